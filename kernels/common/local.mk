@@ -1,0 +1,1 @@
+# kernels/common/local.mk: host+device format headers (listed by their owners).

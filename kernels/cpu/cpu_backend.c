@@ -1,0 +1,108 @@
+/* cpu_backend.c: the CPU backend's table: host memory, capabilities, and its dense/sparse families. */
+#include <stdio.h>
+#include <string.h>
+#include "lib/mix_internal.h"
+#include "kernels/cpu/cpu_features.h"
+
+static int cpu_init(void **state)
+{
+    *state = NULL;
+    return MIX_SUCCESS;
+}
+
+static void cpu_fini(void *state) { (void)state; }
+
+static void read_cpu_model(char *buf, size_t len)
+{
+    snprintf(buf, len, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *colon = strchr(line, ':');
+            if (colon) {
+                colon += (colon[1] == ' ') ? 2 : 1;
+                colon[strcspn(colon, "\n")] = '\0';
+                snprintf(buf, len, "%s", colon);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static int cpu_caps(mix_caps *caps)
+{
+    caps->available = 1;
+    caps->gemm[MIX_FP64] = MIX_PREC_NATIVE;
+    caps->gemm[MIX_FP32] = MIX_PREC_NATIVE;
+    caps->gemm[MIX_TF32] = MIX_PREC_EMULATED; /* inputs rounded, FP32 GEMM */
+    caps->gemm[MIX_FP16] = MIX_PREC_EMULATED;
+    caps->gemm[MIX_BF16] = mixi_cpu_has_native_bf16_gemm() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
+    caps->storage[MIX_FP64] = MIX_PREC_NATIVE;
+    caps->storage[MIX_FP32] = MIX_PREC_NATIVE;
+    caps->storage[MIX_FP16] = mixi_cpu_has_f16c() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
+    caps->storage[MIX_BF16] = MIX_PREC_EMULATED; /* shifts, no BF16 arithmetic */
+    caps->storage[MIX_FIXED16] = MIX_PREC_NATIVE;
+    read_cpu_model(caps->device, sizeof caps->device);
+    snprintf(caps->libraries, sizeof caps->libraries, "OpenBLAS + LAPACKE%s",
+             mixi_cpu_has_native_bf16_gemm() ? " + oneDNN" :
+#ifdef MIX_HAVE_ONEDNN
+             " (oneDNN built, CPU lacks AVX512-BF16)"
+#else
+             ""
+#endif
+    );
+    return MIX_SUCCESS;
+}
+
+static int cpu_alloc(void *state, void **ptr, size_t bytes)
+{
+    (void)state;
+    *ptr = mixi_malloc(bytes);
+    return *ptr ? MIX_SUCCESS : MIX_ERR_ALLOC;
+}
+
+static void cpu_free(void *state, void *ptr)
+{
+    (void)state;
+    mixi_free(ptr);
+}
+
+static int cpu_copy(void *state, void *dst, const void *src, size_t bytes)
+{
+    (void)state;
+    if (bytes) memmove(dst, src, bytes);
+    return MIX_SUCCESS;
+}
+
+static int cpu_memset0(void *state, void *dst, size_t bytes)
+{
+    (void)state;
+    if (bytes) memset(dst, 0, bytes);
+    return MIX_SUCCESS;
+}
+
+static int cpu_synchronize(void *state)
+{
+    (void)state;
+    return MIX_SUCCESS;
+}
+
+const mix_backend_ops mixi_cpu_backend = {
+    .name = "cpu",
+    .kind = MIX_BACKEND_CPU,
+    .init = cpu_init,
+    .fini = cpu_fini,
+    .caps = cpu_caps,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .copy = cpu_copy,
+    .memset0 = cpu_memset0,
+    .synchronize = cpu_synchronize,
+    .dense = MIXI_CPU_DENSE_OPS,
+    .sparse = MIXI_CPU_SPARSE_OPS,
+};

@@ -1,0 +1,1 @@
+# kernels/cpu/local.mk: CPU dense and sparse kernels.

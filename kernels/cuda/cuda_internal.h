@@ -1,0 +1,27 @@
+/* cuda_internal.h: the CUDA backend's per-context state, shared by its C files and .cu kernels. */
+#ifndef MIX_CUDA_INTERNAL_H
+#define MIX_CUDA_INTERNAL_H
+
+#include <cuda_runtime_api.h>
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
+
+typedef struct {
+    int device;
+    cudaStream_t stream;        /* one stream per context: every call is ordered on it */
+    cublasHandle_t cublas;
+    cusolverDnHandle_t cusolver;
+    cusparseHandle_t cusparse;
+    int *d_flag;                /* device-side flag (overflow, NaN) read back once per check */
+    char name[128];
+    int cc_major, cc_minor;
+} mixi_cuda_state;
+
+/* Map CUDA library errors to our statuses. */
+int mixi_cuda_status(cudaError_t e);
+int mixi_cublas_status(cublasStatus_t s);
+int mixi_cusolver_status(cusolverStatus_t s);
+int mixi_cusparse_status(cusparseStatus_t s);
+
+#endif

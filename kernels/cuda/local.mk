@@ -1,0 +1,3 @@
+# kernels/cuda/local.mk: the CUDA backend (C host code and .cu kernels); included only with CUDA.
+noinst_HEADERS += kernels/cuda/cuda_internal.h
+libmixsolve_core_la_SOURCES += kernels/cuda/cuda_backend.c

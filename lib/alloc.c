@@ -1,0 +1,57 @@
+/* alloc.c: the library's one host allocator, with a counter tests use to make allocations fail. */
+#include <stdlib.h>
+#include <stdint.h>
+#include "mix_internal.h"
+
+/* Single-threaded test hook; the solvers allocate only from the calling thread. */
+static long fail_countdown = -1;
+static long live_allocations = 0;
+
+void mixi_alloc_fail_after(long n) { fail_countdown = n; }
+
+int mixi_alloc_should_fail(void)
+{
+    if (fail_countdown < 0) return 0;
+    if (fail_countdown == 0) return 1;
+    fail_countdown--;
+    return 0;
+}
+
+long mixi_alloc_live(void) { return live_allocations; }
+
+void *mixi_malloc(size_t bytes)
+{
+    if (mixi_alloc_should_fail()) return NULL;
+    /* 64-byte alignment for vector loads; round the size up as aligned_alloc requires. */
+    size_t rounded = (bytes + 63) & ~(size_t)63;
+    if (rounded < bytes) return NULL;
+    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    if (p) live_allocations++;
+    return p;
+}
+
+void *mixi_calloc(size_t count, size_t size)
+{
+    size_t bytes;
+    if (mixi_mul_size(count, size, &bytes)) return NULL;
+    void *p = mixi_malloc(bytes);
+    if (p) {
+        unsigned char *c = p;
+        for (size_t i = 0; i < bytes; i++) c[i] = 0;
+    }
+    return p;
+}
+
+void mixi_free(void *p)
+{
+    if (!p) return;
+    live_allocations--;
+    free(p);
+}
+
+int mixi_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return MIX_ERR_ALLOC;
+    *out = a * b;
+    return MIX_SUCCESS;
+}

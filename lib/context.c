@@ -1,0 +1,69 @@
+/* context.c: contexts bind a backend's operations table to its run-time state. */
+#include <stdlib.h>
+#include <string.h>
+#include "mix_internal.h"
+
+static int create_for(mix_context **ctx, mix_backend b)
+{
+    const mix_backend_ops *ops = mixi_backend_lookup(b);
+    if (!ops) return MIX_ERR_BACKEND;
+    mix_context *c = mixi_calloc(1, sizeof *c);
+    if (!c) return MIX_ERR_ALLOC;
+    int st = ops->init(&c->state);
+    if (st) {
+        mixi_free(c);
+        return st;
+    }
+    c->ops = ops;
+    c->backend = b;
+    *ctx = c;
+    return MIX_SUCCESS;
+}
+
+int mix_context_create(mix_context **ctx, mix_backend backend)
+{
+    if (!ctx) return MIX_ERR_INVALID_ARG;
+    *ctx = NULL;
+    switch (backend) {
+    case MIX_BACKEND_CPU:
+    case MIX_BACKEND_CUDA:
+        return create_for(ctx, backend);
+    case MIX_BACKEND_AUTO: {
+        /* A GPU when one answers, the CPU otherwise; an allocation failure is not hidden. */
+        int st = create_for(ctx, MIX_BACKEND_CUDA);
+        if (st == MIX_SUCCESS || st == MIX_ERR_ALLOC) return st;
+        return create_for(ctx, MIX_BACKEND_CPU);
+    }
+    default:
+        return MIX_ERR_INVALID_ARG;
+    }
+}
+
+void mix_context_destroy(mix_context *ctx)
+{
+    if (!ctx) return;
+    ctx->ops->fini(ctx->state);
+    mixi_free(ctx);
+}
+
+mix_backend mix_context_backend(const mix_context *ctx)
+{
+    return ctx ? ctx->backend : MIX_BACKEND_AUTO;
+}
+
+/* The simple drivers' context, created on first use and kept for the life of the process. */
+static mix_context *default_ctx;
+
+int mixi_default_context(mix_context **ctx)
+{
+    if (!default_ctx) {
+        mix_backend b = MIX_BACKEND_AUTO;
+        const char *env = getenv("MIXSOLVE_BACKEND");
+        if (env && strcmp(env, "cpu") == 0) b = MIX_BACKEND_CPU;
+        else if (env && strcmp(env, "cuda") == 0) b = MIX_BACKEND_CUDA;
+        int st = mix_context_create(&default_ctx, b);
+        if (st) return st;
+    }
+    *ctx = default_ctx;
+    return MIX_SUCCESS;
+}

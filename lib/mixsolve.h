@@ -1,0 +1,169 @@
+/* mixsolve.h: the one public header of libmixsolve, mixed-precision linear solvers. */
+#ifndef MIXSOLVE_H
+#define MIXSOLVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MIX_ROW_MAJOR 101 /* same values as LAPACKE */
+#define MIX_COL_MAJOR 102
+
+/* Precisions.  Low-precision dense factors are stored in FP32; only the rounding of the GEMM
+ * inputs differs (Tensor Core semantics: exact products, FP32 accumulation). */
+typedef enum {
+    MIX_FP64,
+    MIX_FP32,
+    MIX_TF32,
+    MIX_FP16,
+    MIX_BF16,
+    MIX_FIXED16,
+    MIX_PREC_AUTO
+} mix_prec;
+#define MIX_NUM_PREC 6 /* MIX_FP64 .. MIX_FIXED16 */
+
+typedef enum { MIX_REFINE_CLASSICAL, MIX_REFINE_GMRES, MIX_REFINE_AUTO } mix_refine;
+typedef enum { MIX_BACKEND_AUTO, MIX_BACKEND_CPU, MIX_BACKEND_CUDA } mix_backend;
+#define MIX_NUM_BACKENDS 3
+
+/* Status codes: 0 on success, positive on failure; mix_strerror gives one sentence each. */
+enum {
+    MIX_SUCCESS = 0,
+    MIX_ERR_INVALID_ARG,     /* an argument is illegal */
+    MIX_ERR_ALLOC,           /* host or device memory could not be allocated */
+    MIX_ERR_BACKEND,         /* the backend is not compiled in or no device answers */
+    MIX_ERR_SINGULAR,        /* the matrix is exactly singular */
+    MIX_ERR_NOT_SPD,         /* the matrix is not symmetric positive definite */
+    MIX_ERR_NAN,             /* NaN or Inf in the input or appearing in the computation */
+    MIX_ERR_NOT_CONVERGED,   /* the iteration did not reach the tolerance */
+    MIX_ERR_IO,              /* a file could not be opened, read or written */
+    MIX_ERR_PARSE,           /* a file is malformed */
+    MIX_ERR_NOT_IMPLEMENTED, /* the operation is not available in this build */
+    MIX_ERR_OVERFLOW,        /* a value does not fit the requested precision */
+    MIX_ERR_UNSUPPORTED,     /* the backend does not support this precision or operation */
+    MIX_ERR_INTERNAL,        /* a library or device call failed unexpectedly */
+    MIX_ERR_COUNT_           /* number of codes, not a status */
+};
+
+/* Why the expert dense driver left the low-precision path (mix_gesv_info.reason). */
+typedef enum {
+    MIX_REASON_NONE = 0,          /* refined in low precision, no fallback */
+    MIX_REASON_DIRECT,            /* FP64 chosen directly (small n or FP64 asked for); iter -1 */
+    MIX_REASON_OVERFLOW,          /* overflow converting to the low precision; iter -2 */
+    MIX_REASON_FACTOR_FAILED,     /* low-precision LU failed (zero pivot, NaN); iter -3 */
+    MIX_REASON_NOT_CONVERGED,     /* refinement did not converge; iter -(max_iter+1) */
+    MIX_REASON_NAN_IN_REFINEMENT  /* NaN/Inf appeared during refinement; iter -(max_iter+1) */
+} mix_fallback_reason;
+
+/* Why CG stopped (mix_cg_info.reason). */
+typedef enum {
+    MIX_CG_CONVERGED = 0,         /* true FP64 residual below tol */
+    MIX_CG_MAX_ITER,              /* iteration limit reached */
+    MIX_CG_STAGNATED,             /* true residual kept rising: the precision's floor */
+    MIX_CG_BREAKDOWN_NOT_SPD,     /* p'Ap <= 0 */
+    MIX_CG_BREAKDOWN_NAN,         /* NaN/Inf appeared */
+    MIX_CG_ZERO_RHS               /* b = 0, x = 0 returned */
+} mix_cg_reason;
+
+#define MIX_PRECOND_NONE 0
+#define MIX_PRECOND_JACOBI 1
+
+typedef struct mix_context mix_context;
+
+int mix_context_create(mix_context **ctx, mix_backend backend); /* 0 or a MIX_ERR_* status */
+void mix_context_destroy(mix_context *ctx);
+mix_backend mix_context_backend(const mix_context *ctx); /* the backend actually in use */
+const char *mix_strerror(int status);
+const char *mix_version(void);
+const char *mix_prec_name(mix_prec p);       /* "fp64", "fp32", ... ; "?" if out of range */
+const char *mix_backend_name(mix_backend b); /* "auto", "cpu", "cuda" */
+
+/* What a backend offers.  For each precision: 0 unsupported, 1 emulated, 2 native. */
+typedef enum { MIX_PREC_UNSUPPORTED = 0, MIX_PREC_EMULATED = 1, MIX_PREC_NATIVE = 2 } mix_prec_support;
+typedef struct {
+    int compiled;                       /* built into this library */
+    int available;                      /* answers at run time (a device exists) */
+    mix_prec_support gemm[MIX_NUM_PREC];  /* dense trailing update compute precision */
+    mix_prec_support storage[MIX_NUM_PREC]; /* sparse storage precision for CG */
+    char device[128];                   /* CPU model or GPU name */
+    char libraries[128];                /* BLAS / oneDNN / cuBLAS in use */
+} mix_caps;
+int mix_backend_caps(mix_backend backend, mix_caps *caps);
+
+/* Simple drivers: the arguments and return value of LAPACKE_dsgesv, the factor precision in the
+ * name (s = FP32, x = TF32, h = FP16, b = BF16).  They use a default context (backend from the
+ * environment variable MIXSOLVE_BACKEND = cpu | cuda | auto, default auto).
+ * Return: 0; -i if argument i is illegal (layout is argument 1); i > 0 if U(i,i) is exactly zero
+ * in the FP64 fallback.  *iter as LAPACK dsgesv: >= 0 refinement iterations used, A unchanged;
+ * < 0 the FP64 path was taken and A holds its LU factors: -1 chosen directly, -2 overflow when
+ * converting to the low precision, -3 the low-precision factorization failed, -(max_iter+1) the
+ * refinement did not converge.  NaN or Inf in A or B: return n + 1 (documented in mix_dsgesv(3)),
+ * nothing written. */
+int mix_dsgesv(int layout, int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb,
+               double *x, int ldx, int *iter);
+int mix_dxgesv(int layout, int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb,
+               double *x, int ldx, int *iter);
+int mix_dhgesv(int layout, int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb,
+               double *x, int ldx, int *iter);
+int mix_dbgesv(int layout, int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb,
+               double *x, int ldx, int *iter);
+
+/* Expert dense driver. */
+typedef struct {
+    mix_prec factor_prec;  /* MIX_FP32 | MIX_TF32 | MIX_FP16 | MIX_BF16 | MIX_PREC_AUTO (| MIX_FP64) */
+    mix_refine refine;     /* default MIX_REFINE_AUTO: classical, GMRES-IR when it stalls */
+    double tol;            /* 0 = LAPACK's test: ||r|| <= ||x|| ||A|| eps sqrt(n), per column */
+    int max_iter;          /* default 30 outer iterations */
+    int gmres_restart;     /* inner Krylov dimension, default 30 */
+    int fallback;          /* default 1: FP64 LU when the low-precision path fails */
+    int scale;             /* default 1: equilibrate/scale before FP16 */
+    double *residual_history; /* optional, caller-owned: backward error after each outer iteration */
+    int history_capacity;     /* entries available in residual_history (0 = none kept) */
+} mix_gesv_params;
+typedef struct {
+    int status, iter, inner_iter, fell_back, reason; /* reason: a mix_fallback_reason */
+    mix_prec factor_prec_used;
+    double backward_error; /* max over columns of ||b - A x||inf / (||A||inf ||x||inf + ||b||inf) */
+    double t_factor, t_refine; /* seconds */
+    int history_length;        /* entries written to params->residual_history */
+} mix_gesv_info;
+void mix_gesv_params_init(mix_gesv_params *p);
+int mix_dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs, double *a,
+                 int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
+                 mix_gesv_info *info);
+/* The same with a, b, x in device memory (CUDA context); ipiv on the host. */
+int mix_dgesv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
+                     double *d_a, int lda, int *ipiv, const double *d_b, int ldb, double *d_x,
+                     int ldx, mix_gesv_info *info);
+
+/* Sparse SPD: reliable-update mixed-precision CG. */
+typedef struct mix_sparse mix_sparse; /* owns copies; caches the sloppy-precision conversion */
+int mix_sparse_create_csr(mix_context *ctx, int n, const int64_t *rowptr, const int32_t *colind,
+                          const double *val, mix_sparse **A);
+void mix_sparse_destroy(mix_sparse *A);
+typedef struct {
+    mix_prec sloppy_prec; /* MIX_FP64 | MIX_FP32 | MIX_FP16 | MIX_BF16 | MIX_FIXED16 (default) */
+    double tol;           /* on the true FP64 residual: ||b - A x||2 <= tol ||b||2, default 1e-10 */
+    int max_iter;         /* default 10 n, at least 1000 */
+    double delta;         /* reliable-update threshold, default 0.1 */
+    int precond;          /* MIX_PRECOND_NONE | MIX_PRECOND_JACOBI */
+    int x0_given;         /* 0: start from x = 0 */
+} mix_cg_params;
+typedef struct {
+    int status, iter, reliable_updates, converged, reason; /* reason: a mix_cg_reason */
+    double true_rel_residual, t_setup, t_solve;
+} mix_cg_info;
+void mix_cg_params_init(mix_cg_params *p);
+int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b, double *x,
+            mix_cg_info *info);
+/* The same with b and x in device memory (CUDA context). */
+int mix_dcg_gpu(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *d_b,
+                double *d_x, mix_cg_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MIXSOLVE_H */

@@ -1,0 +1,25 @@
+/* generators.h: test and benchmark matrices (randsvd, Hilbert, random, Poisson, anisotropic, Trefethen). */
+#ifndef MIXMAT_GENERATORS_H
+#define MIXMAT_GENERATORS_H
+
+#include "matrices/mixmat.h"
+
+/* All return 0 or a MIX_ERR_* status (INVALID_ARG for bad sizes, ALLOC). Dense outputs are
+ * column-major n x n with leading dimension n, in caller memory. Same seed, same matrix. */
+
+/* randsvd (Higham's gallery('randsvd')): A = U diag(sigma) V^T with Haar-random orthogonal U, V;
+ * 2-norm condition number kappa; mode 1: one large sigma (others 1/kappa), 2: one small sigma
+ * (others 1), 3: geometric, 4: arithmetic, 5: random with log-uniform distribution. */
+int mixm_gen_randsvd(int n, double kappa, int mode, uint64_t seed, double *a);
+int mixm_gen_hilbert(int n, double *a);
+int mixm_gen_random_dense(int n, uint64_t seed, double *a); /* entries uniform in [-1, 1) */
+
+/* Sparse SPD model problems (CSR, symmetric storage of both triangles). */
+int mixm_gen_poisson2d(int nx, mixm_csr *A);            /* 5-point, n = nx^2 */
+int mixm_gen_poisson3d(int nx, mixm_csr *A);            /* 7-point, n = nx^3 */
+int mixm_gen_anisotropic2d(int nx, double eps, mixm_csr *A); /* -u_xx - eps u_yy, 5-point */
+/* Trefethen_N: primes on the diagonal, ones at offsets that are powers of two (SuiteSparse's
+ * Trefethen_* matrices exactly). */
+int mixm_gen_trefethen(int n, mixm_csr *A);
+
+#endif

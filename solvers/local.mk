@@ -1,0 +1,1 @@
+# solvers/local.mk: algorithms written once over the backend operations table.

@@ -1,0 +1,71 @@
+/* runner.c: the one CUnit runner of make check; exit status = number of failed tests. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <CUnit/Basic.h>
+#include "tests/mixt.h"
+
+mix_backend mixt_backend = MIX_BACKEND_CPU;
+
+static int init_cpu(void) { mixt_backend = MIX_BACKEND_CPU; return 0; }
+static int init_cuda(void) { mixt_backend = MIX_BACKEND_CUDA; return 0; }
+
+CU_pSuite mixt_add_suite(const char *name, const mixt_test *tests)
+{
+    CU_pSuite s = CU_add_suite(name, NULL, NULL);
+    for (const mixt_test *t = tests; s && t->name; t++)
+        if (!CU_add_test(s, t->name, t->fn)) return NULL;
+    return s;
+}
+
+CU_pSuite mixt_add_backend_suite(mix_backend b, const char *name, const mixt_test *tests)
+{
+    static char names[64][96];
+    static int used;
+    if (used == 64) return NULL;
+    char *full = names[used++];
+    snprintf(full, sizeof names[0], "%s/%s", mix_backend_name(b), name);
+    CU_pSuite s = CU_add_suite(full, b == MIX_BACKEND_CUDA ? init_cuda : init_cpu, NULL);
+    for (const mixt_test *t = tests; s && t->name; t++)
+        if (!CU_add_test(s, t->name, t->fn)) return NULL;
+    return s;
+}
+
+const char *mixt_matrix_dir(void)
+{
+    const char *d = getenv("MIX_MATRIX_DIR");
+    return d ? d : MIXT_SRCDIR "/matrices/data";
+}
+
+const char *mixt_build_dir(void) { return MIXT_BUILDDIR; }
+
+static void (*const once_suites[])(void) = {
+    mixt_register_core, mixt_register_formats, mixt_register_matrices, mixt_register_cli,
+};
+static void (*const backend_suites[])(mix_backend) = {
+    mixt_register_gesv, mixt_register_cg, mixt_register_kernels,
+};
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS) return 1;
+    for (size_t i = 0; i < sizeof once_suites / sizeof once_suites[0]; i++) once_suites[i]();
+    /* Backend suites run for every backend that answers here; a missing GPU simply has none. */
+    const mix_backend backends[] = {MIX_BACKEND_CPU, MIX_BACKEND_CUDA};
+    for (size_t k = 0; k < 2; k++) {
+        mix_caps caps;
+        if (mix_backend_caps(backends[k], &caps) != MIX_SUCCESS || !caps.available) {
+            printf("backend %s: %s, its suites are not registered\n", mix_backend_name(backends[k]),
+                   caps.compiled ? "compiled but no device answers" : "not compiled");
+            continue;
+        }
+        for (size_t i = 0; i < sizeof backend_suites / sizeof backend_suites[0]; i++)
+            backend_suites[i](backends[k]);
+    }
+    CU_basic_set_mode(CU_BRM_NORMAL);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_tests_failed();
+    unsigned suites_failed = CU_get_number_of_suites_failed();
+    CU_cleanup_registry();
+    printf("\n");
+    return (int)(failed + suites_failed) > 255 ? 255 : (int)(failed + suites_failed);
+}

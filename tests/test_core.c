@@ -1,0 +1,136 @@
+/* test_core.c: contexts, backends, status sentences, capabilities and allocation failure. */
+#include <string.h>
+#include "tests/mixt.h"
+#include "lib/mix_internal.h"
+
+static void test_strerror_every_code(void)
+{
+    for (int s = 0; s < MIX_ERR_COUNT_; s++) {
+        const char *m = mix_strerror(s);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT(strlen(m) > 5);
+        CU_ASSERT(strcmp(m, "Unknown mixsolve status code.") != 0);
+        CU_ASSERT(m[strlen(m) - 1] == '.');
+    }
+    CU_ASSERT_STRING_EQUAL(mix_strerror(-1), "Unknown mixsolve status code.");
+    CU_ASSERT_STRING_EQUAL(mix_strerror(MIX_ERR_COUNT_), "Unknown mixsolve status code.");
+}
+
+static void test_version_and_names(void)
+{
+    CU_ASSERT_STRING_EQUAL(mix_version(), PACKAGE_VERSION);
+    CU_ASSERT_STRING_EQUAL(mix_prec_name(MIX_FP16), "fp16");
+    CU_ASSERT_STRING_EQUAL(mix_prec_name(MIX_FIXED16), "fixed16");
+    CU_ASSERT_STRING_EQUAL(mix_prec_name((mix_prec)99), "?");
+    CU_ASSERT_STRING_EQUAL(mix_backend_name(MIX_BACKEND_CUDA), "cuda");
+    CU_ASSERT_STRING_EQUAL(mix_backend_name((mix_backend)-3), "?");
+}
+
+static void test_context_cpu(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, MIX_BACKEND_CPU), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_context_backend(ctx), MIX_BACKEND_CPU);
+    mix_context_destroy(ctx);
+    mix_context_destroy(NULL); /* allowed, like free */
+}
+
+static void test_context_illegal(void)
+{
+    mix_context *ctx = (mix_context *)&ctx;
+    CU_ASSERT_EQUAL(mix_context_create(NULL, MIX_BACKEND_CPU), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_context_create(&ctx, (mix_backend)7), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_PTR_NULL(ctx); /* cleared on failure */
+    CU_ASSERT_EQUAL(mix_context_create(&ctx, (mix_backend)-1), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_context_backend(NULL), MIX_BACKEND_AUTO);
+}
+
+static void test_context_auto(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, MIX_BACKEND_AUTO), MIX_SUCCESS);
+    mix_caps caps;
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CUDA, &caps), MIX_SUCCESS);
+    /* AUTO takes the GPU exactly when one answers. */
+    CU_ASSERT_EQUAL(mix_context_backend(ctx), caps.available ? MIX_BACKEND_CUDA : MIX_BACKEND_CPU);
+    mix_context_destroy(ctx);
+}
+
+static void test_context_cuda_without_device(void)
+{
+    mix_caps caps;
+    CU_ASSERT_EQUAL_FATAL(mix_backend_caps(MIX_BACKEND_CUDA, &caps), MIX_SUCCESS);
+    mix_context *ctx = NULL;
+    int st = mix_context_create(&ctx, MIX_BACKEND_CUDA);
+    if (caps.available) {
+        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+        mix_context_destroy(ctx);
+    } else {
+        CU_ASSERT_EQUAL(st, MIX_ERR_BACKEND);
+        CU_ASSERT_PTR_NULL(ctx);
+        CU_ASSERT(strstr(mix_strerror(st), "backend") != NULL);
+    }
+}
+
+static void test_caps(void)
+{
+    mix_caps caps;
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CPU, NULL), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_AUTO, &caps), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_backend_caps((mix_backend)9, &caps), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL_FATAL(mix_backend_caps(MIX_BACKEND_CPU, &caps), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(caps.compiled, 1);
+    CU_ASSERT_EQUAL(caps.available, 1);
+    CU_ASSERT_EQUAL(caps.gemm[MIX_FP64], MIX_PREC_NATIVE);
+    CU_ASSERT_EQUAL(caps.gemm[MIX_FP32], MIX_PREC_NATIVE);
+    CU_ASSERT(caps.gemm[MIX_FP16] >= MIX_PREC_EMULATED);
+    CU_ASSERT(caps.gemm[MIX_TF32] >= MIX_PREC_EMULATED);
+    CU_ASSERT(caps.gemm[MIX_BF16] >= MIX_PREC_EMULATED);
+    CU_ASSERT_EQUAL(caps.storage[MIX_FIXED16], MIX_PREC_NATIVE);
+    CU_ASSERT(strlen(caps.device) > 0);
+#ifndef MIX_HAVE_CUDA
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CUDA, &caps), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(caps.compiled, 0);
+    CU_ASSERT_EQUAL(caps.available, 0);
+#endif
+}
+
+static void test_context_alloc_failure(void)
+{
+    long live = mixi_alloc_live();
+    mix_context *ctx = NULL;
+    mixi_alloc_fail_after(0);
+    CU_ASSERT_EQUAL(mix_context_create(&ctx, MIX_BACKEND_CPU), MIX_ERR_ALLOC);
+    mixi_alloc_fail_after(-1);
+    CU_ASSERT_PTR_NULL(ctx);
+    CU_ASSERT_EQUAL(mixi_alloc_live(), live);
+}
+
+static void test_alloc_overflow(void)
+{
+    size_t out = 0;
+    CU_ASSERT_EQUAL(mixi_mul_size((size_t)1 << 40, (size_t)1 << 40, &out), MIX_ERR_ALLOC);
+    CU_ASSERT_EQUAL(mixi_mul_size(3, 5, &out), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(out, 15);
+    CU_ASSERT_PTR_NULL(mixi_calloc(SIZE_MAX / 2, 4));
+    void *p = mixi_malloc(100);
+    CU_ASSERT_PTR_NOT_NULL(p);
+    CU_ASSERT_EQUAL(((uintptr_t)p) % 64, 0);
+    mixi_free(p);
+}
+
+void mixt_register_core(void)
+{
+    static const mixt_test tests[] = {
+        {"strerror has a sentence for every code", test_strerror_every_code},
+        {"version and enum names", test_version_and_names},
+        {"CPU context create/destroy", test_context_cpu},
+        {"context illegal arguments", test_context_illegal},
+        {"AUTO picks the GPU exactly when one answers", test_context_auto},
+        {"CUDA context without a device is MIX_ERR_BACKEND", test_context_cuda_without_device},
+        {"backend capabilities", test_caps},
+        {"context creation survives allocation failure", test_context_alloc_failure},
+        {"allocation size overflow is refused", test_alloc_overflow},
+        {NULL, NULL}};
+    mixt_add_suite("core", tests);
+}
