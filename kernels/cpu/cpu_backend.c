@@ -3,6 +3,8 @@
 #include <string.h>
 #include "lib/mix_internal.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/backend_dense.h"
+#include "kernels/backend_sparse.h"
 
 static int cpu_init(void **state)
 {
@@ -103,6 +105,6 @@ const mix_backend_ops mixi_cpu_backend = {
     .copy = cpu_copy,
     .memset0 = cpu_memset0,
     .synchronize = cpu_synchronize,
-    .dense = MIXI_CPU_DENSE_OPS,
-    .sparse = MIXI_CPU_SPARSE_OPS,
+    .dense = &mixi_cpu_dense_ops,
+    .sparse = &mixi_cpu_sparse_ops,
 };

@@ -17,3 +17,5 @@ int mixi_cpu_has_native_bf16_gemm(void);
 #endif
 
 #endif
+
+#endif

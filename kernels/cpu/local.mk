@@ -1,1 +1,4 @@
 # kernels/cpu/local.mk: CPU dense and sparse kernels.
+noinst_HEADERS += kernels/backend_dense.h kernels/backend_sparse.h
+libmixsolve_core_la_SOURCES += kernels/cpu/dense_cpu.c
+libmixsolve_core_la_SOURCES += kernels/cpu/sparse_cpu.c

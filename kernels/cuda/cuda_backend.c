@@ -3,13 +3,9 @@
 #include <string.h>
 #include "lib/mix_internal.h"
 #include "kernels/cuda/cuda_internal.h"
+#include "kernels/backend_dense.h"
+#include "kernels/backend_sparse.h"
 
-#ifndef MIXI_CUDA_DENSE_OPS
-#define MIXI_CUDA_DENSE_OPS NULL
-#endif
-#ifndef MIXI_CUDA_SPARSE_OPS
-#define MIXI_CUDA_SPARSE_OPS NULL
-#endif
 
 int mixi_cuda_status(cudaError_t e)
 {
@@ -199,6 +195,6 @@ const mix_backend_ops mixi_cuda_backend = {
     .copy = cuda_copy,
     .memset0 = cuda_memset0,
     .synchronize = cuda_synchronize,
-    .dense = MIXI_CUDA_DENSE_OPS,
-    .sparse = MIXI_CUDA_SPARSE_OPS,
+    .dense = &mixi_cuda_dense_ops,
+    .sparse = &mixi_cuda_sparse_ops,
 };
