@@ -8,14 +8,4 @@ int mixi_cpu_has_avx512_bf16(void);
 /* oneDNN compiled in and the CPU has AVX512-BF16: BF16 GEMM runs natively. */
 int mixi_cpu_has_native_bf16_gemm(void);
 
-/* The dense and sparse families: set by their owners once they exist (NULL = not yet built). */
-#ifndef MIXI_CPU_DENSE_OPS
-#define MIXI_CPU_DENSE_OPS NULL
-#endif
-#ifndef MIXI_CPU_SPARSE_OPS
-#define MIXI_CPU_SPARSE_OPS NULL
-#endif
-
-#endif
-
 #endif
