@@ -1,7 +1,7 @@
 /* context.c: contexts bind a backend's operations table to its run-time state. */
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 #include "mix_internal.h"
 
 static int create_for(mix_context **ctx, mix_backend b)
@@ -52,23 +52,23 @@ mix_backend mix_context_backend(const mix_context *ctx)
     return ctx ? ctx->backend : MIX_BACKEND_AUTO;
 }
 
-/* The simple drivers' context: created once per process (thread-safe) and kept for its life. */
+/* The simple drivers' context: created on first successful use and kept for the process's life;
+ * a failed creation (e.g. out of memory) is retried on the next call rather than remembered. */
 static mix_context *default_ctx;
-static int default_status;
-static once_flag default_once = ONCE_FLAG_INIT;
-
-static void create_default(void)
-{
-    mix_backend b = MIX_BACKEND_AUTO;
-    const char *env = getenv("MIXSOLVE_BACKEND");
-    if (env && strcmp(env, "cpu") == 0) b = MIX_BACKEND_CPU;
-    else if (env && strcmp(env, "cuda") == 0) b = MIX_BACKEND_CUDA;
-    default_status = mix_context_create(&default_ctx, b);
-}
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int mixi_default_context(mix_context **ctx)
 {
-    call_once(&default_once, create_default);
+    int st = MIX_SUCCESS;
+    pthread_mutex_lock(&default_lock);
+    if (!default_ctx) {
+        mix_backend b = MIX_BACKEND_AUTO;
+        const char *env = getenv("MIXSOLVE_BACKEND");
+        if (env && strcmp(env, "cpu") == 0) b = MIX_BACKEND_CPU;
+        else if (env && strcmp(env, "cuda") == 0) b = MIX_BACKEND_CUDA;
+        st = mix_context_create(&default_ctx, b);
+    }
     *ctx = default_ctx;
-    return default_status;
+    pthread_mutex_unlock(&default_lock);
+    return st;
 }
