@@ -2,10 +2,104 @@
 #ifndef MIX_BACKEND_DENSE_H
 #define MIX_BACKEND_DENSE_H
 
+#include <stddef.h>
 #include "kernels/backend.h"
 
+/* Conventions for every operation below.
+ *  - Matrices are column-major with a leading dimension ld >= max(1, rows); every pointer to
+ *    matrix or vector data is backend memory (host for CPU, device for CUDA) unless the comment
+ *    says "host".  Scalars and small results come back through host pointers.
+ *  - ipiv arrays are backend memory, int, 1-based, LAPACK meaning (row i was swapped with ipiv[i]),
+ *    indices global to the whole matrix.
+ *  - m, n, k, nrhs >= 0; zero sizes are legal and do nothing.  The solver checks arguments; a
+ *    backend may trust them.  Every operation returns 0 or a MIX_ERR_* status (MIX_ERR_INTERNAL
+ *    when a library call fails, MIX_ERR_ALLOC when its own scratch cannot be had).
+ *  - Low-precision factors are always stored in FP32; `compute` (MIX_FP32 | MIX_TF32 | MIX_FP16 |
+ *    MIX_BF16) only says how GEMM inputs are rounded (Tensor Core semantics: inputs rounded to
+ *    `compute` with RNE, exact products, FP32 accumulation).
+ *  - "Overflow count" = number of entries that were not finite after rounding to the target
+ *    format (Inf/NaN input included); host size_t, pointer may be NULL.
+ *  - Workspaces are passed in by the solver (allocated once per solve with ops->alloc); an
+ *    operation never allocates in the solver's loops. */
 struct mix_dense_ops {
-    int unused_; /* replaced by the dense solver's operations */
+    /* --- FP64 data movement and checks ------------------------------------------------------ */
+    /* dst = src (trans = 0) or src^T (trans = 1); src is m x n (before transposition). */
+    int (*lacpy_f64)(void *state, int trans, int m, int n, const double *src, int lds, double *dst,
+                     int ldd);
+    /* *count (host) = number of NaN/Inf entries of the m x n matrix a. */
+    int (*count_nonfinite_f64)(void *state, int m, int n, const double *a, int lda, size_t *count);
+    /* *norm (host) = ||a||_inf = max row sum of |a_ij| (NaN if a holds a NaN). */
+    int (*norm_inf_f64)(void *state, int m, int n, const double *a, int lda, double *norm);
+    /* colmax[j] (HOST, n entries) = max_i |a_ij| for each column (NaN if the column holds one). */
+    int (*col_absmax_f64)(void *state, int m, int n, const double *a, int lda, double *colmax);
+
+    /* --- Scaling (Higham-Pranesh-Zounon equilibration; scale vectors are backend memory) ---- */
+    /* rowmax[i] (backend, m entries) = max_j |a_ij * c_j|; c (n entries) may be NULL (= 1). */
+    int (*row_absmax_scaled_f64)(void *state, int m, int n, const double *a, int lda,
+                                 const double *c, double *rowmax);
+    /* colmax[j] (backend, n entries) = max_i |r_i * a_ij|; r (m entries) may be NULL (= 1). */
+    int (*col_absmax_scaled_f64)(void *state, int m, int n, const double *a, int lda,
+                                 const double *r, double *colmax);
+    /* out_ij = fl32(s * r_i * a_ij * c_j) (r, c may be NULL = 1); *overflow = entries whose value
+     * is not finite in `target` (for MIX_FP16: |v| > 65504 after RNE; FP32/TF32/BF16: FP32 range). */
+    int (*convert_f64_to_f32)(void *state, mix_prec target, int m, int n, const double *a, int lda,
+                              const double *r, const double *c, double s, float *out, int ldo,
+                              size_t *overflow);
+
+    /* --- Low-precision blocked LU pieces (driven by solvers/lu_lowprec.c) -------------------- */
+    /* Bytes of workspace getrf_panel_f32 needs for an m x n panel (may be 0). */
+    int (*getrf_panel_f32_worksize)(void *state, int m, int n, size_t *bytes);
+    /* LU with partial pivoting of the m x n (m >= n) FP32 panel a, in place.  ipiv (backend, n
+     * entries) receives local pivot row + ipiv_offset (pass the panel's first global row index,
+     * 0-based, to get global 1-based pivots).  *info (host) = 0, or k > 0 if U(k,k) is exactly zero
+     * (local, 1-based; factorisation completed as LAPACK does), or -1 if a NaN/Inf appeared. */
+    int (*getrf_panel_f32)(void *state, int m, int n, float *a, int lda, int *ipiv,
+                           int ipiv_offset, void *work, int *info);
+    /* Row interchanges on the n columns of a: for i = k1..k2 (1-based, inclusive) swap row i with
+     * row ipiv[i-1] (LAPACK slaswp/dlaswp with incx = 1). */
+    int (*laswp_f32)(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv);
+    int (*laswp_f64)(void *state, int n, double *a, int lda, int k1, int k2, const int *ipiv);
+    /* b := L^{-1} b, L the m x m unit lower triangle of a; b is m x n (U12 of the blocked LU). */
+    int (*trsm_llnu_f32)(void *state, int m, int n, const float *a, int lda, float *b, int ldb);
+    /* C := alpha A B + beta C, A m x k, B k x n, FP32 storage.  Inputs A and B rounded to
+     * `compute` (RNE), exact products, FP32 accumulation.  work: backend memory of at least
+     * (m*k + k*n) floats when compute != MIX_FP32 (ignored and may be NULL for MIX_FP32).
+     * *overflow = input entries that overflowed `compute` (result then unreliable). */
+    int (*gemm_f32)(void *state, mix_prec compute, int m, int n, int k, float alpha, const float *a,
+                    int lda, const float *b, int ldb, float beta, float *c, int ldc, void *work,
+                    size_t *overflow);
+
+    /* --- Correction solve with the FP32 factors applied to FP64 vectors ---------------------- */
+    /* X := C * (U^{-1} L^{-1} P (s R B)) for the n x nrhs FP64 matrix B (the scaled system is
+     * s R A C = P^T L U; r, c backend vectors or NULL = 1).  Each column of s R B is multiplied by a
+     * power of two bringing its max to ~1 before rounding to FP32 (no underflow of small
+     * residuals) and divided by it after; a zero column gives a zero column.  lu/ipiv from the
+     * blocked LU.  work: backend memory of n*nrhs floats.  b and x may be the same array. */
+    int (*getrs_f32_f64)(void *state, int n, int nrhs, const float *lu, int ldlu, const int *ipiv,
+                         const double *r, const double *c, double s, const double *b, int ldb,
+                         double *x, int ldx, float *work);
+
+    /* --- FP64 BLAS for residuals and GMRES (Krylov basis in backend memory) ------------------ */
+    /* C := alpha op(A) op(B) + beta C; trans flags 0 = N, 1 = T; op(A) m x k, op(B) k x n. */
+    int (*gemm_f64)(void *state, int transa, int transb, int m, int n, int k, double alpha,
+                    const double *a, int lda, const double *b, int ldb, double beta, double *c,
+                    int ldc);
+    /* y := alpha op(A) x + beta y; A m x n; trans 0 = N, 1 = T. */
+    int (*gemv_f64)(void *state, int trans, int m, int n, double alpha, const double *a, int lda,
+                    const double *x, double beta, double *y);
+    int (*axpy_f64)(void *state, int n, double alpha, const double *x, double *y); /* y += a x */
+    int (*scal_f64)(void *state, int n, double alpha, double *x);                  /* x *= a */
+    int (*dot_f64)(void *state, int n, const double *x, const double *y, double *result); /* host */
+    int (*nrm2_f64)(void *state, int n, const double *x, double *result);                /* host */
+
+    /* --- FP64 fallback ----------------------------------------------------------------------- */
+    /* Bytes of workspace getrf_f64 needs for an n x n matrix (may be 0). */
+    int (*getrf_f64_worksize)(void *state, int n, size_t *bytes);
+    /* LAPACK dgetrf of the n x n matrix a in place; ipiv backend (n); *info (host) as dgetrf. */
+    int (*getrf_f64)(void *state, int n, double *a, int lda, int *ipiv, void *work, int *info);
+    /* LAPACK dgetrs (no transpose): b := A^{-1} b with the factors of getrf_f64. */
+    int (*getrs_f64)(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
+                     double *b, int ldb);
 };
 
 extern const mix_dense_ops mixi_cpu_dense_ops;
