@@ -2,10 +2,95 @@
 #ifndef MIX_BACKEND_SPARSE_H
 #define MIX_BACKEND_SPARSE_H
 
+#include <stdint.h>
 #include "kernels/backend.h"
 
+/* A CSR matrix in backend memory, in one storage precision; opaque to solvers.  Each backend
+ * defines struct mix_spmat in its own files (struct tags have no linkage).  Storage:
+ *   MIX_FP64 / MIX_FP32: double / float values;  MIX_FP16 / MIX_BF16: uint16_t bit patterns;
+ *   MIX_FIXED16: int16_t q with one float scale per row, a_ij = q * s_row / 32767,
+ *                s_row = max_j |a_ij| (0 for an empty or all-zero row).
+ * Row pointers are int64_t, column indices int32_t, rows sorted without duplicates. */
+typedef struct mix_spmat mix_spmat;
+
+/* Elements of a FIXED16 vector per shared norm (QUDA's per-site norm, here a block of rows). */
+#define MIXI_SVEC_BLOCK 32
+
+/* A "sloppy" vector: n values in backend memory in one storage precision (MIX_FP64, MIX_FP32,
+ * MIX_FP16, MIX_BF16 or MIX_FIXED16, element types as for mix_spmat).  FIXED16: v_i =
+ * q_i * norm[i / MIXI_SVEC_BLOCK] / 32767 with norm = max |v| of the block (q rounded to
+ * nearest, ties to even; norm 0 means the block is zero).  The struct itself lives on the host;
+ * val and norm point into backend memory and are allocated by the caller (mixi_svec_bytes). */
+typedef struct {
+    mix_prec prec;
+    int n;
+    void *val;   /* n elements */
+    float *norm; /* FIXED16: ceil(n / MIXI_SVEC_BLOCK) block norms; NULL otherwise */
+} mix_svec;
+
+/* Bytes of the value and norm arrays of an n-vector in `prec`; 0 = MIX_SUCCESS, or
+ * MIX_ERR_INVALID_ARG for a precision that is no storage precision. */
+static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_t *norm_bytes)
+{
+    size_t el;
+    switch (prec) {
+    case MIX_FP64: el = 8; break;
+    case MIX_FP32: el = 4; break;
+    case MIX_FP16: case MIX_BF16: case MIX_FIXED16: el = 2; break;
+    default: return MIX_ERR_INVALID_ARG;
+    }
+    *val_bytes = (size_t)n * el;
+    *norm_bytes = prec == MIX_FIXED16
+                      ? ((size_t)n + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * sizeof(float) : 0;
+    return MIX_SUCCESS;
+}
+
+/* Every operation returns 0 or a MIX_ERR_* status.  Scalars come back to the host through the
+ * double* arguments (host memory); every other pointer is backend memory, except where "host"
+ * is said.  Sloppy arithmetic is FP32; every reduction (dot, norm) is accumulated in FP64.
+ * Vectors passed to one operation have the same n; sloppy vectors passed to one operation have
+ * the same precision.  A "scale" argument is an FP64 n-vector in backend memory or NULL (= all
+ * ones).  NaN/Inf propagate into the returned scalars; the caller checks them. */
 struct mix_sparse_ops {
-    int unused_; /* replaced by the CG solver's operations */
+    /* Matrices.  FP64 matrix from host CSR arrays (validated, rows sorted, no duplicates). */
+    int (*csr_create)(void *state, int n, const int64_t *rowptr, const int32_t *colind,
+                      const double *val, mix_spmat **A);
+    /* As = diag(scale) A64 diag(scale) stored in `prec` (any storage precision, FP64 included);
+     * MIX_ERR_OVERFLOW if a value does not fit FP16 (values rounding to zero are allowed). */
+    int (*csr_convert)(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
+                       mix_spmat **As);
+    void (*csr_destroy)(void *state, mix_spmat *A); /* NULL allowed */
+    /* Jacobi: scale_i = 1/sqrt(a_ii) from the FP64 matrix; MIX_ERR_NOT_SPD if some a_ii <= 0
+     * or is missing from the pattern. */
+    int (*diag_rsqrt)(void *state, const mix_spmat *A64, double *scale);
+
+    /* FP64 (true residual, accumulated solution). */
+    int (*spmv64)(void *state, const mix_spmat *A64, const double *x, double *y); /* y = A x */
+    /* r = b - A x and *rr = ||r||_2^2 in one pass (FP64 matrix). */
+    int (*residual64)(void *state, const mix_spmat *A64, const double *b, const double *x,
+                      double *r, double *rr);
+    int (*nrm2sq64)(void *state, int n, const double *x, double *xx); /* *xx = ||x||_2^2 */
+
+    /* Between FP64 and sloppy storage.  v = round_to_storage(alpha * scale .* x);
+     * *vv = ||alpha * scale .* x||_2^2 (of the FP64 values, before rounding; vv may be NULL). */
+    int (*vec_from64)(void *state, const double *x, const double *scale, double alpha,
+                      mix_svec *v, double *vv);
+    /* y += alpha * scale .* v, in FP64 (the reliable update's y += x_sloppy). */
+    int (*vec_accum64)(void *state, const mix_svec *v, const double *scale, double alpha,
+                       double *y);
+    int (*vec_zero)(void *state, mix_svec *v); /* v = 0 (values and, for FIXED16, norms) */
+
+    /* Sloppy loop.  y = As x with FP32 arithmetic, rounded into y's storage; *xy = <x, A x>
+     * (p.Ap of CG, from the FP32 products before y is rounded). As and x, y may differ in
+     * precision (the matrix's precision is in the handle). */
+    int (*spmv)(void *state, const mix_spmat *As, const mix_svec *x, mix_svec *y, double *xy);
+    /* The fused CG step, one pass: x += alpha p; r -= alpha Ap; *rr = ||r_new||^2 and
+     * *rr_dot_old = <r_new, r_old> (Polak-Ribiere numerator is *rr - *rr_dot_old). */
+    int (*cg_update)(void *state, double alpha, const mix_svec *p, const mix_svec *Ap,
+                     mix_svec *x, mix_svec *r, double *rr, double *rr_dot_old);
+    /* y = a x + b y (p = r + beta p; re-projection; rescaling). */
+    int (*axpby)(void *state, double a, const mix_svec *x, double b, mix_svec *y);
+    int (*dot)(void *state, const mix_svec *x, const mix_svec *y, double *xy); /* <x, y> */
 };
 
 extern const mix_sparse_ops mixi_cpu_sparse_ops;
