@@ -28,7 +28,7 @@ typedef struct {
     float *norm; /* FIXED16: ceil(n / MIXI_SVEC_BLOCK) block norms; NULL otherwise */
 } mix_svec;
 
-/* Bytes of the value and norm arrays of an n-vector in `prec`; 0 = MIX_SUCCESS, or
+/* Bytes to allocate for the value and norm arrays of an n-vector in `prec`; 0 = MIX_SUCCESS, or
  * MIX_ERR_INVALID_ARG for a precision that is no storage precision. */
 static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_t *norm_bytes)
 {
@@ -39,7 +39,8 @@ static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_
     case MIX_FP16: case MIX_BF16: case MIX_FIXED16: el = 2; break;
     default: return MIX_ERR_INVALID_ARG;
     }
-    *val_bytes = (size_t)n * el;
+    /* 16 bytes of padding: vector loops may load (never use, never store) past the end. */
+    *val_bytes = (size_t)n * el + 16;
     *norm_bytes = prec == MIX_FIXED16
                       ? ((size_t)n + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * sizeof(float) : 0;
     return MIX_SUCCESS;
@@ -47,7 +48,8 @@ static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_
 
 /* Every operation returns 0 or a MIX_ERR_* status.  Scalars come back to the host through the
  * double* arguments (host memory); every other pointer is backend memory, except where "host"
- * is said.  Sloppy arithmetic is FP32; every reduction (dot, norm) is accumulated in FP64.
+ * is said.  Sloppy arithmetic is FP32 (FP64 when the storage is FP64, so that FP64 storage is
+ * plain FP64 CG); every reduction (dot, norm) is accumulated in FP64.
  * Vectors passed to one operation have the same n; sloppy vectors passed to one operation have
  * the same precision.  A "scale" argument is an FP64 n-vector in backend memory or NULL (= all
  * ones).  NaN/Inf propagate into the returned scalars; the caller checks them. */
@@ -81,8 +83,8 @@ struct mix_sparse_ops {
     int (*vec_zero)(void *state, mix_svec *v); /* v = 0 (values and, for FIXED16, norms) */
 
     /* Sloppy loop.  y = As x with FP32 arithmetic, rounded into y's storage; *xy = <x, A x>
-     * (p.Ap of CG, from the FP32 products before y is rounded). As and x, y may differ in
-     * precision (the matrix's precision is in the handle). */
+     * (p.Ap of CG, from the unrounded products before y is rounded).  x and y have the
+     * precision As was converted to; MIX_ERR_UNSUPPORTED otherwise. */
     int (*spmv)(void *state, const mix_spmat *As, const mix_svec *x, mix_svec *y, double *xy);
     /* The fused CG step, one pass: x += alpha p; r -= alpha Ap; *rr = ||r_new||^2 and
      * *rr_dot_old = <r_new, r_old> (Polak-Ribiere numerator is *rr - *rr_dot_old). */
