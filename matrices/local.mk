@@ -56,3 +56,4 @@ dist_matricesdata_DATA = matrices/data/README.md matrices/data/MANIFEST.md \
 	matrices/data/utm300.mtx \
 	matrices/data/west0067.mtx \
 	matrices/data/west0479.mtx
+matrices_libmixmat_la_SOURCES += matrices/gen_poisson.c
