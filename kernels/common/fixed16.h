@@ -1,0 +1,114 @@
+/* fixed16.h: FIXED16 block format for host and device: int16 q and one float scale s per block, x = q*s/32767. */
+#ifndef MIXK_FIXED16_H
+#define MIXK_FIXED16_H
+
+#include <stdint.h>
+#include "kernels/common/mix_hd.h"
+#include "kernels/common/fpbits.h"
+
+#define MIXK_FIXED16_QMAX 32767
+
+/* Block scale s = max |x|.  A NaN anywhere makes the scale NaN (0x7fc00000) so that decoding
+ * spreads it instead of hiding it; an Inf makes it Inf (the block then decodes to NaN). */
+static inline MIX_HD float mixk_fixed16_block_scale_f32(const float *x, int n)
+{
+    float s = 0.0f;
+    int nan = 0;
+    for (int i = 0; i < n; i++) {
+        const float a = mixk_bits_f32(mixk_f32_bits(x[i]) & 0x7fffffffu);
+        nan |= a != a;
+        s = a > s ? a : s;
+    }
+    return nan ? mixk_bits_f32(0x7fc00000u) : s;
+}
+
+/* The same for FP64 data, rounded up to a float so that |x| <= s still holds (and saturated
+ * at FLT_MAX), which keeps every |q| <= 32767 without clamping. */
+static inline MIX_HD float mixk_fixed16_block_scale_f64(const double *x, int n)
+{
+    double s = 0.0;
+    int nan = 0;
+    for (int i = 0; i < n; i++) {
+        const double a = mixk_bits_f64(mixk_f64_bits(x[i]) & 0x7fffffffffffffffull);
+        nan |= a != a;
+        s = a > s ? a : s;
+    }
+    if (nan) return mixk_bits_f32(0x7fc00000u);
+    if (s > 1.7976931348623157e308) return mixk_bits_f32(0x7f800000u);
+    if (s >= 3.4028234663852886e38) return 3.4028234663852886e38f;
+    float f = (float)s;
+    if ((double)f < s) f = mixk_bits_f32(mixk_f32_bits(f) + 1u); /* next float up */
+    return f;
+}
+
+/* inv_step = 32767/s for encoding; 0 for a zero block (every q becomes 0, no division by zero).
+ * Below s = 32767/FLT_MAX (about 9.6e-35) it saturates at FLT_MAX and the block loses accuracy. */
+static inline MIX_HD float mixk_fixed16_inv_step(float s)
+{
+    if (s == 0.0f) return 0.0f;
+    const float r = 32767.0f / s;
+    return r > 3.40282347e38f ? 3.40282347e38f : r;
+}
+
+static inline MIX_HD double mixk_fixed16_inv_step_f64(double s)
+{
+    if (s == 0.0) return 0.0;
+    const double r = 32767.0 / s;
+    return r > 1.7976931348623157e308 ? 1.7976931348623157e308 : r;
+}
+
+/* step = s/32767 for decoding. */
+static inline MIX_HD float mixk_fixed16_step(float s)
+{
+    return s / 32767.0f;
+}
+
+/* q = round(x * inv_step) to nearest even, clamped to [-32767, 32767]; NaN gives 0 (the block's
+ * NaN scale carries it).  The product is rounded on its own (no FMA) so host and device agree. */
+static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
+{
+#ifdef __CUDA_ARCH__
+    float t = __fmul_rn(x, inv_step);
+#else
+    float t = x * inv_step;
+#endif
+    if (t != t) return 0;
+    t = t > 32767.0f ? 32767.0f : t;
+    t = t < -32767.0f ? -32767.0f : t;
+#ifdef __CUDA_ARCH__
+    return (int16_t)__float2int_rn(t);
+#else
+    /* Adding and removing 1.5*2^23 rounds |t| < 2^22 to an integer, ties to even (C does not
+     * reassociate floating-point sums, so the pair survives optimisation). */
+    return (int16_t)(int)((t + 12582912.0f) - 12582912.0f);
+#endif
+}
+
+static inline MIX_HD float mixk_fixed16_decode(int16_t q, float step)
+{
+#ifdef __CUDA_ARCH__
+    return __fmul_rn((float)q, step);
+#else
+    return (float)q * step;
+#endif
+}
+
+/* FP64 input (matrix values): the product and the rounding in double. */
+static inline MIX_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
+{
+#ifdef __CUDA_ARCH__
+    double t = __dmul_rn(x, inv_step);
+#else
+    double t = x * inv_step;
+#endif
+    if (t != t) return 0;
+    t = t > 32767.0 ? 32767.0 : t;
+    t = t < -32767.0 ? -32767.0 : t;
+#ifdef __CUDA_ARCH__
+    return (int16_t)__double2int_rn(t);
+#else
+    return (int16_t)(int)((t + 6755399441055744.0) - 6755399441055744.0); /* 1.5*2^52 */
+#endif
+}
+
+#endif
