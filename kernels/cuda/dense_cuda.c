@@ -1,5 +1,432 @@
-/* dense_cuda.c: the CUDA backend's dense operations. */
+/* dense_cuda.c: the CUDA backend's dense operations (cuBLAS/cuSOLVER calls, our kernels for the rest). */
+#include <stdint.h>
+#include <string.h>
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
+#include "kernels/cuda/cuda_internal.h"
+#include "kernels/cuda/cuda_dense.h"
 
-const mix_dense_ops mixi_cuda_dense_ops = {0};
+/* Design notes.
+ *  - Everything is enqueued on the context's one stream; the host waits only where the table
+ *    hands a scalar back (norms, counts, pivot info, dot/nrm2), never elsewhere.
+ *  - gemm_f32 with a low `compute`: the panel and the row block are rounded (RNE, the shared
+ *    kernels/common code) into 16-bit copies (FP16/BF16) or TF32-exact FP32 copies, and multiplied
+ *    by cublasGemmEx with FP32 accumulation (CUBLAS_COMPUTE_32F for 16-bit inputs,
+ *    CUBLAS_COMPUTE_32F_FAST_TF32 for TF32).  We prefer this to FP32 inputs with _FAST_16F/_16BF
+ *    because (1) the rounding is then exactly the CPU backend's (cuBLAS does not document how the
+ *    _FAST_ modes round), (2) overflow of the 16-bit inputs is counted instead of silently
+ *    becoming Inf, and (3) the GEMM reads half the bytes.  The copies cost O((m+n) k) per update,
+ *    nothing next to the O(m n k) product.  TF32 inputs are pre-rounded too, so the Tensor Cores'
+ *    own FP32->TF32 conversion is exact whatever mode they use.
+ *  - Copies get Tensor-Core-friendly leading dimensions (64 elements for FP16/BF16, 32 for TF32)
+ *    when they fit the solver's workspace (which is sized for unpadded FP32 copies). */
+
+#define STREAM(state) (((mixi_cuda_state *)(state))->stream)
+
+static cublasHandle_t blas(void *state)
+{
+    cublasHandle_t h = ((mixi_cuda_state *)state)->cublas;
+    /* The handle is shared with the sparse family: our scalars are host scalars. */
+    cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
+    return h;
+}
+
+/* Small device scratch for the setup operations (once per solve), through the backend allocator
+ * so out-of-memory and the tests' fail injection behave as everywhere else. */
+static int scratch(void *state, void **p, size_t bytes)
+{
+    return mixi_cuda_backend.alloc(state, p, bytes);
+}
+
+static void scratch_free(void *state, void *p)
+{
+    mixi_cuda_backend.free(state, p);
+}
+
+/* Copy `bytes` of device memory to the host and wait for it. */
+static int fetch(void *state, void *host, const void *dev, size_t bytes)
+{
+    int st = mixi_cuda_status(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost,
+                                              STREAM(state)));
+    if (st) return st;
+    return mixi_cuda_status(cudaStreamSynchronize(STREAM(state)));
+}
+
+static int zero_dev(void *state, void *dev, size_t bytes)
+{
+    return mixi_cuda_status(cudaMemsetAsync(dev, 0, bytes, STREAM(state)));
+}
+
+static int cuda_lacpy_f64(void *state, int trans, int m, int n, const double *src, int lds,
+                          double *dst, int ldd)
+{
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    if (!trans)
+        return mixi_cuda_status(cudaMemcpy2DAsync(dst, (size_t)ldd * sizeof(double), src,
+                                                  (size_t)lds * sizeof(double),
+                                                  (size_t)m * sizeof(double), (size_t)n,
+                                                  cudaMemcpyDeviceToDevice, STREAM(state)));
+    /* dst (n x m) = src^T; geam with beta = 0 and B = C is cuBLAS's documented in-place form. */
+    const double one = 1.0, zero = 0.0;
+    return mixi_cublas_status(cublasDgeam(blas(state), CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, src,
+                                          lds, &zero, dst, ldd, dst, ldd));
+}
+
+static int cuda_count_nonfinite_f64(void *state, int m, int n, const double *a, int lda,
+                                    size_t *count)
+{
+    *count = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    unsigned long long *d = NULL, h = 0;
+    int st = scratch(state, (void **)&d, sizeof *d);
+    if (st) return st;
+    if ((st = zero_dev(state, d, sizeof *d))) goto out;
+    if ((st = mixi_cuda_status(mixi_cuda_count_nonfinite_f64(STREAM(state), m, n, a, lda, d))))
+        goto out;
+    if ((st = fetch(state, &h, d, sizeof h))) goto out;
+    *count = (size_t)h;
+out:
+    scratch_free(state, d);
+    return st;
+}
+
+static int cuda_norm_inf_f64(void *state, int m, int n, const double *a, int lda, double *norm)
+{
+    *norm = 0.0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    unsigned long long *d = NULL, h = 0;
+    int st = scratch(state, (void **)&d, sizeof *d);
+    if (st) return st;
+    if ((st = zero_dev(state, d, sizeof *d))) goto out;
+    if ((st = mixi_cuda_status(mixi_cuda_norm_inf_f64(STREAM(state), m, n, a, lda, d)))) goto out;
+    if ((st = fetch(state, &h, d, sizeof h))) goto out;
+    memcpy(norm, &h, sizeof *norm);
+out:
+    scratch_free(state, d);
+    return st;
+}
+
+static int cuda_col_absmax_f64(void *state, int m, int n, const double *a, int lda, double *colmax)
+{
+    if (n == 0) return MIX_SUCCESS;
+    double *d = NULL;
+    int st = scratch(state, (void **)&d, (size_t)n * sizeof *d);
+    if (st) return st;
+    if ((st = mixi_cuda_status(mixi_cuda_col_absmax_f64(STREAM(state), m, n, a, lda, NULL, d))))
+        goto out;
+    st = fetch(state, colmax, d, (size_t)n * sizeof *d);
+out:
+    scratch_free(state, d);
+    return st;
+}
+
+static int cuda_row_absmax_scaled_f64(void *state, int m, int n, const double *a, int lda,
+                                      const double *c, double *rowmax)
+{
+    return mixi_cuda_status(mixi_cuda_row_absmax_f64(STREAM(state), m, n, a, lda, c, rowmax));
+}
+
+static int cuda_col_absmax_scaled_f64(void *state, int m, int n, const double *a, int lda,
+                                      const double *r, double *colmax)
+{
+    return mixi_cuda_status(mixi_cuda_col_absmax_f64(STREAM(state), m, n, a, lda, r, colmax));
+}
+
+static int cuda_convert_f64_to_f32(void *state, mix_prec target, int m, int n, const double *a,
+                                   int lda, const double *r, const double *c, double s, float *out,
+                                   int ldo, size_t *overflow)
+{
+    if (overflow) *overflow = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    if (!overflow)
+        return mixi_cuda_status(mixi_cuda_convert_f64_f32(STREAM(state), target, m, n, a, lda, r,
+                                                          c, s, out, ldo, NULL));
+    unsigned long long *d = NULL, h = 0;
+    int st = scratch(state, (void **)&d, sizeof *d);
+    if (st) return st;
+    if ((st = zero_dev(state, d, sizeof *d))) goto out;
+    if ((st = mixi_cuda_status(mixi_cuda_convert_f64_f32(STREAM(state), target, m, n, a, lda, r,
+                                                         c, s, out, ldo, d))))
+        goto out;
+    if ((st = fetch(state, &h, d, sizeof h))) goto out;
+    *overflow = (size_t)h;
+out:
+    scratch_free(state, d);
+    return st;
+}
+
+/* getrf_panel_f32's workspace: a 256-byte header (cuSOLVER's devInfo, our NaN/Inf count), then
+ * cuSOLVER's float workspace. */
+#define PANEL_HDR 256
+
+static int sgetrf_lwork(void *state, int m, int n, float *a, int lda, int *lwork)
+{
+    /* cuSOLVER only reads the sizes; a valid device pointer stands in when the panel is not known. */
+    float *any = a ? a : (float *)((mixi_cuda_state *)state)->d_flag;
+    *lwork = 0;
+    return mixi_cusolver_status(cusolverDnSgetrf_bufferSize(((mixi_cuda_state *)state)->cusolver,
+                                                            m, n, any, lda, lwork));
+}
+
+static int cuda_getrf_panel_f32_worksize(void *state, int m, int n, size_t *bytes)
+{
+    *bytes = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    int lwork = 0, st = sgetrf_lwork(state, m, n, NULL, m, &lwork);
+    if (st) return st;
+    *bytes = PANEL_HDR + (size_t)lwork * sizeof(float);
+    return MIX_SUCCESS;
+}
+
+static int cuda_getrf_panel_f32(void *state, int m, int n, float *a, int lda, int *ipiv,
+                                int ipiv_offset, void *work, int *info)
+{
+    mixi_cuda_state *s = state;
+    *info = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    int *d_hdr = work; /* [0] cuSOLVER info, [1] NaN/Inf count */
+    float *d_work = (float *)((char *)work + PANEL_HDR), *extra = NULL;
+    int lwork = 0, lwork_given = 0, st;
+    /* The solver sized `work` for lda = m; a larger lda could ask for more (not seen in practice). */
+    if ((st = sgetrf_lwork(state, m, n, NULL, m, &lwork_given))) return st;
+    if ((st = sgetrf_lwork(state, m, n, a, lda, &lwork))) return st;
+    if (lwork > lwork_given) {
+        if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(float)))) return st;
+        d_work = extra;
+    }
+    int h[2] = {0, 0};
+    if ((st = zero_dev(state, d_hdr, 2 * sizeof(int)))) goto out;
+    if ((st = mixi_cusolver_status(cusolverDnSgetrf(s->cusolver, m, n, a, lda, d_work, ipiv,
+                                                    d_hdr))))
+        goto out;
+    if ((st = mixi_cuda_status(mixi_cuda_panel_post(s->stream, m, n, a, lda, ipiv, ipiv_offset,
+                                                    (unsigned *)(d_hdr + 1)))))
+        goto out;
+    if ((st = fetch(state, h, d_hdr, sizeof h))) goto out;
+    if (h[0] < 0) st = MIX_ERR_INTERNAL; /* an illegal argument: ours to fix, not the matrix's */
+    else *info = h[1] ? -1 : h[0];
+out:
+    scratch_free(state, extra);
+    return st;
+}
+
+static int cuda_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv)
+{
+    return mixi_cuda_status(mixi_cuda_laswp_f32(STREAM(state), n, a, lda, k1, k2, ipiv));
+}
+
+static int cuda_laswp_f64(void *state, int n, double *a, int lda, int k1, int k2, const int *ipiv)
+{
+    return mixi_cuda_status(mixi_cuda_laswp_f64(STREAM(state), n, a, lda, k1, k2, ipiv));
+}
+
+static int cuda_trsm_llnu_f32(void *state, int m, int n, const float *a, int lda, float *b, int ldb)
+{
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    const float one = 1.0f;
+    return mixi_cublas_status(cublasStrsm(blas(state), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
+                                          CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, a, lda, b,
+                                          ldb));
+}
+
+/* Leading dimension of a rows x cols copy: the Tensor-Core-friendly multiple `pref` when both
+ * copies fit `avail` elements that way, else a multiple of 8 (16-byte rows), else rows itself. */
+static void copy_lds(int m, int n, int k, size_t avail, int pref, int *lda, int *ldb)
+{
+    static const int mult[3] = {0, 8, 1};
+    for (int t = 0; t < 3; t++) {
+        int q = t == 0 ? pref : mult[t];
+        size_t la = ((size_t)m + q - 1) / q * q, lb = ((size_t)k + q - 1) / q * q;
+        if (la * k + lb * n <= avail || q == 1) {
+            *lda = (int)la;
+            *ldb = (int)lb;
+            return;
+        }
+    }
+}
+
+static int cuda_gemm_f32(void *state, mix_prec compute, int m, int n, int k, float alpha,
+                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                         int ldc, void *work, size_t *overflow)
+{
+    mixi_cuda_state *s = state;
+    if (overflow) *overflow = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    if (lda < 1) lda = 1;
+    if (ldb < 1) ldb = 1;
+    if (compute == MIX_FP32 || k == 0)
+        return mixi_cublas_status(cublasSgemm(blas(state), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
+                                              &alpha, a, lda, b, ldb, &beta, c, ldc));
+    int half = compute == MIX_FP16 || compute == MIX_BF16;
+    /* The workspace holds m*k + k*n floats: twice as many 16-bit values. */
+    size_t avail = ((size_t)m * k + (size_t)k * n) * (half ? 2 : 1);
+    int lra = m, lrb = k;
+    copy_lds(m, n, k, avail, half ? 64 : 32, &lra, &lrb);
+    size_t esize = half ? 2 : 4;
+    void *ra = work, *rb = (char *)work + (size_t)lra * k * esize;
+    unsigned *cnt = overflow ? (unsigned *)s->d_flag : NULL;
+    int st;
+    if (cnt && (st = zero_dev(state, cnt, sizeof *cnt))) return st;
+    if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, m, k, a, lda, ra, lra, cnt))))
+        return st;
+    if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, k, n, b, ldb, rb, lrb, cnt))))
+        return st;
+    cudaDataType_t in = compute == MIX_FP16 ? CUDA_R_16F
+                        : compute == MIX_BF16 ? CUDA_R_16BF
+                                              : CUDA_R_32F;
+    cublasComputeType_t ct = half ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    if ((st = mixi_cublas_status(cublasGemmEx(blas(state), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
+                                              &alpha, ra, in, lra, rb, in, lrb, &beta, c,
+                                              CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT))))
+        return st;
+    if (cnt) {
+        unsigned h = 0;
+        if ((st = fetch(state, &h, cnt, sizeof h))) return st;
+        *overflow = h;
+    }
+    return MIX_SUCCESS;
+}
+
+static int cuda_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int ldlu,
+                              const int *ipiv, const double *r, const double *c, double s,
+                              const double *b, int ldb, double *x, int ldx, float *work)
+{
+    mixi_cuda_state *cs = state;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS;
+    int st = mixi_cuda_status(mixi_cuda_getrs_scale_in(cs->stream, n, nrhs, r, s, b, ldb, work));
+    if (st) return st;
+    /* P, L^{-1}, U^{-1} by cuSOLVER; its info only reports illegal arguments, so it goes to the
+     * context's flag and is not read back (no synchronisation in the refinement loop). */
+    st = mixi_cusolver_status(cusolverDnSgetrs(cs->cusolver, CUBLAS_OP_N, n, nrhs, lu, ldlu, ipiv,
+                                               work, n, cs->d_flag));
+    if (st) return st;
+    return mixi_cuda_status(
+        mixi_cuda_getrs_scale_out(cs->stream, n, nrhs, r, c, s, b, ldb, work, x, ldx));
+}
+
+static int cuda_gemm_f64(void *state, int transa, int transb, int m, int n, int k, double alpha,
+                         const double *a, int lda, const double *b, int ldb, double beta,
+                         double *c, int ldc)
+{
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    return mixi_cublas_status(cublasDgemm(blas(state), transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                          transb ? CUBLAS_OP_T : CUBLAS_OP_N, m, n, k, &alpha, a,
+                                          lda > 0 ? lda : 1, b, ldb > 0 ? ldb : 1, &beta, c, ldc));
+}
+
+static int cuda_gemv_f64(void *state, int trans, int m, int n, double alpha, const double *a,
+                         int lda, const double *x, double beta, double *y)
+{
+    int ylen = trans ? n : m, xlen = trans ? m : n;
+    if (ylen == 0) return MIX_SUCCESS;
+    if (xlen == 0) /* y := beta y, as the CPU backend (BLAS would return without touching y) */
+        return mixi_cublas_status(cublasDscal(blas(state), ylen, &beta, y, 1));
+    return mixi_cublas_status(cublasDgemv(blas(state), trans ? CUBLAS_OP_T : CUBLAS_OP_N, m, n,
+                                          &alpha, a, lda, x, 1, &beta, y, 1));
+}
+
+static int cuda_axpy_f64(void *state, int n, double alpha, const double *x, double *y)
+{
+    if (n == 0) return MIX_SUCCESS;
+    return mixi_cublas_status(cublasDaxpy(blas(state), n, &alpha, x, 1, y, 1));
+}
+
+static int cuda_scal_f64(void *state, int n, double alpha, double *x)
+{
+    if (n == 0) return MIX_SUCCESS;
+    return mixi_cublas_status(cublasDscal(blas(state), n, &alpha, x, 1));
+}
+
+/* Host pointer mode: cuBLAS returns once the scalar is on the host (the one wait per use). */
+static int cuda_dot_f64(void *state, int n, const double *x, const double *y, double *result)
+{
+    *result = 0.0;
+    if (n == 0) return MIX_SUCCESS;
+    return mixi_cublas_status(cublasDdot(blas(state), n, x, 1, y, 1, result));
+}
+
+static int cuda_nrm2_f64(void *state, int n, const double *x, double *result)
+{
+    *result = 0.0;
+    if (n == 0) return MIX_SUCCESS;
+    return mixi_cublas_status(cublasDnrm2(blas(state), n, x, 1, result));
+}
+
+/* getrf_f64's workspace: a 256-byte header holding cuSOLVER's devInfo, then its doubles. */
+static int dgetrf_lwork(void *state, int n, double *a, int lda, int *lwork)
+{
+    double *any = a ? a : (double *)((mixi_cuda_state *)state)->d_flag;
+    *lwork = 0;
+    return mixi_cusolver_status(cusolverDnDgetrf_bufferSize(((mixi_cuda_state *)state)->cusolver,
+                                                            n, n, any, lda, lwork));
+}
+
+static int cuda_getrf_f64_worksize(void *state, int n, size_t *bytes)
+{
+    *bytes = 0;
+    if (n == 0) return MIX_SUCCESS;
+    int lwork = 0, st = dgetrf_lwork(state, n, NULL, n, &lwork);
+    if (st) return st;
+    *bytes = PANEL_HDR + (size_t)lwork * sizeof(double);
+    return MIX_SUCCESS;
+}
+
+static int cuda_getrf_f64(void *state, int n, double *a, int lda, int *ipiv, void *work, int *info)
+{
+    mixi_cuda_state *s = state;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    int *d_info = work;
+    double *d_work = (double *)((char *)work + PANEL_HDR), *extra = NULL;
+    int lwork = 0, lwork_given = 0, st, h = 0;
+    if ((st = dgetrf_lwork(state, n, NULL, n, &lwork_given))) return st;
+    if ((st = dgetrf_lwork(state, n, a, lda, &lwork))) return st;
+    if (lwork > lwork_given) {
+        if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(double)))) return st;
+        d_work = extra;
+    }
+    if ((st = mixi_cusolver_status(cusolverDnDgetrf(s->cusolver, n, n, a, lda, d_work, ipiv,
+                                                    d_info))))
+        goto out;
+    if ((st = fetch(state, &h, d_info, sizeof h))) goto out;
+    if (h < 0) st = MIX_ERR_INTERNAL;
+    else *info = h;
+out:
+    scratch_free(state, extra);
+    return st;
+}
+
+static int cuda_getrs_f64(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
+                          double *b, int ldb)
+{
+    mixi_cuda_state *s = state;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS;
+    return mixi_cusolver_status(cusolverDnDgetrs(s->cusolver, CUBLAS_OP_N, n, nrhs, a, lda, ipiv,
+                                                 b, ldb, s->d_flag));
+}
+
+const mix_dense_ops mixi_cuda_dense_ops = {
+    .lacpy_f64 = cuda_lacpy_f64,
+    .count_nonfinite_f64 = cuda_count_nonfinite_f64,
+    .norm_inf_f64 = cuda_norm_inf_f64,
+    .col_absmax_f64 = cuda_col_absmax_f64,
+    .row_absmax_scaled_f64 = cuda_row_absmax_scaled_f64,
+    .col_absmax_scaled_f64 = cuda_col_absmax_scaled_f64,
+    .convert_f64_to_f32 = cuda_convert_f64_to_f32,
+    .getrf_panel_f32_worksize = cuda_getrf_panel_f32_worksize,
+    .getrf_panel_f32 = cuda_getrf_panel_f32,
+    .laswp_f32 = cuda_laswp_f32,
+    .laswp_f64 = cuda_laswp_f64,
+    .trsm_llnu_f32 = cuda_trsm_llnu_f32,
+    .gemm_f32 = cuda_gemm_f32,
+    .getrs_f32_f64 = cuda_getrs_f32_f64,
+    .gemm_f64 = cuda_gemm_f64,
+    .gemv_f64 = cuda_gemv_f64,
+    .axpy_f64 = cuda_axpy_f64,
+    .scal_f64 = cuda_scal_f64,
+    .dot_f64 = cuda_dot_f64,
+    .nrm2_f64 = cuda_nrm2_f64,
+    .getrf_f64_worksize = cuda_getrf_f64_worksize,
+    .getrf_f64 = cuda_getrf_f64,
+    .getrs_f64 = cuda_getrs_f64,
+};

@@ -1,0 +1,58 @@
+/* cuda_dense.h: launchers of the dense .cu kernels (dense_kernels.cu), called from dense_cuda.c. */
+#ifndef MIX_CUDA_DENSE_H
+#define MIX_CUDA_DENSE_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+#include "mixsolve.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every launcher enqueues on `stream`, never synchronises, does nothing for empty sizes and
+ * returns the launch status.  Matrices are column-major; counters are device memory and are
+ * incremented (the caller zeroes them first); a NULL counter means "do not count". */
+
+/* *d_count += number of NaN/Inf entries of the m x n matrix a. */
+cudaError_t mixi_cuda_count_nonfinite_f64(cudaStream_t stream, int m, int n, const double *a,
+                                          int lda, unsigned long long *d_count);
+/* *d_bits = max(*d_bits, bits of max_i sum_j |a_ij|) (a NaN wins); the caller zeroes *d_bits. */
+cudaError_t mixi_cuda_norm_inf_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
+                                   unsigned long long *d_bits);
+/* rowmax[i] = max_j |a_ij c_j| (c NULL = 1), a NaN wins. */
+cudaError_t mixi_cuda_row_absmax_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
+                                     const double *c, double *rowmax);
+/* colmax[j] = max_i |r_i a_ij| (r NULL = 1), a NaN wins. */
+cudaError_t mixi_cuda_col_absmax_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
+                                     const double *r, double *colmax);
+/* out_ij = fl32(r_i a_ij (c_j s)); *d_count += entries not finite after RNE to `target`. */
+cudaError_t mixi_cuda_convert_f64_f32(cudaStream_t stream, mix_prec target, int m, int n,
+                                      const double *a, int lda, const double *r, const double *c,
+                                      double s, float *out, int ldo, unsigned long long *d_count);
+/* Tensor Core inputs: out = a rounded (RNE) to `compute`, stored as 16-bit patterns (MIX_FP16,
+ * MIX_BF16: out is uint16_t) or as floats (MIX_TF32, MIX_FP32: out is float).
+ * *d_count += finite inputs that became +-Inf. */
+cudaError_t mixi_cuda_round_f32(cudaStream_t stream, mix_prec compute, int m, int n,
+                                const float *a, int lda, void *out, int ldo, unsigned int *d_count);
+/* LAPACK laswp with incx = 1: for i = k1..k2 (1-based) swap rows i and ipiv[i-1] (device ipiv). */
+cudaError_t mixi_cuda_laswp_f32(cudaStream_t stream, int n, float *a, int lda, int k1, int k2,
+                                const int *ipiv);
+cudaError_t mixi_cuda_laswp_f64(cudaStream_t stream, int n, double *a, int lda, int k1, int k2,
+                                const int *ipiv);
+/* After cuSOLVER's panel LU: ipiv[0..n-1] += offset; *d_count += NaN/Inf entries of the m x n a. */
+cudaError_t mixi_cuda_panel_post(cudaStream_t stream, int m, int n, const float *a, int lda,
+                                 int *ipiv, int offset, unsigned int *d_count);
+/* Correction solve in and out: w_ij = fl32(f_j s r_i b_ij) with f_j = 2^-e_j bringing the column
+ * max of |s r_i b_ij| into [0.5, 1); then x_ij = c_i (w_ij 2^e_j), e_j recomputed from b, so
+ * x may alias b. */
+cudaError_t mixi_cuda_getrs_scale_in(cudaStream_t stream, int n, int nrhs, const double *r,
+                                     double s, const double *b, int ldb, float *w);
+cudaError_t mixi_cuda_getrs_scale_out(cudaStream_t stream, int n, int nrhs, const double *r,
+                                      const double *c, double s, const double *b, int ldb,
+                                      const float *w, double *x, int ldx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

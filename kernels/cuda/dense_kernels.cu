@@ -1,0 +1,361 @@
+// dense_kernels.cu: our CUDA kernels of the dense family (conversions, reductions, row swaps, scaling).
+#include <stdint.h>
+#include <math.h>
+#include "kernels/common/formats.h"
+#include "kernels/cuda/cuda_dense.h"
+
+namespace {
+
+const int THREADS = 256;
+const int MAX_GRID_Y = 65535;
+
+// Element (i, j) of a column-major matrix; size_t so n = 65536 squared does not overflow.
+__device__ __forceinline__ size_t at(int i, int j, int ld)
+{
+    return (size_t)j * (size_t)ld + (size_t)i;
+}
+
+// The max that lets a NaN win, as the CPU backend's nanmax: a NaN anywhere shows in the result.
+__device__ __forceinline__ double nanmax(double best, double v)
+{
+    return (v > best || v != v) ? v : best;
+}
+
+// Grid for the (row chunk, column) kernels below: x over rows, y over columns, both grid-strided.
+dim3 grid_rc(int m, int n)
+{
+    int gx = (m + THREADS - 1) / THREADS;
+    if (gx > 64) gx = 64;
+    return dim3((unsigned)gx, (unsigned)(n < MAX_GRID_Y ? n : MAX_GRID_Y));
+}
+
+unsigned grid_1d(long long work, int cap)
+{
+    long long g = (work + THREADS - 1) / THREADS;
+    return (unsigned)(g < 1 ? 1 : (g > cap ? cap : g));
+}
+
+// Warp-then-block sum of a per-thread count into one global atomic per block.
+template <typename C>
+__device__ void block_count(C mine, C *d_count)
+{
+    __shared__ unsigned long long part[THREADS / 32];
+    for (int o = 16; o > 0; o >>= 1) mine += __shfl_down_sync(0xffffffffu, mine, o);
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = (unsigned long long)mine;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long t = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += part[w];
+        if (t) atomicAdd(d_count, (C)t);
+    }
+}
+
+// Block-wide nanmax; every thread gets the result.
+__device__ double block_nanmax(double v)
+{
+    __shared__ double part[THREADS / 32];
+    __shared__ double result;
+    for (int o = 16; o > 0; o >>= 1) v = nanmax(v, __shfl_down_sync(0xffffffffu, v, o));
+    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double b = 0.0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); w++) b = nanmax(b, part[w]);
+        result = b;
+    }
+    __syncthreads();
+    double r = result;
+    __syncthreads(); // `result` may be reused by the caller's next reduction
+    return r;
+}
+
+__global__ void count_nonfinite_kernel(int m, int n, const double *a, int lda,
+                                       unsigned long long *d_count)
+{
+    unsigned long long c = 0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y)
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+            c += !isfinite(a[at(i, j, lda)]);
+    block_count(c, d_count);
+}
+
+// One thread per row walks the columns: neighbouring threads read neighbouring rows (coalesced).
+__global__ void norm_inf_kernel(int m, int n, const double *a, int lda, unsigned long long *d_bits)
+{
+    double best = 0.0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+        double sum = 0.0;
+        for (int j = 0; j < n; j++) sum += fabs(a[at(i, j, lda)]);
+        best = nanmax(best, sum);
+    }
+    for (int o = 16; o > 0; o >>= 1) best = nanmax(best, __shfl_down_sync(0xffffffffu, best, o));
+    if ((threadIdx.x & 31) == 0) {
+        // Non-negative doubles order as their bit patterns; a positive NaN pattern beats Inf.
+        unsigned long long bits =
+            best != best ? 0x7ff8000000000000ull : (unsigned long long)mixk_f64_bits(best);
+        atomicMax(d_bits, bits);
+    }
+}
+
+__global__ void row_absmax_kernel(int m, int n, const double *a, int lda, const double *c,
+                                  double *rowmax)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+        double best = 0.0;
+        for (int j = 0; j < n; j++) best = nanmax(best, fabs(a[at(i, j, lda)] * (c ? c[j] : 1.0)));
+        rowmax[i] = best;
+    }
+}
+
+// One block per column.
+__global__ void col_absmax_kernel(int m, int n, const double *a, int lda, const double *r,
+                                  double *colmax)
+{
+    for (int j = blockIdx.x; j < n; j += gridDim.x) {
+        double best = 0.0;
+        for (int i = threadIdx.x; i < m; i += blockDim.x)
+            best = nanmax(best, fabs(r ? r[i] * a[at(i, j, lda)] : a[at(i, j, lda)]));
+        best = block_nanmax(best);
+        if (threadIdx.x == 0) colmax[j] = best;
+    }
+}
+
+// Not finite once rounded (RNE) to `p`: the very rounding the CPU backend and its tests use.
+__device__ __forceinline__ bool overflows(mix_prec p, float v)
+{
+    switch (p) {
+    case MIX_FP16: return !isfinite(mixk_round_f16(v));
+    case MIX_BF16: return !isfinite(mixk_round_bf16(v));
+    case MIX_TF32: return !isfinite(mixk_round_tf32(v));
+    default: return !isfinite(v);
+    }
+}
+
+__global__ void convert_kernel(mix_prec target, int m, int n, const double *a, int lda,
+                               const double *r, const double *c, double s, float *out, int ldo,
+                               unsigned long long *d_count)
+{
+    unsigned long long bad = 0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        double cj = (c ? c[j] : 1.0) * s; // the CPU backend's order of the products
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+            float v = (float)((r ? r[i] : 1.0) * a[at(i, j, lda)] * cj);
+            out[at(i, j, ldo)] = v;
+            bad += overflows(target, v);
+        }
+    }
+    if (d_count) block_count(bad, d_count);
+}
+
+template <mix_prec P>
+__device__ __forceinline__ void round_store(void *out, size_t k, float x, unsigned &bad)
+{
+    if (P == MIX_FP16) {
+        uint16_t h = mixk_f32_to_f16(x);
+        static_cast<uint16_t *>(out)[k] = h;
+        bad += isfinite(x) && (h & 0x7c00u) == 0x7c00u;
+    } else if (P == MIX_BF16) {
+        uint16_t h = mixk_f32_to_bf16(x);
+        static_cast<uint16_t *>(out)[k] = h;
+        bad += isfinite(x) && (h & 0x7f80u) == 0x7f80u;
+    } else if (P == MIX_TF32) {
+        float y = mixk_round_tf32(x);
+        static_cast<float *>(out)[k] = y;
+        bad += isfinite(x) && !isfinite(y);
+    } else {
+        static_cast<float *>(out)[k] = x;
+    }
+}
+
+template <mix_prec P>
+__global__ void round_kernel(int m, int n, const float *a, int lda, void *out, int ldo,
+                             unsigned *d_count)
+{
+    unsigned bad = 0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y)
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+            round_store<P>(out, at(i, j, ldo), a[at(i, j, lda)], bad);
+    if (d_count) block_count(bad, d_count);
+}
+
+// Row interchanges: one thread per column applies the swaps k1..k2 in order (they do not
+// commute); the pivots go through shared memory in chunks.
+template <typename T>
+__global__ void laswp_kernel(int n, T *a, int lda, int k1, int k2, const int *ipiv)
+{
+    __shared__ int piv[THREADS];
+    for (int j0 = blockIdx.x * blockDim.x; j0 < n; j0 += gridDim.x * blockDim.x) {
+        int j = j0 + threadIdx.x;
+        T *col = j < n ? a + (size_t)j * (size_t)lda : NULL;
+        for (int c0 = k1; c0 <= k2; c0 += THREADS) {
+            int cnt = k2 - c0 + 1 < THREADS ? k2 - c0 + 1 : THREADS;
+            __syncthreads();
+            if ((int)threadIdx.x < cnt) piv[threadIdx.x] = ipiv[c0 - 1 + threadIdx.x];
+            __syncthreads();
+            if (col)
+                for (int t = 0; t < cnt; t++) {
+                    int i = c0 + t - 1, p = piv[t] - 1;
+                    if (p != i) {
+                        T x = col[i];
+                        col[i] = col[p];
+                        col[p] = x;
+                    }
+                }
+        }
+    }
+}
+
+__global__ void panel_post_kernel(int m, int n, const float *a, int lda, int *ipiv, int offset,
+                                  unsigned *d_count)
+{
+    if (blockIdx.y == 0 && blockIdx.x == 0)
+        for (int i = threadIdx.x; i < n; i += blockDim.x) ipiv[i] += offset;
+    unsigned bad = 0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y)
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+            bad += !isfinite(a[at(i, j, lda)]);
+    block_count(bad, d_count);
+}
+
+// The power of two 2^e with max |s r_i b_ij| = f 2^e, f in [0.5, 1) (e = 0 for 0, Inf, NaN).
+__device__ int column_exponent(int n, const double *r, double s, const double *bj)
+{
+    double mx = 0.0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        mx = nanmax(mx, fabs(s * (r ? r[i] : 1.0) * bj[i]));
+    mx = block_nanmax(mx);
+    int e = 0;
+    if (mx > 0.0 && isfinite(mx)) frexp(mx, &e);
+    return e;
+}
+
+__global__ void getrs_in_kernel(int n, int nrhs, const double *r, double s, const double *b,
+                                int ldb, float *w)
+{
+    for (int j = blockIdx.x; j < nrhs; j += gridDim.x) {
+        const double *bj = b + (size_t)j * (size_t)ldb;
+        double f = ldexp(1.0, -column_exponent(n, r, s, bj));
+        float *wj = w + (size_t)j * (size_t)n;
+        for (int i = threadIdx.x; i < n; i += blockDim.x)
+            wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
+    }
+}
+
+// x may be b: each block reads its whole column (the exponent) before it writes it.
+__global__ void getrs_out_kernel(int n, int nrhs, const double *r, const double *c, double s,
+                                 const double *b, int ldb, const float *w, double *x, int ldx)
+{
+    for (int j = blockIdx.x; j < nrhs; j += gridDim.x) {
+        double scale = ldexp(1.0, column_exponent(n, r, s, b + (size_t)j * (size_t)ldb));
+        const float *wj = w + (size_t)j * (size_t)n;
+        double *xj = x + (size_t)j * (size_t)ldx;
+        for (int i = threadIdx.x; i < n; i += blockDim.x)
+            xj[i] = (c ? c[i] : 1.0) * ((double)wj[i] * scale);
+    }
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t mixi_cuda_count_nonfinite_f64(cudaStream_t stream, int m, int n, const double *a,
+                                          int lda, unsigned long long *d_count)
+{
+    if (m <= 0 || n <= 0) return cudaSuccess;
+    count_nonfinite_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(m, n, a, lda, d_count);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_norm_inf_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
+                                   unsigned long long *d_bits)
+{
+    if (m <= 0 || n <= 0) return cudaSuccess;
+    norm_inf_kernel<<<grid_1d(m, 4096), THREADS, 0, stream>>>(m, n, a, lda, d_bits);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_row_absmax_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
+                                     const double *c, double *rowmax)
+{
+    if (m <= 0) return cudaSuccess;
+    row_absmax_kernel<<<grid_1d(m, 4096), THREADS, 0, stream>>>(m, n, a, lda, c, rowmax);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_col_absmax_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
+                                     const double *r, double *colmax)
+{
+    if (n <= 0) return cudaSuccess;
+    col_absmax_kernel<<<(unsigned)(n < MAX_GRID_Y ? n : MAX_GRID_Y), THREADS, 0, stream>>>(
+        m, n, a, lda, r, colmax);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_convert_f64_f32(cudaStream_t stream, mix_prec target, int m, int n,
+                                      const double *a, int lda, const double *r, const double *c,
+                                      double s, float *out, int ldo, unsigned long long *d_count)
+{
+    if (m <= 0 || n <= 0) return cudaSuccess;
+    convert_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(target, m, n, a, lda, r, c, s, out, ldo,
+                                                          d_count);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_round_f32(cudaStream_t stream, mix_prec compute, int m, int n,
+                                const float *a, int lda, void *out, int ldo, unsigned int *d_count)
+{
+    if (m <= 0 || n <= 0) return cudaSuccess;
+    dim3 g = grid_rc(m, n);
+    switch (compute) {
+    case MIX_FP16: round_kernel<MIX_FP16><<<g, THREADS, 0, stream>>>(m, n, a, lda, out, ldo, d_count); break;
+    case MIX_BF16: round_kernel<MIX_BF16><<<g, THREADS, 0, stream>>>(m, n, a, lda, out, ldo, d_count); break;
+    case MIX_TF32: round_kernel<MIX_TF32><<<g, THREADS, 0, stream>>>(m, n, a, lda, out, ldo, d_count); break;
+    default: round_kernel<MIX_FP32><<<g, THREADS, 0, stream>>>(m, n, a, lda, out, ldo, d_count); break;
+    }
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_laswp_f32(cudaStream_t stream, int n, float *a, int lda, int k1, int k2,
+                                const int *ipiv)
+{
+    if (n <= 0 || k2 < k1) return cudaSuccess;
+    laswp_kernel<float><<<grid_1d(n, 65535), THREADS, 0, stream>>>(n, a, lda, k1, k2, ipiv);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_laswp_f64(cudaStream_t stream, int n, double *a, int lda, int k1, int k2,
+                                const int *ipiv)
+{
+    if (n <= 0 || k2 < k1) return cudaSuccess;
+    laswp_kernel<double><<<grid_1d(n, 65535), THREADS, 0, stream>>>(n, a, lda, k1, k2, ipiv);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_panel_post(cudaStream_t stream, int m, int n, const float *a, int lda,
+                                 int *ipiv, int offset, unsigned int *d_count)
+{
+    if (m <= 0 || n <= 0) return cudaSuccess;
+    panel_post_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(m, n, a, lda, ipiv, offset, d_count);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_getrs_scale_in(cudaStream_t stream, int n, int nrhs, const double *r,
+                                     double s, const double *b, int ldb, float *w)
+{
+    if (n <= 0 || nrhs <= 0) return cudaSuccess;
+    getrs_in_kernel<<<(unsigned)(nrhs < MAX_GRID_Y ? nrhs : MAX_GRID_Y), THREADS, 0, stream>>>(
+        n, nrhs, r, s, b, ldb, w);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_getrs_scale_out(cudaStream_t stream, int n, int nrhs, const double *r,
+                                      const double *c, double s, const double *b, int ldb,
+                                      const float *w, double *x, int ldx)
+{
+    if (n <= 0 || nrhs <= 0) return cudaSuccess;
+    getrs_out_kernel<<<(unsigned)(nrhs < MAX_GRID_Y ? nrhs : MAX_GRID_Y), THREADS, 0, stream>>>(
+        n, nrhs, r, c, s, b, ldb, w, x, ldx);
+    return cudaGetLastError();
+}
+
+} // extern "C"
