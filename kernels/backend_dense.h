@@ -40,8 +40,9 @@ struct mix_dense_ops {
     /* colmax[j] (backend, n entries) = max_i |r_i * a_ij|; r (m entries) may be NULL (= 1). */
     int (*col_absmax_scaled_f64)(void *state, int m, int n, const double *a, int lda,
                                  const double *r, double *colmax);
-    /* out_ij = fl32(s * r_i * a_ij * c_j) (r, c may be NULL = 1); *overflow = entries whose value
-     * is not finite in `target` (for MIX_FP16: |v| > 65504 after RNE; FP32/TF32/BF16: FP32 range). */
+    /* out_ij = fl32(s * r_i * a_ij * c_j) (r, c may be NULL = 1); *overflow = entries whose FP32
+     * value would not be finite after RNE to `target` (FP16: |v| >= 65520; BF16/TF32: just below
+     * FLT_MAX; FP32: Inf/NaN).  The stored value is FP32, not rounded to `target`. */
     int (*convert_f64_to_f32)(void *state, mix_prec target, int m, int n, const double *a, int lda,
                               const double *r, const double *c, double s, float *out, int ldo,
                               size_t *overflow);

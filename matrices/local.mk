@@ -58,3 +58,4 @@ dist_matricesdata_DATA = matrices/data/README.md matrices/data/MANIFEST.md \
 	matrices/data/west0479.mtx
 matrices_libmixmat_la_SOURCES += matrices/gen_poisson.c
 matrices_libmixmat_la_SOURCES += matrices/mmio.h matrices/mmio.c matrices/gen_dense.c matrices/gen_trefethen.c
+matrices_libmixmat_la_SOURCES += matrices/randsvd.c

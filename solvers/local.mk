@@ -1,1 +1,3 @@
 # solvers/local.mk: algorithms written once over the backend operations table.
+noinst_HEADERS += solvers/solvers.h
+libmixsolve_core_la_SOURCES += solvers/lu_lowprec.c solvers/scaling.c solvers/gmres.c solvers/refine.c solvers/gesv.c

@@ -1,5 +1,363 @@
-/* dense_cpu.c: the CPU backend's dense operations. */
+/* dense_cpu.c: the CPU backend's dense operations (OpenBLAS/LAPACKE plus OpenMP loops). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <cblas.h>
+#include <lapacke.h>
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
+#include "kernels/cpu/convert_cpu.h"
 
-const mix_dense_ops mixi_cpu_dense_ops = {0};
+/* Loops below this many entries stay serial: a parallel region costs more than it saves. */
+#define PAR_MIN 65536
+
+#define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
+
+/* Smallest FP32 magnitude that rounds (RNE) to Inf in `p`: the halfway point above its largest
+ * finite value, a tie that rounds up because that value's last mantissa bit is odd. */
+static float overflow_limit(mix_prec p)
+{
+    uint32_t bits;
+    switch (p) {
+    case MIX_FP16: return 65520.0f;
+    case MIX_BF16: bits = 0x7F7F8000u; break;
+    case MIX_TF32: bits = 0x7F7FF000u; break;
+    default: return INFINITY;
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static int cpu_lacpy_f64(void *state, int trans, int m, int n, const double *src, int lds,
+                         double *dst, int ldd)
+{
+    (void)state;
+    if (!trans) {
+        for (int j = 0; j < n; j++)
+            memmove(dst + IDX(0, j, ldd), src + IDX(0, j, lds), (size_t)m * sizeof(double));
+        return MIX_SUCCESS;
+    }
+    /* dst (n x m) = src^T, in 32 x 32 tiles so both sides stay in cache. */
+    const int T = 32;
+#pragma omp parallel for schedule(static) if ((double)m * n > PAR_MIN)
+    for (int jb = 0; jb < n; jb += T)
+        for (int ib = 0; ib < m; ib += T) {
+            int je = jb + T < n ? jb + T : n, ie = ib + T < m ? ib + T : m;
+            for (int i = ib; i < ie; i++)
+                for (int j = jb; j < je; j++) dst[IDX(j, i, ldd)] = src[IDX(i, j, lds)];
+        }
+    return MIX_SUCCESS;
+}
+
+static int cpu_count_nonfinite_f64(void *state, int m, int n, const double *a, int lda,
+                                   size_t *count)
+{
+    (void)state;
+    size_t c = 0;
+#pragma omp parallel for reduction(+ : c) schedule(static) if ((double)m * n > PAR_MIN)
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) c += !isfinite(a[IDX(i, j, lda)]);
+    *count = c;
+    return MIX_SUCCESS;
+}
+
+/* max that lets a NaN win, so a NaN anywhere shows in the result. */
+static inline double nanmax(double best, double v) { return (v > best || v != v) ? v : best; }
+
+static int cpu_norm_inf_f64(void *state, int m, int n, const double *a, int lda, double *norm)
+{
+    (void)state;
+    *norm = 0.0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    double *sum = mixi_calloc((size_t)m, sizeof *sum);
+    if (!sum) return MIX_ERR_ALLOC;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) sum[i] += fabs(a[IDX(i, j, lda)]);
+    double best = 0.0;
+    for (int i = 0; i < m; i++) best = nanmax(best, sum[i]);
+    mixi_free(sum);
+    *norm = best;
+    return MIX_SUCCESS;
+}
+
+static int cpu_col_absmax_scaled_f64(void *state, int m, int n, const double *a, int lda,
+                                     const double *r, double *colmax)
+{
+    (void)state;
+#pragma omp parallel for schedule(static) if ((double)m * n > PAR_MIN)
+    for (int j = 0; j < n; j++) {
+        double best = 0.0;
+        const double *col = a + IDX(0, j, lda);
+        if (r)
+            for (int i = 0; i < m; i++) best = nanmax(best, fabs(r[i] * col[i]));
+        else
+            for (int i = 0; i < m; i++) best = nanmax(best, fabs(col[i]));
+        colmax[j] = best;
+    }
+    return MIX_SUCCESS;
+}
+
+static int cpu_col_absmax_f64(void *state, int m, int n, const double *a, int lda, double *colmax)
+{
+    return cpu_col_absmax_scaled_f64(state, m, n, a, lda, NULL, colmax);
+}
+
+static int cpu_row_absmax_scaled_f64(void *state, int m, int n, const double *a, int lda,
+                                     const double *c, double *rowmax)
+{
+    (void)state;
+    for (int i = 0; i < m; i++) rowmax[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+        double cj = c ? c[j] : 1.0;
+        const double *col = a + IDX(0, j, lda);
+        for (int i = 0; i < m; i++) rowmax[i] = nanmax(rowmax[i], fabs(col[i] * cj));
+    }
+    return MIX_SUCCESS;
+}
+
+static int cpu_convert_f64_to_f32(void *state, mix_prec target, int m, int n, const double *a,
+                                  int lda, const double *r, const double *c, double s, float *out,
+                                  int ldo, size_t *overflow)
+{
+    (void)state;
+    /* Largest magnitude that survives rounding to the target (smaller rounds to a finite value). */
+    float limit = overflow_limit(target);
+    size_t bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static) if ((double)m * n > PAR_MIN)
+    for (int j = 0; j < n; j++) {
+        double cj = (c ? c[j] : 1.0) * s;
+        const double *col = a + IDX(0, j, lda);
+        float *o = out + IDX(0, j, ldo);
+        for (int i = 0; i < m; i++) {
+            float v = (float)((r ? r[i] : 1.0) * col[i] * cj);
+            o[i] = v;
+            bad += !(fabsf(v) < limit);
+        }
+    }
+    if (overflow) *overflow = bad;
+    return MIX_SUCCESS;
+}
+
+static int cpu_getrf_panel_f32_worksize(void *state, int m, int n, size_t *bytes)
+{
+    (void)state; (void)m; (void)n;
+    *bytes = 0;
+    return MIX_SUCCESS;
+}
+
+static int cpu_getrf_panel_f32(void *state, int m, int n, float *a, int lda, int *ipiv,
+                               int ipiv_offset, void *work, int *info)
+{
+    (void)state; (void)work;
+    *info = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    lapack_int st = LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, a, lda, ipiv);
+    if (st < 0) return MIX_ERR_INTERNAL;
+    for (int i = 0; i < n; i++) ipiv[i] += ipiv_offset;
+    *info = (int)st;
+    /* A NaN/Inf produced by growth (or copied in) would make every later result meaningless. */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            if (!isfinite(a[IDX(i, j, lda)])) {
+                *info = -1;
+                return MIX_SUCCESS;
+            }
+    return MIX_SUCCESS;
+}
+
+static int cpu_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv)
+{
+    (void)state;
+    if (n == 0 || k2 < k1) return MIX_SUCCESS;
+    /* slaswp reads ipiv(k1..k2) as a Fortran array indexed from 1. */
+    return LAPACKE_slaswp_work(LAPACK_COL_MAJOR, n, a, lda, k1, k2, ipiv, 1) ? MIX_ERR_INTERNAL
+                                                                           : MIX_SUCCESS;
+}
+
+static int cpu_laswp_f64(void *state, int n, double *a, int lda, int k1, int k2, const int *ipiv)
+{
+    (void)state;
+    if (n == 0 || k2 < k1) return MIX_SUCCESS;
+    return LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, n, a, lda, k1, k2, ipiv, 1) ? MIX_ERR_INTERNAL
+                                                                           : MIX_SUCCESS;
+}
+
+static int cpu_trsm_llnu_f32(void *state, int m, int n, const float *a, int lda, float *b, int ldb)
+{
+    (void)state;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, m, n, 1.0f, a, lda,
+                b, ldb);
+    return MIX_SUCCESS;
+}
+
+static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                        int ldc, void *work, size_t *overflow)
+{
+    (void)state;
+    if (overflow) *overflow = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    if (compute != MIX_FP32 && k > 0) {
+        /* Tensor Core semantics emulated exactly: inputs rounded to `compute`; products of two
+         * 11-bit (FP16, TF32) or 8-bit (BF16) mantissas fit FP32's 24 bits, so FP32 GEMM on the
+         * rounded copies multiplies exactly and accumulates in FP32. */
+        float *ra = work, *rb = (float *)work + (size_t)m * k;
+        size_t bad = mixi_cpu_round_f32_matrix(compute, m, k, a, lda, ra, m);
+        bad += mixi_cpu_round_f32_matrix(compute, k, n, b, ldb, rb, k);
+        if (overflow) *overflow = bad;
+        a = ra; lda = m;
+        b = rb; ldb = k;
+    }
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda > 0 ? lda : 1, b,
+                ldb > 0 ? ldb : 1, beta, c, ldc);
+    return MIX_SUCCESS;
+}
+
+static int cpu_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int ldlu,
+                             const int *ipiv, const double *r, const double *c, double s,
+                             const double *b, int ldb, double *x, int ldx, float *work)
+{
+    (void)state;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS;
+    double colscale[64], *cs = colscale;
+    if (nrhs > 64) {
+        cs = mixi_malloc((size_t)nrhs * sizeof *cs);
+        if (!cs) return MIX_ERR_ALLOC;
+    }
+    for (int j = 0; j < nrhs; j++) {
+        const double *bj = b + IDX(0, j, ldb);
+        double mx = 0.0;
+        for (int i = 0; i < n; i++) mx = nanmax(mx, fabs(s * (r ? r[i] : 1.0) * bj[i]));
+        /* A power of two bringing the column's max near 1 keeps small residuals out of FP32's
+         * underflow range and is undone exactly. */
+        int e = 0;
+        if (mx > 0.0 && isfinite(mx)) frexp(mx, &e);
+        double f = ldexp(1.0, -e);
+        cs[j] = ldexp(1.0, e);
+        float *wj = work + IDX(0, j, n);
+        for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
+    }
+    LAPACKE_slaswp_work(LAPACK_COL_MAJOR, nrhs, work, n, 1, n, ipiv, 1);
+    cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, nrhs, 1.0f, lu,
+                ldlu, work, n);
+    cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, 1.0f, lu,
+                ldlu, work, n);
+    for (int j = 0; j < nrhs; j++) {
+        const float *wj = work + IDX(0, j, n);
+        double *xj = x + IDX(0, j, ldx);
+        for (int i = 0; i < n; i++) xj[i] = (c ? c[i] : 1.0) * ((double)wj[i] * cs[j]);
+    }
+    if (cs != colscale) mixi_free(cs);
+    return MIX_SUCCESS;
+}
+
+static int cpu_gemm_f64(void *state, int transa, int transb, int m, int n, int k, double alpha,
+                        const double *a, int lda, const double *b, int ldb, double beta, double *c,
+                        int ldc)
+{
+    (void)state;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    cblas_dgemm(CblasColMajor, transa ? CblasTrans : CblasNoTrans,
+                transb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda > 0 ? lda : 1, b,
+                ldb > 0 ? ldb : 1, beta, c, ldc);
+    return MIX_SUCCESS;
+}
+
+static int cpu_gemv_f64(void *state, int trans, int m, int n, double alpha, const double *a,
+                        int lda, const double *x, double beta, double *y)
+{
+    (void)state;
+    if (m == 0 && n == 0) return MIX_SUCCESS;
+    if ((trans ? n : m) == 0) return MIX_SUCCESS;
+    if ((trans ? m : n) == 0) { /* y := beta y */
+        cblas_dscal(trans ? n : m, beta, y, 1);
+        return MIX_SUCCESS;
+    }
+    cblas_dgemv(CblasColMajor, trans ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, 1, beta,
+                y, 1);
+    return MIX_SUCCESS;
+}
+
+static int cpu_axpy_f64(void *state, int n, double alpha, const double *x, double *y)
+{
+    (void)state;
+    if (n > 0) cblas_daxpy(n, alpha, x, 1, y, 1);
+    return MIX_SUCCESS;
+}
+
+static int cpu_scal_f64(void *state, int n, double alpha, double *x)
+{
+    (void)state;
+    if (n > 0) cblas_dscal(n, alpha, x, 1);
+    return MIX_SUCCESS;
+}
+
+static int cpu_dot_f64(void *state, int n, const double *x, const double *y, double *result)
+{
+    (void)state;
+    *result = n > 0 ? cblas_ddot(n, x, 1, y, 1) : 0.0;
+    return MIX_SUCCESS;
+}
+
+static int cpu_nrm2_f64(void *state, int n, const double *x, double *result)
+{
+    (void)state;
+    *result = n > 0 ? cblas_dnrm2(n, x, 1) : 0.0;
+    return MIX_SUCCESS;
+}
+
+static int cpu_getrf_f64_worksize(void *state, int n, size_t *bytes)
+{
+    (void)state; (void)n;
+    *bytes = 0;
+    return MIX_SUCCESS;
+}
+
+static int cpu_getrf_f64(void *state, int n, double *a, int lda, int *ipiv, void *work, int *info)
+{
+    (void)state; (void)work;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    lapack_int st = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, a, lda, ipiv);
+    if (st < 0) return MIX_ERR_INTERNAL;
+    *info = (int)st;
+    return MIX_SUCCESS;
+}
+
+static int cpu_getrs_f64(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
+                         double *b, int ldb)
+{
+    (void)state;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS;
+    return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', n, nrhs, a, lda, ipiv, b, ldb)
+               ? MIX_ERR_INTERNAL
+               : MIX_SUCCESS;
+}
+
+const mix_dense_ops mixi_cpu_dense_ops = {
+    .lacpy_f64 = cpu_lacpy_f64,
+    .count_nonfinite_f64 = cpu_count_nonfinite_f64,
+    .norm_inf_f64 = cpu_norm_inf_f64,
+    .col_absmax_f64 = cpu_col_absmax_f64,
+    .row_absmax_scaled_f64 = cpu_row_absmax_scaled_f64,
+    .col_absmax_scaled_f64 = cpu_col_absmax_scaled_f64,
+    .convert_f64_to_f32 = cpu_convert_f64_to_f32,
+    .getrf_panel_f32_worksize = cpu_getrf_panel_f32_worksize,
+    .getrf_panel_f32 = cpu_getrf_panel_f32,
+    .laswp_f32 = cpu_laswp_f32,
+    .laswp_f64 = cpu_laswp_f64,
+    .trsm_llnu_f32 = cpu_trsm_llnu_f32,
+    .gemm_f32 = cpu_gemm_f32,
+    .getrs_f32_f64 = cpu_getrs_f32_f64,
+    .gemm_f64 = cpu_gemm_f64,
+    .gemv_f64 = cpu_gemv_f64,
+    .axpy_f64 = cpu_axpy_f64,
+    .scal_f64 = cpu_scal_f64,
+    .dot_f64 = cpu_dot_f64,
+    .nrm2_f64 = cpu_nrm2_f64,
+    .getrf_f64_worksize = cpu_getrf_f64_worksize,
+    .getrf_f64 = cpu_getrf_f64,
+    .getrs_f64 = cpu_getrs_f64,
+};

@@ -1,0 +1,267 @@
+/* gesv.c: the dense mixed-precision driver: precision choice, low-precision LU, refinement, FP64 fallback. */
+#include <math.h>
+#include "solvers/solvers.h"
+
+/* Backend allocation of count * size bytes (never 0 bytes, so a NULL result always means failure). */
+static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
+{
+    size_t bytes;
+    *ptr = NULL;
+    if (mixi_mul_size(count ? count : 1, size, &bytes)) return MIX_ERR_ALLOC;
+    return ctx->ops->alloc(ctx->state, ptr, bytes);
+}
+
+/* MIX_PREC_AUTO on a large matrix: the backend's fastest native GEMM precision, preferring the
+ * one with more mantissa bits among equally fast ones (FP16 over BF16; TF32 over FP32). */
+static mix_prec auto_precision(mix_context *ctx)
+{
+    mix_caps caps = {0};
+    if (ctx->ops->caps(&caps)) return MIX_FP32;
+    static const mix_prec order[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (caps.gemm[order[i]] == MIX_PREC_NATIVE) return order[i];
+    return MIX_FP32;
+}
+
+typedef struct {
+    mix_context *ctx;
+    int n, nrhs;
+    const double *a; /* column-major FP64 A, ld lda (the user's, or a transposed copy) */
+    int lda;
+    const double *b; /* column-major B, ld ldb */
+    int ldb;
+    double *x;       /* column-major X, ld ldx */
+    int ldx;
+    double anrm;
+} problem;
+
+/* Low-precision LU + refinement.  *reason = MIX_REASON_NONE on success, else why to fall back. */
+static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec prec, int *ipiv,
+                         mix_gesv_info *info, int *reason)
+{
+    mix_context *ctx = P->ctx;
+    const mix_backend_ops *o = ctx->ops;
+    const mix_dense_ops *d = o->dense;
+    const int n = P->n, nrhs = P->nrhs, nb = mixi_lu_block_size(n);
+    float *lu = NULL, *swork = NULL;
+    int *dipiv = NULL;
+    double *r = NULL, *c = NULL, *res = NULL, *host = NULL;
+    void *gwork = NULL, *pwork = NULL;
+    mixi_gmres_ws gm = {0};
+    int rc, use_gmres = p->refine != MIX_REFINE_CLASSICAL, scale = p->scale && prec == MIX_FP16;
+    size_t pbytes = 0, nn;
+    double t0 = mixi_wtime();
+    *reason = MIX_REASON_NONE;
+
+    /* Every workspace once, before any work. */
+    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
+        (rc = d->getrf_panel_f32_worksize(ctx->state, n, nb, &pbytes)) ||
+        (rc = balloc(ctx, (void **)&lu, nn, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, sizeof(int))) ||
+        (rc = balloc(ctx, &gwork, mixi_lu_gemm_work_floats(n, nb), sizeof(float))) ||
+        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1))) ||
+        (rc = balloc(ctx, (void **)&swork, (size_t)n * (size_t)nrhs, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        (scale && (rc = balloc(ctx, (void **)&r, (size_t)n, sizeof(double)))) ||
+        (scale && (rc = balloc(ctx, (void **)&c, (size_t)n, sizeof(double)))) ||
+        (scale && !(host = mixi_malloc((size_t)n * sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
+        (use_gmres && (rc = mixi_gmres_ws_alloc(ctx, n, p->gmres_restart, &gm))))
+        goto out;
+
+    double s = 1.0;
+    if (scale && (rc = mixi_scale_compute(ctx, prec, n, P->a, P->lda, r, c, &s, host))) goto out;
+    size_t overflow = 0;
+    rc = d->convert_f64_to_f32(ctx->state, prec, n, n, P->a, P->lda, r, c, s, lu, n, &overflow);
+    if (rc) goto out;
+    if (overflow) {
+        *reason = MIX_REASON_OVERFLOW;
+        goto out;
+    }
+    int failed = 0;
+    if ((rc = mixi_lu_lowprec(ctx, prec, n, lu, n, dipiv, nb, gwork, pwork, &failed))) goto out;
+    if ((rc = o->synchronize(ctx->state))) goto out;
+    info->t_factor = mixi_wtime() - t0;
+    if (failed) {
+        *reason = MIX_REASON_FACTOR_FAILED;
+        goto out;
+    }
+
+    t0 = mixi_wtime();
+    mixi_lu_precond M = {ctx, n, lu, n, dipiv, r, c, s, swork};
+    mixi_refine_job job = {ctx, p, n, nrhs, P->a, P->lda, P->b, P->ldb, P->x, P->ldx, res, &M,
+                           use_gmres ? &gm : NULL, P->anrm};
+    mixi_refine_result out;
+    if ((rc = mixi_refine(&job, &out))) goto out;
+    if ((rc = o->synchronize(ctx->state))) goto out;
+    info->t_refine = mixi_wtime() - t0;
+    info->iter = out.iter;
+    info->inner_iter = out.inner_iter;
+    info->backward_error = out.backward_error;
+    info->history_length = out.history_length;
+    if (out.nan) *reason = MIX_REASON_NAN_IN_REFINEMENT;
+    else if (!out.converged) *reason = MIX_REASON_NOT_CONVERGED;
+    else rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int));
+out:
+    o->free(ctx->state, lu);
+    o->free(ctx->state, dipiv);
+    o->free(ctx->state, gwork);
+    o->free(ctx->state, pwork);
+    o->free(ctx->state, swork);
+    o->free(ctx->state, res);
+    o->free(ctx->state, r);
+    o->free(ctx->state, c);
+    mixi_free(host);
+    mixi_gmres_ws_free(ctx, &gm);
+    return rc;
+}
+
+/* FP64 LU (dgetrf/dgetrs) on a copy of A, so the backward error can still be measured against
+ * the original; the factors then go to the caller's a.  *sing = k > 0 if U(k,k) == 0. */
+static int fp64_solve(const problem *P, int trans_out, double *a_out, int lda_out, int *ipiv,
+                      mix_gesv_info *info, int *sing)
+{
+    mix_context *ctx = P->ctx;
+    const mix_backend_ops *o = ctx->ops;
+    const mix_dense_ops *d = o->dense;
+    const int n = P->n, nrhs = P->nrhs;
+    double *f = NULL, *res = NULL;
+    int *dipiv = NULL;
+    void *work = NULL;
+    size_t wbytes = 0, nn;
+    int rc, finfo = 0;
+    double *xn = NULL;
+    double t0 = mixi_wtime();
+    *sing = 0;
+    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
+        (rc = d->getrf_f64_worksize(ctx->state, n, &wbytes)) ||
+        (rc = balloc(ctx, (void **)&f, nn, sizeof(double))) ||
+        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, sizeof(int))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        (wbytes && (rc = balloc(ctx, &work, wbytes, 1))) ||
+        (!(xn = mixi_malloc((size_t)nrhs * 3 * sizeof(double))) && (rc = MIX_ERR_ALLOC)))
+        goto out;
+    if ((rc = d->lacpy_f64(ctx->state, 0, n, n, P->a, P->lda, f, n)) ||
+        (rc = d->getrf_f64(ctx->state, n, f, n, dipiv, work, &finfo)) ||
+        (rc = o->synchronize(ctx->state)))
+        goto out;
+    info->t_factor += mixi_wtime() - t0;
+    t0 = mixi_wtime();
+    if (finfo > 0) {
+        *sing = finfo;
+    } else {
+        double *rn = xn + nrhs, *bn = rn + nrhs;
+        if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, P->x, P->ldx)) ||
+            (rc = d->getrs_f64(ctx->state, n, nrhs, f, n, dipiv, P->x, P->ldx)) ||
+            (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, res, n)) ||
+            (rc = d->gemm_f64(ctx->state, 0, 0, n, nrhs, n, -1.0, P->a, P->lda, P->x, P->ldx, 1.0,
+                              res, n)) ||
+            (rc = d->col_absmax_f64(ctx->state, n, nrhs, res, n, rn)) ||
+            (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->x, P->ldx, xn)) ||
+            (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->b, P->ldb, bn)))
+            goto out;
+        double berr = 0.0;
+        for (int j = 0; j < nrhs; j++) {
+            double den = P->anrm * xn[j] + bn[j];
+            double be = den > 0.0 ? rn[j] / den : 0.0;
+            if (!(be <= berr)) berr = be; /* a NaN shows */
+        }
+        info->backward_error = berr;
+    }
+    /* The caller's a receives the FP64 factors (in its own layout) and ipiv the pivots. */
+    if ((rc = d->lacpy_f64(ctx->state, trans_out, n, n, f, n, a_out, lda_out)) ||
+        (rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int))) ||
+        (rc = o->synchronize(ctx->state)))
+        goto out;
+    info->t_refine += mixi_wtime() - t0;
+out:
+    o->free(ctx->state, f);
+    o->free(ctx->state, dipiv);
+    o->free(ctx->state, res);
+    o->free(ctx->state, work);
+    mixi_free(xn);
+    return rc;
+}
+
+int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int n, int nrhs,
+                  double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
+                  mix_gesv_info *info, int *singular_index)
+{
+    const mix_backend_ops *o = ctx->ops;
+    const mix_dense_ops *d = o->dense;
+    mix_gesv_params p;
+    if (p_in) p = *p_in;
+    else mix_gesv_params_init(&p);
+    const mix_gesv_info zero = {0};
+    *info = zero;
+    *singular_index = 0;
+    info->factor_prec_used = p.factor_prec;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS; /* nothing to solve, nothing written */
+    if (!d || !d->getrs_f32_f64 || !d->getrf_f64) return info->status = MIX_ERR_UNSUPPORTED;
+
+    const int rowmajor = layout == MIX_ROW_MAJOR;
+    double *a64 = NULL, *b64 = NULL, *x64 = NULL;
+    int rc, sing = 0;
+    problem P = {ctx, n, nrhs, a, lda, b, ldb, x, ldx, 0.0};
+    if (rowmajor) { /* column-major working copies; results are transposed back */
+        if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&x64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+            (rc = d->lacpy_f64(ctx->state, 1, n, n, a, lda, a64, n)) ||
+            (rc = d->lacpy_f64(ctx->state, 1, nrhs, n, b, ldb, b64, n)))
+            goto out;
+        P.a = a64; P.lda = n;
+        P.b = b64; P.ldb = n;
+        P.x = x64; P.ldx = n;
+    }
+    size_t bad_a = 0, bad_b = 0;
+    if ((rc = d->count_nonfinite_f64(ctx->state, n, n, P.a, P.lda, &bad_a)) ||
+        (rc = d->count_nonfinite_f64(ctx->state, n, nrhs, P.b, P.ldb, &bad_b)))
+        goto out;
+    if (bad_a || bad_b) {
+        rc = MIX_ERR_NAN;
+        goto out;
+    }
+    if ((rc = d->norm_inf_f64(ctx->state, n, n, P.a, P.lda, &P.anrm))) goto out;
+
+    mix_prec prec = p.factor_prec;
+    int reason = MIX_REASON_NONE;
+    if (prec == MIX_PREC_AUTO)
+        prec = n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx);
+    if (prec == MIX_FP64) {
+        reason = MIX_REASON_DIRECT;
+    } else {
+        if ((rc = lowprec_solve(&P, &p, prec, ipiv, info, &reason))) goto out;
+    }
+    info->factor_prec_used = prec;
+    if (reason != MIX_REASON_NONE) {
+        info->reason = reason;
+        info->fell_back = 1;
+        switch (reason) {
+        case MIX_REASON_DIRECT: info->iter = -1; break;
+        case MIX_REASON_OVERFLOW: info->iter = -2; break;
+        case MIX_REASON_FACTOR_FAILED: info->iter = -3; break;
+        default: info->iter = -(p.max_iter + 1); break;
+        }
+        if (reason != MIX_REASON_DIRECT && !p.fallback) {
+            /* The caller asked for no FP64 fallback: fail, with a untouched. */
+            rc = reason == MIX_REASON_OVERFLOW ? MIX_ERR_OVERFLOW
+               : reason == MIX_REASON_NAN_IN_REFINEMENT ? MIX_ERR_NAN
+               : reason == MIX_REASON_FACTOR_FAILED ? MIX_ERR_SINGULAR
+                                                    : MIX_ERR_NOT_CONVERGED;
+            goto out;
+        }
+        info->factor_prec_used = MIX_FP64;
+        if ((rc = fp64_solve(&P, rowmajor, a, lda, ipiv, info, &sing))) goto out;
+        if (sing) {
+            *singular_index = sing;
+            rc = MIX_ERR_SINGULAR;
+            goto out;
+        }
+    }
+    if (rowmajor) rc = d->lacpy_f64(ctx->state, 1, n, nrhs, x64, n, x, ldx);
+out:
+    o->free(ctx->state, a64);
+    o->free(ctx->state, b64);
+    o->free(ctx->state, x64);
+    return info->status = rc;
+}

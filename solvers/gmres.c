@@ -1,0 +1,113 @@
+/* gmres.c: FP64 GMRES(m) cycle left-preconditioned by the low-precision LU (GMRES-IR's inner solver). */
+#include <math.h>
+#include "solvers/solvers.h"
+
+int mixi_precond_apply(const mixi_lu_precond *M, int k, const double *b, int ldb, double *x,
+                       int ldx)
+{
+    return M->ctx->ops->dense->getrs_f32_f64(M->ctx->state, M->n, k, M->lu, M->ldlu, M->ipiv, M->r,
+                                             M->c, M->s, b, ldb, x, ldx, M->work);
+}
+
+int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws)
+{
+    const mix_backend_ops *o = ctx->ops;
+    size_t vbytes;
+    ws->m = m;
+    ws->V = ws->w = ws->h = ws->host = NULL;
+    if (mixi_mul_size((size_t)n * sizeof(double), (size_t)m + 1, &vbytes)) return MIX_ERR_ALLOC;
+    if (o->alloc(ctx->state, (void **)&ws->V, vbytes) ||
+        o->alloc(ctx->state, (void **)&ws->w, (size_t)n * sizeof(double)) ||
+        o->alloc(ctx->state, (void **)&ws->h, ((size_t)m + 1) * sizeof(double)) ||
+        !(ws->host = mixi_malloc(((size_t)m + 1) * ((size_t)m + 4) * sizeof(double)))) {
+        mixi_gmres_ws_free(ctx, ws);
+        return MIX_ERR_ALLOC;
+    }
+    return MIX_SUCCESS;
+}
+
+void mixi_gmres_ws_free(mix_context *ctx, mixi_gmres_ws *ws)
+{
+    ctx->ops->free(ctx->state, ws->V);
+    ctx->ops->free(ctx->state, ws->w);
+    ctx->ops->free(ctx->state, ws->h);
+    mixi_free(ws->host);
+    ws->V = ws->w = ws->h = ws->host = NULL;
+}
+
+int mixi_gmres_cycle(const mixi_lu_precond *M, const double *a, int lda, mixi_gmres_ws *ws,
+                     const double *rhs, double *d, double rtol, int *its)
+{
+    mix_context *ctx = M->ctx;
+    const mix_backend_ops *o = ctx->ops;
+    const mix_dense_ops *dn = o->dense;
+    void *st = ctx->state;
+    const int n = M->n, m = ws->m;
+    double *V = ws->V, *w = ws->w;
+    /* Host scratch: Hessenberg H ((m+1) x m, column-major), Givens cs/sn, rhs g, projections. */
+    double *H = ws->host, *cs = H + (size_t)(m + 1) * m, *sn = cs + (m + 1), *g = sn + (m + 1),
+           *hp = g + (m + 1);
+    int rc, k = 0;
+    *its = 0;
+#define V_(j) (V + (size_t)(j) * (size_t)n)
+#define H_(i, j) H[(size_t)(j) * (size_t)(m + 1) + (size_t)(i)]
+    if ((rc = mixi_precond_apply(M, 1, rhs, n, V_(0), n))) return rc;
+    double beta;
+    if ((rc = dn->nrm2_f64(st, n, V_(0), &beta))) return rc;
+    if ((rc = o->memset0(st, d, (size_t)n * sizeof(double)))) return rc;
+    if (!(beta > 0.0) || !isfinite(beta)) return MIX_SUCCESS; /* zero rhs, or NaN seen by caller */
+    if ((rc = dn->scal_f64(st, n, 1.0 / beta, V_(0)))) return rc;
+    g[0] = beta;
+    for (k = 0; k < m; k++) {
+        /* w = M^{-1} A v_k */
+        if ((rc = dn->gemv_f64(st, 0, n, n, 1.0, a, lda, V_(k), 0.0, w))) return rc;
+        if ((rc = mixi_precond_apply(M, 1, w, n, w, n))) return rc;
+        /* Classical Gram-Schmidt twice: two block projections, stable like MGS, BLAS-2 speed. */
+        for (int i = 0; i <= k; i++) H_(i, k) = 0.0;
+        for (int pass = 0; pass < 2; pass++) {
+            if ((rc = dn->gemv_f64(st, 1, n, k + 1, 1.0, V, n, w, 0.0, ws->h))) return rc;
+            if ((rc = dn->gemv_f64(st, 0, n, k + 1, -1.0, V, n, ws->h, 1.0, w))) return rc;
+            if ((rc = o->download(st, hp, ws->h, (size_t)(k + 1) * sizeof(double)))) return rc;
+            for (int i = 0; i <= k; i++) H_(i, k) += hp[i];
+        }
+        double hn;
+        if ((rc = dn->nrm2_f64(st, n, w, &hn))) return rc;
+        H_(k + 1, k) = hn;
+        if (!isfinite(hn)) return MIX_SUCCESS; /* d stays 0; the caller's residual check decides */
+        /* Previous rotations on the new column, then the one that zeroes H(k+1, k). */
+        for (int i = 0; i < k; i++) {
+            double t = cs[i] * H_(i, k) + sn[i] * H_(i + 1, k);
+            H_(i + 1, k) = -sn[i] * H_(i, k) + cs[i] * H_(i + 1, k);
+            H_(i, k) = t;
+        }
+        double den = hypot(H_(k, k), H_(k + 1, k));
+        if (den == 0.0) break; /* exact breakdown with a singular H: keep the k steps done */
+        cs[k] = H_(k, k) / den;
+        sn[k] = H_(k + 1, k) / den;
+        H_(k, k) = den;
+        H_(k + 1, k) = 0.0;
+        g[k + 1] = -sn[k] * g[k];
+        g[k] = cs[k] * g[k];
+        int lucky = hn == 0.0;
+        if (!lucky && (rc = o->copy(st, V_(k + 1), w, (size_t)n * sizeof(double)))) return rc;
+        if (!lucky && (rc = dn->scal_f64(st, n, 1.0 / hn, V_(k + 1)))) return rc;
+        if (lucky || fabs(g[k + 1]) <= rtol * beta) {
+            k++;
+            break;
+        }
+    }
+    /* y = H(1:k,1:k) \ g(1:k), then d = V(:, 1:k) y. */
+    for (int i = k - 1; i >= 0; i--) {
+        double t = g[i];
+        for (int j = i + 1; j < k; j++) t -= H_(i, j) * hp[j];
+        hp[i] = t / H_(i, i);
+    }
+    if (k > 0) {
+        if ((rc = o->upload(st, ws->h, hp, (size_t)k * sizeof(double)))) return rc;
+        if ((rc = dn->gemv_f64(st, 0, n, k, 1.0, V, n, ws->h, 0.0, d))) return rc;
+    }
+    *its = k;
+#undef V_
+#undef H_
+    return MIX_SUCCESS;
+}

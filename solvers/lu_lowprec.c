@@ -1,0 +1,53 @@
+/* lu_lowprec.c: blocked right-looking LU in FP32 storage with trailing updates in a chosen GEMM precision. */
+#include "solvers/solvers.h"
+
+int mixi_lu_block_size(int n)
+{
+    /* Measured on the CPU backend (doc/benchmarks.md): 256 is best from n ~ 1000 up; small
+     * matrices take one smaller panel step so the GEMM still does most of the work. */
+    if (n <= 256) return n < 64 ? (n > 0 ? n : 1) : 64;
+    if (n <= 1024) return 128;
+    return 256;
+}
+
+size_t mixi_lu_gemm_work_floats(int n, int nb)
+{
+    /* Largest update: (n - nb) x nb panel L21 plus nb x (n - nb) block U12. */
+    return 2 * (size_t)n * (size_t)nb;
+}
+
+int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int *ipiv, int nb,
+                    void *gemm_work, void *panel_work, int *failed)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    void *st = ctx->state;
+    *failed = 0;
+#define A_(i, j) (a + (size_t)(j) * (size_t)lda + (size_t)(i))
+    for (int j = 0; j < n; j += nb) {
+        int jb = n - j < nb ? n - j : nb;
+        int pinfo = 0, rc;
+        rc = d->getrf_panel_f32(st, n - j, jb, A_(j, j), lda, ipiv + j, j, panel_work, &pinfo);
+        if (rc) return rc;
+        if (pinfo != 0) { /* zero pivot or NaN: this precision cannot factor the matrix */
+            *failed = 1;
+            return MIX_SUCCESS;
+        }
+        /* The panel's interchanges on the columns left and right of it. */
+        if (j > 0 && (rc = d->laswp_f32(st, j, A_(0, 0), lda, j + 1, j + jb, ipiv))) return rc;
+        int rest = n - j - jb;
+        if (rest > 0) {
+            if ((rc = d->laswp_f32(st, rest, A_(0, j + jb), lda, j + 1, j + jb, ipiv))) return rc;
+            if ((rc = d->trsm_llnu_f32(st, jb, rest, A_(j, j), lda, A_(j, j + jb), lda))) return rc;
+            size_t ovf = 0;
+            rc = d->gemm_f32(st, compute, rest, rest, jb, -1.0f, A_(j + jb, j), lda, A_(j, j + jb),
+                             lda, 1.0f, A_(j + jb, j + jb), lda, gemm_work, &ovf);
+            if (rc) return rc;
+            if (ovf) { /* element growth beyond the GEMM input format */
+                *failed = 1;
+                return MIX_SUCCESS;
+            }
+        }
+    }
+#undef A_
+    return MIX_SUCCESS;
+}

@@ -1,0 +1,49 @@
+/* scaling.c: power-of-two equilibration and the FP16 range scalar (Higham, Pranesh & Zounon 2019). */
+#include <math.h>
+#include "solvers/solvers.h"
+
+/* Fraction of FP16's largest value (65504) where the largest scaled entry is put: room for
+ * element growth in the LU (HPZ's theta = 0.1). */
+#define FP16_THETA 0.1
+
+/* 2^-e with 2^e <= v < 2^(e+1): multiplying by it brings v into [1, 2) exactly. */
+static double inv_pow2(double v)
+{
+    if (!(v > 0.0) || !isfinite(v)) return 1.0;
+    int e;
+    frexp(v, &e); /* v = f 2^e, f in [0.5, 1) */
+    return ldexp(1.0, 1 - e);
+}
+
+int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
+                       double *c, double *s, double *host_tmp)
+{
+    const mix_backend_ops *o = ctx->ops;
+    const mix_dense_ops *d = o->dense;
+    size_t bytes = (size_t)n * sizeof(double);
+    int rc;
+    *s = 1.0;
+    /* Rows first, then columns of the row-scaled matrix (one sweep of each, as in HPZ Alg. 2.1). */
+    if ((rc = d->row_absmax_scaled_f64(ctx->state, n, n, a, lda, NULL, r))) return rc;
+    if ((rc = o->download(ctx->state, host_tmp, r, bytes))) return rc;
+    for (int i = 0; i < n; i++) host_tmp[i] = inv_pow2(host_tmp[i]);
+    if ((rc = o->upload(ctx->state, r, host_tmp, bytes))) return rc;
+    if ((rc = d->col_absmax_scaled_f64(ctx->state, n, n, a, lda, r, c))) return rc;
+    if ((rc = o->download(ctx->state, host_tmp, c, bytes))) return rc;
+    double beta = 0.0;
+    for (int j = 0; j < n; j++) {
+        double f = inv_pow2(host_tmp[j]);
+        double scaled = host_tmp[j] * f; /* this column's max after scaling, in [1, 2) or 0 */
+        if (scaled > beta) beta = scaled;
+        host_tmp[j] = f;
+    }
+    if ((rc = o->upload(ctx->state, c, host_tmp, bytes))) return rc;
+    if (prec == MIX_FP16 && beta > 0.0) {
+        /* Largest power of two with s * beta <= theta * 65504, so small entries use as much of
+         * FP16's normal range as possible without risking overflow. */
+        int e;
+        frexp(FP16_THETA * 65504.0 / beta, &e);
+        *s = ldexp(1.0, e - 1);
+    }
+    return MIX_SUCCESS;
+}

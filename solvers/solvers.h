@@ -1,0 +1,98 @@
+/* solvers.h: internal interfaces between the dense solver pieces (LU, scaling, refinement, driver). */
+#ifndef MIX_SOLVERS_H
+#define MIX_SOLVERS_H
+
+#include "lib/mix_internal.h"
+#include "kernels/backend_dense.h"
+
+/* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */
+/* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
+int mixi_lu_block_size(int n);
+/* Floats of GEMM workspace the blocked LU needs (compute != FP32 rounds its inputs into it). */
+size_t mixi_lu_gemm_work_floats(int n, int nb);
+/* Right-looking blocked LU with partial pivoting of the n x n FP32 matrix a (backend memory), in
+ * place; ipiv backend (n ints, global 1-based).  Trailing updates through dense->gemm_f32 with
+ * `compute`.  *failed = 1 when the factorisation cannot be used (exactly zero pivot, NaN/Inf,
+ * overflow of a GEMM input in `compute`); the return value is a MIX_ERR_* status for backend
+ * failures only. */
+int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int *ipiv, int nb,
+                    void *gemm_work, void *panel_work, int *failed);
+
+/* ---- Scaling (scaling.c) -------------------------------------------------------------------- */
+/* Two-sided power-of-two equilibration of the n x n FP64 matrix a (backend): fills r and c (backend,
+ * n each) so that diag(r) A diag(c) has every row and column max in [1, 2) (zero lines keep 1),
+ * and *s (host): 1 unless `prec` is MIX_FP16, then a power of two putting the largest entry near
+ * 0.1 * 65504 (Higham, Pranesh & Zounon).  host_tmp: n doubles of host scratch. */
+int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
+                       double *c, double *s, double *host_tmp);
+
+/* ---- The low-precision preconditioner M^{-1} = C (LU)^{-1} s R ------------------------------ */
+typedef struct {
+    mix_context *ctx;
+    int n;
+    const float *lu;
+    int ldlu;
+    const int *ipiv;
+    const double *r, *c; /* backend, or NULL when unscaled */
+    double s;
+    float *work;         /* backend, n * nrhs floats */
+} mixi_lu_precond;
+
+/* x := M^{-1} b for n x k blocks (k <= the nrhs the work was sized for); b == x allowed. */
+int mixi_precond_apply(const mixi_lu_precond *M, int k, const double *b, int ldb, double *x,
+                       int ldx);
+
+/* ---- GMRES (gmres.c) ------------------------------------------------------------------------ */
+typedef struct {
+    int m;            /* Krylov dimension of one cycle */
+    double *V;        /* backend, n x (m + 1) */
+    double *w;        /* backend, n */
+    double *h;        /* backend, m + 1: CGS2 projections */
+    double *host;     /* host: (m+1) m Hessenberg + 4 (m+1) Givens/rhs/solution/projections */
+} mixi_gmres_ws;
+/* Allocates the workspace (one per solve); mixi_gmres_ws_free releases it (zeroed struct allowed). */
+int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws);
+void mixi_gmres_ws_free(mix_context *ctx, mixi_gmres_ws *ws);
+/* One GMRES(m) cycle in FP64 on M^{-1} A d = M^{-1} rhs from d = 0 (left preconditioning),
+ * stopping when the preconditioned residual falls by `rtol`.  A n x n FP64 (backend), rhs and d
+ * backend vectors.  *its = Krylov steps taken. */
+int mixi_gmres_cycle(const mixi_lu_precond *M, const double *a, int lda, mixi_gmres_ws *ws,
+                     const double *rhs, double *d, double rtol, int *its);
+
+/* ---- Refinement (refine.c) ------------------------------------------------------------------ */
+typedef struct {
+    mix_context *ctx;
+    const mix_gesv_params *p;
+    int n, nrhs;
+    const double *a; int lda;   /* original FP64 A, backend */
+    const double *b; int ldb;   /* backend */
+    double *x; int ldx;         /* backend: solution (in: nothing) */
+    double *r;                  /* backend, n x nrhs, ld n: residuals, then corrections */
+    const mixi_lu_precond *M;
+    mixi_gmres_ws *gmres;       /* NULL when p->refine == MIX_REFINE_CLASSICAL */
+    double anrm;                /* ||A||inf */
+} mixi_refine_job;
+typedef struct {
+    int converged;      /* 1: every column passed the stopping test */
+    int nan;            /* NaN/Inf appeared in x or r */
+    int iter;           /* outer iterations used */
+    int inner_iter;     /* total GMRES steps */
+    double backward_error;
+    int history_length;
+} mixi_refine_result;
+/* x = M^{-1} b, then refinement until every column passes the stopping test, NaN/Inf appears, a
+ * column stalls, or p->max_iter corrections were made.  Returns a MIX_ERR_* status for backend
+ * or allocation failures only; the outcome is in *res. */
+int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
+
+/* ---- Driver (gesv.c) ------------------------------------------------------------------------ */
+/* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly). */
+#define MIXI_GESV_AUTO_MIN_N 128
+/* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
+ * already checked by lib/gesv_api.c.  Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64
+ * factors are in a), MIX_ERR_NAN (nothing written) or another MIX_ERR_*.  info is filled. */
+int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
+                  double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
+                  mix_gesv_info *info, int *singular_index);
+
+#endif
