@@ -1,0 +1,61 @@
+/* bench.h: results of `mixsolve bench` shared by the runner (bench_suite.c) and the reports (report.c). */
+#ifndef MIXSOLVE_BENCH_H
+#define MIXSOLVE_BENCH_H
+
+#include <stdio.h>
+#include "mixsolve.h"
+
+#define BENCH_HIST 64
+
+/* How one solve ended, as judged by the benchmark's own FP64 check. */
+typedef enum {
+    BENCH_OK,        /* converged in the low precision, no fallback, check passed */
+    BENCH_FALLBACK,  /* solved through the FP64 fallback, check passed */
+    BENCH_FAILED,    /* the solver reported a failure (status, not converged, not SPD) */
+    BENCH_SILENT,    /* the solver reported success but the recomputed check fails */
+    BENCH_TIMEOUT,   /* killed at the per-solve time limit */
+    BENCH_CRASHED,   /* the solve process died (signal) */
+    BENCH_SKIPPED    /* not run (size limit, budget); the note says why */
+} bench_outcome;
+
+typedef enum { BENCH_LU, BENCH_CG } bench_method;
+
+/* One matrix x method x precision. */
+typedef struct {
+    char matrix[64];
+    int n;
+    long long nnz;
+    int spd_candidate;
+    bench_method method;
+    mix_prec prec;       /* MIX_FP64 = the baseline (LAPACKE_dgesv or FP64 CG) */
+    bench_outcome outcome;
+    int status;          /* mixsolve status (LAPACK info for the baseline) */
+    int iter, inner_iter, reliable_updates, fell_back, reason;
+    double check;        /* LU: backward error; CG: true relative residual; recomputed in FP64 */
+    double solver_check; /* the same as the solver reported it */
+    double fwd_err;      /* ||x - ones||inf (b = A ones) */
+    double time;         /* seconds, best of the repetitions */
+    double speedup;      /* FP64 baseline time / time (0 when either is missing) */
+    double kappa1;       /* 1-norm condition estimate (LAPACKE_dgecon), baseline LU only */
+    int hist_len;
+    double hist[BENCH_HIST];
+    char note[120];
+} bench_result;
+
+typedef struct {
+    bench_result *r;
+    int count, cap;
+    const char *outdir;
+    char backend[16], device[128], libraries[128];
+    double threshold_lu_factor; /* LU accepted when backward error <= factor * sqrt(n) * eps */
+    double cg_tol;
+    double wall;
+} bench_set;
+
+const char *bench_outcome_name(bench_outcome o);
+/* Table on stdout, results.csv, report.md and the gnuplot plots in s->outdir; 0 or -1. */
+int bench_report(bench_set *s, FILE *table);
+/* The NVIDIA-style per-precision summary (also part of the report). */
+void bench_summary(const bench_set *s, FILE *f, int markdown);
+
+#endif

@@ -1,0 +1,695 @@
+/* bench_suite.c: `mixsolve bench`: every matrix x method x precision against FP64, each solve in its own
+ * process (time limit, crash isolation) and checked here in FP64. */
+#include "config.h"
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <lapacke.h>
+#include "tools/cli.h"
+#include "bench/bench.h"
+#include "matrices/generators.h"
+#include "matrices/mmio.h"
+
+#ifndef MIX_SRCDIR
+#define MIX_SRCDIR "."
+#endif
+
+typedef struct {
+    int quick, gen;
+    mix_backend backend;
+    int dense_max;
+    double time_limit;
+    long long max_nnz;
+    double min_time; /* repeat a solve until this much time is spent (timing noise) */
+    int max_reps;
+} bench_opts;
+
+/* One problem: a file (loaded when its turn comes) or a generated matrix. */
+typedef struct {
+    char name[64];
+    char *path;      /* NULL for generated ones */
+    int gen_kind;    /* 0 file, 1 randsvd, 2 poisson2d, 3 poisson3d, 4 anisotropic */
+    int gen_n;
+} problem;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void bench_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mixsolve bench [DIR|FILE...] [-o OUTDIR] [--quick] [--backend cpu|cuda|auto]\n"
+            "         [--dense-max N] [--time-limit SECONDS] [--max-nnz N] [--no-gen]\n"
+            "Runs every matrix (*.mtx, *.mtx.gz in each DIR, or the FILEs) with every applicable\n"
+            "method and precision: dense LU-IR (mix_dgesv_ir, factor fp32, tf32, fp16, bf16, refine auto)\n"
+            "for square matrices with n <= --dense-max (default 4096), and reliable-update CG\n"
+            "(mix_dcg, Jacobi, storage fp64, fp32, fp16, bf16, fixed16) for symmetric matrices with a\n"
+            "positive diagonal, against the FP64 baseline (LAPACKE_dgesv, FP64 CG) in the same run.\n"
+            "b = A * ones; the backward error (LU) or true relative residual (CG) is recomputed here\n"
+            "in FP64, so a reported success that is not one counts as a silent failure.  Each solve\n"
+            "runs in a child process killed after --time-limit seconds (default 60).  Without\n"
+            "arguments: the bundled SuiteSparse set plus generated problems (--no-gen: without them).\n"
+            "Writes a table on stdout, progress on stderr, and OUTDIR (default bench-out) with\n"
+            "results.csv, report.md and PNG plots (gnuplot).  --quick: smaller limits and problems.\n");
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int add_problem(problem **p, int *n, int *cap, const char *name, const char *path, int kind, int gn)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 64;
+        problem *q = realloc(*p, (size_t)c * sizeof *q);
+        if (!q) return -1;
+        *p = q;
+        *cap = c;
+    }
+    problem *e = &(*p)[(*n)++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->path = path ? strdup(path) : NULL;
+    e->gen_kind = kind;
+    e->gen_n = gn;
+    return (path && !e->path) ? -1 : 0;
+}
+
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void base_name(const char *path, char *out, size_t len)
+{
+    const char *s = strrchr(path, '/');
+    s = s ? s + 1 : path;
+    snprintf(out, len, "%s", s);
+    char *dot = strstr(out, ".mtx");
+    if (dot) *dot = '\0';
+}
+
+/* Files of a directory, sorted; 0, or -1 when it cannot be read. */
+static int add_dir(const char *dir, problem **p, int *n, int *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    char **names = NULL;
+    int cnt = 0, ncap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!has_suffix(e->d_name, ".mtx") && !has_suffix(e->d_name, ".mtx.gz")) continue;
+        if (cnt == ncap) {
+            ncap = ncap ? 2 * ncap : 64;
+            char **q = realloc(names, (size_t)ncap * sizeof *q);
+            if (!q) break;
+            names = q;
+        }
+        names[cnt] = strdup(e->d_name);
+        if (names[cnt]) cnt++;
+    }
+    closedir(d);
+    qsort(names, (size_t)cnt, sizeof *names, name_cmp);
+    for (int i = 0; i < cnt; i++) {
+        char path[4096], nm[64];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        base_name(names[i], nm, sizeof nm);
+        add_problem(p, n, cap, nm, path, 0, 0);
+        free(names[i]);
+    }
+    free(names);
+    return 0;
+}
+
+static const char *default_dir(void)
+{
+    static char buf[4096];
+    const char *env = getenv("MIX_MATRIX_DIR");
+    const char *cands[] = {env, MIX_SRCDIR "/matrices/data", MIX_DATADIR "/matrices"};
+    for (int k = 0; k < 3; k++) {
+        struct stat st;
+        if (!cands[k]) continue;
+        snprintf(buf, sizeof buf, "%s/LF10.mtx", cands[k]);
+        if (!stat(cands[k], &st) && S_ISDIR(st.st_mode) && (k == 0 || !stat(buf, &st))) return cands[k];
+    }
+    return NULL;
+}
+
+/* ---- the problems ----------------------------------------------------------------------------- */
+
+static int spd_candidate(const mixm_csr *A)
+{
+    if (A->nrows != A->ncols || !mixm_csr_is_symmetric(A)) return 0;
+    for (int i = 0; i < A->nrows; i++) {
+        double d = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] == i) d = A->val[k];
+        if (!(d > 0)) return 0;
+    }
+    return 1;
+}
+
+/* Dense generated matrices go through the same CSR path as files (every entry stored). */
+static int dense_to_csr(int n, const double *a, mixm_csr *A)
+{
+    int st = mixm_csr_alloc(A, n, n, (int64_t)n * n);
+    if (st) return st;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = (int64_t)i * n;
+        for (int j = 0; j < n; j++) {
+            A->colind[(int64_t)i * n + j] = j;
+            A->val[(int64_t)i * n + j] = a[i + (size_t)j * n];
+        }
+    }
+    A->rowptr[n] = (int64_t)n * n;
+    return MIX_SUCCESS;
+}
+
+static int load_problem(const problem *p, const bench_opts *o, mixm_csr *A, char *err, size_t errlen)
+{
+    memset(A, 0, sizeof *A);
+    if (p->path) {
+        mixm_mtx_header h;
+        int st = mixm_mtx_read_header(p->path, &h, err, errlen);
+        if (st) return st;
+        if (h.entries > o->max_nnz) {
+            snprintf(err, errlen, "%lld stored entries exceed --max-nnz %lld", (long long)h.entries, o->max_nnz);
+            return MIX_ERR_UNSUPPORTED;
+        }
+        return mixm_mtx_read(p->path, A, NULL, err, errlen);
+    }
+    int st;
+    switch (p->gen_kind) {
+    case 1: {
+        double *a = malloc((size_t)p->gen_n * (size_t)p->gen_n * sizeof *a);
+        if (!a) return MIX_ERR_ALLOC;
+        st = mixm_gen_randsvd(p->gen_n, 1e6, 3, 42, a);
+        if (!st) st = dense_to_csr(p->gen_n, a, A);
+        free(a);
+        break;
+    }
+    case 2: st = mixm_gen_poisson2d(p->gen_n, A); break;
+    case 3: st = mixm_gen_poisson3d(p->gen_n, A); break;
+    default: st = mixm_gen_anisotropic2d(p->gen_n, 1e-3, A); break;
+    }
+    if (st) snprintf(err, errlen, "generator failed: %s", mix_strerror(st));
+    return st;
+}
+
+/* ---- one solve (runs in the child) ------------------------------------------------------------ */
+
+static double inf_norm_csr(const mixm_csr *A)
+{
+    double m = 0;
+    for (int i = 0; i < A->nrows; i++) {
+        double s = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += fabs(A->val[k]);
+        m = fmax(m, s);
+    }
+    return m;
+}
+
+static double vmax(const double *x, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) m = fmax(m, fabs(x[i])); /* NaN never wins fmax: checked apart */
+    return m;
+}
+
+static int has_nonfinite(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 1;
+    return 0;
+}
+
+/* Backward error (LU) and true relative 2-norm residual (CG) of x, in FP64, from the CSR. */
+static void check_solution(const mixm_csr *A, const double *b, const double *x, double *r, double *be,
+                           double *rel2, double *fwd)
+{
+    int n = A->nrows;
+    if (has_nonfinite(x, n)) {
+        *be = *rel2 = *fwd = INFINITY;
+        return;
+    }
+    mixm_csr_matvec(A, x, r);
+    double s2 = 0, b2 = 0;
+    for (int i = 0; i < n; i++) {
+        r[i] = b[i] - r[i];
+        s2 += r[i] * r[i];
+        b2 += b[i] * b[i];
+    }
+    double den = inf_norm_csr(A) * vmax(x, n) + vmax(b, n);
+    *be = den > 0 ? vmax(r, n) / den : vmax(r, n);
+    *rel2 = b2 > 0 ? sqrt(s2 / b2) : sqrt(s2);
+    double f = 0;
+    for (int i = 0; i < n; i++) f = fmax(f, fabs(x[i] - 1.0));
+    *fwd = f;
+}
+
+static const char *cg_reason(int reason)
+{
+    static const char *const names[] = {"converged", "iteration limit", "stagnated at the precision's floor",
+                                        "breakdown: not SPD", "breakdown: NaN/Inf", "zero right-hand side"};
+    return reason >= 0 && reason <= 5 ? names[reason] : "unknown";
+}
+
+static const char *lu_reason(int reason)
+{
+    static const char *const names[] = {"", "FP64 chosen directly", "overflow in the low precision",
+                                        "low-precision LU failed", "refinement did not converge",
+                                        "NaN/Inf in refinement"};
+    return reason >= 0 && reason <= 5 ? names[reason] : "unknown";
+}
+
+static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res)
+{
+    int n = A->nrows;
+    size_t nn = (size_t)(n ? n : 1);
+    double *b = malloc(nn * sizeof *b), *x = calloc(nn, sizeof *x), *r = malloc(nn * sizeof *r);
+    double *d0 = NULL, *work = NULL;
+    int *ipiv = NULL;
+    mix_context *ctx = NULL;
+    mix_sparse *S = NULL;
+    res->outcome = BENCH_FAILED;
+    if (!b || !x || !r) {
+        snprintf(res->note, sizeof res->note, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) x[i] = 1.0;
+    mixm_csr_matvec(A, x, b);
+    int st = 0;
+    if (!(res->method == BENCH_LU && res->prec == MIX_FP64)) {
+        if ((st = mix_context_create(&ctx, o->backend))) {
+            res->status = st;
+            snprintf(res->note, sizeof res->note, "backend: %s", mix_strerror(st));
+            goto out;
+        }
+    }
+    double best = INFINITY, spent = 0;
+    if (res->method == BENCH_LU) {
+        mixm_dense D;
+        if (mixm_csr_to_dense(A, &D)) {
+            snprintf(res->note, sizeof res->note, "out of memory for the dense copy");
+            goto out;
+        }
+        d0 = D.a;
+        work = malloc(nn * nn * sizeof *work);
+        ipiv = malloc(nn * sizeof *ipiv);
+        if (!work || !ipiv) {
+            snprintf(res->note, sizeof res->note, "out of memory for the dense copy");
+            goto out;
+        }
+        mix_gesv_params prm;
+        mix_gesv_params_init(&prm);
+        prm.factor_prec = res->prec;
+        prm.refine = MIX_REFINE_AUTO;
+        prm.residual_history = res->hist;
+        prm.history_capacity = BENCH_HIST;
+        mix_gesv_info info;
+        memset(&info, 0, sizeof info);
+        for (int rep = 0; rep < o->max_reps; rep++) {
+            memcpy(work, d0, (size_t)n * nn * sizeof *work);
+            double t0;
+            if (res->prec == MIX_FP64) {
+                memcpy(x, b, nn * sizeof *x);
+                t0 = now();
+                st = (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, work, n, ipiv, x, n);
+            } else {
+                t0 = now();
+                st = mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, work, n, ipiv, b, n, x, n, &info);
+            }
+            double t = now() - t0;
+            best = fmin(best, t);
+            spent += t;
+            if (st || spent > o->min_time || spent > o->time_limit / 8) break;
+        }
+        res->status = st;
+        res->time = best;
+        if (res->prec == MIX_FP64) {
+            if (st == 0 && n > 0) { /* work holds the LU factors of the last repetition */
+                double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', n, n, d0, n), rcond = 0;
+                if (LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', n, work, n, anorm, &rcond) == 0 && rcond > 0)
+                    res->kappa1 = 1.0 / rcond;
+                else
+                    res->kappa1 = INFINITY;
+            }
+        } else {
+            res->iter = info.iter;
+            res->inner_iter = info.inner_iter;
+            res->fell_back = info.fell_back;
+            res->reason = info.reason;
+            res->solver_check = info.backward_error;
+            res->hist_len = info.history_length < BENCH_HIST ? info.history_length : BENCH_HIST;
+        }
+        double rel2;
+        check_solution(A, b, x, r, &res->check, &rel2, &res->fwd_err);
+        double thr = s->threshold_lu_factor * sqrt((double)(n ? n : 1)) * DBL_EPSILON;
+        if (st) {
+            res->outcome = BENCH_FAILED;
+            if (res->prec == MIX_FP64) snprintf(res->note, sizeof res->note, "dgesv info %d: exactly singular", st);
+            else snprintf(res->note, sizeof res->note, "%s", mix_strerror(st));
+        } else if (!(res->check <= thr)) {
+            res->outcome = BENCH_SILENT;
+            snprintf(res->note, sizeof res->note, "reported success, backward error %.2e > %.2e", res->check, thr);
+        } else if (res->fell_back) {
+            res->outcome = BENCH_FALLBACK;
+            snprintf(res->note, sizeof res->note, "fallback: %s", lu_reason(res->reason));
+        } else {
+            res->outcome = BENCH_OK;
+        }
+    } else {
+        if ((st = mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S))) {
+            res->status = st;
+            snprintf(res->note, sizeof res->note, "sparse setup: %s", mix_strerror(st));
+            goto out;
+        }
+        mix_cg_params prm;
+        mix_cg_params_init(&prm);
+        prm.sloppy_prec = res->prec;
+        prm.tol = s->cg_tol;
+        prm.precond = MIX_PRECOND_JACOBI;
+        mix_cg_info info;
+        memset(&info, 0, sizeof info);
+        for (int rep = 0; rep < o->max_reps; rep++) {
+            memset(x, 0, nn * sizeof *x);
+            double t0 = now();
+            st = mix_dcg(ctx, &prm, S, b, x, &info);
+            double t = now() - t0;
+            best = fmin(best, t);
+            spent += t;
+            if (st || spent > o->min_time || spent > o->time_limit / 8) break;
+        }
+        res->status = st;
+        res->time = best;
+        res->iter = info.iter;
+        res->reliable_updates = info.reliable_updates;
+        res->reason = info.reason;
+        res->solver_check = info.true_rel_residual;
+        double be;
+        check_solution(A, b, x, r, &be, &res->check, &res->fwd_err);
+        if (st) {
+            res->outcome = BENCH_FAILED;
+            snprintf(res->note, sizeof res->note, "%s (%s)", mix_strerror(st), cg_reason(info.reason));
+        } else if (!(res->check <= 10 * prm.tol)) {
+            res->outcome = BENCH_SILENT;
+            snprintf(res->note, sizeof res->note, "reported convergence, residual %.2e > 10 tol", res->check);
+        } else {
+            res->outcome = BENCH_OK;
+        }
+    }
+out:
+    if (S) mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    free(b);
+    free(x);
+    free(r);
+    free(d0);
+    free(work);
+    free(ipiv);
+}
+
+/* Runs run_one in a child so that a hang is cut at the time limit and a crash is only a result. */
+static void run_isolated(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res)
+{
+    int fd[2];
+    if (pipe(fd)) {
+        run_one(A, o, s, res);
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        run_one(A, o, s, res);
+        return;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        run_one(A, o, s, res);
+        const char *p = (const char *)res;
+        size_t left = sizeof *res;
+        while (left) {
+            ssize_t w = write(fd[1], p, left);
+            if (w <= 0) _exit(3);
+            p += w;
+            left -= (size_t)w;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    bench_result got;
+    char *p = (char *)&got;
+    size_t have = 0;
+    double deadline = now() + o->time_limit;
+    int timed_out = 0;
+    while (have < sizeof got) {
+        int ms = (int)((deadline - now()) * 1000);
+        if (ms <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pf = {fd[0], POLLIN, 0};
+        int pr = poll(&pf, 1, ms);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr == 0) {
+            timed_out = 1;
+            break;
+        }
+        ssize_t k = read(fd[0], p + have, sizeof got - have);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        have += (size_t)k;
+    }
+    close(fd[0]);
+    if (timed_out) kill(pid, SIGKILL);
+    int wst = 0;
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {}
+    if (have == sizeof got) {
+        *res = got;
+    } else if (timed_out) {
+        res->outcome = BENCH_TIMEOUT;
+        snprintf(res->note, sizeof res->note, "killed at the %.0f s time limit", o->time_limit);
+    } else {
+        res->outcome = BENCH_CRASHED;
+        if (WIFSIGNALED(wst))
+            snprintf(res->note, sizeof res->note, "solve process died: %s", strsignal(WTERMSIG(wst)));
+        else
+            snprintf(res->note, sizeof res->note, "solve process exited with status %d", WEXITSTATUS(wst));
+    }
+}
+
+/* ---- the run ----------------------------------------------------------------------------------- */
+
+static bench_result *new_result(bench_set *s, const char *name, const mixm_csr *A, int spd, bench_method m,
+                                mix_prec p)
+{
+    if (s->count == s->cap) {
+        int c = s->cap ? 2 * s->cap : 256;
+        bench_result *q = realloc(s->r, (size_t)c * sizeof *q);
+        if (!q) return NULL;
+        s->r = q;
+        s->cap = c;
+    }
+    bench_result *r = &s->r[s->count++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->matrix, sizeof r->matrix, "%s", name);
+    r->n = A ? A->nrows : 0;
+    r->nnz = A ? (long long)A->nnz : 0;
+    r->spd_candidate = spd;
+    r->method = m;
+    r->prec = p;
+    r->outcome = BENCH_SKIPPED;
+    return r;
+}
+
+static const mix_prec lu_precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.3, 5};
+    const char *outdir = "bench-out";
+    int dense_set = 0, limit_set = 0;
+    problem *probs = NULL;
+    int np = 0, pcap = 0, explicit_inputs = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        long lv;
+        double dv;
+        if (cli_is_help(argv[i])) {
+            bench_usage(stdout);
+            return CLI_OK;
+        }
+        if ((r = cli_opt(argc, argv, &i, "-o", &v)) || (r = cli_opt(argc, argv, &i, "--output", &v))) {
+            if (r < 0) return CLI_USAGE;
+            outdir = v;
+        } else if (!strcmp(argv[i], "--quick")) {
+            o.quick = 1;
+        } else if (!strcmp(argv[i], "--no-gen")) {
+            o.gen = 0;
+        } else if ((r = cli_opt(argc, argv, &i, "--backend", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_backend(v, &o.backend)) return cli_error(CLI_USAGE, "bad --backend '%s' (cpu, cuda or auto)", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--dense-max", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_long(v, 0, 32768, &lv)) return cli_error(CLI_USAGE, "bad --dense-max '%s' (0..32768)", v);
+            o.dense_max = (int)lv;
+            dense_set = 1;
+        } else if ((r = cli_opt(argc, argv, &i, "--time-limit", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_double(v, &dv) || dv <= 0) return cli_error(CLI_USAGE, "bad --time-limit '%s'", v);
+            o.time_limit = dv;
+            limit_set = 1;
+        } else if ((r = cli_opt(argc, argv, &i, "--max-nnz", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_long(v, 1, 2147483647L, &lv)) return cli_error(CLI_USAGE, "bad --max-nnz '%s'", v);
+            o.max_nnz = lv;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_error(CLI_USAGE, "bench: unknown option '%s' (see mixsolve bench --help)", argv[i]);
+        } else {
+            struct stat st;
+            explicit_inputs = 1;
+            if (stat(argv[i], &st)) return cli_error(CLI_USAGE, "%s: %s", argv[i], strerror(errno));
+            if (S_ISDIR(st.st_mode)) {
+                if (add_dir(argv[i], &probs, &np, &pcap))
+                    return cli_error(CLI_USAGE, "%s: cannot read the directory", argv[i]);
+            } else {
+                char nm[64];
+                base_name(argv[i], nm, sizeof nm);
+                add_problem(&probs, &np, &pcap, nm, argv[i], 0, 0);
+            }
+        }
+    }
+    if (o.quick) {
+        if (!dense_set) o.dense_max = 2048;
+        if (!limit_set) o.time_limit = 20;
+        o.min_time = 0.1;
+        o.max_reps = 3;
+    }
+    if (!explicit_inputs) {
+        const char *d = default_dir();
+        if (!d) return cli_error(CLI_USAGE, "bench: no bundled matrices found (set MIX_MATRIX_DIR or give a DIR)");
+        add_dir(d, &probs, &np, &pcap);
+        if (o.gen) {
+            add_problem(&probs, &np, &pcap, o.quick ? "gen_randsvd_500_1e6" : "gen_randsvd_1500_1e6", NULL, 1,
+                        o.quick ? 500 : 1500);
+            add_problem(&probs, &np, &pcap, o.quick ? "gen_poisson2d_128" : "gen_poisson2d_256", NULL, 2,
+                        o.quick ? 128 : 256);
+            add_problem(&probs, &np, &pcap, o.quick ? "gen_poisson3d_20" : "gen_poisson3d_32", NULL, 3,
+                        o.quick ? 20 : 32);
+            add_problem(&probs, &np, &pcap, o.quick ? "gen_aniso_64_1e-3" : "gen_aniso_128_1e-3", NULL, 4,
+                        o.quick ? 64 : 128);
+        }
+    }
+    if (!np) return cli_error(CLI_USAGE, "bench: no *.mtx or *.mtx.gz files in the given inputs");
+    if (mkdir(outdir, 0777) && errno != EEXIST)
+        return cli_error(CLI_USAGE, "%s: cannot create the output folder: %s", outdir, strerror(errno));
+
+    bench_set s;
+    memset(&s, 0, sizeof s);
+    s.outdir = outdir;
+    s.threshold_lu_factor = 10.0;
+    s.cg_tol = 1e-10;
+    {
+        mix_context *ctx = NULL;
+        int st = mix_context_create(&ctx, o.backend);
+        if (st) return cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o.backend), mix_strerror(st));
+        mix_backend used = mix_context_backend(ctx);
+        mix_context_destroy(ctx);
+        mix_caps c;
+        memset(&c, 0, sizeof c);
+        mix_backend_caps(used, &c);
+        snprintf(s.backend, sizeof s.backend, "%s", mix_backend_name(used));
+        snprintf(s.device, sizeof s.device, "%s", c.device);
+        snprintf(s.libraries, sizeof s.libraries, "%s", c.libraries);
+        o.backend = used; /* every child uses the same one */
+    }
+    double t_start = now();
+    for (int i = 0; i < np; i++) {
+        char err[512] = "";
+        mixm_csr A;
+        fprintf(stderr, "[%d/%d] %s: loading\n", i + 1, np, probs[i].name);
+        int st = load_problem(&probs[i], &o, &A, err, sizeof err);
+        if (st) {
+            bench_result *r = new_result(&s, probs[i].name, NULL, 0, BENCH_LU, MIX_FP64);
+            if (r) snprintf(r->note, sizeof r->note, "not loaded: %s", err[0] ? err : mix_strerror(st));
+            fprintf(stderr, "[%d/%d] %s: skipped: %s\n", i + 1, np, probs[i].name, err[0] ? err : mix_strerror(st));
+            continue;
+        }
+        int spd = spd_candidate(&A);
+        int square = A.nrows == A.ncols;
+        double budget_end = now() + 3 * o.time_limit;
+        if (!square || A.nrows > o.dense_max) {
+            bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_LU, MIX_FP64);
+            if (r) {
+                if (!square) snprintf(r->note, sizeof r->note, "not square (%d x %d)", A.nrows, A.ncols);
+                else snprintf(r->note, sizeof r->note, "dense LU skipped: n = %d > --dense-max %d", A.nrows, o.dense_max);
+            }
+        } else {
+            for (int k = 0; k < 5; k++) {
+                bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_LU, lu_precs[k]);
+                if (!r) break;
+                fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, probs[i].name,
+                        k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dgesv)");
+                if (now() > budget_end) {
+                    snprintf(r->note, sizeof r->note, "skipped: time budget of this matrix spent");
+                    continue;
+                }
+                run_isolated(&A, &o, &s, r);
+            }
+        }
+        if (spd) {
+            for (int k = 0; k < 5; k++) {
+                bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_CG, cg_precs[k]);
+                if (!r) break;
+                fprintf(stderr, "[%d/%d] %s: cg %s\n", i + 1, np, probs[i].name, mix_prec_name(cg_precs[k]));
+                if (now() > budget_end + 3 * o.time_limit) {
+                    snprintf(r->note, sizeof r->note, "skipped: time budget of this matrix spent");
+                    continue;
+                }
+                run_isolated(&A, &o, &s, r);
+            }
+        } else if (square && A.nrows > o.dense_max) {
+            bench_result *r = &s.r[s.count - 1];
+            snprintf(r->note, sizeof r->note, "skipped: n = %d > --dense-max %d and not SPD (no CG)", A.nrows,
+                     o.dense_max);
+        }
+        mixm_csr_free(&A);
+    }
+    s.wall = now() - t_start;
+    for (int i = 0; i < np; i++) free(probs[i].path);
+    free(probs);
+    /* Speedups against the baseline of the same matrix and method. */
+    for (int i = 0; i < s.count; i++) {
+        bench_result *r = &s.r[i];
+        if (r->outcome != BENCH_OK && r->outcome != BENCH_FALLBACK) continue;
+        for (int j = 0; j < s.count; j++) {
+            bench_result *b = &s.r[j];
+            if (b->prec == MIX_FP64 && b->method == r->method && !strcmp(b->matrix, r->matrix) &&
+                b->outcome == BENCH_OK && b->time > 0 && r->time > 0)
+                r->speedup = b->time / r->time;
+            if (b->prec == MIX_FP64 && b->method == BENCH_LU && !strcmp(b->matrix, r->matrix))
+                r->kappa1 = b->kappa1;
+        }
+    }
+    int rc = bench_report(&s, stdout);
+    free(s.r);
+    return rc ? CLI_USAGE : CLI_OK;
+}

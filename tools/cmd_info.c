@@ -1,0 +1,52 @@
+/* cmd_info.c: `mixsolve info`: version, backends compiled and available, precisions, libraries. */
+#include <stdio.h>
+#include <string.h>
+#include "tools/cli.h"
+
+static const char *support_name(mix_prec_support s)
+{
+    return s == MIX_PREC_NATIVE ? "native" : s == MIX_PREC_EMULATED ? "emulated" : "-";
+}
+
+static void print_precs(const char *what, const mix_prec_support *s)
+{
+    printf("  %-20s", what);
+    for (int k = 0; k < MIX_NUM_PREC; k++) printf(" %s:%s", mix_prec_name((mix_prec)k), support_name(s[k]));
+    printf("\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            printf("Usage: mixsolve info\n"
+                   "Prints the library version, which backends are compiled in and answer on this\n"
+                   "machine, the device, the BLAS/oneDNN/CUDA libraries in use and, per precision,\n"
+                   "whether the dense update (gemm) and the CG storage run natively or emulated.\n");
+            return CLI_OK;
+        }
+        return cli_error(CLI_USAGE, "info takes no arguments, got '%s'", argv[i]);
+    }
+    printf("mixsolve %s\n", mix_version());
+    const mix_backend all[] = {MIX_BACKEND_CPU, MIX_BACKEND_CUDA};
+    mix_backend dflt = MIX_BACKEND_CPU;
+    for (int k = 0; k < 2; k++) {
+        mix_caps c;
+        memset(&c, 0, sizeof c);
+        int st = mix_backend_caps(all[k], &c);
+        if (st) {
+            printf("backend %-5s: %s\n", mix_backend_name(all[k]), mix_strerror(st));
+            continue;
+        }
+        printf("backend %-5s: %s, %s\n", mix_backend_name(all[k]), c.compiled ? "compiled" : "not compiled",
+               c.available ? "available" : "not available (no device answers)");
+        if (!c.compiled) continue;
+        if (c.available && all[k] == MIX_BACKEND_CUDA) dflt = MIX_BACKEND_CUDA;
+        printf("  device              %s\n", c.device[0] ? c.device : "-");
+        printf("  libraries           %s\n", c.libraries[0] ? c.libraries : "-");
+        print_precs("gemm (LU update)", c.gemm);
+        print_precs("storage (CG)", c.storage);
+    }
+    printf("default backend (auto): %s\n", mix_backend_name(dflt));
+    return CLI_OK;
+}

@@ -1,0 +1,331 @@
+/* cmd_solve.c: `mixsolve solve FILE.mtx`: one solve with LU-IR or mixed-precision CG, checked in FP64. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "tools/cli.h"
+#include "matrices/mmio.h"
+
+#define DENSE_MAX 16384 /* dense LU of larger matrices needs > 2 GiB: refused */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void solve_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|cg|auto]\n"
+            "         [--prec fp64|fp32|tf32|fp16|bf16|fixed16|auto] [--refine classical|gmres|auto]\n"
+            "         [--backend cpu|cuda|auto] [--tol T] [--max-iter N] [--jacobi] [--out x.mtx]\n"
+            "Solves A x = b (A square, Matrix Market, plain or .gz); b from --rhs (array or coordinate,\n"
+            "n x 1) or b = A * ones.  lu: dense LU in the factor precision (fp32, tf32, fp16, bf16;\n"
+            "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  cg: reliable-update CG with the matrix\n"
+            "and vectors stored in the precision (fp64, fp32, fp16, bf16, fixed16) (mix_dcg).\n"
+            "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
+            "cg finds A not SPD).  Prints iterations, backward error (lu) or true relative residual\n"
+            "(cg) recomputed here in FP64, fallback and times.  Exit: 0 solved, 1 solver failure,\n"
+            "2 bad usage or input.\n");
+}
+
+/* Symmetric (by the file or numerically) with a positive diagonal: worth trying CG. */
+static int spd_candidate(const mixm_csr *A, const mixm_mtx_header *h)
+{
+    if (A->nrows != A->ncols) return 0;
+    if (h->symmetry != MIXM_MTX_SYMMETRIC && !mixm_csr_is_symmetric(A)) return 0;
+    for (int i = 0; i < A->nrows; i++) {
+        double d = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] == i) d = A->val[k];
+        if (!(d > 0)) return 0;
+    }
+    return 1;
+}
+
+static double norm_inf_vec(const double *x, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
+    return m;
+}
+
+static double norm2(const double *x, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += x[i] * x[i];
+    return sqrt(s);
+}
+
+static double norm_inf_csr(const mixm_csr *A)
+{
+    double m = 0;
+    for (int i = 0; i < A->nrows; i++) {
+        double s = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += fabs(A->val[k]);
+        m = fmax(m, s);
+    }
+    return m;
+}
+
+typedef struct {
+    const char *file, *rhs, *out;
+    int method; /* 0 auto, 1 lu, 2 cg */
+    mix_prec prec;
+    mix_refine refine;
+    mix_backend backend;
+    double tol;
+    long max_iter;
+    int jacobi;
+} solve_opts;
+
+static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, const double *b, double *x)
+{
+    int n = A->nrows;
+    if (n > DENSE_MAX)
+        return cli_error(CLI_USAGE, "%s: n = %d is too large for dense LU (limit %d); use --method cg", o->file,
+                         n, DENSE_MAX);
+    mix_prec p = o->prec == MIX_PREC_AUTO ? MIX_PREC_AUTO : o->prec;
+    if (p == MIX_FIXED16) return cli_error(CLI_USAGE, "--prec fixed16 is for cg only (lu: fp64, fp32, tf32, fp16, bf16)");
+    mixm_dense D;
+    if (mixm_csr_to_dense(A, &D)) return cli_error(CLI_SOLVER_FAILED, "out of memory for a dense %d x %d copy", n, n);
+    int *ipiv = malloc((size_t)(n ? n : 1) * sizeof *ipiv);
+    double hist[64];
+    mix_gesv_params prm;
+    mix_gesv_params_init(&prm);
+    prm.factor_prec = p;
+    prm.refine = o->refine;
+    if (o->tol > 0) prm.tol = o->tol;
+    if (o->max_iter > 0) prm.max_iter = (int)o->max_iter;
+    prm.residual_history = hist;
+    prm.history_capacity = 64;
+    mix_gesv_info info;
+    memset(&info, 0, sizeof info);
+    int rc = CLI_OK;
+    if (!ipiv) {
+        rc = cli_error(CLI_SOLVER_FAILED, "out of memory");
+        goto out;
+    }
+    double t0 = now();
+    int st = mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, D.a, n, ipiv, b, n, x, n, &info);
+    double t = now() - t0;
+    /* The backward error again, here, in FP64 from the original sparse A. */
+    double *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    double be = NAN;
+    if (r && !st) {
+        mixm_csr_matvec(A, x, r);
+        for (int i = 0; i < n; i++) r[i] = b[i] - r[i];
+        double den = norm_inf_csr(A) * norm_inf_vec(x, n) + norm_inf_vec(b, n);
+        be = den > 0 ? norm_inf_vec(r, n) / den : norm_inf_vec(r, n);
+    }
+    free(r);
+    static const char *const reasons[] = {"none", "FP64 chosen directly", "overflow converting to low precision",
+                                          "low-precision factorization failed", "refinement did not converge",
+                                          "NaN/Inf during refinement"};
+    printf("method          : lu (LU-IR), factor %s, refine %s, backend %s\n",
+           mix_prec_name(info.factor_prec_used), o->refine == MIX_REFINE_CLASSICAL ? "classical"
+                                                  : o->refine == MIX_REFINE_GMRES ? "gmres" : "auto",
+           mix_backend_name(mix_context_backend(ctx)));
+    printf("status          : %s\n", st ? mix_strerror(st) : "solved");
+    printf("iterations      : %d outer, %d inner (GMRES)\n", info.iter, info.inner_iter);
+    printf("fallback        : %s\n", info.fell_back ? (info.reason >= 0 && info.reason <= 5 ? reasons[info.reason] : "yes") : "no");
+    printf("backward error  : %.3e (solver), %.3e (recomputed in FP64)\n", info.backward_error, be);
+    if (info.history_length > 0) {
+        printf("history         :");
+        for (int k = 0; k < info.history_length && k < 64; k++) printf(" %.2e", hist[k]);
+        printf("\n");
+    }
+    printf("times           : factor %.4f s, refine %.4f s, total %.4f s\n", info.t_factor, info.t_refine, t);
+    if (st) rc = cli_error(CLI_SOLVER_FAILED, "%s: LU-IR failed: %s", o->file, mix_strerror(st));
+    else if (!(be <= 1e-8)) rc = cli_error(CLI_SOLVER_FAILED, "%s: backward error %.3e is too large", o->file, be);
+out:
+    free(ipiv);
+    mixm_dense_free(&D);
+    return rc;
+}
+
+/* 0 solved, else the CLI status; *not_spd set when CG saw a non-positive curvature. */
+static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, const double *b, double *x,
+                  int quiet_not_spd, int *not_spd)
+{
+    int n = A->nrows;
+    *not_spd = 0;
+    if (o->prec == MIX_TF32) return cli_error(CLI_USAGE, "--prec tf32 is for lu only (cg: fp64, fp32, fp16, bf16, fixed16)");
+    mix_cg_params prm;
+    mix_cg_params_init(&prm);
+    if (o->prec != MIX_PREC_AUTO) prm.sloppy_prec = o->prec;
+    if (o->tol > 0) prm.tol = o->tol;
+    if (o->max_iter > 0) prm.max_iter = (int)o->max_iter;
+    prm.precond = o->jacobi ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+    mix_sparse *S = NULL;
+    double t0 = now();
+    int st = mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S);
+    if (st) return cli_error(CLI_SOLVER_FAILED, "%s: cannot set up the sparse matrix: %s", o->file, mix_strerror(st));
+    mix_cg_info info;
+    memset(&info, 0, sizeof info);
+    st = mix_dcg(ctx, &prm, S, b, x, &info);
+    double t = now() - t0;
+    mix_sparse_destroy(S);
+    if (st == MIX_ERR_NOT_SPD || info.reason == MIX_CG_BREAKDOWN_NOT_SPD) {
+        *not_spd = 1;
+        if (quiet_not_spd) return CLI_SOLVER_FAILED;
+    }
+    double *r = malloc((size_t)(n ? n : 1) * sizeof *r), res = NAN;
+    if (r) {
+        mixm_csr_matvec(A, x, r);
+        for (int i = 0; i < n; i++) r[i] = b[i] - r[i];
+        double nb = norm2(b, n);
+        res = nb > 0 ? norm2(r, n) / nb : norm2(r, n);
+        free(r);
+    }
+    printf("method          : cg (reliable-update CG), storage %s, %s, backend %s\n",
+           mix_prec_name(prm.sloppy_prec), prm.precond ? "Jacobi" : "no preconditioner",
+           mix_backend_name(mix_context_backend(ctx)));
+    printf("status          : %s\n", st ? mix_strerror(st) : "converged");
+    printf("iterations      : %d (%d reliable updates)\n", info.iter, info.reliable_updates);
+    printf("fallback        : none (CG)\n");
+    printf("true residual   : %.3e (solver), %.3e (recomputed in FP64), tol %.1e\n", info.true_rel_residual, res,
+           prm.tol);
+    printf("times           : setup %.4f s, solve %.4f s, total %.4f s\n", info.t_setup, info.t_solve, t);
+    if (st) return cli_error(CLI_SOLVER_FAILED, "%s: CG failed: %s", o->file, mix_strerror(st));
+    if (!(res <= 10 * prm.tol))
+        return cli_error(CLI_SOLVER_FAILED, "%s: recomputed residual %.3e exceeds the tolerance", o->file, res);
+    return CLI_OK;
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    solve_opts o = {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 0};
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if (cli_is_help(argv[i])) {
+            solve_usage(stdout);
+            return CLI_OK;
+        }
+        if ((r = cli_opt(argc, argv, &i, "--rhs", &v))) {
+            if (r < 0) return CLI_USAGE;
+            o.rhs = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--out", &v))) {
+            if (r < 0) return CLI_USAGE;
+            o.out = v;
+        } else if ((r = cli_opt(argc, argv, &i, "--method", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!strcmp(v, "auto")) o.method = 0;
+            else if (!strcmp(v, "lu")) o.method = 1;
+            else if (!strcmp(v, "cg")) o.method = 2;
+            else return cli_error(CLI_USAGE, "bad --method '%s' (lu, cg or auto)", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--prec", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_prec(v, &o.prec))
+                return cli_error(CLI_USAGE, "bad --prec '%s' (fp64, fp32, tf32, fp16, bf16, fixed16, auto)", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--refine", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!strcmp(v, "classical")) o.refine = MIX_REFINE_CLASSICAL;
+            else if (!strcmp(v, "gmres")) o.refine = MIX_REFINE_GMRES;
+            else if (!strcmp(v, "auto")) o.refine = MIX_REFINE_AUTO;
+            else return cli_error(CLI_USAGE, "bad --refine '%s' (classical, gmres or auto)", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--backend", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_backend(v, &o.backend)) return cli_error(CLI_USAGE, "bad --backend '%s' (cpu, cuda or auto)", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--tol", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_double(v, &o.tol) || o.tol <= 0 || o.tol >= 1)
+                return cli_error(CLI_USAGE, "bad --tol '%s' (a number in (0, 1))", v);
+        } else if ((r = cli_opt(argc, argv, &i, "--max-iter", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_long(v, 1, 1000000000L, &o.max_iter)) return cli_error(CLI_USAGE, "bad --max-iter '%s'", v);
+        } else if (!strcmp(argv[i], "--jacobi")) {
+            o.jacobi = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return cli_error(CLI_USAGE, "solve: unknown option '%s' (see mixsolve solve --help)", argv[i]);
+        } else if (!o.file) {
+            o.file = argv[i];
+        } else {
+            return cli_error(CLI_USAGE, "solve: more than one matrix file given ('%s')", argv[i]);
+        }
+    }
+    if (!o.file) return cli_error(CLI_USAGE, "solve: no matrix file given (see mixsolve solve --help)");
+
+    char err[512];
+    mixm_csr A;
+    mixm_mtx_header h;
+    mixm_dense B = {0, 0, NULL};
+    double *b = NULL, *x = NULL;
+    mix_context *ctx = NULL;
+    int rc = CLI_OK, st;
+    double t0 = now();
+    if ((st = mixm_mtx_read(o.file, &A, &h, err, sizeof err)))
+        return cli_error(st == MIX_ERR_ALLOC ? CLI_SOLVER_FAILED : CLI_USAGE, "%s", err);
+    double t_read = now() - t0;
+    int n = A.nrows;
+    if (A.nrows != A.ncols) {
+        rc = cli_error(CLI_USAGE, "%s: the matrix is %d x %d, not square", o.file, A.nrows, A.ncols);
+        goto out;
+    }
+    x = calloc((size_t)(n ? n : 1), sizeof *x);
+    if (o.rhs) {
+        if ((st = mixm_mtx_read_dense(o.rhs, &B, err, sizeof err))) {
+            rc = cli_error(CLI_USAGE, "%s", err);
+            goto out;
+        }
+        if (B.nrows != n || B.ncols != 1) {
+            rc = cli_error(CLI_USAGE, "%s: right-hand side is %d x %d, expected %d x 1", o.rhs, B.nrows, B.ncols, n);
+            goto out;
+        }
+        b = B.a;
+        B.a = NULL;
+    } else {
+        double *ones = malloc((size_t)(n ? n : 1) * sizeof *ones);
+        b = malloc((size_t)(n ? n : 1) * sizeof *b);
+        if (ones && b) {
+            for (int i = 0; i < n; i++) ones[i] = 1.0;
+            mixm_csr_matvec(&A, ones, b);
+        }
+        free(ones);
+    }
+    if (!x || !b) {
+        rc = cli_error(CLI_SOLVER_FAILED, "out of memory");
+        goto out;
+    }
+    if ((st = mix_context_create(&ctx, o.backend))) {
+        rc = cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o.backend), mix_strerror(st));
+        goto out;
+    }
+    int spd = spd_candidate(&A, &h);
+    printf("matrix          : %s (%d x %d, %lld entries, %s%s), read in %.3f s\n", o.file, n, n, (long long)A.nnz,
+           h.symmetry == MIXM_MTX_SYMMETRIC ? "symmetric" : h.symmetry == MIXM_MTX_SKEW ? "skew-symmetric" : "general",
+           spd ? ", SPD candidate" : "", t_read);
+    printf("right-hand side : %s\n", o.rhs ? o.rhs : "b = A * ones");
+    int method = o.method ? o.method : (spd ? 2 : 1);
+    if (method == 1 && o.method == 0 && n > DENSE_MAX && mixm_csr_is_symmetric(&A)) method = 2;
+    if (method == 2) {
+        int not_spd;
+        rc = run_cg(ctx, &o, &A, b, x, o.method == 0 && n <= DENSE_MAX, &not_spd);
+        if (rc && not_spd && o.method == 0 && n <= DENSE_MAX) {
+            printf("note            : CG found A not positive definite; solving with LU-IR instead\n");
+            memset(x, 0, (size_t)n * sizeof *x);
+            solve_opts o2 = o;
+            if (o2.prec == MIX_FIXED16) o2.prec = MIX_PREC_AUTO;
+            rc = run_lu(ctx, &o2, &A, b, x);
+        }
+    } else {
+        rc = run_lu(ctx, &o, &A, b, x);
+    }
+    if (rc == CLI_OK && o.out) {
+        mixm_dense X = {n, 1, x};
+        if ((st = mixm_mtx_write_dense(o.out, &X, err, sizeof err))) rc = cli_error(CLI_USAGE, "%s", err);
+        else printf("solution        : written to %s\n", o.out);
+    }
+out:
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+    mixm_dense_free(&B);
+    free(b);
+    free(x);
+    return rc;
+}

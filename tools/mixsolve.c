@@ -1,0 +1,122 @@
+/* mixsolve.c: entry point of the mixsolve command: dispatches to info, solve, gen and bench. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools/cli.h"
+
+int cli_error(int code, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (char *c = line; *c; c++) /* one line, whatever the message contains */
+        if (*c == '\n') *c = ' ';
+    fprintf(stderr, "mixsolve: %s\n", line);
+    return code;
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n)) return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n]) return 0;
+    if (*i + 1 >= argc) {
+        cli_error(CLI_USAGE, "option %s needs a value (see --help)", name);
+        return -1;
+    }
+    *val = argv[++*i];
+    return 1;
+}
+
+int cli_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
+
+int cli_parse_prec(const char *s, mix_prec *p)
+{
+    if (!strcmp(s, "auto")) {
+        *p = MIX_PREC_AUTO;
+        return 1;
+    }
+    for (int k = 0; k < MIX_NUM_PREC; k++)
+        if (!strcmp(s, mix_prec_name((mix_prec)k))) {
+            *p = (mix_prec)k;
+            return 1;
+        }
+    return 0;
+}
+
+int cli_parse_backend(const char *s, mix_backend *b)
+{
+    const mix_backend all[] = {MIX_BACKEND_AUTO, MIX_BACKEND_CPU, MIX_BACKEND_CUDA};
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(s, mix_backend_name(all[k]))) {
+            *b = all[k];
+            return 1;
+        }
+    return 0;
+}
+
+int cli_parse_long(const char *s, long lo, long hi, long *v)
+{
+    char *e;
+    errno = 0;
+    long x = strtol(s, &e, 10);
+    if (e == s || *e || errno || x < lo || x > hi) return 0;
+    *v = x;
+    return 1;
+}
+
+int cli_parse_double(const char *s, double *v)
+{
+    char *e;
+    errno = 0;
+    double x = strtod(s, &e);
+    if (e == s || *e || errno || !isfinite(x)) return 0;
+    *v = x;
+    return 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: mixsolve COMMAND [ARGS]   (mixed-precision linear solvers, version %s)\n"
+            "Commands:\n"
+            "  info                       version, backends, devices, native/emulated precisions\n"
+            "  solve FILE.mtx [OPTIONS]   solve A x = b with LU-IR or mixed-precision CG\n"
+            "  gen KIND ARGS -o FILE      write a generated test matrix (Matrix Market)\n"
+            "  bench [DIR|FILE...]        benchmark every matrix x method x precision against FP64\n"
+            "Run 'mixsolve COMMAND --help' for the options of a command.\n"
+            "Exit status: 0 success, 1 solver failure, 2 bad usage or input.\n",
+            mix_version());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return cli_error(CLI_USAGE, "no command given (info, solve, gen, bench)");
+    }
+    const char *cmd = argv[1];
+    if (cli_is_help(cmd) || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("mixsolve %s\n", mix_version());
+        return CLI_OK;
+    }
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "solve")) return cmd_solve(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gen")) return cmd_gen(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
+    return cli_error(CLI_USAGE, "unknown command '%s' (try mixsolve --help)", cmd);
+}
