@@ -203,8 +203,10 @@ static int cuda_getrf_panel_f32(void *state, int m, int n, float *a, int lda, in
                                                     (unsigned *)(d_hdr + 1)))))
         goto out;
     if ((st = fetch(state, h, d_hdr, sizeof h))) goto out;
+    /* An exact zero pivot is reported first: whether cuSOLVER then divides by it (NaN) is its
+     * business; the solver leaves the low-precision path either way. */
     if (h[0] < 0) st = MIX_ERR_INTERNAL; /* an illegal argument: ours to fix, not the matrix's */
-    else *info = h[1] ? -1 : h[0];
+    else *info = h[0] > 0 ? h[0] : (h[1] ? -1 : 0);
 out:
     scratch_free(state, extra);
     return st;
