@@ -9,3 +9,13 @@ tests_mixsolve_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CUNIT_CFLAGS) \
 	-DMIXT_SRCDIR='"$(abs_top_srcdir)"' -DMIXT_BUILDDIR='"$(abs_top_builddir)"'
 tests_mixsolve_tests_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) $(CUNIT_LIBS) -lm
 tests_mixsolve_tests_LDFLAGS = $(OPENMP_CFLAGS)
+# make installcheck: an outside program (tests/consumer.c) compiled and run against the INSTALLED
+# library through its pkg-config file; prefix is redefined so a DESTDIR staging works too.
+EXTRA_DIST += tests/consumer.c
+CLEANFILES += tests/consumer$(EXEEXT)
+installcheck-local:
+	@$(MKDIR_P) tests
+	PKG_CONFIG_PATH="$(DESTDIR)$(libdir)/pkgconfig" $(PKG_CONFIG) --exists mixsolve
+	$(CC) $(CFLAGS) $(WARN_CFLAGS) -o tests/consumer$(EXEEXT) $(srcdir)/tests/consumer.c \
+	  `PKG_CONFIG_PATH="$(DESTDIR)$(libdir)/pkgconfig" $(PKG_CONFIG) --define-variable=prefix="$(DESTDIR)$(prefix)" --cflags --libs mixsolve` -lm
+	LD_LIBRARY_PATH="$(DESTDIR)$(libdir)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" ./tests/consumer$(EXEEXT)
