@@ -12,10 +12,14 @@
 #include "mixsolve.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
+#include "matrices/mmio.h"
 
 /* Usage:
  *   bench_gpu_gesv [-n N1,N2,...] [-k K1,K2,...] [-g auto|host|device] [-r REPS] [-c FILE.csv]
- * Defaults: n = 4096,8192,16384,32768 (sizes that do not fit the device are skipped),
+ *                  [FILE.mtx[.gz] ...]
+ * Matrix Market files (square, real) are solved as dense matrices after the randsvd sizes; -n ''
+ * skips the randsvd sizes.  Defaults: n = 4096,8192,16384,32768 (sizes that do not fit the device
+ * are skipped),
  * kappa = 1e2,1e4,1e6, reps = 3 (best time kept), generator auto (host randsvd up to n = 8192).
  * Every method solves the same A x = b (nrhs = 1) from the same device copy of A; each result's
  * normwise backward error ||b - A x||inf / (||A||inf ||x||inf + ||b||inf) is computed in FP64 on
@@ -54,6 +58,7 @@ static double now(void)
 static int parse_list(const char *s, double *out)
 {
     int k = 0;
+    if (!*s) return 0;
     char *end;
     while (*s && k < MAXLIST) {
         errno = 0;
@@ -329,7 +334,7 @@ static void run_ours(bench *B, mix_context *ctx, mix_prec prec, int reps)
 static void run_all(bench *B, mix_context *ctx, int reps)
 {
     int n = B->n;
-    double *b = malloc((size_t)n * sizeof *b);
+    double *b = calloc((size_t)n, sizeof *b);
     if (!b) die("out of host memory", NULL);
     mixm_rng rng;
     mixm_rng_seed(&rng, 12345u + (uint64_t)n);
@@ -355,20 +360,88 @@ static void run_all(bench *B, mix_context *ctx, int reps)
     for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) run_ours(B, ctx, ours[i], reps);
 }
 
+/* Device buffers for order n; 0 (and a line on stdout) when they would not fit. */
+static int bench_alloc(bench *B, int n)
+{
+    size_t bytes = (size_t)n * n * sizeof(double), free_b = 0, total_b = 0;
+    CU(cudaMemGetInfo(&free_b, &total_b));
+    /* A0, A, the generator's third matrix, and our FP32 factors plus 16-bit panels. */
+    if ((double)bytes * 3.8 > (double)free_b) {
+        printf("# n = %d skipped: needs about %.1f GiB of device memory, %.1f GiB free\n", n,
+               (double)bytes * 3.8 / 1073741824.0, (double)free_b / 1073741824.0);
+        return 0;
+    }
+    B->n = n;
+    CU(cudaMalloc((void **)&B->d_a0, bytes));
+    CU(cudaMalloc((void **)&B->d_a, bytes));
+    CU(cudaMalloc((void **)&B->d_b, (size_t)n * sizeof(double)));
+    CU(cudaMalloc((void **)&B->d_x, (size_t)n * sizeof(double)));
+    CU(cudaMalloc((void **)&B->d_r, (size_t)n * sizeof(double)));
+    CU(cudaMalloc((void **)&B->d_ipiv, (size_t)n * sizeof(int)));
+    CU(cudaMalloc((void **)&B->d_info, sizeof(int)));
+    return 1;
+}
+
+static void bench_release(bench *B)
+{
+    cudaFree(B->d_a0);
+    cudaFree(B->d_a);
+    cudaFree(B->d_b);
+    cudaFree(B->d_x);
+    cudaFree(B->d_r);
+    cudaFree(B->d_ipiv);
+    cudaFree(B->d_info);
+    B->d_a0 = B->d_a = B->d_b = B->d_x = B->d_r = NULL;
+    B->d_ipiv = B->d_info = NULL;
+}
+
+/* A Matrix Market file as a dense system (its base name is the row label). */
+static void run_file(bench *B, mix_context *ctx, const char *path, int reps)
+{
+    mixm_csr A;
+    mixm_mtx_header h;
+    char err[256] = "";
+    int st = mixm_mtx_read(path, &A, &h, err, sizeof err);
+    if (st) {
+        printf("# %s skipped: %s\n", path, err[0] ? err : mix_strerror(st));
+        return;
+    }
+    mixm_dense D;
+    if (A.nrows != A.ncols || A.nrows < 1 || (st = mixm_csr_to_dense(&A, &D))) {
+        printf("# %s skipped: %s\n", path, st ? mix_strerror(st) : "not square");
+        mixm_csr_free(&A);
+        return;
+    }
+    mixm_csr_free(&A);
+    if (bench_alloc(B, D.nrows)) {
+        CU(cudaMemcpy(B->d_a0, D.a, (size_t)D.nrows * D.nrows * sizeof(double),
+                      cudaMemcpyHostToDevice));
+        const char *base = strrchr(path, '/');
+        B->label = base ? base + 1 : path;
+        B->kappa = 0; /* unknown */
+        run_all(B, ctx, reps);
+        bench_release(B);
+    }
+    mixm_dense_free(&D);
+}
+
 int main(int argc, char **argv)
 {
     double ns[MAXLIST] = {4096, 8192, 16384, 32768}, ks[MAXLIST] = {1e2, 1e4, 1e6};
     int nn = 4, nk = 3, reps = 3;
     const char *gen = "auto", *csv_path = NULL;
+    const char *files[MAXLIST];
+    int nfiles = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) nn = parse_list(argv[++i], ns);
         else if (!strcmp(argv[i], "-k") && i + 1 < argc) nk = parse_list(argv[++i], ks);
         else if (!strcmp(argv[i], "-g") && i + 1 < argc) gen = argv[++i];
         else if (!strcmp(argv[i], "-r") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-c") && i + 1 < argc) csv_path = argv[++i];
+        else if (argv[i][0] != '-' && nfiles < MAXLIST) files[nfiles++] = argv[i];
         else {
             fprintf(stderr, "usage: %s [-n N,...] [-k KAPPA,...] [-g auto|host|device] [-r REPS] "
-                            "[-c FILE.csv]\n", argv[0]);
+                            "[-c FILE.csv] [FILE.mtx ...]\n", argv[0]);
             return 2;
         }
     }
@@ -407,22 +480,7 @@ int main(int argc, char **argv)
 
     for (int in = 0; in < nn; in++) {
         int n = (int)ns[in];
-        size_t bytes = (size_t)n * n * sizeof(double), free_b = 0, total_b = 0;
-        CU(cudaMemGetInfo(&free_b, &total_b));
-        /* A0, A, the generator's third matrix, and our FP32 factors plus 16-bit panels. */
-        if ((double)bytes * 3.8 > (double)free_b) {
-            printf("# n = %d skipped: needs about %.1f GiB of device memory, %.1f GiB free\n", n,
-                   (double)bytes * 3.8 / 1073741824.0, (double)free_b / 1073741824.0);
-            continue;
-        }
-        B.n = n;
-        CU(cudaMalloc((void **)&B.d_a0, bytes));
-        CU(cudaMalloc((void **)&B.d_a, bytes));
-        CU(cudaMalloc((void **)&B.d_b, (size_t)n * sizeof(double)));
-        CU(cudaMalloc((void **)&B.d_x, (size_t)n * sizeof(double)));
-        CU(cudaMalloc((void **)&B.d_r, (size_t)n * sizeof(double)));
-        CU(cudaMalloc((void **)&B.d_ipiv, (size_t)n * sizeof(int)));
-        CU(cudaMalloc((void **)&B.d_info, sizeof(int)));
+        if (!bench_alloc(&B, n)) continue;
         for (int ik = 0; ik < nk; ik++) {
             int on_device = !strcmp(gen, "device") || (!strcmp(gen, "auto") && n > 8192);
             double t0 = now();
@@ -433,14 +491,9 @@ int main(int argc, char **argv)
             B.kappa = ks[ik];
             run_all(&B, ctx, reps);
         }
-        cudaFree(B.d_a0);
-        cudaFree(B.d_a);
-        cudaFree(B.d_b);
-        cudaFree(B.d_x);
-        cudaFree(B.d_r);
-        cudaFree(B.d_ipiv);
-        cudaFree(B.d_info);
+        bench_release(&B);
     }
+    for (int f = 0; f < nfiles; f++) run_file(&B, ctx, files[f], reps);
     cusolverDnDestroy(B.solver);
     cublasDestroy(B.blas);
     cudaStreamDestroy(B.stream);
