@@ -60,6 +60,8 @@ static void cuda_fini(void *state)
     mixi_cuda_state *s = state;
     if (!s) return;
     if (s->d_flag) cudaFree(s->d_flag);
+    if (s->sp_ws) cudaFree(s->sp_ws);
+    if (s->sp_host) cudaFreeHost(s->sp_host);
     if (s->cusparse) cusparseDestroy(s->cusparse);
     if (s->cusolver) cusolverDnDestroy(s->cusolver);
     if (s->cublas) cublasDestroy(s->cublas);

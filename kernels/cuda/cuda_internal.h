@@ -14,6 +14,8 @@ typedef struct {
     cusolverDnHandle_t cusolver;
     cusparseHandle_t cusparse;
     int *d_flag;                /* device-side flag (overflow, NaN) read back once per check */
+    double *sp_ws;              /* sparse family: FP64 reduction workspace, made on first use */
+    double *sp_host;            /* sparse family: pinned host copy of the reduced scalars */
     char name[128];
     int cc_major, cc_minor;
 } mixi_cuda_state;

@@ -7,3 +7,14 @@ noinst_HEADERS += kernels/cuda/cuda_dense.h
 libmixsolve_core_la_LIBADD += kernels/cuda/dense_kernels.lo
 EXTRA_DIST += kernels/cuda/dense_kernels.cu
 CLEANFILES += kernels/cuda/dense_kernels.lo kernels/cuda/dense_kernels.o kernels/cuda/.libs/dense_kernels.o
+# Sparse family (issue 7).  sparse_kernels.cu has its own rule: -fmad=false keeps a*b+c rounded
+# twice, as in the host C code, so GPU and CPU kernels agree bit for bit.
+noinst_HEADERS += kernels/cuda/cuda_sparse.h
+libmixsolve_core_la_LIBADD += kernels/cuda/sparse_kernels.lo
+EXTRA_DIST += kernels/cuda/sparse_kernels.cu
+CLEANFILES += kernels/cuda/sparse_kernels.lo kernels/cuda/sparse_kernels.o kernels/cuda/.libs/sparse_kernels.o
+kernels/cuda/sparse_kernels.lo: kernels/cuda/sparse_kernels.cu kernels/cuda/cuda_sparse.h \
+  kernels/common/spmv_row.h kernels/common/formats.h kernels/common/fixed16.h \
+  kernels/common/fp16.h kernels/common/bf16.h kernels/common/fpbits.h
+	$(AM_V_GEN)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCCFLAGS) -fmad=false \
+	  -I$(top_srcdir) -I$(top_srcdir)/lib -I$(top_builddir) -c $(top_srcdir)/kernels/cuda/sparse_kernels.cu

@@ -1,5 +1,376 @@
-/* sparse_cuda.c: the CUDA backend's sparse operations. */
+/* sparse_cuda.c: the CUDA backend's sparse operations (CSR matrices on the device, sloppy-vector kernels, FP64 reductions). */
+#include <string.h>
 #include "lib/mix_internal.h"
 #include "kernels/backend_sparse.h"
+#include "kernels/cuda/cuda_internal.h"
+#include "kernels/cuda/cuda_sparse.h"
 
-const mix_sparse_ops mixi_cuda_sparse_ops = {0};
+/* A CSR matrix on the device.  Converted copies share the FP64 copy's row pointers and column
+ * indices (owns_pattern = 0); mix_sparse destroys the FP64 copy last. */
+struct mix_spmat {
+    mixi_cuda_csr d;       /* what the kernels see */
+    int64_t *rowptr;       /* device arrays, owned as said */
+    int32_t *colind;
+    void *val;
+    float *rowscale;       /* FIXED16 */
+    int owns_pattern;
+};
+
+static int valid_storage(mix_prec p)
+{
+    return p == MIX_FP64 || p == MIX_FP32 || p == MIX_FP16 || p == MIX_BF16 || p == MIX_FIXED16;
+}
+
+static size_t elem_bytes(mix_prec p)
+{
+    return p == MIX_FP64 ? 8 : p == MIX_FP32 ? 4 : 2;
+}
+
+static int dalloc(void *state, void **p, size_t bytes)
+{
+    return mixi_cuda_backend.alloc(state, p, bytes);
+}
+
+static int launched(cudaError_t e)
+{
+    return mixi_cuda_status(e);
+}
+
+/* Host-to-device copy, finished before returning (the host arrays belong to the caller). */
+static int h2d(mixi_cuda_state *s, void *dst, const void *src, size_t bytes)
+{
+    if (!bytes) return MIX_SUCCESS;
+    int st = mixi_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
+    return st ? st : mixi_cuda_status(cudaStreamSynchronize(s->stream));
+}
+
+/* The reduction workspace of this context, made and zeroed on first use (it lives as long as
+ * the context: cuda_fini frees it). */
+static int workspace(mixi_cuda_state *s, double **ws)
+{
+    if (!s->sp_ws) {
+        double *d = NULL, *h = NULL;
+        int st = dalloc(s, (void **)&d, MIXI_CUDA_RED_WS * sizeof(double));
+        if (st) return st;
+        if (cudaMallocHost((void **)&h, MIXI_CUDA_RED_SLOTS * sizeof(double)) != cudaSuccess) {
+            (void)cudaGetLastError();
+            cudaFree(d);
+            return MIX_ERR_ALLOC;
+        }
+        st = mixi_cuda_status(cudaMemsetAsync(d, 0, MIXI_CUDA_RED_WS * sizeof(double), s->stream));
+        if (st) {
+            cudaFree(d);
+            cudaFreeHost(h);
+            return st;
+        }
+        s->sp_ws = d;
+        s->sp_host = h;
+    }
+    *ws = s->sp_ws;
+    return MIX_SUCCESS;
+}
+
+/* The only host traffic of an iteration: k reduced scalars, one copy and one stream sync. */
+static int fetch(mixi_cuda_state *s, int k, double *a, double *b)
+{
+    int st = mixi_cuda_status(cudaMemcpyAsync(s->sp_host, s->sp_ws + MIXI_CUDA_RED_RESULT,
+                                              (size_t)k * sizeof(double), cudaMemcpyDeviceToHost,
+                                              s->stream));
+    if (!st) st = mixi_cuda_status(cudaStreamSynchronize(s->stream));
+    if (st) return st;
+    if (a) *a = s->sp_host[0];
+    if (b) *b = s->sp_host[1];
+    return MIX_SUCCESS;
+}
+
+/* Reads and clears nothing: returns the device flag after the queued work (zeroed before it). */
+static int read_flag(mixi_cuda_state *s, int *flag)
+{
+    int st = mixi_cuda_status(cudaMemcpyAsync(flag, s->d_flag, sizeof(int), cudaMemcpyDeviceToHost,
+                                              s->stream));
+    return st ? st : mixi_cuda_status(cudaStreamSynchronize(s->stream));
+}
+
+static mixi_cuda_vec dvec(const mix_svec *v)
+{
+    mixi_cuda_vec d;
+    d.val = v->val;
+    d.norm = v->norm;
+    return d;
+}
+
+static void sp_destroy(void *state, mix_spmat *A)
+{
+    if (!A) return;
+    if (A->owns_pattern) {
+        mixi_cuda_backend.free(state, A->rowptr);
+        mixi_cuda_backend.free(state, A->colind);
+    }
+    mixi_cuda_backend.free(state, A->val);
+    mixi_cuda_backend.free(state, A->rowscale);
+    mixi_free(A);
+}
+
+static int sp_create(void *state, int n, const int64_t *rowptr, const int32_t *colind,
+                     const double *val, mix_spmat **out)
+{
+    mixi_cuda_state *s = state;
+    if (!out) return MIX_ERR_INVALID_ARG;
+    *out = NULL;
+    if (n <= 0 || !rowptr || rowptr[0] != 0 || rowptr[n] < 0) return MIX_ERR_INVALID_ARG;
+    const int64_t nnz = rowptr[n];
+    if (nnz > 0 && (!colind || !val)) return MIX_ERR_INVALID_ARG;
+    size_t rp_bytes, ci_bytes, v_bytes;
+    if (mixi_mul_size((size_t)n + 1, sizeof(int64_t), &rp_bytes) ||
+        mixi_mul_size((size_t)nnz, sizeof(int32_t), &ci_bytes) ||
+        mixi_mul_size((size_t)nnz, sizeof(double), &v_bytes))
+        return MIX_ERR_ALLOC;
+    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    if (!A) return MIX_ERR_ALLOC;
+    A->owns_pattern = 1;
+    int st;
+    if ((st = dalloc(s, (void **)&A->rowptr, rp_bytes))) goto out;
+    if ((st = dalloc(s, (void **)&A->colind, ci_bytes))) goto out;
+    if ((st = dalloc(s, &A->val, v_bytes))) goto out;
+    if ((st = h2d(s, A->rowptr, rowptr, rp_bytes))) goto out;
+    if ((st = h2d(s, A->colind, colind, ci_bytes))) goto out;
+    if ((st = h2d(s, A->val, val, v_bytes))) goto out;
+    A->d.n = n;
+    A->d.nnz = nnz;
+    A->d.prec = MIX_FP64;
+    A->d.rowptr = A->rowptr;
+    A->d.colind = A->colind;
+    A->d.val = A->val;
+    A->d.rowscale = NULL;
+    A->d.lanes = mixi_cuda_spmv_lanes((double)nnz / n);
+out:
+    if (st) {
+        sp_destroy(s, A);
+        return st;
+    }
+    *out = A;
+    return MIX_SUCCESS;
+}
+
+static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
+                      mix_spmat **out)
+{
+    mixi_cuda_state *s = state;
+    if (!out) return MIX_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!A64 || A64->d.prec != MIX_FP64 || !valid_storage(prec)) return MIX_ERR_INVALID_ARG;
+    const int n = A64->d.n;
+    const int64_t nnz = A64->d.nnz;
+    double *tmp = NULL;
+    int flag = 0, st;
+    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    if (!A) return MIX_ERR_ALLOC;
+    A->d = A64->d;
+    A->d.prec = prec;
+    A->rowptr = A64->rowptr;
+    A->colind = A64->colind;
+    A->owns_pattern = 0;
+    if ((st = dalloc(s, &A->val, (size_t)nnz * elem_bytes(prec)))) goto out;
+    if (prec == MIX_FIXED16) {
+        if ((st = dalloc(s, (void **)&A->rowscale, (size_t)n * sizeof(float)))) goto out;
+        if ((st = dalloc(s, (void **)&tmp, (size_t)nnz * sizeof(double)))) goto out;
+    }
+    if ((st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream)))) goto out;
+    if ((st = launched(mixi_cuda_csr_convert(s->stream, n, A64->rowptr, A64->colind, A64->val,
+                                             scale, prec, tmp, A->val, A->rowscale, s->d_flag))))
+        goto out;
+    if ((st = read_flag(s, &flag))) goto out;
+    if (flag & 1) st = MIX_ERR_OVERFLOW;
+    A->d.val = A->val;
+    A->d.rowscale = A->rowscale;
+out:
+    mixi_cuda_backend.free(s, tmp);
+    if (st) {
+        sp_destroy(s, A);
+        return st;
+    }
+    *out = A;
+    return MIX_SUCCESS;
+}
+
+static int sp_diag_rsqrt(void *state, const mix_spmat *A64, double *scale)
+{
+    mixi_cuda_state *s = state;
+    if (!A64 || A64->d.prec != MIX_FP64 || !scale) return MIX_ERR_INVALID_ARG;
+    int flag = 0;
+    int st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream));
+    if (!st) st = launched(mixi_cuda_diag_rsqrt(s->stream, A64->d.n, A64->rowptr, A64->colind,
+                                                A64->val, scale, s->d_flag));
+    if (!st) st = read_flag(s, &flag);
+    if (!st && (flag & 2)) st = MIX_ERR_NOT_SPD;
+    return st;
+}
+
+static int sp_residual64(void *state, const mix_spmat *A64, const double *b, const double *x,
+                         double *r, double *rr)
+{
+    mixi_cuda_state *s = state;
+    if (!A64 || A64->d.prec != MIX_FP64 || !x || !r) return MIX_ERR_INVALID_ARG;
+    double *ws = NULL;
+    int st = rr ? workspace(s, &ws) : MIX_SUCCESS;
+    if (!st) st = launched(mixi_cuda_residual64(s->stream, &A64->d, b, x, r, ws));
+    if (!st && rr) st = fetch(s, 1, rr, NULL);
+    return st;
+}
+
+static int sp_spmv64(void *state, const mix_spmat *A64, const double *x, double *y)
+{
+    return sp_residual64(state, A64, NULL, x, y, NULL);
+}
+
+static int sp_nrm2sq64(void *state, int n, const double *x, double *xx)
+{
+    mixi_cuda_state *s = state;
+    if (n < 0 || (n > 0 && !x) || !xx) return MIX_ERR_INVALID_ARG;
+    if (n == 0) {
+        *xx = 0.0;
+        return MIX_SUCCESS;
+    }
+    double *ws;
+    int st = workspace(s, &ws);
+    if (!st) st = launched(mixi_cuda_nrm2sq64(s->stream, n, x, ws));
+    if (!st) st = fetch(s, 1, xx, NULL);
+    return st;
+}
+
+static int check_vec(const mix_svec *v)
+{
+    if (!v || !valid_storage(v->prec) || v->n < 0 || (v->n > 0 && !v->val) ||
+        (v->prec == MIX_FIXED16 && v->n > 0 && !v->norm))
+        return MIX_ERR_INVALID_ARG;
+    return MIX_SUCCESS;
+}
+
+/* Two sloppy vectors one operation combines: the same n and precision. */
+static int check_pair(const mix_svec *a, const mix_svec *b)
+{
+    if (check_vec(a) || check_vec(b) || a->n != b->n) return MIX_ERR_INVALID_ARG;
+    return a->prec == b->prec ? MIX_SUCCESS : MIX_ERR_UNSUPPORTED;
+}
+
+static int sp_vec_from64(void *state, const double *x, const double *scale, double alpha,
+                         mix_svec *v, double *vv)
+{
+    mixi_cuda_state *s = state;
+    if (check_vec(v) || (v->n > 0 && !x)) return MIX_ERR_INVALID_ARG;
+    double *ws = NULL;
+    int st = vv ? workspace(s, &ws) : MIX_SUCCESS;
+    if (!st) st = launched(mixi_cuda_vec_from64(s->stream, v->prec, v->n, x, scale, alpha, dvec(v), ws));
+    if (!st && vv) {
+        if (v->n == 0) *vv = 0.0;
+        else st = fetch(s, 1, vv, NULL);
+    }
+    return st;
+}
+
+static int sp_vec_accum64(void *state, const mix_svec *v, const double *scale, double alpha,
+                          double *y)
+{
+    mixi_cuda_state *s = state;
+    if (check_vec(v) || (v->n > 0 && !y)) return MIX_ERR_INVALID_ARG;
+    return launched(mixi_cuda_vec_accum64(s->stream, v->prec, v->n, dvec(v), scale, alpha, y));
+}
+
+static int sp_vec_zero(void *state, mix_svec *v)
+{
+    mixi_cuda_state *s = state;
+    size_t vb, nb;
+    if (check_vec(v) || mixi_svec_bytes(v->prec, v->n, &vb, &nb)) return MIX_ERR_INVALID_ARG;
+    int st = mixi_cuda_status(cudaMemsetAsync(v->val, 0, vb, s->stream));
+    if (!st && nb) st = mixi_cuda_status(cudaMemsetAsync(v->norm, 0, nb, s->stream));
+    return st;
+}
+
+static int sp_spmv(void *state, const mix_spmat *As, const mix_svec *x, mix_svec *y, double *xy)
+{
+    mixi_cuda_state *s = state;
+    if (!As) return MIX_ERR_INVALID_ARG;
+    int st = check_pair(x, y);
+    if (st) return st;
+    if (x->n != As->d.n) return MIX_ERR_INVALID_ARG;
+    if (x->prec != As->d.prec) return MIX_ERR_UNSUPPORTED;
+    double *ws = NULL;
+    if (xy && (st = workspace(s, &ws))) return st;
+    if ((st = launched(mixi_cuda_spmv(s->stream, &As->d, dvec(x), dvec(y), ws)))) return st;
+    return xy ? fetch(s, 1, xy, NULL) : MIX_SUCCESS;
+}
+
+static int sp_cg_update(void *state, double alpha, const mix_svec *p, const mix_svec *Ap,
+                        mix_svec *x, mix_svec *r, double *rr, double *rr_dot_old)
+{
+    mixi_cuda_state *s = state;
+    int st = check_pair(p, Ap);
+    if (!st) st = check_pair(p, x);
+    if (!st) st = check_pair(p, r);
+    if (st) return st;
+    if (!rr || !rr_dot_old) return MIX_ERR_INVALID_ARG;
+    if (p->n == 0) {
+        *rr = *rr_dot_old = 0.0;
+        return MIX_SUCCESS;
+    }
+    double *ws;
+    if ((st = workspace(s, &ws))) return st;
+    if ((st = launched(mixi_cuda_cg_update(s->stream, p->prec, p->n, alpha, dvec(p), dvec(Ap),
+                                           dvec(x), dvec(r), ws))))
+        return st;
+    return fetch(s, 2, rr, rr_dot_old);
+}
+
+static int sp_axpby(void *state, double a, const mix_svec *x, double b, mix_svec *y)
+{
+    mixi_cuda_state *s = state;
+    int st = check_pair(x, y);
+    if (st) return st;
+    return launched(mixi_cuda_axpby(s->stream, x->prec, x->n, a, dvec(x), b, dvec(y)));
+}
+
+static int sp_dot(void *state, const mix_svec *x, const mix_svec *y, double *xy)
+{
+    mixi_cuda_state *s = state;
+    int st = check_pair(x, y);
+    if (st) return st;
+    if (!xy) return MIX_ERR_INVALID_ARG;
+    if (x->n == 0) {
+        *xy = 0.0;
+        return MIX_SUCCESS;
+    }
+    double *ws;
+    if ((st = workspace(s, &ws))) return st;
+    if ((st = launched(mixi_cuda_dot(s->stream, x->prec, x->n, dvec(x), dvec(y), ws)))) return st;
+    return fetch(s, 1, xy, NULL);
+}
+
+const mix_sparse_ops mixi_cuda_sparse_ops = {
+    .csr_create = sp_create,
+    .csr_convert = sp_convert,
+    .csr_destroy = sp_destroy,
+    .diag_rsqrt = sp_diag_rsqrt,
+    .spmv64 = sp_spmv64,
+    .residual64 = sp_residual64,
+    .nrm2sq64 = sp_nrm2sq64,
+    .vec_from64 = sp_vec_from64,
+    .vec_accum64 = sp_vec_accum64,
+    .vec_zero = sp_vec_zero,
+    .spmv = sp_spmv,
+    .cg_update = sp_cg_update,
+    .axpby = sp_axpby,
+    .dot = sp_dot,
+};
+
+/* Test and benchmark hook: forces the threads per row of a matrix's SpMV (1, 2, 4, ..., 32). */
+int mixi_cuda_spmat_set_lanes(mix_spmat *A, int lanes)
+{
+    if (!A || lanes < 1 || lanes > 32 || (lanes & (lanes - 1))) return MIX_ERR_INVALID_ARG;
+    A->d.lanes = lanes;
+    return MIX_SUCCESS;
+}
+
+int mixi_cuda_spmat_lanes(const mix_spmat *A)
+{
+    return A ? A->d.lanes : 0;
+}

@@ -1,0 +1,607 @@
+// sparse_kernels.cu: CUDA kernels of the sparse family (CSR SpMV per storage format, sloppy-vector blas1, FP64 reductions).
+//
+// Element formats, the per-row SpMV bodies and the FIXED16 encoding come from kernels/common
+// (spmv_row.h, formats.h), the code the CPU backend runs.  This file is compiled with
+// -fmad=false (kernels/cuda/local.mk) so that a*b+c rounds twice as in the host C code: the
+// thread-per-row SpMV and every element-wise operation then agree with the CPU bit for bit;
+// only the order of the FP64 reductions (and of a row sum split over several lanes) differs.
+#include <stdint.h>
+#include "kernels/common/formats.h"
+#include "kernels/common/spmv_row.h"
+#include "kernels/cuda/cuda_sparse.h"
+
+namespace {
+
+const int THREADS = 256;
+const int WARPS = THREADS / 32;
+const unsigned FULL = 0xffffffffu;
+const int BLK = MIXK_SVEC_BLOCK; // one warp per FIXED16 block: the block norm is a warp max
+
+static_assert(MIXK_SVEC_BLOCK == 32, "one warp per sloppy-vector block");
+
+// Blocks for `warps` warps of work, capped so that partial sums fit the workspace; depends on n
+// only, which keeps the reductions reproducible.
+unsigned grid_warps(long long warps)
+{
+    long long g = (warps + WARPS - 1) / WARPS;
+    return (unsigned)(g < 1 ? 1 : (g > MIXI_CUDA_RED_BLOCKS ? MIXI_CUDA_RED_BLOCKS : g));
+}
+
+// ---- deterministic FP64 reduction -------------------------------------------------------------
+
+template <int NS>
+__device__ void block_sum(double (&v)[NS], double (*part)[WARPS])
+{
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    for (int s = 0; s < NS; s++) {
+        for (int o = 16; o > 0; o >>= 1) v[s] += __shfl_down_sync(FULL, v[s], o);
+        if (lane == 0) part[s][w] = v[s];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int s = 0; s < NS; s++) {
+            double t = 0.0;
+            for (int k = 0; k < WARPS; k++) t += part[s][k];
+            v[s] = t;
+        }
+}
+
+// Every thread of every block calls this once with its partial sums.  Block partials go to ws;
+// the last block (by atomic ticket) sums them in block order and writes the results.
+template <int NS>
+__device__ void grid_sum(double (&v)[NS], double *ws)
+{
+    __shared__ double part[NS][WARPS];
+    __shared__ int last;
+    block_sum<NS>(v, part);
+    unsigned *ticket = (unsigned *)(ws + MIXI_CUDA_RED_WS - 1);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < NS; s++) ws[s * MIXI_CUDA_RED_BLOCKS + blockIdx.x] = v[s];
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    double t[NS];
+    for (int s = 0; s < NS; s++) {
+        t[s] = 0.0;
+        for (unsigned b = threadIdx.x; b < gridDim.x; b += THREADS)
+            t[s] += *(volatile double *)(ws + s * MIXI_CUDA_RED_BLOCKS + b);
+    }
+    __syncthreads(); // part is reused
+    block_sum<NS>(t, part);
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < NS; s++) ws[MIXI_CUDA_RED_RESULT + s] = t[s];
+        *ticket = 0u;
+    }
+}
+
+// ---- storage formats ----------------------------------------------------------------------------
+
+// Per storage precision: arithmetic type, element load (spmv_row.h), matrix value load and the
+// per-row body.
+template <mix_prec P> struct fmt;
+template <> struct fmt<MIX_FP64> {
+    typedef double T;
+    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fp64(v, nm, i); }
+    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_FP64(a, k); }
+    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
+    { return mixk_spmv_row_fp64(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
+};
+template <> struct fmt<MIX_FP32> {
+    typedef float T;
+    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fp32(v, nm, i); }
+    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_FP32(a, k); }
+    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
+    { return mixk_spmv_row_fp32(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
+};
+template <> struct fmt<MIX_FP16> {
+    typedef float T;
+    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fp16(v, nm, i); }
+    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_FP16(a, k); }
+    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
+    { return mixk_spmv_row_fp16(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
+};
+template <> struct fmt<MIX_BF16> {
+    typedef float T;
+    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_bf16(v, nm, i); }
+    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_BF16(a, k); }
+    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
+    { return mixk_spmv_row_bf16(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
+};
+template <> struct fmt<MIX_FIXED16> {
+    typedef float T;
+    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fixed16(v, nm, i); }
+    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
+    { return mixk_spmv_row_fixed16(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
+};
+
+// Part of row i's sum over the entries k = rowptr[i] + sl, + L, ... (a lane of a sub-warp):
+// the loop of spmv_row.h's bodies, strided.  FIXED16 leaves out the row's scale factors, which
+// row_finish applies once to the whole sum, as the thread-per-row body does.
+template <mix_prec P>
+__device__ typename fmt<P>::T row_part(const mixi_cuda_csr &A, const void *x, const float *xn,
+                                       int64_t i, int sl, int L)
+{
+    typename fmt<P>::T s = 0;
+    for (int64_t k = A.rowptr[i] + sl; k < A.rowptr[i + 1]; k += L)
+        s += fmt<P>::lda(A.val, k) * fmt<P>::ld(x, xn, A.colind[k]);
+    return s;
+}
+template <>
+__device__ float row_part<MIX_FIXED16>(const mixi_cuda_csr &A, const void *x, const float *xn,
+                                       int64_t i, int sl, int L)
+{
+    const int16_t *qa = (const int16_t *)A.val, *qx = (const int16_t *)x;
+    float s = 0.0f;
+    for (int64_t k = A.rowptr[i] + sl; k < A.rowptr[i + 1]; k += L) {
+        const int32_t j = A.colind[k];
+        s += (float)qa[k] * ((float)qx[j] * xn[j / MIXK_SVEC_BLOCK]);
+    }
+    return s;
+}
+template <mix_prec P>
+__device__ typename fmt<P>::T row_finish(const mixi_cuda_csr &, int64_t, typename fmt<P>::T s)
+{
+    return s;
+}
+template <>
+__device__ float row_finish<MIX_FIXED16>(const mixi_cuda_csr &A, int64_t i, float s)
+{
+    return s * (A.rowscale[i] * MIXK_FIXED16_RSTEP) * MIXK_FIXED16_RSTEP;
+}
+
+// (A x)_i of the row row0 + lane, for the 32 rows of one block handled by one warp.  L = 1: each
+// lane runs the shared row body; L > 1: sub-warps of L lanes take 32/L rows per pass, their
+// partial sums are combined by shuffles and handed to the lane owning the row.
+template <mix_prec P, int L>
+__device__ typename fmt<P>::T warp_rows(const mixi_cuda_csr &A, const void *x, const float *xn,
+                                        int64_t row0, int lane)
+{
+    typedef typename fmt<P>::T T;
+    T mine = 0;
+    if (L == 1) {
+        if (row0 + lane < A.n) mine = fmt<P>::row(A, x, xn, row0 + lane);
+        return mine;
+    }
+    const int R = 32 / L, sub = lane / L, sl = lane % L;
+    for (int pass = 0; pass < L; pass++) {
+        const int64_t i = row0 + pass * R + sub;
+        T part = i < A.n ? row_part<P>(A, x, xn, i, sl, L) : T(0);
+        for (int o = L / 2; o > 0; o >>= 1) part += __shfl_xor_sync(FULL, part, o, L);
+        const int owner = lane - pass * R; // this lane's row is sub-warp `owner` in this pass
+        T got = __shfl_sync(FULL, part, (owner >= 0 && owner < R ? owner : 0) * L);
+        if (owner >= 0 && owner < R) mine = got;
+    }
+    if (row0 + lane < A.n) mine = row_finish<P>(A, row0 + lane, mine);
+    return mine;
+}
+
+// Stores lane's value into element blk*32 + lane (if valid) and returns the stored value as read
+// back.  FIXED16: the warp is the block; norm = max |x| as mixk_fixed16_block_scale_f32 (a NaN
+// gives the quiet NaN norm), q as mixk_svec_st_block_fixed16 encodes it.
+template <mix_prec P>
+__device__ typename fmt<P>::T st_warp(mixi_cuda_vec v, int64_t blk, int lane, bool valid,
+                                      typename fmt<P>::T x);
+template <>
+__device__ double st_warp<MIX_FP64>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, double x)
+{
+    if (valid) mixk_svec_st_fp64(v.val, blk * BLK + lane, x);
+    return x;
+}
+template <>
+__device__ float st_warp<MIX_FP32>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, float x)
+{
+    if (valid) mixk_svec_st_fp32(v.val, blk * BLK + lane, x);
+    return x;
+}
+template <>
+__device__ float st_warp<MIX_FP16>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, float x)
+{
+    if (valid) mixk_svec_st_fp16(v.val, blk * BLK + lane, x);
+    return mixk_round_f16(x);
+}
+template <>
+__device__ float st_warp<MIX_BF16>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, float x)
+{
+    if (valid) mixk_svec_st_bf16(v.val, blk * BLK + lane, x);
+    return mixk_round_bf16(x);
+}
+// Largest |x| bit pattern of the warp: for non-negative floats the patterns order as the
+// values, and a NaN's pattern exceeds Inf's.
+__device__ unsigned warp_max_u32(unsigned u)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        unsigned t = __shfl_xor_sync(FULL, u, o);
+        u = t > u ? t : u;
+    }
+    return u;
+}
+__device__ unsigned long long warp_max_u64(unsigned long long u)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        unsigned long long t = __shfl_xor_sync(FULL, u, o);
+        u = t > u ? t : u;
+    }
+    return u;
+}
+template <>
+__device__ float st_warp<MIX_FIXED16>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, float x)
+{
+    const float m = mixk_bits_f32(warp_max_u32(valid ? mixk_f32_bits(x) & 0x7fffffffu : 0u));
+    const float s = mixk_fixed16_block_scale_f32(&m, 1);
+    const int16_t q = mixk_fixed16_encode(x, mixk_fixed16_inv_step(s));
+    if (valid) ((int16_t *)v.val)[blk * BLK + lane] = q;
+    if (lane == 0) v.norm[blk] = s;
+    return mixk_fixed16_decode(q, mixk_fixed16_step(s));
+}
+
+// The same from an FP64 value: one rounding (mixk_f64_to_*, mixk_svec_st_block_fixed16_f64).
+template <mix_prec P>
+__device__ void st_warp_f64(mixi_cuda_vec v, int64_t blk, int lane, bool valid, double x)
+{
+    const int64_t i = blk * BLK + lane;
+    switch (P) {
+    case MIX_FP64: if (valid) mixk_svec_st_fp64(v.val, i, x); break;
+    case MIX_FP32: if (valid) ((float *)v.val)[i] = (float)x; break;
+    case MIX_FP16: if (valid) ((uint16_t *)v.val)[i] = mixk_f64_to_f16(x); break;
+    case MIX_BF16: if (valid) ((uint16_t *)v.val)[i] = mixk_f64_to_bf16(x); break;
+    default: {
+        const double m = mixk_bits_f64(
+            warp_max_u64(valid ? mixk_f64_bits(x) & 0x7fffffffffffffffull : 0ull));
+        const float s = mixk_fixed16_block_scale_f64(&m, 1);
+        const int16_t q = mixk_fixed16_encode_f64(x, mixk_fixed16_inv_step_f64((double)s));
+        if (valid) ((int16_t *)v.val)[i] = q;
+        if (lane == 0) v.norm[blk] = s;
+    }
+    }
+}
+
+// FP32 arithmetic rounded per operation (no FMA, as the host code); FP64 for FP64 storage.
+__device__ float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ double mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ double add(double a, double b) { return __dadd_rn(a, b); }
+__device__ float sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ double sub(double a, double b) { return __dsub_rn(a, b); }
+
+// alpha * scale_i * x_i as (alpha * scale_i) * x_i.
+__device__ double scaled(double alpha, const double *scale, int64_t i, double x)
+{
+    return mul(scale ? mul(alpha, scale[i]) : alpha, x);
+}
+
+#define FOR_BLOCKS(n)                                                                         \
+    const int lane = threadIdx.x & 31;                                                        \
+    const int64_t nblk = ((int64_t)(n) + BLK - 1) / BLK;                                      \
+    const int64_t nwarps = (int64_t)gridDim.x * WARPS;                                        \
+    for (int64_t blk = (int64_t)blockIdx.x * WARPS + (threadIdx.x >> 5); blk < nblk; blk += nwarps)
+
+// ---- kernels ------------------------------------------------------------------------------------
+
+template <mix_prec P, int L>
+__global__ void __launch_bounds__(THREADS) k_spmv(mixi_cuda_csr A, mixi_cuda_vec x, mixi_cuda_vec y,
+                                                  double *ws)
+{
+    typedef typename fmt<P>::T T;
+    double xy[1] = {0.0};
+    FOR_BLOCKS(A.n) {
+        const int64_t i = blk * BLK + lane;
+        const bool valid = i < A.n;
+        const T s = warp_rows<P, L>(A, x.val, x.norm, blk * BLK, lane);
+        if (valid && ws) xy[0] += (double)fmt<P>::ld(x.val, x.norm, i) * (double)s;
+        st_warp<P>(y, blk, lane, valid, s);
+    }
+    if (ws) grid_sum<1>(xy, ws);
+}
+
+template <int L>
+__global__ void __launch_bounds__(THREADS) k_residual64(mixi_cuda_csr A, const double *b,
+                                                        const double *x, double *r, double *ws)
+{
+    double rr[1] = {0.0};
+    FOR_BLOCKS(A.n) {
+        const int64_t i = blk * BLK + lane;
+        const double s = warp_rows<MIX_FP64, L>(A, x, NULL, blk * BLK, lane);
+        if (i < A.n) {
+            const double ri = b ? sub(b[i], s) : s;
+            r[i] = ri;
+            rr[0] += ri * ri;
+        }
+    }
+    if (ws) grid_sum<1>(rr, ws);
+}
+
+__global__ void __launch_bounds__(THREADS) k_nrm2sq64(int n, const double *x, double *ws)
+{
+    double xx[1] = {0.0};
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS)
+        xx[0] += x[i] * x[i];
+    grid_sum<1>(xx, ws);
+}
+
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_vec_from64(int n, const double *x, const double *scale,
+                                                        double alpha, mixi_cuda_vec v, double *ws)
+{
+    double vv[1] = {0.0};
+    FOR_BLOCKS(n) {
+        const int64_t i = blk * BLK + lane;
+        const bool valid = i < n;
+        const double t = valid ? scaled(alpha, scale, i, x[i]) : 0.0;
+        vv[0] += t * t;
+        st_warp_f64<P>(v, blk, lane, valid, t);
+    }
+    if (ws) grid_sum<1>(vv, ws);
+}
+
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_vec_accum64(int n, mixi_cuda_vec v, const double *scale,
+                                                         double alpha, double *y)
+{
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS)
+        y[i] = add(y[i], scaled(alpha, scale, i, (double)fmt<P>::ld(v.val, v.norm, i)));
+}
+
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_cg_update(int n, double alpha, mixi_cuda_vec p,
+                                                       mixi_cuda_vec ap, mixi_cuda_vec x,
+                                                       mixi_cuda_vec r, double *ws)
+{
+    typedef typename fmt<P>::T T;
+    const T a = (T)alpha;
+    double acc[2] = {0.0, 0.0};
+    FOR_BLOCKS(n) {
+        const int64_t i = blk * BLK + lane;
+        const bool valid = i < n;
+        T xi = 0, pi = 0, ri = 0, api = 0;
+        if (valid) {
+            xi = fmt<P>::ld(x.val, x.norm, i);
+            pi = fmt<P>::ld(p.val, p.norm, i);
+            ri = fmt<P>::ld(r.val, r.norm, i);
+            api = fmt<P>::ld(ap.val, ap.norm, i);
+        }
+        // Every lane has read its elements and block norms before lane 0 rewrites the norms.
+        __syncwarp();
+        st_warp<P>(x, blk, lane, valid, add(xi, mul(a, pi)));
+        const T rn = st_warp<P>(r, blk, lane, valid, sub(ri, mul(a, api)));
+        if (valid) {
+            acc[0] += (double)rn * (double)rn;
+            acc[1] += (double)rn * (double)ri;
+        }
+    }
+    grid_sum<2>(acc, ws);
+}
+
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_axpby(int n, double a, mixi_cuda_vec x, double b,
+                                                   mixi_cuda_vec y)
+{
+    typedef typename fmt<P>::T T;
+    const T af = (T)a, bf = (T)b;
+    FOR_BLOCKS(n) {
+        const int64_t i = blk * BLK + lane;
+        const bool valid = i < n;
+        T t = 0;
+        if (valid) t = add(mul(af, fmt<P>::ld(x.val, x.norm, i)), mul(bf, fmt<P>::ld(y.val, y.norm, i)));
+        __syncwarp(); // all of y's block read before its norm changes
+        st_warp<P>(y, blk, lane, valid, t);
+    }
+}
+
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_dot(int n, mixi_cuda_vec x, mixi_cuda_vec y, double *ws)
+{
+    double d[1] = {0.0};
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS)
+        d[0] += (double)fmt<P>::ld(x.val, x.norm, i) * (double)fmt<P>::ld(y.val, y.norm, i);
+    grid_sum<1>(d, ws);
+}
+
+// Matrix conversion, one thread per row (once per matrix and precision).
+__global__ void __launch_bounds__(THREADS) k_csr_convert(int n, const int64_t *rowptr,
+                                                         const int32_t *colind, const double *val,
+                                                         const double *scale, mix_prec prec,
+                                                         double *tmp, void *out, float *rowscale,
+                                                         int *flag)
+{
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS) {
+        int over = 0;
+        const int64_t k0 = rowptr[i], k1 = rowptr[i + 1];
+        for (int64_t k = k0; k < k1; k++) {
+            const double t = scale ? mul(mul(scale[i], val[k]), scale[colind[k]]) : val[k];
+            switch (prec) {
+            case MIX_FP64: ((double *)out)[k] = t; break;
+            case MIX_FP32: {
+                const float f = (float)t;
+                ((float *)out)[k] = f;
+                over |= isinf(f);
+                break;
+            }
+            case MIX_FP16: {
+                const uint16_t h = mixk_f64_to_f16(t);
+                ((uint16_t *)out)[k] = h;
+                over |= (h & 0x7fffu) == 0x7c00u;
+                break;
+            }
+            case MIX_BF16: {
+                const uint16_t h = mixk_f64_to_bf16(t);
+                ((uint16_t *)out)[k] = h;
+                over |= (h & 0x7fffu) == 0x7f80u;
+                break;
+            }
+            default: tmp[k] = t;
+            }
+        }
+        if (prec == MIX_FIXED16) {
+            const float s = mixk_fixed16_block_scale_f64(tmp + k0, (int)(k1 - k0));
+            const double inv = mixk_fixed16_inv_step_f64((double)s);
+            for (int64_t k = k0; k < k1; k++) ((int16_t *)out)[k] = mixk_fixed16_encode_f64(tmp[k], inv);
+            rowscale[i] = s;
+            over |= isinf(s);
+        }
+        if (over) atomicOr(flag, 1);
+    }
+}
+
+__global__ void __launch_bounds__(THREADS) k_diag_rsqrt(int n, const int64_t *rowptr,
+                                                        const int32_t *colind, const double *val,
+                                                        double *scale, int *flag)
+{
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS) {
+        double d = 0.0;
+        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+            if (colind[k] == i) d = val[k];
+        if (d > 0.0) {
+            scale[i] = 1.0 / sqrt(d);
+        } else {
+            scale[i] = 1.0;
+            atomicOr(flag, 2);
+        }
+    }
+}
+
+unsigned grid_threads(long long n)
+{
+    long long g = (n + THREADS - 1) / THREADS;
+    return (unsigned)(g < 1 ? 1 : (g > MIXI_CUDA_RED_BLOCKS ? MIXI_CUDA_RED_BLOCKS : g));
+}
+
+long long nblocks(long long n) { return (n + BLK - 1) / BLK; }
+
+} // namespace
+
+// ---- launchers ----------------------------------------------------------------------------------
+
+// Instantiates KERNEL<prec> for the storage precision and launches it with ARGS.
+#define DISPATCH(prec, KERNEL, GRID, ARGS)                                                      \
+    switch (prec) {                                                                               \
+    case MIX_FP64: KERNEL<MIX_FP64><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
+    case MIX_FP32: KERNEL<MIX_FP32><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
+    case MIX_FP16: KERNEL<MIX_FP16><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
+    case MIX_BF16: KERNEL<MIX_BF16><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
+    case MIX_FIXED16: KERNEL<MIX_FIXED16><<<GRID, THREADS, 0, stream>>> ARGS; break;              \
+    default: return cudaErrorInvalidValue;                                                        \
+    }                                                                                             \
+    return cudaGetLastError();
+
+extern "C" int mixi_cuda_spmv_lanes(double mean)
+{
+    int l = 1;
+    while (l < 32 && 2.0 * l <= mean) l *= 2;
+    return l;
+}
+
+template <mix_prec P>
+static cudaError_t launch_spmv(cudaStream_t stream, const mixi_cuda_csr &A, mixi_cuda_vec x,
+                               mixi_cuda_vec y, double *ws)
+{
+    const unsigned g = grid_warps(nblocks(A.n));
+    switch (A.lanes) {
+    case 1: k_spmv<P, 1><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
+    case 2: k_spmv<P, 2><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
+    case 4: k_spmv<P, 4><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
+    case 8: k_spmv<P, 8><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
+    case 16: k_spmv<P, 16><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
+    case 32: k_spmv<P, 32><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,
+                                      mixi_cuda_vec y, double *ws)
+{
+    if (A->n <= 0) return cudaSuccess;
+    switch (A->prec) {
+    case MIX_FP64: return launch_spmv<MIX_FP64>(stream, *A, x, y, ws);
+    case MIX_FP32: return launch_spmv<MIX_FP32>(stream, *A, x, y, ws);
+    case MIX_FP16: return launch_spmv<MIX_FP16>(stream, *A, x, y, ws);
+    case MIX_BF16: return launch_spmv<MIX_BF16>(stream, *A, x, y, ws);
+    case MIX_FIXED16: return launch_spmv<MIX_FIXED16>(stream, *A, x, y, ws);
+    default: return cudaErrorInvalidValue;
+    }
+}
+
+extern "C" cudaError_t mixi_cuda_residual64(cudaStream_t stream, const mixi_cuda_csr *A,
+                                            const double *b, const double *x, double *r, double *ws)
+{
+    if (A->n <= 0) return cudaSuccess;
+    const unsigned g = grid_warps(nblocks(A->n));
+    switch (A->lanes) {
+    case 1: k_residual64<1><<<g, THREADS, 0, stream>>>(*A, b, x, r, ws); break;
+    case 2: k_residual64<2><<<g, THREADS, 0, stream>>>(*A, b, x, r, ws); break;
+    case 4: k_residual64<4><<<g, THREADS, 0, stream>>>(*A, b, x, r, ws); break;
+    case 8: k_residual64<8><<<g, THREADS, 0, stream>>>(*A, b, x, r, ws); break;
+    case 16: k_residual64<16><<<g, THREADS, 0, stream>>>(*A, b, x, r, ws); break;
+    case 32: k_residual64<32><<<g, THREADS, 0, stream>>>(*A, b, x, r, ws); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mixi_cuda_nrm2sq64(cudaStream_t stream, int n, const double *x, double *ws)
+{
+    if (n <= 0) return cudaSuccess;
+    k_nrm2sq64<<<grid_threads(n), THREADS, 0, stream>>>(n, x, ws);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mixi_cuda_vec_from64(cudaStream_t stream, mix_prec prec, int n,
+                                            const double *x, const double *scale, double alpha,
+                                            mixi_cuda_vec v, double *ws)
+{
+    if (n <= 0) return cudaSuccess;
+    DISPATCH(prec, k_vec_from64, grid_warps(nblocks(n)), (n, x, scale, alpha, v, ws))
+}
+
+extern "C" cudaError_t mixi_cuda_vec_accum64(cudaStream_t stream, mix_prec prec, int n,
+                                             mixi_cuda_vec v, const double *scale, double alpha,
+                                             double *y)
+{
+    if (n <= 0) return cudaSuccess;
+    DISPATCH(prec, k_vec_accum64, grid_threads(n), (n, v, scale, alpha, y))
+}
+
+extern "C" cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, int n, double alpha,
+                                           mixi_cuda_vec p, mixi_cuda_vec ap, mixi_cuda_vec x,
+                                           mixi_cuda_vec r, double *ws)
+{
+    if (n <= 0) return cudaSuccess;
+    DISPATCH(prec, k_cg_update, grid_warps(nblocks(n)), (n, alpha, p, ap, x, r, ws))
+}
+
+extern "C" cudaError_t mixi_cuda_axpby(cudaStream_t stream, mix_prec prec, int n, double a,
+                                       mixi_cuda_vec x, double b, mixi_cuda_vec y)
+{
+    if (n <= 0) return cudaSuccess;
+    DISPATCH(prec, k_axpby, grid_warps(nblocks(n)), (n, a, x, b, y))
+}
+
+extern "C" cudaError_t mixi_cuda_dot(cudaStream_t stream, mix_prec prec, int n, mixi_cuda_vec x,
+                                     mixi_cuda_vec y, double *ws)
+{
+    if (n <= 0) return cudaSuccess;
+    DISPATCH(prec, k_dot, grid_threads(n), (n, x, y, ws))
+}
+
+extern "C" cudaError_t mixi_cuda_csr_convert(cudaStream_t stream, int n, const int64_t *rowptr,
+                                             const int32_t *colind, const double *val,
+                                             const double *scale, mix_prec prec, double *tmp,
+                                             void *out, float *rowscale, int *d_flag)
+{
+    if (n <= 0) return cudaSuccess;
+    k_csr_convert<<<grid_threads(n), THREADS, 0, stream>>>(n, rowptr, colind, val, scale, prec,
+                                                           tmp, out, rowscale, d_flag);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mixi_cuda_diag_rsqrt(cudaStream_t stream, int n, const int64_t *rowptr,
+                                            const int32_t *colind, const double *val,
+                                            double *scale, int *d_flag)
+{
+    if (n <= 0) return cudaSuccess;
+    k_diag_rsqrt<<<grid_threads(n), THREADS, 0, stream>>>(n, rowptr, colind, val, scale, d_flag);
+    return cudaGetLastError();
+}
