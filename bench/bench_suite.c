@@ -336,7 +336,7 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
             double t = now() - t0;
             best = fmin(best, t);
             spent += t;
-            if (st || spent > o->min_time || spent > o->time_limit / 8) break;
+            if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
         }
         res->status = st;
         res->time = best;
@@ -392,7 +392,7 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
             double t = now() - t0;
             best = fmin(best, t);
             spent += t;
-            if (st || spent > o->min_time || spent > o->time_limit / 8) break;
+            if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
         }
         res->status = st;
         res->time = best;
@@ -523,7 +523,7 @@ static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_
 
 int cmd_bench(int argc, char **argv)
 {
-    bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.3, 5};
+    bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.2, 200};
     const char *outdir = "bench-out";
     int dense_set = 0, limit_set = 0;
     problem *probs = NULL;
@@ -580,8 +580,8 @@ int cmd_bench(int argc, char **argv)
     if (o.quick) {
         if (!dense_set) o.dense_max = 2048;
         if (!limit_set) o.time_limit = 20;
-        o.min_time = 0.1;
-        o.max_reps = 3;
+        o.min_time = 0.05;
+        o.max_reps = 50;
     }
     if (!explicit_inputs) {
         const char *d = default_dir();

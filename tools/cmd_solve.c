@@ -22,14 +22,15 @@ static void solve_usage(FILE *f)
     fprintf(f,
             "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|cg|auto]\n"
             "         [--prec fp64|fp32|tf32|fp16|bf16|fixed16|auto] [--refine classical|gmres|auto]\n"
-            "         [--backend cpu|cuda|auto] [--tol T] [--max-iter N] [--jacobi] [--out x.mtx]\n"
+            "         [--backend cpu|cuda|auto] [--tol T] [--max-iter N] [--precond jacobi|none] [--out x.mtx]\n"
             "Solves A x = b (A square, Matrix Market, plain or .gz); b from --rhs (array or coordinate,\n"
             "n x 1) or b = A * ones.  lu: dense LU in the factor precision (fp32, tf32, fp16, bf16;\n"
             "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  cg: reliable-update CG with the matrix\n"
             "and vectors stored in the precision (fp64, fp32, fp16, bf16, fixed16) (mix_dcg).\n"
             "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
             "cg finds A not SPD).  Prints iterations, backward error (lu) or true relative residual\n"
-            "(cg) recomputed here in FP64, fallback and times.  Exit: 0 solved, 1 solver failure,\n"
+            "(cg) recomputed here in FP64, fallback and times.  CG uses the Jacobi preconditioner\n"
+            "unless --precond none.  Exit: 0 solved, 1 solver failure,\n"
             "2 bad usage or input.\n");
 }
 
@@ -199,7 +200,7 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
 
 int cmd_solve(int argc, char **argv)
 {
-    solve_opts o = {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 0};
+    solve_opts o = {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
@@ -239,8 +240,11 @@ int cmd_solve(int argc, char **argv)
         } else if ((r = cli_opt(argc, argv, &i, "--max-iter", &v))) {
             if (r < 0) return CLI_USAGE;
             if (!cli_parse_long(v, 1, 1000000000L, &o.max_iter)) return cli_error(CLI_USAGE, "bad --max-iter '%s'", v);
-        } else if (!strcmp(argv[i], "--jacobi")) {
-            o.jacobi = 1;
+        } else if ((r = cli_opt(argc, argv, &i, "--precond", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!strcmp(v, "jacobi")) o.jacobi = 1;
+            else if (!strcmp(v, "none")) o.jacobi = 0;
+            else return cli_error(CLI_USAGE, "bad --precond '%s' (jacobi or none)", v);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_error(CLI_USAGE, "solve: unknown option '%s' (see mixsolve solve --help)", argv[i]);
         } else if (!o.file) {
