@@ -2,9 +2,11 @@
 #include <math.h>
 #include "solvers/solvers.h"
 
-/* Fraction of FP16's largest value (65504) where the largest scaled entry is put: room for
- * element growth in the LU (HPZ's theta = 0.1). */
-#define FP16_THETA 0.1
+/* Fraction of FP16's largest value (65504) where the largest scaled entry is put.  HPZ use 0.1
+ * for storing A in FP16; here the GEMM inputs are the U12 blocks after elimination, so room for
+ * element growth matters more: 1/256 (largest entry ~256) lets random dense matrices of a few
+ * thousand rows through, and entries down to ~1e-7 of the largest still round to FP16 normals. */
+#define FP16_THETA (1.0 / 256.0)
 
 /* 2^-e with 2^e <= v < 2^(e+1): multiplying by it brings v into [1, 2) exactly. */
 static double inv_pow2(double v)

@@ -20,9 +20,10 @@ int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda
 
 /* ---- Scaling (scaling.c) -------------------------------------------------------------------- */
 /* Two-sided power-of-two equilibration of the n x n FP64 matrix a (backend): fills r and c (backend,
- * n each) so that diag(r) A diag(c) has every row and column max in [1, 2) (zero lines keep 1),
- * and *s (host): 1 unless `prec` is MIX_FP16, then a power of two putting the largest entry near
- * 0.1 * 65504 (Higham, Pranesh & Zounon).  host_tmp: n doubles of host scratch. */
+ * n each) so that diag(r) A diag(c) has every column max in [1, 2) and every row max below 2
+ * (zero lines keep 1), and *s (host): 1 unless `prec` is MIX_FP16, then a power of two putting the
+ * largest entry near 65504 / 256 (Higham, Pranesh & Zounon, with room for element growth).
+ * host_tmp: n doubles of host scratch. */
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
                        double *c, double *s, double *host_tmp);
 

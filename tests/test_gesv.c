@@ -1,7 +1,820 @@
-/* test_gesv.c: CUnit suites for the gesv area (filled in by the issue that builds it). */
+/* test_gesv.c: CUnit suites of the dense mixed-precision solvers (LU-IR, GMRES-IR, fallback, drivers). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
+#include <lapacke.h>
 #include "tests/mixt.h"
+#include "lib/mix_internal.h"
+#include "matrices/generators.h"
+
+static const mix_prec low_precs[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+#define NPREC 4
+
+/* ---- helpers -------------------------------------------------------------------------------- */
+
+static mix_context *ctx_new(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    return ctx;
+}
+
+static double *dalloc(size_t count)
+{
+    double *p = calloc(count ? count : 1, sizeof *p);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    return p;
+}
+
+/* Column-major n x n A (ld n), n x nrhs B = A Xtrue (ld n). */
+static void rhs_for(int n, int nrhs, const double *a, double *b, unsigned seed)
+{
+    double *xt = dalloc((size_t)n * nrhs);
+    for (int k = 0; k < n * nrhs; k++) xt[k] = sin(1.0 + k + seed) + 0.5;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nrhs, n, 1.0, a, n, xt, n, 0.0, b, n);
+    free(xt);
+}
+
+/* max over columns of ||b - A x||inf / (||A||inf ||x||inf + ||b||inf), column-major. */
+static double backward_error(int n, int nrhs, const double *a, int lda, const double *b, int ldb,
+                             const double *x, int ldx)
+{
+    double anrm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, a, lda), worst = 0.0;
+    double *r = dalloc((size_t)n);
+    for (int j = 0; j < nrhs; j++) {
+        memcpy(r, b + (size_t)j * ldb, (size_t)n * sizeof *r);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, a, lda, x + (size_t)j * ldx, 1, 1.0, r,
+                    1);
+        double rn = 0, xn = 0, bn = 0;
+        for (int i = 0; i < n; i++) {
+            rn = fmax(rn, fabs(r[i]));
+            xn = fmax(xn, fabs(x[i + (size_t)j * ldx]));
+            bn = fmax(bn, fabs(b[i + (size_t)j * ldb]));
+        }
+        double be = (anrm * xn + bn) > 0 ? rn / (anrm * xn + bn) : 0.0;
+        if (!(be <= worst)) worst = be;
+    }
+    free(r);
+    return worst;
+}
+
+/* LAPACK's acceptance for refined solutions (ddrvab.f): a small multiple of eps sqrt(n). */
+static double berr_bound(int n) { return 4.0 * DBL_EPSILON * sqrt((double)n); }
+
+typedef struct {
+    int st, iter, reason, fell_back;
+    double berr;
+} outcome;
+
+/* Solves with the expert driver on copies; checks A unchanged (iter >= 0) or holding LAPACK's
+ * FP64 factors (iter < 0), and measures the backward error of x. */
+static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
+                           const double *a, const double *b)
+{
+    double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n * nrhs);
+    int *ipiv = calloc((size_t)n + 1, sizeof *ipiv);
+    memcpy(ac, a, (size_t)n * n * sizeof *ac);
+    mix_gesv_info info;
+    outcome o = {0};
+    o.st = mix_dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info);
+    o.iter = info.iter;
+    o.reason = info.reason;
+    o.fell_back = info.fell_back;
+    o.berr = backward_error(n, nrhs, a, n, b, n, x, n);
+    CU_ASSERT_EQUAL(info.status, o.st);
+    if (o.st == MIX_SUCCESS) {
+        CU_ASSERT(o.berr <= berr_bound(n));
+        CU_ASSERT(info.backward_error <= berr_bound(n));
+        if (o.iter >= 0) {
+            CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *ac) == 0);
+            CU_ASSERT_EQUAL(info.fell_back, 0);
+            CU_ASSERT_EQUAL(info.reason, MIX_REASON_NONE);
+        } else {
+            double *f = dalloc((size_t)n * n);
+            int *fp = calloc((size_t)n, sizeof *fp);
+            memcpy(f, a, (size_t)n * n * sizeof *f);
+            LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, f, n, fp);
+            CU_ASSERT(memcmp(fp, ipiv, (size_t)n * sizeof *fp) == 0);
+            double diff = 0, fn = 0;
+            for (size_t k = 0; k < (size_t)n * n; k++) {
+                diff = fmax(diff, fabs(f[k] - ac[k]));
+                fn = fmax(fn, fabs(f[k]));
+            }
+            CU_ASSERT(diff <= 1e-12 * fn);
+            CU_ASSERT_EQUAL(info.fell_back, 1);
+            CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+            free(f);
+            free(fp);
+        }
+    }
+    free(ac);
+    free(x);
+    free(ipiv);
+    return o;
+}
+
+/* ---- agreement with LAPACK ------------------------------------------------------------------ */
+
+static void test_agrees_with_dgesv(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 150, nrhs = 3;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs);
+    mixm_gen_random_dense(n, 7, a);
+    rhs_for(n, nrhs, a, b, 1);
+    /* Reference: LAPACK's own dgesv. */
+    double *lu = dalloc((size_t)n * n), *xref = dalloc((size_t)n * nrhs);
+    int *piv = calloc((size_t)n, sizeof *piv);
+    memcpy(lu, a, (size_t)n * n * sizeof *lu);
+    memcpy(xref, b, (size_t)n * nrhs * sizeof *xref);
+    CU_ASSERT_EQUAL_FATAL(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, lu, n, piv, xref, n), 0);
+    double cond_est = 1e4; /* random dense n = 150: kappa ~ 1e3; generous */
+    for (int k = 0; k < NPREC; k++) {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = low_precs[k];
+        double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n * nrhs);
+        int *ipiv = calloc((size_t)n, sizeof *ipiv);
+        memcpy(ac, a, (size_t)n * n * sizeof *ac);
+        mix_gesv_info info;
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info),
+                        0);
+        CU_ASSERT(info.iter >= 0);
+        CU_ASSERT_EQUAL(info.factor_prec_used, low_precs[k]);
+        double diff = 0, xn = 0;
+        for (int i = 0; i < n * nrhs; i++) {
+            diff = fmax(diff, fabs(x[i] - xref[i]));
+            xn = fmax(xn, fabs(xref[i]));
+        }
+        /* Both are backward stable: forward errors agree to kappa * eps. */
+        CU_ASSERT(diff <= cond_est * DBL_EPSILON * xn);
+        free(ac);
+        free(x);
+        free(ipiv);
+    }
+    free(a); free(b); free(lu); free(xref); free(piv);
+    mix_context_destroy(ctx);
+}
+
+typedef int (*simple_fn)(int, int, int, double *, int, int *, double *, int, double *, int, int *);
+static const simple_fn simple[NPREC] = {mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
+
+static void test_simple_drivers(void)
+{
+    const int n = 120, nrhs = 2, lda = 125, ldb = 130;
+    double *a = dalloc((size_t)lda * n), *b = dalloc((size_t)ldb * nrhs);
+    double *a0 = dalloc((size_t)n * n), *b0 = dalloc((size_t)n * nrhs);
+    mixm_gen_randsvd(n, 100.0, 3, 11, a0);
+    rhs_for(n, nrhs, a0, b0, 2);
+    for (int k = 0; k < NPREC; k++) {
+        for (int j = 0; j < n; j++) memcpy(a + (size_t)j * lda, a0 + (size_t)j * n, n * sizeof *a);
+        for (int j = 0; j < nrhs; j++) memcpy(b + (size_t)j * ldb, b0 + (size_t)j * n, n * sizeof *b);
+        double *acopy = dalloc((size_t)lda * n), *bcopy = dalloc((size_t)ldb * nrhs);
+        memcpy(acopy, a, (size_t)lda * n * sizeof *a);
+        memcpy(bcopy, b, (size_t)ldb * nrhs * sizeof *b);
+        double *x = dalloc((size_t)ldb * nrhs);
+        for (size_t i = 0; i < (size_t)ldb * nrhs; i++) x[i] = -7.0; /* padding must survive */
+        int *ipiv = calloc((size_t)n, sizeof *ipiv), iter = -99;
+        CU_ASSERT_EQUAL(simple[k](MIX_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb, x, ldb, &iter), 0);
+        CU_ASSERT(iter >= 0 && iter <= 30);
+        CU_ASSERT(memcmp(a, acopy, (size_t)lda * n * sizeof *a) == 0); /* A unchanged */
+        CU_ASSERT(memcmp(b, bcopy, (size_t)ldb * nrhs * sizeof *b) == 0);
+        CU_ASSERT(backward_error(n, nrhs, a, lda, b, ldb, x, ldb) <= berr_bound(n));
+        for (int j = 0; j < nrhs; j++)
+            for (int i = n; i < ldb; i++) CU_ASSERT_EQUAL(x[i + (size_t)j * ldb], -7.0);
+        int pivots_ok = 1;
+        for (int i = 0; i < n; i++) pivots_ok &= ipiv[i] >= i + 1 && ipiv[i] <= n;
+        CU_ASSERT(pivots_ok);
+        free(acopy); free(bcopy); free(x); free(ipiv);
+    }
+    free(a); free(b); free(a0); free(b0);
+}
+
+/* ---- randsvd sweeps ------------------------------------------------------------------------- */
+
+/* kappa <= 1e4: every precision refines (default AUTO refinement) without fallback, all modes. */
+static void test_randsvd_no_fallback(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 100;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    for (int e = 1; e <= 4; e++)
+        for (int mode = 1; mode <= 5; mode++) {
+            mixm_gen_randsvd(n, pow(10.0, e), mode, 100 * e + mode, a);
+            rhs_for(n, 1, a, b, e);
+            for (int k = 0; k < NPREC; k++) {
+                mix_gesv_params p;
+                mix_gesv_params_init(&p);
+                p.factor_prec = low_precs[k];
+                outcome o = solve_check(ctx, &p, n, 1, a, b);
+                CU_ASSERT_EQUAL(o.st, 0);
+                CU_ASSERT(o.iter >= 0);
+            }
+        }
+    free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* Classical IR alone: where kappa u_f < 1 (FP32 to 1e6, FP16/TF32 to 1e3, BF16 to 1e2). */
+static void test_randsvd_classical(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 100;
+    const int max_e[NPREC] = {6, 3, 3, 2};
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    for (int k = 0; k < NPREC; k++)
+        for (int mode = 1; mode <= 5; mode++) {
+            int e = max_e[k];
+            mixm_gen_randsvd(n, pow(10.0, e), mode, 7 * e + mode, a);
+            rhs_for(n, 1, a, b, mode);
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = low_precs[k];
+            p.refine = MIX_REFINE_CLASSICAL;
+            outcome o = solve_check(ctx, &p, n, 1, a, b);
+            CU_ASSERT_EQUAL(o.st, 0);
+            CU_ASSERT(o.iter >= 0);
+        }
+    free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* GMRES-IR beyond classical's reach: FP16/TF32 to 1e7, BF16 to 1e6 on the clustered spectra
+ * (modes 1, 2, 4) with the default restart of 30; FP32 to 1e8 in every mode. */
+static void test_randsvd_gmres_ir(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 100;
+    const int max_e[NPREC] = {8, 7, 7, 6};
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    for (int k = 0; k < NPREC; k++)
+        for (int mode = 1; mode <= 5; mode++) {
+            if (low_precs[k] != MIX_FP32 && (mode == 3 || mode == 5)) continue;
+            int e = max_e[k];
+            mixm_gen_randsvd(n, pow(10.0, e), mode, 1000 * e + mode, a);
+            rhs_for(n, 1, a, b, mode);
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = low_precs[k];
+            p.refine = MIX_REFINE_GMRES;
+            outcome o = solve_check(ctx, &p, n, 1, a, b);
+            CU_ASSERT_EQUAL(o.st, 0);
+            CU_ASSERT(o.iter >= 0);
+        }
+    /* The geometric spectrum (mode 3) at 1e6 for FP16/TF32 and 1e5 for BF16 as well. */
+    for (int k = 1; k < NPREC; k++) {
+        int e = low_precs[k] == MIX_BF16 ? 5 : 6;
+        mixm_gen_randsvd(n, pow(10.0, e), 3, 99 + k, a);
+        rhs_for(n, 1, a, b, 3);
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = low_precs[k];
+        p.refine = MIX_REFINE_GMRES;
+        outcome o = solve_check(ctx, &p, n, 1, a, b);
+        CU_ASSERT_EQUAL(o.st, 0);
+        CU_ASSERT(o.iter >= 0);
+    }
+    free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* Far beyond (kappa 1e12, 1e14): the FP64 answer with iter = -(max_iter+1) and the LU in A. */
+static void test_randsvd_fallback(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 80;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    for (int k = 0; k < NPREC; k++)
+        for (int mode = 1; mode <= 5; mode += 2) {
+            mixm_gen_randsvd(n, 1e14, mode, 5 + mode, a);
+            rhs_for(n, 1, a, b, mode);
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = low_precs[k];
+            p.max_iter = 10;
+            outcome o = solve_check(ctx, &p, n, 1, a, b);
+            CU_ASSERT_EQUAL(o.st, 0);
+            CU_ASSERT((o.reason == MIX_REASON_NOT_CONVERGED && o.iter == -11) ||
+                      (o.reason == MIX_REASON_NAN_IN_REFINEMENT && o.iter == -11) ||
+                      (o.reason == MIX_REASON_FACTOR_FAILED && o.iter == -3));
+        }
+    /* Simple driver: same codes as LAPACK's dsgesv. */
+    mixm_gen_randsvd(n, 1e12, 3, 77, a);
+    rhs_for(n, 1, a, b, 9);
+    double *x = dalloc((size_t)n);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv), iter = 0;
+    CU_ASSERT_EQUAL(mix_dhgesv(MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, &iter), 0);
+    CU_ASSERT(iter == -31 || iter == -3);
+    free(x); free(ipiv);
+    /* fallback = 0: an error status, A left alone. */
+    mixm_gen_randsvd(n, 1e14, 3, 78, a);
+    double *ac = dalloc((size_t)n * n), *xx = dalloc((size_t)n);
+    int *pv = calloc((size_t)n, sizeof *pv);
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_BF16;
+    p.fallback = 0;
+    mix_gesv_info info;
+    int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, pv, b, n, xx, n, &info);
+    CU_ASSERT(st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_SINGULAR);
+    CU_ASSERT(info.iter < 0);
+    CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *a) == 0);
+    free(ac); free(xx); free(pv);
+    free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* ---- multi-RHS, row-major, scaling ---------------------------------------------------------- */
+
+static void test_multi_rhs(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 90, nrhs = 6;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs);
+    mixm_gen_randsvd(n, 1e3, 4, 3, a);
+    rhs_for(n, nrhs, a, b, 4);
+    /* Columns of wildly different sizes (one zero): each must pass on its own. */
+    for (int i = 0; i < n; i++) {
+        b[i + 1 * n] *= 1e-30;
+        b[i + 2 * n] = 0.0;
+        b[i + 3 * n] *= 1e30;
+    }
+    for (int k = 0; k < NPREC; k++) {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = low_precs[k];
+        double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n * nrhs);
+        int *ipiv = calloc((size_t)n, sizeof *ipiv);
+        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        mix_gesv_info info;
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info),
+                        0);
+        CU_ASSERT(info.iter >= 0);
+        for (int j = 0; j < nrhs; j++)
+            CU_ASSERT(backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <=
+                      berr_bound(n));
+        for (int i = 0; i < n; i++) CU_ASSERT_EQUAL(x[i + 2 * n], 0.0);
+        /* Each column alone gives the same answer to rounding. */
+        double *x1 = dalloc((size_t)n);
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b + 4 * n, n, x1, n,
+                                     &info), 0);
+        double diff = 0, xn = 0;
+        for (int i = 0; i < n; i++) {
+            diff = fmax(diff, fabs(x1[i] - x[i + 4 * n]));
+            xn = fmax(xn, fabs(x1[i]));
+        }
+        CU_ASSERT(diff <= 1e3 * 1e2 * DBL_EPSILON * xn);
+        free(x1); free(ac); free(x); free(ipiv);
+    }
+    free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* Row-major with padded leading dimensions: the same solution as column-major, padding intact,
+ * and on fallback the factors in row-major order. */
+static void test_row_major(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 70, nrhs = 3, lda = 75, ldb = 5;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs);
+    mixm_gen_randsvd(n, 1e2, 3, 21, a);
+    rhs_for(n, nrhs, a, b, 5);
+    double *ar = dalloc((size_t)n * lda), *br = dalloc((size_t)n * ldb), *xr = dalloc((size_t)n * ldb);
+    for (int k = 0; k < n * lda; k++) ar[k] = 3.0;
+    for (int k = 0; k < n * ldb; k++) br[k] = 4.0, xr[k] = 5.0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) ar[(size_t)i * lda + j] = a[i + (size_t)j * n];
+        for (int j = 0; j < nrhs; j++) br[(size_t)i * ldb + j] = b[i + (size_t)j * n];
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = pass == 0 ? MIX_FP16 : MIX_FP64;
+        double *arc = dalloc((size_t)n * lda);
+        memcpy(arc, ar, (size_t)n * lda * sizeof *ar);
+        int *ipiv = calloc((size_t)n, sizeof *ipiv);
+        mix_gesv_info info;
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_ROW_MAJOR, n, nrhs, arc, lda, ipiv, br, ldb, xr, ldb,
+                                     &info), 0);
+        double *x = dalloc((size_t)n * nrhs);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < nrhs; j++) x[i + (size_t)j * n] = xr[(size_t)i * ldb + j];
+        CU_ASSERT(backward_error(n, nrhs, a, n, b, n, x, n) <= berr_bound(n));
+        for (int i = 0; i < n; i++)
+            for (int j = nrhs; j < ldb; j++) CU_ASSERT_EQUAL(xr[(size_t)i * ldb + j], 5.0);
+        if (pass == 0) {
+            CU_ASSERT(info.iter >= 0);
+            CU_ASSERT(memcmp(arc, ar, (size_t)n * lda * sizeof *ar) == 0);
+        } else {
+            CU_ASSERT_EQUAL(info.iter, -1);
+            CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
+            /* LAPACKE's row-major dgetrf of the same matrix gives the same factors. */
+            double *f = dalloc((size_t)n * lda);
+            int *fp = calloc((size_t)n, sizeof *fp);
+            memcpy(f, ar, (size_t)n * lda * sizeof *ar);
+            LAPACKE_dgetrf(LAPACK_ROW_MAJOR, n, n, f, lda, fp);
+            double diff = 0;
+            for (int k = 0; k < n * lda; k++) diff = fmax(diff, fabs(f[k] - arc[k]));
+            CU_ASSERT(diff <= 1e-12);
+            CU_ASSERT(memcmp(fp, ipiv, (size_t)n * sizeof *fp) == 0);
+            for (int i = 0; i < n; i++)
+                for (int j = n; j < lda; j++) CU_ASSERT_EQUAL(arc[(size_t)i * lda + j], 3.0);
+            free(f); free(fp);
+        }
+        free(arc); free(ipiv); free(x);
+    }
+    free(a); free(b); free(ar); free(br); free(xr);
+    mix_context_destroy(ctx);
+}
+
+/* Entries of 1e6 or 1e-8 (uniformly, and rows/columns scaled apart): refined without fallback,
+ * FP16 thanks to the scaling; with scaling off FP16 overflows (iter -2) and still answers. */
+static void test_badly_scaled(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 100;
+    double *a0 = dalloc((size_t)n * n), *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    mixm_gen_randsvd(n, 10.0, 3, 31, a0);
+    for (int variant = 0; variant < 4; variant++) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double f = variant == 0 ? 1e6 : variant == 1 ? 1e-8
+                         : variant == 2 ? (i % 2 ? 1e6 : 1e-8) : (j % 3 ? 1e6 : 1e-8);
+                a[i + (size_t)j * n] = f * a0[i + (size_t)j * n];
+            }
+        rhs_for(n, 1, a, b, variant);
+        for (int k = 0; k < NPREC; k++) {
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = low_precs[k];
+            outcome o = solve_check(ctx, &p, n, 1, a, b);
+            CU_ASSERT_EQUAL(o.st, 0);
+            CU_ASSERT(o.iter >= 0);
+        }
+    }
+    for (int j = 0; j < n * n; j++) a[j] = 1e6 * a0[j];
+    rhs_for(n, 1, a, b, 8);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP16;
+    p.scale = 0;
+    outcome o = solve_check(ctx, &p, n, 1, a, b);
+    CU_ASSERT_EQUAL(o.st, 0);
+    CU_ASSERT_EQUAL(o.iter, -2);
+    CU_ASSERT_EQUAL(o.reason, MIX_REASON_OVERFLOW);
+    free(a0); free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* ---- AUTO, info record, special sizes --------------------------------------------------------- */
+
+static void test_auto_precision_and_info(void)
+{
+    mix_context *ctx = ctx_new();
+    double hist[40];
+    const int sizes[2] = {50, 200};
+    for (int s = 0; s < 2; s++) {
+        int n = sizes[s];
+        double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+        mixm_gen_randsvd(n, 1e2, 3, 41, a);
+        rhs_for(n, 1, a, b, 2);
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        CU_ASSERT_EQUAL(p.factor_prec, MIX_PREC_AUTO);
+        CU_ASSERT_EQUAL(p.max_iter, 30);
+        p.residual_history = hist;
+        p.history_capacity = 40;
+        double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n);
+        int *ipiv = calloc((size_t)n, sizeof *ipiv);
+        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        mix_gesv_info info;
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
+        CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+        if (n < 128) { /* small: FP64 directly */
+            CU_ASSERT_EQUAL(info.iter, -1);
+            CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
+            CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+        } else {
+            mix_caps caps;
+            mix_backend_caps(mixt_backend, &caps);
+            CU_ASSERT(info.iter >= 0);
+            CU_ASSERT_EQUAL(caps.gemm[info.factor_prec_used], MIX_PREC_NATIVE);
+            CU_ASSERT_NOT_EQUAL(info.factor_prec_used, MIX_FP64);
+            /* History: one entry per outer iteration from the first solve, ending converged. */
+            CU_ASSERT_EQUAL(info.history_length, info.iter + 1);
+            CU_ASSERT_EQUAL(hist[info.history_length - 1], info.backward_error);
+            CU_ASSERT(hist[0] > hist[info.history_length - 1] || info.iter == 0);
+            CU_ASSERT(info.t_factor > 0.0 && info.t_refine > 0.0);
+        }
+        free(a); free(b); free(ac); free(x); free(ipiv);
+    }
+    mix_context_destroy(ctx);
+}
+
+static void test_empty_sizes(void)
+{
+    double a = 2.0, b = 4.0, x = -1.0;
+    int ipiv = -5, iter = -9;
+    CU_ASSERT_EQUAL(mix_dsgesv(MIX_COL_MAJOR, 0, 1, &a, 1, &ipiv, &b, 1, &x, 1, &iter), 0);
+    CU_ASSERT_EQUAL(iter, 0);
+    CU_ASSERT_EQUAL(x, -1.0);
+    CU_ASSERT_EQUAL(mix_dsgesv(MIX_COL_MAJOR, 1, 0, &a, 1, &ipiv, &b, 1, &x, 1, &iter), 0);
+    CU_ASSERT_EQUAL(a, 2.0);
+    CU_ASSERT_EQUAL(mix_dhgesv(MIX_COL_MAJOR, 1, 1, &a, 1, &ipiv, &b, 1, &x, 1, &iter), 0);
+    CU_ASSERT_EQUAL(x, 2.0);
+    CU_ASSERT_EQUAL(ipiv, 1);
+}
+
+/* ---- NaN/Inf, singular -------------------------------------------------------------------- */
+
+static void test_nan_inf(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 40;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *x = dalloc((size_t)n);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    mixm_gen_random_dense(n, 3, a);
+    rhs_for(n, 1, a, b, 1);
+    const double bad[3] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++)
+        for (int where = 0; where < 2; where++) {
+            double *t = where ? b + 7 : a + 123;
+            double keep = *t;
+            *t = bad[k];
+            double *ac = dalloc((size_t)n * n), *bc = dalloc((size_t)n);
+            memcpy(ac, a, (size_t)n * n * sizeof *a);
+            memcpy(bc, b, (size_t)n * sizeof *b);
+            for (int i = 0; i < n; i++) x[i] = 1.25, ipiv[i] = -3;
+            int iter = 77;
+            for (int s = 0; s < NPREC; s++)
+                CU_ASSERT_EQUAL(simple[s](MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &iter), n + 1);
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = MIX_FP16;
+            mix_gesv_info info;
+            CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &info),
+                            MIX_ERR_NAN);
+            CU_ASSERT_EQUAL(info.status, MIX_ERR_NAN);
+            /* Nothing written. */
+            CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *a) == 0);
+            CU_ASSERT(memcmp(bc, b, (size_t)n * sizeof *b) == 0);
+            CU_ASSERT_EQUAL(iter, 77);
+            for (int i = 0; i < n; i++) CU_ASSERT(x[i] == 1.25 && ipiv[i] == -3);
+            free(ac); free(bc);
+            *t = keep;
+        }
+    free(a); free(b); free(x); free(ipiv);
+    mix_context_destroy(ctx);
+}
+
+static void test_singular(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 60;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *x = dalloc((size_t)n);
+    mixm_gen_random_dense(n, 9, a);
+    for (int i = 0; i < n; i++) a[i + 17 * (size_t)n] = 0.0; /* column 18 zero: U(18,18) = 0 */
+    for (int i = 0; i < n; i++) b[i] = 1.0;
+    double *f = dalloc((size_t)n * n), *fb = dalloc((size_t)n);
+    int *fp = calloc((size_t)n, sizeof *fp);
+    memcpy(f, a, (size_t)n * n * sizeof *a);
+    memcpy(fb, b, (size_t)n * sizeof *b);
+    int ref = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, f, n, fp, fb, n);
+    CU_ASSERT_FATAL(ref > 0);
+    for (int s = 0; s < NPREC; s++) {
+        double *ac = dalloc((size_t)n * n);
+        int *ipiv = calloc((size_t)n, sizeof *ipiv), iter = 0;
+        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        CU_ASSERT_EQUAL(simple[s](MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), ref);
+        CU_ASSERT(iter < 0);
+        CU_ASSERT(memcmp(ipiv, fp, (size_t)n * sizeof *fp) == 0); /* dgetrf's factors and pivots */
+        double diff = 0;
+        for (int k = 0; k < n * n; k++) diff = fmax(diff, fabs(ac[k] - f[k]));
+        CU_ASSERT(diff <= 1e-12);
+        free(ac); free(ipiv);
+    }
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP32;
+    mix_gesv_info info;
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, &info),
+                    MIX_ERR_SINGULAR);
+    CU_ASSERT_EQUAL(info.iter, -3);
+    CU_ASSERT_EQUAL(info.reason, MIX_REASON_FACTOR_FAILED);
+    free(ipiv); free(a); free(b); free(x); free(f); free(fb); free(fp);
+    mix_context_destroy(ctx);
+}
+
+/* ---- illegal arguments: -i, nothing written ------------------------------------------------ */
+
+static void test_illegal_arguments(void)
+{
+    mix_context *ctx = ctx_new();
+    enum { N = 4 };
+    double a[N * N], b[N], x[N], a0[N * N], b0[N];
+    int ipiv[N], iter = 55;
+    for (int k = 0; k < N * N; k++) a[k] = a0[k] = (k % 5) + (k % N == k / N ? 10.0 : 0.0);
+    for (int k = 0; k < N; k++) b[k] = b0[k] = 1.0, x[k] = 9.0, ipiv[k] = 8;
+    /* (layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter) -> expected */
+    struct { int layout, n, nrhs; double *a; int lda; int *ipiv; double *b; int ldb; double *x;
+             int ldx; int *iter; int want; } c[] = {
+        {0, N, 1, a, N, ipiv, b, N, x, N, &iter, -1},
+        {MIX_COL_MAJOR, -1, 1, a, N, ipiv, b, N, x, N, &iter, -2},
+        {MIX_COL_MAJOR, N, -1, a, N, ipiv, b, N, x, N, &iter, -3},
+        {MIX_COL_MAJOR, N, 1, NULL, N, ipiv, b, N, x, N, &iter, -4},
+        {MIX_COL_MAJOR, N, 1, a, N - 1, ipiv, b, N, x, N, &iter, -5},
+        {MIX_ROW_MAJOR, N, 1, a, N - 1, ipiv, b, 1, x, 1, &iter, -5},
+        {MIX_COL_MAJOR, N, 1, a, N, NULL, b, N, x, N, &iter, -6},
+        {MIX_COL_MAJOR, N, 1, a, N, ipiv, NULL, N, x, N, &iter, -7},
+        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N - 1, x, N, &iter, -8},
+        {MIX_ROW_MAJOR, N, 2, a, N, ipiv, b, 1, x, 2, &iter, -8},
+        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, NULL, N, &iter, -9},
+        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, 0, &iter, -10},
+        {MIX_ROW_MAJOR, N, 2, a, N, ipiv, b, 2, x, 1, &iter, -10},
+        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, NULL, -11},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        for (int s = 0; s < NPREC; s++)
+            CU_ASSERT_EQUAL(simple[s](c[k].layout, c[k].n, c[k].nrhs, c[k].a, c[k].lda, c[k].ipiv,
+                                      c[k].b, c[k].ldb, c[k].x, c[k].ldx, c[k].iter), c[k].want);
+        if (c[k].want == -11) continue; /* the expert driver has no iter */
+        mix_gesv_info info = {.status = 1234};
+        /* The expert driver's layout is argument 3: shift by 2. */
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, NULL, c[k].layout, c[k].n, c[k].nrhs, c[k].a, c[k].lda,
+                                     c[k].ipiv, c[k].b, c[k].ldb, c[k].x, c[k].ldx, &info),
+                        c[k].want - 2);
+        CU_ASSERT_EQUAL(info.status, 1234);
+    }
+    mix_gesv_params p;
+    mix_gesv_info info;
+    CU_ASSERT_EQUAL(mix_dgesv_ir(NULL, NULL, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -1);
+    for (int k = 0; k < 9; k++) {
+        mix_gesv_params_init(&p);
+        switch (k) {
+        case 0: p.factor_prec = MIX_FIXED16; break;
+        case 1: p.factor_prec = (mix_prec)42; break;
+        case 2: p.refine = (mix_refine)5; break;
+        case 3: p.tol = -1e-10; break;
+        case 4: p.tol = NAN; break;
+        case 5: p.max_iter = -1; break;
+        case 6: p.gmres_restart = 0; break;
+        case 7: p.history_capacity = 3; break; /* with a NULL history */
+        case 8: p.history_capacity = -1; break;
+        }
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -2);
+    }
+    mix_gesv_params_init(&p);
+    if (mixt_backend != MIX_BACKEND_CUDA)
+        CU_ASSERT_EQUAL(mix_dgesv_ir_gpu(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info),
+                        -1);
+    /* Nothing was written by any rejected call. */
+    CU_ASSERT(memcmp(a, a0, sizeof a) == 0);
+    CU_ASSERT(memcmp(b, b0, sizeof b) == 0);
+    CU_ASSERT_EQUAL(iter, 55);
+    int untouched = 1;
+    for (int k = 0; k < N; k++) untouched &= x[k] == 9.0 && ipiv[k] == 8;
+    CU_ASSERT(untouched);
+    /* info may be NULL. */
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, NULL), 0);
+    mix_gesv_params_init(NULL); /* allowed, does nothing */
+    mix_context_destroy(ctx);
+}
+
+/* ---- allocation failure at every allocation: MIX_ERR_ALLOC and no leak -------------------------- */
+
+static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 40, nrhs = 2;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs), *x = dalloc((size_t)n * nrhs);
+    double *ac = dalloc((size_t)n * n);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    mixm_gen_randsvd(n, kappa, 3, 5, a);
+    rhs_for(n, nrhs, a, b, 3);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = prec;
+    p.refine = refine;
+    long live0 = mixi_alloc_live();
+    int st = MIX_ERR_ALLOC, k;
+    for (k = 0; k < 200 && st == MIX_ERR_ALLOC; k++) {
+        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        mixi_alloc_fail_after(k);
+        mix_gesv_info info;
+        int ld = layout == MIX_COL_MAJOR ? n : nrhs;
+        st = mix_dgesv_ir(ctx, &p, layout, n, nrhs, ac, n, ipiv, b, ld, x, ld, &info);
+        mixi_alloc_fail_after(-1);
+        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
+    }
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    CU_ASSERT(k > 3); /* several allocations were made to fail */
+    free(a); free(b); free(x); free(ac); free(ipiv);
+    mix_context_destroy(ctx);
+}
+
+static void test_alloc_failure(void)
+{
+    alloc_sweep(MIX_FP16, MIX_REFINE_AUTO, MIX_COL_MAJOR, 1e3);   /* scaling + GMRES workspace */
+    alloc_sweep(MIX_FP32, MIX_REFINE_CLASSICAL, MIX_ROW_MAJOR, 10.0); /* transposed copies */
+    alloc_sweep(MIX_FP64, MIX_REFINE_AUTO, MIX_COL_MAJOR, 10.0);  /* FP64 path */
+    alloc_sweep(MIX_BF16, MIX_REFINE_GMRES, MIX_COL_MAJOR, 1e14); /* fallback after low precision */
+}
+
+/* ---- GPU-memory entry point (CUDA only) ------------------------------------------------------ */
+
+static void test_gpu_entry(void)
+{
+    mix_context *ctx = ctx_new();
+    if (mix_context_backend(ctx) != MIX_BACKEND_CUDA) {
+        mix_context_destroy(ctx);
+        return;
+    }
+    const int n = 130;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *x = dalloc((size_t)n);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    mixm_gen_randsvd(n, 1e3, 2, 8, a);
+    rhs_for(n, 1, a, b, 1);
+    const mix_backend_ops *o = ctx->ops;
+    void *da = NULL, *db = NULL, *dx = NULL;
+    CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &da, (size_t)n * n * sizeof(double)), 0);
+    CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &db, (size_t)n * sizeof(double)), 0);
+    CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &dx, (size_t)n * sizeof(double)), 0);
+    o->upload(ctx->state, da, a, (size_t)n * n * sizeof(double));
+    o->upload(ctx->state, db, b, (size_t)n * sizeof(double));
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    mix_gesv_info info;
+    CU_ASSERT_EQUAL(mix_dgesv_ir_gpu(ctx, &p, MIX_COL_MAJOR, n, 1, da, n, ipiv, db, n, dx, n, &info),
+                    0);
+    o->download(ctx->state, x, dx, (size_t)n * sizeof(double));
+    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    o->free(ctx->state, da);
+    o->free(ctx->state, db);
+    o->free(ctx->state, dx);
+    free(a); free(b); free(x); free(ipiv);
+    mix_context_destroy(ctx);
+}
+
+/* ---- the randsvd generator itself (backend-independent; registered with the CPU suites) ------- */
+
+static void test_randsvd_generator(void)
+{
+    const int n = 40;
+    double *a = dalloc((size_t)n * n), *a2 = dalloc((size_t)n * n), *s = dalloc((size_t)n);
+    for (int mode = 1; mode <= 5; mode++) {
+        CU_ASSERT_EQUAL(mixm_gen_randsvd(n, 1e6, mode, 3, a), 0);
+        CU_ASSERT_EQUAL(mixm_gen_randsvd(n, 1e6, mode, 3, a2), 0);
+        CU_ASSERT(memcmp(a, a2, (size_t)n * n * sizeof *a) == 0); /* reproducible */
+        double *sup = dalloc((size_t)n);
+        CU_ASSERT_EQUAL_FATAL(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', n, n, a, n, s, NULL, 1,
+                                             NULL, 1, sup), 0);
+        CU_ASSERT(fabs(s[0] - 1.0) < 1e-12);
+        CU_ASSERT(fabs(s[0] / s[n - 1] / 1e6 - 1.0) < 1e-6);
+        if (mode == 1) CU_ASSERT(fabs(s[1] * 1e6 - 1.0) < 1e-6);
+        if (mode == 2) CU_ASSERT(fabs(s[n - 2] - 1.0) < 1e-12);
+        if (mode == 3) CU_ASSERT(fabs(s[n / 2] / s[n / 2 + 1] - pow(1e6, 1.0 / (n - 1))) < 1e-6);
+        if (mode == 4) CU_ASSERT(fabs((s[0] - s[1]) / ((1 - 1e-6) / (n - 1)) - 1.0) < 1e-6);
+        free(sup);
+    }
+    CU_ASSERT_EQUAL(mixm_gen_randsvd(n, 0.5, 3, 1, a), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mixm_gen_randsvd(n, 10.0, 6, 1, a), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mixm_gen_randsvd(n, 10.0, 1, 1, NULL), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mixm_gen_randsvd(-1, 10.0, 1, 1, a), MIX_ERR_INVALID_ARG);
+    free(a); free(a2); free(s);
+}
+
+static const mixt_test gesv_tests[] = {
+    {"agrees with LAPACKE_dgesv", test_agrees_with_dgesv},
+    {"simple drivers s/x/h/b", test_simple_drivers},
+    {"randsvd kappa<=1e4 no fallback", test_randsvd_no_fallback},
+    {"randsvd classical IR", test_randsvd_classical},
+    {"randsvd GMRES-IR beyond", test_randsvd_gmres_ir},
+    {"randsvd far beyond: FP64 fallback", test_randsvd_fallback},
+    {"multiple right-hand sides", test_multi_rhs},
+    {"row-major", test_row_major},
+    {"badly scaled matrices", test_badly_scaled},
+    {"AUTO precision and info record", test_auto_precision_and_info},
+    {"empty sizes", test_empty_sizes},
+    {"NaN/Inf input", test_nan_inf},
+    {"exactly singular", test_singular},
+    {"illegal arguments", test_illegal_arguments},
+    {"allocation failure", test_alloc_failure},
+    {"device-memory entry point", test_gpu_entry},
+    {NULL, NULL},
+};
+
+static const mixt_test randsvd_tests[] = {
+    {"randsvd singular values", test_randsvd_generator},
+    {NULL, NULL},
+};
 
 void mixt_register_gesv(mix_backend b)
 {
-    (void)b;
+    mixt_add_backend_suite(b, "gesv", gesv_tests);
+    if (b == MIX_BACKEND_CPU) mixt_add_suite("randsvd", randsvd_tests);
 }
