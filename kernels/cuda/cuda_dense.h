@@ -17,10 +17,11 @@ extern "C" {
 /* *d_count += number of NaN/Inf entries of the m x n matrix a. */
 cudaError_t mixi_cuda_count_nonfinite_f64(cudaStream_t stream, int m, int n, const double *a,
                                           int lda, unsigned long long *d_count);
-/* *d_bits = max(*d_bits, bits of max_i sum_j |a_ij|) (a NaN wins); the caller zeroes *d_bits. */
+/* *d_bits = max(*d_bits, bits of max_i sum_j |a_ij|) (a NaN wins); the caller zeroes *d_bits;
+ * rowsum is device scratch of m doubles. */
 cudaError_t mixi_cuda_norm_inf_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
-                                   unsigned long long *d_bits);
-/* rowmax[i] = max_j |a_ij c_j| (c NULL = 1), a NaN wins. */
+                                   double *rowsum, unsigned long long *d_bits);
+/* rowmax[i] = max_j |a_ij c_j| (c NULL = 1), a NaN wins (as the positive quiet NaN). */
 cudaError_t mixi_cuda_row_absmax_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
                                      const double *c, double *rowmax);
 /* colmax[j] = max_i |r_i a_ij| (r NULL = 1), a NaN wins. */

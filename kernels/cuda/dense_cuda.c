@@ -94,11 +94,14 @@ static int cuda_norm_inf_f64(void *state, int m, int n, const double *a, int lda
 {
     *norm = 0.0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
+    /* One scratch: the result's bits, then the m row sums. */
     unsigned long long *d = NULL, h = 0;
-    int st = scratch(state, (void **)&d, sizeof *d);
+    int st = scratch(state, (void **)&d, ((size_t)m + 1) * sizeof *d);
     if (st) return st;
     if ((st = zero_dev(state, d, sizeof *d))) goto out;
-    if ((st = mixi_cuda_status(mixi_cuda_norm_inf_f64(STREAM(state), m, n, a, lda, d)))) goto out;
+    if ((st = mixi_cuda_status(
+             mixi_cuda_norm_inf_f64(STREAM(state), m, n, a, lda, (double *)(d + 1), d))))
+        goto out;
     if ((st = fetch(state, &h, d, sizeof h))) goto out;
     memcpy(norm, &h, sizeof *norm);
 out:

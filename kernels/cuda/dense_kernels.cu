@@ -79,31 +79,57 @@ __global__ void count_nonfinite_kernel(int m, int n, const double *a, int lda,
     block_count(c, d_count);
 }
 
-// One thread per row walks the columns: neighbouring threads read neighbouring rows (coalesced).
-__global__ void norm_inf_kernel(int m, int n, const double *a, int lda, unsigned long long *d_bits)
+// Row-oriented reductions: a thread owns one row of a chunk of COLS columns (neighbouring
+// threads read neighbouring rows: coalesced) and merges its partial result with an atomic, so a
+// square matrix keeps the whole GPU busy instead of one thread per row walking all n columns.
+const int COLS = 64;
+
+dim3 grid_rows(int m, int n)
 {
-    double best = 0.0;
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+    int gy = (n + COLS - 1) / COLS;
+    return dim3((unsigned)((m + THREADS - 1) / THREADS),
+                (unsigned)(gy < MAX_GRID_Y ? gy : MAX_GRID_Y));
+}
+
+// Non-negative doubles order as their bit patterns; NaN is mapped to the positive quiet NaN,
+// whose pattern beats +Inf, so atomicMax on the patterns is a max that lets a NaN win.
+__device__ __forceinline__ unsigned long long nonneg_bits(double v)
+{
+    return v != v ? 0x7ff8000000000000ull : (unsigned long long)mixk_f64_bits(v);
+}
+
+__global__ void row_abssum_kernel(int m, int n, const double *a, int lda, double *rowsum)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    for (int j0 = blockIdx.y * COLS; j0 < n; j0 += gridDim.y * COLS) {
+        int je = j0 + COLS < n ? j0 + COLS : n;
         double sum = 0.0;
-        for (int j = 0; j < n; j++) sum += fabs(a[at(i, j, lda)]);
-        best = nanmax(best, sum);
-    }
-    for (int o = 16; o > 0; o >>= 1) best = nanmax(best, __shfl_down_sync(0xffffffffu, best, o));
-    if ((threadIdx.x & 31) == 0) {
-        // Non-negative doubles order as their bit patterns; a positive NaN pattern beats Inf.
-        unsigned long long bits =
-            best != best ? 0x7ff8000000000000ull : (unsigned long long)mixk_f64_bits(best);
-        atomicMax(d_bits, bits);
+        for (int j = j0; j < je; j++) sum += fabs(a[at(i, j, lda)]);
+        atomicAdd(rowsum + i, sum);
     }
 }
 
+__global__ void max_bits_kernel(int m, const double *v, unsigned long long *d_bits)
+{
+    double best = 0.0;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+        best = nanmax(best, v[i]);
+    for (int o = 16; o > 0; o >>= 1) best = nanmax(best, __shfl_down_sync(0xffffffffu, best, o));
+    if ((threadIdx.x & 31) == 0) atomicMax(d_bits, nonneg_bits(best));
+}
+
+// rowmax must hold zeros; it is read and written as the bit patterns of non-negative doubles.
 __global__ void row_absmax_kernel(int m, int n, const double *a, int lda, const double *c,
                                   double *rowmax)
 {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m) return;
+    for (int j0 = blockIdx.y * COLS; j0 < n; j0 += gridDim.y * COLS) {
+        int je = j0 + COLS < n ? j0 + COLS : n;
         double best = 0.0;
-        for (int j = 0; j < n; j++) best = nanmax(best, fabs(a[at(i, j, lda)] * (c ? c[j] : 1.0)));
-        rowmax[i] = best;
+        for (int j = j0; j < je; j++) best = nanmax(best, fabs(a[at(i, j, lda)] * (c ? c[j] : 1.0)));
+        atomicMax(reinterpret_cast<unsigned long long *>(rowmax) + i, nonneg_bits(best));
     }
 }
 
@@ -267,10 +293,13 @@ cudaError_t mixi_cuda_count_nonfinite_f64(cudaStream_t stream, int m, int n, con
 }
 
 cudaError_t mixi_cuda_norm_inf_f64(cudaStream_t stream, int m, int n, const double *a, int lda,
-                                   unsigned long long *d_bits)
+                                   double *rowsum, unsigned long long *d_bits)
 {
     if (m <= 0 || n <= 0) return cudaSuccess;
-    norm_inf_kernel<<<grid_1d(m, 4096), THREADS, 0, stream>>>(m, n, a, lda, d_bits);
+    cudaError_t e = cudaMemsetAsync(rowsum, 0, (size_t)m * sizeof *rowsum, stream);
+    if (e != cudaSuccess) return e;
+    row_abssum_kernel<<<grid_rows(m, n), THREADS, 0, stream>>>(m, n, a, lda, rowsum);
+    max_bits_kernel<<<grid_1d(m, 1024), THREADS, 0, stream>>>(m, rowsum, d_bits);
     return cudaGetLastError();
 }
 
@@ -278,7 +307,9 @@ cudaError_t mixi_cuda_row_absmax_f64(cudaStream_t stream, int m, int n, const do
                                      const double *c, double *rowmax)
 {
     if (m <= 0) return cudaSuccess;
-    row_absmax_kernel<<<grid_1d(m, 4096), THREADS, 0, stream>>>(m, n, a, lda, c, rowmax);
+    cudaError_t e = cudaMemsetAsync(rowmax, 0, (size_t)m * sizeof *rowmax, stream);
+    if (e != cudaSuccess || n <= 0) return e;
+    row_absmax_kernel<<<grid_rows(m, n), THREADS, 0, stream>>>(m, n, a, lda, c, rowmax);
     return cudaGetLastError();
 }
 

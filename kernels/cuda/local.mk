@@ -18,3 +18,7 @@ kernels/cuda/sparse_kernels.lo: kernels/cuda/sparse_kernels.cu kernels/cuda/cuda
   kernels/common/fp16.h kernels/common/bf16.h kernels/common/fpbits.h
 	$(AM_V_GEN)$(SHELL) $(top_srcdir)/build-aux/cudalt.sh $@ $(NVCC) $(NVCCFLAGS) -fmad=false \
 	  -I$(top_srcdir) -I$(top_srcdir)/lib -I$(top_builddir) -c $(top_srcdir)/kernels/cuda/sparse_kernels.cu
+# The .cu rule has no automatic dependency tracking: list what dense_kernels.cu includes.
+kernels/cuda/dense_kernels.lo: kernels/cuda/cuda_dense.h lib/mixsolve.h kernels/common/formats.h \
+	kernels/common/mix_hd.h kernels/common/fpbits.h kernels/common/fp16.h kernels/common/bf16.h \
+	kernels/common/tf32.h kernels/common/fixed16.h
