@@ -1,3 +1,4 @@
 # solvers/local.mk: algorithms written once over the backend operations table.
+libmixsolve_core_la_SOURCES += solvers/cg.c
 noinst_HEADERS += solvers/solvers.h
 libmixsolve_core_la_SOURCES += solvers/lu_lowprec.c solvers/scaling.c solvers/gmres.c solvers/refine.c solvers/gesv.c

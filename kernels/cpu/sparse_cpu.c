@@ -1,5 +1,332 @@
-/* sparse_cpu.c: the CPU backend's sparse operations. */
+/* sparse_cpu.c: the CPU backend's sparse operations: CSR copies and conversion, SpMV, fused CG vector kernels. */
+#include <math.h>
+#include <string.h>
 #include "lib/mix_internal.h"
 #include "kernels/backend_sparse.h"
+#include "kernels/common/spmv_row.h"
 
-const mix_sparse_ops mixi_cpu_sparse_ops = {0};
+#define BLK MIXK_SVEC_BLOCK
+#define PAR_MIN 4096 /* below this many rows a parallel region costs more than it saves */
+_Static_assert(MIXK_SVEC_BLOCK == MIXI_SVEC_BLOCK, "one FIXED16 vector block size");
+
+struct mix_spmat {
+    mix_prec prec;
+    int n;
+    int64_t nnz;
+    int64_t *rowptr;
+    int32_t *colind;
+    int owns_pattern; /* converted copies share the FP64 copy's pattern */
+    void *val;
+    float *rowscale;  /* FIXED16: s_row = max |a_ij| of the row */
+};
+
+typedef struct {
+    void (*spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy);
+    void (*cg_update)(double alpha, const mix_svec *p, const mix_svec *ap, mix_svec *x,
+                      mix_svec *r, double *rr, double *rd);
+    void (*axpby)(double a, const mix_svec *x, double b, mix_svec *y);
+    double (*dot)(const mix_svec *x, const mix_svec *y);
+    double (*from64)(const double *x, const double *scale, double alpha, mix_svec *v);
+    void (*accum64)(const mix_svec *v, const double *scale, double alpha, double *y);
+} cpu_svec_kernels;
+
+/* One instance of the kernels per storage format. */
+#define SUF fp64
+#define ACC double
+#define IS_FIXED 0
+#define ST(v, i, x) mixk_svec_st_fp64(v, i, x)
+#define ST64(v, i, x) mixk_svec_st_fp64(v, i, x)
+#include "kernels/cpu/sparse_cpu_t.h"
+#define SUF fp32
+#define ACC float
+#define IS_FIXED 0
+#define ST(v, i, x) mixk_svec_st_fp32(v, i, x)
+#define ST64(v, i, x) (((float *)(v))[i] = (float)(x))
+#include "kernels/cpu/sparse_cpu_t.h"
+#define SUF fp16
+#define ACC float
+#define IS_FIXED 0
+#define ST(v, i, x) mixk_svec_st_fp16(v, i, x)
+#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_f16(x))
+#include "kernels/cpu/sparse_cpu_t.h"
+#define SUF bf16
+#define ACC float
+#define IS_FIXED 0
+#define ST(v, i, x) mixk_svec_st_bf16(v, i, x)
+#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_bf16(x))
+#include "kernels/cpu/sparse_cpu_t.h"
+#define SUF fixed16
+#define ACC float
+#define IS_FIXED 1
+#include "kernels/cpu/sparse_cpu_t.h"
+
+static const cpu_svec_kernels *kernels_for(mix_prec p)
+{
+    switch (p) {
+    case MIX_FP64: return &kernels_fp64;
+    case MIX_FP32: return &kernels_fp32;
+    case MIX_FP16: return &kernels_fp16;
+    case MIX_BF16: return &kernels_bf16;
+    case MIX_FIXED16: return &kernels_fixed16;
+    default: return NULL;
+    }
+}
+
+static void spmat_free(mix_spmat *A)
+{
+    if (!A) return;
+    if (A->owns_pattern) {
+        mixi_free(A->rowptr);
+        mixi_free(A->colind);
+    }
+    mixi_free(A->val);
+    mixi_free(A->rowscale);
+    mixi_free(A);
+}
+
+static void cpu_csr_destroy(void *state, mix_spmat *A)
+{
+    (void)state;
+    spmat_free(A);
+}
+
+static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32_t *colind,
+                          const double *val, mix_spmat **out)
+{
+    (void)state;
+    *out = NULL;
+    if (n <= 0 || !rowptr) return MIX_ERR_INVALID_ARG;
+    const int64_t nnz = rowptr[n];
+    size_t nz = (size_t)(nnz > 0 ? nnz : 1);
+    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    if (!A) return MIX_ERR_ALLOC;
+    A->prec = MIX_FP64;
+    A->n = n;
+    A->nnz = nnz;
+    A->owns_pattern = 1;
+    A->rowptr = mixi_malloc(((size_t)n + 1) * sizeof *A->rowptr);
+    A->colind = mixi_malloc(nz * sizeof *A->colind);
+    A->val = mixi_malloc(nz * sizeof(double));
+    if (!A->rowptr || !A->colind || !A->val) {
+        spmat_free(A);
+        return MIX_ERR_ALLOC;
+    }
+    memcpy(A->rowptr, rowptr, ((size_t)n + 1) * sizeof *A->rowptr);
+    if (nnz > 0) {
+        memcpy(A->colind, colind, (size_t)nnz * sizeof *A->colind);
+        memcpy(A->val, val, (size_t)nnz * sizeof(double));
+    }
+    *out = A;
+    return MIX_SUCCESS;
+}
+
+static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
+                           mix_spmat **out)
+{
+    (void)state;
+    *out = NULL;
+    size_t el;
+    switch (prec) {
+    case MIX_FP64: el = 8; break;
+    case MIX_FP32: el = 4; break;
+    case MIX_FP16: case MIX_BF16: case MIX_FIXED16: el = 2; break;
+    default: return MIX_ERR_INVALID_ARG;
+    }
+    const int n = A64->n;
+    const double *a = A64->val;
+    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    if (!A) return MIX_ERR_ALLOC;
+    *A = (mix_spmat){.prec = prec, .n = n, .nnz = A64->nnz, .rowptr = A64->rowptr,
+                     .colind = A64->colind};
+    A->val = mixi_malloc((size_t)(A64->nnz > 0 ? A64->nnz : 1) * el);
+    if (prec == MIX_FIXED16) A->rowscale = mixi_malloc((size_t)n * sizeof(float));
+    if (!A->val || (prec == MIX_FIXED16 && !A->rowscale)) {
+        spmat_free(A);
+        return MIX_ERR_ALLOC;
+    }
+    long overflow = 0;
+#pragma omp parallel for reduction(+ : overflow) schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++) {
+        const double si = scale ? scale[i] : 1.0;
+        const int64_t k0 = A64->rowptr[i], k1 = A64->rowptr[i + 1];
+        double rmax = 0.0;
+        for (int64_t k = k0; k < k1; k++) {
+            const double v = si * a[k] * (scale ? scale[A64->colind[k]] : 1.0);
+            switch (prec) {
+            case MIX_FP64: ((double *)A->val)[k] = v; break;
+            case MIX_FP32:
+                ((float *)A->val)[k] = (float)v;
+                overflow += isinf((float)v) ? 1 : 0;
+                break;
+            case MIX_FP16:
+                ((uint16_t *)A->val)[k] = mixk_f64_to_f16(v);
+                overflow += (((uint16_t *)A->val)[k] & 0x7fffu) == MIXK_F16_INF;
+                break;
+            case MIX_BF16:
+                ((uint16_t *)A->val)[k] = mixk_f64_to_bf16(v);
+                overflow += (((uint16_t *)A->val)[k] & 0x7fffu) == 0x7f80u;
+                break;
+            default: rmax = fabs(v) > rmax ? fabs(v) : rmax; break;
+            }
+        }
+        if (prec == MIX_FIXED16) {
+            /* A second pass, so the row's scale is known before encoding. */
+            const float s = mixk_fixed16_block_scale_f64(&rmax, 1);
+            const double inv = mixk_fixed16_inv_step_f64((double)s);
+            for (int64_t k = k0; k < k1; k++) {
+                const double v = si * a[k] * (scale ? scale[A64->colind[k]] : 1.0);
+                ((int16_t *)A->val)[k] = mixk_fixed16_encode_f64(v, inv);
+            }
+            A->rowscale[i] = s;
+            overflow += isinf(s) ? 1 : 0;
+        }
+    }
+    if (overflow) {
+        spmat_free(A);
+        return MIX_ERR_OVERFLOW;
+    }
+    *out = A;
+    return MIX_SUCCESS;
+}
+
+static int cpu_diag_rsqrt(void *state, const mix_spmat *A, double *scale)
+{
+    (void)state;
+    const double *a = A->val;
+    int bad = 0;
+#pragma omp parallel for reduction(| : bad) schedule(static) if (A->n > PAR_MIN)
+    for (int i = 0; i < A->n; i++) {
+        double d = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] == i) d = a[k];
+        if (d > 0.0) scale[i] = 1.0 / sqrt(d);
+        else {
+            scale[i] = 1.0;
+            bad = 1;
+        }
+    }
+    return bad ? MIX_ERR_NOT_SPD : MIX_SUCCESS;
+}
+
+static int cpu_spmv64(void *state, const mix_spmat *A, const double *x, double *y)
+{
+    (void)state;
+#pragma omp parallel for schedule(static) if (A->n > PAR_MIN)
+    for (int i = 0; i < A->n; i++)
+        y[i] = mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, NULL, x, NULL, i);
+    return MIX_SUCCESS;
+}
+
+static int cpu_residual64(void *state, const mix_spmat *A, const double *b, const double *x,
+                          double *r, double *rr)
+{
+    (void)state;
+    double acc = 0.0;
+#pragma omp parallel for reduction(+ : acc) schedule(static) if (A->n > PAR_MIN)
+    for (int i = 0; i < A->n; i++) {
+        r[i] = b[i] - mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, NULL, x, NULL, i);
+        acc += r[i] * r[i];
+    }
+    *rr = acc;
+    return MIX_SUCCESS;
+}
+
+static int cpu_nrm2sq64(void *state, int n, const double *x, double *xx)
+{
+    (void)state;
+    double acc = 0.0;
+#pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++) acc += x[i] * x[i];
+    *xx = acc;
+    return MIX_SUCCESS;
+}
+
+static int cpu_vec_from64(void *state, const double *x, const double *scale, double alpha,
+                          mix_svec *v, double *vv)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(v->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    double s = k->from64(x, scale, alpha, v);
+    if (vv) *vv = s;
+    return MIX_SUCCESS;
+}
+
+static int cpu_vec_accum64(void *state, const mix_svec *v, const double *scale, double alpha,
+                           double *y)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(v->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    k->accum64(v, scale, alpha, y);
+    return MIX_SUCCESS;
+}
+
+static int cpu_vec_zero(void *state, mix_svec *v)
+{
+    (void)state;
+    size_t vb, nb;
+    int st = mixi_svec_bytes(v->prec, v->n, &vb, &nb);
+    if (st) return st;
+    memset(v->val, 0, vb);
+    if (nb) memset(v->norm, 0, nb);
+    return MIX_SUCCESS;
+}
+
+static int cpu_spmv(void *state, const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(A->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    if (x->prec != A->prec || y->prec != A->prec) return MIX_ERR_UNSUPPORTED;
+    k->spmv(A, x, y, xy);
+    return MIX_SUCCESS;
+}
+
+static int cpu_cg_update(void *state, double alpha, const mix_svec *p, const mix_svec *ap,
+                         mix_svec *x, mix_svec *r, double *rr, double *rd)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(p->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    if (ap->prec != p->prec || x->prec != p->prec || r->prec != p->prec) return MIX_ERR_UNSUPPORTED;
+    k->cg_update(alpha, p, ap, x, r, rr, rd);
+    return MIX_SUCCESS;
+}
+
+static int cpu_axpby(void *state, double a, const mix_svec *x, double b, mix_svec *y)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(x->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    if (y->prec != x->prec) return MIX_ERR_UNSUPPORTED;
+    k->axpby(a, x, b, y);
+    return MIX_SUCCESS;
+}
+
+static int cpu_dot(void *state, const mix_svec *x, const mix_svec *y, double *xy)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(x->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    if (y->prec != x->prec) return MIX_ERR_UNSUPPORTED;
+    *xy = k->dot(x, y);
+    return MIX_SUCCESS;
+}
+
+const mix_sparse_ops mixi_cpu_sparse_ops = {
+    .csr_create = cpu_csr_create,
+    .csr_convert = cpu_csr_convert,
+    .csr_destroy = cpu_csr_destroy,
+    .diag_rsqrt = cpu_diag_rsqrt,
+    .spmv64 = cpu_spmv64,
+    .residual64 = cpu_residual64,
+    .nrm2sq64 = cpu_nrm2sq64,
+    .vec_from64 = cpu_vec_from64,
+    .vec_accum64 = cpu_vec_accum64,
+    .vec_zero = cpu_vec_zero,
+    .spmv = cpu_spmv,
+    .cg_update = cpu_cg_update,
+    .axpby = cpu_axpby,
+    .dot = cpu_dot,
+};

@@ -1,0 +1,113 @@
+/* spmv_row.h: per-row SpMV bodies and sloppy-vector element access, per storage format, host and device. */
+#ifndef MIXK_SPMV_ROW_H
+#define MIXK_SPMV_ROW_H
+
+#include <stdint.h>
+#include "kernels/common/mix_hd.h"
+#include "kernels/common/formats.h"
+
+/* Storage formats (kernels/backend_sparse.h): matrix values and sloppy vectors are double,
+ * float, FP16/BF16 bit patterns, or FIXED16 int16 q with float scales (one per matrix row, one
+ * per block of MIXK_SVEC_BLOCK vector entries).  Arithmetic type: double for FP64, else float. */
+#define MIXK_SVEC_BLOCK 32
+#define MIXK_FIXED16_RSTEP (1.0f / 32767.0f)
+
+/* Loads of one element of a sloppy vector as its arithmetic type (`norm` only for FIXED16). */
+static inline MIX_HD double mixk_svec_ld_fp64(const void *v, const float *norm, int64_t i)
+{
+    (void)norm;
+    return ((const double *)v)[i];
+}
+static inline MIX_HD float mixk_svec_ld_fp32(const void *v, const float *norm, int64_t i)
+{
+    (void)norm;
+    return ((const float *)v)[i];
+}
+static inline MIX_HD float mixk_svec_ld_fp16(const void *v, const float *norm, int64_t i)
+{
+    (void)norm;
+    return mixk_f16_to_f32(((const uint16_t *)v)[i]);
+}
+static inline MIX_HD float mixk_svec_ld_bf16(const void *v, const float *norm, int64_t i)
+{
+    (void)norm;
+    return mixk_bf16_to_f32(((const uint16_t *)v)[i]);
+}
+static inline MIX_HD float mixk_svec_ld_fixed16(const void *v, const float *norm, int64_t i)
+{
+    return mixk_fixed16_decode(((const int16_t *)v)[i],
+                               mixk_fixed16_step(norm[i / MIXK_SVEC_BLOCK]));
+}
+
+/* Stores of one element from a float (from a double for FP64: the FP64 store); FIXED16 vectors
+ * are stored a block at a time (mixk_svec_st_block_fixed16), since the block shares its norm. */
+static inline MIX_HD void mixk_svec_st_fp64(void *v, int64_t i, double x) { ((double *)v)[i] = x; }
+static inline MIX_HD void mixk_svec_st_fp32(void *v, int64_t i, float x) { ((float *)v)[i] = x; }
+static inline MIX_HD void mixk_svec_st_fp16(void *v, int64_t i, float x)
+{
+    ((uint16_t *)v)[i] = mixk_f32_to_f16(x);
+}
+static inline MIX_HD void mixk_svec_st_bf16(void *v, int64_t i, float x)
+{
+    ((uint16_t *)v)[i] = mixk_f32_to_bf16(x);
+}
+
+/* FIXED16 block `blk` (cnt <= MIXK_SVEC_BLOCK values): norm = max |x|, q = round(x 32767/norm). */
+static inline MIX_HD void mixk_svec_st_block_fixed16(void *v, float *norm, int64_t blk,
+                                                    const float *x, int cnt)
+{
+    const float s = mixk_fixed16_block_scale_f32(x, cnt);
+    const float inv = mixk_fixed16_inv_step(s);
+    int16_t *q = (int16_t *)v + blk * MIXK_SVEC_BLOCK;
+    for (int t = 0; t < cnt; t++) q[t] = mixk_fixed16_encode(x[t], inv);
+    norm[blk] = s;
+}
+/* The same from FP64 values (the reliable update's r_sloppy <- r): one rounding, in double. */
+static inline MIX_HD void mixk_svec_st_block_fixed16_f64(void *v, float *norm, int64_t blk,
+                                                        const double *x, int cnt)
+{
+    const float s = mixk_fixed16_block_scale_f64(x, cnt);
+    const double inv = mixk_fixed16_inv_step_f64((double)s);
+    int16_t *q = (int16_t *)v + blk * MIXK_SVEC_BLOCK;
+    for (int t = 0; t < cnt; t++) q[t] = mixk_fixed16_encode_f64(x[t], inv);
+    norm[blk] = s;
+}
+
+/* Per-row SpMV bodies: sum_k a_ik x_k of row i for matrix format MF and vector format VF (the
+ * same here, as the CG uses them), in the arithmetic type.  The FIXED16 body sums q_a * (q_x
+ * norm_x) and applies s_row/32767^2 once per row. */
+#define MIXK_SPMV_ROW(SUF, ACC, LDA)                                                           \
+    static inline MIX_HD ACC mixk_spmv_row_##SUF(const int64_t *rowptr, const int32_t *colind,  \
+                                                 const void *val, const float *rowscale,        \
+                                                 const void *x, const float *xnorm, int64_t i)  \
+    {                                                                                           \
+        (void)rowscale;                                                                         \
+        ACC s = 0;                                                                              \
+        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)                                     \
+            s += LDA(val, k) * mixk_svec_ld_##SUF(x, xnorm, colind[k]);                         \
+        return s;                                                                               \
+    }
+
+#define MIXK_LDA_FP64(v, k) (((const double *)(v))[k])
+#define MIXK_LDA_FP32(v, k) (((const float *)(v))[k])
+#define MIXK_LDA_FP16(v, k) mixk_f16_to_f32(((const uint16_t *)(v))[k])
+#define MIXK_LDA_BF16(v, k) mixk_bf16_to_f32(((const uint16_t *)(v))[k])
+MIXK_SPMV_ROW(fp64, double, MIXK_LDA_FP64)
+MIXK_SPMV_ROW(fp32, float, MIXK_LDA_FP32)
+MIXK_SPMV_ROW(fp16, float, MIXK_LDA_FP16)
+MIXK_SPMV_ROW(bf16, float, MIXK_LDA_BF16)
+
+static inline MIX_HD float mixk_spmv_row_fixed16(const int64_t *rowptr, const int32_t *colind,
+                                                 const void *val, const float *rowscale,
+                                                 const void *x, const float *xnorm, int64_t i)
+{
+    const int16_t *qa = (const int16_t *)val, *qx = (const int16_t *)x;
+    float s = 0.0f;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
+        const int32_t j = colind[k];
+        s += (float)qa[k] * ((float)qx[j] * xnorm[j / MIXK_SVEC_BLOCK]);
+    }
+    return s * (rowscale[i] * MIXK_FIXED16_RSTEP) * MIXK_FIXED16_RSTEP;
+}
+
+#endif

@@ -1,0 +1,93 @@
+/* cg_api.c: the public CG entry points: parameters, argument checks, host/device staging. */
+#include <math.h>
+#include <string.h>
+#include "lib/mix_sparse.h"
+
+void mix_cg_params_init(mix_cg_params *p)
+{
+    if (!p) return;
+    p->sloppy_prec = MIX_FIXED16;
+    p->tol = 1e-10;
+    p->max_iter = 0; /* 0: 10 n, at least 1000 */
+    p->delta = 0.1;
+    p->precond = MIX_PRECOND_NONE;
+    p->x0_given = 0;
+}
+
+/* Checks shared by both entry points: 0 or -i for illegal argument i. */
+static int check_args(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const void *b,
+                      const void *x)
+{
+    if (!ctx) return -1;
+    if (p) {
+        if (!(p->sloppy_prec == MIX_FP64 || p->sloppy_prec == MIX_FP32 ||
+              p->sloppy_prec == MIX_FP16 || p->sloppy_prec == MIX_BF16 ||
+              p->sloppy_prec == MIX_FIXED16))
+            return -2;
+        if (!(p->tol >= 0.0) || !isfinite(p->tol) || p->max_iter < 0 || !(p->delta > 0.0) ||
+            !(p->delta < 1.0) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI))
+            return -2;
+    }
+    if (!A || A->ctx != ctx) return -3;
+    if (!b) return -4;
+    if (!x) return -5;
+    return 0;
+}
+
+static int finish(int st, mix_cg_info *info, mix_cg_info *local)
+{
+    local->status = st;
+    if (info) *info = *local;
+    return st;
+}
+
+int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b, double *x,
+            mix_cg_info *info)
+{
+    mix_cg_info local;
+    memset(&local, 0, sizeof local);
+    mix_cg_params defaults;
+    if (check_args(ctx, p, A, b, x)) return finish(MIX_ERR_INVALID_ARG, info, &local);
+    if (!p) {
+        mix_cg_params_init(&defaults);
+        p = &defaults;
+    }
+    if (ctx->backend == MIX_BACKEND_CPU) /* host memory is backend memory */
+        return finish(mixi_cg_solve(ctx, p, A, b, x, &local), info, &local);
+
+    /* Other backends: stage b and x through backend memory. */
+    const mix_backend_ops *ops = ctx->ops;
+    size_t bytes = (size_t)A->n * sizeof(double);
+    double *db = NULL, *dx = NULL;
+    int st = ops->alloc(ctx->state, (void **)&db, bytes);
+    if (!st) st = ops->alloc(ctx->state, (void **)&dx, bytes);
+    if (!st) st = ops->upload(ctx->state, db, b, bytes);
+    if (!st) st = p->x0_given ? ops->upload(ctx->state, dx, x, bytes) : ops->memset0(ctx->state, dx, bytes);
+    if (!st) {
+        st = mixi_cg_solve(ctx, p, A, db, dx, &local);
+        /* Also on failure: x holds the best answer found, as on the host. */
+        if (st == MIX_SUCCESS || st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_NOT_SPD ||
+            st == MIX_ERR_NAN) {
+            int st2 = ops->download(ctx->state, x, dx, bytes);
+            if (st2) st = st2;
+        }
+    }
+    ops->free(ctx->state, db);
+    ops->free(ctx->state, dx);
+    return finish(st, info, &local);
+}
+
+int mix_dcg_gpu(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *d_b,
+                double *d_x, mix_cg_info *info)
+{
+    mix_cg_info local;
+    memset(&local, 0, sizeof local);
+    mix_cg_params defaults;
+    if (check_args(ctx, p, A, d_b, d_x)) return finish(MIX_ERR_INVALID_ARG, info, &local);
+    if (ctx->backend != MIX_BACKEND_CUDA) return finish(MIX_ERR_BACKEND, info, &local);
+    if (!p) {
+        mix_cg_params_init(&defaults);
+        p = &defaults;
+    }
+    return finish(mixi_cg_solve(ctx, p, A, d_b, d_x, &local), info, &local);
+}

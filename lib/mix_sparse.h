@@ -1,0 +1,33 @@
+/* mix_sparse.h: the mix_sparse object shared by lib/ and the CG solver (never installed). */
+#ifndef MIX_SPARSE_INTERNAL_H
+#define MIX_SPARSE_INTERNAL_H
+
+#include "lib/mix_internal.h"
+#include "kernels/backend_sparse.h"
+
+/* An SPD matrix bound to one context: the FP64 copy (true residuals) and, converted on first
+ * use, one sloppy copy per (storage precision, Jacobi or not).  Solves on one object must not
+ * run concurrently (the cache is filled without a lock). */
+struct mix_sparse {
+    mix_context *ctx;
+    int n;
+    int64_t nnz;        /* after duplicates were summed */
+    double amax;        /* max |a_ij| */
+    mix_spmat *a64;     /* backend FP64 copy */
+    double *jacobi;     /* backend n-vector 1/sqrt(a_ii), made on the first Jacobi solve */
+    int jacobi_status;  /* -1 not computed yet, else 0 or MIX_ERR_NOT_SPD */
+    double *uniform;    /* backend n-vector c (power of two, c^2 amax in [1,4)) for FP16/BF16 */
+    mix_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
+};
+
+/* The sloppy matrix As = diag(S) A diag(S) for `prec` with or without Jacobi, and the scale S
+ * it was made with (NULL = identity), converting and caching on first use.  Returns 0,
+ * MIX_ERR_NOT_SPD (Jacobi with a_ii <= 0), MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
+int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
+                       const double **scale);
+
+/* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
+int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,
+                  double *x, mix_cg_info *info);
+
+#endif

@@ -1,0 +1,277 @@
+/* cg.c: reliable-update mixed-precision CG (QUDA's method), written once over ctx->ops->sparse. */
+#include <math.h>
+#include <string.h>
+#include "lib/mix_sparse.h"
+
+/* QUDA's maxResIncrease / maxResIncreaseTotal: give up after this many rises of the true
+ * residual in a row / in total. */
+#define CG_MAX_RES_INCREASE 1
+#define CG_MAX_RES_INCREASE_TOTAL 10
+
+typedef struct {
+    mix_context *ctx;
+    mix_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution */
+} cg_work;
+
+static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
+{
+    size_t vb, nb;
+    int st = mixi_svec_bytes(prec, n, &vb, &nb);
+    if (st) return st;
+    v->prec = prec;
+    v->n = n;
+    st = ctx->ops->alloc(ctx->state, &v->val, vb);
+    if (!st && nb) st = ctx->ops->alloc(ctx->state, (void **)&v->norm, nb);
+    return st;
+}
+
+static void svec_free(mix_context *ctx, mix_svec *v)
+{
+    ctx->ops->free(ctx->state, v->val);
+    ctx->ops->free(ctx->state, v->norm);
+    v->val = NULL;
+    v->norm = NULL;
+}
+
+static int svec_copy(mix_context *ctx, mix_svec *dst, const mix_svec *src)
+{
+    size_t vb, nb;
+    int st = mixi_svec_bytes(src->prec, src->n, &vb, &nb);
+    if (!st) st = ctx->ops->copy(ctx->state, dst->val, src->val, vb);
+    if (!st && nb) st = ctx->ops->copy(ctx->state, dst->norm, src->norm, nb);
+    return st;
+}
+
+/* The power of two that brings the RMS of a vector with squared norm vv near 2^-6: FP16 vectors
+ * are renormalised at each reliable update so that r neither underflows nor leaves the partial
+ * solution (about r / lambda_min) too little room below FP16's 65504. */
+static double normaliser(double vv, int n)
+{
+    double rms = sqrt(vv / n);
+    if (!(rms > 0.0) || !isfinite(rms)) return 1.0;
+    int e;
+    frexp(rms, &e);
+    return ldexp(1.0, 1 - e - 6);
+}
+
+/* p'Ap of the direction S p with the FP64 matrix (temporaries: only on a breakdown). */
+static int true_pap(mix_context *ctx, const mix_sparse *A, const mix_svec *p, const double *S,
+                    double *pap)
+{
+    const mix_backend_ops *ops = ctx->ops;
+    const size_t bytes = (size_t)A->n * sizeof(double);
+    mix_svec p64 = {MIX_FP64, A->n, NULL, NULL}, ap64 = {MIX_FP64, A->n, NULL, NULL};
+    int st = ops->alloc(ctx->state, &p64.val, bytes);
+    if (!st) st = ops->alloc(ctx->state, &ap64.val, bytes);
+    if (!st) st = ops->memset0(ctx->state, p64.val, bytes);
+    if (!st) st = ops->sparse->vec_accum64(ctx->state, p, S, 1.0, p64.val);
+    if (!st) st = ops->sparse->spmv(ctx->state, A->a64, &p64, &ap64, pap);
+    ops->free(ctx->state, p64.val);
+    ops->free(ctx->state, ap64.val);
+    return st;
+}
+
+int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, const double *b,
+                  double *x, mix_cg_info *info)
+{
+    const mix_backend_ops *ops = ctx->ops;
+    const mix_sparse_ops *sp = ops->sparse;
+    double t0 = mixi_wtime(), t1 = t0;
+    const int n = A->n;
+    const size_t bytes64 = (size_t)n * sizeof(double);
+    const mix_prec prec = prm->sloppy_prec;
+    const int max_iter = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? 10 * n : 1000);
+    const double delta = prm->delta;
+    cg_work w;
+    memset(&w, 0, sizeof w);
+    double *y = NULL, *r64 = NULL;
+    const mix_spmat *As = NULL;
+    const double *S = NULL;
+    int st, iter = 0, updates = 0, reason = MIX_CG_MAX_ITER;
+    double bb = 0.0, best = INFINITY;
+
+    memset(info, 0, sizeof *info);
+    if (!sp || !sp->residual64 || !sp->nrm2sq64 || !sp->vec_from64 || !sp->vec_accum64 ||
+        !sp->vec_zero || !sp->spmv || !sp->cg_update || !sp->axpby || !sp->dot) {
+        st = MIX_ERR_NOT_IMPLEMENTED;
+        goto out;
+    }
+    /* From here on x always holds the best answer known (x0, or 0 when none was given). */
+    if (!prm->x0_given && (st = ops->memset0(ctx->state, x, bytes64))) goto out;
+    if ((st = sp->nrm2sq64(ctx->state, n, b, &bb))) goto out;
+    if (!isfinite(bb)) {
+        st = MIX_ERR_NAN;
+        reason = MIX_CG_BREAKDOWN_NAN;
+        goto out;
+    }
+    if (bb == 0.0) { /* the exact answer, whatever x0 was */
+        st = ops->memset0(ctx->state, x, bytes64);
+        reason = MIX_CG_ZERO_RHS;
+        best = 0.0;
+        info->converged = 1;
+        goto out;
+    }
+    const double bnorm = sqrt(bb), target = prm->tol * bnorm;
+
+    st = mixi_sparse_sloppy(A, prec, prm->precond == MIX_PRECOND_JACOBI, &As, &S);
+    if (st == MIX_ERR_NOT_SPD) reason = MIX_CG_BREAKDOWN_NOT_SPD;
+    if (st) goto out;
+    if ((st = ops->alloc(ctx->state, (void **)&y, bytes64))) goto out;
+    if ((st = ops->alloc(ctx->state, (void **)&r64, bytes64))) goto out;
+    if ((st = svec_alloc(ctx, prec, n, &w.r))) goto out;
+    if ((st = svec_alloc(ctx, prec, n, &w.p))) goto out;
+    if ((st = svec_alloc(ctx, prec, n, &w.ap))) goto out;
+    if ((st = svec_alloc(ctx, prec, n, &w.xs))) goto out;
+
+    /* y: the FP64 solution; x: the best y seen (by true residual). */
+    if ((st = ops->copy(ctx->state, y, x, bytes64))) goto out;
+    double rr_true;
+    if ((st = sp->residual64(ctx->state, A->a64, b, y, r64, &rr_true))) goto out;
+    if (!isfinite(rr_true)) {
+        st = MIX_ERR_NAN;
+        reason = MIX_CG_BREAKDOWN_NAN;
+        goto out;
+    }
+    double tnorm = sqrt(rr_true); /* true ||r|| at the last update */
+    best = tnorm;
+    if (tnorm <= target) {
+        reason = MIX_CG_CONVERGED;
+        info->converged = 1;
+        goto out;
+    }
+
+    /* The sloppy loop solves (S A S) xs = sigma S r for the correction y += S xs / sigma. */
+    double sigma = 1.0, rr;
+    if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr))) goto out;
+    if (prec == MIX_FP16) {
+        sigma = normaliser(rr, n);
+        if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr))) goto out;
+    }
+    if ((st = svec_copy(ctx, &w.p, &w.r))) goto out;
+    if ((st = sp->vec_zero(ctx->state, &w.xs))) goto out;
+    double rnorm = sqrt(rr), r0norm = rnorm, maxrr = rnorm;
+    int res_inc = 0, res_inc_total = 0;
+    t1 = mixi_wtime();
+
+    while (iter < max_iter) {
+        double pap, rr_new, rdot;
+        if ((st = sp->spmv(ctx->state, As, &w.p, &w.ap, &pap))) goto out;
+        if (isnan(pap) || isinf(pap)) {
+            st = MIX_ERR_NAN;
+            reason = MIX_CG_BREAKDOWN_NAN;
+            goto out;
+        }
+        if (pap <= 0.0) {
+            /* Not SPD, either A itself or only its rounded copy: p'Ap in FP64 tells which. */
+            if ((st = true_pap(ctx, A, &w.p, S, &pap))) goto out;
+            if (pap <= 0.0 || prec == MIX_FP64) {
+                st = MIX_ERR_NOT_SPD;
+                reason = MIX_CG_BREAKDOWN_NOT_SPD;
+            } else {
+                st = MIX_ERR_NOT_CONVERGED; /* the storage precision is too coarse for A */
+                reason = MIX_CG_STAGNATED;
+            }
+            goto out;
+        }
+        double alpha = rr / pap;
+        if ((st = sp->cg_update(ctx->state, alpha, &w.p, &w.ap, &w.xs, &w.r, &rr_new, &rdot)))
+            goto out;
+        iter++;
+        if (!isfinite(rr_new) || !isfinite(rdot)) {
+            st = MIX_ERR_NAN;
+            reason = MIX_CG_BREAKDOWN_NAN;
+            goto out;
+        }
+        rnorm = sqrt(rr_new);
+        if (rnorm > maxrr) maxrr = rnorm;
+        /* The iterated residual relative to the last true one estimates the true residual. */
+        int near_done = rnorm / r0norm * tnorm <= target;
+        int update = rnorm < delta * maxrr || rnorm < delta * r0norm;
+        if (!(update || near_done || iter == max_iter)) {
+            /* Polak-Ribiere; Fletcher-Reeves when its numerator is negative. */
+            double num = rr_new - rdot;
+            double beta = (num > 0.0 ? num : rr_new) / rr;
+            if ((st = sp->axpby(ctx->state, 1.0, &w.r, beta, &w.p))) goto out;
+            rr = rr_new;
+            continue;
+        }
+
+        const int claimed_drop = rnorm < delta * r0norm;
+        /* Reliable update: fold xs into y, recompute r = b - A y in FP64. */
+        if ((st = sp->vec_accum64(ctx->state, &w.xs, S, 1.0 / sigma, y))) goto out;
+        if ((st = sp->vec_zero(ctx->state, &w.xs))) goto out;
+        if ((st = sp->residual64(ctx->state, A->a64, b, y, r64, &rr_true))) goto out;
+        updates++;
+        if (!isfinite(rr_true)) {
+            st = MIX_ERR_NAN;
+            reason = MIX_CG_BREAKDOWN_NAN;
+            goto out;
+        }
+        double tn = sqrt(rr_true);
+        if (tn < best) {
+            best = tn;
+            if ((st = ops->copy(ctx->state, x, y, bytes64))) goto out;
+        }
+        if (tn <= target) {
+            reason = MIX_CG_CONVERGED;
+            info->converged = 1;
+            break;
+        }
+        /* A rise counts only when the iterated residual claims a drop by delta from the last
+         * true one (QUDA's updateX): the sloppy and true residuals then disagree, which is the
+         * precision floor, not CG's ordinary non-monotone residual. */
+        if (tn > tnorm && claimed_drop) {
+            res_inc++;
+            res_inc_total++;
+            if (res_inc > CG_MAX_RES_INCREASE || res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
+                reason = MIX_CG_STAGNATED;
+                break;
+            }
+        } else {
+            res_inc = 0;
+        }
+        tnorm = tn;
+        if (iter == max_iter) break;
+
+        /* New sloppy residual (renormalised for FP16); p rescaled to the new units, re-projected
+         * against r and extended with the Fletcher-Reeves beta, as QUDA does at an update. */
+        double sigma_new = sigma, rr_s;
+        if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr_s))) goto out;
+        if (prec == MIX_FP16) {
+            sigma_new = normaliser(rr_s / (sigma * sigma), n);
+            if (sigma_new != sigma &&
+                (st = sp->vec_from64(ctx->state, r64, S, sigma_new, &w.r, &rr_s)))
+                goto out;
+        }
+        double ratio = sigma_new / sigma, rp;
+        if ((st = sp->dot(ctx->state, &w.r, &w.p, &rp))) goto out;
+        double c = ratio * rp / rr_s;
+        /* An exactly zero sloppy residual (e.g. A diagonal) restarts with p = r. */
+        double beta = rr_new > 0.0 ? rr_s / (rr_new * ratio * ratio) : 0.0;
+        /* p <- r + beta (ratio p - c r) */
+        if ((st = sp->axpby(ctx->state, 1.0 - beta * c, &w.r, beta * ratio, &w.p))) goto out;
+        sigma = sigma_new;
+        rr = rr_s;
+        rnorm = r0norm = maxrr = sqrt(rr_s);
+    }
+    st = info->converged ? MIX_SUCCESS : MIX_ERR_NOT_CONVERGED;
+
+out:
+    info->status = st;
+    info->iter = iter;
+    info->reliable_updates = updates;
+    info->reason = st == MIX_SUCCESS ? (reason == MIX_CG_ZERO_RHS ? MIX_CG_ZERO_RHS : MIX_CG_CONVERGED)
+                                     : reason;
+    /* x holds the best answer found, whatever stopped the iteration. */
+    info->true_rel_residual = bb > 0.0 && isfinite(bb) ? best / sqrt(bb) : (bb == 0.0 ? 0.0 : NAN);
+    double t2 = mixi_wtime();
+    info->t_setup = t1 - t0;
+    info->t_solve = t1 > t0 ? t2 - t1 : 0.0;
+    svec_free(ctx, &w.r);
+    svec_free(ctx, &w.p);
+    svec_free(ctx, &w.ap);
+    svec_free(ctx, &w.xs);
+    ops->free(ctx->state, y);
+    ops->free(ctx->state, r64);
+    return st;
+}
