@@ -30,5 +30,6 @@ void mixt_register_cli(void);
 void mixt_register_gesv(mix_backend b);
 void mixt_register_cg(mix_backend b);
 void mixt_register_kernels(mix_backend b); /* backend kernels against the CPU reference */
+void mixt_register_kernels_sparse(mix_backend b); /* sparse family, called by the above */
 
 #endif

@@ -569,4 +569,5 @@ static void register_dense_kernels(mix_backend b)
 void mixt_register_kernels(mix_backend b)
 {
     register_dense_kernels(b);
+    mixt_register_kernels_sparse(b); /* tests/test_kernels_sparse.c */
 }

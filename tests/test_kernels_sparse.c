@@ -1,0 +1,619 @@
+/* test_kernels_sparse.c: the device backend's sparse operations checked against the CPU backend (bit for bit, or within a stated bound where reduction order differs). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/mixt.h"
+#include "lib/mix_internal.h"
+#include "kernels/backend_sparse.h"
+#include "kernels/common/spmv_row.h"
+#include "matrices/mixmat.h"
+#ifdef MIX_HAVE_CUDA
+#include "kernels/cuda/cuda_sparse.h"
+#endif
+
+/* What is compared, and how:
+ *  - element-wise results (conversions FP64 -> sloppy, x += alpha p, p = r + beta p, y += v in
+ *    FP64, 1/sqrt(a_ii)) and the SpMV with one thread per row: the same arithmetic in the same
+ *    order on both backends (shared kernels/common bodies; the .cu is built without FMA
+ *    contraction), so the stored bytes must be identical;
+ *  - SpMV with a row split over L lanes: the row sum is added in another order.  Bound per row:
+ *    |y_dev - y_cpu| <= 4 (m + 4) u R + out, with m the row length, u the unit roundoff of the
+ *    arithmetic (2^-24, or 2^-53 for FP64), R = sum_k |a_ik x_k|, and `out` the output rounding
+ *    (one unit of the stored format at |y|, or the larger FIXED16 step of the two blocks);
+ *  - FP64 reductions (norms, dots): |s_dev - s_cpu| <= 2 n 2^-53 sum |terms|. */
+
+#define SK_N 1013 /* not a multiple of the 32-entry vector blocks; above several warps */
+
+static const mix_prec sk_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+#define SK_NPREC 5
+
+typedef struct {
+    mix_context *dev, *ref;
+    const mix_sparse_ops *d, *r;
+    mixm_csr A;
+    mix_spmat *dA, *rA; /* FP64 copies */
+} sk_fix;
+
+/* A nonsymmetric test matrix: rows of 0 to ~2 mean entries, one row of 300, one empty row,
+ * magnitudes spread over 2^-4 .. 2^4, a positive diagonal everywhere but the empty row. */
+static int sk_matrix(int n, int mean, uint64_t seed, mixm_csr *A)
+{
+    mixm_rng g;
+    mixm_rng_seed(&g, seed);
+    int64_t *len = calloc((size_t)n, sizeof *len);
+    char *mark = calloc((size_t)n, 1);
+    if (!len || !mark) return MIX_ERR_ALLOC;
+    int64_t nnz = 0;
+    for (int i = 0; i < n; i++) {
+        len[i] = i == 7 ? 0 : i == 100 ? 300 : 1 + (int64_t)(mixm_rng_next(&g) % (uint64_t)(2 * mean));
+        if (len[i] > n) len[i] = n;
+        nnz += len[i];
+    }
+    int st = mixm_csr_alloc(A, n, n, nnz);
+    if (st) goto out;
+    int64_t k = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = k;
+        if (len[i] == 0) continue;
+        memset(mark, 0, (size_t)n);
+        mark[i] = 1;
+        for (int64_t t = 1; t < len[i];) {
+            int j = (int)(mixm_rng_next(&g) % (uint64_t)n);
+            if (!mark[j]) {
+                mark[j] = 1;
+                t++;
+            }
+        }
+        for (int j = 0; j < n; j++) {
+            if (!mark[j]) continue;
+            double mag = ldexp(1.0, (int)(mixm_rng_next(&g) % 9) - 4);
+            double v = (2.0 * mixm_rng_uniform(&g) - 1.0) * mag;
+            if (j == i) v = 4.0 + mixm_rng_uniform(&g) * 8.0;
+            A->colind[k] = j;
+            A->val[k++] = v;
+        }
+    }
+    A->rowptr[n] = k;
+out:
+    free(len);
+    free(mark);
+    return st;
+}
+
+static int sk_open(sk_fix *f, int mean)
+{
+    memset(f, 0, sizeof *f);
+    if (mix_context_create(&f->dev, mixt_backend) || mix_context_create(&f->ref, MIX_BACKEND_CPU))
+        return 0;
+    f->d = f->dev->ops->sparse;
+    f->r = f->ref->ops->sparse;
+    if (!f->d || !f->r || !f->d->csr_create) return 0;
+    if (sk_matrix(SK_N, mean, 42 + (uint64_t)mean, &f->A)) return 0;
+    return !f->d->csr_create(f->dev->state, SK_N, f->A.rowptr, f->A.colind, f->A.val, &f->dA) &&
+           !f->r->csr_create(f->ref->state, SK_N, f->A.rowptr, f->A.colind, f->A.val, &f->rA);
+}
+
+static void sk_close(sk_fix *f)
+{
+    if (f->dA) f->d->csr_destroy(f->dev->state, f->dA);
+    if (f->rA) f->r->csr_destroy(f->ref->state, f->rA);
+    mixm_csr_free(&f->A);
+    mix_context_destroy(f->dev);
+    mix_context_destroy(f->ref);
+}
+
+/* Backend memory holding a copy of host doubles. */
+static double *sk_put(mix_context *c, const double *h, int n)
+{
+    void *p = NULL;
+    size_t bytes = (size_t)n * sizeof(double);
+    if (c->ops->alloc(c->state, &p, bytes)) return NULL;
+    if (c->ops->upload(c->state, p, h, bytes)) {
+        c->ops->free(c->state, p);
+        return NULL;
+    }
+    return p;
+}
+
+static int sk_get(mix_context *c, double *h, const double *p, int n)
+{
+    return c->ops->download(c->state, h, p, (size_t)n * sizeof(double));
+}
+
+static int sv_alloc(mix_context *c, mix_prec p, int n, mix_svec *v)
+{
+    size_t vb, nb;
+    memset(v, 0, sizeof *v);
+    v->prec = p;
+    v->n = n;
+    if (mixi_svec_bytes(p, n, &vb, &nb)) return MIX_ERR_INVALID_ARG;
+    int st = c->ops->alloc(c->state, &v->val, vb);
+    if (!st && nb) st = c->ops->alloc(c->state, (void **)&v->norm, nb);
+    if (!st) st = c->ops->memset0(c->state, v->val, vb);
+    if (!st && nb) st = c->ops->memset0(c->state, v->norm, nb);
+    return st;
+}
+
+static void sv_free(mix_context *c, mix_svec *v)
+{
+    c->ops->free(c->state, v->val);
+    c->ops->free(c->state, v->norm);
+    v->val = NULL;
+    v->norm = NULL;
+}
+
+/* A host copy of a sloppy vector's bytes (values without the padding, and the norms). */
+typedef struct {
+    mix_prec prec;
+    int n;
+    unsigned char *val;
+    float *norm;
+    size_t vb, nb;
+} sv_host;
+
+static int sv_get(mix_context *c, const mix_svec *v, sv_host *h)
+{
+    memset(h, 0, sizeof *h);
+    h->prec = v->prec;
+    h->n = v->n;
+    if (mixi_svec_bytes(v->prec, v->n, &h->vb, &h->nb)) return 0;
+    h->val = calloc(h->vb, 1);
+    h->norm = calloc(h->nb ? h->nb : 1, 1);
+    if (!h->val || !h->norm) return 0;
+    h->vb -= 16; /* the padding is never written */
+    if (c->ops->download(c->state, h->val, v->val, h->vb)) return 0;
+    return !h->nb || !c->ops->download(c->state, h->norm, v->norm, h->nb);
+}
+
+static void sv_host_free(sv_host *h)
+{
+    free(h->val);
+    free(h->norm);
+}
+
+/* Element i decoded on the host with the shared loaders. */
+static double sv_at(const sv_host *h, int64_t i)
+{
+    switch (h->prec) {
+    case MIX_FP64: return mixk_svec_ld_fp64(h->val, h->norm, i);
+    case MIX_FP32: return mixk_svec_ld_fp32(h->val, h->norm, i);
+    case MIX_FP16: return mixk_svec_ld_fp16(h->val, h->norm, i);
+    case MIX_BF16: return mixk_svec_ld_bf16(h->val, h->norm, i);
+    default: return mixk_svec_ld_fixed16(h->val, h->norm, i);
+    }
+}
+
+static int sv_same_bits(const sv_host *a, const sv_host *b)
+{
+    return a->vb == b->vb && a->nb == b->nb && !memcmp(a->val, b->val, a->vb) &&
+           (!a->nb || !memcmp(a->norm, b->norm, a->nb));
+}
+
+/* |a - b| <= 2 n 2^-53 sum|terms| (+ the tiniest absolute slack for sums that cancel to 0). */
+static int red_close(double a, double b, int n, double sum_abs)
+{
+    return fabs(a - b) <= 2.0 * n * 0x1p-53 * sum_abs + 1e-300;
+}
+
+/* Test vector: magnitudes over 2^-6 .. 2^6, block 2 (entries 64..95) zero, and a sign mix. */
+static void sk_vector(int n, uint64_t seed, double *x)
+{
+    mixm_rng g;
+    mixm_rng_seed(&g, seed);
+    for (int i = 0; i < n; i++) {
+        double mag = ldexp(1.0, (int)(mixm_rng_next(&g) % 13) - 6);
+        x[i] = (i >= 64 && i < 96) ? 0.0 : (2.0 * mixm_rng_uniform(&g) - 1.0) * mag;
+    }
+}
+
+/* The same sloppy vector on both backends, made by vec_from64 from the same FP64 data (which
+ * test_from64 checks to agree bit for bit). */
+typedef struct {
+    mix_svec d, r;
+} sv_pair;
+
+static int pair_make(sk_fix *f, mix_prec p, uint64_t seed, double alpha, sv_pair *v)
+{
+    double *h = malloc(SK_N * sizeof *h);
+    int ok = h != NULL;
+    if (ok) sk_vector(SK_N, seed, h);
+    ok = ok && !sv_alloc(f->dev, p, SK_N, &v->d) && !sv_alloc(f->ref, p, SK_N, &v->r);
+    double *dh = ok ? sk_put(f->dev, h, SK_N) : NULL;
+    ok = ok && dh && !f->d->vec_from64(f->dev->state, dh, NULL, alpha, &v->d, NULL) &&
+         !f->r->vec_from64(f->ref->state, h, NULL, alpha, &v->r, NULL);
+    if (dh) f->dev->ops->free(f->dev->state, dh);
+    free(h);
+    return ok;
+}
+
+static void pair_free(sk_fix *f, sv_pair *v)
+{
+    sv_free(f->dev, &v->d);
+    sv_free(f->ref, &v->r);
+}
+
+/* Both sides' bytes equal. */
+static int pair_same(sk_fix *f, const sv_pair *v)
+{
+    sv_host a, b;
+    int ok = sv_get(f->dev, &v->d, &a) && sv_get(f->ref, &v->r, &b) && sv_same_bits(&a, &b);
+    sv_host_free(&a);
+    sv_host_free(&b);
+    return ok;
+}
+
+/* ---- conversions FP64 <-> sloppy -------------------------------------------------------------- */
+
+static void test_from64(void)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, 4));
+    double *h = malloc(SK_N * sizeof *h), *sc = malloc(SK_N * sizeof *sc);
+    CU_ASSERT_FATAL(h && sc);
+    sk_vector(SK_N, 7, h);
+    for (int i = 0; i < SK_N; i++) sc[i] = 0.5 + (i % 5) * 0.375;
+    double *dh = sk_put(f.dev, h, SK_N), *dsc = sk_put(f.dev, sc, SK_N);
+    CU_ASSERT_FATAL(dh && dsc);
+    for (int k = 0; k < SK_NPREC; k++) {
+        for (int with_scale = 0; with_scale < 2; with_scale++) {
+            sv_pair v;
+            CU_ASSERT_FATAL(!sv_alloc(f.dev, sk_precs[k], SK_N, &v.d) &&
+                            !sv_alloc(f.ref, sk_precs[k], SK_N, &v.r));
+            double vd = -1.0, vr = -2.0, alpha = -0.7;
+            CU_ASSERT(!f.d->vec_from64(f.dev->state, dh, with_scale ? dsc : NULL, alpha, &v.d, &vd));
+            CU_ASSERT(!f.r->vec_from64(f.ref->state, h, with_scale ? sc : NULL, alpha, &v.r, &vr));
+            CU_ASSERT(pair_same(&f, &v));
+            CU_ASSERT(red_close(vd, vr, SK_N, vr)); /* every term is a square */
+            pair_free(&f, &v);
+        }
+    }
+    f.dev->ops->free(f.dev->state, dh);
+    f.dev->ops->free(f.dev->state, dsc);
+    free(h);
+    free(sc);
+    sk_close(&f);
+}
+
+static void test_accum64_zero(void)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, 4));
+    double *y = malloc(SK_N * sizeof *y), *yd = malloc(SK_N * sizeof *yd);
+    double *sc = malloc(SK_N * sizeof *sc);
+    CU_ASSERT_FATAL(y && yd && sc);
+    for (int i = 0; i < SK_N; i++) sc[i] = 1.0 / (1.0 + i % 3);
+    double *dsc = sk_put(f.dev, sc, SK_N);
+    CU_ASSERT_FATAL(dsc != NULL);
+    for (int k = 0; k < SK_NPREC; k++) {
+        sv_pair v;
+        CU_ASSERT_FATAL(pair_make(&f, sk_precs[k], 11, 1.3, &v));
+        sk_vector(SK_N, 12, y);
+        double *dy = sk_put(f.dev, y, SK_N);
+        CU_ASSERT_FATAL(dy != NULL);
+        CU_ASSERT(!f.d->vec_accum64(f.dev->state, &v.d, dsc, 0.3, dy));
+        CU_ASSERT(!f.r->vec_accum64(f.ref->state, &v.r, sc, 0.3, y));
+        CU_ASSERT(!sk_get(f.dev, yd, dy, SK_N));
+        CU_ASSERT(!memcmp(y, yd, SK_N * sizeof *y));
+        /* vec_zero: every value and norm zero, as the CPU leaves them. */
+        CU_ASSERT(!f.d->vec_zero(f.dev->state, &v.d));
+        CU_ASSERT(!f.r->vec_zero(f.ref->state, &v.r));
+        CU_ASSERT(pair_same(&f, &v));
+        f.dev->ops->free(f.dev->state, dy);
+        pair_free(&f, &v);
+    }
+    f.dev->ops->free(f.dev->state, dsc);
+    free(y);
+    free(yd);
+    free(sc);
+    sk_close(&f);
+}
+
+/* ---- fused blas1 ------------------------------------------------------------------------------ */
+
+static void test_cg_update(void)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, 4));
+    for (int k = 0; k < SK_NPREC; k++) {
+        const mix_prec p = sk_precs[k];
+        sv_pair P, AP, X, R;
+        CU_ASSERT_FATAL(pair_make(&f, p, 21, 1.0, &P) && pair_make(&f, p, 22, 2.0, &AP) &&
+                        pair_make(&f, p, 23, 0.5, &X) && pair_make(&f, p, 24, 1.0, &R));
+        sv_host rold;
+        CU_ASSERT_FATAL(sv_get(f.ref, &R.r, &rold));
+        double rr_d, rd_d, rr_r, rd_r, alpha = 0.37;
+        CU_ASSERT(!f.d->cg_update(f.dev->state, alpha, &P.d, &AP.d, &X.d, &R.d, &rr_d, &rd_d));
+        CU_ASSERT(!f.r->cg_update(f.ref->state, alpha, &P.r, &AP.r, &X.r, &R.r, &rr_r, &rd_r));
+        CU_ASSERT(pair_same(&f, &X));
+        CU_ASSERT(pair_same(&f, &R));
+        sv_host rnew;
+        CU_ASSERT_FATAL(sv_get(f.ref, &R.r, &rnew));
+        double sabs = 0.0;
+        for (int i = 0; i < SK_N; i++) sabs += fabs(sv_at(&rnew, i) * sv_at(&rold, i));
+        CU_ASSERT(red_close(rr_d, rr_r, SK_N, rr_r));
+        CU_ASSERT(red_close(rd_d, rd_r, SK_N, sabs));
+        /* The reduction is reproducible: the same inputs give the same bits. */
+        double rr2, rd2;
+        sv_host_free(&rold);
+        sv_host_free(&rnew);
+        sv_pair R2, X2;
+        CU_ASSERT_FATAL(pair_make(&f, p, 24, 1.0, &R2) && pair_make(&f, p, 23, 0.5, &X2));
+        CU_ASSERT(!f.d->cg_update(f.dev->state, alpha, &P.d, &AP.d, &X2.d, &R2.d, &rr2, &rd2));
+        CU_ASSERT(memcmp(&rr2, &rr_d, sizeof rr2) == 0 && memcmp(&rd2, &rd_d, sizeof rd2) == 0);
+        pair_free(&f, &R2);
+        pair_free(&f, &X2);
+        pair_free(&f, &P);
+        pair_free(&f, &AP);
+        pair_free(&f, &X);
+        pair_free(&f, &R);
+    }
+    sk_close(&f);
+}
+
+static void test_axpby_dot(void)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, 4));
+    const double ab[][2] = {{1.0, 0.75}, {0.0, -1.5}, {-2.0, 0.0}, {1.0 - 1e-3, 3.1}};
+    for (int k = 0; k < SK_NPREC; k++) {
+        const mix_prec p = sk_precs[k];
+        for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++) {
+            sv_pair X, Y;
+            CU_ASSERT_FATAL(pair_make(&f, p, 31, 1.0, &X) && pair_make(&f, p, 32, 1.0, &Y));
+            CU_ASSERT(!f.d->axpby(f.dev->state, ab[c][0], &X.d, ab[c][1], &Y.d));
+            CU_ASSERT(!f.r->axpby(f.ref->state, ab[c][0], &X.r, ab[c][1], &Y.r));
+            CU_ASSERT(pair_same(&f, &Y));
+            double dd, dr;
+            CU_ASSERT(!f.d->dot(f.dev->state, &X.d, &Y.d, &dd));
+            CU_ASSERT(!f.r->dot(f.ref->state, &X.r, &Y.r, &dr));
+            sv_host hx, hy;
+            CU_ASSERT_FATAL(sv_get(f.ref, &X.r, &hx) && sv_get(f.ref, &Y.r, &hy));
+            double sabs = 0.0;
+            for (int i = 0; i < SK_N; i++) sabs += fabs(sv_at(&hx, i) * sv_at(&hy, i));
+            CU_ASSERT(red_close(dd, dr, SK_N, sabs));
+            sv_host_free(&hx);
+            sv_host_free(&hy);
+            pair_free(&f, &X);
+            pair_free(&f, &Y);
+        }
+    }
+    sk_close(&f);
+}
+
+/* ---- SpMV ------------------------------------------------------------------------------------ */
+
+static double unit_roundoff(mix_prec p)
+{
+    return p == MIX_FP64 ? 0x1p-53 : 0x1p-24;
+}
+
+/* Output rounding allowance of element i of y (both sides' stored values). */
+static double out_term(const sv_host *a, const sv_host *b, int64_t i)
+{
+    double y = fmax(fabs(sv_at(a, i)), fabs(sv_at(b, i)));
+    switch (a->prec) {
+    case MIX_FP16: return ldexp(y, -10) + 0x1p-24; /* one unit, subnormals included */
+    case MIX_BF16: return ldexp(y, -7) + 0x1p-133;
+    case MIX_FIXED16: {
+        /* half a step each side, and the float rounding of encode and decode */
+        int64_t blk = i / MIXK_SVEC_BLOCK;
+        return 1.01 * fmax(a->norm[blk], b->norm[blk]) / 32767.0;
+    }
+    default: return 0.0;
+    }
+}
+
+/* |a_ij| as stored in `p` (the conversion's rounding, done with the shared format code), so
+ * that R bounds the sums the kernels really add; rmax = max |a_ij| of the row (FIXED16). */
+static double stored_abs(mix_prec p, double v, double rmax)
+{
+    switch (p) {
+    case MIX_FP32: return fabs((double)(float)v);
+    case MIX_FP16: return fabs((double)mixk_f16_to_f32(mixk_f64_to_f16(v)));
+    case MIX_BF16: return fabs((double)mixk_bf16_to_f32(mixk_f64_to_bf16(v)));
+    case MIX_FIXED16: {
+        const float s = mixk_fixed16_block_scale_f64(&rmax, 1);
+        const int16_t q = mixk_fixed16_encode_f64(v, mixk_fixed16_inv_step_f64((double)s));
+        return fabs((double)q * ((double)s / 32767.0));
+    }
+    default: return fabs(v);
+    }
+}
+
+/* Device SpMV of every precision, with `lanes` threads per row (CUDA), against the CPU: bits
+ * when exact, else the row bound of the header comment. */
+static void spmv_case(int mean, int lanes, int exact)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, mean));
+    for (int k = 0; k < SK_NPREC; k++) {
+        const mix_prec p = sk_precs[k];
+        for (int with_scale = 0; with_scale < 2; with_scale++) {
+            /* Jacobi-like symmetric scaling diag(s) A diag(s). */
+            double *sc = malloc(SK_N * sizeof *sc);
+            CU_ASSERT_FATAL(sc != NULL);
+            for (int i = 0; i < SK_N; i++) sc[i] = 1.0 / (1.0 + (i % 7) * 0.25);
+            double *dsc = sk_put(f.dev, sc, SK_N);
+            mix_spmat *dS = NULL, *rS = NULL;
+            CU_ASSERT_FATAL(dsc != NULL);
+            CU_ASSERT_FATAL(!f.d->csr_convert(f.dev->state, f.dA, p, with_scale ? dsc : NULL, &dS));
+            CU_ASSERT_FATAL(!f.r->csr_convert(f.ref->state, f.rA, p, with_scale ? sc : NULL, &rS));
+#ifdef MIX_HAVE_CUDA
+            if (mixt_backend == MIX_BACKEND_CUDA) CU_ASSERT(!mixi_cuda_spmat_set_lanes(dS, lanes));
+#else
+            (void)lanes;
+#endif
+            sv_pair X, Y;
+            CU_ASSERT_FATAL(pair_make(&f, p, 41, 1.0, &X) && pair_make(&f, p, 42, 1.0, &Y));
+            double xyd, xyr;
+            CU_ASSERT(!f.d->spmv(f.dev->state, dS, &X.d, &Y.d, &xyd));
+            CU_ASSERT(!f.r->spmv(f.ref->state, rS, &X.r, &Y.r, &xyr));
+            sv_host hx, yd, yr;
+            CU_ASSERT_FATAL(sv_get(f.ref, &X.r, &hx) && sv_get(f.dev, &Y.d, &yd) &&
+                            sv_get(f.ref, &Y.r, &yr));
+            if (exact) CU_ASSERT(sv_same_bits(&yd, &yr));
+            int bad = 0;
+            double sabs = 0.0, rows = 0.0;
+            for (int i = 0; i < SK_N; i++) {
+                double R = 0.0, rmax = 0.0, si = with_scale ? sc[i] : 1.0;
+                const int64_t q0 = f.A.rowptr[i], q1 = f.A.rowptr[i + 1];
+                for (int64_t q = q0; q < q1; q++)
+                    rmax = fmax(rmax, fabs(si * f.A.val[q] * (with_scale ? sc[f.A.colind[q]] : 1.0)));
+                for (int64_t q = q0; q < q1; q++) {
+                    int j = f.A.colind[q];
+                    double a = si * f.A.val[q] * (with_scale ? sc[j] : 1.0);
+                    R += stored_abs(p, a, rmax) * fabs(sv_at(&hx, j));
+                }
+                const double arith = 4.0 * ((double)(q1 - q0) + 4.0) * unit_roundoff(p) * R;
+                if (!(fabs(sv_at(&yd, i) - sv_at(&yr, i)) <= arith + out_term(&yd, &yr, i))) bad++;
+                /* xy adds x_i (A x)_i with the unrounded row sums, |(A x)_i| <= R (1 + ...). */
+                sabs += fabs(sv_at(&hx, i)) * (R + arith);
+                rows += fabs(sv_at(&hx, i)) * arith;
+            }
+            CU_ASSERT_EQUAL(bad, 0);
+            if (exact) rows = 0.0; /* the rows agree bit for bit */
+            CU_ASSERT(fabs(xyd - xyr) <= 2.0 * SK_N * 0x1p-53 * sabs + rows + 1e-300);
+            sv_host_free(&hx);
+            sv_host_free(&yd);
+            sv_host_free(&yr);
+            pair_free(&f, &X);
+            pair_free(&f, &Y);
+            f.d->csr_destroy(f.dev->state, dS);
+            f.r->csr_destroy(f.ref->state, rS);
+            f.dev->ops->free(f.dev->state, dsc);
+            free(sc);
+        }
+    }
+    sk_close(&f);
+}
+
+static void test_spmv_thread_per_row(void) { spmv_case(3, 1, 1); }
+static void test_spmv_subwarp(void) { spmv_case(12, 8, 0); }
+static void test_spmv_warp(void) { spmv_case(40, 32, 0); }
+
+/* FP64: y = A x and r = b - A x with ||r||^2; 1/sqrt(a_ii). */
+static void test_fp64_ops(void)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, 6));
+    double *x = malloc(SK_N * sizeof *x), *b = malloc(SK_N * sizeof *b);
+    double *yr = malloc(SK_N * sizeof *yr), *yd = malloc(SK_N * sizeof *yd);
+    CU_ASSERT_FATAL(x && b && yr && yd);
+    sk_vector(SK_N, 51, x);
+    sk_vector(SK_N, 52, b);
+    double *dx = sk_put(f.dev, x, SK_N), *db = sk_put(f.dev, b, SK_N), *dy = sk_put(f.dev, b, SK_N);
+    CU_ASSERT_FATAL(dx && db && dy);
+    const int lanes[] = {1, 4, 32};
+    for (int c = 0; c < 3; c++) {
+#ifdef MIX_HAVE_CUDA
+        if (mixt_backend == MIX_BACKEND_CUDA) CU_ASSERT(!mixi_cuda_spmat_set_lanes(f.dA, lanes[c]));
+#endif
+        const int exact = lanes[c] == 1 || mixt_backend == MIX_BACKEND_CPU;
+        CU_ASSERT(!f.d->spmv64(f.dev->state, f.dA, dx, dy));
+        CU_ASSERT(!f.r->spmv64(f.ref->state, f.rA, x, yr));
+        CU_ASSERT(!sk_get(f.dev, yd, dy, SK_N));
+        int bad = 0;
+        for (int i = 0; i < SK_N; i++) {
+            double R = 0.0, m = (double)(f.A.rowptr[i + 1] - f.A.rowptr[i]);
+            for (int64_t q = f.A.rowptr[i]; q < f.A.rowptr[i + 1]; q++)
+                R += fabs(f.A.val[q] * x[f.A.colind[q]]);
+            if (exact ? memcmp(&yd[i], &yr[i], sizeof yd[i]) != 0
+                      : !(fabs(yd[i] - yr[i]) <= 4.0 * (m + 4.0) * 0x1p-53 * R))
+                bad++;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        double rrd, rrr;
+        CU_ASSERT(!f.d->residual64(f.dev->state, f.dA, db, dx, dy, &rrd));
+        CU_ASSERT(!f.r->residual64(f.ref->state, f.rA, b, x, yr, &rrr));
+        CU_ASSERT(!sk_get(f.dev, yd, dy, SK_N));
+        if (exact) CU_ASSERT(!memcmp(yd, yr, SK_N * sizeof *yd));
+        /* Row differences of 4 (m + 4) u R per entry move ||r||^2 by at most about twice that. */
+        double slack = 0.0;
+        for (int i = 0; i < SK_N && !exact; i++) {
+            double R = fabs(b[i]), m = (double)(f.A.rowptr[i + 1] - f.A.rowptr[i]);
+            for (int64_t q = f.A.rowptr[i]; q < f.A.rowptr[i + 1]; q++)
+                R += fabs(f.A.val[q] * x[f.A.colind[q]]);
+            slack += 2.0 * fabs(yr[i]) * 4.0 * (m + 4.0) * 0x1p-53 * R + 1e-300;
+        }
+        CU_ASSERT(fabs(rrd - rrr) <= 2.0 * SK_N * 0x1p-53 * rrr + 2.0 * slack);
+    }
+    double nd, nr;
+    CU_ASSERT(!f.d->nrm2sq64(f.dev->state, SK_N, dx, &nd));
+    CU_ASSERT(!f.r->nrm2sq64(f.ref->state, SK_N, x, &nr));
+    CU_ASSERT(red_close(nd, nr, SK_N, nr));
+    /* Jacobi scale: the empty row 7 has no diagonal, so both say NOT_SPD and agree elsewhere. */
+    CU_ASSERT_EQUAL(f.d->diag_rsqrt(f.dev->state, f.dA, dy), MIX_ERR_NOT_SPD);
+    CU_ASSERT_EQUAL(f.r->diag_rsqrt(f.ref->state, f.rA, yr), MIX_ERR_NOT_SPD);
+    CU_ASSERT(!sk_get(f.dev, yd, dy, SK_N));
+    CU_ASSERT(!memcmp(yd, yr, SK_N * sizeof *yd));
+    f.dev->ops->free(f.dev->state, dx);
+    f.dev->ops->free(f.dev->state, db);
+    f.dev->ops->free(f.dev->state, dy);
+    free(x);
+    free(b);
+    free(yr);
+    free(yd);
+    sk_close(&f);
+}
+
+/* Conversion refuses what the format cannot hold, as the CPU does; a failed allocation at any
+ * point gives MIX_ERR_ALLOC and leaves no host allocation behind. */
+static void test_convert_errors(void)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, 4));
+    mixm_csr B;
+    CU_ASSERT_FATAL(!mixm_csr_alloc(&B, 2, 2, 2));
+    B.rowptr[0] = 0;
+    B.rowptr[1] = 1;
+    B.rowptr[2] = 2;
+    B.colind[0] = 0;
+    B.colind[1] = 1;
+    B.val[0] = 1e6; /* beyond FP16's 65504 */
+    B.val[1] = 1.0;
+    mix_spmat *dB = NULL, *S = NULL;
+    CU_ASSERT_FATAL(!f.d->csr_create(f.dev->state, 2, B.rowptr, B.colind, B.val, &dB));
+    CU_ASSERT_EQUAL(f.d->csr_convert(f.dev->state, dB, MIX_FP16, NULL, &S), MIX_ERR_OVERFLOW);
+    CU_ASSERT(S == NULL);
+    CU_ASSERT_EQUAL(f.d->csr_convert(f.dev->state, dB, MIX_TF32, NULL, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT(!f.d->csr_convert(f.dev->state, dB, MIX_BF16, NULL, &S));
+    f.d->csr_destroy(f.dev->state, S);
+    f.d->csr_destroy(f.dev->state, dB);
+    long live = mixi_alloc_live();
+    int st = MIX_ERR_ALLOC, k;
+    for (k = 0; k < 20 && st == MIX_ERR_ALLOC; k++) {
+        mix_spmat *C = NULL, *D = NULL;
+        mixi_alloc_fail_after(k);
+        st = f.d->csr_create(f.dev->state, 2, B.rowptr, B.colind, B.val, &C);
+        if (!st) st = f.d->csr_convert(f.dev->state, C, MIX_FIXED16, NULL, &D);
+        mixi_alloc_fail_after(-1);
+        CU_ASSERT(st == MIX_SUCCESS || st == MIX_ERR_ALLOC);
+        f.d->csr_destroy(f.dev->state, D);
+        f.d->csr_destroy(f.dev->state, C);
+        CU_ASSERT_EQUAL(mixi_alloc_live(), live);
+    }
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    CU_ASSERT(k > 1);
+    mixm_csr_free(&B);
+    sk_close(&f);
+}
+
+static const mixt_test sparse_kernel_tests[] = {
+    {"from64 bits", test_from64},
+    {"accum64 and zero bits", test_accum64_zero},
+    {"cg_update bits and reductions", test_cg_update},
+    {"axpby bits, dot bound", test_axpby_dot},
+    {"spmv thread per row bits", test_spmv_thread_per_row},
+    {"spmv 8 lanes per row bound", test_spmv_subwarp},
+    {"spmv warp per row bound", test_spmv_warp},
+    {"fp64 spmv residual norm diag", test_fp64_ops},
+    {"convert overflow and alloc failure", test_convert_errors},
+    {NULL, NULL},
+};
+
+void mixt_register_kernels_sparse(mix_backend b)
+{
+    /* The CPU backend is the reference: only device backends are checked against it. */
+    if (b == MIX_BACKEND_CPU) return;
+    mixt_add_backend_suite(b, "sparse-kernels", sparse_kernel_tests);
+}
