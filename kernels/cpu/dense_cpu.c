@@ -204,8 +204,13 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, floa
          * 11-bit (FP16, TF32) or 8-bit (BF16) mantissas fit FP32's 24 bits, so FP32 GEMM on the
          * rounded copies multiplies exactly and accumulates in FP32. */
         float *ra = work, *rb = (float *)work + (size_t)m * k;
-        size_t bad = mixi_cpu_round_f32_matrix(compute, m, k, a, lda, ra, m);
-        bad += mixi_cpu_round_f32_matrix(compute, k, n, b, ldb, rb, k);
+        size_t bad = 0;
+        /* Column by column: each call stays serial (below the loops' OpenMP threshold), so no
+         * OpenMP team spins on the cores OpenBLAS's threads need for the GEMM right after. */
+        for (int j = 0; j < k; j++)
+            bad += mixi_cpu_round_f32(compute, (size_t)m, a + IDX(0, j, lda), ra + IDX(0, j, m));
+        for (int j = 0; j < n; j++)
+            bad += mixi_cpu_round_f32(compute, (size_t)k, b + IDX(0, j, ldb), rb + IDX(0, j, k));
         if (overflow) *overflow = bad;
         a = ra; lda = m;
         b = rb; ldb = k;
