@@ -1,7 +1,278 @@
-/* test_cli.c: CUnit suites for the cli area (filled in by the issue that builds it). */
+/* test_cli.c: the mixsolve command: exit statuses, the one stderr line, and what solve/gen/bench write. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "tests/mixt.h"
+#include "matrices/generators.h"
+#include "matrices/mmio.h"
+
+static char dir[256];
+static char out[65536], err[65536];
+
+static const char *tmp(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    if (!dir[0]) {
+        snprintf(dir, sizeof dir, "/tmp/mixt_cli_XXXXXX");
+        if (!mkdtemp(dir)) snprintf(dir, sizeof dir, "/tmp");
+    }
+    char *p = buf[k++ % 8];
+    snprintf(p, 512, "%s/%s", dir, name);
+    return p;
+}
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* Runs "mixsolve ARGS"; returns its exit status (-1 if it did not exit normally). */
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s/tools/mixsolve %s > %s 2> %s", mixt_build_dir(), args, tmp("out.txt"), tmp("err.txt"));
+    int st = system(cmd);
+    slurp(tmp("out.txt"), out, sizeof out);
+    slurp(tmp("err.txt"), err, sizeof err);
+    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* A failure prints exactly one line on stderr, starting "mixsolve: " and containing `words`. */
+static void expect_fail(const char *args, int code, const char *words)
+{
+    int rc = run(args);
+    CU_ASSERT_EQUAL(rc, code);
+    CU_ASSERT_EQUAL(lines(err), 1);
+    CU_ASSERT_EQUAL(strncmp(err, "mixsolve: ", 10), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, words));
+    if (rc != code || lines(err) != 1 || !strstr(err, words))
+        fprintf(stderr, "\n  mixsolve %s: expected %d '%s', got %d '%s'\n", args, code, words, rc, err);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_usage_errors(void)
+{
+    expect_fail("", 2, "no command");
+    expect_fail("frobnicate", 2, "unknown command");
+    expect_fail("solve", 2, "no matrix file");
+    expect_fail("solve --prec fp8 x.mtx", 2, "bad --prec");
+    expect_fail("solve --method qr x.mtx", 2, "bad --method");
+    expect_fail("solve --backend tpu x.mtx", 2, "bad --backend");
+    expect_fail("solve --refine", 2, "needs a value");
+    expect_fail("solve --bogus x.mtx", 2, "unknown option");
+    expect_fail("gen", 2, "no KIND");
+    expect_fail("gen hilbert 4", 2, "no output file");
+    expect_fail("gen spiral 4 -o x.mtx", 2, "unknown kind");
+    expect_fail("gen randsvd 10 0.5 3 -o x.mtx", 2, "KAPPA");
+    expect_fail("gen poisson2d 0 -o x.mtx", 2, "size");
+    expect_fail("info extra", 2, "no arguments");
+    expect_fail("bench --dense-max -3", 2, "bad --dense-max");
+    expect_fail("bench /nonexistent-dir", 2, "/nonexistent-dir");
+}
+
+static void test_help(void)
+{
+    const char *cmds[] = {"--help", "info --help", "solve --help", "gen --help", "bench --help"};
+    for (int k = 0; k < 5; k++) {
+        CU_ASSERT_EQUAL(run(cmds[k]), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "Usage: mixsolve"));
+        CU_ASSERT_EQUAL(err[0], '\0');
+    }
+    CU_ASSERT_EQUAL(run("--version"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, mix_version()));
+}
+
+static void test_info(void)
+{
+    CU_ASSERT_EQUAL(run("info"), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "backend cpu  : compiled, available"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "fp16:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "default backend"));
+}
+
+static void test_malformed_input(void)
+{
+    char args[1024];
+    write_file(tmp("bad.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 1 1\n");
+    snprintf(args, sizeof args, "solve %s", tmp("bad.mtx"));
+    char want[600];
+    snprintf(want, sizeof want, "%s:4: index (4, 1) out of range", tmp("bad.mtx"));
+    expect_fail(args, 2, want);
+    snprintf(args, sizeof args, "solve %s", tmp("missing.mtx"));
+    expect_fail(args, 2, "cannot open");
+    write_file(tmp("rect.mtx"), "%%MatrixMarket matrix coordinate real general\n2 3 1\n1 1 1\n");
+    snprintf(args, sizeof args, "solve %s", tmp("rect.mtx"));
+    expect_fail(args, 2, "not square");
+    write_file(tmp("cplx.mtx"), "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n");
+    snprintf(args, sizeof args, "solve %s", tmp("cplx.mtx"));
+    expect_fail(args, 2, "complex matrices are not supported");
+    snprintf(args, sizeof args, "solve %s/pores_1.mtx --rhs %s/LF10.mtx", mixt_matrix_dir(), mixt_matrix_dir());
+    expect_fail(args, 2, "right-hand side is 18 x 18, expected 30 x 1");
+    snprintf(args, sizeof args, "solve %s/pores_1.mtx --method lu --prec fixed16", mixt_matrix_dir());
+    expect_fail(args, 2, "fixed16 is for cg only");
+}
+
+static void test_solve_lu(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "solve %s/pores_1.mtx --method lu --prec fp16 --out %s", mixt_matrix_dir(),
+             tmp("x.mtx"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    CU_ASSERT_EQUAL(err[0], '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "backward error"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "iterations"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "fallback"));
+    /* The written solution is x = ones to the accuracy cond(A) = 1.8e6 allows. */
+    mixm_dense X;
+    char e[512];
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read_dense(tmp("x.mtx"), &X, e, sizeof e), 0);
+    CU_ASSERT_EQUAL(X.nrows, 30);
+    double fe = 0;
+    for (int i = 0; i < X.nrows; i++) fe = fmax(fe, fabs(X.a[i] - 1.0));
+    CU_ASSERT(fe < 1e-8);
+    /* The same solution as the right-hand side's file format: b read back gives the same run. */
+    mixm_dense_free(&X);
+}
+
+static void test_solve_cg_and_rhs(void)
+{
+    char args[1024];
+    /* b = A * ones written by gen's writer path: a 1-column array file. */
+    mixm_csr A;
+    char e[512];
+    char path[600];
+    snprintf(path, sizeof path, "%s/bcsstk01.mtx", mixt_matrix_dir());
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, e, sizeof e), 0);
+    double ones[48], b[48];
+    for (int i = 0; i < 48; i++) ones[i] = 1.0;
+    mixm_csr_matvec(&A, ones, b);
+    mixm_dense B = {48, 1, b};
+    CU_ASSERT_EQUAL(mixm_mtx_write_dense(tmp("b.mtx"), &B, e, sizeof e), 0);
+    mixm_csr_free(&A);
+    snprintf(args, sizeof args, "solve %s --rhs %s --method cg --prec fp64", path, tmp("b.mtx"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "true residual"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "converged"));
+    CU_ASSERT_EQUAL(err[0], '\0');
+    /* --method auto picks CG for this SPD candidate. */
+    snprintf(args, sizeof args, "solve %s --prec fp32", path);
+    CU_ASSERT_EQUAL(run(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "method          : cg"));
+}
+
+static void test_solve_failure(void)
+{
+    char args[1024];
+    /* A zero row: exactly singular in every precision, a solver failure (status 1). */
+    write_file(tmp("sing.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n1 2 1\n3 3 2\n");
+    snprintf(args, sizeof args, "solve %s --method lu --prec fp32", tmp("sing.mtx"));
+    expect_fail(args, 1, "singular");
+}
+
+static void test_gen(void)
+{
+    char args[1024], e[512];
+    snprintf(args, sizeof args, "gen trefethen 64 -o %s", tmp("t.mtx.gz"));
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    mixm_csr A, T;
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(tmp("t.mtx.gz"), &A, NULL, e, sizeof e), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_trefethen(64, &T), 0);
+    CU_ASSERT_EQUAL(A.nnz, T.nnz);
+    CU_ASSERT(A.nnz == T.nnz && !memcmp(A.val, T.val, (size_t)T.nnz * sizeof(double)) &&
+              !memcmp(A.colind, T.colind, (size_t)T.nnz * sizeof(int32_t)));
+    mixm_csr_free(&A);
+    mixm_csr_free(&T);
+    snprintf(args, sizeof args, "gen hilbert 5 -o %s", tmp("h.mtx"));
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    mixm_dense H;
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read_dense(tmp("h.mtx"), &H, e, sizeof e), 0);
+    CU_ASSERT_EQUAL(H.a[4 + 4 * 5], 1.0 / 9.0);
+    mixm_dense_free(&H);
+    snprintf(args, sizeof args, "gen poisson2d 6 -o %s", tmp("p.mtx"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    snprintf(args, sizeof args, "solve %s --method cg --prec fixed16", tmp("p.mtx"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    snprintf(args, sizeof args, "gen hilbert 5 -o /nonexistent-dir/h.mtx");
+    expect_fail(args, 2, "/nonexistent-dir/h.mtx");
+}
+
+static void test_bench_small(void)
+{
+    /* Two small bundled matrices and a malformed one: the bad file is reported, never fatal. */
+    char args[2048], path[600];
+    const char *d = tmp("set");
+    mkdir(d, 0777);
+    const char *names[] = {"pores_1.mtx", "bcsstk01.mtx"};
+    for (int k = 0; k < 2; k++) {
+        char src[600], dst[600], cmd[1400];
+        snprintf(src, sizeof src, "%s/%s", mixt_matrix_dir(), names[k]);
+        snprintf(dst, sizeof dst, "%s/%s", d, names[k]);
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, dst);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+    }
+    snprintf(path, sizeof path, "%s/broken.mtx", d);
+    write_file(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n");
+    snprintf(args, sizeof args, "bench %s -o %s --quick --time-limit 30", d, tmp("bout"));
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "[1/3] bcsstk01: cg fixed16"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "[2/3] broken: skipped"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Silent failures (reported success, recomputed check failed): 0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Report: "));
+    snprintf(path, sizeof path, "%s/results.csv", tmp("bout"));
+    char csv[65536];
+    slurp(path, csv, sizeof csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,fp16,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg,fixed16,"));
+    /* 1 skipped + 2 x 5 LU + 5 CG rows, plus the header. */
+    CU_ASSERT_EQUAL(lines(csv), 1 + 1 + 10 + 5);
+    snprintf(path, sizeof path, "%s/report.md", tmp("bout"));
+    struct stat st;
+    CU_ASSERT_EQUAL(stat(path, &st), 0);
+}
+
+static const mixt_test cli_tests[] = {
+    {"usage errors: status 2, one line", test_usage_errors},
+    {"--help of every command", test_help},
+    {"info", test_info},
+    {"malformed input: status 2, file:line", test_malformed_input},
+    {"solve lu fp16 with --out", test_solve_lu},
+    {"solve cg with --rhs, auto picks cg", test_solve_cg_and_rhs},
+    {"solver failure: status 1", test_solve_failure},
+    {"gen writes what the generators make", test_gen},
+    {"bench on a small directory", test_bench_small},
+    {NULL, NULL},
+};
 
 void mixt_register_cli(void)
 {
-
+    /* The tool is built with the tests (make check builds bin_PROGRAMS first). */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tools/mixsolve", mixt_build_dir());
+    if (access(path, X_OK) != 0) {
+        printf("cli suite not registered: %s not built\n", path);
+        return;
+    }
+    mixt_add_suite("cli", cli_tests);
 }

@@ -101,10 +101,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return cli_error(CLI_USAGE, "no command given (info, solve, gen, bench)");
-    }
+    if (argc < 2) return cli_error(CLI_USAGE, "no command given (info, solve, gen, bench; see mixsolve --help)");
     const char *cmd = argv[1];
     if (cli_is_help(cmd) || !strcmp(cmd, "help")) {
         usage(stdout);
