@@ -681,6 +681,40 @@ static void test_loops_fixed16(void)
     free(x); free(y); free(q); free(sc);
 }
 
+/* Every FP16 and BF16 tie (as float and as double) and its neighbours one ulp away, through
+ * the array loops: the AVX2 FP64 paths round to odd in float first, and these are the values
+ * where that could go wrong. */
+static void test_loops_all_ties(void)
+{
+    const size_t n = 6 * 0x7f80u;
+    double *d = malloc(n * sizeof *d);
+    float *f = malloc(n * sizeof *f);
+    uint16_t *h = malloc(n * sizeof *h);
+    CU_ASSERT_FATAL(d && f && h);
+    for (int isbf = 0; isbf < 2; isbf++) {
+        size_t k = 0;
+        for (uint32_t p = 0; p < (isbf ? 0x7f80u : 0x7c00u); p++) {
+            const double lo = isbf ? mixk_bf16_to_f32((uint16_t)p) : mixk_f16_to_f32((uint16_t)p);
+            const double ulp = isbf ? ldexp(1.0, (p >> 7) > 1 ? (int)(p >> 7) - 134 : -133)
+                                  : ldexp(1.0, (p >> 10) > 1 ? (int)(p >> 10) - 25 : -24);
+            const double mid = lo + ulp / 2;
+            const double v[6] = {mid, -mid, nextafter(mid, 0), -nextafter(mid, INFINITY),
+                                 nextafter(mid, INFINITY), (double)nextafterf((float)mid, 0)};
+            for (int i = 0; i < 6; i++, k++) { d[k] = v[i]; f[k] = (float)v[i]; }
+        }
+        int bad = 0;
+        size_t ov = isbf ? mixi_cpu_f64_to_bf16(k, d, h) : mixi_cpu_f64_to_f16(k, d, h);
+        CU_ASSERT_EQUAL(ov, 4); /* the tie above the largest value, and one ulp beyond, +- */
+        for (size_t i = 0; i < k; i++)
+            bad += h[i] != (isbf ? mixk_f64_to_bf16(d[i]) : mixk_f64_to_f16(d[i]));
+        ov = isbf ? mixi_cpu_f32_to_bf16(k, f, h) : mixi_cpu_f32_to_f16(k, f, h);
+        for (size_t i = 0; i < k; i++)
+            bad += h[i] != (isbf ? mixk_f32_to_bf16(f[i]) : mixk_f32_to_f16(f[i]));
+        CU_ASSERT_EQUAL(bad, 0);
+    }
+    free(d); free(f); free(h);
+}
+
 static void test_overflow_counts(void)
 {
     const float xf[9] = {65504.0f, 65519.996f, 65520.0f, -1e10f, INFINITY, -INFINITY, NAN,
@@ -728,6 +762,7 @@ void mixt_register_formats(void)
         {"round_f32 == scalar, in place", test_loops_round},
         {"round_f32_matrix strided, in place", test_loops_round_matrix},
         {"fixed16 blocks == scalar", test_loops_fixed16},
+        {"every FP16/BF16 tie == scalar", test_loops_all_ties},
         {"overflow counts of known arrays", test_overflow_counts},
         {NULL, NULL}};
     mixt_add_suite("formats/fp16", fp16);
