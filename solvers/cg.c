@@ -246,8 +246,11 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         double ratio = sigma_new / sigma, rp;
         if ((st = sp->dot(ctx->state, &w.r, &w.p, &rp))) goto out;
         double c = ratio * rp / rr_s;
-        /* An exactly zero sloppy residual (e.g. A diagonal) restarts with p = r. */
-        double beta = rr_new > 0.0 ? rr_s / (rr_new * ratio * ratio) : 0.0;
+        /* When the true residual is well above the iterated one (more than 2x; or the sloppy
+         * one is exactly zero, e.g. A diagonal), the old direction belongs to a residual that
+         * was not the real one and beta would blow it up: restart with p = r. */
+        const double rr_it = rr_new * ratio * ratio;
+        double beta = rr_s <= 4.0 * rr_it ? rr_s / rr_it : 0.0;
         /* p <- r + beta (ratio p - c r) */
         if ((st = sp->axpby(ctx->state, 1.0 - beta * c, &w.r, beta * ratio, &w.p))) goto out;
         sigma = sigma_new;

@@ -1,7 +1,609 @@
-/* test_cg.c: CUnit suites for the cg area (filled in by the issue that builds it). */
+/* test_cg.c: reliable-update mixed-precision CG per backend: convergence per storage precision, errors, allocation failure. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "tests/mixt.h"
+#include "lib/mix_internal.h"
+#include "lib/mix_sparse.h"
+#include "matrices/mixmat.h"
+#include "matrices/generators.h"
+#include "matrices/mmio.h"
+
+static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+#define NSTORAGE 5
+
+static mix_context *new_ctx(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    return ctx;
+}
+
+static void rhs(int n, uint64_t seed, double *b)
+{
+    mixm_rng g;
+    mixm_rng_seed(&g, seed);
+    for (int i = 0; i < n; i++) b[i] = mixm_rng_uniform(&g) - 0.5;
+}
+
+/* ||b - A x||_2 / ||b||_2 computed here in FP64, independently of the library. */
+static double true_rel(const mixm_csr *A, const double *b, const double *x)
+{
+    double *ax = malloc((size_t)A->nrows * sizeof *ax), rr = 0.0, bb = 0.0;
+    mixm_csr_matvec(A, x, ax);
+    for (int i = 0; i < A->nrows; i++) {
+        rr += (b[i] - ax[i]) * (b[i] - ax[i]);
+        bb += b[i] * b[i];
+    }
+    free(ax);
+    return bb > 0.0 ? sqrt(rr / bb) : sqrt(rr);
+}
+
+typedef struct {
+    int status, iter;
+    double rel;
+} outcome;
+
+/* Solves with each storage precision; out[k] for storage[k]. */
+static void solve_all(const char *name, const mixm_csr *A, int precond, outcome *out)
+{
+    mix_context *ctx = new_ctx();
+    mix_sparse *S = NULL;
+    int n = A->nrows;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S),
+                          MIX_SUCCESS);
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    rhs(n, 42, b);
+    for (int k = 0; k < NSTORAGE; k++) {
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        p.sloppy_prec = storage[k];
+        p.precond = precond;
+        mix_cg_info info;
+        out[k].status = mix_dcg(ctx, &p, S, b, x, &info);
+        out[k].iter = info.iter;
+        out[k].rel = true_rel(A, b, x);
+        /* The reported residual is the true one of the returned x, whatever the status. */
+        CU_ASSERT(fabs(info.true_rel_residual - out[k].rel) <= 1e-3 * out[k].rel + 1e-15);
+        CU_ASSERT_EQUAL(info.status, out[k].status);
+        CU_ASSERT_EQUAL(info.converged, out[k].status == MIX_SUCCESS);
+        if (out[k].status == MIX_SUCCESS) {
+            CU_ASSERT(out[k].rel <= 1e-10);
+            CU_ASSERT_EQUAL(info.reason, MIX_CG_CONVERGED);
+            CU_ASSERT(info.reliable_updates >= 1);
+        }
+    }
+    printf("\n    %-22s %s iterations (fp64 fp32 fp16 bf16 fixed16): %d %d %d %d %d", name,
+           precond ? "jacobi" : "plain ", out[0].iter, out[1].iter, out[2].iter, out[3].iter,
+           out[4].iter);
+    free(b);
+    free(x);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+}
+
+/* Model problems: every precision converges, FIXED16 within 2x the FP64 iterations (Poisson),
+ * the others within the factors seen for the 16-bit floating formats. */
+static void check_model(const char *name, const mixm_csr *A, int precond, double fixed16_max,
+                        double bf16_max)
+{
+    outcome out[NSTORAGE];
+    solve_all(name, A, precond, out);
+    for (int k = 0; k < NSTORAGE; k++) CU_ASSERT_EQUAL(out[k].status, MIX_SUCCESS);
+    double it64 = out[0].iter;
+    CU_ASSERT(out[1].iter <= 1.2 * it64);
+    CU_ASSERT(out[2].iter <= 1.5 * it64);
+    CU_ASSERT(out[3].iter <= bf16_max * it64);
+    CU_ASSERT(out[4].iter <= fixed16_max * it64);
+}
+
+static void test_poisson2d(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(40, &A), MIX_SUCCESS);
+    check_model("poisson2d 40^2", &A, MIX_PRECOND_NONE, 2.0, 1.5);
+    check_model("poisson2d 40^2", &A, MIX_PRECOND_JACOBI, 2.0, 1.5);
+    mixm_csr_free(&A);
+}
+
+static void test_poisson3d(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(14, &A), MIX_SUCCESS);
+    check_model("poisson3d 14^3", &A, MIX_PRECOND_NONE, 2.0, 1.5);
+    check_model("poisson3d 14^3", &A, MIX_PRECOND_JACOBI, 2.0, 1.5);
+    mixm_csr_free(&A);
+}
+
+static void test_anisotropic(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_anisotropic2d(32, 1e-2, &A), MIX_SUCCESS);
+    /* BF16's 8-bit mantissa costs iterations on the weak direction. */
+    check_model("anisotropic 32^2 1e-2", &A, MIX_PRECOND_JACOBI, 2.0, 3.0);
+    mixm_csr_free(&A);
+}
+
+/* Bundled SuiteSparse SPD matrices, Jacobi-preconditioned.  FP32 and FIXED16 reach 1e-10
+ * wherever FP64 CG does on these; FP16 and BF16 do on the first group, while on the second their
+ * rounded matrix is too far from A (kappa times unit roundoff above 1) and the solver must say
+ * so honestly: NOT_CONVERGED with the true residual of the best answer kept. */
+static void check_file(const char *file, int all16)
+{
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/%s", mixt_matrix_dir(), file);
+    mixm_csr A;
+    int st = mixm_mtx_read(path, &A, NULL, err, sizeof err);
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    if (st) return;
+    outcome out[NSTORAGE];
+    solve_all(file, &A, MIX_PRECOND_JACOBI, out);
+    CU_ASSERT_EQUAL(out[0].status, MIX_SUCCESS);
+    CU_ASSERT_EQUAL(out[1].status, MIX_SUCCESS);
+    CU_ASSERT_EQUAL(out[4].status, MIX_SUCCESS);
+    for (int k = 2; k <= 3; k++) {
+        if (all16) CU_ASSERT_EQUAL(out[k].status, MIX_SUCCESS);
+        CU_ASSERT(out[k].status == MIX_SUCCESS || out[k].status == MIX_ERR_NOT_CONVERGED);
+    }
+    mixm_csr_free(&A);
+}
+
+static void test_suitesparse(void)
+{
+    check_file("mesh1e1.mtx", 1);
+    check_file("bcsstk01.mtx", 1);
+    check_file("bcsstm07.mtx", 1);
+    check_file("Trefethen_500.mtx", 1);
+    check_file("gr_30_30.mtx", 1);
+    check_file("lund_a.mtx", 1);
+    check_file("bcsstk02.mtx", 0);
+    check_file("bcsstk05.mtx", 0);
+    check_file("bcsstk22.mtx", 0);
+    check_file("685_bus.mtx", 0);
+    check_file("bcsstm12.mtx", 0);
+}
+
+/* A diagonal matrix: the sloppy residual becomes exactly zero after one step. */
+static void test_diagonal(void)
+{
+    enum { N = 300 };
+    int64_t rp[N + 1];
+    int32_t ci[N];
+    double v[N], b[N], x[N];
+    for (int i = 0; i < N; i++) {
+        rp[i] = i;
+        ci[i] = i;
+        v[i] = ldexp(1.0, i % 40 - 20); /* exact in every format after Jacobi */
+        b[i] = 1.0 + i;
+    }
+    rp[N] = N;
+    mix_context *ctx = new_ctx();
+    mix_sparse *S;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, rp, ci, v, &S), MIX_SUCCESS);
+    for (int k = 0; k < NSTORAGE; k++) {
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        p.sloppy_prec = storage[k];
+        p.precond = MIX_PRECOND_JACOBI;
+        mix_cg_info info;
+        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+        double rr = 0.0, bb = 0.0;
+        for (int i = 0; i < N; i++) {
+            rr += (x[i] * v[i] - b[i]) * (x[i] * v[i] - b[i]);
+            bb += b[i] * b[i];
+        }
+        CU_ASSERT(sqrt(rr / bb) <= 1e-10);
+        CU_ASSERT(info.iter <= 50);
+    }
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+}
+
+/* Poisson shifted by -4 I (zero diagonal, eigenvalues of both signs). */
+static void test_not_spd(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(12, &A), MIX_SUCCESS);
+    for (int i = 0; i < A.nrows; i++)
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+            if (A.colind[k] == i) A.val[k] -= 4.5;
+    mix_context *ctx = new_ctx();
+    mix_sparse *S;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S),
+                          MIX_SUCCESS);
+    double *b = malloc((size_t)A.nrows * sizeof *b), *x = malloc((size_t)A.nrows * sizeof *x);
+    rhs(A.nrows, 3, b);
+    for (int k = 0; k < NSTORAGE; k++) {
+        for (int pc = 0; pc < 2; pc++) {
+            mix_cg_params p;
+            mix_cg_params_init(&p);
+            p.sloppy_prec = storage[k];
+            p.precond = pc;
+            mix_cg_info info;
+            CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_SPD);
+            CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NOT_SPD);
+            CU_ASSERT_FALSE(info.converged);
+            /* x is the best iterate: finite, and no worse than x = 0. */
+            CU_ASSERT(true_rel(&A, b, x) <= 1.0 + 1e-12);
+        }
+    }
+    free(b);
+    free(x);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
+/* 3x3 SPD [[4,1,0],[1,4,1],[0,1,4]] and variants of its CSR. */
+static void test_bad_csr(void)
+{
+    mix_context *ctx = new_ctx();
+    mix_sparse *S = (mix_sparse *)&S;
+    int64_t rp[4] = {0, 2, 5, 7};
+    int32_t ci[7] = {0, 1, 0, 1, 2, 1, 2};
+    double v[7] = {4, 1, 1, 4, 1, 1, 4};
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp, ci, v, NULL), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(NULL, 3, rp, ci, v, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_PTR_NULL(S);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 0, rp, ci, v, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, -3, rp, ci, v, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, NULL, ci, v, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp, NULL, v, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp, ci, NULL, &S), MIX_ERR_INVALID_ARG);
+    int64_t rp_start[4] = {1, 2, 5, 7}, rp_down[4] = {0, 3, 2, 7};
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp_start, ci, v, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp_down, ci, v, &S), MIX_ERR_INVALID_ARG);
+    int32_t ci_hi[7] = {0, 1, 0, 1, 3, 1, 2}, ci_neg[7] = {0, 1, -1, 1, 2, 1, 2};
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp, ci_hi, v, &S), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp, ci_neg, v, &S), MIX_ERR_INVALID_ARG);
+    double v_nan[7] = {4, 1, 1, NAN, 1, 1, 4}, v_inf[7] = {4, 1, 1, 4, 1, 1, -INFINITY};
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp, ci, v_nan, &S), MIX_ERR_NAN);
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 3, rp, ci, v_inf, &S), MIX_ERR_NAN);
+    CU_ASSERT_PTR_NULL(S);
+    /* An empty matrix pattern is legal CSR (and then not SPD). */
+    int64_t rp0[4] = {0, 0, 0, 0};
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, rp0, NULL, NULL, &S), MIX_SUCCESS);
+    mix_sparse_destroy(S);
+    mix_sparse_destroy(NULL);
+    mix_context_destroy(ctx);
+}
+
+/* Unsorted rows are sorted and duplicates summed: the same answer as the canonical CSR. */
+static void test_unsorted_duplicates(void)
+{
+    mix_context *ctx = new_ctx();
+    int64_t rp[4] = {0, 2, 5, 7}, rp2[4] = {0, 3, 7, 9};
+    int32_t ci[7] = {0, 1, 0, 1, 2, 1, 2};
+    double v[7] = {4, 1, 1, 4, 1, 1, 4};
+    int32_t ci2[9] = {1, 0, 0, 2, 1, 0, 1, 2, 1};
+    double v2[9] = {1, 3, 1, 1, 4, 1, 0, 4, 1}; /* row 0: 4 = 3 + 1; row 2: (1, 0 + 1) */
+    double b[3] = {1, 2, 3}, x1[3], x2[3];
+    mix_sparse *S1, *S2;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, rp, ci, v, &S1), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, rp2, ci2, v2, &S2), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(S2->nnz, 7);
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    p.sloppy_prec = MIX_FP64;
+    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S1, b, x1, NULL), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S2, b, x2, NULL), MIX_SUCCESS);
+    for (int i = 0; i < 3; i++) CU_ASSERT_DOUBLE_EQUAL(x1[i], x2[i], 1e-14);
+    /* A x = b with A = tridiag(1, 4, 1). */
+    CU_ASSERT_DOUBLE_EQUAL(4 * x1[0] + x1[1], 1.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x1[0] + 4 * x1[1] + x1[2], 2.0, 1e-9);
+    CU_ASSERT_DOUBLE_EQUAL(x1[1] + 4 * x1[2], 3.0, 1e-9);
+    mix_sparse_destroy(S1);
+    mix_sparse_destroy(S2);
+    mix_context_destroy(ctx);
+}
+
+typedef struct {
+    mixm_csr A;
+    mix_context *ctx;
+    mix_sparse *S;
+    double *b, *x;
+} fixture;
+
+static void fixture_open(fixture *f, int nx)
+{
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(nx, &f->A), MIX_SUCCESS);
+    f->ctx = new_ctx();
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(f->ctx, f->A.nrows, f->A.rowptr, f->A.colind,
+                                                f->A.val, &f->S),
+                          MIX_SUCCESS);
+    f->b = malloc((size_t)f->A.nrows * sizeof(double));
+    f->x = malloc((size_t)f->A.nrows * sizeof(double));
+    rhs(f->A.nrows, 9, f->b);
+}
+
+static void fixture_close(fixture *f)
+{
+    free(f->b);
+    free(f->x);
+    mix_sparse_destroy(f->S);
+    mix_context_destroy(f->ctx);
+    mixm_csr_free(&f->A);
+}
+
+static void test_nan_and_zero_rhs(void)
+{
+    fixture f;
+    fixture_open(&f, 10);
+    int n = f.A.nrows;
+    mix_cg_info info;
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    f.b[5] = NAN;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NAN);
+    CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NAN);
+    f.b[5] = INFINITY;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NAN);
+    rhs(n, 9, f.b);
+    /* NaN in x0 */
+    for (int i = 0; i < n; i++) f.x[i] = 0.0;
+    f.x[7] = NAN;
+    p.x0_given = 1;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NAN);
+    /* b = 0: x = 0 at once, even from a given x0. */
+    for (int i = 0; i < n; i++) {
+        f.b[i] = 0.0;
+        f.x[i] = 1.0 + i;
+    }
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info.reason, MIX_CG_ZERO_RHS);
+    CU_ASSERT_EQUAL(info.iter, 0);
+    CU_ASSERT_EQUAL(info.converged, 1);
+    CU_ASSERT_EQUAL(info.true_rel_residual, 0.0);
+    int zero = 1;
+    for (int i = 0; i < n; i++) zero &= f.x[i] == 0.0;
+    CU_ASSERT(zero);
+    fixture_close(&f);
+}
+
+static void test_x0(void)
+{
+    fixture f;
+    fixture_open(&f, 24);
+    int n = f.A.nrows;
+    mix_cg_info info;
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    CU_ASSERT_EQUAL_FATAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    int cold = info.iter;
+    /* From the answer itself: no iteration. */
+    p.x0_given = 1;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info.iter, 0);
+    CU_ASSERT(true_rel(&f.A, f.b, f.x) <= 1e-10);
+    /* From a perturbed answer: converges, in fewer iterations than from zero. */
+    for (int i = 0; i < n; i++) f.x[i] *= 1.0 + 1e-4 * sin(i);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT(info.iter > 0 && info.iter < cold);
+    CU_ASSERT(true_rel(&f.A, f.b, f.x) <= 1e-10);
+    /* x0_given = 0 ignores what x holds. */
+    for (int i = 0; i < n; i++) f.x[i] = NAN;
+    p.x0_given = 0;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info.iter, cold);
+    fixture_close(&f);
+}
+
+/* A tolerance below every precision's floor: the solver gives up cleanly with the best x. */
+static void test_not_converged(void)
+{
+    fixture f;
+    fixture_open(&f, 16);
+    mix_cg_info info;
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    for (int k = 0; k < NSTORAGE; k++) {
+        p.sloppy_prec = storage[k];
+        p.tol = 1e-30;
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NOT_CONVERGED);
+        CU_ASSERT(info.reason == MIX_CG_STAGNATED || info.reason == MIX_CG_MAX_ITER);
+        CU_ASSERT_FALSE(info.converged);
+        double rel = true_rel(&f.A, f.b, f.x);
+        CU_ASSERT(rel <= 1e-13);
+        CU_ASSERT(fabs(info.true_rel_residual - rel) <= 1e-3 * rel);
+    }
+    /* The iteration limit. */
+    p.sloppy_prec = MIX_FIXED16;
+    p.tol = 1e-10;
+    p.max_iter = 7;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NOT_CONVERGED);
+    CU_ASSERT_EQUAL(info.reason, MIX_CG_MAX_ITER);
+    CU_ASSERT_EQUAL(info.iter, 7);
+    CU_ASSERT(info.true_rel_residual < 1.0);
+    CU_ASSERT(fabs(info.true_rel_residual - true_rel(&f.A, f.b, f.x)) <= 1e-12);
+    fixture_close(&f);
+}
+
+static void test_params_and_args(void)
+{
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    CU_ASSERT_EQUAL(p.sloppy_prec, MIX_FIXED16);
+    CU_ASSERT_EQUAL(p.tol, 1e-10);
+    CU_ASSERT_EQUAL(p.delta, 0.1);
+    CU_ASSERT_EQUAL(p.precond, MIX_PRECOND_NONE);
+    CU_ASSERT_EQUAL(p.x0_given, 0);
+    mix_cg_params_init(NULL);
+    fixture f;
+    fixture_open(&f, 8);
+    mix_cg_info info;
+    CU_ASSERT_EQUAL(mix_dcg(NULL, &p, f.S, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(info.status, MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, NULL, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, NULL, f.x, &info), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, NULL, &info), MIX_ERR_INVALID_ARG);
+    mix_cg_params bad = p;
+    bad.sloppy_prec = MIX_TF32;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    bad = p;
+    bad.tol = -1.0;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    bad = p;
+    bad.delta = 1.0;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    bad = p;
+    bad.max_iter = -1;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    bad = p;
+    bad.precond = 7;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    /* A matrix of another context. */
+    mix_context *other = new_ctx();
+    CU_ASSERT_EQUAL(mix_dcg(other, &p, f.S, f.b, f.x, &info), MIX_ERR_INVALID_ARG);
+    mix_context_destroy(other);
+    /* NULL params: the defaults. */
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, NULL, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT(true_rel(&f.A, f.b, f.x) <= 1e-10);
+    /* The _gpu entry point wants a CUDA context. */
+    if (mixt_backend == MIX_BACKEND_CPU)
+        CU_ASSERT_EQUAL(mix_dcg_gpu(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_BACKEND);
+    fixture_close(&f);
+}
+
+/* The sloppy copy is made once per (precision, preconditioner) and reused. */
+static void test_cache(void)
+{
+    fixture f;
+    fixture_open(&f, 12);
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    CU_ASSERT_PTR_NULL(f.S->sloppy[0][MIX_FIXED16]);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, NULL), MIX_SUCCESS);
+    const mix_spmat *first = f.S->sloppy[0][MIX_FIXED16];
+    CU_ASSERT_PTR_NOT_NULL(first);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, NULL), MIX_SUCCESS);
+    CU_ASSERT_PTR_EQUAL(f.S->sloppy[0][MIX_FIXED16], first);
+    CU_ASSERT_PTR_NULL(f.S->sloppy[1][MIX_FIXED16]);
+    p.precond = MIX_PRECOND_JACOBI;
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, NULL), MIX_SUCCESS);
+    CU_ASSERT_PTR_NOT_NULL(f.S->sloppy[1][MIX_FIXED16]);
+    CU_ASSERT_PTR_EQUAL(f.S->sloppy[0][MIX_FP64], f.S->a64);
+    fixture_close(&f);
+}
+
+/* The Nth allocation fails, for every N until the whole job succeeds: MIX_ERR_ALLOC, no leak. */
+static void test_alloc_failure(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(6, &A), MIX_SUCCESS);
+    /* Row 0 unsorted, so that the canonical copy is exercised too. */
+    int32_t t = A.colind[0];
+    A.colind[0] = A.colind[1];
+    A.colind[1] = t;
+    double tv = A.val[0];
+    A.val[0] = A.val[1];
+    A.val[1] = tv;
+    double b[36], x[36];
+    rhs(36, 1, b);
+    mix_context *ctx = new_ctx();
+    for (int k = 0; k < NSTORAGE; k++) {
+        for (int pc = 0; pc < 2; pc++) {
+            int done = 0;
+            for (long fail = 0; fail < 200 && !done; fail++) {
+                long live = mixi_alloc_live();
+                mixi_alloc_fail_after(fail);
+                mix_sparse *S = NULL;
+                int st = mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S);
+                if (st == MIX_SUCCESS) {
+                    mix_cg_params p;
+                    mix_cg_params_init(&p);
+                    p.sloppy_prec = storage[k];
+                    p.precond = pc;
+                    st = mix_dcg(ctx, &p, S, b, x, NULL);
+                }
+                mixi_alloc_fail_after(-1);
+                mix_sparse_destroy(S);
+                CU_ASSERT(st == MIX_SUCCESS || st == MIX_ERR_ALLOC);
+                CU_ASSERT_EQUAL(mixi_alloc_live(), live);
+                done = st == MIX_SUCCESS;
+            }
+            CU_ASSERT(done);
+        }
+    }
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
+/* Storage round trips: FIXED16 vectors hold each block to within norm/32767/2, FP16/BF16 to
+ * half an ulp; accumulation back to FP64 is exact for what was stored. */
+static void test_vector_roundtrip(void)
+{
+    mix_context *ctx = new_ctx();
+    const mix_sparse_ops *sp = ctx->ops->sparse;
+    enum { N = 100 };
+    double h[N], back[N];
+    for (int i = 0; i < N; i++) h[i] = (i % 7 == 0 ? 1e-3 : 1.0) * sin(1.0 + i) * (1 + i / 32);
+    double *d = NULL, *y = NULL;
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&d, sizeof h), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&y, sizeof h), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(ctx->ops->upload(ctx->state, d, h, sizeof h), MIX_SUCCESS);
+    for (int k = 0; k < NSTORAGE; k++) {
+        mix_svec v = {storage[k], N, NULL, NULL};
+        size_t vb = 0, nb = 0;
+        CU_ASSERT_EQUAL_FATAL(mixi_svec_bytes(storage[k], N, &vb, &nb), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, &v.val, vb), MIX_SUCCESS);
+        if (nb) CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&v.norm, nb), 0);
+        double vv = 0.0, hh = 0.0;
+        CU_ASSERT_EQUAL(sp->vec_from64(ctx->state, d, NULL, 2.0, &v, &vv), MIX_SUCCESS);
+        for (int i = 0; i < N; i++) hh += 4.0 * h[i] * h[i];
+        CU_ASSERT_DOUBLE_EQUAL(vv, hh, 1e-12 * hh);
+        CU_ASSERT_EQUAL(ctx->ops->memset0(ctx->state, y, sizeof h), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(sp->vec_accum64(ctx->state, &v, NULL, 0.5, y), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(ctx->ops->download(ctx->state, back, y, sizeof h), MIX_SUCCESS);
+        for (int b0 = 0; b0 < N; b0 += 32) {
+            double bmax = 0.0;
+            for (int i = b0; i < N && i < b0 + 32; i++) bmax = fmax(bmax, fabs(h[i]));
+            for (int i = b0; i < N && i < b0 + 32; i++) {
+                double err = fabs(back[i] - h[i]), bound;
+                switch (storage[k]) {
+                case MIX_FP64: bound = 0.0; break;
+                case MIX_FP32: bound = ldexp(fabs(h[i]), -24); break;
+                case MIX_FP16: bound = ldexp(fabs(h[i]), -11); break;
+                case MIX_BF16: bound = ldexp(fabs(h[i]), -8); break;
+                default: bound = bmax / 32767.0 * 0.5 * (1 + 1e-6); break;
+                }
+                CU_ASSERT(err <= bound);
+            }
+        }
+        CU_ASSERT_EQUAL(sp->vec_zero(ctx->state, &v), MIX_SUCCESS);
+        double z = -1.0;
+        CU_ASSERT_EQUAL(sp->dot(ctx->state, &v, &v, &z), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(z, 0.0);
+        ctx->ops->free(ctx->state, v.val);
+        ctx->ops->free(ctx->state, v.norm);
+    }
+    ctx->ops->free(ctx->state, d);
+    ctx->ops->free(ctx->state, y);
+    mix_context_destroy(ctx);
+}
+
+static const mixt_test cg_tests[] = {
+    {"2D Poisson: every storage precision to 1e-10, FIXED16 within 2x FP64 iterations",
+     test_poisson2d},
+    {"3D Poisson: every storage precision to 1e-10, FIXED16 within 2x FP64 iterations",
+     test_poisson3d},
+    {"anisotropic diffusion with Jacobi: every storage precision to 1e-10", test_anisotropic},
+    {"SuiteSparse SPD set with Jacobi: FP32/FIXED16 to 1e-10, FP16/BF16 honest", test_suitesparse},
+    {"diagonal matrix: exact sloppy residual zero", test_diagonal},
+    {"indefinite matrix: NOT_SPD in every precision", test_not_spd},
+    {"bad CSR input: each case refused", test_bad_csr},
+    {"unsorted rows sorted, duplicates summed", test_unsorted_duplicates},
+    {"NaN/Inf in b or x0, zero right-hand side", test_nan_and_zero_rhs},
+    {"x0 given", test_x0},
+    {"unreachable tolerance and iteration limit: NOT_CONVERGED, best x kept", test_not_converged},
+    {"parameters and illegal arguments", test_params_and_args},
+    {"sloppy conversion cached per precision", test_cache},
+    {"allocation failure at every allocation: MIX_ERR_ALLOC, nothing leaked", test_alloc_failure},
+    {"sloppy vector storage round trips within the format's bound", test_vector_roundtrip},
+    {NULL, NULL},
+};
 
 void mixt_register_cg(mix_backend b)
 {
-    (void)b;
+    mixt_add_backend_suite(b, "cg", cg_tests);
 }
