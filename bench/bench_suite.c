@@ -33,6 +33,8 @@ typedef struct {
     long long max_nnz;
     double min_time; /* repeat a solve until this much time is spent (timing noise) */
     int max_reps;
+    double max_time; /* whole run; 0 = none */
+    double t_end;
 } bench_opts;
 
 /* One problem: a file (loaded when its turn comes) or a generated matrix. */
@@ -54,7 +56,7 @@ static void bench_usage(FILE *f)
 {
     fprintf(f,
             "Usage: mixsolve bench [DIR|FILE...] [-o OUTDIR] [--quick] [--backend cpu|cuda|auto]\n"
-            "         [--dense-max N] [--time-limit SECONDS] [--max-nnz N] [--no-gen]\n"
+            "         [--dense-max N] [--time-limit SECONDS] [--max-time SECONDS] [--max-nnz N] [--no-gen]\n"
             "Runs every matrix (*.mtx, *.mtx.gz in each DIR, or the FILEs) with every applicable\n"
             "method and precision: dense LU-IR (mix_dgesv_ir, factor fp32, tf32, fp16, bf16, refine auto)\n"
             "for square matrices with n <= --dense-max (default 4096), and reliable-update CG\n"
@@ -64,6 +66,8 @@ static void bench_usage(FILE *f)
             "in FP64, so a reported success that is not one counts as a silent failure.  Each solve\n"
             "runs in a child process killed after --time-limit seconds (default 60).  Without\n"
             "arguments: the bundled SuiteSparse set plus generated problems (--no-gen: without them).\n"
+            "--max-time bounds the whole run (solves left are reported as skipped); files with more\n"
+            "than --max-nnz stored entries (default 50000000) are skipped with a note.\n"
             "Writes a table on stdout, progress on stderr, and OUTDIR (default bench-out) with\n"
             "results.csv, report.md and PNG plots (gnuplot).  --quick: smaller limits and problems.\n");
 }
@@ -456,7 +460,7 @@ static void run_isolated(const mixm_csr *A, const bench_opts *o, const bench_set
     bench_result got;
     char *p = (char *)&got;
     size_t have = 0;
-    double deadline = now() + o->time_limit;
+    double deadline = fmin(now() + o->time_limit, o->t_end);
     int timed_out = 0;
     while (have < sizeof got) {
         int ms = (int)((deadline - now()) * 1000);
@@ -523,7 +527,7 @@ static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_
 
 int cmd_bench(int argc, char **argv)
 {
-    bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.2, 200};
+    bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.2, 200, 0, 0};
     const char *outdir = "bench-out";
     int dense_set = 0, limit_set = 0;
     problem *probs = NULL;
@@ -557,6 +561,10 @@ int cmd_bench(int argc, char **argv)
             if (!cli_parse_double(v, &dv) || dv <= 0) return cli_error(CLI_USAGE, "bad --time-limit '%s'", v);
             o.time_limit = dv;
             limit_set = 1;
+        } else if ((r = cli_opt(argc, argv, &i, "--max-time", &v))) {
+            if (r < 0) return CLI_USAGE;
+            if (!cli_parse_double(v, &dv) || dv <= 0) return cli_error(CLI_USAGE, "bad --max-time '%s'", v);
+            o.max_time = dv;
         } else if ((r = cli_opt(argc, argv, &i, "--max-nnz", &v))) {
             if (r < 0) return CLI_USAGE;
             if (!cli_parse_long(v, 1, 2147483647L, &lv)) return cli_error(CLI_USAGE, "bad --max-nnz '%s'", v);
@@ -622,9 +630,16 @@ int cmd_bench(int argc, char **argv)
         o.backend = used; /* every child uses the same one */
     }
     double t_start = now();
+    o.t_end = o.max_time > 0 ? t_start + o.max_time : INFINITY;
     for (int i = 0; i < np; i++) {
         char err[512] = "";
         mixm_csr A;
+        if (now() > o.t_end - 1) {
+            bench_result *r = new_result(&s, probs[i].name, NULL, 0, BENCH_LU, MIX_FP64);
+            if (r) snprintf(r->note, sizeof r->note, "skipped: --max-time budget spent");
+            fprintf(stderr, "[%d/%d] %s: skipped (--max-time spent)\n", i + 1, np, probs[i].name);
+            continue;
+        }
         fprintf(stderr, "[%d/%d] %s: loading\n", i + 1, np, probs[i].name);
         int st = load_problem(&probs[i], &o, &A, err, sizeof err);
         if (st) {
@@ -648,8 +663,9 @@ int cmd_bench(int argc, char **argv)
                 if (!r) break;
                 fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, probs[i].name,
                         k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dgesv)");
-                if (now() > budget_end) {
-                    snprintf(r->note, sizeof r->note, "skipped: time budget of this matrix spent");
+                if (now() > budget_end || now() > o.t_end - 1) {
+                    snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
+                             now() > o.t_end - 1 ? "--max-time" : "this matrix's");
                     continue;
                 }
                 run_isolated(&A, &o, &s, r);
@@ -660,8 +676,9 @@ int cmd_bench(int argc, char **argv)
                 bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_CG, cg_precs[k]);
                 if (!r) break;
                 fprintf(stderr, "[%d/%d] %s: cg %s\n", i + 1, np, probs[i].name, mix_prec_name(cg_precs[k]));
-                if (now() > budget_end + 3 * o.time_limit) {
-                    snprintf(r->note, sizeof r->note, "skipped: time budget of this matrix spent");
+                if (now() > budget_end + 3 * o.time_limit || now() > o.t_end - 1) {
+                    snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
+                             now() > o.t_end - 1 ? "--max-time" : "this matrix's");
                     continue;
                 }
                 run_isolated(&A, &o, &s, r);

@@ -59,3 +59,19 @@ dist_matricesdata_DATA = matrices/data/README.md matrices/data/MANIFEST.md \
 matrices_libmixmat_la_SOURCES += matrices/gen_poisson.c
 matrices_libmixmat_la_SOURCES += matrices/mmio.h matrices/mmio.c matrices/gen_dense.c matrices/gen_trefethen.c
 matrices_libmixmat_la_SOURCES += matrices/randsvd.c
+# libFuzzer harness of the Matrix Market reader, not part of make check: `make fuzz` (FUZZ_SECONDS, FUZZ_CC).
+EXTRA_DIST += tests/fuzz_mmio.c tests/fuzz_mmio.dict
+FUZZ_CC = clang
+FUZZ_SECONDS = 600
+FUZZ_SRC = $(top_srcdir)/tests/fuzz_mmio.c $(top_srcdir)/matrices/mmio.c $(top_srcdir)/matrices/csr.c
+fuzz_mmio: $(FUZZ_SRC)
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -I$(top_srcdir) -I$(top_srcdir)/lib $(FUZZ_SRC) $(ZLIB_LIBS) -lm -o $@
+fuzz: fuzz_mmio
+	mkdir -p fuzz-corpus fuzz-artifacts
+	for f in LF10 ex5 pores_1 cage5 bcsstk01 west0067; do cp $(top_srcdir)/matrices/data/$$f.mtx fuzz-corpus/; done
+	gzip -c $(top_srcdir)/matrices/data/LF10.mtx > fuzz-corpus/LF10.mtx.gz
+	./fuzz_mmio -dict=$(top_srcdir)/tests/fuzz_mmio.dict -max_len=8192 -rss_limit_mb=1024 \
+	  -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-artifacts/ fuzz-corpus
+.PHONY: fuzz
+CLEANFILES += fuzz_mmio

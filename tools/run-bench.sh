@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# run-bench.sh: the README's main job: dependencies, build in _build/, `mixsolve bench` on the bundled set.
+# Whole job (build included) stays within 10 minutes on 2 cores: the bench gets what the build left.
+# Extra arguments go to mixsolve bench (e.g. a directory of other matrices, --quick).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$(pwd)
+start=$(date +%s)
+budget=${MIX_BENCH_BUDGET:-570}  # seconds for the whole job, leaving margin under 10 minutes
+bash tools/install-deps.sh
+[ -x configure ] || autoreconf -fi
+mkdir -p _build && cd _build
+[ -f Makefile ] || ../configure --enable-werror
+make -j"$(nproc)" >/dev/null
+echo "build done in $(( $(date +%s) - start )) s"
+./tools/mixsolve info
+left=$(( budget - ($(date +%s) - start) - 20 ))  # 20 s for the report and plots
+[ "$left" -gt 60 ] || left=60
+./tools/mixsolve bench -o "$top/bench-out" --max-time "$left" "$@"
+echo "total $(( $(date +%s) - start )) s"
