@@ -258,13 +258,13 @@ static int cuda_trsm_llnu_f32(void *state, int m, int n, const float *a, int lda
                                           ldb));
 }
 
-/* Leading dimension of a rows x cols copy: the Tensor-Core-friendly multiple `pref` when both
- * copies fit `avail` elements that way, else a multiple of 8 (16-byte rows), else rows itself. */
+/* Leading dimensions of the m x k and k x n copies: the Tensor-Core-friendly multiple `pref` when
+ * both fit `avail` elements that way, else a multiple of 8 (16-byte columns), else unpadded. */
 static void copy_lds(int m, int n, int k, size_t avail, int pref, int *lda, int *ldb)
 {
-    static const int mult[3] = {0, 8, 1};
+    const int tries[3] = {pref, 8, 1};
     for (int t = 0; t < 3; t++) {
-        int q = t == 0 ? pref : mult[t];
+        size_t q = (size_t)tries[t];
         size_t la = ((size_t)m + q - 1) / q * q, lb = ((size_t)k + q - 1) / q * q;
         if (la * k + lb * n <= avail || q == 1) {
             *lda = (int)la;
