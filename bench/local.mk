@@ -7,3 +7,10 @@ endif
 noinst_PROGRAMS += bench/bench_gesv
 bench_bench_gesv_SOURCES = bench/bench_gesv.c
 bench_bench_gesv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+if HAVE_CUDA
+noinst_PROGRAMS += bench/bench_gpu_cg
+bench_bench_gpu_cg_SOURCES = bench/bench_gpu_cg.c
+bench_bench_gpu_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_MATRIX_DIR='"$(abs_top_srcdir)/matrices/data"'
+bench_bench_gpu_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+bench_bench_gpu_cg_LDFLAGS = $(OPENMP_CFLAGS)
+endif
