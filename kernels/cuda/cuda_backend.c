@@ -60,6 +60,10 @@ static void cuda_fini(void *state)
     mixi_cuda_state *s = state;
     if (!s) return;
     if (s->d_flag) cudaFree(s->d_flag);
+    for (int i = 0; i < 2; i++) {
+        if (s->staging[i]) cudaFreeHost(s->staging[i]);
+        if (s->staged[i]) cudaEventDestroy(s->staged[i]);
+    }
     if (s->sp_ws) cudaFree(s->sp_ws);
     if (s->sp_host) cudaFreeHost(s->sp_host);
     if (s->cusparse) cusparseDestroy(s->cusparse);
@@ -91,6 +95,10 @@ static int cuda_init(void **state)
     if ((st = mixi_cusparse_status(cusparseCreate(&s->cusparse)))) goto fail;
     if ((st = mixi_cusparse_status(cusparseSetStream(s->cusparse, s->stream)))) goto fail;
     if ((st = mixi_cuda_status(cudaMalloc((void **)&s->d_flag, sizeof(int))))) goto fail;
+    for (int i = 0; i < 2; i++) {
+        if ((st = mixi_cuda_status(cudaHostAlloc(&s->staging[i], MIXI_CUDA_STAGING_BYTES, cudaHostAllocDefault)))) goto fail;
+        if ((st = mixi_cuda_status(cudaEventCreateWithFlags(&s->staged[i], cudaEventDisableTiming)))) goto fail;
+    }
     *state = s;
     return MIX_SUCCESS;
 fail:
@@ -157,14 +165,56 @@ static int cuda_memcpy(void *state, void *dst, const void *src, size_t bytes, en
     return MIX_SUCCESS;
 }
 
+/* Host transfers below this size go directly: staging only pays for bulk data. */
+#define MIXI_CUDA_DIRECT_BYTES ((size_t)64 << 10)
+
+/* Host -> device through the two pinned buffers: the memcpy of chunk i+1 into one buffer
+ * overlaps the DMA of chunk i from the other. Returns when the caller's buffer may be reused. */
 static int cuda_upload(void *state, void *dst, const void *src, size_t bytes)
 {
-    return cuda_memcpy(state, dst, src, bytes, cudaMemcpyHostToDevice);
+    mixi_cuda_state *s = state;
+    if (bytes <= MIXI_CUDA_DIRECT_BYTES) return cuda_memcpy(state, dst, src, bytes, cudaMemcpyHostToDevice);
+    int st = MIX_SUCCESS;
+    for (size_t off = 0, i = 0; off < bytes; off += MIXI_CUDA_STAGING_BYTES, i++) {
+        size_t len = bytes - off < MIXI_CUDA_STAGING_BYTES ? bytes - off : MIXI_CUDA_STAGING_BYTES;
+        int k = (int)(i & 1);
+        if ((st = mixi_cuda_status(cudaEventSynchronize(s->staged[k])))) return st;
+        memcpy(s->staging[k], (const char *)src + off, len);
+        if ((st = mixi_cuda_status(cudaMemcpyAsync((char *)dst + off, s->staging[k], len,
+                                                   cudaMemcpyHostToDevice, s->stream)))) return st;
+        if ((st = mixi_cuda_status(cudaEventRecord(s->staged[k], s->stream)))) return st;
+    }
+    return mixi_cuda_status(cudaStreamSynchronize(s->stream));
 }
 
+/* Starts the DMA of chunk i of a staged download into pinned buffer i & 1. */
+static int download_chunk(mixi_cuda_state *s, const void *src, size_t bytes, size_t i)
+{
+    size_t off = i * MIXI_CUDA_STAGING_BYTES;
+    size_t len = bytes - off < MIXI_CUDA_STAGING_BYTES ? bytes - off : MIXI_CUDA_STAGING_BYTES;
+    int k = (int)(i & 1), st;
+    if ((st = mixi_cuda_status(cudaMemcpyAsync(s->staging[k], (const char *)src + off, len,
+                                               cudaMemcpyDeviceToHost, s->stream)))) return st;
+    return mixi_cuda_status(cudaEventRecord(s->staged[k], s->stream));
+}
+
+/* Device -> host through the pinned buffers: chunk i+1 is in flight while chunk i is copied out. */
 static int cuda_download(void *state, void *dst, const void *src, size_t bytes)
 {
-    return cuda_memcpy(state, dst, src, bytes, cudaMemcpyDeviceToHost);
+    mixi_cuda_state *s = state;
+    if (bytes <= MIXI_CUDA_DIRECT_BYTES) return cuda_memcpy(state, dst, src, bytes, cudaMemcpyDeviceToHost);
+    size_t chunks = (bytes + MIXI_CUDA_STAGING_BYTES - 1) / MIXI_CUDA_STAGING_BYTES;
+    int st = download_chunk(s, src, bytes, 0);
+    for (size_t i = 0; !st && i < chunks; i++) {
+        if (i + 1 < chunks && (st = download_chunk(s, src, bytes, i + 1))) break;
+        int k = (int)(i & 1);
+        if ((st = mixi_cuda_status(cudaEventSynchronize(s->staged[k])))) break;
+        size_t off = i * MIXI_CUDA_STAGING_BYTES;
+        size_t len = bytes - off < MIXI_CUDA_STAGING_BYTES ? bytes - off : MIXI_CUDA_STAGING_BYTES;
+        memcpy((char *)dst + off, s->staging[k], len);
+    }
+    if (st) cudaStreamSynchronize(s->stream); /* no DMA may still target the buffers */
+    return st;
 }
 
 static int cuda_copy(void *state, void *dst, const void *src, size_t bytes)

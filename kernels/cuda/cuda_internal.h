@@ -16,9 +16,14 @@ typedef struct {
     int *d_flag;                /* device-side flag (overflow, NaN) read back once per check */
     double *sp_ws;              /* sparse family: FP64 reduction workspace, made on first use */
     double *sp_host;            /* sparse family: pinned host copy of the reduced scalars */
+    /* Pinned staging for host<->device copies: two buffers so a memcpy overlaps the other's DMA. */
+    void *staging[2];
+    cudaEvent_t staged[2];
     char name[128];
     int cc_major, cc_minor;
 } mixi_cuda_state;
+
+#define MIXI_CUDA_STAGING_BYTES ((size_t)4 << 20)
 
 /* Map CUDA library errors to our statuses. */
 int mixi_cuda_status(cudaError_t e);
