@@ -56,6 +56,11 @@ struct mix_dense_ops {
      * (local, 1-based; factorisation completed as LAPACK does), or -1 if a NaN/Inf appeared. */
     int (*getrf_panel_f32)(void *state, int m, int n, float *a, int lda, int *ipiv,
                            int ipiv_offset, void *work, int *info);
+    /* Optional (NULL allowed; added after the first version of this table): the whole n x n FP32
+     * LU with partial pivoting in place, the backend's own tuned routine (LAPACK sgetrf,
+     * cusolverDnSgetrf) for compute = MIX_FP32, where it beats the blocked driver.  ipiv global
+     * 1-based; work: getrf_panel_f32_worksize(n, n) bytes; *info as getrf_panel_f32. */
+    int (*getrf_f32)(void *state, int n, float *a, int lda, int *ipiv, void *work, int *info);
     /* Row interchanges on the n columns of a: for i = k1..k2 (1-based, inclusive) swap row i with
      * row ipiv[i-1] (LAPACK slaswp/dlaswp with incx = 1). */
     int (*laswp_f32)(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv);

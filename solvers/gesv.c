@@ -55,10 +55,12 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
 
     /* Every workspace once, before any work. */
     if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->getrf_panel_f32_worksize(ctx->state, n, nb, &pbytes)) ||
+        (rc = d->getrf_panel_f32_worksize(ctx->state, n, prec == MIX_FP32 && d->getrf_f32 ? n : nb,
+                                          &pbytes)) ||
         (rc = balloc(ctx, (void **)&lu, nn, sizeof(float))) ||
         (rc = balloc(ctx, (void **)&dipiv, (size_t)n, sizeof(int))) ||
-        (rc = balloc(ctx, &gwork, mixi_lu_gemm_work_floats(n, nb), sizeof(float))) ||
+        (prec != MIX_FP32 &&
+         (rc = balloc(ctx, &gwork, mixi_lu_gemm_work_floats(n, nb), sizeof(float)))) ||
         (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1))) ||
         (rc = balloc(ctx, (void **)&swork, (size_t)n * (size_t)nrhs, sizeof(float))) ||
         (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
@@ -78,7 +80,14 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
         goto out;
     }
     int failed = 0;
-    if ((rc = mixi_lu_lowprec(ctx, prec, n, lu, n, dipiv, nb, gwork, pwork, &failed))) goto out;
+    if (prec == MIX_FP32 && d->getrf_f32) {
+        /* FP32 all the way: the backend's own LU is the same algorithm, better tuned. */
+        int finfo = 0;
+        if ((rc = d->getrf_f32(ctx->state, n, lu, n, dipiv, pwork, &finfo))) goto out;
+        failed = finfo != 0;
+    } else if ((rc = mixi_lu_lowprec(ctx, prec, n, lu, n, dipiv, nb, gwork, pwork, &failed))) {
+        goto out;
+    }
     if ((rc = o->synchronize(ctx->state))) goto out;
     info->t_factor = mixi_wtime() - t0;
     if (failed) {

@@ -8,6 +8,7 @@
 #include "tests/mixt.h"
 #include "lib/mix_internal.h"
 #include "matrices/generators.h"
+#include "solvers/solvers.h"
 
 static const mix_prec low_precs[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
 #define NPREC 4
@@ -760,6 +761,72 @@ static void test_gpu_entry(void)
     mix_context_destroy(ctx);
 }
 
+/* ---- the blocked low-precision LU itself ------------------------------------------------------ */
+
+/* P A = L U to the accuracy of the GEMM input format: ||PA - LU||max <= n u max(|L||U|) (the
+ * classical backward error bound, u of the compute format), |L| <= 1, pivots in range. */
+static void test_lu_blocked(void)
+{
+    mix_context *ctx = ctx_new();
+    const mix_backend_ops *o = ctx->ops;
+    const int n = 300; /* several panel steps with the tuned block size */
+    const int nb = mixi_lu_block_size(n);
+    CU_ASSERT_FATAL(nb < n);
+    const double u[NPREC] = {0x1p-24, 0x1p-11, 0x1p-11, 0x1p-8};
+    double *a = dalloc((size_t)n * n), *pa = dalloc((size_t)n * n), *lu = dalloc((size_t)n * n);
+    float *f = malloc((size_t)n * n * sizeof *f);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    mixm_gen_random_dense(n, 17, a);
+    for (int k = 0; k < NPREC; k++) {
+        void *df = NULL, *dp = NULL, *work = NULL;
+        CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &df, (size_t)n * n * sizeof(float)), 0);
+        CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &dp, (size_t)n * sizeof(int)), 0);
+        CU_ASSERT_EQUAL_FATAL(
+            o->alloc(ctx->state, &work, mixi_lu_gemm_work_floats(n, nb) * sizeof(float)), 0);
+        size_t pbytes = 0;
+        void *pwork = NULL;
+        ctx->ops->dense->getrf_panel_f32_worksize(ctx->state, n, nb, &pbytes);
+        if (pbytes) CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &pwork, pbytes), 0);
+        for (int i = 0; i < n * n; i++) f[i] = (float)a[i];
+        o->upload(ctx->state, df, f, (size_t)n * n * sizeof(float));
+        int failed = 1;
+        CU_ASSERT_EQUAL(mixi_lu_lowprec(ctx, low_precs[k], n, df, n, dp, nb, work, pwork, &failed), 0);
+        CU_ASSERT_EQUAL(failed, 0);
+        o->download(ctx->state, f, df, (size_t)n * n * sizeof(float));
+        o->download(ctx->state, ipiv, dp, (size_t)n * sizeof(int));
+        o->free(ctx->state, df);
+        o->free(ctx->state, dp);
+        o->free(ctx->state, work);
+        o->free(ctx->state, pwork);
+        int piv_ok = 1, l_ok = 1;
+        for (int i = 0; i < n; i++) piv_ok &= ipiv[i] >= i + 1 && ipiv[i] <= n;
+        CU_ASSERT_FATAL(piv_ok);
+        memcpy(pa, a, (size_t)n * n * sizeof *a);
+        LAPACKE_dlaswp(LAPACK_COL_MAJOR, n, pa, n, 1, n, ipiv, 1);
+        for (int i = 0; i < n * n; i++) lu[i] = f[i];
+        double err = 0, lumax = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                if (i > j) l_ok &= fabs(lu[i + (size_t)j * n]) <= 1.0;
+                double s = 0, sa = 0;
+                int kmax = i < j ? i : j;
+                for (int q = 0; q <= kmax; q++) {
+                    double l = q == i ? 1.0 : lu[i + (size_t)q * n], uu = lu[q + (size_t)j * n];
+                    s += l * uu;
+                    sa += fabs(l * uu);
+                }
+                err = fmax(err, fabs(pa[i + (size_t)j * n] - s));
+                lumax = fmax(lumax, sa);
+            }
+        CU_ASSERT(l_ok);
+        CU_ASSERT(err <= n * u[k] * lumax);
+        /* ... and not better than the format allows: the rounding really happened. */
+        if (low_precs[k] != MIX_FP32) CU_ASSERT(err > 0x1p-24 * lumax);
+    }
+    free(a); free(pa); free(lu); free(f); free(ipiv);
+    mix_context_destroy(ctx);
+}
+
 /* ---- the randsvd generator itself (backend-independent; registered with the CPU suites) ------- */
 
 static void test_randsvd_generator(void)
@@ -805,6 +872,7 @@ static const mixt_test gesv_tests[] = {
     {"illegal arguments", test_illegal_arguments},
     {"allocation failure", test_alloc_failure},
     {"device-memory entry point", test_gpu_entry},
+    {"blocked LU: PA = LU in each precision", test_lu_blocked},
     {NULL, NULL},
 };
 

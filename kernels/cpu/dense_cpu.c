@@ -166,6 +166,11 @@ static int cpu_getrf_panel_f32(void *state, int m, int n, float *a, int lda, int
     return MIX_SUCCESS;
 }
 
+static int cpu_getrf_f32(void *state, int n, float *a, int lda, int *ipiv, void *work, int *info)
+{
+    return cpu_getrf_panel_f32(state, n, n, a, lda, ipiv, 0, work, info);
+}
+
 static int cpu_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv)
 {
     (void)state;
@@ -351,6 +356,7 @@ const mix_dense_ops mixi_cpu_dense_ops = {
     .convert_f64_to_f32 = cpu_convert_f64_to_f32,
     .getrf_panel_f32_worksize = cpu_getrf_panel_f32_worksize,
     .getrf_panel_f32 = cpu_getrf_panel_f32,
+    .getrf_f32 = cpu_getrf_f32,
     .laswp_f32 = cpu_laswp_f32,
     .laswp_f64 = cpu_laswp_f64,
     .trsm_llnu_f32 = cpu_trsm_llnu_f32,
