@@ -15,7 +15,9 @@
  *  - element-wise results (conversions FP64 -> sloppy, x += alpha p, p = r + beta p, y += v in
  *    FP64, 1/sqrt(a_ii)) and the SpMV with one thread per row: the same arithmetic in the same
  *    order on both backends (shared kernels/common bodies; the .cu is built without FMA
- *    contraction), so the stored bytes must be identical;
+ *    contraction, and the host C is too on the default x86-64 target: a build whose CFLAGS let
+ *    gcc contract a*b+c into FMA, e.g. -march=native, makes the host differ in the last bit),
+ *    so the stored bytes must be identical;
  *  - SpMV with a row split over L lanes: the row sum is added in another order.  Bound per row:
  *    |y_dev - y_cpu| <= 4 (m + 4) u R + out, with m the row length, u the unit roundoff of the
  *    arithmetic (2^-24, or 2^-53 for FP64), R = sum_k |a_ik x_k|, and `out` the output rounding

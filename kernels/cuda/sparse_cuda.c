@@ -36,12 +36,10 @@ static int launched(cudaError_t e)
     return mixi_cuda_status(e);
 }
 
-/* Host-to-device copy, finished before returning (the host arrays belong to the caller). */
+/* Host-to-device copy through the backend's staged upload, finished before returning. */
 static int h2d(mixi_cuda_state *s, void *dst, const void *src, size_t bytes)
 {
-    if (!bytes) return MIX_SUCCESS;
-    int st = mixi_cuda_status(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s->stream));
-    return st ? st : mixi_cuda_status(cudaStreamSynchronize(s->stream));
+    return mixi_cuda_backend.upload(s, dst, src, bytes);
 }
 
 /* The reduction workspace of this context, made and zeroed on first use (it lives as long as
