@@ -14,3 +14,8 @@ bench_bench_gpu_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_MATRIX_DIR='"$(abs_top_srcdi
 bench_bench_gpu_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 bench_bench_gpu_cg_LDFLAGS = $(OPENMP_CFLAGS)
 endif
+noinst_PROGRAMS += bench/bench_cg
+bench_bench_cg_SOURCES = bench/bench_cg.c
+bench_bench_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_SRCDIR='"$(abs_top_srcdir)"'
+bench_bench_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+bench_bench_cg_LDFLAGS = $(OPENMP_CFLAGS)

@@ -156,11 +156,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     while (iter < max_iter) {
         double pap, rr_new, rdot;
         if ((st = sp->spmv(ctx->state, As, &w.p, &w.ap, &pap))) goto out;
-        if (isnan(pap) || isinf(pap)) {
-            st = MIX_ERR_NAN;
-            reason = MIX_CG_BREAKDOWN_NAN;
-            goto out;
-        }
+        if (isnan(pap) || isinf(pap)) goto sloppy_breakdown;
         if (pap <= 0.0) {
             /* Not SPD, either A itself or only its rounded copy: p'Ap in FP64 tells which. */
             if ((st = true_pap(ctx, A, &w.p, S, &pap))) goto out;
@@ -177,11 +173,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         if ((st = sp->cg_update(ctx->state, alpha, &w.p, &w.ap, &w.xs, &w.r, &rr_new, &rdot)))
             goto out;
         iter++;
-        if (!isfinite(rr_new) || !isfinite(rdot)) {
-            st = MIX_ERR_NAN;
-            reason = MIX_CG_BREAKDOWN_NAN;
-            goto out;
-        }
+        if (!isfinite(rr_new) || !isfinite(rdot)) goto sloppy_breakdown;
         rnorm = sqrt(rr_new);
         if (rnorm > maxrr) maxrr = rnorm;
         /* The iterated residual relative to the last true one estimates the true residual. */
@@ -203,9 +195,10 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         if ((st = sp->residual64(ctx->state, A->a64, b, y, r64, &rr_true))) goto out;
         updates++;
         if (!isfinite(rr_true)) {
-            st = MIX_ERR_NAN;
-            reason = MIX_CG_BREAKDOWN_NAN;
-            goto out;
+            /* xs overflowed its storage: go back to the best y, whose residual is finite. */
+            if ((st = ops->copy(ctx->state, y, x, bytes64))) goto out;
+            if ((st = sp->residual64(ctx->state, A->a64, b, y, r64, &rr_true))) goto out;
+            goto sloppy_breakdown;
         }
         double tn = sqrt(rr_true);
         if (tn < best) {
@@ -256,6 +249,19 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         sigma = sigma_new;
         rr = rr_s;
         rnorm = r0norm = maxrr = sqrt(rr_s);
+        continue;
+
+    sloppy_breakdown:
+        /* b, x0 and A are finite (checked), so only the storage precision overflowed: drop xs
+         * and restart from y (r64 still holds b - A y), counted as one more residual rise. */
+        if (++res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
+            reason = MIX_CG_STAGNATED;
+            break;
+        }
+        if ((st = sp->vec_zero(ctx->state, &w.xs))) goto out;
+        if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr))) goto out;
+        if ((st = svec_copy(ctx, &w.p, &w.r))) goto out;
+        rnorm = r0norm = maxrr = sqrt(rr);
     }
     st = info->converged ? MIX_SUCCESS : MIX_ERR_NOT_CONVERGED;
 

@@ -9,6 +9,7 @@
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
+#include "kernels/cpu/sparse_cpu.h"
 
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
 #define NSTORAGE 5
@@ -582,6 +583,32 @@ static void test_vector_roundtrip(void)
     mix_context_destroy(ctx);
 }
 
+/* CPU only: the portable and the AVX2/F16C kernels give the same solutions (same roundings,
+ * FP64 reductions summed in the same order). */
+static void test_portable_agrees(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    fixture f;
+    fixture_open(&f, 20);
+    int n = f.A.nrows;
+    double *x2 = malloc((size_t)n * sizeof *x2);
+    for (int k = 0; k < NSTORAGE; k++) {
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        p.sloppy_prec = storage[k];
+        mix_cg_info i1, i2;
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &i1), MIX_SUCCESS);
+        mixi_cpu_sparse_force_portable(1);
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, x2, &i2), MIX_SUCCESS);
+        mixi_cpu_sparse_force_portable(0);
+        CU_ASSERT_EQUAL(i1.iter, i2.iter);
+        CU_ASSERT_EQUAL(i1.reliable_updates, i2.reliable_updates);
+        CU_ASSERT_EQUAL(memcmp(f.x, x2, (size_t)n * sizeof *x2), 0);
+    }
+    free(x2);
+    fixture_close(&f);
+}
+
 static const mixt_test cg_tests[] = {
     {"2D Poisson: every storage precision to 1e-10, FIXED16 within 2x FP64 iterations",
      test_poisson2d},
@@ -600,6 +627,7 @@ static const mixt_test cg_tests[] = {
     {"sloppy conversion cached per precision", test_cache},
     {"allocation failure at every allocation: MIX_ERR_ALLOC, nothing leaked", test_alloc_failure},
     {"sloppy vector storage round trips within the format's bound", test_vector_roundtrip},
+    {"portable and AVX2/F16C kernels give identical solutions", test_portable_agrees},
     {NULL, NULL},
 };
 

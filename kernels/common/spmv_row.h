@@ -36,7 +36,7 @@ static inline MIX_HD float mixk_svec_ld_bf16(const void *v, const float *norm, i
 static inline MIX_HD float mixk_svec_ld_fixed16(const void *v, const float *norm, int64_t i)
 {
     return mixk_fixed16_decode(((const int16_t *)v)[i],
-                               mixk_fixed16_step(norm[i / MIXK_SVEC_BLOCK]));
+                               mixk_fixed16_step(norm[(uint64_t)i / MIXK_SVEC_BLOCK]));
 }
 
 /* Stores of one element from a float (from a double for FP64: the FP64 store); FIXED16 vectors
@@ -73,18 +73,21 @@ static inline MIX_HD void mixk_svec_st_block_fixed16_f64(void *v, float *norm, i
     norm[blk] = s;
 }
 
-/* Per-row SpMV bodies: sum_k a_ik x_k of row i for matrix format MF and vector format VF (the
- * same here, as the CG uses them), in the arithmetic type.  The FIXED16 body sums q_a * (q_x
- * norm_x) and applies s_row/32767^2 once per row. */
-#define MIXK_SPMV_ROW(SUF, ACC, LDA)                                                           \
-    static inline MIX_HD ACC mixk_spmv_row_##SUF(const int64_t *rowptr, const int32_t *colind,  \
-                                                 const void *val, const float *rowscale,        \
-                                                 const void *x, const float *xnorm, int64_t i)  \
+/* Per-row SpMV bodies: sum_k a_ik x_k of row i for a matrix format and the vector format of the
+ * same name (as the CG uses them), in the arithmetic type.  The body is written once here over
+ * the value loads LDA(val, k) and LDX(x, xnorm, j), so that a backend may instantiate it with its
+ * own loads of the same values (hardware FP16 conversion, say).  The FIXED16 body sums
+ * q_a * (q_x norm_x) and applies s_row/32767^2 once per row. */
+#define MIXK_SPMV_ROW(NAME, ACC, LDA, LDX)                                                     \
+    static inline MIX_HD ACC NAME(const int64_t *rowptr, const int32_t *colind,                \
+                                  const void *val, const float *rowscale, const void *x,         \
+                                  const float *xnorm, int64_t i)                                 \
     {                                                                                           \
         (void)rowscale;                                                                         \
+        (void)xnorm;                                                                            \
         ACC s = 0;                                                                              \
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)                                     \
-            s += LDA(val, k) * mixk_svec_ld_##SUF(x, xnorm, colind[k]);                         \
+            s += LDA(val, k) * LDX(x, xnorm, colind[k]);                                        \
         return s;                                                                               \
     }
 
@@ -92,10 +95,10 @@ static inline MIX_HD void mixk_svec_st_block_fixed16_f64(void *v, float *norm, i
 #define MIXK_LDA_FP32(v, k) (((const float *)(v))[k])
 #define MIXK_LDA_FP16(v, k) mixk_f16_to_f32(((const uint16_t *)(v))[k])
 #define MIXK_LDA_BF16(v, k) mixk_bf16_to_f32(((const uint16_t *)(v))[k])
-MIXK_SPMV_ROW(fp64, double, MIXK_LDA_FP64)
-MIXK_SPMV_ROW(fp32, float, MIXK_LDA_FP32)
-MIXK_SPMV_ROW(fp16, float, MIXK_LDA_FP16)
-MIXK_SPMV_ROW(bf16, float, MIXK_LDA_BF16)
+MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
+MIXK_SPMV_ROW(mixk_spmv_row_fp32, float, MIXK_LDA_FP32, mixk_svec_ld_fp32)
+MIXK_SPMV_ROW(mixk_spmv_row_fp16, float, MIXK_LDA_FP16, mixk_svec_ld_fp16)
+MIXK_SPMV_ROW(mixk_spmv_row_bf16, float, MIXK_LDA_BF16, mixk_svec_ld_bf16)
 
 static inline MIX_HD float mixk_spmv_row_fixed16(const int64_t *rowptr, const int32_t *colind,
                                                  const void *val, const float *rowscale,
@@ -105,7 +108,7 @@ static inline MIX_HD float mixk_spmv_row_fixed16(const int64_t *rowptr, const in
     float s = 0.0f;
     for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
         const int32_t j = colind[k];
-        s += (float)qa[k] * ((float)qx[j] * xnorm[j / MIXK_SVEC_BLOCK]);
+        s += (float)qa[k] * ((float)qx[j] * xnorm[(uint32_t)j / MIXK_SVEC_BLOCK]);
     }
     return s * (rowscale[i] * MIXK_FIXED16_RSTEP) * MIXK_FIXED16_RSTEP;
 }

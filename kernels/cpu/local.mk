@@ -4,3 +4,4 @@ libmixsolve_core_la_SOURCES += kernels/cpu/dense_cpu.c
 libmixsolve_core_la_SOURCES += kernels/cpu/sparse_cpu.c
 libmixsolve_core_la_SOURCES += kernels/cpu/convert_cpu.c kernels/cpu/convert_cpu.h
 noinst_HEADERS += kernels/cpu/sparse_cpu_t.h
+noinst_HEADERS += kernels/cpu/sparse_cpu.h

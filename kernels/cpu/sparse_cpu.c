@@ -4,6 +4,8 @@
 #include "lib/mix_internal.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/sparse_cpu.h"
 
 #define BLK MIXK_SVEC_BLOCK
 #define PAR_MIN 4096 /* below this many rows a parallel region costs more than it saves */
@@ -30,46 +32,125 @@ typedef struct {
     void (*accum64)(const mix_svec *v, const double *scale, double alpha, double *y);
 } cpu_svec_kernels;
 
-/* One instance of the kernels per storage format. */
-#define SUF fp64
+/* One instance of the kernels per storage format: portable C ... */
+#define NAME(x) generic_fp64_##x
 #define ACC double
 #define IS_FIXED 0
+#define LD1 mixk_svec_ld_fp64
 #define ST(v, i, x) mixk_svec_st_fp64(v, i, x)
 #define ST64(v, i, x) mixk_svec_st_fp64(v, i, x)
+#define ROW mixk_spmv_row_fp64
 #include "kernels/cpu/sparse_cpu_t.h"
-#define SUF fp32
+#define NAME(x) generic_fp32_##x
 #define ACC float
 #define IS_FIXED 0
+#define LD1 mixk_svec_ld_fp32
 #define ST(v, i, x) mixk_svec_st_fp32(v, i, x)
 #define ST64(v, i, x) (((float *)(v))[i] = (float)(x))
+#define ROW mixk_spmv_row_fp32
 #include "kernels/cpu/sparse_cpu_t.h"
-#define SUF fp16
+#define NAME(x) generic_fp16_##x
 #define ACC float
 #define IS_FIXED 0
+#define LD1 mixk_svec_ld_fp16
 #define ST(v, i, x) mixk_svec_st_fp16(v, i, x)
 #define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_f16(x))
+#define ROW mixk_spmv_row_fp16
 #include "kernels/cpu/sparse_cpu_t.h"
-#define SUF bf16
+#define NAME(x) generic_bf16_##x
 #define ACC float
 #define IS_FIXED 0
+#define LD1 mixk_svec_ld_bf16
 #define ST(v, i, x) mixk_svec_st_bf16(v, i, x)
 #define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_bf16(x))
+#define ROW mixk_spmv_row_bf16
 #include "kernels/cpu/sparse_cpu_t.h"
-#define SUF fixed16
+#define NAME(x) generic_fixed16_##x
 #define ACC float
 #define IS_FIXED 1
+#define ROW mixk_spmv_row_fixed16
 #include "kernels/cpu/sparse_cpu_t.h"
+
+static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
+    [MIX_FP64] = &generic_fp64_kernels, [MIX_FP32] = &generic_fp32_kernels,
+    [MIX_FP16] = &generic_fp16_kernels, [MIX_BF16] = &generic_bf16_kernels,
+    [MIX_FIXED16] = &generic_fixed16_kernels,
+};
+
+/* ... and the same compiled for AVX2 + F16C (chosen at run time), FP16 converted by the
+ * hardware (same values: both round to nearest even).  No FMA: contracted products would round
+ * differently from the portable bodies and from kernels/common's encoders. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#define MIX_SPARSE_AVX2 1
+#pragma GCC push_options
+#pragma GCC target("avx2,f16c")
+#include <immintrin.h>
+#define F16C_LD(v, norm, i) _cvtsh_ss(((const uint16_t *)(v))[i])
+#define F16C_LDA(v, k) _cvtsh_ss(((const uint16_t *)(v))[k])
+MIXK_SPMV_ROW(avx2_row_fp16, float, F16C_LDA, F16C_LD)
+#define NAME(x) avx2_fp64_##x
+#define ACC double
+#define IS_FIXED 0
+#define LD1 mixk_svec_ld_fp64
+#define ST(v, i, x) mixk_svec_st_fp64(v, i, x)
+#define ST64(v, i, x) mixk_svec_st_fp64(v, i, x)
+#define ROW mixk_spmv_row_fp64
+#include "kernels/cpu/sparse_cpu_t.h"
+#define NAME(x) avx2_fp32_##x
+#define ACC float
+#define IS_FIXED 0
+#define LD1 mixk_svec_ld_fp32
+#define ST(v, i, x) mixk_svec_st_fp32(v, i, x)
+#define ST64(v, i, x) (((float *)(v))[i] = (float)(x))
+#define ROW mixk_spmv_row_fp32
+#include "kernels/cpu/sparse_cpu_t.h"
+#define NAME(x) avx2_fp16_##x
+#define ACC float
+#define IS_FIXED 0
+#define LD1 F16C_LD
+#define ST(v, i, x) (((uint16_t *)(v))[i] = _cvtss_sh(x, 0))
+#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_f16(x))
+#define LDB8(v, i, out) \
+    _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)(v) + (i)))))
+#define STB8(v, i, x) \
+    _mm_storeu_si128((__m128i *)((uint16_t *)(v) + (i)), _mm256_cvtps_ph(_mm256_loadu_ps(x), 0))
+#define ROW avx2_row_fp16
+#include "kernels/cpu/sparse_cpu_t.h"
+#define NAME(x) avx2_bf16_##x
+#define ACC float
+#define IS_FIXED 0
+#define LD1 mixk_svec_ld_bf16
+#define ST(v, i, x) mixk_svec_st_bf16(v, i, x)
+#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_bf16(x))
+#define ROW mixk_spmv_row_bf16
+#include "kernels/cpu/sparse_cpu_t.h"
+#define NAME(x) avx2_fixed16_##x
+#define ACC float
+#define IS_FIXED 1
+#define ROW mixk_spmv_row_fixed16
+#include "kernels/cpu/sparse_cpu_t.h"
+#pragma GCC pop_options
+
+static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
+    [MIX_FP64] = &avx2_fp64_kernels, [MIX_FP32] = &avx2_fp32_kernels,
+    [MIX_FP16] = &avx2_fp16_kernels, [MIX_BF16] = &avx2_bf16_kernels,
+    [MIX_FIXED16] = &avx2_fixed16_kernels,
+};
+#endif
+
+static int force_portable;
+
+void mixi_cpu_sparse_force_portable(int on) { force_portable = on; }
 
 static const cpu_svec_kernels *kernels_for(mix_prec p)
 {
-    switch (p) {
-    case MIX_FP64: return &kernels_fp64;
-    case MIX_FP32: return &kernels_fp32;
-    case MIX_FP16: return &kernels_fp16;
-    case MIX_BF16: return &kernels_bf16;
-    case MIX_FIXED16: return &kernels_fixed16;
-    default: return NULL;
-    }
+    if ((int)p < 0 || p >= MIX_NUM_PREC || p == MIX_TF32) return NULL;
+#ifdef MIX_SPARSE_AVX2
+    static int avx2 = -1;
+    if (avx2 < 0) avx2 = mixi_cpu_has_f16c();
+    if (avx2 && !force_portable) return avx2_kernels[p];
+#endif
+    return generic_kernels[p];
 }
 
 static void spmat_free(mix_spmat *A)

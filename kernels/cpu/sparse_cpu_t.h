@@ -1,33 +1,53 @@
-/* sparse_cpu_t.h: the CPU sloppy-loop kernels, included once per storage format by sparse_cpu.c. */
-/* Expects SUF (fp64, fp32, fp16, bf16, fixed16), ACC (arithmetic type), IS_FIXED (0/1),
- * ST(v, i, x) (store one ACC, non-FIXED16) and ST64(v, i, x) (store one double, one rounding);
- * BLK and PAR_MIN from sparse_cpu.c.  Reductions are FP64 and see the stored (rounded) values. */
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define LD(v, i) CAT(mixk_svec_ld_, SUF)((v)->val, (v)->norm, i)
+/* sparse_cpu_t.h: the CPU sloppy-loop kernels, included once per storage format and ISA by sparse_cpu.c. */
+/* Expects SUF (fp64, fp32, fp16, bf16, fixed16), NAME(x) (the instance's name for x), ACC (the
+ * arithmetic type), IS_FIXED (0/1), LD1(v, norm, i) / ST(v, i, x) (load / store one element,
+ * non-FIXED16), ST64(v, i, x) (store one double with one rounding), optionally LDB8 / STB8 (eight
+ * elements at once, FP16 with F16C), ROW (the per-row SpMV body); BLK and PAR_MIN from
+ * sparse_cpu.c.  Work goes by blocks of BLK rows (the FIXED16 vector block); reductions are FP64
+ * and see the stored (rounded) values. */
 #define NBLK(n) (((n) + BLK - 1) / BLK)
 #define CNT(n, b) ((int)((n) - (b) * BLK < BLK ? (n) - (b) * BLK : BLK))
 
-static inline void CAT(store_block_, SUF)(mix_svec *v, int64_t blk, const ACC *x, int cnt)
+/* Block b of v into x[0..cnt): FIXED16 decodes with the block's step computed once. */
+static inline void NAME(load_block)(const mix_svec *v, int64_t b, int cnt, ACC *x)
 {
 #if IS_FIXED
-    mixk_svec_st_block_fixed16(v->val, v->norm, blk, x, cnt);
+    const float step = mixk_fixed16_step(v->norm[b]);
+    const int16_t *q = (const int16_t *)v->val + b * BLK;
+    for (int t = 0; t < cnt; t++) x[t] = mixk_fixed16_decode(q[t], step);
 #else
-    for (int t = 0; t < cnt; t++) ST(v->val, blk * BLK + t, x[t]);
+    int t = 0;
+#ifdef LDB8
+    for (; t + 8 <= cnt; t += 8) LDB8(v->val, b * BLK + t, x + t);
+#endif
+    for (; t < cnt; t++) x[t] = LD1(v->val, v->norm, b * BLK + t);
 #endif
 }
 
-static inline void CAT(store_block64_, SUF)(mix_svec *v, int64_t blk, const double *x, int cnt)
+static inline void NAME(store_block)(mix_svec *v, int64_t b, const ACC *x, int cnt)
 {
 #if IS_FIXED
-    mixk_svec_st_block_fixed16_f64(v->val, v->norm, blk, x, cnt);
+    mixk_svec_st_block_fixed16(v->val, v->norm, b, x, cnt);
 #else
-    for (int t = 0; t < cnt; t++) ST64(v->val, blk * BLK + t, x[t]);
+    int t = 0;
+#ifdef STB8
+    for (; t + 8 <= cnt; t += 8) STB8(v->val, b * BLK + t, x + t);
+#endif
+    for (; t < cnt; t++) ST(v->val, b * BLK + t, x[t]);
+#endif
+}
+
+static inline void NAME(store_block64)(mix_svec *v, int64_t b, const double *x, int cnt)
+{
+#if IS_FIXED
+    mixk_svec_st_block_fixed16_f64(v->val, v->norm, b, x, cnt);
+#else
+    for (int t = 0; t < cnt; t++) ST64(v->val, b * BLK + t, x[t]);
 #endif
 }
 
 /* y = A x, rounded into y; *xy = <x, A x> from the unrounded products. */
-static void CAT(spmv_, SUF)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy)
+static void NAME(spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy)
 {
     const int64_t n = A->n;
     const void *xv = x->val;
@@ -36,22 +56,21 @@ static void CAT(spmv_, SUF)(const mix_spmat *A, const mix_svec *x, mix_svec *y, 
 #pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
     for (int64_t b = 0; b < NBLK(n); b++) {
         const int cnt = CNT(n, b);
-        ACC v[BLK];
+        ACC v[BLK], xb[BLK];
         double part = 0.0;
-        for (int t = 0; t < cnt; t++) {
-            const int64_t i = b * BLK + t;
-            v[t] = CAT(mixk_spmv_row_, SUF)(A->rowptr, A->colind, A->val, A->rowscale, xv, xn, i);
-            part += (double)CAT(mixk_svec_ld_, SUF)(xv, xn, i) * (double)v[t];
-        }
-        CAT(store_block_, SUF)(y, b, v, cnt);
+        for (int t = 0; t < cnt; t++)
+            v[t] = ROW(A->rowptr, A->colind, A->val, A->rowscale, xv, xn, b * BLK + t);
+        NAME(load_block)(x, b, cnt, xb);
+        for (int t = 0; t < cnt; t++) part += (double)xb[t] * (double)v[t];
+        NAME(store_block)(y, b, v, cnt);
         acc += part;
     }
     *xy = acc;
 }
 
 /* x += alpha p; r -= alpha ap; *rr = ||r_new||^2, *rd = <r_new, r_old>. */
-static void CAT(cg_update_, SUF)(double alpha, const mix_svec *p, const mix_svec *ap, mix_svec *x,
-                                 mix_svec *r, double *rr, double *rd)
+static void NAME(cg_update)(double alpha, const mix_svec *p, const mix_svec *ap, mix_svec *x,
+                            mix_svec *r, double *rr, double *rd)
 {
     const int64_t n = p->n;
     const ACC a = (ACC)alpha;
@@ -59,20 +78,22 @@ static void CAT(cg_update_, SUF)(double alpha, const mix_svec *p, const mix_svec
 #pragma omp parallel for reduction(+ : acc_rr, acc_rd) schedule(static) if (n > PAR_MIN)
     for (int64_t b = 0; b < NBLK(n); b++) {
         const int cnt = CNT(n, b);
-        ACC xn[BLK], rn[BLK], ro[BLK];
+        ACC xb[BLK], pb[BLK], apb[BLK], ro[BLK], rn[BLK];
         double prr = 0.0, prd = 0.0;
+        NAME(load_block)(x, b, cnt, xb);
+        NAME(load_block)(p, b, cnt, pb);
+        NAME(load_block)(ap, b, cnt, apb);
+        NAME(load_block)(r, b, cnt, ro);
         for (int t = 0; t < cnt; t++) {
-            const int64_t i = b * BLK + t;
-            ro[t] = LD(r, i);
-            xn[t] = LD(x, i) + a * LD(p, i);
-            rn[t] = ro[t] - a * LD(ap, i);
+            xb[t] = xb[t] + a * pb[t];
+            rn[t] = ro[t] - a * apb[t];
         }
-        CAT(store_block_, SUF)(x, b, xn, cnt);
-        CAT(store_block_, SUF)(r, b, rn, cnt);
+        NAME(store_block)(x, b, xb, cnt);
+        NAME(store_block)(r, b, rn, cnt);
+        NAME(load_block)(r, b, cnt, rn); /* what the next step will read */
         for (int t = 0; t < cnt; t++) {
-            const double s = (double)LD(r, b * BLK + t);
-            prr += s * s;
-            prd += s * (double)ro[t];
+            prr += (double)rn[t] * (double)rn[t];
+            prd += (double)rn[t] * (double)ro[t];
         }
         acc_rr += prr;
         acc_rd += prd;
@@ -82,30 +103,40 @@ static void CAT(cg_update_, SUF)(double alpha, const mix_svec *p, const mix_svec
 }
 
 /* y = a x + b y. */
-static void CAT(axpby_, SUF)(double a, const mix_svec *x, double b_, mix_svec *y)
+static void NAME(axpby)(double a, const mix_svec *x, double b_, mix_svec *y)
 {
     const int64_t n = x->n;
     const ACC fa = (ACC)a, fb = (ACC)b_;
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)
     for (int64_t b = 0; b < NBLK(n); b++) {
         const int cnt = CNT(n, b);
-        ACC v[BLK];
-        for (int t = 0; t < cnt; t++) v[t] = fa * LD(x, b * BLK + t) + fb * LD(y, b * BLK + t);
-        CAT(store_block_, SUF)(y, b, v, cnt);
+        ACC xb[BLK], yb[BLK];
+        NAME(load_block)(x, b, cnt, xb);
+        NAME(load_block)(y, b, cnt, yb);
+        for (int t = 0; t < cnt; t++) yb[t] = fa * xb[t] + fb * yb[t];
+        NAME(store_block)(y, b, yb, cnt);
     }
 }
 
-static double CAT(dot_, SUF)(const mix_svec *x, const mix_svec *y)
+static double NAME(dot)(const mix_svec *x, const mix_svec *y)
 {
     const int64_t n = x->n;
     double acc = 0.0;
 #pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
-    for (int64_t i = 0; i < n; i++) acc += (double)LD(x, i) * (double)LD(y, i);
+    for (int64_t b = 0; b < NBLK(n); b++) {
+        const int cnt = CNT(n, b);
+        ACC xb[BLK], yb[BLK];
+        double part = 0.0;
+        NAME(load_block)(x, b, cnt, xb);
+        NAME(load_block)(y, b, cnt, yb);
+        for (int t = 0; t < cnt; t++) part += (double)xb[t] * (double)yb[t];
+        acc += part;
+    }
     return acc;
 }
 
 /* v = round(alpha scale .* x); returns ||alpha scale .* x||^2 of the FP64 values. */
-static double CAT(from64_, SUF)(const double *x, const double *scale, double alpha, mix_svec *v)
+static double NAME(from64)(const double *x, const double *scale, double alpha, mix_svec *v)
 {
     const int64_t n = v->n;
     double acc = 0.0;
@@ -118,30 +149,40 @@ static double CAT(from64_, SUF)(const double *x, const double *scale, double alp
             w[t] = alpha * (scale ? scale[i] : 1.0) * x[i];
             part += w[t] * w[t];
         }
-        CAT(store_block64_, SUF)(v, b, w, cnt);
+        NAME(store_block64)(v, b, w, cnt);
         acc += part;
     }
     return acc;
 }
 
 /* y += alpha scale .* v in FP64. */
-static void CAT(accum64_, SUF)(const mix_svec *v, const double *scale, double alpha, double *y)
+static void NAME(accum64)(const mix_svec *v, const double *scale, double alpha, double *y)
 {
     const int64_t n = v->n;
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)
-    for (int64_t i = 0; i < n; i++) y[i] += alpha * (scale ? scale[i] : 1.0) * (double)LD(v, i);
+    for (int64_t b = 0; b < NBLK(n); b++) {
+        const int cnt = CNT(n, b);
+        ACC vb[BLK];
+        NAME(load_block)(v, b, cnt, vb);
+        for (int t = 0; t < cnt; t++) {
+            const int64_t i = b * BLK + t;
+            y[i] += alpha * (scale ? scale[i] : 1.0) * (double)vb[t];
+        }
+    }
 }
 
-static const cpu_svec_kernels CAT(kernels_, SUF) = {
-    CAT(spmv_, SUF), CAT(cg_update_, SUF), CAT(axpby_, SUF),
-    CAT(dot_, SUF),  CAT(from64_, SUF),    CAT(accum64_, SUF),
+static const cpu_svec_kernels NAME(kernels) = {
+    NAME(spmv), NAME(cg_update), NAME(axpby), NAME(dot), NAME(from64), NAME(accum64),
 };
 
-#undef LD
 #undef NBLK
 #undef CNT
-#undef SUF
+#undef NAME
 #undef ACC
 #undef IS_FIXED
+#undef LD1
 #undef ST
 #undef ST64
+#undef LDB8
+#undef STB8
+#undef ROW

@@ -1,0 +1,220 @@
+/* bench_cg.c: time to a true residual of 1e-10 per storage precision (3D Poisson, SuiteSparse SPD) and SpMV bandwidth vs a triad. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "lib/mix_internal.h"
+#include "lib/mix_sparse.h"
+#include "matrices/mixmat.h"
+#include "matrices/generators.h"
+#include "matrices/mmio.h"
+
+static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+#define NSTORAGE 5
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* STREAM triad a = b + s c over arrays far larger than the caches; best of 5; bytes counted
+ * as STREAM does (two reads, one write). */
+static double triad_gbs(size_t n)
+{
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    if (!a || !b || !c) {
+        free(a), free(b), free(c);
+        return 0.0;
+    }
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t = now();
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
+        t = now() - t;
+        if (t < best) best = t;
+    }
+    volatile double sink = a[n / 2];
+    (void)sink;
+    free(a), free(b), free(c);
+    return 3.0 * 8.0 * (double)n / best / 1e9;
+}
+
+static size_t elem_bytes(mix_prec p) { return p == MIX_FP64 ? 8 : p == MIX_FP32 ? 4 : 2; }
+
+/* Bytes one sloppy SpMV must move at least: values, column indices, row pointers (and FIXED16
+ * row scales), x read once, y written once (and FIXED16 block norms). */
+static double spmv_bytes(int n, int64_t nnz, mix_prec p)
+{
+    double e = (double)elem_bytes(p);
+    double b = (double)nnz * (e + 4.0) + ((double)n + 1) * 8.0 + 2.0 * n * e;
+    if (p == MIX_FIXED16) b += n * 4.0 + 2.0 * n / 32.0 * 4.0;
+    return b;
+}
+
+/* Best-of-reps time of the sloppy SpMV on a vector in `p` storage. */
+static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, int reps)
+{
+    const mix_spmat *As;
+    const double *scale;
+    if (mixi_sparse_sloppy(S, p, 0, &As, &scale)) return -1.0;
+    const mix_backend_ops *ops = ctx->ops;
+    mix_svec x = {p, S->n, NULL, NULL}, y = {p, S->n, NULL, NULL};
+    size_t vb = 0, nb = 0;
+    mixi_svec_bytes(p, S->n, &vb, &nb);
+    double *h = malloc((size_t)S->n * sizeof *h), best = 1e30, xy;
+    double *d = NULL;
+    int st = ops->alloc(ctx->state, &x.val, vb) | ops->alloc(ctx->state, &y.val, vb) |
+             (nb ? ops->alloc(ctx->state, (void **)&x.norm, nb) | ops->alloc(ctx->state, (void **)&y.norm, nb) : 0) |
+             ops->alloc(ctx->state, (void **)&d, (size_t)S->n * sizeof(double));
+    if (!st && h) {
+        for (int i = 0; i < S->n; i++) h[i] = sin(0.001 * i);
+        ops->upload(ctx->state, d, h, (size_t)S->n * sizeof(double));
+        ops->sparse->vec_from64(ctx->state, d, NULL, 1.0, &x, NULL);
+        ops->sparse->spmv(ctx->state, As, &x, &y, &xy); /* warm-up */
+        for (int r = 0; r < reps; r++) {
+            ops->synchronize(ctx->state);
+            double t = now();
+            ops->sparse->spmv(ctx->state, As, &x, &y, &xy);
+            ops->synchronize(ctx->state);
+            t = now() - t;
+            if (t < best) best = t;
+        }
+    }
+    ops->free(ctx->state, x.val), ops->free(ctx->state, y.val);
+    ops->free(ctx->state, x.norm), ops->free(ctx->state, y.norm), ops->free(ctx->state, d);
+    free(h);
+    return st ? -1.0 : best;
+}
+
+static double true_rel(const mixm_csr *A, const double *b, const double *x)
+{
+    double *ax = malloc((size_t)A->nrows * sizeof *ax), rr = 0.0, bb = 0.0;
+    mixm_csr_matvec(A, x, ax);
+    for (int i = 0; i < A->nrows; i++) rr += (b[i] - ax[i]) * (b[i] - ax[i]), bb += b[i] * b[i];
+    free(ax);
+    return sqrt(rr / bb);
+}
+
+static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, int precond,
+                         double triad)
+{
+    mix_sparse *S = NULL;
+    double t0 = now();
+    int st = mix_sparse_create_csr(ctx, A->nrows, A->rowptr, A->colind, A->val, &S);
+    double t_create = now() - t0;
+    if (st) {
+        printf("| %s | create failed: %s |\n", name, mix_strerror(st));
+        return;
+    }
+    int n = A->nrows;
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    mixm_rng g;
+    mixm_rng_seed(&g, 2024);
+    for (int i = 0; i < n; i++) b[i] = mixm_rng_uniform(&g) - 0.5;
+    fprintf(stderr, "%s: n = %d, nnz = %lld, created in %.3f s\n", name, n, (long long)A->nnz,
+            t_create);
+    printf("\n### %s (n = %d, nnz = %lld, %s)\n\n", name, n, (long long)A->nnz,
+           precond ? "Jacobi" : "no preconditioner");
+    printf("| storage | iter | updates | true rel. residual | status | conversion s | solve s | "
+           "vs FP64 | ms/iter | SpMV ms | SpMV GB/s | %% of triad |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    double t64 = 0.0;
+    for (int k = 0; k < NSTORAGE; k++) {
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        p.sloppy_prec = storage[k];
+        p.precond = precond;
+        mix_cg_info info, info2;
+        /* First solve: pays the conversion (setup); second: the cached copy, the timed one. */
+        fprintf(stderr, "  %s ...", mix_prec_name(storage[k]));
+        mix_dcg(ctx, &p, S, b, x, &info);
+        st = mix_dcg(ctx, &p, S, b, x, &info2);
+        double rel = true_rel(A, b, x);
+        if (k == 0) t64 = info2.t_solve;
+        int reps = n > 100000 ? 10 : 50;
+        double ts = precond ? -1.0 : time_spmv(ctx, S, storage[k], reps);
+        double gbs = ts > 0 ? spmv_bytes(n, S->nnz, storage[k]) / ts / 1e9 : 0.0;
+        fprintf(stderr, " %d iterations, %.3f s\n", info2.iter, info2.t_solve);
+        printf("| %s | %d | %d | %.2e | %s | %.3f | %.3f | %.2fx | %.2f |", mix_prec_name(storage[k]),
+               info2.iter, info2.reliable_updates, rel, st ? mix_strerror(st) : "converged",
+               info.t_setup, info2.t_solve, t64 / info2.t_solve,
+               1e3 * info2.t_solve / (info2.iter > 0 ? info2.iter : 1));
+        if (ts > 0)
+            printf(" %.2f | %.1f | %.0f%% |\n", 1e3 * ts, gbs, 100.0 * gbs / triad);
+        else
+            printf(" - | - | - |\n");
+        fflush(stdout);
+    }
+    free(b);
+    free(x);
+    mix_sparse_destroy(S);
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[8] = {100, 150}, nsizes = 2;
+    const char *files[16];
+    int nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+            nsizes = 0;
+            for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ","))
+                sizes[nsizes++] = atoi(s);
+        } else if (nfiles < 16) {
+            files[nfiles++] = argv[i];
+        }
+    }
+    static char def[1024];
+    if (nfiles == 0) {
+        snprintf(def, sizeof def, "%s/matrices/data/bcsstk16.mtx.gz", MIXB_SRCDIR);
+        files[nfiles++] = def;
+    }
+    mix_context *ctx;
+    if (mix_context_create(&ctx, MIX_BACKEND_CPU)) return 1;
+    mix_caps caps;
+    mix_backend_caps(MIX_BACKEND_CPU, &caps);
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    double triad = triad_gbs((size_t)1 << 25);
+    time_t tt = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&tt));
+    printf("CPU: %s, %d OpenMP threads, %s, mixsolve %s\n\n", caps.device, threads, date,
+           mix_version());
+    printf("STREAM-like triad (a = b + s c, 3 x 256 MiB, best of 5): %.1f GB/s\n", triad);
+    printf("\nTime to a true residual ||b - A x|| <= 1e-10 ||b||, b uniform in [-0.5, 0.5), x0 = 0; "
+           "second solve timed (the sloppy copy cached by the first). SpMV GB/s = minimum bytes "
+           "(values, 4-byte column indices, 8-byte row pointers, x once, y once, FIXED16 scales) / time.\n");
+    for (int s = 0; s < nsizes; s++) {
+        mixm_csr A;
+        if (mixm_gen_poisson3d(sizes[s], &A)) continue;
+        char name[64];
+        snprintf(name, sizeof name, "3D Poisson %d^3", sizes[s]);
+        bench_matrix(ctx, name, &A, MIX_PRECOND_NONE, triad);
+        mixm_csr_free(&A);
+    }
+    for (int f = 0; f < nfiles; f++) {
+        mixm_csr A;
+        char err[256];
+        if (mixm_mtx_read(files[f], &A, NULL, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            continue;
+        }
+        const char *base = strrchr(files[f], '/');
+        bench_matrix(ctx, base ? base + 1 : files[f], &A, MIX_PRECOND_JACOBI, triad);
+        mixm_csr_free(&A);
+    }
+    mix_context_destroy(ctx);
+    return 0;
+}
