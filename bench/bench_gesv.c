@@ -159,9 +159,9 @@ int main(int argc, char **argv)
                 if (m->kind == M_DSGESV) snprintf(it, sizeof it, "%d", iter);
                 if (m->kind == M_MIX) {
                     snprintf(it, sizeof it, "%d (%d)", iter, inner);
-                    snprintf(prof, sizeof prof, "%.3f / %.3f", tf, tr);
+                    snprintf(prof, sizeof prof, "%.4f / %.4f", tf, tr);
                 }
-                printf("| %d | %.0e | %s%s | %.3f | %.1f | %.2f | %s | %.1e | %s |\n", n, kappa,
+                printf("| %d | %.0e | %s%s | %.4f | %.1f | %.2f | %s | %.1e | %s |\n", n, kappa,
                        m->name, st ? " (error)" : "", best, 2.0 * n * (double)n * n / 3.0 / best / 1e9,
                        t_ref / best, it, berr, prof);
                 fflush(stdout);

@@ -8,8 +8,9 @@
 #include "kernels/backend_dense.h"
 #include "kernels/cpu/convert_cpu.h"
 
-/* Loops below this many entries stay serial: a parallel region costs more than it saves. */
-#define PAR_MIN 65536
+/* The O(n^2) loops here are serial on purpose: an OpenMP team left spinning after a parallel
+ * region competes with OpenBLAS's own threads for the cores during the O(n^3) call that follows
+ * (measured: FP32 solve at n = 512 on 2 cores took 5x longer with the loops parallel). */
 
 #define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
 
@@ -40,7 +41,6 @@ static int cpu_lacpy_f64(void *state, int trans, int m, int n, const double *src
     }
     /* dst (n x m) = src^T, in 32 x 32 tiles so both sides stay in cache. */
     const int T = 32;
-#pragma omp parallel for schedule(static) if ((double)m * n > PAR_MIN)
     for (int jb = 0; jb < n; jb += T)
         for (int ib = 0; ib < m; ib += T) {
             int je = jb + T < n ? jb + T : n, ie = ib + T < m ? ib + T : m;
@@ -55,7 +55,6 @@ static int cpu_count_nonfinite_f64(void *state, int m, int n, const double *a, i
 {
     (void)state;
     size_t c = 0;
-#pragma omp parallel for reduction(+ : c) schedule(static) if ((double)m * n > PAR_MIN)
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) c += !isfinite(a[IDX(i, j, lda)]);
     *count = c;
@@ -85,7 +84,6 @@ static int cpu_col_absmax_scaled_f64(void *state, int m, int n, const double *a,
                                      const double *r, double *colmax)
 {
     (void)state;
-#pragma omp parallel for schedule(static) if ((double)m * n > PAR_MIN)
     for (int j = 0; j < n; j++) {
         double best = 0.0;
         const double *col = a + IDX(0, j, lda);
@@ -124,7 +122,6 @@ static int cpu_convert_f64_to_f32(void *state, mix_prec target, int m, int n, co
     /* Largest magnitude that survives rounding to the target (smaller rounds to a finite value). */
     float limit = overflow_limit(target);
     size_t bad = 0;
-#pragma omp parallel for reduction(+ : bad) schedule(static) if ((double)m * n > PAR_MIN)
     for (int j = 0; j < n; j++) {
         double cj = (c ? c[j] : 1.0) * s;
         const double *col = a + IDX(0, j, lda);
