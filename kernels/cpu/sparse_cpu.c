@@ -124,9 +124,39 @@ MIXK_SPMV_ROW(avx2_row_fp16, float, F16C_LDA, F16C_LD)
 #define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_bf16(x))
 #define ROW mixk_spmv_row_bf16
 #include "kernels/cpu/sparse_cpu_t.h"
+/* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|
+ * (NaN if any x is NaN), q = round-to-even(x * inv_step) clamped to +-32767, NaN -> 0. */
+static inline void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
+{
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 m = _mm256_setzero_ps(), nan = _mm256_setzero_ps();
+    for (int t = 0; t < 32; t += 8) {
+        const __m256 a = _mm256_and_ps(_mm256_loadu_ps(x + t), absmask);
+        m = _mm256_max_ps(a, m);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+    }
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+    const float s = _mm256_movemask_ps(nan) ? mixk_bits_f32(0x7fc00000u) : _mm_cvtss_f32(h);
+    const __m256 inv = _mm256_set1_ps(mixk_fixed16_inv_step(s));
+    const __m256 hi = _mm256_set1_ps(32767.0f), lo = _mm256_set1_ps(-32767.0f);
+    for (int t = 0; t < 32; t += 16) {
+        __m256 a = _mm256_mul_ps(_mm256_loadu_ps(x + t), inv);
+        __m256 c = _mm256_mul_ps(_mm256_loadu_ps(x + t + 8), inv);
+        a = _mm256_andnot_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_min_ps(_mm256_max_ps(a, lo), hi));
+        c = _mm256_andnot_ps(_mm256_cmp_ps(c, c, _CMP_UNORD_Q), _mm256_min_ps(_mm256_max_ps(c, lo), hi));
+        /* cvtps2dq rounds to nearest even (the default MXCSR mode); packs keep the order per lane. */
+        __m256i w = _mm256_packs_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(c));
+        w = _mm256_permute4x64_epi64(w, 0xd8);
+        _mm256_storeu_si256((__m256i *)(q + t), w);
+    }
+    *norm = s;
+}
 #define NAME(x) avx2_fixed16_##x
 #define ACC float
 #define IS_FIXED 1
+#define FIXED16_STB(q, norm, x) avx2_fixed16_store(q, norm, x)
 #define ROW mixk_spmv_row_fixed16
 #include "kernels/cpu/sparse_cpu_t.h"
 #pragma GCC pop_options

@@ -2,7 +2,7 @@
 /* Expects SUF (fp64, fp32, fp16, bf16, fixed16), NAME(x) (the instance's name for x), ACC (the
  * arithmetic type), IS_FIXED (0/1), LD1(v, norm, i) / ST(v, i, x) (load / store one element,
  * non-FIXED16), ST64(v, i, x) (store one double with one rounding), optionally LDB8 / STB8 (eight
- * elements at once, FP16 with F16C), ROW (the per-row SpMV body); BLK and PAR_MIN from
+ * elements at once, FP16 with F16C), FIXED16_STB (a whole FIXED16 block, vectorised), ROW (the per-row SpMV body); BLK and PAR_MIN from
  * sparse_cpu.c.  Work goes by blocks of BLK rows (the FIXED16 vector block); reductions are FP64
  * and see the stored (rounded) values. */
 #define NBLK(n) (((n) + BLK - 1) / BLK)
@@ -26,7 +26,10 @@ static inline void NAME(load_block)(const mix_svec *v, int64_t b, int cnt, ACC *
 
 static inline void NAME(store_block)(mix_svec *v, int64_t b, const ACC *x, int cnt)
 {
-#if IS_FIXED
+#if IS_FIXED && defined(FIXED16_STB)
+    if (cnt == BLK) FIXED16_STB((int16_t *)v->val + b * BLK, v->norm + b, x);
+    else mixk_svec_st_block_fixed16(v->val, v->norm, b, x, cnt);
+#elif IS_FIXED
     mixk_svec_st_block_fixed16(v->val, v->norm, b, x, cnt);
 #else
     int t = 0;
@@ -186,3 +189,4 @@ static const cpu_svec_kernels NAME(kernels) = {
 #undef LDB8
 #undef STB8
 #undef ROW
+#undef FIXED16_STB
