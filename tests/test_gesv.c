@@ -476,11 +476,12 @@ static void test_auto_precision_and_info(void)
 {
     mix_context *ctx = ctx_new();
     double hist[40];
-    const int sizes[2] = {50, 200};
+    const int sizes[2] = {50, 1030}; /* either side of the AUTO threshold (1024) */
     for (int s = 0; s < 2; s++) {
         int n = sizes[s];
         double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
-        mixm_gen_randsvd(n, 1e2, 3, 41, a);
+        mixm_gen_random_dense(n, 41, a);
+        for (int i = 0; i < n; i++) a[i + (size_t)i * n] += 2.0 * sqrt((double)n); /* kappa ~ 10 */
         rhs_for(n, 1, a, b, 2);
         mix_gesv_params p;
         mix_gesv_params_init(&p);
@@ -494,7 +495,7 @@ static void test_auto_precision_and_info(void)
         mix_gesv_info info;
         CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
         CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
-        if (n < 128) { /* small: FP64 directly */
+        if (n < 1024) { /* small: FP64 directly */
             CU_ASSERT_EQUAL(info.iter, -1);
             CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
             CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
