@@ -8,10 +8,14 @@ top=$(pwd)
 start=$(date +%s)
 budget=${MIX_BENCH_BUDGET:-570}  # seconds for the whole job, leaving margin under 10 minutes
 bash tools/install-deps.sh
-[ -x configure ] || autoreconf -fi
-mkdir -p _build && cd _build
-[ -f Makefile ] || ../configure --enable-werror
-make -j"$(nproc)" >/dev/null
+log=$top/_build/build.log
+mkdir -p _build
+quiet() { "$@" >>"$log" 2>&1 || { tail -30 "$log"; echo "run-bench: '$*' failed, see $log" >&2; exit 2; }; }
+: >"$log"
+[ -x configure ] || quiet autoreconf -fi
+cd _build
+[ -f Makefile ] || quiet ../configure --enable-werror
+quiet make -j"$(nproc)"
 echo "build done in $(( $(date +%s) - start )) s"
 ./tools/mixsolve info
 left=$(( budget - ($(date +%s) - start) - 20 ))  # 20 s for the report and plots
