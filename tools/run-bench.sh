@@ -14,7 +14,7 @@ quiet() { "$@" >>"$log" 2>&1 || { tail -30 "$log"; echo "run-bench: '$*' failed,
 : >"$log"
 [ -x configure ] || quiet autoreconf -fi
 cd _build
-[ -f Makefile ] || quiet ../configure --enable-werror
+[ -f Makefile ] || quiet ../configure
 quiet make -j"$(nproc)"
 echo "build done in $(( $(date +%s) - start )) s"
 ./tools/mixsolve info
