@@ -374,6 +374,33 @@ static void test_multi_rhs(void)
     mix_context_destroy(ctx);
 }
 
+/* More right-hand sides than the backends' correction solve takes in one pass (64 on the CPU). */
+static void test_many_rhs(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 60, nrhs = 150;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs), *x = dalloc((size_t)n * nrhs);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    mixm_gen_randsvd(n, 1e2, 5, 13, a);
+    rhs_for(n, nrhs, a, b, 6);
+    for (int j = 0; j < nrhs; j++) /* column sizes from 1e-20 to 1e20 */
+        for (int i = 0; i < n; i++) b[i + (size_t)j * n] *= pow(10.0, -20.0 + 40.0 * j / (nrhs - 1));
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP16;
+    mix_gesv_info info;
+    double *ac = dalloc((size_t)n * n);
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info), 0);
+    CU_ASSERT(info.iter >= 0);
+    int ok = 1;
+    for (int j = 0; j < nrhs; j++)
+        ok &= backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <= berr_bound(n);
+    CU_ASSERT(ok);
+    free(a); free(b); free(x); free(ipiv); free(ac);
+    mix_context_destroy(ctx);
+}
+
 /* Row-major with padded leading dimensions: the same solution as column-major, padding intact,
  * and on fallback the factors in row-major order. */
 static void test_row_major(void)
@@ -864,6 +891,7 @@ static const mixt_test gesv_tests[] = {
     {"randsvd GMRES-IR beyond", test_randsvd_gmres_ir},
     {"randsvd far beyond: FP64 fallback", test_randsvd_fallback},
     {"multiple right-hand sides", test_multi_rhs},
+    {"150 right-hand sides, 1e-20..1e20", test_many_rhs},
     {"row-major", test_row_major},
     {"badly scaled matrices", test_badly_scaled},
     {"AUTO precision and info record", test_auto_precision_and_info},

@@ -222,41 +222,43 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, floa
     return MIX_SUCCESS;
 }
 
+/* Columns per pass of the correction solve: their power-of-two factors live on the stack, so
+ * nothing is allocated in the refinement loop whatever nrhs is. */
+#define GETRS_CHUNK 64
+
 static int cpu_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int ldlu,
                              const int *ipiv, const double *r, const double *c, double s,
                              const double *b, int ldb, double *x, int ldx, float *work)
 {
     (void)state;
     if (n == 0 || nrhs == 0) return MIX_SUCCESS;
-    double colscale[64], *cs = colscale;
-    if (nrhs > 64) {
-        cs = mixi_malloc((size_t)nrhs * sizeof *cs);
-        if (!cs) return MIX_ERR_ALLOC;
+    double cs[GETRS_CHUNK];
+    for (int j0 = 0; j0 < nrhs; j0 += GETRS_CHUNK) {
+        int k = nrhs - j0 < GETRS_CHUNK ? nrhs - j0 : GETRS_CHUNK;
+        for (int j = 0; j < k; j++) {
+            const double *bj = b + IDX(0, j0 + j, ldb);
+            double mx = 0.0;
+            for (int i = 0; i < n; i++) mx = nanmax(mx, fabs(s * (r ? r[i] : 1.0) * bj[i]));
+            /* A power of two bringing the column's max near 1 keeps small residuals out of
+             * FP32's underflow range and is undone exactly. */
+            int e = 0;
+            if (mx > 0.0 && isfinite(mx)) frexp(mx, &e);
+            double f = ldexp(1.0, -e);
+            cs[j] = ldexp(1.0, e);
+            float *wj = work + IDX(0, j, n);
+            for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
+        }
+        LAPACKE_slaswp_work(LAPACK_COL_MAJOR, k, work, n, 1, n, ipiv, 1);
+        cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, k, 1.0f, lu,
+                    ldlu, work, n);
+        cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, k, 1.0f,
+                    lu, ldlu, work, n);
+        for (int j = 0; j < k; j++) {
+            const float *wj = work + IDX(0, j, n);
+            double *xj = x + IDX(0, j0 + j, ldx);
+            for (int i = 0; i < n; i++) xj[i] = (c ? c[i] : 1.0) * ((double)wj[i] * cs[j]);
+        }
     }
-    for (int j = 0; j < nrhs; j++) {
-        const double *bj = b + IDX(0, j, ldb);
-        double mx = 0.0;
-        for (int i = 0; i < n; i++) mx = nanmax(mx, fabs(s * (r ? r[i] : 1.0) * bj[i]));
-        /* A power of two bringing the column's max near 1 keeps small residuals out of FP32's
-         * underflow range and is undone exactly. */
-        int e = 0;
-        if (mx > 0.0 && isfinite(mx)) frexp(mx, &e);
-        double f = ldexp(1.0, -e);
-        cs[j] = ldexp(1.0, e);
-        float *wj = work + IDX(0, j, n);
-        for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
-    }
-    LAPACKE_slaswp_work(LAPACK_COL_MAJOR, nrhs, work, n, 1, n, ipiv, 1);
-    cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, nrhs, 1.0f, lu,
-                ldlu, work, n);
-    cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, nrhs, 1.0f, lu,
-                ldlu, work, n);
-    for (int j = 0; j < nrhs; j++) {
-        const float *wj = work + IDX(0, j, n);
-        double *xj = x + IDX(0, j, ldx);
-        for (int i = 0; i < n; i++) xj[i] = (c ? c[i] : 1.0) * ((double)wj[i] * cs[j]);
-    }
-    if (cs != colscale) mixi_free(cs);
     return MIX_SUCCESS;
 }
 
