@@ -315,8 +315,8 @@ static void write_markdown(const bench_set *s, FILE *f, int plots_ok, const char
                "‖b − Ax‖∞ / (‖A‖∞‖x‖∞ + ‖b‖∞), accepted when ≤ %.0f·√n·ε; CG runs use the true relative "
                "residual ‖b − Ax‖₂/‖b‖₂, accepted when ≤ 10·tol (tol = %.0e, Jacobi preconditioner). A solve the "
                "solver calls a success that fails this check is a **silent failure**. Speedups are FP64 time "
-               "(LAPACKE_dgesv for LU, FP64 CG for CG) divided by the time of the solve (best of up to a few "
-               "repetitions), in the same run. κ₁ is LAPACKE_dgecon's 1-norm estimate from the FP64 LU factors.\n\n",
+               "(LAPACKE_dgesv for LU, FP64 CG for CG) divided by the time of the solve (each the best of at "
+               "least two repetitions, more for short solves), in the same run; each solve runs in its own process. κ₁ is LAPACKE_dgecon's 1-norm estimate from the FP64 LU factors.\n\n",
             mix_version(), date, s->backend, s->device[0] ? s->device : "?", s->libraries[0] ? s->libraries : "?", nmat,
             s->count, s->wall, s->threshold_lu_factor, s->cg_tol);
     fprintf(f, "## Summary per precision\n\nIn the form of NVIDIA's cuSOLVER Tensor Core IRS table: relative speed "
