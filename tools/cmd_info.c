@@ -38,9 +38,12 @@ int cmd_info(int argc, char **argv)
             printf("backend %-5s: %s\n", mix_backend_name(all[k]), mix_strerror(st));
             continue;
         }
-        printf("backend %-5s: %s, %s\n", mix_backend_name(all[k]), c.compiled ? "compiled" : "not compiled",
+        if (!c.compiled) {
+            printf("backend %-5s: not compiled in this build\n", mix_backend_name(all[k]));
+            continue;
+        }
+        printf("backend %-5s: compiled, %s\n", mix_backend_name(all[k]),
                c.available ? "available" : "not available (no device answers)");
-        if (!c.compiled) continue;
         if (c.available && all[k] == MIX_BACKEND_CUDA) dflt = MIX_BACKEND_CUDA;
         printf("  device              %s\n", c.device[0] ? c.device : "-");
         printf("  libraries           %s\n", c.libraries[0] ? c.libraries : "-");
