@@ -584,7 +584,8 @@ static void test_vector_roundtrip(void)
 }
 
 /* CPU only: the portable and the AVX2/F16C kernels give the same solutions (same roundings,
- * FP64 reductions summed in the same order). */
+ * FP64 reductions summed in the same order); FIXED16's vectorised SpMV sums short rows as a tree,
+ * so there only the convergence and the accuracy agree. */
 static void test_portable_agrees(void)
 {
     if (mixt_backend != MIX_BACKEND_CPU) return;
@@ -601,9 +602,14 @@ static void test_portable_agrees(void)
         mixi_cpu_sparse_force_portable(1);
         CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, x2, &i2), MIX_SUCCESS);
         mixi_cpu_sparse_force_portable(0);
-        CU_ASSERT_EQUAL(i1.iter, i2.iter);
-        CU_ASSERT_EQUAL(i1.reliable_updates, i2.reliable_updates);
-        CU_ASSERT_EQUAL(memcmp(f.x, x2, (size_t)n * sizeof *x2), 0);
+        if (storage[k] != MIX_FIXED16) {
+            CU_ASSERT_EQUAL(i1.iter, i2.iter);
+            CU_ASSERT_EQUAL(i1.reliable_updates, i2.reliable_updates);
+            CU_ASSERT_EQUAL(memcmp(f.x, x2, (size_t)n * sizeof *x2), 0);
+        } else {
+            CU_ASSERT(abs(i1.iter - i2.iter) <= i1.iter / 10 + 2);
+            CU_ASSERT(true_rel(&f.A, f.b, x2) <= 1e-10);
+        }
     }
     free(x2);
     fixture_close(&f);

@@ -113,4 +113,16 @@ static inline MIX_HD float mixk_spmv_row_fixed16(const int64_t *rowptr, const in
     return s * (rowscale[i] * MIXK_FIXED16_RSTEP) * MIXK_FIXED16_RSTEP;
 }
 
+/* FIXED16 matrix times a vector already decoded to float (a backend may decode x once per SpMV
+ * instead of once per nonzero): sum_k q_a x_k, times s_row/32767. */
+static inline MIX_HD float mixk_spmv_row_fixed16_f32x(const int64_t *rowptr, const int32_t *colind,
+                                                      const void *val, const float *rowscale,
+                                                      const float *x, int64_t i)
+{
+    const int16_t *qa = (const int16_t *)val;
+    float s = 0.0f;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += (float)qa[k] * x[colind[k]];
+    return s * (rowscale[i] * MIXK_FIXED16_RSTEP);
+}
+
 #endif

@@ -8,6 +8,13 @@
 #include "kernels/cpu/sparse_cpu.h"
 
 #define BLK MIXK_SVEC_BLOCK
+/* Block bodies are inlined once per trip count (full block / last block) so that the full ones
+ * get constant-length, vectorised loops. */
+#if defined(__GNUC__)
+#define MIXI_INLINE inline __attribute__((always_inline))
+#else
+#define MIXI_INLINE inline
+#endif
 #define PAR_MIN 4096 /* below this many rows a parallel region costs more than it saves */
 _Static_assert(MIXK_SVEC_BLOCK == MIXI_SVEC_BLOCK, "one FIXED16 vector block size");
 
@@ -20,6 +27,7 @@ struct mix_spmat {
     int owns_pattern; /* converted copies share the FP64 copy's pattern */
     void *val;
     float *rowscale;  /* FIXED16: s_row = max |a_ij| of the row */
+    float *xf;        /* 16-bit formats: x decoded once per SpMV (one SpMV at a time) */
 };
 
 typedef struct {
@@ -31,6 +39,19 @@ typedef struct {
     double (*from64)(const double *x, const double *scale, double alpha, mix_svec *v);
     void (*accum64)(const mix_svec *v, const double *scale, double alpha, double *y);
 } cpu_svec_kernels;
+
+/* Rows of a 16-bit float matrix times the decoded float x (the loads of x are plain floats). */
+#define LDXF(x, xnorm, j) (((const float *)(x))[j])
+#define ROWF_WRAP(NAME, BODY)                                                                 \
+    static inline float NAME(const int64_t *rp, const int32_t *ci, const void *val,            \
+                             const float *rs, const float *xf, int64_t i)                      \
+    {                                                                                         \
+        return BODY(rp, ci, val, rs, xf, NULL, i);                                            \
+    }
+MIXK_SPMV_ROW(generic_rowx_fp16, float, MIXK_LDA_FP16, LDXF)
+MIXK_SPMV_ROW(generic_rowx_bf16, float, MIXK_LDA_BF16, LDXF)
+ROWF_WRAP(generic_rowf_fp16, generic_rowx_fp16)
+ROWF_WRAP(generic_rowf_bf16, generic_rowx_bf16)
 
 /* One instance of the kernels per storage format: portable C ... */
 #define NAME(x) generic_fp64_##x
@@ -56,6 +77,7 @@ typedef struct {
 #define ST(v, i, x) mixk_svec_st_fp16(v, i, x)
 #define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_f16(x))
 #define ROW mixk_spmv_row_fp16
+#define ROWF generic_rowf_fp16
 #include "kernels/cpu/sparse_cpu_t.h"
 #define NAME(x) generic_bf16_##x
 #define ACC float
@@ -64,11 +86,13 @@ typedef struct {
 #define ST(v, i, x) mixk_svec_st_bf16(v, i, x)
 #define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_bf16(x))
 #define ROW mixk_spmv_row_bf16
+#define ROWF generic_rowf_bf16
 #include "kernels/cpu/sparse_cpu_t.h"
 #define NAME(x) generic_fixed16_##x
 #define ACC float
 #define IS_FIXED 1
 #define ROW mixk_spmv_row_fixed16
+#define ROWF mixk_spmv_row_fixed16_f32x
 #include "kernels/cpu/sparse_cpu_t.h"
 
 static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
@@ -88,6 +112,10 @@ static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
 #define F16C_LD(v, norm, i) _cvtsh_ss(((const uint16_t *)(v))[i])
 #define F16C_LDA(v, k) _cvtsh_ss(((const uint16_t *)(v))[k])
 MIXK_SPMV_ROW(avx2_row_fp16, float, F16C_LDA, F16C_LD)
+MIXK_SPMV_ROW(avx2_rowx_fp16, float, F16C_LDA, LDXF)
+MIXK_SPMV_ROW(avx2_rowx_bf16, float, MIXK_LDA_BF16, LDXF)
+ROWF_WRAP(avx2_rowf_fp16, avx2_rowx_fp16)
+ROWF_WRAP(avx2_rowf_bf16, avx2_rowx_bf16)
 #define NAME(x) avx2_fp64_##x
 #define ACC double
 #define IS_FIXED 0
@@ -115,6 +143,7 @@ MIXK_SPMV_ROW(avx2_row_fp16, float, F16C_LDA, F16C_LD)
 #define STB8(v, i, x) \
     _mm_storeu_si128((__m128i *)((uint16_t *)(v) + (i)), _mm256_cvtps_ph(_mm256_loadu_ps(x), 0))
 #define ROW avx2_row_fp16
+#define ROWF avx2_rowf_fp16
 #include "kernels/cpu/sparse_cpu_t.h"
 #define NAME(x) avx2_bf16_##x
 #define ACC float
@@ -153,11 +182,33 @@ static inline void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
     }
     *norm = s;
 }
+/* FIXED16 row times decoded x for rows of at most 8 entries (stencils): one masked gather of x,
+ * the eight products summed as a tree.  Longer rows take the common body. */
+static inline float avx2_rowf_fixed16(const int64_t *rp, const int32_t *ci, const void *val,
+                                      const float *rs, const float *xf, int64_t i)
+{
+    const int64_t k0 = rp[i], len = rp[i + 1] - k0;
+    if (len > 8) return mixk_spmv_row_fixed16_f32x(rp, ci, val, rs, xf, i);
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)len),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i cols = _mm256_maskload_epi32(ci + k0, mask);
+    const __m256 xv = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xf, cols,
+                                               _mm256_castsi256_ps(mask), 4);
+    /* Values are padded by 16 bytes (csr_convert), so the 8-value load stays inside. */
+    const __m256i q = _mm256_and_si256(
+        _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)val + k0))), mask);
+    const __m256 pr = _mm256_mul_ps(_mm256_cvtepi32_ps(q), xv);
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(pr), _mm256_extractf128_ps(pr, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
+    return _mm_cvtss_f32(h) * (rs[i] * MIXK_FIXED16_RSTEP);
+}
 #define NAME(x) avx2_fixed16_##x
 #define ACC float
 #define IS_FIXED 1
 #define FIXED16_STB(q, norm, x) avx2_fixed16_store(q, norm, x)
 #define ROW mixk_spmv_row_fixed16
+#define ROWF avx2_rowf_fixed16
 #include "kernels/cpu/sparse_cpu_t.h"
 #pragma GCC pop_options
 
@@ -192,6 +243,7 @@ static void spmat_free(mix_spmat *A)
     }
     mixi_free(A->val);
     mixi_free(A->rowscale);
+    mixi_free(A->xf);
     mixi_free(A);
 }
 
@@ -249,9 +301,10 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
     if (!A) return MIX_ERR_ALLOC;
     *A = (mix_spmat){.prec = prec, .n = n, .nnz = A64->nnz, .rowptr = A64->rowptr,
                      .colind = A64->colind};
-    A->val = mixi_malloc((size_t)(A64->nnz > 0 ? A64->nnz : 1) * el);
+    A->val = mixi_malloc((size_t)(A64->nnz > 0 ? A64->nnz : 1) * el + 16); /* vector loads */
     if (prec == MIX_FIXED16) A->rowscale = mixi_malloc((size_t)n * sizeof(float));
-    if (!A->val || (prec == MIX_FIXED16 && !A->rowscale)) {
+    if (el == 2) A->xf = mixi_malloc(((size_t)n + BLK) * sizeof(float));
+    if (!A->val || (prec == MIX_FIXED16 && !A->rowscale) || (el == 2 && !A->xf)) {
         spmat_free(A);
         return MIX_ERR_ALLOC;
     }

@@ -9,7 +9,7 @@
 #define CNT(n, b) ((int)((n) - (b) * BLK < BLK ? (n) - (b) * BLK : BLK))
 
 /* Block b of v into x[0..cnt): FIXED16 decodes with the block's step computed once. */
-static inline void NAME(load_block)(const mix_svec *v, int64_t b, int cnt, ACC *x)
+static MIXI_INLINE void NAME(load_block)(const mix_svec *v, int64_t b, int cnt, ACC *x)
 {
 #if IS_FIXED
     const float step = mixk_fixed16_step(v->norm[b]);
@@ -24,7 +24,7 @@ static inline void NAME(load_block)(const mix_svec *v, int64_t b, int cnt, ACC *
 #endif
 }
 
-static inline void NAME(store_block)(mix_svec *v, int64_t b, const ACC *x, int cnt)
+static MIXI_INLINE void NAME(store_block)(mix_svec *v, int64_t b, const ACC *x, int cnt)
 {
 #if IS_FIXED && defined(FIXED16_STB)
     if (cnt == BLK) FIXED16_STB((int16_t *)v->val + b * BLK, v->norm + b, x);
@@ -40,7 +40,7 @@ static inline void NAME(store_block)(mix_svec *v, int64_t b, const ACC *x, int c
 #endif
 }
 
-static inline void NAME(store_block64)(mix_svec *v, int64_t b, const double *x, int cnt)
+static MIXI_INLINE void NAME(store_block64)(mix_svec *v, int64_t b, const double *x, int cnt)
 {
 #if IS_FIXED
     mixk_svec_st_block_fixed16_f64(v->val, v->norm, b, x, cnt);
@@ -49,29 +49,80 @@ static inline void NAME(store_block64)(mix_svec *v, int64_t b, const double *x, 
 #endif
 }
 
-/* y = A x, rounded into y; *xy = <x, A x> from the unrounded products. */
+/* y = A x, rounded into y; *xy = <x, A x> from the unrounded products.  16-bit formats first
+ * decode x into the matrix's float scratch (once per entry, not once per nonzero: ROWF). */
+static MIXI_INLINE double NAME(spmv_block)(const mix_spmat *A, const mix_svec *x, mix_svec *y,
+                                            const float *xf, int64_t b, int cnt)
+{
+    ACC v[BLK], xb[BLK];
+    double s[4] = {0, 0, 0, 0};
+    for (int t = 0; t < cnt; t++) {
+#ifdef ROWF
+        v[t] = ROWF(A->rowptr, A->colind, A->val, A->rowscale, xf, b * BLK + t);
+#else
+        (void)xf;
+        v[t] = ROW(A->rowptr, A->colind, A->val, A->rowscale, x->val, x->norm, b * BLK + t);
+#endif
+    }
+    NAME(load_block)(x, b, cnt, xb);
+    for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)v[t];
+    NAME(store_block)(y, b, v, cnt);
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 static void NAME(spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy)
 {
     const int64_t n = A->n;
-    const void *xv = x->val;
-    const float *xn = x->norm;
     double acc = 0.0;
-#pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
-    for (int64_t b = 0; b < NBLK(n); b++) {
-        const int cnt = CNT(n, b);
-        ACC v[BLK], xb[BLK];
-        double part = 0.0;
-        for (int t = 0; t < cnt; t++)
-            v[t] = ROW(A->rowptr, A->colind, A->val, A->rowscale, xv, xn, b * BLK + t);
-        NAME(load_block)(x, b, cnt, xb);
-        for (int t = 0; t < cnt; t++) part += (double)xb[t] * (double)v[t];
-        NAME(store_block)(y, b, v, cnt);
-        acc += part;
+    float *xf = A->xf;
+#pragma omp parallel if (n > PAR_MIN)
+    {
+#ifdef ROWF
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < NBLK(n); b++) {
+            const int cnt = CNT(n, b);
+            if (cnt == BLK) NAME(load_block)(x, b, BLK, xf + b * BLK);
+            else NAME(load_block)(x, b, cnt, xf + b * BLK);
+        }
+#endif
+#pragma omp for reduction(+ : acc) schedule(static)
+        for (int64_t b = 0; b < NBLK(n); b++) {
+            const int cnt = CNT(n, b);
+            acc += cnt == BLK ? NAME(spmv_block)(A, x, y, xf, b, BLK)
+                              : NAME(spmv_block)(A, x, y, xf, b, cnt);
+        }
     }
     *xy = acc;
 }
 
-/* x += alpha p; r -= alpha ap; *rr = ||r_new||^2, *rd = <r_new, r_old>. */
+/* x += alpha p; r -= alpha ap; *rr = ||r_new||^2, *rd = <r_new, r_old>.  The block body is
+ * inlined twice, for full blocks (constant trip count: vectorised) and for the last one; the FP64
+ * sums run in four interleaved partial sums, the same order in every instance. */
+static MIXI_INLINE void NAME(cg_update_block)(ACC a, const mix_svec *p, const mix_svec *ap,
+                                               mix_svec *x, mix_svec *r, int64_t b, int cnt,
+                                               double *prr, double *prd)
+{
+    ACC xb[BLK], pb[BLK], apb[BLK], ro[BLK], rn[BLK];
+    double s[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
+    NAME(load_block)(x, b, cnt, xb);
+    NAME(load_block)(p, b, cnt, pb);
+    NAME(load_block)(ap, b, cnt, apb);
+    NAME(load_block)(r, b, cnt, ro);
+    for (int t = 0; t < cnt; t++) {
+        xb[t] = xb[t] + a * pb[t];
+        rn[t] = ro[t] - a * apb[t];
+    }
+    NAME(store_block)(x, b, xb, cnt);
+    NAME(store_block)(r, b, rn, cnt);
+    NAME(load_block)(r, b, cnt, rn); /* what the next step will read */
+    for (int t = 0; t < cnt; t++) {
+        s[t & 3] += (double)rn[t] * (double)rn[t];
+        d[t & 3] += (double)rn[t] * (double)ro[t];
+    }
+    *prr = (s[0] + s[1]) + (s[2] + s[3]);
+    *prd = (d[0] + d[1]) + (d[2] + d[3]);
+}
+
 static void NAME(cg_update)(double alpha, const mix_svec *p, const mix_svec *ap, mix_svec *x,
                             mix_svec *r, double *rr, double *rd)
 {
@@ -81,23 +132,9 @@ static void NAME(cg_update)(double alpha, const mix_svec *p, const mix_svec *ap,
 #pragma omp parallel for reduction(+ : acc_rr, acc_rd) schedule(static) if (n > PAR_MIN)
     for (int64_t b = 0; b < NBLK(n); b++) {
         const int cnt = CNT(n, b);
-        ACC xb[BLK], pb[BLK], apb[BLK], ro[BLK], rn[BLK];
-        double prr = 0.0, prd = 0.0;
-        NAME(load_block)(x, b, cnt, xb);
-        NAME(load_block)(p, b, cnt, pb);
-        NAME(load_block)(ap, b, cnt, apb);
-        NAME(load_block)(r, b, cnt, ro);
-        for (int t = 0; t < cnt; t++) {
-            xb[t] = xb[t] + a * pb[t];
-            rn[t] = ro[t] - a * apb[t];
-        }
-        NAME(store_block)(x, b, xb, cnt);
-        NAME(store_block)(r, b, rn, cnt);
-        NAME(load_block)(r, b, cnt, rn); /* what the next step will read */
-        for (int t = 0; t < cnt; t++) {
-            prr += (double)rn[t] * (double)rn[t];
-            prd += (double)rn[t] * (double)ro[t];
-        }
+        double prr, prd;
+        if (cnt == BLK) NAME(cg_update_block)(a, p, ap, x, r, b, BLK, &prr, &prd);
+        else NAME(cg_update_block)(a, p, ap, x, r, b, cnt, &prr, &prd);
         acc_rr += prr;
         acc_rd += prd;
     }
@@ -106,6 +143,16 @@ static void NAME(cg_update)(double alpha, const mix_svec *p, const mix_svec *ap,
 }
 
 /* y = a x + b y. */
+static MIXI_INLINE void NAME(axpby_block)(ACC fa, const mix_svec *x, ACC fb, mix_svec *y,
+                                           int64_t b, int cnt)
+{
+    ACC xb[BLK], yb[BLK];
+    NAME(load_block)(x, b, cnt, xb);
+    NAME(load_block)(y, b, cnt, yb);
+    for (int t = 0; t < cnt; t++) yb[t] = fa * xb[t] + fb * yb[t];
+    NAME(store_block)(y, b, yb, cnt);
+}
+
 static void NAME(axpby)(double a, const mix_svec *x, double b_, mix_svec *y)
 {
     const int64_t n = x->n;
@@ -113,12 +160,19 @@ static void NAME(axpby)(double a, const mix_svec *x, double b_, mix_svec *y)
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)
     for (int64_t b = 0; b < NBLK(n); b++) {
         const int cnt = CNT(n, b);
-        ACC xb[BLK], yb[BLK];
-        NAME(load_block)(x, b, cnt, xb);
-        NAME(load_block)(y, b, cnt, yb);
-        for (int t = 0; t < cnt; t++) yb[t] = fa * xb[t] + fb * yb[t];
-        NAME(store_block)(y, b, yb, cnt);
+        if (cnt == BLK) NAME(axpby_block)(fa, x, fb, y, b, BLK);
+        else NAME(axpby_block)(fa, x, fb, y, b, cnt);
     }
+}
+
+static MIXI_INLINE double NAME(dot_block)(const mix_svec *x, const mix_svec *y, int64_t b, int cnt)
+{
+    ACC xb[BLK], yb[BLK];
+    double s[4] = {0, 0, 0, 0};
+    NAME(load_block)(x, b, cnt, xb);
+    NAME(load_block)(y, b, cnt, yb);
+    for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)yb[t];
+    return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
 static double NAME(dot)(const mix_svec *x, const mix_svec *y)
@@ -128,12 +182,7 @@ static double NAME(dot)(const mix_svec *x, const mix_svec *y)
 #pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
     for (int64_t b = 0; b < NBLK(n); b++) {
         const int cnt = CNT(n, b);
-        ACC xb[BLK], yb[BLK];
-        double part = 0.0;
-        NAME(load_block)(x, b, cnt, xb);
-        NAME(load_block)(y, b, cnt, yb);
-        for (int t = 0; t < cnt; t++) part += (double)xb[t] * (double)yb[t];
-        acc += part;
+        acc += cnt == BLK ? NAME(dot_block)(x, y, b, BLK) : NAME(dot_block)(x, y, b, cnt);
     }
     return acc;
 }
@@ -189,4 +238,5 @@ static const cpu_svec_kernels NAME(kernels) = {
 #undef LDB8
 #undef STB8
 #undef ROW
+#undef ROWF
 #undef FIXED16_STB
