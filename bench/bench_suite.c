@@ -498,6 +498,58 @@ static void run_isolated(const mixm_csr *A, const bench_opts *o, const bench_set
     }
 }
 
+/* The backend AUTO resolves to, and its description, found in a child: the parent must never
+ * initialise CUDA, or no forked solve could use the device. */
+typedef struct {
+    int status;
+    mix_backend used;
+    mix_caps caps;
+} backend_probe;
+
+static void probe_backend(mix_backend want, backend_probe *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->status = MIX_ERR_INTERNAL;
+    int fd[2];
+    if (pipe(fd)) return;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        backend_probe r;
+        memset(&r, 0, sizeof r);
+        mix_context *ctx = NULL;
+        r.status = mix_context_create(&ctx, want);
+        if (!r.status) {
+            r.used = mix_context_backend(ctx);
+            mix_backend_caps(r.used, &r.caps);
+            mix_context_destroy(ctx);
+        }
+        ssize_t w = write(fd[1], &r, sizeof r);
+        _exit(w == (ssize_t)sizeof r ? 0 : 3);
+    }
+    close(fd[1]);
+    size_t have = 0;
+    backend_probe got;
+    char *p = (char *)&got;
+    for (;;) {
+        ssize_t k = read(fd[0], p + have, sizeof got - have);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        have += (size_t)k;
+        if (have == sizeof got) break;
+    }
+    close(fd[0]);
+    int wst;
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {}
+    if (have == sizeof got) *pr = got;
+}
+
 /* ---- the run ----------------------------------------------------------------------------------- */
 
 static bench_result *new_result(bench_set *s, const char *name, const mixm_csr *A, int spd, bench_method m,
@@ -616,18 +668,15 @@ int cmd_bench(int argc, char **argv)
     s.threshold_lu_factor = 10.0;
     s.cg_tol = 1e-10;
     {
-        mix_context *ctx = NULL;
-        int st = mix_context_create(&ctx, o.backend);
-        if (st) return cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o.backend), mix_strerror(st));
-        mix_backend used = mix_context_backend(ctx);
-        mix_context_destroy(ctx);
-        mix_caps c;
-        memset(&c, 0, sizeof c);
-        mix_backend_caps(used, &c);
-        snprintf(s.backend, sizeof s.backend, "%s", mix_backend_name(used));
-        snprintf(s.device, sizeof s.device, "%s", c.device);
-        snprintf(s.libraries, sizeof s.libraries, "%s", c.libraries);
-        o.backend = used; /* every child uses the same one */
+        backend_probe pr;
+        probe_backend(o.backend, &pr);
+        if (pr.status)
+            return cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o.backend),
+                             mix_strerror(pr.status));
+        snprintf(s.backend, sizeof s.backend, "%s", mix_backend_name(pr.used));
+        snprintf(s.device, sizeof s.device, "%s", pr.caps.device);
+        snprintf(s.libraries, sizeof s.libraries, "%s", pr.caps.libraries);
+        o.backend = pr.used; /* every child uses the same one */
     }
     double t_start = now();
     o.t_end = o.max_time > 0 ? t_start + o.max_time : INFINITY;
