@@ -99,16 +99,16 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     mixi_lu_precond M = {ctx, n, lu, n, dipiv, r, c, s, swork};
     mixi_refine_job job = {ctx, p, n, nrhs, P->a, P->lda, P->b, P->ldb, P->x, P->ldx, res, &M,
                            use_gmres ? &gm : NULL, P->anrm};
-    mixi_refine_result out;
-    if ((rc = mixi_refine(&job, &out))) goto out;
+    mixi_refine_result rr;
+    if ((rc = mixi_refine(&job, &rr))) goto out;
     if ((rc = o->synchronize(ctx->state))) goto out;
     info->t_refine = mixi_wtime() - t0;
-    info->iter = out.iter;
-    info->inner_iter = out.inner_iter;
-    info->backward_error = out.backward_error;
-    info->history_length = out.history_length;
-    if (out.nan) *reason = MIX_REASON_NAN_IN_REFINEMENT;
-    else if (!out.converged) *reason = MIX_REASON_NOT_CONVERGED;
+    info->iter = rr.iter;
+    info->inner_iter = rr.inner_iter;
+    info->backward_error = rr.backward_error;
+    info->history_length = rr.history_length;
+    if (rr.nan) *reason = MIX_REASON_NAN_IN_REFINEMENT;
+    else if (!rr.converged) *reason = MIX_REASON_NOT_CONVERGED;
     else rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int));
 out:
     o->free(ctx->state, lu);

@@ -10,8 +10,10 @@
  * STALL_RATIO (classical) or 2x (GMRES-IR): it is not going to converge, fall back now. */
 #define STALL_STEPS 3
 #define STALL_RATIO 0.9
-/* GMRES cycle: relative reduction of the preconditioned residual asked of one outer step. */
-#define GMRES_RTOL 1e-10
+/* GMRES cycle: relative reduction of the preconditioned residual asked of one outer step.
+ * Measured (n = 1000, randsvd): 1e-6 takes 24 inner steps where 1e-10 takes 41 (BF16) for the
+ * same outer iterations; 1e-4 saves little more and sometimes costs an outer iteration. */
+#define GMRES_RTOL 1e-6
 
 enum { MODE_CLASSICAL, MODE_GMRES };
 
