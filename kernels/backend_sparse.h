@@ -58,7 +58,8 @@ struct mix_sparse_ops {
     int (*csr_create)(void *state, int n, const int64_t *rowptr, const int32_t *colind,
                       const double *val, mix_spmat **A);
     /* As = diag(scale) A64 diag(scale) stored in `prec` (any storage precision, FP64 included);
-     * MIX_ERR_OVERFLOW if a value does not fit FP16 (values rounding to zero are allowed). */
+     * MIX_ERR_OVERFLOW if a value does not fit FP16 (values rounding to zero are allowed).
+     * As may share A64's pattern arrays: destroy As before A64. */
     int (*csr_convert)(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
                        mix_spmat **As);
     void (*csr_destroy)(void *state, mix_spmat *A); /* NULL allowed */

@@ -87,7 +87,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     double *y = NULL, *r64 = NULL;
     const mix_spmat *As = NULL;
     const double *S = NULL;
-    int st, iter = 0, updates = 0, reason = MIX_CG_MAX_ITER;
+    int st, iter = 0, updates = 0, reason = MIX_CG_MAX_ITER, looped = 0;
     double bb = 0.0, best = INFINITY;
 
     memset(info, 0, sizeof *info);
@@ -152,6 +152,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     double rnorm = sqrt(rr), r0norm = rnorm, maxrr = rnorm;
     int res_inc = 0, res_inc_total = 0;
     t1 = mixi_wtime();
+    looped = 1;
 
     while (iter < max_iter) {
         double pap, rr_new, rdot;
@@ -274,8 +275,9 @@ out:
     /* x holds the best answer found, whatever stopped the iteration. */
     info->true_rel_residual = bb > 0.0 && isfinite(bb) ? best / sqrt(bb) : (bb == 0.0 ? 0.0 : NAN);
     double t2 = mixi_wtime();
+    if (!looped) t1 = t2; /* stopped before iterating: all of it was setup */
     info->t_setup = t1 - t0;
-    info->t_solve = t1 > t0 ? t2 - t1 : 0.0;
+    info->t_solve = t2 - t1;
     svec_free(ctx, &w.r);
     svec_free(ctx, &w.p);
     svec_free(ctx, &w.ap);
