@@ -252,6 +252,18 @@ static void test_bench_small(void)
     CU_ASSERT_EQUAL(stat(path, &st), 0);
 }
 
+/* A solve past its time limit is killed and reported; the run goes on and still writes its report. */
+static void test_bench_timeout(void)
+{
+    char args[2048], path[600], csv[65536];
+    snprintf(args, sizeof args, "bench %s/pores_1.mtx -o %s --time-limit 0.000001", mixt_matrix_dir(), tmp("tout"));
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    snprintf(path, sizeof path, "%s/results.csv", tmp("tout"));
+    slurp(path, csv, sizeof csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,fp64,timeout,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed at the"));
+}
+
 static const mixt_test cli_tests[] = {
     {"usage errors: status 2, one line", test_usage_errors},
     {"--help of every command", test_help},
@@ -262,6 +274,7 @@ static const mixt_test cli_tests[] = {
     {"solver failure: status 1", test_solve_failure},
     {"gen writes what the generators make", test_gen},
     {"bench on a small directory", test_bench_small},
+    {"bench: time limit kills, run goes on", test_bench_timeout},
     {NULL, NULL},
 };
 
