@@ -155,18 +155,6 @@ static const char *default_dir(void)
 
 /* ---- the problems ----------------------------------------------------------------------------- */
 
-static int spd_candidate(const mixm_csr *A)
-{
-    if (A->nrows != A->ncols || !mixm_csr_is_symmetric(A)) return 0;
-    for (int i = 0; i < A->nrows; i++) {
-        double d = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == i) d = A->val[k];
-        if (!(d > 0)) return 0;
-    }
-    return 1;
-}
-
 /* Dense generated matrices go through the same CSR path as files (every entry stored). */
 static int dense_to_csr(int n, const double *a, mixm_csr *A)
 {
@@ -697,7 +685,7 @@ int cmd_bench(int argc, char **argv)
             fprintf(stderr, "[%d/%d] %s: skipped: %s\n", i + 1, np, probs[i].name, err[0] ? err : mix_strerror(st));
             continue;
         }
-        int spd = spd_candidate(&A);
+        int spd = cli_spd_candidate(&A);
         int square = A.nrows == A.ncols;
         double budget_end = now() + 3 * o.time_limit;
         if (!square || A.nrows > o.dense_max) {

@@ -3,6 +3,7 @@
 #define MIXSOLVE_CLI_H
 
 #include "mixsolve.h"
+#include "matrices/mixmat.h"
 
 /* Exit statuses of the command (DESIGN.md section 4). */
 enum { CLI_OK = 0, CLI_SOLVER_FAILED = 1, CLI_USAGE = 2 };
@@ -17,6 +18,11 @@ int cli_parse_prec(const char *s, mix_prec *p);         /* fp64 .. fixed16, auto
 int cli_parse_backend(const char *s, mix_backend *b);   /* cpu, cuda, auto */
 int cli_parse_long(const char *s, long lo, long hi, long *v);
 int cli_parse_double(const char *s, double *v);         /* finite */
+
+/* Square, numerically symmetric (an entry missing on one side counts as 0) and with a positive
+ * diagonal: the matrices CG is tried on.  Rows must be sorted (the reader and generators do so);
+ * O(nnz log(row length)). */
+int cli_spd_candidate(const mixm_csr *A);
 
 int cmd_info(int argc, char **argv);
 int cmd_solve(int argc, char **argv);

@@ -34,20 +34,6 @@ static void solve_usage(FILE *f)
             "2 bad usage or input.\n");
 }
 
-/* Symmetric (by the file or numerically) with a positive diagonal: worth trying CG. */
-static int spd_candidate(const mixm_csr *A, const mixm_mtx_header *h)
-{
-    if (A->nrows != A->ncols) return 0;
-    if (h->symmetry != MIXM_MTX_SYMMETRIC && !mixm_csr_is_symmetric(A)) return 0;
-    for (int i = 0; i < A->nrows; i++) {
-        double d = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == i) d = A->val[k];
-        if (!(d > 0)) return 0;
-    }
-    return 1;
-}
-
 static double norm_inf_vec(const double *x, int n)
 {
     double m = 0;
@@ -300,13 +286,13 @@ int cmd_solve(int argc, char **argv)
         rc = cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o.backend), mix_strerror(st));
         goto out;
     }
-    int spd = spd_candidate(&A, &h);
+    int spd = cli_spd_candidate(&A);
     printf("matrix          : %s (%d x %d, %lld entries, %s%s), read in %.3f s\n", o.file, n, n, (long long)A.nnz,
            h.symmetry == MIXM_MTX_SYMMETRIC ? "symmetric" : h.symmetry == MIXM_MTX_SKEW ? "skew-symmetric" : "general",
            spd ? ", SPD candidate" : "", t_read);
     printf("right-hand side : %s\n", o.rhs ? o.rhs : "b = A * ones");
     int method = o.method ? o.method : (spd ? 2 : 1);
-    if (method == 1 && o.method == 0 && n > DENSE_MAX && mixm_csr_is_symmetric(&A)) method = 2;
+    
     if (method == 2) {
         int not_spd;
         rc = run_cg(ctx, &o, &A, b, x, o.method == 0 && n <= DENSE_MAX, &not_spd);

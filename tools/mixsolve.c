@@ -85,6 +85,30 @@ int cli_parse_double(const char *s, double *v)
     return 1;
 }
 
+/* A(i, j) by binary search in the sorted row i; 0 when not stored. */
+static double entry(const mixm_csr *A, int i, int j)
+{
+    int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (A->colind[mid] == j) return A->val[mid];
+        if (A->colind[mid] < j) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0.0;
+}
+
+int cli_spd_candidate(const mixm_csr *A)
+{
+    if (A->nrows != A->ncols) return 0;
+    for (int i = 0; i < A->nrows; i++)
+        if (!(entry(A, i, i) > 0)) return 0;
+    for (int i = 0; i < A->nrows; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (A->colind[k] != i && entry(A, A->colind[k], i) != A->val[k]) return 0;
+    return 1;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
