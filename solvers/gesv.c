@@ -222,15 +222,17 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
         P.b = b64; P.ldb = n;
         P.x = x64; P.ldx = n;
     }
+    /* ||A||inf is needed anyway and is finite unless A holds NaN/Inf or its row sums overflow:
+     * only then is A scanned entry by entry (one pass over A saved in the common case). */
     size_t bad_a = 0, bad_b = 0;
-    if ((rc = d->count_nonfinite_f64(ctx->state, n, n, P.a, P.lda, &bad_a)) ||
+    if ((rc = d->norm_inf_f64(ctx->state, n, n, P.a, P.lda, &P.anrm)) ||
+        (!isfinite(P.anrm) && (rc = d->count_nonfinite_f64(ctx->state, n, n, P.a, P.lda, &bad_a))) ||
         (rc = d->count_nonfinite_f64(ctx->state, n, nrhs, P.b, P.ldb, &bad_b)))
         goto out;
     if (bad_a || bad_b) {
         rc = MIX_ERR_NAN;
         goto out;
     }
-    if ((rc = d->norm_inf_f64(ctx->state, n, n, P.a, P.lda, &P.anrm))) goto out;
 
     mix_prec prec = p.factor_prec;
     int reason = MIX_REASON_NONE;
@@ -238,6 +240,9 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
         prec = n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx);
     if (prec == MIX_FP64) {
         reason = MIX_REASON_DIRECT;
+    } else if (!isfinite(P.anrm)) {
+        /* Finite entries whose row sums overflow: no stopping test can certify anything. */
+        reason = MIX_REASON_OVERFLOW;
     } else {
         if ((rc = lowprec_solve(&P, &p, prec, ipiv, info, &reason))) goto out;
     }
