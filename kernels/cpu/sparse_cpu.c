@@ -91,8 +91,7 @@ ROWF_WRAP(generic_rowf_bf16, generic_rowx_bf16)
 #define NAME(x) generic_fixed16_##x
 #define ACC float
 #define IS_FIXED 1
-#define ROW mixk_spmv_row_fixed16
-#define ROWF mixk_spmv_row_fixed16_f32x
+#define ROW mixk_spmv_row_fixed16 /* per nonzero decode, the CUDA backend's order of operations */
 #include "kernels/cpu/sparse_cpu_t.h"
 
 static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
