@@ -102,9 +102,10 @@ static void check_model(const char *name, const mixm_csr *A, int precond, double
 static void test_poisson2d(void)
 {
     mixm_csr A;
-    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(40, &A), MIX_SUCCESS);
-    check_model("poisson2d 40^2", &A, MIX_PRECOND_NONE, 2.0, 1.5);
-    check_model("poisson2d 40^2", &A, MIX_PRECOND_JACOBI, 2.0, 1.5);
+    /* n = 4900: above the CPU kernels' threshold for OpenMP, so the parallel paths run too. */
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(70, &A), MIX_SUCCESS);
+    check_model("poisson2d 70^2", &A, MIX_PRECOND_NONE, 2.0, 1.5);
+    check_model("poisson2d 70^2", &A, MIX_PRECOND_JACOBI, 2.0, 1.5);
     mixm_csr_free(&A);
 }
 
