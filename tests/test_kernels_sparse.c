@@ -6,6 +6,7 @@
 #include "lib/mix_internal.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
+#include "kernels/cpu/sparse_cpu.h"
 #include "matrices/mixmat.h"
 #ifdef MIX_HAVE_CUDA
 #include "kernels/cuda/cuda_sparse.h"
@@ -85,6 +86,9 @@ out:
 static int sk_open(sk_fix *f, int mean)
 {
     memset(f, 0, sizeof *f);
+    /* The reference is the CPU's portable C body, the order of operations the device follows
+     * (the CPU's AVX2 FIXED16 SpMV decodes x first and sums by a tree). */
+    mixi_cpu_sparse_force_portable(1);
     if (mix_context_create(&f->dev, mixt_backend) || mix_context_create(&f->ref, MIX_BACKEND_CPU))
         return 0;
     f->d = f->dev->ops->sparse;
@@ -102,6 +106,7 @@ static void sk_close(sk_fix *f)
     mixm_csr_free(&f->A);
     mix_context_destroy(f->dev);
     mix_context_destroy(f->ref);
+    mixi_cpu_sparse_force_portable(0);
 }
 
 /* Backend memory holding a copy of host doubles. */
