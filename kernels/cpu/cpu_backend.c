@@ -3,6 +3,7 @@
 #include <string.h>
 #include "lib/mix_internal.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/onednn_gemm.h"
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
 
@@ -41,21 +42,27 @@ static int cpu_caps(mix_caps *caps)
     caps->gemm[MIX_FP32] = MIX_PREC_NATIVE;
     caps->gemm[MIX_TF32] = MIX_PREC_EMULATED; /* inputs rounded, FP32 GEMM */
     caps->gemm[MIX_FP16] = MIX_PREC_EMULATED;
-    caps->gemm[MIX_BF16] = mixi_cpu_has_native_bf16_gemm() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
+    /* NATIVE: oneDNN's matmul with BF16 inputs on AVX512-BF16 hardware; otherwise rounded inputs
+     * (the emulation, or oneDNN's own BF16 conversion when forced on AVX-512 without BF16). */
+    int bf16_onednn = mixi_cpu_gemm_engine(MIX_BF16) == MIXI_GEMM_ONEDNN;
+    caps->gemm[MIX_BF16] =
+        bf16_onednn && mixi_cpu_has_avx512_bf16() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
     caps->storage[MIX_FP64] = MIX_PREC_NATIVE;
     caps->storage[MIX_FP32] = MIX_PREC_NATIVE;
     caps->storage[MIX_FP16] = mixi_cpu_has_f16c() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
     caps->storage[MIX_BF16] = MIX_PREC_EMULATED; /* shifts, no BF16 arithmetic */
     caps->storage[MIX_FIXED16] = MIX_PREC_NATIVE;
     read_cpu_model(caps->device, sizeof caps->device);
-    snprintf(caps->libraries, sizeof caps->libraries, "OpenBLAS + LAPACKE%s",
-             mixi_cpu_has_native_bf16_gemm() ? " + oneDNN" :
 #ifdef MIX_HAVE_ONEDNN
-             " (oneDNN built, CPU lacks AVX512-BF16)"
+    int fp32_onednn = mixi_cpu_gemm_engine(MIX_FP32) == MIXI_GEMM_ONEDNN;
+    snprintf(caps->libraries, sizeof caps->libraries,
+             "OpenBLAS + LAPACKE + oneDNN (GEMM: FP32 %s, BF16 %s)",
+             fp32_onednn ? "oneDNN" : "OpenBLAS", bf16_onednn ? "oneDNN" : "OpenBLAS emulated");
 #else
-             ""
+    (void)bf16_onednn;
+    snprintf(caps->libraries, sizeof caps->libraries,
+             "OpenBLAS + LAPACKE (GEMM: FP32 OpenBLAS, BF16 OpenBLAS emulated)");
 #endif
-    );
     return MIX_SUCCESS;
 }
 

@@ -1,5 +1,7 @@
 /* dense_cpu.c: the CPU backend's dense operations (OpenBLAS/LAPACKE plus OpenMP loops). */
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <cblas.h>
@@ -7,6 +9,8 @@
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
 #include "kernels/cpu/convert_cpu.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/onednn_gemm.h"
 
 /* The O(n^2) loops here are serial on purpose: an OpenMP team left spinning after a parallel
  * region competes with OpenBLAS's own threads for the cores during the O(n^3) call that follows
@@ -194,6 +198,43 @@ static int cpu_trsm_llnu_f32(void *state, int m, int n, const float *a, int lda,
     return MIX_SUCCESS;
 }
 
+/* GEMM engine preference: -1 automatic, else MIXI_GEMM_*.  The environment is read once; the
+ * test hook overrides it. */
+static pthread_once_t gemm_env_once = PTHREAD_ONCE_INIT;
+static int gemm_env_pref = -1;
+static _Atomic int gemm_forced = -1;
+
+static void read_gemm_env(void)
+{
+    const char *v = getenv("MIXSOLVE_CPU_GEMM");
+    if (v && strcmp(v, "onednn") == 0) gemm_env_pref = MIXI_GEMM_ONEDNN;
+    else if (v && strcmp(v, "openblas") == 0) gemm_env_pref = MIXI_GEMM_OPENBLAS;
+}
+
+void mixi_cpu_gemm_force_engine(int engine) { gemm_forced = engine; }
+
+int mixi_cpu_gemm_engine(mix_prec compute)
+{
+#ifdef MIX_HAVE_ONEDNN
+    if (compute == MIX_FP64) return MIXI_GEMM_OPENBLAS;
+    int pref = gemm_forced;
+    if (pref < 0) {
+        pthread_once(&gemm_env_once, read_gemm_env);
+        pref = gemm_env_pref;
+    }
+    if (pref == MIXI_GEMM_ONEDNN && compute == MIX_BF16 && !mixi_onednn_supports(MIX_BF16))
+        return MIXI_GEMM_OPENBLAS; /* forced where oneDNN has no BF16 matmul: the emulation */
+    if (pref >= 0) return pref;
+    if (compute == MIX_BF16)
+        return mixi_cpu_has_native_bf16_gemm() ? MIXI_GEMM_ONEDNN : MIXI_GEMM_OPENBLAS;
+    /* FP32, and FP16/TF32 after rounding: oneDNN's AVX-512 kernels; on AVX2 OpenBLAS is as fast. */
+    return mixi_cpu_has_avx512f() ? MIXI_GEMM_ONEDNN : MIXI_GEMM_OPENBLAS;
+#else
+    (void)compute;
+    return MIXI_GEMM_OPENBLAS;
+#endif
+}
+
 static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, float alpha,
                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
                         int ldc, void *work, size_t *overflow)
@@ -201,12 +242,22 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, floa
     (void)state;
     if (overflow) *overflow = 0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
+    int engine = mixi_cpu_gemm_engine(compute);
+#ifdef MIX_HAVE_ONEDNN
+    if (engine == MIXI_GEMM_ONEDNN && (compute == MIX_FP32 || compute == MIX_BF16)) {
+        int rc = mixi_onednn_gemm_f32(compute, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, work,
+                                      overflow);
+        if (rc != MIX_ERR_UNSUPPORTED) return rc;
+        /* No such primitive on this CPU: the emulation below gives the same semantics. */
+        engine = MIXI_GEMM_OPENBLAS;
+    }
+#endif
+    size_t bad = 0;
     if (compute != MIX_FP32 && k > 0) {
         /* Tensor Core semantics emulated exactly: inputs rounded to `compute`; products of two
          * 11-bit (FP16, TF32) or 8-bit (BF16) mantissas fit FP32's 24 bits, so FP32 GEMM on the
          * rounded copies multiplies exactly and accumulates in FP32. */
         float *ra = work, *rb = (float *)work + (size_t)m * k;
-        size_t bad = 0;
         /* Column by column: each call stays serial (below the loops' OpenMP threshold), so no
          * OpenMP team spins on the cores OpenBLAS's threads need for the GEMM right after. */
         for (int j = 0; j < k; j++)
@@ -217,6 +268,15 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, floa
         a = ra; lda = m;
         b = rb; ldb = k;
     }
+#ifdef MIX_HAVE_ONEDNN
+    if (engine == MIXI_GEMM_ONEDNN) { /* FP16, TF32: oneDNN's FP32 GEMM on the rounded copies */
+        int rc = mixi_onednn_gemm_f32(MIX_FP32, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                                      NULL, NULL);
+        if (rc != MIX_ERR_UNSUPPORTED) return rc;
+    }
+#else
+    (void)engine;
+#endif
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda > 0 ? lda : 1, b,
                 ldb > 0 ? ldb : 1, beta, c, ldc);
     return MIX_SUCCESS;

@@ -5,3 +5,7 @@ libmixsolve_core_la_SOURCES += kernels/cpu/sparse_cpu.c
 libmixsolve_core_la_SOURCES += kernels/cpu/convert_cpu.c kernels/cpu/convert_cpu.h
 noinst_HEADERS += kernels/cpu/sparse_cpu_t.h
 noinst_HEADERS += kernels/cpu/sparse_cpu.h
+noinst_HEADERS += kernels/cpu/onednn_gemm.h
+if HAVE_ONEDNN
+libmixsolve_core_la_SOURCES += kernels/cpu/onednn_gemm.c
+endif

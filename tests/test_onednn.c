@@ -1,0 +1,294 @@
+/* test_onednn.c: the CPU backend's oneDNN GEMM engine against OpenBLAS (FP32, BF16, rounded TF32) and in full LU-IR solves. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
+#include "tests/mixt.h"
+#include "lib/mix_internal.h"
+#include "kernels/backend_dense.h"
+#include "kernels/cpu/convert_cpu.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/onednn_gemm.h"
+#include "matrices/generators.h"
+
+#ifdef MIX_HAVE_ONEDNN
+
+static float *fill(size_t n, uint64_t *s)
+{
+    float *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++) {
+        *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = (float)((double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    }
+    return x;
+}
+
+/* The gemm_f32 op of the CPU backend under `engine` (C copied from c0 first). */
+static int op_gemm(int engine, mix_prec p, int m, int n, int k, float alpha, const float *a,
+                   int lda, const float *b, int ldb, float beta, const float *c0, float *c,
+                   int ldc, size_t *ovf)
+{
+    const mix_dense_ops *d = mixi_backend_lookup(MIX_BACKEND_CPU)->dense;
+    float *work = malloc(((size_t)m * k + (size_t)k * n + 1) * sizeof *work);
+    memcpy(c, c0, (size_t)ldc * n * sizeof *c);
+    mixi_cpu_gemm_force_engine(engine);
+    int rc = d->gemm_f32(NULL, p, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, work, ovf);
+    mixi_cpu_gemm_force_engine(-1);
+    free(work);
+    return rc;
+}
+
+/* Both results accumulate exact products in FP32 in some order: each is within (k+1) u of
+ * alpha (A~ B~) + beta C0 in |alpha| |A~| |B~| + |beta| |C0| (A~, B~ the rounded inputs), so
+ * they differ by at most twice that, plus the rounding of beta C0. */
+static int agree(mix_prec p, int m, int n, int k, float alpha, const float *a, int lda,
+                 const float *b, int ldb, float beta, const float *c0, const float *c1,
+                 const float *c2, int ldc)
+{
+    float *ra = malloc((size_t)lda * (k ? k : 1) * sizeof *ra);
+    float *rb = malloc((size_t)ldb * n * sizeof *rb);
+    mixi_cpu_round_f32(p, (size_t)lda * k, a, ra);
+    mixi_cpu_round_f32(p, (size_t)ldb * n, b, rb);
+    int ok = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double mag = 0.0;
+            for (int l = 0; l < k; l++)
+                mag += fabs((double)ra[i + (size_t)l * lda] * rb[l + (size_t)j * ldb]);
+            size_t ic = i + (size_t)j * ldc;
+            double bound = (2.0 * k + 4.0) * ldexp(1.0, -24) *
+                           (fabs(alpha) * mag + fabs(beta) * fabs(c0[ic]));
+            ok &= fabs((double)c1[ic] - c2[ic]) <= bound;
+        }
+    free(ra);
+    free(rb);
+    return ok;
+}
+
+static const int dims[] = {1, 17, 64, 255};
+
+/* FP32 and TF32 (rounded inputs, oneDNN's FP32 matmul) against OpenBLAS on awkward shapes with
+ * padded leading dimensions, alpha = -1 and beta = 1 / 0; C's padding left untouched. */
+static void test_f32_vs_openblas(void)
+{
+    uint64_t s = 12345;
+    const mix_prec precs[] = {MIX_FP32, MIX_TF32};
+    for (int t = 0; t < 8; t++) {
+        int m = dims[t % 4], n = dims[(t + 1 + t / 4) % 4], k = dims[(t + 2) % 4];
+        int lda = m + 3, ldb = k + 5, ldc = m + 2;
+        float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
+        float *c0 = fill((size_t)ldc * n, &s);
+        float *c1 = malloc((size_t)ldc * n * sizeof *c1), *c2 = malloc((size_t)ldc * n * sizeof *c2);
+        for (int pi = 0; pi < 2; pi++)
+            for (int bi = 0; bi < 2; bi++) {
+                float beta = bi ? 0.0f : 1.0f;
+                size_t o1 = 9, o2 = 9;
+                CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_ONEDNN, precs[pi], m, n, k, -1.0f, a, lda, b,
+                                        ldb, beta, c0, c1, ldc, &o1), MIX_SUCCESS);
+                CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_OPENBLAS, precs[pi], m, n, k, -1.0f, a, lda, b,
+                                        ldb, beta, c0, c2, ldc, &o2), MIX_SUCCESS);
+                CU_ASSERT(o1 == 0 && o2 == 0);
+                CU_ASSERT(agree(precs[pi], m, n, k, -1.0f, a, lda, b, ldb, beta, c0, c1, c2, ldc));
+                if (precs[pi] == MIX_FP32) { /* the op did not fall back: oneDNN serves it */
+                    memcpy(c2, c0, (size_t)ldc * n * sizeof *c2);
+                    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, k, -1.0f, a, lda, b, ldb,
+                                                         beta, c2, ldc, NULL, NULL), MIX_SUCCESS);
+                    CU_ASSERT(memcmp(c1, c2, (size_t)ldc * n * sizeof *c1) == 0);
+                }
+                for (int j = 0; j < n; j++)
+                    for (int i = m; i < ldc; i++)
+                        CU_ASSERT_EQUAL(c1[i + (size_t)j * ldc], c0[i + (size_t)j * ldc]);
+            }
+        free(a); free(b); free(c0); free(c1); free(c2);
+    }
+}
+
+/* The oneDNN engine called directly, FP32: the same as through the op, and k = 0 / alpha = 0
+ * give beta C (beta = 0: zeros even over a NaN), as in BLAS. */
+static void test_f32_direct_and_degenerate(void)
+{
+    uint64_t s = 777;
+    int m = 17, n = 64, k = 255, lda = 20, ldb = 256, ldc = 19;
+    float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
+    float *c0 = fill((size_t)ldc * n, &s), *c1 = malloc((size_t)ldc * n * sizeof *c1);
+    float *c2 = malloc((size_t)ldc * n * sizeof *c2);
+    memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
+    size_t ovf = 5;
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, k, 0.5f, a, lda, b, ldb, 2.0f, c1, ldc,
+                                         NULL, &ovf), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(ovf, 0);
+    memcpy(c2, c0, (size_t)ldc * n * sizeof *c2);
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 0.5f, a, lda, b, ldb, 2.0f, c2,
+                ldc);
+    CU_ASSERT(agree(MIX_FP32, m, n, k, 0.5f, a, lda, b, ldb, 2.0f, c0, c1, c2, ldc));
+    c1[0] = NAN;
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, 0, 1.0f, a, lda, b, ldb, 0.0f, c1, ldc,
+                                         NULL, NULL), MIX_SUCCESS);
+    int zero = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            float v = c1[i + (size_t)j * ldc];
+            zero &= v == 0.0f && !signbit(v);
+        }
+    CU_ASSERT(zero);
+    memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, k, 0.0f, a, lda, b, ldb, -2.0f, c1, ldc,
+                                         NULL, NULL), MIX_SUCCESS);
+    int scaled = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++)
+            scaled &= c1[i + (size_t)j * ldc] == -2.0f * c0[i + (size_t)j * ldc];
+    CU_ASSERT(scaled);
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP16, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c1, ldc,
+                                         NULL, NULL), MIX_ERR_UNSUPPORTED);
+    free(a); free(b); free(c0); free(c1); free(c2);
+}
+
+/* BF16: where oneDNN has a BF16 matmul (AVX-512) it agrees with the emulation within the
+ * accumulation-order bound and counts the same overflows; where it has none the engine
+ * answers UNSUPPORTED with C untouched and the op, forced to oneDNN, gives the emulated result
+ * bit for bit. */
+static void test_bf16(void)
+{
+    uint64_t s = 4242;
+    int have = mixi_onednn_supports(MIX_BF16);
+    for (int t = 0; t < 8; t++) {
+        int m = dims[t % 4], n = dims[(t + 1 + t / 4) % 4], k = dims[(t + 2) % 4];
+        int lda = m + 1, ldb = k + 7, ldc = m + 4;
+        float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
+        float *c0 = fill((size_t)ldc * n, &s);
+        float *c1 = malloc((size_t)ldc * n * sizeof *c1), *c2 = malloc((size_t)ldc * n * sizeof *c2);
+        if (t == 3) a[0] = FLT_MAX; /* above BF16's largest finite value: one overflow */
+        for (int bi = 0; bi < 2; bi++) {
+            float beta = bi ? 0.0f : 1.0f;
+            size_t o1 = 9, o2 = 9;
+            CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_ONEDNN, MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb,
+                                    beta, c0, c1, ldc, &o1), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_OPENBLAS, MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb,
+                                    beta, c0, c2, ldc, &o2), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(o1, o2);
+            CU_ASSERT_EQUAL(o2, t == 3 ? 1u : 0u);
+            if (t == 3) continue; /* the Inf makes the product meaningless */
+            if (have) {
+                CU_ASSERT(agree(MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb, beta, c0, c1, c2, ldc));
+            } else {
+                CU_ASSERT(memcmp(c1, c2, (size_t)ldc * n * sizeof *c1) == 0);
+            }
+        }
+        if (!have) {
+            void *work = malloc(((size_t)m * k + (size_t)k * n + 1) * sizeof(float));
+            memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
+            CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb, 1.0f,
+                                                 c1, ldc, work, NULL), MIX_ERR_UNSUPPORTED);
+            CU_ASSERT(memcmp(c1, c0, (size_t)ldc * n * sizeof *c1) == 0);
+            free(work);
+        }
+        free(a); free(b); free(c0); free(c1); free(c2);
+    }
+}
+
+/* The engine choice and what the capabilities report agree. */
+static void test_caps(void)
+{
+    mix_caps caps;
+    mixi_cpu_gemm_force_engine(MIXI_GEMM_ONEDNN);
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CPU, &caps), MIX_SUCCESS);
+    CU_ASSERT(strstr(caps.libraries, "FP32 oneDNN") != NULL);
+    CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_BF16),
+                    mixi_onednn_supports(MIX_BF16) ? MIXI_GEMM_ONEDNN : MIXI_GEMM_OPENBLAS);
+    CU_ASSERT_EQUAL(caps.gemm[MIX_BF16], mixi_onednn_supports(MIX_BF16) &&
+                    mixi_cpu_has_avx512_bf16() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED);
+    mixi_cpu_gemm_force_engine(MIXI_GEMM_OPENBLAS);
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CPU, &caps), MIX_SUCCESS);
+    CU_ASSERT(strstr(caps.libraries, "FP32 OpenBLAS, BF16 OpenBLAS emulated") != NULL);
+    CU_ASSERT_EQUAL(caps.gemm[MIX_BF16], MIX_PREC_EMULATED);
+    mixi_cpu_gemm_force_engine(-1);
+    CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_BF16) == MIXI_GEMM_ONEDNN,
+                    mixi_cpu_has_native_bf16_gemm());
+    CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_FP32) == MIXI_GEMM_ONEDNN, mixi_cpu_has_avx512f());
+}
+
+/* Full LU-IR solves with the oneDNN engine forced: randsvd kappa = 1e2, n = 300 (three panel
+ * steps, so the trailing updates run through the engine), backward error <= sqrt(n) eps. */
+static void test_solve(void)
+{
+    const int n = 300;
+    double *a = malloc((size_t)n * n * sizeof *a), *ac = malloc((size_t)n * n * sizeof *ac);
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd(n, 1e2, 3, 2026, a), 0);
+    for (int i = 0; i < n; i++) b[i] = cos(0.3 * i);
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, MIX_BACKEND_CPU), MIX_SUCCESS);
+    const mix_prec precs[] = {MIX_BF16, MIX_FP32, MIX_TF32};
+    mixi_cpu_gemm_force_engine(MIXI_GEMM_ONEDNN);
+    for (int pi = 0; pi < 3; pi++) {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = precs[pi];
+        p.fallback = 0;
+        mix_gesv_info info;
+        memcpy(ac, a, (size_t)n * n * sizeof *ac);
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info),
+                        MIX_SUCCESS);
+        CU_ASSERT(info.iter >= 0);
+        CU_ASSERT_EQUAL(info.factor_prec_used, precs[pi]);
+        /* The backward error recomputed here, in FP64 from the caller's data. */
+        double anrm = 0, xn = 0, bn = 0, rn = 0;
+        for (int i = 0; i < n; i++) {
+            double r = b[i], rs = 0;
+            for (int j = 0; j < n; j++) {
+                r -= a[i + (size_t)j * n] * x[j];
+                rs += fabs(a[i + (size_t)j * n]);
+            }
+            anrm = fmax(anrm, rs);
+            rn = fmax(rn, fabs(r));
+            xn = fmax(xn, fabs(x[i]));
+            bn = fmax(bn, fabs(b[i]));
+        }
+        CU_ASSERT(rn / (anrm * xn + bn) <= sqrt((double)n) * DBL_EPSILON);
+        CU_ASSERT(info.backward_error <= sqrt((double)n) * DBL_EPSILON);
+    }
+    mixi_cpu_gemm_force_engine(-1);
+    mix_context_destroy(ctx);
+    free(a); free(ac); free(b); free(x); free(ipiv);
+}
+
+void mixt_register_onednn(void)
+{
+    static const mixt_test tests[] = {
+        {"FP32/TF32 oneDNN GEMM vs OpenBLAS, awkward shapes", test_f32_vs_openblas},
+        {"FP32 oneDNN engine direct, k = 0, alpha = 0", test_f32_direct_and_degenerate},
+        {"BF16 oneDNN GEMM vs emulation, or the fallback", test_bf16},
+        {"engine choice and capabilities", test_caps},
+        {"LU-IR BF16/FP32/TF32 solves under oneDNN", test_solve},
+        {NULL, NULL}};
+    mixt_add_suite("cpu/onednn", tests);
+}
+
+#else
+
+/* Without oneDNN every GEMM is OpenBLAS's, and the capabilities say so. */
+static void test_openblas_only(void)
+{
+    mix_caps caps;
+    mixi_cpu_gemm_force_engine(MIXI_GEMM_ONEDNN);
+    CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_FP32), MIXI_GEMM_OPENBLAS);
+    CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_BF16), MIXI_GEMM_OPENBLAS);
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CPU, &caps), MIX_SUCCESS);
+    mixi_cpu_gemm_force_engine(-1);
+    CU_ASSERT(strstr(caps.libraries, "FP32 OpenBLAS, BF16 OpenBLAS emulated") != NULL);
+    CU_ASSERT(strstr(caps.libraries, "oneDNN") == NULL);
+    CU_ASSERT_EQUAL(caps.gemm[MIX_BF16], MIX_PREC_EMULATED);
+}
+
+void mixt_register_onednn(void)
+{
+    static const mixt_test tests[] = {
+        {"without oneDNN the GEMM engine is OpenBLAS", test_openblas_only}, {NULL, NULL}};
+    mixt_add_suite("cpu/onednn", tests);
+}
+
+#endif
