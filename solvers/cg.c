@@ -10,7 +10,8 @@
 
 typedef struct {
     mix_context *ctx;
-    mix_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution */
+    mix_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution (FP32 when the
+                            * sloppy precision is 16-bit: kernels/backend_sparse.h, cg_update) */
 } cg_work;
 
 static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
@@ -43,8 +44,8 @@ static int svec_copy(mix_context *ctx, mix_svec *dst, const mix_svec *src)
 }
 
 /* The power of two that brings the RMS of a vector with squared norm vv near 2^-6: FP16 vectors
- * are renormalised at each reliable update so that r neither underflows nor leaves the partial
- * solution (about r / lambda_min) too little room below FP16's 65504. */
+ * are renormalised at each reliable update so that r neither underflows nor leaves p and A p
+ * too little room below FP16's 65504. */
 static double normaliser(double vv, int n)
 {
     double rms = sqrt(vv / n);
@@ -52,6 +53,16 @@ static double normaliser(double vv, int n)
     int e;
     frexp(rms, &e);
     return ldexp(1.0, 1 - e - 6);
+}
+
+/* ||r||^2 of the stored sloppy r, not of the FP64 values it was rounded from: alpha = rr / p'Ap
+ * must see the r that p and A p are built from.  A 16-bit r of wide dynamic range loses entries
+ * to underflow, and with the FP64 norm alpha then overshoots and the sloppy loop stalls (FP16,
+ * diagonal matrix: thousands of iterations).  Once per reliable update. */
+static int stored_rr(mix_context *ctx, const mix_svec *r, double *rr)
+{
+    if (r->prec == MIX_FP64) return MIX_SUCCESS;
+    return ctx->ops->sparse->dot(ctx->state, r, r, rr);
 }
 
 /* p'Ap of the direction S p with the FP64 matrix (temporaries: only on a breakdown). */
@@ -121,7 +132,11 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     if ((st = svec_alloc(ctx, prec, n, &w.r))) goto out;
     if ((st = svec_alloc(ctx, prec, n, &w.p))) goto out;
     if ((st = svec_alloc(ctx, prec, n, &w.ap))) goto out;
-    if ((st = svec_alloc(ctx, prec, n, &w.xs))) goto out;
+    /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in FP32
+     * every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
+    const mix_prec xprec =
+        prec == MIX_FP16 || prec == MIX_BF16 || prec == MIX_FIXED16 ? MIX_FP32 : prec;
+    if ((st = svec_alloc(ctx, xprec, n, &w.xs))) goto out;
 
     /* y: the FP64 solution; x: the best y seen (by true residual). */
     if ((st = ops->copy(ctx->state, y, x, bytes64))) goto out;
@@ -147,6 +162,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         sigma = normaliser(rr, n);
         if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr))) goto out;
     }
+    if ((st = stored_rr(ctx, &w.r, &rr))) goto out;
     if ((st = svec_copy(ctx, &w.p, &w.r))) goto out;
     if ((st = sp->vec_zero(ctx->state, &w.xs))) goto out;
     double rnorm = sqrt(rr), r0norm = rnorm, maxrr = rnorm;
@@ -237,6 +253,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
                 (st = sp->vec_from64(ctx->state, r64, S, sigma_new, &w.r, &rr_s)))
                 goto out;
         }
+        if ((st = stored_rr(ctx, &w.r, &rr_s))) goto out;
         double ratio = sigma_new / sigma, rp;
         if ((st = sp->dot(ctx->state, &w.r, &w.p, &rp))) goto out;
         double c = ratio * rp / rr_s;
@@ -261,6 +278,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         }
         if ((st = sp->vec_zero(ctx->state, &w.xs))) goto out;
         if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr))) goto out;
+        if ((st = stored_rr(ctx, &w.r, &rr))) goto out;
         if ((st = svec_copy(ctx, &w.p, &w.r))) goto out;
         rnorm = r0norm = maxrr = sqrt(rr);
     }

@@ -10,6 +10,7 @@
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
 #include "kernels/cpu/sparse_cpu.h"
+#include "kernels/common/spmv_row.h"
 
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
 #define NSTORAGE 5
@@ -84,17 +85,18 @@ static void solve_all(const char *name, const mixm_csr *A, int precond, outcome 
     mix_context_destroy(ctx);
 }
 
-/* Model problems: every precision converges, FIXED16 within 2x the FP64 iterations (Poisson),
- * the others within the factors seen for the 16-bit floating formats. */
+/* Model problems: every precision converges, FIXED16 and FP16 within the given factors of the
+ * FP64 iterations (FIXED16 with its diagonal split off and both with an FP32 partial solution:
+ * near 1), BF16 within the factor seen for its 8-bit mantissa. */
 static void check_model(const char *name, const mixm_csr *A, int precond, double fixed16_max,
-                        double bf16_max)
+                        double fp16_max, double bf16_max)
 {
     outcome out[NSTORAGE];
     solve_all(name, A, precond, out);
     for (int k = 0; k < NSTORAGE; k++) CU_ASSERT_EQUAL(out[k].status, MIX_SUCCESS);
     double it64 = out[0].iter;
     CU_ASSERT(out[1].iter <= 1.2 * it64);
-    CU_ASSERT(out[2].iter <= 1.5 * it64);
+    CU_ASSERT(out[2].iter <= fp16_max * it64);
     CU_ASSERT(out[3].iter <= bf16_max * it64);
     CU_ASSERT(out[4].iter <= fixed16_max * it64);
 }
@@ -104,8 +106,8 @@ static void test_poisson2d(void)
     mixm_csr A;
     /* n = 4900: above the CPU kernels' threshold for OpenMP, so the parallel paths run too. */
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(70, &A), MIX_SUCCESS);
-    check_model("poisson2d 70^2", &A, MIX_PRECOND_NONE, 2.0, 1.5);
-    check_model("poisson2d 70^2", &A, MIX_PRECOND_JACOBI, 2.0, 1.5);
+    check_model("poisson2d 70^2", &A, MIX_PRECOND_NONE, 1.15, 1.15, 1.5);
+    check_model("poisson2d 70^2", &A, MIX_PRECOND_JACOBI, 1.15, 1.15, 1.5);
     mixm_csr_free(&A);
 }
 
@@ -113,8 +115,10 @@ static void test_poisson3d(void)
 {
     mixm_csr A;
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(14, &A), MIX_SUCCESS);
-    check_model("poisson3d 14^3", &A, MIX_PRECOND_NONE, 2.0, 1.5);
-    check_model("poisson3d 14^3", &A, MIX_PRECOND_JACOBI, 2.0, 1.5);
+    check_model("poisson3d 14^3", &A, MIX_PRECOND_NONE, 1.15, 1.15, 1.5);
+    /* Jacobi makes the off-diagonal entries -1/6, which BF16 rounds (the plain -1 and 6 it
+     * holds exactly): 173 iterations against 103 measured. */
+    check_model("poisson3d 14^3", &A, MIX_PRECOND_JACOBI, 1.15, 1.15, 2.0);
     mixm_csr_free(&A);
 }
 
@@ -123,7 +127,7 @@ static void test_anisotropic(void)
     mixm_csr A;
     CU_ASSERT_EQUAL_FATAL(mixm_gen_anisotropic2d(32, 1e-2, &A), MIX_SUCCESS);
     /* BF16's 8-bit mantissa costs iterations on the weak direction. */
-    check_model("anisotropic 32^2 1e-2", &A, MIX_PRECOND_JACOBI, 2.0, 3.0);
+    check_model("anisotropic 32^2 1e-2", &A, MIX_PRECOND_JACOBI, 1.15, 1.25, 3.0);
     mixm_csr_free(&A);
 }
 
@@ -584,6 +588,120 @@ static void test_vector_roundtrip(void)
     mix_context_destroy(ctx);
 }
 
+/* The FIXED16 matrix format (kernels/common/spmv_row.h, the conversion every backend runs):
+ * the diagonal as the nearest float with q = 0 in its place, the off-diagonal entries within
+ * half a step s_i/32767 of their own scale s_i = max_{j!=i} |a_ij|; and the backend's FIXED16
+ * SpMV (both CPU instances) computes with exactly that matrix: y = A x to within y's rounding
+ * and float sums. */
+static void test_fixed16_matrix_format(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_anisotropic2d(12, 1e-2, &A), MIX_SUCCESS);
+    const int n = A.nrows;
+    const int64_t nnz = A.rowptr[n];
+    double *sc = malloc((size_t)n * sizeof *sc), *xh = malloc((size_t)n * sizeof *xh);
+    double *yh = malloc((size_t)n * sizeof *yh), *ref = malloc((size_t)n * sizeof *ref);
+    double *sum = malloc((size_t)n * sizeof *sum);
+    int16_t *q = malloc((size_t)nnz * sizeof *q);
+    float *rs = malloc(2 * (size_t)n * sizeof *rs);
+    for (int i = 0; i < n; i++) sc[i] = 0.4 * (1.0 + 0.25 * sin(0.7 * i)); /* a non-trivial scale */
+    rhs(n, 7, xh);
+    for (int i = 0; i < n; i++) {
+        CU_ASSERT_EQUAL(mixk_fixed16_csr_row(A.rowptr, A.colind, A.val, sc, i, q, rs), 0);
+        double off = 0.0;
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+            if (A.colind[k] != i) off = fmax(off, fabs(sc[i] * A.val[k] * sc[A.colind[k]]));
+        const double s = rs[2 * i + 1];
+        CU_ASSERT(s >= off && s <= off * (1.0 + 0x1p-23)); /* rounded up to a float */
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) {
+            const double v = sc[i] * A.val[k] * sc[A.colind[k]];
+            if (A.colind[k] == i) {
+                CU_ASSERT_EQUAL(q[k], 0);
+                CU_ASSERT_EQUAL(rs[2 * i], (float)v);
+            } else {
+                CU_ASSERT(fabs(v - q[k] * (s / 32767.0)) <= s / 32767.0 * 0.5 * (1.0 + 1e-6));
+            }
+        }
+    }
+    /* The backend's copy and SpMV, with the same scale. */
+    mix_context *ctx = new_ctx();
+    const mix_sparse_ops *sp = ctx->ops->sparse;
+    mix_sparse *S = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    const size_t b64 = (size_t)n * sizeof(double);
+    double *dsc = NULL, *dx = NULL, *dy = NULL;
+    mix_svec x = {MIX_FIXED16, n, NULL, NULL}, y = {MIX_FIXED16, n, NULL, NULL};
+    size_t vb, nb;
+    CU_ASSERT_EQUAL_FATAL(mixi_svec_bytes(MIX_FIXED16, n, &vb, &nb), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&dsc, b64), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&dx, b64), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&dy, b64), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, &x.val, vb), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&x.norm, nb), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, &y.val, vb), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&y.norm, nb), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(ctx->ops->upload(ctx->state, dsc, sc, b64), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(ctx->ops->upload(ctx->state, dx, xh, b64), MIX_SUCCESS);
+    mix_spmat *As = NULL;
+    CU_ASSERT_EQUAL_FATAL(sp->csr_convert(ctx->state, S->a64, MIX_FIXED16, dsc, &As), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(sp->vec_from64(ctx->state, dx, NULL, 1.0, &x, NULL), MIX_SUCCESS);
+    /* x as stored: decoded back through the FP64 accumulation (exact for stored values). */
+    CU_ASSERT_EQUAL(ctx->ops->memset0(ctx->state, dy, b64), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(sp->vec_accum64(ctx->state, &x, NULL, 1.0, dy), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(ctx->ops->download(ctx->state, xh, dy, b64), MIX_SUCCESS);
+    double xax = 0.0;
+    for (int i = 0; i < n; i++) {
+        ref[i] = (double)rs[2 * i] * xh[i];
+        sum[i] = fabs(ref[i]);
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) {
+            const double t = q[k] * ((double)rs[2 * i + 1] / 32767.0) * xh[A.colind[k]];
+            ref[i] += t;
+            sum[i] += fabs(t);
+        }
+        xax += xh[i] * ref[i];
+    }
+    for (int portable = 0; portable < 2; portable++) {
+        if (portable && mixt_backend != MIX_BACKEND_CPU) break;
+        mixi_cpu_sparse_force_portable(portable);
+        double xy = 0.0, xy_abs = 0.0;
+        CU_ASSERT_EQUAL(sp->spmv(ctx->state, As, &x, &y, &xy), MIX_SUCCESS);
+        mixi_cpu_sparse_force_portable(0);
+        CU_ASSERT_EQUAL(ctx->ops->memset0(ctx->state, dy, b64), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(sp->vec_accum64(ctx->state, &y, NULL, 1.0, dy), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(ctx->ops->download(ctx->state, yh, dy, b64), MIX_SUCCESS);
+        for (int b0 = 0; b0 < n; b0 += MIXI_SVEC_BLOCK) {
+            double bmax = 0.0;
+            for (int i = b0; i < n && i < b0 + MIXI_SVEC_BLOCK; i++) bmax = fmax(bmax, fabs(ref[i]));
+            for (int i = b0; i < n && i < b0 + MIXI_SVEC_BLOCK; i++) {
+                /* half a step of y's block (its norm is within the float sums of bmax), and
+                 * the float rounding of the row sum and of the scale factors */
+                const double tol = 0.5 * 1.001 * bmax / 32767.0 + 1e-6 * sum[i];
+                CU_ASSERT(fabs(yh[i] - ref[i]) <= tol);
+            }
+        }
+        for (int i = 0; i < n; i++) xy_abs += fabs(xh[i]) * sum[i];
+        CU_ASSERT(fabs(xy - xax) <= 1e-6 * xy_abs);
+    }
+    sp->csr_destroy(ctx->state, As);
+    ctx->ops->free(ctx->state, dsc);
+    ctx->ops->free(ctx->state, dx);
+    ctx->ops->free(ctx->state, dy);
+    ctx->ops->free(ctx->state, x.val);
+    ctx->ops->free(ctx->state, x.norm);
+    ctx->ops->free(ctx->state, y.val);
+    ctx->ops->free(ctx->state, y.norm);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    free(sc);
+    free(xh);
+    free(yh);
+    free(ref);
+    free(sum);
+    free(q);
+    free(rs);
+    mixm_csr_free(&A);
+}
+
 /* CPU only: the portable and the AVX2/F16C kernels give the same solutions (same roundings,
  * FP64 reductions summed in the same order); FIXED16's vectorised SpMV sums short rows as a tree,
  * so there only the convergence and the accuracy agree. */
@@ -617,12 +735,13 @@ static void test_portable_agrees(void)
 }
 
 static const mixt_test cg_tests[] = {
-    {"2D Poisson: every storage precision to 1e-10, FIXED16 within 2x FP64 iterations",
+    {"2D Poisson: every storage precision to 1e-10, FIXED16/FP16 within 1.15x FP64 iterations",
      test_poisson2d},
-    {"3D Poisson: every storage precision to 1e-10, FIXED16 within 2x FP64 iterations",
+    {"3D Poisson: every storage precision to 1e-10, FIXED16/FP16 within 1.15x FP64 iterations",
      test_poisson3d},
     {"anisotropic diffusion with Jacobi: every storage precision to 1e-10", test_anisotropic},
     {"SuiteSparse SPD set with Jacobi: FP32/FIXED16 to 1e-10, FP16/BF16 honest", test_suitesparse},
+    {"FIXED16 matrix format: split diagonal, off-diagonal bound, SpMV on it", test_fixed16_matrix_format},
     {"diagonal matrix: exact sloppy residual zero", test_diagonal},
     {"indefinite matrix: NOT_SPD in every precision", test_not_spd},
     {"bad CSR input: each case refused", test_bad_csr},

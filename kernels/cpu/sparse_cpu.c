@@ -26,7 +26,7 @@ struct mix_spmat {
     int32_t *colind;
     int owns_pattern; /* converted copies share the FP64 copy's pattern */
     void *val;
-    float *rowscale;  /* FIXED16: s_row = max |a_ij| of the row */
+    float *rowscale;  /* FIXED16: per row (a_ii, max_{j!=i} |a_ij|) (kernels/common/spmv_row.h) */
     float *xf;        /* 16-bit formats: x decoded once per SpMV (one SpMV at a time) */
 };
 
@@ -182,7 +182,8 @@ static inline void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
     *norm = s;
 }
 /* FIXED16 row times decoded x for rows of at most 8 entries (stencils): one masked gather of x,
- * the eight products summed as a tree.  Longer rows take the common body. */
+ * the eight off-diagonal products (the diagonal's q is 0) summed as a tree, then the common row
+ * end.  Longer rows take the common body. */
 static inline float avx2_rowf_fixed16(const int64_t *rp, const int32_t *ci, const void *val,
                                       const float *rs, const float *xf, int64_t i)
 {
@@ -200,7 +201,7 @@ static inline float avx2_rowf_fixed16(const int64_t *rp, const int32_t *ci, cons
     __m128 h = _mm_add_ps(_mm256_castps256_ps128(pr), _mm256_extractf128_ps(pr, 1));
     h = _mm_add_ps(h, _mm_movehl_ps(h, h));
     h = _mm_add_ss(h, _mm_shuffle_ps(h, h, 1));
-    return _mm_cvtss_f32(h) * (rs[i] * MIXK_FIXED16_RSTEP);
+    return mixk_fixed16_row_finish_f32x(rs, i, _mm_cvtss_f32(h), xf[i]);
 }
 #define NAME(x) avx2_fixed16_##x
 #define ACC float
@@ -301,7 +302,7 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
     *A = (mix_spmat){.prec = prec, .n = n, .nnz = A64->nnz, .rowptr = A64->rowptr,
                      .colind = A64->colind};
     A->val = mixi_malloc((size_t)(A64->nnz > 0 ? A64->nnz : 1) * el + 16); /* vector loads */
-    if (prec == MIX_FIXED16) A->rowscale = mixi_malloc((size_t)n * sizeof(float));
+    if (prec == MIX_FIXED16) A->rowscale = mixi_malloc(2 * (size_t)n * sizeof(float));
     if (el == 2) A->xf = mixi_malloc(((size_t)n + BLK) * sizeof(float));
     if (!A->val || (prec == MIX_FIXED16 && !A->rowscale) || (el == 2 && !A->xf)) {
         spmat_free(A);
@@ -312,7 +313,11 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
     for (int i = 0; i < n; i++) {
         const double si = scale ? scale[i] : 1.0;
         const int64_t k0 = A64->rowptr[i], k1 = A64->rowptr[i + 1];
-        double rmax = 0.0;
+        if (prec == MIX_FIXED16) {
+            overflow += mixk_fixed16_csr_row(A64->rowptr, A64->colind, a, scale, i, A->val,
+                                             A->rowscale);
+            continue;
+        }
         for (int64_t k = k0; k < k1; k++) {
             const double v = si * a[k] * (scale ? scale[A64->colind[k]] : 1.0);
             switch (prec) {
@@ -329,19 +334,8 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
                 ((uint16_t *)A->val)[k] = mixk_f64_to_bf16(v);
                 overflow += (((uint16_t *)A->val)[k] & 0x7fffu) == 0x7f80u;
                 break;
-            default: rmax = fabs(v) > rmax ? fabs(v) : rmax; break;
+            default: break;
             }
-        }
-        if (prec == MIX_FIXED16) {
-            /* A second pass, so the row's scale is known before encoding. */
-            const float s = mixk_fixed16_block_scale_f64(&rmax, 1);
-            const double inv = mixk_fixed16_inv_step_f64((double)s);
-            for (int64_t k = k0; k < k1; k++) {
-                const double v = si * a[k] * (scale ? scale[A64->colind[k]] : 1.0);
-                ((int16_t *)A->val)[k] = mixk_fixed16_encode_f64(v, inv);
-            }
-            A->rowscale[i] = s;
-            overflow += isinf(s) ? 1 : 0;
         }
     }
     if (overflow) {
@@ -452,7 +446,10 @@ static int cpu_cg_update(void *state, double alpha, const mix_svec *p, const mix
     (void)state;
     const cpu_svec_kernels *k = kernels_for(p->prec);
     if (!k) return MIX_ERR_INVALID_ARG;
-    if (ap->prec != p->prec || x->prec != p->prec || r->prec != p->prec) return MIX_ERR_UNSUPPORTED;
+    const int x32 = x->prec == MIX_FP32 &&
+                    (p->prec == MIX_FP16 || p->prec == MIX_BF16 || p->prec == MIX_FIXED16);
+    if (ap->prec != p->prec || (x->prec != p->prec && !x32) || r->prec != p->prec)
+        return MIX_ERR_UNSUPPORTED;
     k->cg_update(alpha, p, ap, x, r, rr, rd);
     return MIX_SUCCESS;
 }

@@ -95,7 +95,8 @@ static void NAME(spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, doubl
     *xy = acc;
 }
 
-/* x += alpha p; r -= alpha ap; *rr = ||r_new||^2, *rd = <r_new, r_old>.  The block body is
+/* x += alpha p; r -= alpha ap; *rr = ||r_new||^2, *rd = <r_new, r_old>; x may be FP32 for a
+ * 16-bit instance (kernels/backend_sparse.h), read and written as plain floats.  The block body is
  * inlined twice, for full blocks (constant trip count: vectorised) and for the last one; the FP64
  * sums run in four interleaved partial sums, the same order in every instance. */
 static MIXI_INLINE void NAME(cg_update_block)(ACC a, const mix_svec *p, const mix_svec *ap,
@@ -104,7 +105,9 @@ static MIXI_INLINE void NAME(cg_update_block)(ACC a, const mix_svec *p, const mi
 {
     ACC xb[BLK], pb[BLK], apb[BLK], ro[BLK], rn[BLK];
     double s[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
-    NAME(load_block)(x, b, cnt, xb);
+    float *x32 = x->prec == MIX_FP32 ? (float *)x->val + b * BLK : NULL;
+    if (x32) for (int t = 0; t < cnt; t++) xb[t] = (ACC)x32[t];
+    else NAME(load_block)(x, b, cnt, xb);
     NAME(load_block)(p, b, cnt, pb);
     NAME(load_block)(ap, b, cnt, apb);
     NAME(load_block)(r, b, cnt, ro);
@@ -112,7 +115,8 @@ static MIXI_INLINE void NAME(cg_update_block)(ACC a, const mix_svec *p, const mi
         xb[t] = xb[t] + a * pb[t];
         rn[t] = ro[t] - a * apb[t];
     }
-    NAME(store_block)(x, b, xb, cnt);
+    if (x32) for (int t = 0; t < cnt; t++) x32[t] = (float)xb[t];
+    else NAME(store_block)(x, b, xb, cnt);
     NAME(store_block)(r, b, rn, cnt);
     NAME(load_block)(r, b, cnt, rn); /* what the next step will read */
     for (int t = 0; t < cnt; t++) {

@@ -21,7 +21,7 @@ typedef struct {
     const int64_t *rowptr;
     const int32_t *colind;
     const void *val;
-    const float *rowscale; /* FIXED16: one scale per row; NULL otherwise */
+    const float *rowscale; /* FIXED16: per row (a_ii, max_{j!=i} |a_ij|); NULL otherwise */
     int lanes;             /* threads per row: 1 (thread per row) or 2, 4, 8, 16, 32 */
 } mixi_cuda_csr;
 
@@ -45,12 +45,11 @@ int mixi_cuda_spmv_lanes(double mean_row_length);
 
 /* Matrix setup.  d_flag (an int, zeroed by the caller) gets bits: 1 a value overflowed the
  * storage precision, 2 a diagonal entry is missing or <= 0. */
-/* out = diag(scale) A diag(scale) in `prec` (scale NULL = 1); FIXED16: rowscale gets
- * s_row = max |value| of the row, computed from the FP64 products in tmp (nnz doubles). */
+/* out = diag(scale) A diag(scale) in `prec` (scale NULL = 1); FIXED16: rowscale (2n floats)
+ * gets the pairs (a_ii, max_{j!=i} |a_ij|) of mixk_fixed16_csr_row. */
 cudaError_t mixi_cuda_csr_convert(cudaStream_t stream, int n, const int64_t *rowptr,
                                   const int32_t *colind, const double *val, const double *scale,
-                                  mix_prec prec, double *tmp, void *out, float *rowscale,
-                                  int *d_flag);
+                                  mix_prec prec, void *out, float *rowscale, int *d_flag);
 /* scale_i = 1 / sqrt(a_ii). */
 cudaError_t mixi_cuda_diag_rsqrt(cudaStream_t stream, int n, const int64_t *rowptr,
                                  const int32_t *colind, const double *val, double *scale,
@@ -72,9 +71,10 @@ cudaError_t mixi_cuda_vec_accum64(cudaStream_t stream, mix_prec prec, int n, mix
 /* y = A x in A's precision; ws non-NULL: result 0 = <x, A x> from the unrounded row sums. */
 cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,
                            mixi_cuda_vec y, double *ws);
-/* x += alpha p; r -= alpha ap; results 0 = ||r_new||^2, 1 = <r_new, r_old>. */
+/* x += alpha p; r -= alpha ap; results 0 = ||r_new||^2, 1 = <r_new, r_old>.  x_fp32: x is an
+ * FP32 vector (16-bit prec only). */
 cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, int n, double alpha,
-                                mixi_cuda_vec p, mixi_cuda_vec ap, mixi_cuda_vec x,
+                                mixi_cuda_vec p, mixi_cuda_vec ap, mixi_cuda_vec x, int x_fp32,
                                 mixi_cuda_vec r, double *ws);
 /* y = a x + b y. */
 cudaError_t mixi_cuda_axpby(cudaStream_t stream, mix_prec prec, int n, double a, mixi_cuda_vec x,

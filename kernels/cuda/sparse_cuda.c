@@ -12,7 +12,7 @@ struct mix_spmat {
     int64_t *rowptr;       /* device arrays, owned as said */
     int32_t *colind;
     void *val;
-    float *rowscale;       /* FIXED16 */
+    float *rowscale;       /* FIXED16: 2n floats, per row (a_ii, max_{j!=i} |a_ij|) */
     int owns_pattern;
 };
 
@@ -159,7 +159,6 @@ static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const do
     if (!A64 || A64->d.prec != MIX_FP64 || !valid_storage(prec)) return MIX_ERR_INVALID_ARG;
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz;
-    double *tmp = NULL;
     int flag = 0, st;
     mix_spmat *A = mixi_calloc(1, sizeof *A);
     if (!A) return MIX_ERR_ALLOC;
@@ -170,19 +169,17 @@ static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const do
     A->owns_pattern = 0;
     if ((st = dalloc(s, &A->val, (size_t)nnz * elem_bytes(prec)))) goto out;
     if (prec == MIX_FIXED16) {
-        if ((st = dalloc(s, (void **)&A->rowscale, (size_t)n * sizeof(float)))) goto out;
-        if ((st = dalloc(s, (void **)&tmp, (size_t)nnz * sizeof(double)))) goto out;
+        if ((st = dalloc(s, (void **)&A->rowscale, 2 * (size_t)n * sizeof(float)))) goto out;
     }
     if ((st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream)))) goto out;
     if ((st = launched(mixi_cuda_csr_convert(s->stream, n, A64->rowptr, A64->colind, A64->val,
-                                             scale, prec, tmp, A->val, A->rowscale, s->d_flag))))
+                                             scale, prec, A->val, A->rowscale, s->d_flag))))
         goto out;
     if ((st = read_flag(s, &flag))) goto out;
     if (flag & 1) st = MIX_ERR_OVERFLOW;
     A->d.val = A->val;
     A->d.rowscale = A->rowscale;
 out:
-    mixi_cuda_backend.free(s, tmp);
     if (st) {
         sp_destroy(s, A);
         return st;
@@ -303,8 +300,12 @@ static int sp_cg_update(void *state, double alpha, const mix_svec *p, const mix_
 {
     mixi_cuda_state *s = state;
     int st = check_pair(p, Ap);
-    if (!st) st = check_pair(p, x);
     if (!st) st = check_pair(p, r);
+    /* x is p's precision, or FP32 for a 16-bit p (kernels/backend_sparse.h). */
+    const int x32 = p && x && x->prec == MIX_FP32 &&
+                    (p->prec == MIX_FP16 || p->prec == MIX_BF16 || p->prec == MIX_FIXED16);
+    if (!st && !x32) st = check_pair(p, x);
+    if (!st && x32 && (check_vec(x) || x->n != p->n)) st = MIX_ERR_INVALID_ARG;
     if (st) return st;
     if (!rr || !rr_dot_old) return MIX_ERR_INVALID_ARG;
     if (p->n == 0) {
@@ -314,7 +315,7 @@ static int sp_cg_update(void *state, double alpha, const mix_svec *p, const mix_
     double *ws;
     if ((st = workspace(s, &ws))) return st;
     if ((st = launched(mixi_cuda_cg_update(s->stream, p->prec, p->n, alpha, dvec(p), dvec(Ap),
-                                           dvec(x), dvec(r), ws))))
+                                           dvec(x), x32, dvec(r), ws))))
         return st;
     return fetch(s, 2, rr, rr_dot_old);
 }

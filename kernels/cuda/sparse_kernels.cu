@@ -118,8 +118,8 @@ template <> struct fmt<MIX_FIXED16> {
 };
 
 // Part of row i's sum over the entries k = rowptr[i] + sl, + L, ... (a lane of a sub-warp):
-// the loop of spmv_row.h's bodies, strided.  FIXED16 leaves out the row's scale factors, which
-// row_finish applies once to the whole sum, as the thread-per-row body does.
+// the loop of spmv_row.h's bodies, strided.  FIXED16 leaves out the row's scale factors and its
+// diagonal, which row_finish applies once to the whole sum, as the thread-per-row body does.
 template <mix_prec P>
 __device__ typename fmt<P>::T row_part(const mixi_cuda_csr &A, const void *x, const float *xn,
                                        int64_t i, int sl, int L)
@@ -142,14 +142,16 @@ __device__ float row_part<MIX_FIXED16>(const mixi_cuda_csr &A, const void *x, co
     return s;
 }
 template <mix_prec P>
-__device__ typename fmt<P>::T row_finish(const mixi_cuda_csr &, int64_t, typename fmt<P>::T s)
+__device__ typename fmt<P>::T row_finish(const mixi_cuda_csr &, const void *, const float *,
+                                         int64_t, typename fmt<P>::T s)
 {
     return s;
 }
 template <>
-__device__ float row_finish<MIX_FIXED16>(const mixi_cuda_csr &A, int64_t i, float s)
+__device__ float row_finish<MIX_FIXED16>(const mixi_cuda_csr &A, const void *x, const float *xn,
+                                         int64_t i, float s)
 {
-    return s * (A.rowscale[i] * MIXK_FIXED16_RSTEP) * MIXK_FIXED16_RSTEP;
+    return mixk_fixed16_row_finish(A.rowscale, i, s, mixk_svec_ld_fixed16(x, xn, i));
 }
 
 // (A x)_i of the row row0 + lane, for the 32 rows of one block handled by one warp.  L = 1: each
@@ -174,7 +176,7 @@ __device__ typename fmt<P>::T warp_rows(const mixi_cuda_csr &A, const void *x, c
         T got = __shfl_sync(FULL, part, (owner >= 0 && owner < R ? owner : 0) * L);
         if (owner >= 0 && owner < R) mine = got;
     }
-    if (row0 + lane < A.n) mine = row_finish<P>(A, row0 + lane, mine);
+    if (row0 + lane < A.n) mine = row_finish<P>(A, x, xn, row0 + lane, mine);
     return mine;
 }
 
@@ -344,10 +346,12 @@ __global__ void __launch_bounds__(THREADS) k_vec_accum64(int n, mixi_cuda_vec v,
         y[i] = add(y[i], scaled(alpha, scale, i, (double)fmt<P>::ld(v.val, v.norm, i)));
 }
 
+// x32: x is an FP32 vector (16-bit P only: kernels/backend_sparse.h), the same for the whole
+// grid, so the warp-wide FIXED16 store below is reached by every lane or by none.
 template <mix_prec P>
 __global__ void __launch_bounds__(THREADS) k_cg_update(int n, double alpha, mixi_cuda_vec p,
                                                        mixi_cuda_vec ap, mixi_cuda_vec x,
-                                                       mixi_cuda_vec r, double *ws)
+                                                       mixi_cuda_vec r, double *ws, int x32)
 {
     typedef typename fmt<P>::T T;
     const T a = (T)alpha;
@@ -357,14 +361,18 @@ __global__ void __launch_bounds__(THREADS) k_cg_update(int n, double alpha, mixi
         const bool valid = i < n;
         T xi = 0, pi = 0, ri = 0, api = 0;
         if (valid) {
-            xi = fmt<P>::ld(x.val, x.norm, i);
+            xi = x32 ? (T)mixk_svec_ld_fp32(x.val, NULL, i) : fmt<P>::ld(x.val, x.norm, i);
             pi = fmt<P>::ld(p.val, p.norm, i);
             ri = fmt<P>::ld(r.val, r.norm, i);
             api = fmt<P>::ld(ap.val, ap.norm, i);
         }
         // Every lane has read its elements and block norms before lane 0 rewrites the norms.
         __syncwarp();
-        st_warp<P>(x, blk, lane, valid, add(xi, mul(a, pi)));
+        if (x32) {
+            if (valid) mixk_svec_st_fp32(x.val, i, (float)add(xi, mul(a, pi)));
+        } else {
+            st_warp<P>(x, blk, lane, valid, add(xi, mul(a, pi)));
+        }
         const T rn = st_warp<P>(r, blk, lane, valid, sub(ri, mul(a, api)));
         if (valid) {
             acc[0] += (double)rn * (double)rn;
@@ -403,12 +411,16 @@ __global__ void __launch_bounds__(THREADS) k_dot(int n, mixi_cuda_vec x, mixi_cu
 __global__ void __launch_bounds__(THREADS) k_csr_convert(int n, const int64_t *rowptr,
                                                          const int32_t *colind, const double *val,
                                                          const double *scale, mix_prec prec,
-                                                         double *tmp, void *out, float *rowscale,
-                                                         int *flag)
+                                                         void *out, float *rowscale, int *flag)
 {
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS) {
         int over = 0;
         const int64_t k0 = rowptr[i], k1 = rowptr[i + 1];
+        if (prec == MIX_FIXED16) {
+            if (mixk_fixed16_csr_row(rowptr, colind, val, scale, i, (int16_t *)out, rowscale))
+                atomicOr(flag, 1);
+            continue;
+        }
         for (int64_t k = k0; k < k1; k++) {
             const double t = scale ? mul(mul(scale[i], val[k]), scale[colind[k]]) : val[k];
             switch (prec) {
@@ -431,15 +443,8 @@ __global__ void __launch_bounds__(THREADS) k_csr_convert(int n, const int64_t *r
                 over |= (h & 0x7fffu) == 0x7f80u;
                 break;
             }
-            default: tmp[k] = t;
+            default: break;
             }
-        }
-        if (prec == MIX_FIXED16) {
-            const float s = mixk_fixed16_block_scale_f64(tmp + k0, (int)(k1 - k0));
-            const double inv = mixk_fixed16_inv_step_f64((double)s);
-            for (int64_t k = k0; k < k1; k++) ((int16_t *)out)[k] = mixk_fixed16_encode_f64(tmp[k], inv);
-            rowscale[i] = s;
-            over |= isinf(s);
         }
         if (over) atomicOr(flag, 1);
     }
@@ -566,10 +571,12 @@ extern "C" cudaError_t mixi_cuda_vec_accum64(cudaStream_t stream, mix_prec prec,
 
 extern "C" cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, int n, double alpha,
                                            mixi_cuda_vec p, mixi_cuda_vec ap, mixi_cuda_vec x,
-                                           mixi_cuda_vec r, double *ws)
+                                           int x_fp32, mixi_cuda_vec r, double *ws)
 {
     if (n <= 0) return cudaSuccess;
-    DISPATCH(prec, k_cg_update, grid_warps(nblocks(n)), (n, alpha, p, ap, x, r, ws))
+    if (x_fp32 && prec != MIX_FP16 && prec != MIX_BF16 && prec != MIX_FIXED16)
+        return cudaErrorInvalidValue;
+    DISPATCH(prec, k_cg_update, grid_warps(nblocks(n)), (n, alpha, p, ap, x, r, ws, x_fp32))
 }
 
 extern "C" cudaError_t mixi_cuda_axpby(cudaStream_t stream, mix_prec prec, int n, double a,
@@ -588,12 +595,12 @@ extern "C" cudaError_t mixi_cuda_dot(cudaStream_t stream, mix_prec prec, int n, 
 
 extern "C" cudaError_t mixi_cuda_csr_convert(cudaStream_t stream, int n, const int64_t *rowptr,
                                              const int32_t *colind, const double *val,
-                                             const double *scale, mix_prec prec, double *tmp,
-                                             void *out, float *rowscale, int *d_flag)
+                                             const double *scale, mix_prec prec, void *out,
+                                             float *rowscale, int *d_flag)
 {
     if (n <= 0) return cudaSuccess;
     k_csr_convert<<<grid_threads(n), THREADS, 0, stream>>>(n, rowptr, colind, val, scale, prec,
-                                                           tmp, out, rowscale, d_flag);
+                                                           out, rowscale, d_flag);
     return cudaGetLastError();
 }
 
