@@ -51,12 +51,13 @@ static double triad_gbs(size_t n)
 static size_t elem_bytes(mix_prec p) { return p == MIX_FP64 ? 8 : p == MIX_FP32 ? 4 : 2; }
 
 /* Bytes one sloppy SpMV must move at least: values, column indices, row pointers (and FIXED16
- * row scales), x read once, y written once (and FIXED16 block norms). */
+ * per row its float diagonal and float off-diagonal scale), x read once, y written once (and
+ * FIXED16 block norms). */
 static double spmv_bytes(int n, int64_t nnz, mix_prec p)
 {
     double e = (double)elem_bytes(p);
     double b = (double)nnz * (e + 4.0) + ((double)n + 1) * 8.0 + 2.0 * n * e;
-    if (p == MIX_FIXED16) b += n * 4.0 + 2.0 * n / 32.0 * 4.0;
+    if (p == MIX_FIXED16) b += n * 8.0 + 2.0 * n / 32.0 * 4.0;
     return b;
 }
 

@@ -6,6 +6,8 @@
 #include "kernels/common/mix_hd.h"
 #include "kernels/common/fpbits.h"
 
+/* Blocks: 32 entries of a sloppy vector; for a matrix, the off-diagonal entries of one row (the
+ * diagonal is kept apart as a float: mixk_fixed16_csr_row in spmv_row.h). */
 #define MIXK_FIXED16_QMAX 32767
 
 /* Block scale s = max |x|.  A NaN anywhere makes the scale NaN (0x7fc00000) so that decoding
