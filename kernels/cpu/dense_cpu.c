@@ -200,9 +200,10 @@ static int cpu_trsm_llnu_f32(void *state, int m, int n, const float *a, int lda,
 
 /* GEMM engine preference: -1 automatic, else MIXI_GEMM_*.  The environment is read once; the
  * test hook overrides it. */
+static _Atomic int gemm_forced = -1;
+#ifdef MIX_HAVE_ONEDNN
 static pthread_once_t gemm_env_once = PTHREAD_ONCE_INIT;
 static int gemm_env_pref = -1;
-static _Atomic int gemm_forced = -1;
 
 static void read_gemm_env(void)
 {
@@ -210,6 +211,7 @@ static void read_gemm_env(void)
     if (v && strcmp(v, "onednn") == 0) gemm_env_pref = MIXI_GEMM_ONEDNN;
     else if (v && strcmp(v, "openblas") == 0) gemm_env_pref = MIXI_GEMM_OPENBLAS;
 }
+#endif
 
 void mixi_cpu_gemm_force_engine(int engine) { gemm_forced = engine; }
 
