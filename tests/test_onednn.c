@@ -80,7 +80,8 @@ static void test_f32_vs_openblas(void)
         int lda = m + 3, ldb = k + 5, ldc = m + 2;
         float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
         float *c0 = fill((size_t)ldc * n, &s);
-        float *c1 = malloc((size_t)ldc * n * sizeof *c1), *c2 = malloc((size_t)ldc * n * sizeof *c2);
+        float *c1 = malloc((size_t)ldc * n * sizeof *c1);
+        float *c2 = malloc((size_t)ldc * n * sizeof *c2);
         for (int pi = 0; pi < 2; pi++)
             for (int bi = 0; bi < 2; bi++) {
                 float beta = bi ? 0.0f : 1.0f;
@@ -159,7 +160,8 @@ static void test_bf16(void)
         int lda = m + 1, ldb = k + 7, ldc = m + 4;
         float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
         float *c0 = fill((size_t)ldc * n, &s);
-        float *c1 = malloc((size_t)ldc * n * sizeof *c1), *c2 = malloc((size_t)ldc * n * sizeof *c2);
+        float *c1 = malloc((size_t)ldc * n * sizeof *c1);
+        float *c2 = malloc((size_t)ldc * n * sizeof *c2);
         if (t == 3) a[0] = FLT_MAX; /* above BF16's largest finite value: one overflow */
         for (int bi = 0; bi < 2; bi++) {
             float beta = bi ? 0.0f : 1.0f;
