@@ -703,8 +703,9 @@ static void test_fixed16_matrix_format(void)
 }
 
 /* CPU only: the portable and the AVX2/F16C kernels give the same solutions (same roundings,
- * FP64 reductions summed in the same order); FIXED16's vectorised SpMV sums short rows as a tree,
- * so there only the convergence and the accuracy agree. */
+ * FP64 reductions summed in the same order); FIXED16's AVX2 SpMV multiplies by x decoded once
+ * per SpMV (the portable body decodes per nonzero, as CUDA does), so there only the convergence
+ * and the accuracy agree. */
 static void test_portable_agrees(void)
 {
     if (mixt_backend != MIX_BACKEND_CPU) return;
