@@ -16,13 +16,6 @@
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
 #define NSTORAGE 5
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* STREAM triad a = b + s c over arrays far larger than the caches; best of 5; bytes counted
  * as STREAM does (two reads, one write). */
 static double triad_gbs(size_t n)
@@ -36,10 +29,10 @@ static double triad_gbs(size_t n)
     for (size_t i = 0; i < n; i++) a[i] = 0.0, b[i] = 1.0, c[i] = 2.0;
     double best = 1e30;
     for (int r = 0; r < 5; r++) {
-        double t = now();
+        double t = mixm_wtime();
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
-        t = now() - t;
+        t = mixm_wtime() - t;
         if (t < best) best = t;
     }
     volatile double sink = a[n / 2];
@@ -83,10 +76,10 @@ static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, int reps)
         ops->sparse->spmv(ctx->state, As, &x, &y, &xy); /* warm-up */
         for (int r = 0; r < reps; r++) {
             ops->synchronize(ctx->state);
-            double t = now();
+            double t = mixm_wtime();
             ops->sparse->spmv(ctx->state, As, &x, &y, &xy);
             ops->synchronize(ctx->state);
-            t = now() - t;
+            t = mixm_wtime() - t;
             if (t < best) best = t;
         }
     }
@@ -109,9 +102,9 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
                          double triad)
 {
     mix_sparse *S = NULL;
-    double t0 = now();
+    double t0 = mixm_wtime();
     int st = mix_sparse_create_csr(ctx, A->nrows, A->rowptr, A->colind, A->val, &S);
-    double t_create = now() - t0;
+    double t_create = mixm_wtime() - t0;
     if (st) {
         printf("| %s | create failed: %s |\n", name, mix_strerror(st));
         return;

@@ -9,13 +9,6 @@
 #include "mixsolve.h"
 #include "matrices/generators.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void loadavg(char *buf, size_t len)
 {
     snprintf(buf, len, "?");
@@ -128,7 +121,7 @@ int main(int argc, char **argv)
                 for (int r = 0; r < reps; r++) {
                     memcpy(w, a, nn * sizeof *w);
                     mix_gesv_info info = {0};
-                    double t0 = now();
+                    double t0 = mixm_wtime();
                     if (m->kind == M_DGESV) {
                         memcpy(x, b, (size_t)n * sizeof *x);
                         st = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, w, n, ipiv, x, n);
@@ -142,7 +135,7 @@ int main(int argc, char **argv)
                         st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, w, n, ipiv, b, n, x, n,
                                           &info);
                     }
-                    double el = now() - t0;
+                    double el = mixm_wtime() - t0;
                     if (el < best) {
                         best = el;
                         if (m->kind == M_MIX) {

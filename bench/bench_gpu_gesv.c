@@ -48,13 +48,6 @@ static void die(const char *what, const char *detail)
         if ((call) != CUSOLVER_STATUS_SUCCESS) die(#call, "cuSOLVER call failed");                 \
     } while (0)
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int parse_list(const char *s, double *out)
 {
     int k = 0;
@@ -235,12 +228,12 @@ static void run_dgetrf(bench *B, int reps)
         CU(cudaMemcpyAsync(B->d_x, B->d_b, (size_t)n * sizeof(double), cudaMemcpyDeviceToDevice,
                            B->stream));
         CU(cudaStreamSynchronize(B->stream));
-        double t0 = now();
+        double t0 = mixm_wtime();
         CS(cusolverDnDgetrf(B->solver, n, n, B->d_a, n, d_work, B->d_ipiv, B->d_info));
         CS(cusolverDnDgetrs(B->solver, CUBLAS_OP_N, n, 1, B->d_a, n, B->d_ipiv, B->d_x, n,
                             B->d_info));
         CU(cudaStreamSynchronize(B->stream));
-        double t = now() - t0;
+        double t = mixm_wtime() - t0;
         if (r > 0 && t < best) best = t;
     }
     CU(cudaMemcpy(&info, B->d_info, sizeof info, cudaMemcpyDeviceToHost));
@@ -279,11 +272,11 @@ static void run_irs(bench *B, cusolverPrecType_t lowest, const char *lname,
     int niters = 0, info = 0;
     for (int r = 0; r <= reps; r++) {
         reset_working_copy(B);
-        double t0 = now();
+        double t0 = mixm_wtime();
         CS(cusolverDnIRSXgesv(B->solver, params, infos, n, 1, B->d_a, n, B->d_b, n, B->d_x, n,
                               d_work, lwork, &niters, B->d_info));
         CU(cudaStreamSynchronize(B->stream));
-        double t = now() - t0;
+        double t = mixm_wtime() - t0;
         if (r > 0 && t < best) best = t;
     }
     CU(cudaMemcpy(&info, B->d_info, sizeof info, cudaMemcpyDeviceToHost));
@@ -312,11 +305,11 @@ static void run_ours(bench *B, mix_context *ctx, mix_prec prec, int reps)
     int st = MIX_SUCCESS;
     for (int r = 0; r <= reps && !st; r++) {
         reset_working_copy(B);
-        double t0 = now();
+        double t0 = mixm_wtime();
         st = mix_dgesv_ir_gpu(ctx, &p, MIX_COL_MAJOR, n, 1, B->d_a, n, ipiv, B->d_b, n, B->d_x, n,
                               &info);
         CU(cudaDeviceSynchronize());
-        double t = now() - t0;
+        double t = mixm_wtime() - t0;
         if (r > 0 && t < best) best = t;
     }
     free(ipiv);
@@ -483,10 +476,10 @@ int main(int argc, char **argv)
         if (!bench_alloc(&B, n)) continue;
         for (int ik = 0; ik < nk; ik++) {
             int on_device = !strcmp(gen, "device") || (!strcmp(gen, "auto") && n > 8192);
-            double t0 = now();
+            double t0 = mixm_wtime();
             generate(&B, ks[ik], on_device, 20240u + (uint64_t)ik);
             fprintf(stderr, "generated n = %d kappa = %g on the %s in %.1f s\n", n, ks[ik],
-                    on_device ? "device" : "host", now() - t0);
+                    on_device ? "device" : "host", mixm_wtime() - t0);
             B.label = on_device ? "randsvd-d" : "randsvd";
             B.kappa = ks[ik];
             run_all(&B, ctx, reps);

@@ -45,13 +45,6 @@ typedef struct {
     int gen_n;
 } problem;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void bench_usage(FILE *f)
 {
     fprintf(f,
@@ -319,13 +312,13 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
             double t0;
             if (res->prec == MIX_FP64) {
                 memcpy(x, b, nn * sizeof *x);
-                t0 = now();
+                t0 = mixm_wtime();
                 st = (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, work, n, ipiv, x, n);
             } else {
-                t0 = now();
+                t0 = mixm_wtime();
                 st = mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, work, n, ipiv, b, n, x, n, &info);
             }
-            double t = now() - t0;
+            double t = mixm_wtime() - t0;
             best = fmin(best, t);
             spent += t;
             if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
@@ -379,9 +372,9 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
         memset(&info, 0, sizeof info);
         for (int rep = 0; rep < o->max_reps; rep++) {
             memset(x, 0, nn * sizeof *x);
-            double t0 = now();
+            double t0 = mixm_wtime();
             st = mix_dcg(ctx, &prm, S, b, x, &info);
-            double t = now() - t0;
+            double t = mixm_wtime() - t0;
             best = fmin(best, t);
             spent += t;
             if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
@@ -448,10 +441,10 @@ static void run_isolated(const mixm_csr *A, const bench_opts *o, const bench_set
     bench_result got;
     char *p = (char *)&got;
     size_t have = 0;
-    double deadline = fmin(now() + o->time_limit, o->t_end);
+    double deadline = fmin(mixm_wtime() + o->time_limit, o->t_end);
     int timed_out = 0;
     while (have < sizeof got) {
-        int ms = (int)((deadline - now()) * 1000);
+        int ms = (int)((deadline - mixm_wtime()) * 1000);
         if (ms <= 0) {
             timed_out = 1;
             break;
@@ -666,12 +659,12 @@ int cmd_bench(int argc, char **argv)
         snprintf(s.libraries, sizeof s.libraries, "%s", pr.caps.libraries);
         o.backend = pr.used; /* every child uses the same one */
     }
-    double t_start = now();
+    double t_start = mixm_wtime();
     o.t_end = o.max_time > 0 ? t_start + o.max_time : INFINITY;
     for (int i = 0; i < np; i++) {
         char err[512] = "";
         mixm_csr A;
-        if (now() > o.t_end - 1) {
+        if (mixm_wtime() > o.t_end - 1) {
             bench_result *r = new_result(&s, probs[i].name, NULL, 0, BENCH_LU, MIX_FP64);
             if (r) snprintf(r->note, sizeof r->note, "skipped: --max-time budget spent");
             fprintf(stderr, "[%d/%d] %s: skipped (--max-time spent)\n", i + 1, np, probs[i].name);
@@ -687,7 +680,7 @@ int cmd_bench(int argc, char **argv)
         }
         int spd = cli_spd_candidate(&A);
         int square = A.nrows == A.ncols;
-        double budget_end = now() + 3 * o.time_limit;
+        double budget_end = mixm_wtime() + 3 * o.time_limit;
         if (!square || A.nrows > o.dense_max) {
             bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_LU, MIX_FP64);
             if (r) {
@@ -700,9 +693,9 @@ int cmd_bench(int argc, char **argv)
                 if (!r) break;
                 fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, probs[i].name,
                         k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dgesv)");
-                if ((k > 0 && now() > budget_end) || now() > o.t_end - 1) { /* baselines always run */
+                if ((k > 0 && mixm_wtime() > budget_end) || mixm_wtime() > o.t_end - 1) { /* baselines always run */
                     snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
-                             now() > o.t_end - 1 ? "--max-time" : "this matrix's");
+                             mixm_wtime() > o.t_end - 1 ? "--max-time" : "this matrix's");
                     continue;
                 }
                 run_isolated(&A, &o, &s, r);
@@ -713,9 +706,9 @@ int cmd_bench(int argc, char **argv)
                 bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_CG, cg_precs[k]);
                 if (!r) break;
                 fprintf(stderr, "[%d/%d] %s: cg %s\n", i + 1, np, probs[i].name, mix_prec_name(cg_precs[k]));
-                if ((k > 0 && now() > budget_end + 3 * o.time_limit) || now() > o.t_end - 1) {
+                if ((k > 0 && mixm_wtime() > budget_end + 3 * o.time_limit) || mixm_wtime() > o.t_end - 1) {
                     snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
-                             now() > o.t_end - 1 ? "--max-time" : "this matrix's");
+                             mixm_wtime() > o.t_end - 1 ? "--max-time" : "this matrix's");
                     continue;
                 }
                 run_isolated(&A, &o, &s, r);
@@ -727,7 +720,7 @@ int cmd_bench(int argc, char **argv)
         }
         mixm_csr_free(&A);
     }
-    s.wall = now() - t_start;
+    s.wall = mixm_wtime() - t_start;
     for (int i = 0; i < np; i++) free(probs[i].path);
     free(probs);
     /* Speedups against the baseline of the same matrix and method. */

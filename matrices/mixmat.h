@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <time.h>
 #include "mixsolve.h"
 
 /* Compressed sparse row, 0-based, FP64 values; the layout mix_sparse_create_csr takes. */
@@ -31,6 +32,14 @@ int mixm_csr_to_dense(const mixm_csr *A, mixm_dense *D);
 void mixm_csr_matvec(const mixm_csr *A, const double *x, double *y);
 /* 1 if A is numerically symmetric (pattern and values), else 0. */
 int mixm_csr_is_symmetric(const mixm_csr *A);
+
+/* Wall clock in seconds (monotonic), for the tool's and the benchmarks' timings. */
+static inline double mixm_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Small reproducible random numbers (xoshiro256**) for generators and tests. */
 typedef struct { uint64_t s[4]; } mixm_rng;

@@ -10,13 +10,6 @@
 
 #define DENSE_MAX 16384 /* dense LU of larger matrices needs > 2 GiB: refused */
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void solve_usage(FILE *f)
 {
     fprintf(f,
@@ -97,9 +90,9 @@ static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
         rc = cli_error(CLI_SOLVER_FAILED, "out of memory");
         goto out;
     }
-    double t0 = now();
+    double t0 = mixm_wtime();
     int st = mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, D.a, n, ipiv, b, n, x, n, &info);
-    double t = now() - t0;
+    double t = mixm_wtime() - t0;
     /* The backward error again, here, in FP64 from the original sparse A. */
     double *r = malloc((size_t)(n ? n : 1) * sizeof *r);
     double be = NAN;
@@ -149,13 +142,13 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     if (o->max_iter > 0) prm.max_iter = (int)o->max_iter;
     prm.precond = o->jacobi ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
     mix_sparse *S = NULL;
-    double t0 = now();
+    double t0 = mixm_wtime();
     int st = mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S);
     if (st) return cli_error(CLI_SOLVER_FAILED, "%s: cannot set up the sparse matrix: %s", o->file, mix_strerror(st));
     mix_cg_info info;
     memset(&info, 0, sizeof info);
     st = mix_dcg(ctx, &prm, S, b, x, &info);
-    double t = now() - t0;
+    double t = mixm_wtime() - t0;
     mix_sparse_destroy(S);
     if (st == MIX_ERR_NOT_SPD || info.reason == MIX_CG_BREAKDOWN_NOT_SPD) {
         *not_spd = 1;
@@ -248,10 +241,10 @@ int cmd_solve(int argc, char **argv)
     double *b = NULL, *x = NULL;
     mix_context *ctx = NULL;
     int rc = CLI_OK, st;
-    double t0 = now();
+    double t0 = mixm_wtime();
     if ((st = mixm_mtx_read(o.file, &A, &h, err, sizeof err)))
         return cli_error(st == MIX_ERR_ALLOC ? CLI_SOLVER_FAILED : CLI_USAGE, "%s", err);
-    double t_read = now() - t0;
+    double t_read = mixm_wtime() - t0;
     int n = A.nrows;
     if (A.nrows != A.ncols) {
         rc = cli_error(CLI_USAGE, "%s: the matrix is %d x %d, not square", o.file, A.nrows, A.ncols);
