@@ -674,7 +674,7 @@ int cmd_bench(int argc, char **argv)
         int st = load_problem(&probs[i], &o, &A, err, sizeof err);
         if (st) {
             bench_result *r = new_result(&s, probs[i].name, NULL, 0, BENCH_LU, MIX_FP64);
-            if (r) snprintf(r->note, sizeof r->note, "not loaded: %s", err[0] ? err : mix_strerror(st));
+            if (r) snprintf(r->note, sizeof r->note, "not loaded: %.100s", err[0] ? err : mix_strerror(st));
             fprintf(stderr, "[%d/%d] %s: skipped: %s\n", i + 1, np, probs[i].name, err[0] ? err : mix_strerror(st));
             continue;
         }
