@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/avx2_lanes.h"
 #include "kernels/common/formats.h"
 
 /* Below this many elements one thread does it all (thread start-up costs more than the loop). */
@@ -14,8 +15,6 @@
 #else
 #define MIXI_OMP(x)
 #endif
-
-#define MIXI_AVX2 __attribute__((target("avx2,f16c")))
 
 /* One conversion of `n` elements; returns the overflow count (0 for widening ones). */
 typedef size_t (*mixi_conv_fn)(size_t n, const void *x, void *y);
@@ -118,25 +117,6 @@ MIXI_AVX2 static inline __m128i f64_to_f32_odd(__m256d d)
     return _mm_or_si128(b, _mm_and_si128(inex32, _mm_set1_epi32(1)));
 }
 
-/* FP32 patterns -> BF16 patterns in the low 16 bits of each 32-bit lane. */
-MIXI_AVX2 static inline __m256i f32_to_bf16_lanes(__m256i u)
-{
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-    const __m256i r = _mm256_srli_epi32(
-        _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
-    const __m256i q = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
-    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
-                                           _mm256_set1_epi32(0x7f800000));
-    return _mm256_blendv_epi8(r, q, nan);
-}
-
-/* Eight 32-bit lanes holding 16-bit values -> eight uint16 in a 128-bit register. */
-MIXI_AVX2 static inline __m128i pack_u16(__m256i v)
-{
-    const __m256i p = _mm256_packus_epi32(v, v);
-    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(p, 0x08));
-}
-
 MIXI_AVX2 static size_t f32_f16_v(size_t n, const void *xv, void *yv)
 {
     const float *x = (const float *)xv;
@@ -206,16 +186,6 @@ MIXI_AVX2 static size_t f64_bf16_v(size_t n, const void *xv, void *yv)
         _mm_storeu_si128((__m128i *)(y + i), pack_u16(f32_to_bf16_lanes(u)));
     }
     return ov + f64_bf16_c(n - i, x + i, y + i);
-}
-
-/* BF16 patterns (zero-extended in 32-bit lanes) -> FP32, signalling NaNs quieted. */
-MIXI_AVX2 static inline __m256 bf16_lanes_to_f32(__m256i h)
-{
-    const __m256i u = _mm256_slli_epi32(h, 16);
-    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
-                                           _mm256_set1_epi32(0x7f800000));
-    return _mm256_castsi256_ps(
-        _mm256_or_si256(u, _mm256_and_si256(nan, _mm256_set1_epi32(0x400000))));
 }
 
 MIXI_AVX2 static size_t bf16_f32_v(size_t n, const void *xv, void *yv)

@@ -9,3 +9,4 @@ noinst_HEADERS += kernels/cpu/onednn_gemm.h
 if HAVE_ONEDNN
 libmixsolve_core_la_SOURCES += kernels/cpu/onednn_gemm.c
 endif
+noinst_HEADERS += kernels/cpu/avx2_lanes.h

@@ -108,6 +108,7 @@ static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
 #pragma GCC push_options
 #pragma GCC target("avx2,f16c")
 #include <immintrin.h>
+#include "kernels/cpu/avx2_lanes.h"
 #define F16C_LD(v, norm, i) _cvtsh_ss(((const uint16_t *)(v))[i])
 #define F16C_LDA(v, k) _cvtsh_ss(((const uint16_t *)(v))[k])
 MIXK_SPMV_ROW(avx2_row_fp16, float, F16C_LDA, F16C_LD)
@@ -144,31 +145,14 @@ ROWF_WRAP(avx2_rowf_bf16, avx2_rowx_bf16)
 #define ROW avx2_row_fp16
 #define ROWF avx2_rowf_fp16
 #include "kernels/cpu/sparse_cpu_t.h"
-/* Eight BF16 values to floats and back, bit-identical to mixk_bf16_to_f32 / mixk_f32_to_bf16:
- * NaNs quieted, round to nearest even (Inf and FP32 subnormals need no special case). */
-static inline void avx2_bf16_load8(const uint16_t *src, float *out)
-{
-    __m256i u = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)src)), 16);
-    const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
-    const __m256i nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f800000));
-    u = _mm256_or_si256(u, _mm256_and_si256(nan, _mm256_set1_epi32(0x400000)));
-    _mm256_storeu_ps(out, _mm256_castsi256_ps(u));
-}
-static inline void avx2_bf16_store8(uint16_t *dst, const float *x)
-{
-    const __m256i u = _mm256_castps_si256(_mm256_loadu_ps(x));
-    const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
-    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, 16), _mm256_set1_epi32(1));
-    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(a, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb)), 16);
-    const __m256i nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f800000));
-    r = _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_srli_epi32(a, 16), _mm256_set1_epi32(0x40)), nan);
-    r = _mm256_or_si256(r, _mm256_srli_epi32(_mm256_andnot_si256(a, u), 16)); /* the sign */
-    const __m256i w = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
-    _mm_storeu_si128((__m128i *)dst, _mm256_castsi256_si128(w));
-}
+/* Eight BF16 values to floats and back (kernels/cpu/avx2_lanes.h). */
+#define LDB8(v, i, out)                                                                          \
+    _mm256_storeu_ps(out, bf16_lanes_to_f32(_mm256_cvtepu16_epi32(                              \
+                              _mm_loadu_si128((const __m128i *)((const uint16_t *)(v) + (i))))))
+#define STB8(v, i, x)                                                                            \
+    _mm_storeu_si128((__m128i *)((uint16_t *)(v) + (i)),                                         \
+                     pack_u16(f32_to_bf16_lanes(_mm256_castps_si256(_mm256_loadu_ps(x)))))
 #define NAME(x) avx2_bf16_##x
-#define LDB8(v, i, out) avx2_bf16_load8((const uint16_t *)(v) + (i), out)
-#define STB8(v, i, x) avx2_bf16_store8((uint16_t *)(v) + (i), x)
 #define ACC float
 #define IS_FIXED 0
 #define LD1 mixk_svec_ld_bf16
