@@ -197,17 +197,6 @@ static int load_problem(const problem *p, const bench_opts *o, mixm_csr *A, char
 
 /* ---- one solve (runs in the child) ------------------------------------------------------------ */
 
-static double inf_norm_csr(const mixm_csr *A)
-{
-    double m = 0;
-    for (int i = 0; i < A->nrows; i++) {
-        double s = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += fabs(A->val[k]);
-        m = fmax(m, s);
-    }
-    return m;
-}
-
 static double vmax(const double *x, int n)
 {
     double m = 0;
@@ -238,7 +227,7 @@ static void check_solution(const mixm_csr *A, const double *b, const double *x, 
         s2 += r[i] * r[i];
         b2 += b[i] * b[i];
     }
-    double den = inf_norm_csr(A) * vmax(x, n) + vmax(b, n);
+    double den = mixm_csr_norm_inf(A) * vmax(x, n) + vmax(b, n);
     *be = den > 0 ? vmax(r, n) / den : vmax(r, n);
     *rel2 = b2 > 0 ? sqrt(s2 / b2) : sqrt(s2);
     double f = 0;

@@ -1,4 +1,5 @@
 /* csr.c: CSR and dense containers of libmixmat: allocation, conversion, FP64 product, symmetry. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "matrices/mixmat.h"
@@ -50,6 +51,17 @@ int mixm_csr_to_dense(const mixm_csr *A, mixm_dense *D)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             D->a[i + (size_t)A->colind[k] * m] += A->val[k];
     return MIX_SUCCESS;
+}
+
+double mixm_csr_norm_inf(const mixm_csr *A)
+{
+    double m = 0.0;
+    for (int i = 0; i < A->nrows; i++) {
+        double s = 0.0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += fabs(A->val[k]);
+        if (s > m) m = s;
+    }
+    return m;
 }
 
 void mixm_csr_matvec(const mixm_csr *A, const double *x, double *y)

@@ -28,6 +28,8 @@ void mixm_dense_free(mixm_dense *A);
 int mixm_csr_alloc(mixm_csr *A, int nrows, int ncols, int64_t nnz);
 /* Dense copy of a CSR (column-major); MIX_ERR_ALLOC when it would not fit. */
 int mixm_csr_to_dense(const mixm_csr *A, mixm_dense *D);
+/* ||A||inf = max row sum of |a_ij|. */
+double mixm_csr_norm_inf(const mixm_csr *A);
 /* y = A x in FP64. */
 void mixm_csr_matvec(const mixm_csr *A, const double *x, double *y);
 /* 1 if A is numerically symmetric (pattern and values), else 0. */

@@ -41,17 +41,6 @@ static double norm2(const double *x, int n)
     return sqrt(s);
 }
 
-static double norm_inf_csr(const mixm_csr *A)
-{
-    double m = 0;
-    for (int i = 0; i < A->nrows; i++) {
-        double s = 0;
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) s += fabs(A->val[k]);
-        m = fmax(m, s);
-    }
-    return m;
-}
-
 typedef struct {
     const char *file, *rhs, *out;
     int method; /* 0 auto, 1 lu, 2 cg */
@@ -99,7 +88,7 @@ static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     if (r && !st) {
         mixm_csr_matvec(A, x, r);
         for (int i = 0; i < n; i++) r[i] = b[i] - r[i];
-        double den = norm_inf_csr(A) * norm_inf_vec(x, n) + norm_inf_vec(b, n);
+        double den = mixm_csr_norm_inf(A) * norm_inf_vec(x, n) + norm_inf_vec(b, n);
         be = den > 0 ? norm_inf_vec(r, n) / den : norm_inf_vec(r, n);
     }
     free(r);
