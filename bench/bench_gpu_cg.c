@@ -9,6 +9,8 @@
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
 #include <cusparse.h>
+#define BENCH_GPU_NAME "bench_gpu_cg"
+#include "bench/bench_gpu.h"
 #include "lib/mix_sparse.h"
 #include "kernels/cuda/cuda_sparse.h"
 #include "matrices/mixmat.h"
@@ -36,21 +38,6 @@
 #define MAXLIST 32
 #define MAXFILES 256
 
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "bench_gpu_cg: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(2);
-}
-
-#define CU(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) die(#call, cudaGetErrorString(e_));                                 \
-    } while (0)
-#define CB(call)                                                                                   \
-    do {                                                                                           \
-        if ((call) != CUBLAS_STATUS_SUCCESS) die(#call, "cuBLAS failed");                          \
-    } while (0)
 #define CS(call)                                                                                   \
     do {                                                                                           \
         cusparseStatus_t s_ = (call);                                                              \

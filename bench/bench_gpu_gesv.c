@@ -9,6 +9,8 @@
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
 #include <cusolverDn.h>
+#define BENCH_GPU_NAME "bench_gpu_gesv"
+#include "bench/bench_gpu.h"
 #include "mixsolve.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
@@ -28,21 +30,6 @@
 #define MAXLIST 32
 #define CHUNK_COLS 256
 
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "bench_gpu_gesv: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(2);
-}
-
-#define CU(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) die(#call, cudaGetErrorString(e_));                                 \
-    } while (0)
-#define CB(call)                                                                                   \
-    do {                                                                                           \
-        if ((call) != CUBLAS_STATUS_SUCCESS) die(#call, "cuBLAS call failed");                     \
-    } while (0)
 #define CS(call)                                                                                   \
     do {                                                                                           \
         if ((call) != CUSOLVER_STATUS_SUCCESS) die(#call, "cuSOLVER call failed");                 \

@@ -19,3 +19,4 @@ bench_bench_cg_SOURCES = bench/bench_cg.c
 bench_bench_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_SRCDIR='"$(abs_top_srcdir)"'
 bench_bench_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 bench_bench_cg_LDFLAGS = $(OPENMP_CFLAGS)
+noinst_HEADERS += bench/bench_gpu.h
