@@ -23,6 +23,12 @@ static mix_prec auto_precision(mix_context *ctx)
     return MIX_FP32;
 }
 
+mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs)
+{
+    (void)nrhs;
+    return n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx);
+}
+
 typedef struct {
     mix_context *ctx;
     int n, nrhs;
@@ -236,8 +242,7 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
 
     mix_prec prec = p.factor_prec;
     int reason = MIX_REASON_NONE;
-    if (prec == MIX_PREC_AUTO)
-        prec = n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx);
+    if (prec == MIX_PREC_AUTO) prec = mixi_gesv_auto_choice(ctx, n, nrhs);
     if (prec == MIX_FP64) {
         reason = MIX_REASON_DIRECT;
     } else if (!isfinite(P.anrm)) {

@@ -91,6 +91,9 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
  * backend (2-core Zen3, OpenBLAS): FP32 LU-IR takes 1.6x dgesv's time at n = 512, breaks even
  * near n = 1024 and wins 1.4x at n = 2000. */
 #define MIXI_GESV_AUTO_MIN_N 1024
+/* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
+ * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
+mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
 /* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
  * already checked by lib/gesv_api.c.  Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64
  * factors are in a), MIX_ERR_NAN (nothing written) or another MIX_ERR_*.  info is filled. */

@@ -1,9 +1,24 @@
-/* cpu_features.c: CPU feature detection from cpuid and the OS-enabled register state (xgetbv). */
+/* cpu_features.c: CPU features probed once per process from cpuid and the OS-enabled register
+ * state (xgetbv).  In a virtual machine each cpuid traps to the hypervisor, so the probe must not
+ * run per call: a conversion loop once asked for F16C per column (11% of a BF16 solve). */
+#include "config.h" /* MIX_HAVE_ONEDNN: without it the oneDNN engine silently compiled out */
+#include <pthread.h>
+#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#define MIX_X86 1
+#endif
 #include "kernels/cpu/cpu_features.h"
 
+typedef struct {
+    int f16c, avx512f, avx512_bf16, avx512_fp16, amx_bf16;
+} features;
+
+static features feat;
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+#ifdef MIX_X86
 /* XCR0: which register states the OS saves; AVX needs SSE+AVX (bits 1, 2), AVX-512 also the
- * opmask and upper ZMM states (bits 5, 6, 7). */
+ * opmask and upper ZMM states (bits 5, 6, 7); AMX the tile config and data (bits 17, 18). */
 static unsigned long long xcr0(void)
 {
     unsigned a, b, c, d;
@@ -13,34 +28,49 @@ static unsigned long long xcr0(void)
     return ((unsigned long long)hi << 32) | lo;
 }
 
-static int os_avx(void) { return (xcr0() & 0x6) == 0x6; }
-static int os_avx512(void) { return (xcr0() & 0xe6) == 0xe6; }
-
-/* cpuid leaf 7 sub-leaf `sub`: register b or a. */
-static unsigned leaf7(unsigned sub, int want_a)
+static void probe(void)
 {
-    unsigned a, b, c, d;
-    if (__get_cpuid_max(0, 0) < 7) return 0;
-    __cpuid_count(7, sub, a, b, c, d);
-    return want_a ? a : b;
+    unsigned a, b, c, d, max = __get_cpuid_max(0, 0);
+    unsigned long long x = xcr0();
+    int os_avx = (x & 0x6) == 0x6, os_avx512 = (x & 0xe6) == 0xe6,
+        os_amx = (x & 0x60000ull) == 0x60000ull;
+    unsigned l1c = 0, l7b = 0, l7d = 0, l71a = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d)) l1c = c;
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        l7b = b;
+        l7d = d;
+        if (a >= 1) {
+            __cpuid_count(7, 1, a, b, c, d);
+            l71a = a;
+        }
+    }
+    feat.f16c = ((l1c >> 29) & 1u) && ((l7b >> 5) & 1u) && os_avx;
+    feat.avx512f = ((l7b >> 16) & 1u) && os_avx512;
+    feat.avx512_bf16 = feat.avx512f && ((l71a >> 5) & 1u);
+    feat.avx512_fp16 = feat.avx512f && ((l7d >> 23) & 1u);
+    feat.amx_bf16 = ((l7d >> 22) & 1u) && ((l7d >> 24) & 1u) && os_amx;
+}
+#else
+static void probe(void) {} /* portable loops only */
+#endif
+
+static const features *get(void)
+{
+    pthread_once(&probe_once, probe);
+    return &feat;
 }
 
-int mixi_cpu_has_f16c(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    int f16c = (c >> 29) & 1u, avx2 = (leaf7(0, 0) >> 5) & 1u;
-    return f16c && avx2 && os_avx();
-}
-
-int mixi_cpu_has_avx512f(void) { return ((leaf7(0, 0) >> 16) & 1u) && os_avx512(); }
-
-int mixi_cpu_has_avx512_bf16(void) { return ((leaf7(1, 1) >> 5) & 1u) && os_avx512(); }
+int mixi_cpu_has_f16c(void) { return get()->f16c; }
+int mixi_cpu_has_avx512f(void) { return get()->avx512f; }
+int mixi_cpu_has_avx512_bf16(void) { return get()->avx512_bf16; }
+int mixi_cpu_has_avx512_fp16(void) { return get()->avx512_fp16; }
+int mixi_cpu_has_amx_bf16(void) { return get()->amx_bf16; }
 
 int mixi_cpu_has_native_bf16_gemm(void)
 {
 #ifdef MIX_HAVE_ONEDNN
-    return mixi_cpu_has_avx512_bf16();
+    return get()->avx512_bf16 || get()->amx_bf16;
 #else
     return 0;
 #endif

@@ -5,7 +5,9 @@
 int mixi_cpu_has_f16c(void);        /* F16C + AVX2: hardware FP16<->FP32 conversion */
 int mixi_cpu_has_avx512f(void);
 int mixi_cpu_has_avx512_bf16(void);
-/* oneDNN compiled in and the CPU has AVX512-BF16: BF16 GEMM runs natively. */
+int mixi_cpu_has_avx512_fp16(void);
+int mixi_cpu_has_amx_bf16(void);     /* AMX-BF16 tiles, OS-enabled (oneDNN asks the kernel for them) */
+/* oneDNN compiled in and the CPU has AVX512-BF16 or AMX-BF16: BF16 GEMM runs natively. */
 int mixi_cpu_has_native_bf16_gemm(void);
 
 #endif
