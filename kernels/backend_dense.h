@@ -21,6 +21,12 @@
  *    format (Inf/NaN input included); host size_t, pointer may be NULL.
  *  - Workspaces are passed in by the solver (allocated once per solve with ops->alloc); an
  *    operation never allocates in the solver's loops. */
+/* Flags of the triangular and GEMM operations (values as the FP64 ops' 0/1 trans flags). */
+enum { MIXK_NOTRANS = 0, MIXK_TRANS = 1 };
+enum { MIXK_LEFT = 0, MIXK_RIGHT = 1 };
+enum { MIXK_LOWER = 0, MIXK_UPPER = 1 };
+enum { MIXK_NONUNIT = 0, MIXK_UNIT = 1 };
+
 struct mix_dense_ops {
     /* --- FP64 data movement and checks ------------------------------------------------------ */
     /* dst = src (trans = 0) or src^T (trans = 1); src is m x n (before transposition). */
@@ -65,15 +71,20 @@ struct mix_dense_ops {
      * row ipiv[i-1] (LAPACK slaswp/dlaswp with incx = 1). */
     int (*laswp_f32)(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv);
     int (*laswp_f64)(void *state, int n, double *a, int lda, int k1, int k2, const int *ipiv);
-    /* b := L^{-1} b, L the m x m unit lower triangle of a; b is m x n (U12 of the blocked LU). */
-    int (*trsm_llnu_f32)(void *state, int m, int n, const float *a, int lda, float *b, int ldb);
-    /* C := alpha A B + beta C, A m x k, B k x n, FP32 storage.  Inputs A and B rounded to
+    /* B := op(T)^{-1} B (side = MIXK_LEFT, B m x n, T m x m) or B op(T)^{-1} (MIXK_RIGHT, T
+     * n x n), T the `uplo` triangle of a (MIXK_LOWER | MIXK_UPPER), op = transpose or not
+     * (MIXK_NOTRANS | MIXK_TRANS), unit diagonal or not (MIXK_UNIT | MIXK_NONUNIT): BLAS strsm
+     * with alpha = 1.  LU needs the unit lower left case, Cholesky the others. */
+    int (*trsm_f32)(void *state, int side, int uplo, int trans, int diag, int m, int n,
+                    const float *a, int lda, float *b, int ldb);
+    /* C := alpha op(A) op(B) + beta C, op(A) m x k, op(B) k x n (transa/transb MIXK_NOTRANS |
+     * MIXK_TRANS: A stored k x m, B stored n x k), FP32 storage.  Inputs A and B rounded to
      * `compute` (RNE), exact products, FP32 accumulation.  work: backend memory of at least
      * (m*k + k*n) floats when compute != MIX_FP32 (ignored and may be NULL for MIX_FP32).
      * *overflow = input entries that overflowed `compute` (result then unreliable). */
-    int (*gemm_f32)(void *state, mix_prec compute, int m, int n, int k, float alpha, const float *a,
-                    int lda, const float *b, int ldb, float beta, float *c, int ldc, void *work,
-                    size_t *overflow);
+    int (*gemm_f32)(void *state, mix_prec compute, int transa, int transb, int m, int n, int k,
+                    float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                    float *c, int ldc, void *work, size_t *overflow);
 
     /* --- Correction solve with the FP32 factors applied to FP64 vectors ---------------------- */
     /* X := C * (U^{-1} L^{-1} P (s R B)) for the n x nrhs FP64 matrix B (the scaled system is

@@ -1,13 +1,6 @@
-/* gmres.c: FP64 GMRES(m) cycle left-preconditioned by the low-precision LU (GMRES-IR's inner solver). */
+/* gmres.c: FP64 GMRES(m) cycle left-preconditioned by a low-precision factorisation (GMRES-IR's inner solver). */
 #include <math.h>
 #include "solvers/solvers.h"
-
-int mixi_precond_apply(const mixi_lu_precond *M, int k, const double *b, int ldb, double *x,
-                       int ldx)
-{
-    return M->ctx->ops->dense->getrs_f32_f64(M->ctx->state, M->n, k, M->lu, M->ldlu, M->ipiv, M->r,
-                                             M->c, M->s, b, ldb, x, ldx, M->work);
-}
 
 int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws)
 {
@@ -35,7 +28,7 @@ void mixi_gmres_ws_free(mix_context *ctx, mixi_gmres_ws *ws)
     ws->V = ws->w = ws->h = ws->host = NULL;
 }
 
-int mixi_gmres_cycle(const mixi_lu_precond *M, const double *a, int lda, mixi_gmres_ws *ws,
+int mixi_gmres_cycle(const mixi_precond *M, const double *a, int lda, mixi_gmres_ws *ws,
                      const double *rhs, double *d, double rtol, int *its)
 {
     mix_context *ctx = M->ctx;

@@ -37,10 +37,13 @@ int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda
         int rest = n - j - jb;
         if (rest > 0) {
             if ((rc = d->laswp_f32(st, rest, A_(0, j + jb), lda, j + 1, j + jb, ipiv))) return rc;
-            if ((rc = d->trsm_llnu_f32(st, jb, rest, A_(j, j), lda, A_(j, j + jb), lda))) return rc;
+            if ((rc = d->trsm_f32(st, MIXK_LEFT, MIXK_LOWER, MIXK_NOTRANS, MIXK_UNIT, jb, rest,
+                                  A_(j, j), lda, A_(j, j + jb), lda)))
+                return rc;
             size_t ovf = 0;
-            rc = d->gemm_f32(st, compute, rest, rest, jb, -1.0f, A_(j + jb, j), lda, A_(j, j + jb),
-                             lda, 1.0f, A_(j + jb, j + jb), lda, gemm_work, &ovf);
+            rc = d->gemm_f32(st, compute, MIXK_NOTRANS, MIXK_NOTRANS, rest, rest, jb, -1.0f,
+                             A_(j + jb, j), lda, A_(j, j + jb), lda, 1.0f, A_(j + jb, j + jb), lda,
+                             gemm_work, &ovf);
             if (rc) return rc;
             if (ovf) { /* element growth beyond the GEMM input format */
                 *failed = 1;

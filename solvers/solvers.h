@@ -27,10 +27,26 @@ int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
                        double *c, double *s, double *host_tmp);
 
-/* ---- The low-precision preconditioner M^{-1} = C (LU)^{-1} s R ------------------------------ */
-typedef struct {
+/* ---- Preconditioner: what refinement sees of a low-precision factorisation ------------------ */
+/* M^{-1} applied to blocks of FP64 vectors, whatever factorisation stands behind it (LU, Cholesky).
+ * Concrete preconditioners embed this as their first member. */
+typedef struct mixi_precond mixi_precond;
+struct mixi_precond {
+    /* c := M^{-1} r for n x k blocks (k <= the nrhs its workspace was sized for); c == r allowed. */
+    int (*apply)(const mixi_precond *self, int k, const double *r, int ldr, double *c, int ldc);
     mix_context *ctx;
     int n;
+};
+
+static inline int mixi_precond_apply(const mixi_precond *M, int k, const double *r, int ldr,
+                                     double *c, int ldc)
+{
+    return M->apply(M, k, r, ldr, c, ldc);
+}
+
+/* LU (precond_lu.c): M^{-1} = C (P^T L U)^{-1} s R from the blocked low-precision LU of s R A C. */
+typedef struct {
+    mixi_precond base;
     const float *lu;
     int ldlu;
     const int *ipiv;
@@ -38,10 +54,8 @@ typedef struct {
     double s;
     float *work;         /* backend, n * nrhs floats */
 } mixi_lu_precond;
-
-/* x := M^{-1} b for n x k blocks (k <= the nrhs the work was sized for); b == x allowed. */
-int mixi_precond_apply(const mixi_lu_precond *M, int k, const double *b, int ldb, double *x,
-                       int ldx);
+void mixi_lu_precond_init(mixi_lu_precond *M, mix_context *ctx, int n, const float *lu, int ldlu,
+                          const int *ipiv, const double *r, const double *c, double s, float *work);
 
 /* ---- GMRES (gmres.c) ------------------------------------------------------------------------ */
 typedef struct {
@@ -57,7 +71,7 @@ void mixi_gmres_ws_free(mix_context *ctx, mixi_gmres_ws *ws);
 /* One GMRES(m) cycle in FP64 on M^{-1} A d = M^{-1} rhs from d = 0 (left preconditioning),
  * stopping when the preconditioned residual falls by `rtol`.  A n x n FP64 (backend), rhs and d
  * backend vectors.  *its = Krylov steps taken. */
-int mixi_gmres_cycle(const mixi_lu_precond *M, const double *a, int lda, mixi_gmres_ws *ws,
+int mixi_gmres_cycle(const mixi_precond *M, const double *a, int lda, mixi_gmres_ws *ws,
                      const double *rhs, double *d, double rtol, int *its);
 
 /* ---- Refinement (refine.c) ------------------------------------------------------------------ */
@@ -69,7 +83,7 @@ typedef struct {
     const double *b; int ldb;   /* backend */
     double *x; int ldx;         /* backend: solution (in: nothing) */
     double *r;                  /* backend, n x nrhs, ld n: residuals, then corrections */
-    const mixi_lu_precond *M;
+    const mixi_precond *M;
     mixi_gmres_ws *gmres;       /* NULL when p->refine == MIX_REFINE_CLASSICAL */
     double anrm;                /* ||A||inf */
 } mixi_refine_job;

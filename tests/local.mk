@@ -21,3 +21,4 @@ installcheck-local:
 	LD_LIBRARY_PATH="$(DESTDIR)$(libdir)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" ./tests/consumer$(EXEEXT)
 tests_mixsolve_tests_SOURCES += tests/test_kernels_sparse.c
 tests_mixsolve_tests_SOURCES += tests/test_onednn.c
+tests_mixsolve_tests_SOURCES += tests/test_posv.c

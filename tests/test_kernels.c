@@ -216,10 +216,12 @@ static void dk_test_gemm_f32(void)
             CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, dc, cr, (size_t)ldc * n * 4),
                             MIX_SUCCESS);
             size_t ov = 9, ovr = 8;
-            CU_ASSERT_EQUAL(f.d->gemm_f32(f.dev->state, comp[t], m, n, k, alphas[s], da, lda, db,
-                                          ldb, betas[s], dc, ldc, dwork, &ov), MIX_SUCCESS);
-            CU_ASSERT_EQUAL(f.r->gemm_f32(f.ref->state, comp[t], m, n, k, alphas[s], a, lda, b,
-                                          ldb, betas[s], cr, ldc, refwork, &ovr), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(f.d->gemm_f32(f.dev->state, comp[t], MIXK_NOTRANS, MIXK_NOTRANS, m, n,
+                                          k, alphas[s], da, lda, db, ldb, betas[s], dc, ldc, dwork,
+                                          &ov), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(f.r->gemm_f32(f.ref->state, comp[t], MIXK_NOTRANS, MIXK_NOTRANS, m, n,
+                                          k, alphas[s], a, lda, b, ldb, betas[s], cr, ldc, refwork,
+                                          &ovr), MIX_SUCCESS);
             CU_ASSERT_EQUAL(dk_get(&f, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
             CU_ASSERT_EQUAL(ov, 0);
             CU_ASSERT_EQUAL(ovr, 0);
@@ -233,17 +235,20 @@ static void dk_test_gemm_f32(void)
     CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, da, a, (size_t)lda * k * 4), MIX_SUCCESS);
     for (int t = 0; t < 4; t++) {
         size_t ov = 9, ovr = 8;
-        CU_ASSERT_EQUAL(f.d->gemm_f32(f.dev->state, comp[t], m, n, k, -1.0f, da, lda, db, ldb,
-                                      1.0f, dc, ldc, dwork, &ov), MIX_SUCCESS);
-        CU_ASSERT_EQUAL(f.r->gemm_f32(f.ref->state, comp[t], m, n, k, -1.0f, a, lda, b, ldb, 1.0f,
-                                      cr, ldc, refwork, &ovr), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.d->gemm_f32(f.dev->state, comp[t], MIXK_NOTRANS, MIXK_NOTRANS, m, n, k,
+                                      -1.0f, da, lda, db, ldb, 1.0f, dc, ldc, dwork, &ov),
+                        MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.r->gemm_f32(f.ref->state, comp[t], MIXK_NOTRANS, MIXK_NOTRANS, m, n, k,
+                                      -1.0f, a, lda, b, ldb, 1.0f, cr, ldc, refwork, &ovr),
+                        MIX_SUCCESS);
         CU_ASSERT_EQUAL(ov, ovr);
         CU_ASSERT_EQUAL(ov, comp[t] == MIX_FP16 ? 1u : 0u);
     }
     /* k = 0: C := beta C. */
     CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, dc, c0, (size_t)ldc * n * 4), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.d->gemm_f32(f.dev->state, MIX_FP16, m, n, 0, 1.0f, da, lda, db, ldb, 0.5f, dc,
-                                  ldc, dwork, NULL), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->gemm_f32(f.dev->state, MIX_FP16, MIXK_NOTRANS, MIXK_NOTRANS, m, n, 0,
+                                  1.0f, da, lda, db, ldb, 0.5f, dc, ldc, dwork, NULL),
+                    MIX_SUCCESS);
     CU_ASSERT_EQUAL(dk_get(&f, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++)
@@ -312,8 +317,10 @@ static void dk_test_panel_laswp_trsm(void)
     CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, da, lur, (size_t)lda * n * 4), MIX_SUCCESS);
     CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, dw, w, (size_t)ldw * nc * 4), MIX_SUCCESS);
     memcpy(wr, w, (size_t)ldw * nc * 4);
-    CU_ASSERT_EQUAL(f.d->trsm_llnu_f32(f.dev->state, n, nc, da, lda, dw, ldw), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.r->trsm_llnu_f32(f.ref->state, n, nc, lur, lda, wr, ldw), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->trsm_f32(f.dev->state, MIXK_LEFT, MIXK_LOWER, MIXK_NOTRANS, MIXK_UNIT, n,
+                                  nc, da, lda, dw, ldw), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.r->trsm_f32(f.ref->state, MIXK_LEFT, MIXK_LOWER, MIXK_NOTRANS, MIXK_UNIT, n,
+                                  nc, lur, lda, wr, ldw), MIX_SUCCESS);
     CU_ASSERT_EQUAL(dk_get(&f, wd, dw, (size_t)ldw * nc * 4), MIX_SUCCESS);
     double big = 0;
     for (int j = 0; j < nc; j++)

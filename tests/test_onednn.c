@@ -34,7 +34,8 @@ static int op_gemm(int engine, mix_prec p, int m, int n, int k, float alpha, con
     float *work = malloc(((size_t)m * k + (size_t)k * n + 1) * sizeof *work);
     memcpy(c, c0, (size_t)ldc * n * sizeof *c);
     mixi_cpu_gemm_force_engine(engine);
-    int rc = d->gemm_f32(NULL, p, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, work, ovf);
+    int rc = d->gemm_f32(NULL, p, MIXK_NOTRANS, MIXK_NOTRANS, m, n, k, alpha, a, lda, b, ldb, beta,
+                         c, ldc, work, ovf);
     mixi_cpu_gemm_force_engine(-1);
     free(work);
     return rc;
@@ -94,8 +95,9 @@ static void test_f32_vs_openblas(void)
                 CU_ASSERT(agree(precs[pi], m, n, k, -1.0f, a, lda, b, ldb, beta, c0, c1, c2, ldc));
                 if (precs[pi] == MIX_FP32) { /* the op did not fall back: oneDNN serves it */
                     memcpy(c2, c0, (size_t)ldc * n * sizeof *c2);
-                    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, k, -1.0f, a, lda, b, ldb,
-                                                         beta, c2, ldc, NULL, NULL), MIX_SUCCESS);
+                    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, 0, 0, m, n, k, -1.0f, a, lda, b,
+                                                         ldb, beta, c2, ldc, NULL, NULL),
+                                    MIX_SUCCESS);
                     CU_ASSERT(memcmp(c1, c2, (size_t)ldc * n * sizeof *c1) == 0);
                 }
                 for (int j = 0; j < n; j++)
@@ -117,16 +119,16 @@ static void test_f32_direct_and_degenerate(void)
     float *c2 = malloc((size_t)ldc * n * sizeof *c2);
     memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
     size_t ovf = 5;
-    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, k, 0.5f, a, lda, b, ldb, 2.0f, c1, ldc,
-                                         NULL, &ovf), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, 0, 0, m, n, k, 0.5f, a, lda, b, ldb, 2.0f, c1,
+                                         ldc, NULL, &ovf), MIX_SUCCESS);
     CU_ASSERT_EQUAL(ovf, 0);
     memcpy(c2, c0, (size_t)ldc * n * sizeof *c2);
     cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 0.5f, a, lda, b, ldb, 2.0f, c2,
                 ldc);
     CU_ASSERT(agree(MIX_FP32, m, n, k, 0.5f, a, lda, b, ldb, 2.0f, c0, c1, c2, ldc));
     c1[0] = NAN;
-    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, 0, 1.0f, a, lda, b, ldb, 0.0f, c1, ldc,
-                                         NULL, NULL), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, 0, 0, m, n, 0, 1.0f, a, lda, b, ldb, 0.0f, c1,
+                                         ldc, NULL, NULL), MIX_SUCCESS);
     int zero = 1;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++) {
@@ -135,15 +137,15 @@ static void test_f32_direct_and_degenerate(void)
         }
     CU_ASSERT(zero);
     memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
-    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, m, n, k, 0.0f, a, lda, b, ldb, -2.0f, c1, ldc,
-                                         NULL, NULL), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, 0, 0, m, n, k, 0.0f, a, lda, b, ldb, -2.0f, c1,
+                                         ldc, NULL, NULL), MIX_SUCCESS);
     int scaled = 1;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++)
             scaled &= c1[i + (size_t)j * ldc] == -2.0f * c0[i + (size_t)j * ldc];
     CU_ASSERT(scaled);
-    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP16, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c1, ldc,
-                                         NULL, NULL), MIX_ERR_UNSUPPORTED);
+    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP16, 0, 0, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c1,
+                                         ldc, NULL, NULL), MIX_ERR_UNSUPPORTED);
     free(a); free(b); free(c0); free(c1); free(c2);
 }
 
@@ -182,8 +184,8 @@ static void test_bf16(void)
         if (!have) {
             void *work = malloc(((size_t)m * k + (size_t)k * n + 1) * sizeof(float));
             memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
-            CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb, 1.0f,
-                                                 c1, ldc, work, NULL), MIX_ERR_UNSUPPORTED);
+            CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_BF16, 0, 0, m, n, k, -1.0f, a, lda, b, ldb,
+                                                 1.0f, c1, ldc, work, NULL), MIX_ERR_UNSUPPORTED);
             CU_ASSERT(memcmp(c1, c0, (size_t)ldc * n * sizeof *c1) == 0);
             free(work);
         }

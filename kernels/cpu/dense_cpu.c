@@ -189,12 +189,15 @@ static int cpu_laswp_f64(void *state, int n, double *a, int lda, int k1, int k2,
                                                                            : MIX_SUCCESS;
 }
 
-static int cpu_trsm_llnu_f32(void *state, int m, int n, const float *a, int lda, float *b, int ldb)
+static int cpu_trsm_f32(void *state, int side, int uplo, int trans, int diag, int m, int n,
+                        const float *a, int lda, float *b, int ldb)
 {
     (void)state;
     if (m == 0 || n == 0) return MIX_SUCCESS;
-    cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, m, n, 1.0f, a, lda,
-                b, ldb);
+    cblas_strsm(CblasColMajor, side == MIXK_RIGHT ? CblasRight : CblasLeft,
+                uplo == MIXK_UPPER ? CblasUpper : CblasLower,
+                trans == MIXK_TRANS ? CblasTrans : CblasNoTrans,
+                diag == MIXK_UNIT ? CblasUnit : CblasNonUnit, m, n, 1.0f, a, lda, b, ldb);
     return MIX_SUCCESS;
 }
 
@@ -237,9 +240,9 @@ int mixi_cpu_gemm_engine(mix_prec compute)
 #endif
 }
 
-static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, float alpha,
-                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
-                        int ldc, void *work, size_t *overflow)
+static int cpu_gemm_f32(void *state, mix_prec compute, int transa, int transb, int m, int n,
+                        int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                        float beta, float *c, int ldc, void *work, size_t *overflow)
 {
     (void)state;
     if (overflow) *overflow = 0;
@@ -247,39 +250,46 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int m, int n, int k, floa
     int engine = mixi_cpu_gemm_engine(compute);
 #ifdef MIX_HAVE_ONEDNN
     if (engine == MIXI_GEMM_ONEDNN && (compute == MIX_FP32 || compute == MIX_BF16)) {
-        int rc = mixi_onednn_gemm_f32(compute, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, work,
-                                      overflow);
+        int rc = mixi_onednn_gemm_f32(compute, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                      beta, c, ldc, work, overflow);
         if (rc != MIX_ERR_UNSUPPORTED) return rc;
         /* No such primitive on this CPU: the emulation below gives the same semantics. */
         engine = MIXI_GEMM_OPENBLAS;
     }
 #endif
+    /* Stored shapes: A is rows_a x cols_a, B rows_b x cols_b (transposed when flagged). */
+    const int rows_a = transa ? k : m, cols_a = transa ? m : k;
+    const int rows_b = transb ? n : k, cols_b = transb ? k : n;
     size_t bad = 0;
     if (compute != MIX_FP32 && k > 0) {
         /* Tensor Core semantics emulated exactly: inputs rounded to `compute`; products of two
          * 11-bit (FP16, TF32) or 8-bit (BF16) mantissas fit FP32's 24 bits, so FP32 GEMM on the
-         * rounded copies multiplies exactly and accumulates in FP32. */
+         * rounded copies multiplies exactly and accumulates in FP32.  The copies keep the
+         * stored orientation; the transposition is the GEMM's. */
         float *ra = work, *rb = (float *)work + (size_t)m * k;
         /* Column by column: each call stays serial (below the loops' OpenMP threshold), so no
          * OpenMP team spins on the cores OpenBLAS's threads need for the GEMM right after. */
-        for (int j = 0; j < k; j++)
-            bad += mixi_cpu_round_f32(compute, (size_t)m, a + IDX(0, j, lda), ra + IDX(0, j, m));
-        for (int j = 0; j < n; j++)
-            bad += mixi_cpu_round_f32(compute, (size_t)k, b + IDX(0, j, ldb), rb + IDX(0, j, k));
+        for (int j = 0; j < cols_a; j++)
+            bad += mixi_cpu_round_f32(compute, (size_t)rows_a, a + IDX(0, j, lda),
+                                      ra + IDX(0, j, rows_a));
+        for (int j = 0; j < cols_b; j++)
+            bad += mixi_cpu_round_f32(compute, (size_t)rows_b, b + IDX(0, j, ldb),
+                                      rb + IDX(0, j, rows_b));
         if (overflow) *overflow = bad;
-        a = ra; lda = m;
-        b = rb; ldb = k;
+        a = ra; lda = rows_a;
+        b = rb; ldb = rows_b;
     }
 #ifdef MIX_HAVE_ONEDNN
     if (engine == MIXI_GEMM_ONEDNN) { /* FP16, TF32: oneDNN's FP32 GEMM on the rounded copies */
-        int rc = mixi_onednn_gemm_f32(MIX_FP32, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                                      NULL, NULL);
+        int rc = mixi_onednn_gemm_f32(MIX_FP32, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                      beta, c, ldc, NULL, NULL);
         if (rc != MIX_ERR_UNSUPPORTED) return rc;
     }
 #else
     (void)engine;
 #endif
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda > 0 ? lda : 1, b,
+    cblas_sgemm(CblasColMajor, transa ? CblasTrans : CblasNoTrans,
+                transb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda > 0 ? lda : 1, b,
                 ldb > 0 ? ldb : 1, beta, c, ldc);
     return MIX_SUCCESS;
 }
@@ -420,7 +430,7 @@ const mix_dense_ops mixi_cpu_dense_ops = {
     .getrf_f32 = cpu_getrf_f32,
     .laswp_f32 = cpu_laswp_f32,
     .laswp_f64 = cpu_laswp_f64,
-    .trsm_llnu_f32 = cpu_trsm_llnu_f32,
+    .trsm_f32 = cpu_trsm_f32,
     .gemm_f32 = cpu_gemm_f32,
     .getrs_f32_f64 = cpu_getrs_f32_f64,
     .gemm_f64 = cpu_gemm_f64,

@@ -13,7 +13,7 @@
 #define CACHE_SIZE 16
 
 typedef struct {
-    int used, bf16, m, n, k, lda, ldb, ldc;
+    int used, bf16, transa, transb, m, n, k, lda, ldb, ldc;
     uint32_t alpha_bits, beta_bits;
     int status;              /* MIX_SUCCESS, or the creation failure remembered for this key */
     dnnl_primitive_t prim;
@@ -72,14 +72,17 @@ static void release(entry *e)
     memset(e, 0, sizeof *e);
 }
 
-static int md_2d(dnnl_memory_desc_t *md, int rows, int cols, int ld, dnnl_data_type_t t)
+/* rows x cols row-major with row stride ld, or (trans) its transpose read in place: element
+ * (i, j) at j * ld + i. */
+static int md_2d(dnnl_memory_desc_t *md, int rows, int cols, int ld, int trans, dnnl_data_type_t t)
 {
-    dnnl_dims_t dims = {rows, cols}, strides = {ld, 1};
+    dnnl_dims_t dims = {rows, cols}, strides = {trans ? 1 : ld, trans ? ld : 1};
     return map_status(dnnl_memory_desc_init_by_strides(md, 2, dims, t, strides));
 }
 
 /* Column-major C = alpha A B + beta C is, read row-major, C^T = alpha B^T A^T + beta C^T: B^T
- * (n x k, row stride ldb) is oneDNN's source, A^T (k x m, row stride lda) its weights. */
+ * (n x k, row stride ldb) is oneDNN's source, A^T (k x m, row stride lda) its weights.  A
+ * transposed operand is the same matrix with its strides swapped. */
 static int create(entry *e, float alpha, float beta)
 {
     dnnl_data_type_t it = e->bf16 ? dnnl_bf16 : dnnl_f32;
@@ -89,9 +92,9 @@ static int create(entry *e, float alpha, float beta)
     dnnl_post_ops_t po = NULL;
     dnnl_primitive_desc_t pd = NULL;
     int rc;
-    if ((rc = md_2d(&src_md, e->n, e->k, e->ldb, it))) goto out;
-    if ((rc = md_2d(&wei_md, e->k, e->m, e->lda, it))) goto out;
-    if ((rc = md_2d(&dst_md, e->n, e->m, e->ldc, dnnl_f32))) goto out;
+    if ((rc = md_2d(&src_md, e->n, e->k, e->ldb, e->transb, it))) goto out;
+    if ((rc = md_2d(&wei_md, e->k, e->m, e->lda, e->transa, it))) goto out;
+    if ((rc = md_2d(&dst_md, e->n, e->m, e->ldc, 0, dnnl_f32))) goto out;
     if ((rc = map_status(dnnl_matmul_desc_init(&desc, &src_md, &wei_md, NULL, &dst_md)))) goto out;
     if ((rc = map_status(dnnl_primitive_attr_create(&attr)))) goto out;
     /* Strict: ONEDNN_DEFAULT_FPMATH_MODE must not let an FP32 GEMM down-convert its inputs. */
@@ -120,44 +123,46 @@ out:
 
 /* The entry for this key, created if missing (evicting the least recently used); NULL only
  * when it cannot be stored.  Its status says whether the primitive exists.  Lock held. */
-static entry *lookup(int bf16, int m, int n, int k, int lda, int ldb, int ldc, float alpha,
-                     float beta)
+static entry *lookup(int bf16, int transa, int transb, int m, int n, int k, int lda, int ldb,
+                     int ldc, float alpha, float beta)
 {
     uint32_t ab = bits_of(alpha), bb = bits_of(beta);
     entry *victim = &cache[0];
     for (int i = 0; i < CACHE_SIZE; i++) {
         entry *e = &cache[i];
-        if (e->used && e->bf16 == bf16 && e->m == m && e->n == n && e->k == k && e->lda == lda &&
-            e->ldb == ldb && e->ldc == ldc && e->alpha_bits == ab && e->beta_bits == bb) {
+        if (e->used && e->bf16 == bf16 && e->transa == transa && e->transb == transb &&
+            e->m == m && e->n == n && e->k == k && e->lda == lda && e->ldb == ldb &&
+            e->ldc == ldc && e->alpha_bits == ab && e->beta_bits == bb) {
             e->stamp = ++clock_;
             return e;
         }
         if (!e->used || (victim->used && e->stamp < victim->stamp)) victim = e;
     }
     release(victim);
-    *victim = (entry){.used = 1, .bf16 = bf16, .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb,
-                      .ldc = ldc, .alpha_bits = ab, .beta_bits = bb, .stamp = ++clock_};
+    *victim = (entry){.used = 1, .bf16 = bf16, .transa = transa, .transb = transb, .m = m,
+                      .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc, .alpha_bits = ab,
+                      .beta_bits = bb, .stamp = ++clock_};
     victim->status = create(victim, alpha, beta);
     if (victim->status != MIX_SUCCESS) {
         /* Keep only the verdict: a failed key is not retried (creation is what costs). */
         int st = victim->status;
         release(victim);
-        *victim = (entry){.used = 1, .bf16 = bf16, .m = m, .n = n, .k = k, .lda = lda,
-                          .ldb = ldb, .ldc = ldc, .alpha_bits = ab, .beta_bits = bb,
-                          .stamp = clock_, .status = st};
+        *victim = (entry){.used = 1, .bf16 = bf16, .transa = transa, .transb = transb,
+                          .m = m, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,
+                          .alpha_bits = ab, .beta_bits = bb, .stamp = clock_, .status = st};
         /* An allocation failure may pass; do not remember it. */
         if (st == MIX_ERR_ALLOC) victim->used = 0;
     }
     return victim;
 }
 
-static int run(int bf16, int m, int n, int k, float alpha, const void *a, int lda, const void *b,
-               int ldb, float beta, float *c, int ldc)
+static int run(int bf16, int transa, int transb, int m, int n, int k, float alpha, const void *a,
+               int lda, const void *b, int ldb, float beta, float *c, int ldc)
 {
     pthread_mutex_lock(&lock);
     int rc = ensure_engine();
     if (rc) goto out;
-    entry *e = lookup(bf16, m, n, k, lda, ldb, ldc, alpha, beta);
+    entry *e = lookup(bf16, transa, transb, m, n, k, lda, ldb, ldc, alpha, beta);
     if ((rc = e->status)) goto out;
     /* oneDNN takes non-const handles; it only reads the source and the weights. */
     if ((rc = map_status(dnnl_memory_set_data_handle(e->src, (void *)(uintptr_t)b)))) goto out;
@@ -182,7 +187,7 @@ int mixi_onednn_supports(mix_prec compute)
     pthread_mutex_lock(&lock);
     if (verdict[bf16] < 0 && ensure_engine() == MIX_SUCCESS) {
         /* A small square problem; the answer depends on the CPU's ISA, not on the shape. */
-        entry *e = lookup(bf16, 16, 16, 16, 16, 16, 16, 1.0f, 0.0f);
+        entry *e = lookup(bf16, 0, 0, 16, 16, 16, 16, 16, 16, 1.0f, 0.0f);
         if (e->status != MIX_ERR_ALLOC) verdict[bf16] = e->status == MIX_SUCCESS;
     }
     int ok = verdict[bf16] > 0;
@@ -200,9 +205,9 @@ static void scale_c(int m, int n, float beta, float *c, int ldc)
     }
 }
 
-int mixi_onednn_gemm_f32(mix_prec compute, int m, int n, int k, float alpha, const float *a,
-                         int lda, const float *b, int ldb, float beta, float *c, int ldc,
-                         void *work, size_t *overflow)
+int mixi_onednn_gemm_f32(mix_prec compute, int transa, int transb, int m, int n, int k,
+                         float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                         float *c, int ldc, void *work, size_t *overflow)
 {
     if (overflow) *overflow = 0;
     if (compute != MIX_FP32 && compute != MIX_BF16) return MIX_ERR_UNSUPPORTED;
@@ -212,26 +217,31 @@ int mixi_onednn_gemm_f32(mix_prec compute, int m, int n, int k, float alpha, con
             scale_c(m, n, beta, c, ldc);
             return MIX_SUCCESS;
         }
-        return run(0, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return run(0, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     }
-    /* BF16: rounded copies, compact (lda = m, ldb = k), in the workspace; B starts on a 64-byte
-     * boundary when the workspace (twice what the copies need) leaves room for it. */
+    /* BF16: rounded copies, compact (ld = stored rows) in the stored orientation, in the
+     * workspace; B starts on a 64-byte boundary when the workspace (twice what the copies need)
+     * leaves room for it. */
+    const int rows_a = transa ? k : m, cols_a = transa ? m : k;
+    const int rows_b = transb ? n : k, cols_b = transb ? k : n;
     size_t na = (size_t)m * (size_t)k, nb = (size_t)k * (size_t)n;
     uint16_t *ra = work, *rb = ra + na;
     size_t pad = (32 - (na & 31)) & 31;
     if (na + pad + nb <= 2 * (na + nb)) rb += pad;
     size_t bad = 0;
     /* Column by column, each conversion stays serial, as in the emulation (dense_cpu.c). */
-    for (int j = 0; j < k; j++)
-        bad += mixi_cpu_f32_to_bf16((size_t)m, a + (size_t)j * (size_t)lda, ra + (size_t)j * m);
-    for (int j = 0; j < n; j++)
-        bad += mixi_cpu_f32_to_bf16((size_t)k, b + (size_t)j * (size_t)ldb, rb + (size_t)j * k);
+    for (int j = 0; j < cols_a; j++)
+        bad += mixi_cpu_f32_to_bf16((size_t)rows_a, a + (size_t)j * (size_t)lda,
+                                    ra + (size_t)j * rows_a);
+    for (int j = 0; j < cols_b; j++)
+        bad += mixi_cpu_f32_to_bf16((size_t)rows_b, b + (size_t)j * (size_t)ldb,
+                                    rb + (size_t)j * rows_b);
     if (k == 0 || alpha == 0.0f) {
         scale_c(m, n, beta, c, ldc);
         if (overflow) *overflow = bad;
         return MIX_SUCCESS;
     }
-    int rc = run(1, m, n, k, alpha, ra, m, rb, k, beta, c, ldc);
+    int rc = run(1, transa, transb, m, n, k, alpha, ra, rows_a, rb, rows_b, beta, c, ldc);
     if (rc == MIX_SUCCESS && overflow) *overflow = bad;
     return rc;
 }

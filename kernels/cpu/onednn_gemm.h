@@ -17,14 +17,14 @@ int mixi_cpu_gemm_engine(mix_prec compute);
  * above (environment included). */
 void mixi_cpu_gemm_force_engine(int engine);
 
-/* The gemm_f32 op of kernels/backend_dense.h on oneDNN's matmul (column-major, inputs rounded
- * to `compute` RNE, FP32 accumulation, *overflow = inputs that overflowed `compute`).  compute =
- * MIX_FP32 or MIX_BF16 (BF16 copies of A and B go to `work`, which needs (m*k + k*n) * 2 bytes);
- * anything else, or a primitive oneDNN cannot create on this CPU, gives MIX_ERR_UNSUPPORTED
+/* The gemm_f32 op of kernels/backend_dense.h on oneDNN's matmul (column-major, transpose flags
+ * as the op's, inputs rounded to `compute` RNE, FP32 accumulation, *overflow = inputs that
+ * overflowed `compute`).  compute = MIX_FP32 or MIX_BF16 (BF16 copies of A and B go to `work`,
+ * which needs (m*k + k*n) * 2 bytes); anything else, or a primitive oneDNN cannot create on this CPU, gives MIX_ERR_UNSUPPORTED
  * with C untouched, so the caller can fall back to the emulation.  Only when MIX_HAVE_ONEDNN. */
-int mixi_onednn_gemm_f32(mix_prec compute, int m, int n, int k, float alpha, const float *a,
-                         int lda, const float *b, int ldb, float beta, float *c, int ldc,
-                         void *work, size_t *overflow);
+int mixi_onednn_gemm_f32(mix_prec compute, int transa, int transb, int m, int n, int k,
+                         float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                         float *c, int ldc, void *work, size_t *overflow);
 
 /* 1 when oneDNN can create a matmul for `compute` (MIX_FP32 or MIX_BF16) on this CPU (probed
  * once).  Only when MIX_HAVE_ONEDNN. */

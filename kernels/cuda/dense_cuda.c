@@ -249,24 +249,29 @@ static int cuda_laswp_f64(void *state, int n, double *a, int lda, int k1, int k2
     return mixi_cuda_status(mixi_cuda_laswp_f64(STREAM(state), n, a, lda, k1, k2, ipiv));
 }
 
-static int cuda_trsm_llnu_f32(void *state, int m, int n, const float *a, int lda, float *b, int ldb)
+static int cuda_trsm_f32(void *state, int side, int uplo, int trans, int diag, int m, int n,
+                         const float *a, int lda, float *b, int ldb)
 {
     if (m == 0 || n == 0) return MIX_SUCCESS;
     const float one = 1.0f;
-    return mixi_cublas_status(cublasStrsm(blas(state), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER,
-                                          CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, a, lda, b,
-                                          ldb));
+    return mixi_cublas_status(cublasStrsm(
+        blas(state), side == MIXK_RIGHT ? CUBLAS_SIDE_RIGHT : CUBLAS_SIDE_LEFT,
+        uplo == MIXK_UPPER ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER,
+        trans == MIXK_TRANS ? CUBLAS_OP_T : CUBLAS_OP_N,
+        diag == MIXK_UNIT ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, a, lda, b, ldb));
 }
 
-/* Leading dimensions of the m x k and k x n copies: the Tensor-Core-friendly multiple `pref` when
- * both fit `avail` elements that way, else a multiple of 8 (16-byte columns), else unpadded. */
-static void copy_lds(int m, int n, int k, size_t avail, int pref, int *lda, int *ldb)
+/* Leading dimensions of the copies of the stored ra_rows x ra_cols A and rb_rows x rb_cols B:
+ * the Tensor-Core-friendly multiple `pref` when both fit `avail` elements that way, else a
+ * multiple of 8 (16-byte columns), else unpadded. */
+static void copy_lds(int ra_rows, int ra_cols, int rb_rows, int rb_cols, size_t avail, int pref,
+                     int *lda, int *ldb)
 {
     const int tries[3] = {pref, 8, 1};
     for (int t = 0; t < 3; t++) {
         size_t q = (size_t)tries[t];
-        size_t la = ((size_t)m + q - 1) / q * q, lb = ((size_t)k + q - 1) / q * q;
-        if (la * k + lb * n <= avail || q == 1) {
+        size_t la = ((size_t)ra_rows + q - 1) / q * q, lb = ((size_t)rb_rows + q - 1) / q * q;
+        if (la * ra_cols + lb * rb_cols <= avail || q == 1) {
             *lda = (int)la;
             *ldb = (int)lb;
             return;
@@ -274,39 +279,46 @@ static void copy_lds(int m, int n, int k, size_t avail, int pref, int *lda, int 
     }
 }
 
-static int cuda_gemm_f32(void *state, mix_prec compute, int m, int n, int k, float alpha,
-                         const float *a, int lda, const float *b, int ldb, float beta, float *c,
-                         int ldc, void *work, size_t *overflow)
+static int cuda_gemm_f32(void *state, mix_prec compute, int transa, int transb, int m, int n,
+                         int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                         float beta, float *c, int ldc, void *work, size_t *overflow)
 {
     mixi_cuda_state *s = state;
     if (overflow) *overflow = 0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
     if (lda < 1) lda = 1;
     if (ldb < 1) ldb = 1;
+    cublasOperation_t opa = transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+                      opb = transb ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (compute == MIX_FP32 || k == 0)
-        return mixi_cublas_status(cublasSgemm(blas(state), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
-                                              &alpha, a, lda, b, ldb, &beta, c, ldc));
+        return mixi_cublas_status(cublasSgemm(blas(state), opa, opb, m, n, k, &alpha, a, lda, b,
+                                              ldb, &beta, c, ldc));
+    /* Stored shapes; the copies keep them, the transposition is the GEMM's. */
+    const int rows_a = transa ? k : m, cols_a = transa ? m : k;
+    const int rows_b = transb ? n : k, cols_b = transb ? k : n;
     int half = compute == MIX_FP16 || compute == MIX_BF16;
     /* The workspace holds m*k + k*n floats: twice as many 16-bit values. */
     size_t avail = ((size_t)m * k + (size_t)k * n) * (half ? 2 : 1);
-    int lra = m, lrb = k;
-    copy_lds(m, n, k, avail, half ? 64 : 32, &lra, &lrb);
+    int lra = rows_a, lrb = rows_b;
+    copy_lds(rows_a, cols_a, rows_b, cols_b, avail, half ? 64 : 32, &lra, &lrb);
     size_t esize = half ? 2 : 4;
-    void *ra = work, *rb = (char *)work + (size_t)lra * k * esize;
+    void *ra = work, *rb = (char *)work + (size_t)lra * cols_a * esize;
     unsigned *cnt = overflow ? (unsigned *)s->d_flag : NULL;
     int st;
     if (cnt && (st = zero_dev(state, cnt, sizeof *cnt))) return st;
-    if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, m, k, a, lda, ra, lra, cnt))))
+    if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, rows_a, cols_a, a, lda, ra,
+                                                   lra, cnt))))
         return st;
-    if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, k, n, b, ldb, rb, lrb, cnt))))
+    if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, rows_b, cols_b, b, ldb, rb,
+                                                   lrb, cnt))))
         return st;
     cudaDataType_t in = compute == MIX_FP16 ? CUDA_R_16F
                         : compute == MIX_BF16 ? CUDA_R_16BF
                                               : CUDA_R_32F;
     cublasComputeType_t ct = half ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
-    if ((st = mixi_cublas_status(cublasGemmEx(blas(state), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
-                                              &alpha, ra, in, lra, rb, in, lrb, &beta, c,
-                                              CUDA_R_32F, ldc, ct, CUBLAS_GEMM_DEFAULT))))
+    if ((st = mixi_cublas_status(cublasGemmEx(blas(state), opa, opb, m, n, k, &alpha, ra, in, lra,
+                                              rb, in, lrb, &beta, c, CUDA_R_32F, ldc, ct,
+                                              CUBLAS_GEMM_DEFAULT))))
         return st;
     if (cnt) {
         unsigned h = 0;
@@ -446,7 +458,7 @@ const mix_dense_ops mixi_cuda_dense_ops = {
     .getrf_panel_f32 = cuda_getrf_panel_f32,
     .laswp_f32 = cuda_laswp_f32,
     .laswp_f64 = cuda_laswp_f64,
-    .trsm_llnu_f32 = cuda_trsm_llnu_f32,
+    .trsm_f32 = cuda_trsm_f32,
     .gemm_f32 = cuda_gemm_f32,
     .getrs_f32_f64 = cuda_getrs_f32_f64,
     .gemm_f64 = cuda_gemm_f64,
