@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "kernels/backend.h"
+#include "kernels/common/prec_traits.h"
 
 /* A CSR matrix in backend memory, in one storage precision; opaque to solvers.  Each backend
  * defines struct mix_spmat in its own files (struct tags have no linkage).  Storage:
@@ -36,16 +37,11 @@ typedef struct {
  * MIX_ERR_INVALID_ARG for a precision that is no storage precision. */
 static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_t *norm_bytes)
 {
-    size_t el;
-    switch (prec) {
-    case MIX_FP64: el = 8; break;
-    case MIX_FP32: el = 4; break;
-    case MIX_FP16: case MIX_BF16: case MIX_FIXED16: el = 2; break;
-    default: return MIX_ERR_INVALID_ARG;
-    }
+    if (!mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
+    const size_t el = (size_t)mixk_prec_bytes(prec);
     /* 16 bytes of padding: vector loops may load (never use, never store) past the end. */
     *val_bytes = (size_t)n * el + 16;
-    *norm_bytes = prec == MIX_FIXED16
+    *norm_bytes = mixk_prec_block_scaled(prec)
                       ? ((size_t)n + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * sizeof(float) : 0;
     return MIX_SUCCESS;
 }
@@ -93,8 +89,9 @@ struct mix_sparse_ops {
     int (*spmv)(void *state, const mix_spmat *As, const mix_svec *x, mix_svec *y, double *xy);
     /* The fused CG step, one pass: x += alpha p; r -= alpha Ap; *rr = ||r_new||^2 and
      * *rr_dot_old = <r_new, r_old> (Polak-Ribiere numerator is *rr - *rr_dot_old).  x (the
-     * partial solution) has p's precision, or MIX_FP32 when p is 16-bit (FP16, BF16, FIXED16):
-     * a 16-bit accumulator loses what small steps add to it, and CG then needs more iterations. */
+     * partial solution) has p's precision or p's accumulator, mixk_prec_acc(p) (FP32 for the
+     * 16-bit formats): a 16-bit accumulator loses what small steps add to it, and CG then needs
+     * more iterations. */
     int (*cg_update)(void *state, double alpha, const mix_svec *p, const mix_svec *Ap,
                      mix_svec *x, mix_svec *r, double *rr, double *rr_dot_old);
     /* y = a x + b y (p = r + beta p; re-projection; rescaling). */

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "lib/mix_sparse.h"
+#include "kernels/common/prec_traits.h"
 
 void mix_cg_params_init(mix_cg_params *p)
 {
@@ -20,10 +21,7 @@ static int check_args(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, c
 {
     if (!ctx) return -1;
     if (p) {
-        if (!(p->sloppy_prec == MIX_FP64 || p->sloppy_prec == MIX_FP32 ||
-              p->sloppy_prec == MIX_FP16 || p->sloppy_prec == MIX_BF16 ||
-              p->sloppy_prec == MIX_FIXED16))
-            return -2;
+        if (!mixk_prec_storage(p->sloppy_prec)) return -2;
         if (!(p->tol >= 0.0) || !isfinite(p->tol) || p->max_iter < 0 || !(p->delta > 0.0) ||
             !(p->delta < 1.0) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI))
             return -2;

@@ -2,6 +2,7 @@
 #include <math.h>
 #include "mix_internal.h"
 #include "solvers/solvers.h"
+#include "kernels/common/prec_traits.h"
 
 /* LAPACKE's code for a failed workspace allocation, returned by the simple drivers likewise. */
 #define SIMPLE_ERR_MEMORY (-1010)
@@ -44,12 +45,7 @@ static int check_args(int first, int layout, int n, int nrhs, const void *a, int
 static int check_params(const mix_gesv_params *p)
 {
     if (!p) return 0;
-    switch (p->factor_prec) {
-    case MIX_FP64: case MIX_FP32: case MIX_TF32: case MIX_FP16: case MIX_BF16: case MIX_PREC_AUTO:
-        break;
-    default:
-        return -1;
-    }
+    if (!mixk_prec_gemm(p->factor_prec) && p->factor_prec != MIX_PREC_AUTO) return -1;
     if (p->refine != MIX_REFINE_CLASSICAL && p->refine != MIX_REFINE_GMRES &&
         p->refine != MIX_REFINE_AUTO)
         return -1;

@@ -21,9 +21,11 @@ typedef enum {
     MIX_FP16,
     MIX_BF16,
     MIX_FIXED16,
-    MIX_PREC_AUTO
+    /* New formats are numbered from here on; AUTO stays apart so that adding one never moves it. */
+    MIX_PREC_AUTO = 256
 } mix_prec;
-#define MIX_NUM_PREC 6 /* MIX_FP64 .. MIX_FIXED16 */
+#define MIX_NUM_PREC 6 /* the formats MIX_FP64 .. MIX_FIXED16, numbered from 0 */
+#define MIX_CAPS_PREC_SLOTS 32 /* room in mix_caps for formats added later (same ABI) */
 
 typedef enum { MIX_REFINE_CLASSICAL, MIX_REFINE_GMRES, MIX_REFINE_AUTO } mix_refine;
 typedef enum { MIX_BACKEND_AUTO, MIX_BACKEND_CPU, MIX_BACKEND_CUDA } mix_backend;
@@ -86,8 +88,8 @@ typedef enum { MIX_PREC_UNSUPPORTED = 0, MIX_PREC_EMULATED = 1, MIX_PREC_NATIVE 
 typedef struct {
     int compiled;                       /* built into this library */
     int available;                      /* answers at run time (a device exists) */
-    mix_prec_support gemm[MIX_NUM_PREC];  /* dense trailing update compute precision */
-    mix_prec_support storage[MIX_NUM_PREC]; /* sparse storage precision for CG */
+    mix_prec_support gemm[MIX_CAPS_PREC_SLOTS];    /* dense trailing update compute precision */
+    mix_prec_support storage[MIX_CAPS_PREC_SLOTS]; /* sparse storage precision for CG */
     char device[128];                   /* CPU model or GPU name */
     char libraries[128];                /* BLAS / oneDNN / cuBLAS in use */
 } mix_caps;

@@ -1,5 +1,6 @@
 /* status.c: one sentence per status code (mix_strerror) and the names of enums. */
 #include "mix_internal.h"
+#include "kernels/common/prec_traits.h"
 
 static const char *const status_text[MIX_ERR_COUNT_] = {
     [MIX_SUCCESS] = "Success.",
@@ -29,9 +30,7 @@ const char *mix_version(void) { return PACKAGE_VERSION; }
 
 const char *mix_prec_name(mix_prec p)
 {
-    static const char *const names[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fixed16", "auto"};
-    if ((int)p < 0 || (int)p > (int)MIX_PREC_AUTO) return "?";
-    return names[p];
+    return p == MIX_PREC_AUTO ? "auto" : mixk_prec_name(p);
 }
 
 const char *mix_backend_name(mix_backend b)

@@ -136,8 +136,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     if ((st = svec_alloc(ctx, prec, n, &w.ap))) goto out;
     /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in FP32
      * every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
-    const mix_prec xprec =
-        prec == MIX_FP16 || prec == MIX_BF16 || prec == MIX_FIXED16 ? MIX_FP32 : prec;
+    const mix_prec xprec = mixk_prec_acc(prec);
     if ((st = svec_alloc(ctx, xprec, n, &w.xs))) goto out;
 
     /* y: the FP64 solution; x: the best y seen (by true residual). */

@@ -219,7 +219,7 @@ int main(void)
                             MIX_ERR_UNSUPPORTED, MIX_ERR_INTERNAL};
     for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
         check(mix_strerror(statuses[i]) && strlen(mix_strerror(statuses[i])) > 0, "mix_strerror");
-    check(MIX_FP64 == 0 && MIX_FIXED16 == 5 && MIX_PREC_AUTO == 6, "mix_prec values");
+    check(MIX_FP64 == 0 && MIX_FIXED16 == 5 && MIX_PREC_AUTO == 256, "mix_prec values");
 
     mix_context *ctx = NULL;
     int st = mix_context_create(&ctx, MIX_BACKEND_CPU);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "tests/mixt.h"
 #include "kernels/common/formats.h"
+#include "kernels/common/prec_traits.h"
 #include "kernels/cpu/convert_cpu.h"
 
 /* ---- helpers ----------------------------------------------------------------------------------- */
@@ -738,8 +739,71 @@ static void test_overflow_counts(void)
     mixi_cpu_convert_force_portable(0);
 }
 
+/* ---- the precision-traits table against the conversions themselves ------------------------------- */
+
+/* x rounded to `p` (to nearest even) through the format's own conversion. */
+static double round_to(mix_prec p, double x)
+{
+    switch (p) {
+    case MIX_FP64: return x;
+    case MIX_FP32: return (double)(float)x;
+    case MIX_TF32: return (double)mixk_round_tf32((float)x); /* exact: x is a float below */
+    case MIX_FP16: return (double)mixk_f16_to_f32(mixk_f64_to_f16(x));
+    case MIX_BF16: return (double)mixk_bf16_to_f32(mixk_f64_to_bf16(x));
+    default: return NAN;
+    }
+}
+
+static void test_traits_table(void)
+{
+    int storage = 0, gemm = 0;
+    for (int k = 0; k < MIX_NUM_PREC; k++) {
+        const mix_prec p = (mix_prec)k;
+        CU_ASSERT(mixk_prec_valid(p));
+        CU_ASSERT_STRING_EQUAL(mixk_prec_name(p), mix_prec_name(p));
+        storage += mixk_prec_storage(p);
+        gemm += mixk_prec_gemm(p);
+        const double maxf = mixk_prec_max_finite(p), lim = mixk_prec_overflow_limit(p);
+        CU_ASSERT(maxf > 0.0 && lim > maxf);
+        CU_ASSERT(mixk_prec_acc(p) == MIX_FP64 || mixk_prec_acc(p) == MIX_FP32);
+        CU_ASSERT(mixk_prec_bytes(p) >= mixk_prec_bytes(mixk_prec_acc(p)) ||
+                  mixk_prec_acc(p) != p);
+        if (mixk_prec_exp_bits(p) == 0) { /* fixed point: the float scale's range */
+            CU_ASSERT_EQUAL(mixk_prec_mant_bits(p), 15);
+            CU_ASSERT_EQUAL(1 << mixk_prec_mant_bits(p), MIXK_FIXED16_QMAX + 1);
+            CU_ASSERT(mixk_prec_block_scaled(p));
+            continue;
+        }
+        /* The largest finite value is (2 - 2^-m) 2^emax and rounds to itself ... */
+        const int m = mixk_prec_mant_bits(p), emax = (1 << (mixk_prec_exp_bits(p) - 1)) - 1;
+        CU_ASSERT_EQUAL(maxf, ldexp(2.0 - ldexp(1.0, -m), emax));
+        CU_ASSERT_EQUAL(round_to(p, maxf), maxf);
+        CU_ASSERT(mixk_prec_fits(p, maxf) && !mixk_prec_overflows(p, maxf));
+        CU_ASSERT(1 + m + mixk_prec_exp_bits(p) <= 8 * mixk_prec_bytes(p));
+        if (p == MIX_FP64) continue;
+        /* ... the limit rounds to Inf and the double just below it does not. */
+        const double below = p == MIX_TF32 ? (double)nextafterf((float)lim, 0.0f) /* float input */
+                                           : nextafter(lim, 0.0);
+        CU_ASSERT(isinf(round_to(p, lim)));
+        CU_ASSERT(!isinf(round_to(p, below)));
+        CU_ASSERT(mixk_prec_overflows(p, lim) && !mixk_prec_fits(p, lim));
+        CU_ASSERT(mixk_prec_fits(p, below));
+    }
+    CU_ASSERT_EQUAL(storage, 5); /* fp64 fp32 fp16 bf16 fixed16 */
+    CU_ASSERT_EQUAL(gemm, 5);    /* fp64 fp32 tf32 fp16 bf16 */
+    CU_ASSERT(mixk_prec_range_scaling(MIX_FP16) && !mixk_prec_range_scaling(MIX_BF16));
+    CU_ASSERT(!mixk_prec_valid(MIX_PREC_AUTO) && !mixk_prec_storage(MIX_PREC_AUTO));
+    CU_ASSERT(!mixk_prec_fits(MIX_FP16, NAN) && !mixk_prec_overflows(MIX_FP16, NAN));
+    CU_ASSERT(mixk_prec_overflows(MIX_FP64, INFINITY));
+    CU_ASSERT(MIX_PREC_AUTO >= MIX_CAPS_PREC_SLOTS && MIX_NUM_PREC <= MIX_CAPS_PREC_SLOTS);
+    CU_ASSERT_STRING_EQUAL(mix_prec_name(MIX_PREC_AUTO), "auto");
+    CU_ASSERT_STRING_EQUAL(mix_prec_name((mix_prec)MIX_NUM_PREC), "?");
+}
+
 void mixt_register_formats(void)
 {
+    static const mixt_test traits[] = {{"table agrees with the conversions", test_traits_table},
+                                       {NULL, NULL}};
     static const mixt_test fp16[] = {
         {"all 65536 patterns round-trip", test_f16_all_patterns},
         {"every tie, +-1 ulp, vs definition", test_f16_ties_against_refs},
@@ -765,6 +829,7 @@ void mixt_register_formats(void)
         {"every FP16/BF16 tie == scalar", test_loops_all_ties},
         {"overflow counts of known arrays", test_overflow_counts},
         {NULL, NULL}};
+    mixt_add_suite("formats/traits", traits);
     mixt_add_suite("formats/fp16", fp16);
     mixt_add_suite("formats/bf16", bf16);
     mixt_add_suite("formats/tf32", tf32);

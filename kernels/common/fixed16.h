@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "kernels/common/mix_hd.h"
 #include "kernels/common/fpbits.h"
+#include "kernels/common/prec_traits.h"
 
 /* Blocks: 32 entries of a sloppy vector; for a matrix, the off-diagonal entries of one row (the
  * diagonal is kept apart as a float: mixk_fixed16_csr_row in spmv_row.h). */
@@ -36,8 +37,8 @@ static inline MIX_HD float mixk_fixed16_block_scale_f64(const double *x, int n)
         s = a > s ? a : s;
     }
     if (nan) return mixk_bits_f32(0x7fc00000u);
-    if (s > 1.7976931348623157e308) return mixk_bits_f32(0x7f800000u);
-    if (s >= 3.4028234663852886e38) return 3.4028234663852886e38f;
+    if (s > mixk_prec_max_finite(MIX_FP64)) return mixk_bits_f32(0x7f800000u);
+    if (s >= mixk_prec_max_finite(MIX_FP32)) return (float)mixk_prec_max_finite(MIX_FP32);
     float f = (float)s;
     if ((double)f < s) f = mixk_bits_f32(mixk_f32_bits(f) + 1u); /* next float up */
     return f;
@@ -48,21 +49,22 @@ static inline MIX_HD float mixk_fixed16_block_scale_f64(const double *x, int n)
 static inline MIX_HD float mixk_fixed16_inv_step(float s)
 {
     if (s == 0.0f) return 0.0f;
-    const float r = 32767.0f / s;
-    return r > 3.40282347e38f ? 3.40282347e38f : r;
+    const float r = (float)MIXK_FIXED16_QMAX / s;
+    const float fmax = (float)mixk_prec_max_finite(MIX_FP32);
+    return r > fmax ? fmax : r;
 }
 
 static inline MIX_HD double mixk_fixed16_inv_step_f64(double s)
 {
     if (s == 0.0) return 0.0;
-    const double r = 32767.0 / s;
-    return r > 1.7976931348623157e308 ? 1.7976931348623157e308 : r;
+    const double r = (double)MIXK_FIXED16_QMAX / s;
+    return r > mixk_prec_max_finite(MIX_FP64) ? mixk_prec_max_finite(MIX_FP64) : r;
 }
 
 /* step = s/32767 for decoding. */
 static inline MIX_HD float mixk_fixed16_step(float s)
 {
-    return s / 32767.0f;
+    return s / (float)MIXK_FIXED16_QMAX;
 }
 
 /* q = round(x * inv_step) to nearest even, clamped to [-32767, 32767]; NaN gives 0 (the block's
@@ -75,8 +77,8 @@ static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
     float t = x * inv_step;
 #endif
     if (t != t) return 0;
-    t = t > 32767.0f ? 32767.0f : t;
-    t = t < -32767.0f ? -32767.0f : t;
+    t = t > (float)MIXK_FIXED16_QMAX ? (float)MIXK_FIXED16_QMAX : t;
+    t = t < -(float)MIXK_FIXED16_QMAX ? -(float)MIXK_FIXED16_QMAX : t;
 #ifdef __CUDA_ARCH__
     return (int16_t)__float2int_rn(t);
 #else
@@ -104,8 +106,8 @@ static inline MIX_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
     double t = x * inv_step;
 #endif
     if (t != t) return 0;
-    t = t > 32767.0 ? 32767.0 : t;
-    t = t < -32767.0 ? -32767.0 : t;
+    t = t > (double)MIXK_FIXED16_QMAX ? (double)MIXK_FIXED16_QMAX : t;
+    t = t < -(double)MIXK_FIXED16_QMAX ? -(double)MIXK_FIXED16_QMAX : t;
 #ifdef __CUDA_ARCH__
     return (int16_t)__double2int_rn(t);
 #else

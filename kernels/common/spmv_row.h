@@ -12,7 +12,7 @@
  * being 0; one norm per block of MIXK_SVEC_BLOCK vector entries).  Arithmetic type: double for
  * FP64, else float. */
 #define MIXK_SVEC_BLOCK 32
-#define MIXK_FIXED16_RSTEP (1.0f / 32767.0f)
+#define MIXK_FIXED16_RSTEP (1.0f / (float)MIXK_FIXED16_QMAX)
 
 /* Loads of one element of a sloppy vector as its arithmetic type (`norm` only for FIXED16). */
 static inline MIX_HD double mixk_svec_ld_fp64(const void *v, const float *norm, int64_t i)
@@ -172,7 +172,7 @@ static inline MIX_HD int mixk_fixed16_csr_row(const int64_t *rowptr, const int32
     const float df = (float)d;
     rowscale[2 * i] = df;
     rowscale[2 * i + 1] = s;
-    return df > 3.40282347e38f || df < -3.40282347e38f || s > 3.40282347e38f;
+    return mixk_prec_overflows(MIX_FP32, d) || s > (float)mixk_prec_max_finite(MIX_FP32);
 }
 
 #endif

@@ -90,11 +90,11 @@ MIXI_AVX2 static inline unsigned ovf4d(__m256d x, __m256d lim)
     return (unsigned)__builtin_popcount((unsigned)_mm256_movemask_pd(m));
 }
 
-/* The largest values' rounding thresholds: (2 - 2^-(p+1)) 2^emax for p mantissa bits. */
-#define LIM_F16 0x1.ffep+15      /* 65520 */
-#define LIM_BF16 0x1.ffp+127
-#define LIM_TF32 0x1.ffep+127
-#define LIM_F32 0x1.ffffffp+127  /* FLT_MAX + half an ulp: a double */
+/* The largest values' rounding thresholds (kernels/common/prec_traits.h). */
+#define LIM_F16 mixk_prec_overflow_limit(MIX_FP16)
+#define LIM_BF16 mixk_prec_overflow_limit(MIX_BF16)
+#define LIM_TF32 mixk_prec_overflow_limit(MIX_TF32)
+#define LIM_F32 mixk_prec_overflow_limit(MIX_FP32) /* FLT_MAX + half an ulp: a double */
 
 /* FP64 -> FP32 rounded to odd: truncate, then set the last bit if anything was lost.  Rounding
  * that once more to a format with at least 2 fewer mantissa bits (FP16, BF16) gives the single
@@ -393,7 +393,7 @@ MIXI_AVX2 static float fx_scale_v(size_t n, const float *x)
 MIXI_AVX2 static void fx_encode_v(size_t n, const float *x, float inv_step, int16_t *q)
 {
     const __m256 inv = _mm256_set1_ps(inv_step);
-    const __m256 hi = _mm256_set1_ps(32767.0f), lo = _mm256_set1_ps(-32767.0f);
+    const __m256 hi = _mm256_set1_ps((float)MIXK_FIXED16_QMAX), lo = _mm256_set1_ps(-(float)MIXK_FIXED16_QMAX);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 t = _mm256_mul_ps(_mm256_loadu_ps(x + i), inv);

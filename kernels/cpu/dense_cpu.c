@@ -8,6 +8,7 @@
 #include <lapacke.h>
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
+#include "kernels/common/prec_traits.h"
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/onednn_gemm.h"
@@ -17,22 +18,6 @@
  * (measured: FP32 solve at n = 512 on 2 cores took 5x longer with the loops parallel). */
 
 #define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
-
-/* Smallest FP32 magnitude that rounds (RNE) to Inf in `p`: the halfway point above its largest
- * finite value, a tie that rounds up because that value's last mantissa bit is odd. */
-static float overflow_limit(mix_prec p)
-{
-    uint32_t bits;
-    switch (p) {
-    case MIX_FP16: return 65520.0f;
-    case MIX_BF16: bits = 0x7F7F8000u; break;
-    case MIX_TF32: bits = 0x7F7FF000u; break;
-    default: return INFINITY;
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
 
 static int cpu_lacpy_f64(void *state, int trans, int m, int n, const double *src, int lds,
                          double *dst, int ldd)
@@ -124,7 +109,7 @@ static int cpu_convert_f64_to_f32(void *state, mix_prec target, int m, int n, co
 {
     (void)state;
     /* Largest magnitude that survives rounding to the target (smaller rounds to a finite value). */
-    float limit = overflow_limit(target);
+    float limit = (float)mixk_prec_overflow_limit(target); /* FP32: Inf */
     size_t bad = 0;
     for (int j = 0; j < n; j++) {
         double cj = (c ? c[j] : 1.0) * s;

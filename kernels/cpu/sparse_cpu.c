@@ -177,7 +177,7 @@ static inline void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
     h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
     const float s = _mm256_movemask_ps(nan) ? mixk_bits_f32(0x7fc00000u) : _mm_cvtss_f32(h);
     const __m256 inv = _mm256_set1_ps(mixk_fixed16_inv_step(s));
-    const __m256 hi = _mm256_set1_ps(32767.0f), lo = _mm256_set1_ps(-32767.0f);
+    const __m256 hi = _mm256_set1_ps((float)MIXK_FIXED16_QMAX), lo = _mm256_set1_ps(-(float)MIXK_FIXED16_QMAX);
     for (int t = 0; t < 32; t += 16) {
         __m256 a = _mm256_mul_ps(_mm256_loadu_ps(x + t), inv);
         __m256 c = _mm256_mul_ps(_mm256_loadu_ps(x + t + 8), inv);
@@ -214,7 +214,7 @@ void mixi_cpu_sparse_force_portable(int on) { force_portable = on; }
 
 static const cpu_svec_kernels *kernels_for(mix_prec p)
 {
-    if ((int)p < 0 || p >= MIX_NUM_PREC || p == MIX_TF32) return NULL;
+    if (!mixk_prec_storage(p)) return NULL;
 #ifdef MIX_SPARSE_AVX2
     static int avx2 = -1;
     if (avx2 < 0) avx2 = mixi_cpu_has_f16c();
@@ -277,13 +277,8 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
 {
     (void)state;
     *out = NULL;
-    size_t el;
-    switch (prec) {
-    case MIX_FP64: el = 8; break;
-    case MIX_FP32: el = 4; break;
-    case MIX_FP16: case MIX_BF16: case MIX_FIXED16: el = 2; break;
-    default: return MIX_ERR_INVALID_ARG;
-    }
+    if (!mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
+    const size_t el = (size_t)mixk_prec_bytes(prec);
     const int n = A64->n;
     const double *a = A64->val;
     mix_spmat *A = mixi_calloc(1, sizeof *A);
@@ -309,20 +304,12 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
         }
         for (int64_t k = k0; k < k1; k++) {
             const double v = si * a[k] * (scale ? scale[A64->colind[k]] : 1.0);
+            overflow += mixk_prec_overflows(prec, v);
             switch (prec) {
             case MIX_FP64: ((double *)A->val)[k] = v; break;
-            case MIX_FP32:
-                ((float *)A->val)[k] = (float)v;
-                overflow += isinf((float)v) ? 1 : 0;
-                break;
-            case MIX_FP16:
-                ((uint16_t *)A->val)[k] = mixk_f64_to_f16(v);
-                overflow += (((uint16_t *)A->val)[k] & 0x7fffu) == MIXK_F16_INF;
-                break;
-            case MIX_BF16:
-                ((uint16_t *)A->val)[k] = mixk_f64_to_bf16(v);
-                overflow += (((uint16_t *)A->val)[k] & 0x7fffu) == 0x7f80u;
-                break;
+            case MIX_FP32: ((float *)A->val)[k] = (float)v; break;
+            case MIX_FP16: ((uint16_t *)A->val)[k] = mixk_f64_to_f16(v); break;
+            case MIX_BF16: ((uint16_t *)A->val)[k] = mixk_f64_to_bf16(v); break;
             default: break;
             }
         }
@@ -435,9 +422,8 @@ static int cpu_cg_update(void *state, double alpha, const mix_svec *p, const mix
     (void)state;
     const cpu_svec_kernels *k = kernels_for(p->prec);
     if (!k) return MIX_ERR_INVALID_ARG;
-    const int x32 = x->prec == MIX_FP32 &&
-                    (p->prec == MIX_FP16 || p->prec == MIX_BF16 || p->prec == MIX_FIXED16);
-    if (ap->prec != p->prec || (x->prec != p->prec && !x32) || r->prec != p->prec)
+    if (ap->prec != p->prec || (x->prec != p->prec && x->prec != mixk_prec_acc(p->prec)) ||
+        r->prec != p->prec)
         return MIX_ERR_UNSUPPORTED;
     k->cg_update(alpha, p, ap, x, r, rr, rd);
     return MIX_SUCCESS;

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <math.h>
 #include "kernels/common/formats.h"
+#include "kernels/common/prec_traits.h"
 #include "kernels/cuda/cuda_dense.h"
 
 namespace {
@@ -149,12 +150,7 @@ __global__ void col_absmax_kernel(int m, int n, const double *a, int lda, const 
 // Not finite once rounded (RNE) to `p`: the very rounding the CPU backend and its tests use.
 __device__ __forceinline__ bool overflows(mix_prec p, float v)
 {
-    switch (p) {
-    case MIX_FP16: return !isfinite(mixk_round_f16(v));
-    case MIX_BF16: return !isfinite(mixk_round_bf16(v));
-    case MIX_TF32: return !isfinite(mixk_round_tf32(v));
-    default: return !isfinite(v);
-    }
+    return !mixk_prec_fits(p, v);
 }
 
 __global__ void convert_kernel(mix_prec target, int m, int n, const double *a, int lda,
@@ -176,21 +172,11 @@ __global__ void convert_kernel(mix_prec target, int m, int n, const double *a, i
 template <mix_prec P>
 __device__ __forceinline__ void round_store(void *out, size_t k, float x, unsigned &bad)
 {
-    if (P == MIX_FP16) {
-        uint16_t h = mixk_f32_to_f16(x);
-        static_cast<uint16_t *>(out)[k] = h;
-        bad += isfinite(x) && (h & 0x7c00u) == 0x7c00u;
-    } else if (P == MIX_BF16) {
-        uint16_t h = mixk_f32_to_bf16(x);
-        static_cast<uint16_t *>(out)[k] = h;
-        bad += isfinite(x) && (h & 0x7f80u) == 0x7f80u;
-    } else if (P == MIX_TF32) {
-        float y = mixk_round_tf32(x);
-        static_cast<float *>(out)[k] = y;
-        bad += isfinite(x) && !isfinite(y);
-    } else {
-        static_cast<float *>(out)[k] = x;
-    }
+    if (P == MIX_FP16) static_cast<uint16_t *>(out)[k] = mixk_f32_to_f16(x);
+    else if (P == MIX_BF16) static_cast<uint16_t *>(out)[k] = mixk_f32_to_bf16(x);
+    else if (P == MIX_TF32) static_cast<float *>(out)[k] = mixk_round_tf32(x);
+    else static_cast<float *>(out)[k] = x;
+    bad += isfinite(x) && mixk_prec_overflows(P, x);
 }
 
 template <mix_prec P>

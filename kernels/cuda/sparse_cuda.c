@@ -16,16 +16,6 @@ struct mix_spmat {
     int owns_pattern;
 };
 
-static int valid_storage(mix_prec p)
-{
-    return p == MIX_FP64 || p == MIX_FP32 || p == MIX_FP16 || p == MIX_BF16 || p == MIX_FIXED16;
-}
-
-static size_t elem_bytes(mix_prec p)
-{
-    return p == MIX_FP64 ? 8 : p == MIX_FP32 ? 4 : 2;
-}
-
 static int dalloc(void *state, void **p, size_t bytes)
 {
     return mixi_cuda_backend.alloc(state, p, bytes);
@@ -156,7 +146,7 @@ static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const do
     mixi_cuda_state *s = state;
     if (!out) return MIX_ERR_INVALID_ARG;
     *out = NULL;
-    if (!A64 || A64->d.prec != MIX_FP64 || !valid_storage(prec)) return MIX_ERR_INVALID_ARG;
+    if (!A64 || A64->d.prec != MIX_FP64 || !mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz;
     int flag = 0, st;
@@ -167,8 +157,8 @@ static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const do
     A->rowptr = A64->rowptr;
     A->colind = A64->colind;
     A->owns_pattern = 0;
-    if ((st = dalloc(s, &A->val, (size_t)nnz * elem_bytes(prec)))) goto out;
-    if (prec == MIX_FIXED16) {
+    if ((st = dalloc(s, &A->val, (size_t)nnz * (size_t)mixk_prec_bytes(prec)))) goto out;
+    if (mixk_prec_block_scaled(prec)) {
         if ((st = dalloc(s, (void **)&A->rowscale, 2 * (size_t)n * sizeof(float)))) goto out;
     }
     if ((st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream)))) goto out;
@@ -235,8 +225,8 @@ static int sp_nrm2sq64(void *state, int n, const double *x, double *xx)
 
 static int check_vec(const mix_svec *v)
 {
-    if (!v || !valid_storage(v->prec) || v->n < 0 || (v->n > 0 && !v->val) ||
-        (v->prec == MIX_FIXED16 && v->n > 0 && !v->norm))
+    if (!v || !mixk_prec_storage(v->prec) || v->n < 0 || (v->n > 0 && !v->val) ||
+        (mixk_prec_block_scaled(v->prec) && v->n > 0 && !v->norm))
         return MIX_ERR_INVALID_ARG;
     return MIX_SUCCESS;
 }
@@ -301,9 +291,8 @@ static int sp_cg_update(void *state, double alpha, const mix_svec *p, const mix_
     mixi_cuda_state *s = state;
     int st = check_pair(p, Ap);
     if (!st) st = check_pair(p, r);
-    /* x is p's precision, or FP32 for a 16-bit p (kernels/backend_sparse.h). */
-    const int x32 = p && x && x->prec == MIX_FP32 &&
-                    (p->prec == MIX_FP16 || p->prec == MIX_BF16 || p->prec == MIX_FIXED16);
+    /* x is p's precision, or p's accumulator (FP32 for a 16-bit p: kernels/backend_sparse.h). */
+    const int x32 = p && x && x->prec != p->prec && x->prec == mixk_prec_acc(p->prec);
     if (!st && !x32) st = check_pair(p, x);
     if (!st && x32 && (check_vec(x) || x->n != p->n)) st = MIX_ERR_INVALID_ARG;
     if (st) return st;

@@ -7,6 +7,7 @@
 // only the order of the FP64 reductions (and of a row sum split over several lanes) differs.
 #include <stdint.h>
 #include "kernels/common/formats.h"
+#include "kernels/common/prec_traits.h"
 #include "kernels/common/spmv_row.h"
 #include "kernels/cuda/cuda_sparse.h"
 
@@ -423,26 +424,12 @@ __global__ void __launch_bounds__(THREADS) k_csr_convert(int n, const int64_t *r
         }
         for (int64_t k = k0; k < k1; k++) {
             const double t = scale ? mul(mul(scale[i], val[k]), scale[colind[k]]) : val[k];
+            over |= mixk_prec_overflows(prec, t);
             switch (prec) {
             case MIX_FP64: ((double *)out)[k] = t; break;
-            case MIX_FP32: {
-                const float f = (float)t;
-                ((float *)out)[k] = f;
-                over |= isinf(f);
-                break;
-            }
-            case MIX_FP16: {
-                const uint16_t h = mixk_f64_to_f16(t);
-                ((uint16_t *)out)[k] = h;
-                over |= (h & 0x7fffu) == 0x7c00u;
-                break;
-            }
-            case MIX_BF16: {
-                const uint16_t h = mixk_f64_to_bf16(t);
-                ((uint16_t *)out)[k] = h;
-                over |= (h & 0x7fffu) == 0x7f80u;
-                break;
-            }
+            case MIX_FP32: ((float *)out)[k] = (float)t; break;
+            case MIX_FP16: ((uint16_t *)out)[k] = mixk_f64_to_f16(t); break;
+            case MIX_BF16: ((uint16_t *)out)[k] = mixk_f64_to_bf16(t); break;
             default: break;
             }
         }
@@ -574,8 +561,7 @@ extern "C" cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, i
                                            int x_fp32, mixi_cuda_vec r, double *ws)
 {
     if (n <= 0) return cudaSuccess;
-    if (x_fp32 && prec != MIX_FP16 && prec != MIX_BF16 && prec != MIX_FIXED16)
-        return cudaErrorInvalidValue;
+    if (x_fp32 && (prec == MIX_FP32 || mixk_prec_acc(prec) != MIX_FP32)) return cudaErrorInvalidValue;
     DISPATCH(prec, k_cg_update, grid_warps(nblocks(n)), (n, alpha, p, ap, x, r, ws, x_fp32))
 }
 

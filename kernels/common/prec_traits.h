@@ -1,0 +1,102 @@
+/* prec_traits.h: what each precision is (size, bits, range, accumulator, role), one table for host and device. */
+#ifndef MIXK_PREC_TRAITS_H
+#define MIXK_PREC_TRAITS_H
+
+#include <math.h>
+#include "mixsolve.h"
+#include "kernels/common/mix_hd.h"
+
+/* The precision list.  Adding a storage precision is one S(...) row here plus its functions in
+ * kernels/common (doc/HACKING.md): the sparse kernels of every backend, the element sizes, the
+ * argument checks and the overflow tests are generated from this list.
+ *
+ * Rows: S(...) is a sparse storage precision (CG's sloppy matrix and vectors), G(...) only a
+ * dense GEMM input rounding.  Columns:
+ *   P      the mix_prec value
+ *   SFX    suffix of its kernels/common functions (mixk_svec_ld_SFX, mixk_spmv_row_SFX, ...)
+ *   BYTES  bytes per stored element (TF32 is stored in a float)
+ *   EBITS  exponent bits; 0 for fixed point (int16 q with one float scale per block)
+ *   MBITS  stored mantissa bits (fixed point: magnitude bits of q)
+ *   MAXF   largest finite value (fixed point: the float scale's)
+ *   OVF    smallest magnitude that rounds to Inf when stored, (2 - 2^-(MBITS+1)) 2^emax: the
+ *          tie above MAXF, which rounds up because MAXF's last mantissa bit is odd (HUGE_VAL:
+ *          no finite double overflows)
+ *   ACC    precision of the arithmetic on stored values and of CG's partial solution: a 16-bit
+ *          accumulator loses what small steps add to it (kernels/backend_sparse.h, cg_update)
+ *   SCALE  1 if the dense solver scales the matrix into range before converting (narrow exponent)
+ *   GEMM   1 if it is a dense factor precision (mix_gesv_params.factor_prec) */
+#define MIXK_PRECISION_ROWS(S, G)                                                               \
+    S(MIX_FP64, fp64, 8, 11, 52, 0x1.fffffffffffffp+1023, HUGE_VAL, MIX_FP64, 0, 1)             \
+    S(MIX_FP32, fp32, 4, 8, 23, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, 0, 1)               \
+    G(MIX_TF32, tf32, 4, 8, 10, 0x1.ffcp+127, 0x1.ffep+127, MIX_FP32, 0, 1)                     \
+    S(MIX_FP16, fp16, 2, 5, 10, 0x1.ffcp+15, 0x1.ffep+15, MIX_FP32, 1, 1)                       \
+    S(MIX_BF16, bf16, 2, 8, 7, 0x1.fep+127, 0x1.ffp+127, MIX_FP32, 0, 1)                        \
+    S(MIX_FIXED16, fixed16, 2, 0, 15, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, 0, 0)
+
+/* Every precision, and the sparse storage precisions only. */
+#define MIXK_PRECISIONS(X) MIXK_PRECISION_ROWS(X, X)
+#define MIXK_STORAGE_FORMATS(X) MIXK_PRECISION_ROWS(X, MIXK_ROW_SKIP_)
+#define MIXK_ROW_SKIP_(...)
+
+/* One accessor per column: a switch the compiler folds away for a constant precision.
+ * Precisions outside the list answer 0 (or MIX_PREC_AUTO for the accumulator). */
+#define MIXK_TRAIT_(NAME, TYPE, COL, NONE)                                                    \
+    static inline MIX_HD TYPE NAME(mix_prec p)                                                 \
+    {                                                                                          \
+        switch (p) {                                                                           \
+            MIXK_PRECISIONS(COL)                                                               \
+        default: return NONE;                                                                  \
+        }                                                                                      \
+    }
+#define MIXK_COL_VALID_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return 1;
+#define MIXK_COL_BYTES_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return B;
+#define MIXK_COL_EBITS_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return E;
+#define MIXK_COL_MBITS_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return M;
+#define MIXK_COL_MAXF_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return MAXF;
+#define MIXK_COL_OVF_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return OVF;
+#define MIXK_COL_ACC_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return ACC;
+#define MIXK_COL_SCALE_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return SC;
+#define MIXK_COL_GEMM_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return GE;
+#define MIXK_COL_STORAGE_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return 1;
+#define MIXK_COL_NAME_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return #SFX;
+
+MIXK_TRAIT_(mixk_prec_valid, int, MIXK_COL_VALID_, 0)          /* a precision of the list */
+MIXK_TRAIT_(mixk_prec_bytes, int, MIXK_COL_BYTES_, 0)
+MIXK_TRAIT_(mixk_prec_exp_bits, int, MIXK_COL_EBITS_, 0)
+MIXK_TRAIT_(mixk_prec_mant_bits, int, MIXK_COL_MBITS_, 0)
+MIXK_TRAIT_(mixk_prec_max_finite, double, MIXK_COL_MAXF_, 0.0)
+MIXK_TRAIT_(mixk_prec_overflow_limit, double, MIXK_COL_OVF_, 0.0)
+MIXK_TRAIT_(mixk_prec_acc, mix_prec, MIXK_COL_ACC_, MIX_PREC_AUTO)
+MIXK_TRAIT_(mixk_prec_range_scaling, int, MIXK_COL_SCALE_, 0)
+MIXK_TRAIT_(mixk_prec_gemm, int, MIXK_COL_GEMM_, 0)            /* a dense factor precision */
+MIXK_TRAIT_(mixk_prec_name, const char *, MIXK_COL_NAME_, "?")
+
+/* A sparse storage precision (S row). */
+static inline MIX_HD int mixk_prec_storage(mix_prec p)
+{
+    switch (p) {
+        MIXK_STORAGE_FORMATS(MIXK_COL_STORAGE_)
+    default: return 0;
+    }
+}
+
+/* Fixed point with one float scale per block of values (FIXED16): vectors carry block norms. */
+static inline MIX_HD int mixk_prec_block_scaled(mix_prec p)
+{
+    return mixk_prec_valid(p) && mixk_prec_exp_bits(p) == 0;
+}
+
+/* Whether `a` rounds (to nearest) to +-Inf in `p`: at or above the overflow limit, Inf
+ * included; NaN does not overflow. */
+static inline MIX_HD int mixk_prec_overflows(mix_prec p, double a)
+{
+    return fabs(a) >= mixk_prec_overflow_limit(p);
+}
+
+/* Whether `a` is finite once rounded to nearest in `p`: NaN and Inf are not. */
+static inline MIX_HD int mixk_prec_fits(mix_prec p, double a)
+{
+    return fabs(a) < mixk_prec_overflow_limit(p);
+}
+
+#endif
