@@ -51,7 +51,7 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
         p = &defaults;
     }
     if (ctx->backend == MIX_BACKEND_CPU) /* host memory is backend memory */
-        return finish(mixi_cg_solve(ctx, p, A, b, x, &local), info, &local);
+        return finish(mixi_cg_solve_in_range(ctx, p, A, b, x, &local), info, &local);
 
     /* Other backends: stage b and x through backend memory. */
     const mix_backend_ops *ops = ctx->ops;
@@ -62,7 +62,7 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
     if (!st) st = ops->upload(ctx->state, db, b, bytes);
     if (!st) st = p->x0_given ? ops->upload(ctx->state, dx, x, bytes) : ops->memset0(ctx->state, dx, bytes);
     if (!st) {
-        st = mixi_cg_solve(ctx, p, A, db, dx, &local);
+        st = mixi_cg_solve_in_range(ctx, p, A, db, dx, &local);
         /* Also on failure: x holds the best answer found, as on the host. */
         if (st == MIX_SUCCESS || st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_NOT_SPD ||
             st == MIX_ERR_NAN) {
@@ -87,5 +87,5 @@ int mix_dcg_gpu(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const d
         mix_cg_params_init(&defaults);
         p = &defaults;
     }
-    return finish(mixi_cg_solve(ctx, p, A, d_b, d_x, &local), info, &local);
+    return finish(mixi_cg_solve_in_range(ctx, p, A, d_b, d_x, &local), info, &local);
 }

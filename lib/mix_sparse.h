@@ -29,5 +29,9 @@ int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat
 /* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,
                   double *x, mix_cg_info *info);
+/* The same for any scale of A and b (lib/cg_range.c): NaN/Inf in b refused from its entries; a
+ * system whose largest entries lie outside [2^-64, 2^64] solved rescaled by powers of two. */
+int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *p, mix_sparse *A,
+                           const double *b, double *x, mix_cg_info *info);
 
 #endif

@@ -67,7 +67,8 @@ typedef enum {
     MIX_CG_STAGNATED,             /* true residual kept rising: the precision's floor */
     MIX_CG_BREAKDOWN_NOT_SPD,     /* p'Ap <= 0 */
     MIX_CG_BREAKDOWN_NAN,         /* NaN/Inf appeared */
-    MIX_CG_ZERO_RHS               /* b = 0, x = 0 returned */
+    MIX_CG_ZERO_RHS,              /* b = 0, x = 0 returned */
+    MIX_CG_OUT_OF_RANGE           /* the solution over- or underflows FP64 (see mix_dcg(3)) */
 } mix_cg_reason;
 
 #define MIX_PRECOND_NONE 0

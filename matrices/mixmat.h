@@ -35,6 +35,14 @@ void mixm_csr_matvec(const mixm_csr *A, const double *x, double *y);
 /* 1 if A is numerically symmetric (pattern and values), else 0. */
 int mixm_csr_is_symmetric(const mixm_csr *A);
 
+/* Range-safe norms (safe_norm.c): no overflow or underflow for any finite data, NaN never hidden. */
+double mixm_amax(int n, const double *x); /* max |x_i|; NaN if an entry is NaN */
+double mixm_nrm2(int n, const double *x); /* ||x||_2, dnrm2-style scaling; NaN/Inf propagate */
+/* The FP64 re-check of a solution, computed scaled by a power of two: *berr = ||b - A x||inf /
+ * (||A||inf ||x||inf + ||b||inf) and *rel2 = ||b - A x||_2 / ||b||_2 (either pointer may be
+ * NULL).  0, MIX_ERR_NAN (a NaN/Inf in A, b or x; both results NaN) or MIX_ERR_ALLOC. */
+int mixm_csr_recheck(const mixm_csr *A, const double *b, const double *x, double *berr, double *rel2);
+
 /* Wall clock in seconds (monotonic), for the tool's and the benchmarks' timings. */
 static inline double mixm_wtime(void)
 {

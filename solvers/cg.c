@@ -55,6 +55,20 @@ static double normaliser(double vv, int n)
     return ldexp(1.0, 1 - e - 6);
 }
 
+/* The sloppy residual's scale sigma for a vector whose squared norm is vv at the current sigma.
+ * FP16: always renormalised (above).  FP32, BF16, FIXED16: only when its RMS leaves
+ * [2^-32, 2^32], where r, p or A p would soon underflow or overflow FP32's exponent range (a
+ * system near the edges of the FP64 range, or one whose residual has fallen a long way);
+ * scaling by a power of two is exact, so the iterates are otherwise unchanged.  FP64: never. */
+static double range_sigma(mix_prec prec, double vv, double sigma, int n)
+{
+    if (prec == MIX_FP64) return sigma;
+    double rms = sqrt(vv / n);
+    if (prec != MIX_FP16 && rms >= 0x1p-32 && rms <= 0x1p32) return sigma;
+    double f = normaliser(vv, n);
+    return f == 1.0 ? sigma : sigma * f;
+}
+
 /* FP16: ||r||^2 of the stored sloppy r, not of the FP64 values it was rounded from.  An FP16 r
  * of wide dynamic range loses its small entries to underflow, and with the FP64 norm alpha =
  * rr / p'Ap then overshoots and the sloppy loop stalls (diagonal matrix with an FP32 partial
@@ -125,25 +139,19 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         goto out;
     }
     const double bnorm = sqrt(bb), target = prm->tol * bnorm;
+    /* Until the true residual of x is known, x = 0 has residual ||b|| (x0 is measured below). */
+    if (!prm->x0_given) best = bnorm;
 
-    st = mixi_sparse_sloppy(A, prec, prm->precond == MIX_PRECOND_JACOBI, &As, &S);
-    if (st == MIX_ERR_NOT_SPD) reason = MIX_CG_BREAKDOWN_NOT_SPD;
-    if (st) goto out;
+    /* y: the FP64 solution; x: the best y seen (by true residual).  Measured before the sloppy
+     * setup, so that a stop there (Jacobi on a non-positive diagonal, overflow) still reports
+     * the true residual of the x returned. */
     if ((st = ops->alloc(ctx->state, (void **)&y, bytes64))) goto out;
     if ((st = ops->alloc(ctx->state, (void **)&r64, bytes64))) goto out;
-    if ((st = svec_alloc(ctx, prec, n, &w.r))) goto out;
-    if ((st = svec_alloc(ctx, prec, n, &w.p))) goto out;
-    if ((st = svec_alloc(ctx, prec, n, &w.ap))) goto out;
-    /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in FP32
-     * every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
-    const mix_prec xprec = mixk_prec_acc(prec);
-    if ((st = svec_alloc(ctx, xprec, n, &w.xs))) goto out;
-
-    /* y: the FP64 solution; x: the best y seen (by true residual). */
     if ((st = ops->copy(ctx->state, y, x, bytes64))) goto out;
     double rr_true;
     if ((st = sp->residual64(ctx->state, A->a64, b, y, r64, &rr_true))) goto out;
     if (!isfinite(rr_true)) {
+        best = INFINITY;
         st = MIX_ERR_NAN;
         reason = MIX_CG_BREAKDOWN_NAN;
         goto out;
@@ -156,11 +164,22 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         goto out;
     }
 
+    st = mixi_sparse_sloppy(A, prec, prm->precond == MIX_PRECOND_JACOBI, &As, &S);
+    if (st == MIX_ERR_NOT_SPD) reason = MIX_CG_BREAKDOWN_NOT_SPD;
+    if (st) goto out;
+    if ((st = svec_alloc(ctx, prec, n, &w.r))) goto out;
+    if ((st = svec_alloc(ctx, prec, n, &w.p))) goto out;
+    if ((st = svec_alloc(ctx, prec, n, &w.ap))) goto out;
+    /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in FP32
+     * every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
+    const mix_prec xprec = mixk_prec_acc(prec);
+    if ((st = svec_alloc(ctx, xprec, n, &w.xs))) goto out;
+
     /* The sloppy loop solves (S A S) xs = sigma S r for the correction y += S xs / sigma. */
     double sigma = 1.0, rr;
     if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr))) goto out;
-    if (prec == MIX_FP16) {
-        sigma = normaliser(rr, n);
+    if (range_sigma(prec, rr, sigma, n) != sigma) {
+        sigma = range_sigma(prec, rr, sigma, n);
         if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr))) goto out;
     }
     if ((st = stored_rr(ctx, &w.r, &rr))) goto out;
@@ -176,6 +195,11 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         if ((st = sp->spmv(ctx->state, As, &w.p, &w.ap, &pap))) goto out;
         if (isnan(pap) || isinf(pap)) goto sloppy_breakdown;
         if (pap <= 0.0) {
+            /* A direction that is exactly zero in its storage (it underflowed) says nothing
+             * about A: restart from the true residual instead of calling A indefinite. */
+            double pp;
+            if ((st = sp->dot(ctx->state, &w.p, &w.p, &pp))) goto out;
+            if (!(pp > 0.0)) goto sloppy_breakdown;
             /* Not SPD, either A itself or only its rounded copy: p'Ap in FP64 tells which. */
             if ((st = true_pap(ctx, A, &w.p, S, &pap))) goto out;
             if (pap <= 0.0 || prec == MIX_FP64) {
@@ -248,12 +272,10 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
          * against r and extended with the Fletcher-Reeves beta, as QUDA does at an update. */
         double sigma_new = sigma, rr_s;
         if ((st = sp->vec_from64(ctx->state, r64, S, sigma, &w.r, &rr_s))) goto out;
-        if (prec == MIX_FP16) {
-            sigma_new = normaliser(rr_s / (sigma * sigma), n);
-            if (sigma_new != sigma &&
-                (st = sp->vec_from64(ctx->state, r64, S, sigma_new, &w.r, &rr_s)))
-                goto out;
-        }
+        sigma_new = range_sigma(prec, rr_s, sigma, n);
+        if (sigma_new != sigma &&
+            (st = sp->vec_from64(ctx->state, r64, S, sigma_new, &w.r, &rr_s)))
+            goto out;
         if ((st = stored_rr(ctx, &w.r, &rr_s))) goto out;
         double ratio = sigma_new / sigma, rp;
         if ((st = sp->dot(ctx->state, &w.r, &w.p, &rp))) goto out;

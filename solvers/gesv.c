@@ -178,7 +178,8 @@ static int fp64_solve(const problem *P, int trans_out, double *a_out, int lda_ou
         double berr = 0.0;
         for (int j = 0; j < nrhs; j++) {
             double den = P->anrm * xn[j] + bn[j];
-            double be = den > 0.0 ? rn[j] / den : 0.0;
+            /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
+            double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
             if (!(be <= berr)) berr = be; /* a NaN shows */
         }
         info->backward_error = berr;
@@ -275,6 +276,12 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
         if (sing) {
             *singular_index = sing;
             rc = MIX_ERR_SINGULAR;
+            goto out;
+        }
+        /* Finite data, yet NaN/Inf out of LAPACK's LU (e.g. reciprocals of subnormal pivots):
+         * never a success. */
+        if (!isfinite(info->backward_error)) {
+            rc = MIX_ERR_NAN;
             goto out;
         }
     }

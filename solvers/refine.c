@@ -122,8 +122,9 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
             left += c->active[j];
         }
         double den = job->anrm * c->xn[j] + c->bn[j];
-        double be = den > 0.0 ? c->rn[j] / den : 0.0;
-        if (be > berr) berr = be;
+        /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
+        double be = den > 0.0 ? c->rn[j] / den : (c->rn[j] == 0.0 ? 0.0 : NAN);
+        if (!(be <= berr)) berr = be;
     }
     res->backward_error = berr;
     if (p->residual_history && it < p->history_capacity) {

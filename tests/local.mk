@@ -22,3 +22,4 @@ installcheck-local:
 tests_mixsolve_tests_SOURCES += tests/test_kernels_sparse.c
 tests_mixsolve_tests_SOURCES += tests/test_onednn.c
 tests_mixsolve_tests_SOURCES += tests/test_posv.c
+tests_mixsolve_tests_SOURCES += tests/test_edge.c tests/edge_check.h tests/edge_check.c

@@ -33,5 +33,6 @@ void mixt_register_cg(mix_backend b);
 void mixt_register_kernels(mix_backend b); /* backend kernels against the CPU reference */
 void mixt_register_kernels_sparse(mix_backend b); /* sparse family, called by the above */
 void mixt_register_posv(mix_backend b); /* Cholesky ops and the d?posv drivers */
+void mixt_register_edge(mix_backend b); /* floating-point range edges (test_edge.c) */
 
 #endif

@@ -1,0 +1,143 @@
+/* cg_range.c: CG on systems near the edges of the FP64 range: A and b scaled by powers of two into range, solved, scaled back, re-checked. */
+#include <math.h>
+#include <string.h>
+#include "lib/mix_sparse.h"
+#include "kernels/backend_dense.h"
+
+/* A and b are solved as they are while their largest entries lie in [2^-RANGE_EXP, 2^RANGE_EXP]:
+ * then ||b||^2 and the true residual's squared norm neither overflow nor underflow in FP64, and
+ * (with the sloppy residual renormalised, solvers/cg.c) A p and p'Ap stay inside FP32's range.
+ * Outside it the system is rescaled, which costs one FP64 copy of A and its sloppy conversion
+ * per call.  No bundled SuiteSparse matrix comes near (largest entries ~1e10 = 2^33). */
+#define RANGE_EXP 64
+
+/* e with v in [2^(e-1), 2^e); v > 0 finite. */
+static int exponent_of(double v)
+{
+    int e;
+    frexp(v, &e);
+    return e;
+}
+
+/* v *= 2^k exactly (n doubles, backend memory), in two steps when 2^k itself would not fit. */
+static int scale_pow2(mix_context *ctx, int n, double *v, int k)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    if (k == 0) return MIX_SUCCESS;
+    int k1 = k / 2, k2 = k - k1;
+    int st = d->scal_f64(ctx->state, n, ldexp(1.0, k1), v);
+    if (!st) st = d->scal_f64(ctx->state, n, ldexp(1.0, k2), v);
+    return st;
+}
+
+/* Stopped before solving: x is x0 (or 0), info says why. */
+static int stop_early(mix_context *ctx, const mix_cg_params *p, int n, double *x, mix_cg_info *info,
+                      int st, int reason, double rel)
+{
+    memset(info, 0, sizeof *info);
+    if (!p->x0_given) {
+        int st2 = ctx->ops->memset0(ctx->state, x, (size_t)n * sizeof(double));
+        if (st2) st = st2;
+    }
+    info->status = st;
+    info->reason = reason;
+    info->true_rel_residual = rel;
+    return st;
+}
+
+int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A,
+                           const double *b, double *x, mix_cg_info *info)
+{
+    const mix_backend_ops *ops = ctx->ops;
+    const mix_dense_ops *d = ops->dense;
+    const mix_sparse_ops *sp = ops->sparse;
+    const int n = A->n;
+    if (!d || !d->col_absmax_f64 || !d->scal_f64 || !sp || !sp->csr_convert || !sp->residual64)
+        return mixi_cg_solve(ctx, prm, A, b, x, info);
+
+    /* NaN/Inf in b: a failure, decided on the entries (||b||^2 may overflow for a finite b). */
+    double bmax;
+    int st = d->col_absmax_f64(ctx->state, n, 1, b, n, &bmax);
+    if (st) return stop_early(ctx, prm, n, x, info, st, MIX_CG_MAX_ITER, NAN);
+    if (!isfinite(bmax))
+        return stop_early(ctx, prm, n, x, info, MIX_ERR_NAN, MIX_CG_BREAKDOWN_NAN, NAN);
+    const int eb = bmax > 0.0 ? exponent_of(bmax) : 0;
+    const int ea = A->amax > 0.0 ? exponent_of(A->amax) : 0;
+    /* b: largest entry into [1, 2).  A: times c^2 = 4^m, largest entry into [1, 4). */
+    const int kb = eb > RANGE_EXP || eb < -RANGE_EXP ? 1 - eb : 0;
+    const int m = ea > RANGE_EXP || ea < -RANGE_EXP ? (int)ceil((1 - ea) / 2.0) : 0;
+    if (kb == 0 && m == 0) return mixi_cg_solve(ctx, prm, A, b, x, info);
+
+    /* A' = 4^m A, b' = 2^kb b: A' y = b' with y = 2^(kb - 2m) x, and the same relative residual. */
+    const size_t bytes = (size_t)n * sizeof(double);
+    double *bs = NULL, *cvec = NULL, *r = NULL, *y2 = NULL, *hc = NULL;
+    mix_sparse *T = NULL;
+    int st2;
+    memset(info, 0, sizeof *info);
+    if ((st = ops->alloc(ctx->state, (void **)&bs, bytes)) ||
+        (st = ops->alloc(ctx->state, (void **)&r, bytes)) ||
+        (st = ops->alloc(ctx->state, (void **)&y2, bytes)) ||
+        (st = ops->copy(ctx->state, bs, b, bytes)) || (st = scale_pow2(ctx, n, bs, kb)))
+        goto fail;
+    if (m != 0) {
+        if ((st = ops->alloc(ctx->state, (void **)&cvec, bytes))) goto fail;
+        if (!(hc = mixi_malloc(bytes)) && (st = MIX_ERR_ALLOC)) goto fail;
+        for (int i = 0; i < n; i++) hc[i] = ldexp(1.0, m);
+        if ((st = ops->upload(ctx->state, cvec, hc, bytes))) goto fail;
+        if (!(T = mixi_calloc(1, sizeof *T)) && (st = MIX_ERR_ALLOC)) goto fail;
+        T->ctx = ctx;
+        T->n = n;
+        T->nnz = A->nnz;
+        T->amax = ldexp(A->amax, 2 * m);
+        T->jacobi_status = -1;
+        if ((st = sp->csr_convert(ctx->state, A->a64, MIX_FP64, cvec, &T->a64))) goto fail;
+        T->sloppy[0][MIX_FP64] = T->a64;
+    }
+    const int kx = kb - 2 * m; /* y = 2^kx x */
+    if (prm->x0_given && (st = scale_pow2(ctx, n, x, kx))) goto fail;
+    st = mixi_cg_solve(ctx, prm, T ? T : A, bs, x, info);
+    /* x holds y (or x0 scaled, or 0) whatever the status: back to the user's units. */
+    if ((st2 = scale_pow2(ctx, n, x, -kx))) {
+        st = info->status = st2;
+        goto out;
+    }
+    if (st != MIX_SUCCESS && st != MIX_ERR_NOT_CONVERGED && st != MIX_ERR_NOT_SPD) goto out;
+    /* In the user's units x may have overflowed, or lost digits to underflow: measure what is
+     * returned (x scaled again, exactly, against the scaled system, where no norm overflows). */
+    double xmax, rr, bb;
+    if ((st2 = d->col_absmax_f64(ctx->state, n, 1, x, n, &xmax))) {
+        st = info->status = st2;
+        goto out;
+    }
+    if (!isfinite(xmax)) {
+        st = info->status = MIX_ERR_OVERFLOW;
+        info->reason = MIX_CG_OUT_OF_RANGE;
+        info->converged = 0;
+        info->true_rel_residual = INFINITY;
+        goto out;
+    }
+    if ((st2 = ops->copy(ctx->state, y2, x, bytes)) || (st2 = scale_pow2(ctx, n, y2, kx)) ||
+        (st2 = sp->residual64(ctx->state, (T ? T : A)->a64, bs, y2, r, &rr)) ||
+        (st2 = sp->nrm2sq64(ctx->state, n, bs, &bb))) {
+        st = info->status = st2;
+        goto out;
+    }
+    info->true_rel_residual = sqrt(rr) / sqrt(bb);
+    if (st == MIX_SUCCESS && !(info->true_rel_residual <= prm->tol)) {
+        /* The answer exists, but FP64 cannot hold it to the requested accuracy. */
+        st = info->status = MIX_ERR_NOT_CONVERGED;
+        info->reason = MIX_CG_OUT_OF_RANGE;
+        info->converged = 0;
+    }
+    goto out;
+fail:
+    stop_early(ctx, prm, n, x, info, st, MIX_CG_MAX_ITER, prm->x0_given ? NAN : 1.0);
+out:
+    ops->free(ctx->state, bs);
+    ops->free(ctx->state, r);
+    ops->free(ctx->state, y2);
+    ops->free(ctx->state, cvec);
+    mixi_free(hc);
+    mix_sparse_destroy(T);
+    return st;
+}
