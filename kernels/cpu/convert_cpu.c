@@ -345,16 +345,32 @@ size_t mixi_cpu_round_f32(mix_prec p, size_t n, const float *x, float *y)
     return run(round_op(p), n, x, y);
 }
 
+/* An m x n column-major conversion, columns over the threads when the matrix is large and the
+ * BLAS shares our OpenMP pool (else serial: see mixi_cpu_blas_shares_omp_pool). */
+static size_t run_matrix(int which, int m, int n, const void *x, int ldx, void *y, int ldy)
+{
+    if (m <= 0 || n <= 0) return 0;
+    const mixi_conv_fn fn = pick(which);
+    const size_t isz = conv_table[which].in_size, osz = conv_table[which].out_size;
+    const int par = (size_t)m * (size_t)n >= MIXI_CONV_PAR_MIN && mixi_cpu_blas_shares_omp_pool();
+    size_t ov = 0;
+    (void)par;
+    MIXI_OMP(omp parallel for reduction(+ : ov) schedule(static) if (par))
+    for (int j = 0; j < n; j++)
+        ov += fn((size_t)m, (const char *)x + (size_t)j * (size_t)ldx * isz,
+                 (char *)y + (size_t)j * (size_t)ldy * osz);
+    return ov;
+}
+
 size_t mixi_cpu_round_f32_matrix(mix_prec p, int m, int n, const float *x, int ldx, float *y,
                                  int ldy)
 {
-    if (m <= 0 || n <= 0) return 0;
-    const mixi_conv_fn fn = pick(round_op(p));
-    size_t ov = 0;
-    MIXI_OMP(omp parallel for reduction(+ : ov) schedule(static) if ((size_t)m * (size_t)n >= MIXI_CONV_PAR_MIN))
-    for (int j = 0; j < n; j++)
-        ov += fn((size_t)m, x + (size_t)j * (size_t)ldx, y + (size_t)j * (size_t)ldy);
-    return ov;
+    return run_matrix(round_op(p), m, n, x, ldx, y, ldy);
+}
+
+size_t mixi_cpu_f32_to_bf16_matrix(int m, int n, const float *x, int ldx, uint16_t *y, int ldy)
+{
+    return run_matrix(CV_F32_BF16, m, n, x, ldx, y, ldy);
 }
 
 /* ---- FIXED16 blocks ---------------------------------------------------------------------------- */

@@ -23,9 +23,11 @@ void mixi_cpu_bf16_to_f32(size_t n, const uint16_t *x, float *y);
  * another p copies and returns 0. */
 size_t mixi_cpu_round_f32(mix_prec p, size_t n, const float *x, float *y);
 /* The same on an m x n column-major matrix (leading dimensions ldx, ldy >= m), OpenMP over
- * columns; x == y with ldx == ldy allowed. */
+ * columns where the BLAS shares the pool; x == y with ldx == ldy allowed. */
 size_t mixi_cpu_round_f32_matrix(mix_prec p, int m, int n, const float *x, int ldx, float *y,
                                  int ldy);
+/* BF16 copy of an m x n column-major FP32 matrix (threads as above); returns the overflow count. */
+size_t mixi_cpu_f32_to_bf16_matrix(int m, int n, const float *x, int ldx, uint16_t *y, int ldy);
 
 /* FIXED16 vectors in blocks of `block` values (0: one block): scales[k] = max |x| of block k
  * (ceil(n/block) entries), q = round(x * 32767 / scale).  A block with a NaN gets a NaN scale. */

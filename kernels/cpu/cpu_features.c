@@ -7,6 +7,7 @@
 #include <cpuid.h>
 #define MIX_X86 1
 #endif
+#include <cblas.h>
 #include "kernels/cpu/cpu_features.h"
 
 typedef struct {
@@ -71,6 +72,24 @@ int mixi_cpu_has_native_bf16_gemm(void)
 {
 #ifdef MIX_HAVE_ONEDNN
     return get()->avx512_bf16 || get()->amx_bf16;
+#else
+    return 0;
+#endif
+}
+
+/* OpenBLAS reports its threading model: 2 = OpenMP.  Then OpenBLAS, oneDNN (Debian builds it on
+ * OpenMP) and our loops share libgomp's one pool, and an O(n^2) loop may run parallel between
+ * two BLAS calls; with the pthreads build its spinning workers would fight our OpenMP team for
+ * the cores (measured: FP32 solve at n = 512 five times slower). */
+static int shared_pool;
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+static void probe_pool(void) { shared_pool = openblas_get_parallel() == 2; }
+
+int mixi_cpu_blas_shares_omp_pool(void)
+{
+#ifdef _OPENMP
+    pthread_once(&pool_once, probe_pool);
+    return shared_pool;
 #else
     return 0;
 #endif

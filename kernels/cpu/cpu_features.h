@@ -10,4 +10,8 @@ int mixi_cpu_has_amx_bf16(void);     /* AMX-BF16 tiles, OS-enabled (oneDNN asks 
 /* oneDNN compiled in and the CPU has AVX512-BF16 or AMX-BF16: BF16 GEMM runs natively. */
 int mixi_cpu_has_native_bf16_gemm(void);
 
+/* 1 when OpenBLAS is its OpenMP build and this library uses OpenMP: one thread pool for BLAS,
+ * oneDNN and our loops, so our O(n^2) loops may be parallel (probed once). */
+int mixi_cpu_blas_shares_omp_pool(void);
+
 #endif

@@ -13,12 +13,22 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/onednn_gemm.h"
 
-/* The O(n^2) loops here are serial on purpose: an OpenMP team left spinning after a parallel
- * region competes with OpenBLAS's own threads for the cores during the O(n^3) call that follows
- * (measured: FP32 solve at n = 512 on 2 cores took 5x longer with the loops parallel). */
+/* The O(n^2) loops here run on the OpenMP team only when OpenBLAS shares that pool (its OpenMP
+ * build): an OpenMP team left spinning after a parallel region competes with the pthreads
+ * build's own threads for the cores during the O(n^3) call that follows (measured: FP32 solve at
+ * n = 512 on 2 cores took 5x longer with the loops parallel). */
 
 #define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
 
+#ifdef _OPENMP
+#define MIXI_OMP(x) _Pragma(#x)
+#else
+#define MIXI_OMP(x)
+#endif
+/* Below this many entries an O(m n) loop stays on one thread (the team costs more). */
+#define PAR_MIN_ENTRIES ((size_t)1 << 18)
+/* Rows per task of the row-sum loop (a few KiB of sums, kept in L1). */
+#define ROW_CHUNK 1024
 static int cpu_lacpy_f64(void *state, int trans, int m, int n, const double *src, int lds,
                          double *dst, int ldd)
 {
@@ -53,6 +63,12 @@ static int cpu_count_nonfinite_f64(void *state, int m, int n, const double *a, i
 /* max that lets a NaN win, so a NaN anywhere shows in the result. */
 static inline double nanmax(double best, double v) { return (v > best || v != v) ? v : best; }
 
+/* Whether an O(m n) loop over a matrix is worth the OpenMP team (and allowed: one pool). */
+static int par_loop(int m, int n)
+{
+    return (size_t)m * (size_t)n >= PAR_MIN_ENTRIES && mixi_cpu_blas_shares_omp_pool();
+}
+
 static int cpu_norm_inf_f64(void *state, int m, int n, const double *a, int lda, double *norm)
 {
     (void)state;
@@ -60,8 +76,18 @@ static int cpu_norm_inf_f64(void *state, int m, int n, const double *a, int lda,
     if (m == 0 || n == 0) return MIX_SUCCESS;
     double *sum = mixi_calloc((size_t)m, sizeof *sum);
     if (!sum) return MIX_ERR_ALLOC;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < m; i++) sum[i] += fabs(a[IDX(i, j, lda)]);
+    /* Each thread owns a range of rows and sweeps every column over it (the same sums, in the
+     * same order, as one thread). */
+    const int nchunk = (m + ROW_CHUNK - 1) / ROW_CHUNK, par = par_loop(m, n);
+    (void)par;
+    MIXI_OMP(omp parallel for schedule(static) if (par))
+    for (int c = 0; c < nchunk; c++) {
+        const int i0 = c * ROW_CHUNK, i1 = i0 + ROW_CHUNK < m ? i0 + ROW_CHUNK : m;
+        for (int j = 0; j < n; j++) {
+            const double *col = a + IDX(0, j, lda);
+            for (int i = i0; i < i1; i++) sum[i] += fabs(col[i]);
+        }
+    }
     double best = 0.0;
     for (int i = 0; i < m; i++) best = nanmax(best, sum[i]);
     mixi_free(sum);
@@ -111,15 +137,28 @@ static int cpu_convert_f64_to_f32(void *state, mix_prec target, int m, int n, co
     /* Largest magnitude that survives rounding to the target (smaller rounds to a finite value). */
     float limit = (float)mixk_prec_overflow_limit(target); /* FP32: Inf */
     size_t bad = 0;
+    const int par = par_loop(m, n);
+    (void)par;
+    MIXI_OMP(omp parallel for reduction(+ : bad) schedule(static) if (par))
     for (int j = 0; j < n; j++) {
         double cj = (c ? c[j] : 1.0) * s;
         const double *col = a + IDX(0, j, lda);
         float *o = out + IDX(0, j, ldo);
-        for (int i = 0; i < m; i++) {
-            float v = (float)((r ? r[i] : 1.0) * col[i] * cj);
-            o[i] = v;
-            bad += !(fabsf(v) < limit);
+        size_t badj = 0;
+        if (r) {
+            for (int i = 0; i < m; i++) {
+                float v = (float)(r[i] * col[i] * cj);
+                o[i] = v;
+                badj += !(fabsf(v) < limit);
+            }
+        } else {
+            for (int i = 0; i < m; i++) {
+                float v = (float)(1.0 * col[i] * cj);
+                o[i] = v;
+                badj += !(fabsf(v) < limit);
+            }
         }
+        bad += badj;
     }
     if (overflow) *overflow = bad;
     return MIX_SUCCESS;
@@ -252,14 +291,8 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int transa, int transb, i
          * rounded copies multiplies exactly and accumulates in FP32.  The copies keep the
          * stored orientation; the transposition is the GEMM's. */
         float *ra = work, *rb = (float *)work + (size_t)m * k;
-        /* Column by column: each call stays serial (below the loops' OpenMP threshold), so no
-         * OpenMP team spins on the cores OpenBLAS's threads need for the GEMM right after. */
-        for (int j = 0; j < cols_a; j++)
-            bad += mixi_cpu_round_f32(compute, (size_t)rows_a, a + IDX(0, j, lda),
-                                      ra + IDX(0, j, rows_a));
-        for (int j = 0; j < cols_b; j++)
-            bad += mixi_cpu_round_f32(compute, (size_t)rows_b, b + IDX(0, j, ldb),
-                                      rb + IDX(0, j, rows_b));
+        bad += mixi_cpu_round_f32_matrix(compute, rows_a, cols_a, a, lda, ra, rows_a);
+        bad += mixi_cpu_round_f32_matrix(compute, rows_b, cols_b, b, ldb, rb, rows_b);
         if (overflow) *overflow = bad;
         a = ra; lda = rows_a;
         b = rb; ldb = rows_b;
@@ -277,6 +310,33 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int transa, int transb, i
                 transb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda > 0 ? lda : 1, b,
                 ldb > 0 ? ldb : 1, beta, c, ldc);
     return MIX_SUCCESS;
+}
+
+/* Rows of the diagonal blocks of the one-vector triangular solves below. */
+#define TRSV_BLOCK 512
+
+/* w := U^{-1} L^{-1} w with the packed LU factors, for one vector (every GMRES step does two).
+ * strsm with one column packs the whole triangle first, and strsv runs on one thread: here the
+ * off-diagonal blocks go through sgemv, which streams them once on every thread, and only the
+ * small diagonal blocks through strsv. */
+static void lu_solve_vector_f32(int n, const float *lu, int ld, float *w)
+{
+    for (int j = 0; j < n; j += TRSV_BLOCK) {
+        int jb = n - j < TRSV_BLOCK ? n - j : TRSV_BLOCK, rest = n - j - jb;
+        cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasUnit, jb, lu + IDX(j, j, ld),
+                    ld, w + j, 1);
+        if (rest > 0)
+            cblas_sgemv(CblasColMajor, CblasNoTrans, rest, jb, -1.0f, lu + IDX(j + jb, j, ld), ld,
+                        w + j, 1, 1.0f, w + j + jb, 1);
+    }
+    for (int j1 = n; j1 > 0; j1 -= TRSV_BLOCK) {
+        int j0 = j1 > TRSV_BLOCK ? j1 - TRSV_BLOCK : 0, jb = j1 - j0;
+        cblas_strsv(CblasColMajor, CblasUpper, CblasNoTrans, CblasNonUnit, jb,
+                    lu + IDX(j0, j0, ld), ld, w + j0, 1);
+        if (j0 > 0)
+            cblas_sgemv(CblasColMajor, CblasNoTrans, j0, jb, -1.0f, lu + IDX(0, j0, ld), ld,
+                        w + j0, 1, 1.0f, w, 1);
+    }
 }
 
 /* Columns per pass of the correction solve: their power-of-two factors live on the stack, so
@@ -306,10 +366,14 @@ static int cpu_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int 
             for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
         }
         LAPACKE_slaswp_work(LAPACK_COL_MAJOR, k, work, n, 1, n, ipiv, 1);
-        cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, k, 1.0f, lu,
-                    ldlu, work, n);
-        cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, k, 1.0f,
-                    lu, ldlu, work, n);
+        if (k == 1) {
+            lu_solve_vector_f32(n, lu, ldlu, work);
+        } else {
+            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, k, 1.0f,
+                        lu, ldlu, work, n);
+            cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, k,
+                        1.0f, lu, ldlu, work, n);
+        }
         for (int j = 0; j < k; j++) {
             const float *wj = work + IDX(0, j, n);
             double *xj = x + IDX(0, j0 + j, ldx);
@@ -325,6 +389,13 @@ static int cpu_gemm_f64(void *state, int transa, int transb, int m, int n, int k
 {
     (void)state;
     if (m == 0 || n == 0) return MIX_SUCCESS;
+    if (n == 1 && !transb && k > 0) {
+        /* One column (the refinement's residual): dgemv streams A once; dgemm would first pack
+         * all of A into its panel buffers. */
+        cblas_dgemv(CblasColMajor, transa ? CblasTrans : CblasNoTrans, transa ? k : m,
+                    transa ? m : k, alpha, a, lda, b, 1, beta, c, 1);
+        return MIX_SUCCESS;
+    }
     cblas_dgemm(CblasColMajor, transa ? CblasTrans : CblasNoTrans,
                 transb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda > 0 ? lda : 1, b,
                 ldb > 0 ? ldb : 1, beta, c, ldc);
