@@ -1,4 +1,5 @@
 /* gesv.c: the dense mixed-precision driver: precision choice, low-precision LU, refinement, FP64 fallback. */
+#include <float.h>
 #include <math.h>
 #include "solvers/solvers.h"
 
@@ -241,6 +242,24 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
         rc = MIX_ERR_NAN;
         goto out;
     }
+    /* Near the edges of the FP64 range (subnormal or huge entries): solve the exactly scaled
+     * system (2^ka A) y = 2^kb B on copies, x = 2^(ka - kb) y (solvers/range.c). */
+    int ka = 0, kb = 0;
+    if ((rc = mixi_range_exponents(ctx, n, nrhs, P.a, P.lda, P.anrm, P.b, P.ldb, &ka, &kb)))
+        goto out;
+    if ((ka || kb) && !rowmajor) {
+        if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+            (rc = d->lacpy_f64(ctx->state, 0, n, n, a, lda, a64, n)) ||
+            (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, b, ldb, b64, n)))
+            goto out;
+        P.a = a64; P.lda = n;
+        P.b = b64; P.ldb = n;
+    }
+    if ((ka || kb) && ((rc = mixi_scale_pow2_f64(ctx, n, n, a64, n, ka)) ||
+                       (rc = mixi_scale_pow2_f64(ctx, n, nrhs, b64, n, kb)) ||
+                       (rc = d->norm_inf_f64(ctx->state, n, n, P.a, P.lda, &P.anrm))))
+        goto out;
 
     mix_prec prec = p.factor_prec;
     int reason = MIX_REASON_NONE;
@@ -273,6 +292,8 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
         }
         info->factor_prec_used = MIX_FP64;
         if ((rc = fp64_solve(&P, rowmajor, a, lda, ipiv, info, &sing))) goto out;
+        /* The factors of 2^ka A went to a: U back to A's units. */
+        if (ka && (rc = mixi_scale_upper_pow2_f64(ctx, rowmajor, n, a, lda, -ka))) goto out;
         if (sing) {
             *singular_index = sing;
             rc = MIX_ERR_SINGULAR;
@@ -285,7 +306,16 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
             goto out;
         }
     }
-    if (rowmajor) rc = d->lacpy_f64(ctx->state, 1, n, nrhs, x64, n, x, ldx);
+    if ((ka || kb) &&
+        (rc = mixi_range_finish(ctx, n, nrhs, P.a, P.lda, P.anrm, P.b, P.ldb, P.x, P.ldx, ka, kb,
+                                p.tol > 0.0 ? p.tol : 0.5 * DBL_EPSILON * sqrt((double)n),
+                                &info->backward_error)) &&
+        rc != MIX_ERR_NOT_CONVERGED)
+        goto out;
+    if (rowmajor) {
+        int rc2 = d->lacpy_f64(ctx->state, 1, n, nrhs, x64, n, x, ldx);
+        if (rc2) rc = rc2;
+    }
 out:
     o->free(ctx->state, a64);
     o->free(ctx->state, b64);

@@ -270,8 +270,9 @@ static void test_lu_subnormal(void)
         if (st != MIX_SUCCESS || !(be <= 1e-13))
             printf("\n    %s: status %d backward error %.3e (reported %.3e) x = %g %g %g",
                    mix_prec_name(precs[k]), st, be, info.backward_error, x[0], x[1], x[2]);
-        if (st == MIX_SUCCESS) CU_ASSERT(be <= 1e-13);
-        if (st == MIX_SUCCESS) CU_ASSERT(info.backward_error <= 1e-13);
+        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+        CU_ASSERT(be <= 1e-13);
+        CU_ASSERT(info.backward_error <= 1e-13);
     }
     /* The simple drivers too (they return 0 only with a usable x). */
     int (*const simple[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
@@ -282,7 +283,8 @@ static void test_lu_subnormal(void)
         memcpy(a, a0, sizeof a);
         memcpy(b, b0, sizeof b);
         int st = simple[k](MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b, 3, x, 3, &iter);
-        if (st == 0) CU_ASSERT(mixt_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3) <= 1e-13);
+        CU_ASSERT_EQUAL(st, 0);
+        CU_ASSERT(mixt_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3) <= 1e-13);
     }
     mix_context_destroy(ctx);
 }

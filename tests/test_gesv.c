@@ -493,14 +493,14 @@ static void test_badly_scaled(void)
     CU_ASSERT_EQUAL(o.st, 0);
     CU_ASSERT_EQUAL(o.iter, -2);
     CU_ASSERT_EQUAL(o.reason, MIX_REASON_OVERFLOW);
-    /* Entries near DBL_MAX: ||A||inf overflows, so nothing can be certified in low precision:
-     * FP64 with iter -2 even for FP16 (whose scaling would fit the entries). */
+    /* Entries near DBL_MAX (||A||inf overflows): the system is scaled into range by a power of
+     * two first (solvers/range.c), then refined in FP16 like any other. */
     for (int j = 0; j < n * n; j++) a[j] = 0x1p1023 * a0[j];
     for (int i = 0; i < n; i++) b[i] = 0x1p1000;
     p.scale = 1;
     outcome o2 = solve_check(ctx, &p, n, 1, a, b);
     CU_ASSERT_EQUAL(o2.st, 0);
-    CU_ASSERT_EQUAL(o2.iter, -2);
+    CU_ASSERT(o2.iter >= 0);
     free(a0); free(a); free(b);
     mix_context_destroy(ctx);
 }

@@ -1,0 +1,145 @@
+/* range.c: dense systems near the edges of the FP64 range: exact power-of-two scaling into range, and the re-check of x in the user's units. */
+#include <float.h>
+#include <math.h>
+#include "solvers/solvers.h"
+
+/* Largest entries of A and B are left alone inside [2^-RANGE_EXP, 2^RANGE_EXP]: there LU's
+ * growth, the residual b - A x and the stopping test's products stay far from overflow and
+ * underflow in FP64, and FP32/TF32/BF16 factors (FP16 has its own scaling) hold A.  No
+ * bundled SuiteSparse matrix comes near (largest entries ~1e10 = 2^33). */
+#define RANGE_EXP 64
+
+static int exponent_of(double v)
+{
+    int e = 0;
+    if (v > 0.0) frexp(v, &e); /* v in [2^(e-1), 2^e) */
+    return e;
+}
+
+static int out_of_range(double v)
+{
+    return v > 0.0 && (v > 0x1p64 || v < 0x1p-64);
+}
+
+/* Largest |entry| of the m x n column-major array (host scratch of n doubles). */
+static int absmax(mix_context *ctx, int m, int n, const double *a, int lda, double *out)
+{
+    double *col = mixi_malloc((size_t)(n > 0 ? n : 1) * sizeof *col);
+    if (!col) return MIX_ERR_ALLOC;
+    int rc = ctx->ops->dense->col_absmax_f64(ctx->state, m, n, a, lda, col);
+    double mx = 0.0;
+    for (int j = 0; !rc && j < n; j++)
+        if (!(col[j] <= mx)) mx = col[j]; /* a NaN stays */
+    mixi_free(col);
+    *out = mx;
+    return rc;
+}
+
+int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const double *a, int lda, double anrm,
+                         const double *b, int ldb, int *ka, int *kb)
+{
+    *ka = *kb = 0;
+    int rc;
+    /* ||A||inf lies within a factor n of the largest entry: only a norm outside the range (or
+     * row sums that overflowed) costs the pass over A that finds the exact exponent. */
+    if (!isfinite(anrm) || out_of_range(anrm)) {
+        double amax;
+        if ((rc = absmax(ctx, n, n, a, lda, &amax))) return rc;
+        if (out_of_range(amax) || !isfinite(anrm)) *ka = 1 - exponent_of(amax);
+    }
+    double bmax;
+    if ((rc = absmax(ctx, n, nrhs, b, ldb, &bmax))) return rc;
+    if (out_of_range(bmax)) *kb = 1 - exponent_of(bmax);
+    return MIX_SUCCESS;
+}
+
+/* Column j of an m x n column-major array times 2^k, in two steps when 2^k does not fit. */
+static int scale_cols(mix_context *ctx, int rows, int j0, int j1, double *a, int lda, int k,
+                      int upper)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    int k1 = k / 2, k2 = k - k1;
+    for (int j = j0; j < j1; j++) {
+        int len = upper ? (j + 1 < rows ? j + 1 : rows) : rows;
+        double *col = a + (size_t)j * (size_t)lda;
+        int rc = d->scal_f64(ctx->state, len, ldexp(1.0, k1), col);
+        if (!rc && k2) rc = d->scal_f64(ctx->state, len, ldexp(1.0, k2), col);
+        if (rc) return rc;
+    }
+    return MIX_SUCCESS;
+}
+
+int mixi_scale_pow2_f64(mix_context *ctx, int m, int n, double *a, int lda, int k)
+{
+    if (k == 0 || m == 0 || n == 0) return MIX_SUCCESS;
+    if (lda == m) return scale_cols(ctx, m * n, 0, 1, a, 0, k, 0); /* one contiguous block */
+    return scale_cols(ctx, m, 0, n, a, lda, k, 0);
+}
+
+int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, int lda, int k)
+{
+    if (k == 0) return MIX_SUCCESS;
+    if (!rowmajor) return scale_cols(ctx, n, 0, n, a, lda, k, 1);
+    /* Row-major: row i of U is contiguous from its diagonal. */
+    const mix_dense_ops *d = ctx->ops->dense;
+    int k1 = k / 2, k2 = k - k1;
+    for (int i = 0; i < n; i++) {
+        double *row = a + (size_t)i * (size_t)lda + i;
+        int rc = d->scal_f64(ctx->state, n - i, ldexp(1.0, k1), row);
+        if (!rc && k2) rc = d->scal_f64(ctx->state, n - i, ldexp(1.0, k2), row);
+        if (rc) return rc;
+    }
+    return MIX_SUCCESS;
+}
+
+int mixi_range_finish(mix_context *ctx, int n, int nrhs, const double *as, int lda, double anrm_s,
+                      const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
+                      double *berr)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    double *y = NULL, *r = NULL, *host = NULL;
+    int rc;
+    /* x = 2^(ka - kb) y, where y solved the scaled system. */
+    if ((rc = mixi_scale_pow2_f64(ctx, n, nrhs, x, ldx, ka - kb))) return rc;
+    size_t nn = (size_t)n * (size_t)nrhs;
+    if ((rc = ctx->ops->alloc(ctx->state, (void **)&y, nn * sizeof(double))) ||
+        (rc = ctx->ops->alloc(ctx->state, (void **)&r, nn * sizeof(double))))
+        goto out;
+    if (!(host = mixi_malloc((size_t)nrhs * 3 * sizeof(double)))) {
+        rc = MIX_ERR_ALLOC;
+        goto out;
+    }
+    double *xn = host, *rn = host + nrhs, *bn = rn + nrhs;
+    if ((rc = d->col_absmax_f64(ctx->state, n, nrhs, x, ldx, xn))) goto out;
+    for (int j = 0; j < nrhs; j++)
+        if (!isfinite(xn[j])) {
+            rc = MIX_ERR_OVERFLOW; /* the solution does not fit FP64 */
+            *berr = INFINITY;
+            goto out;
+        }
+    /* The x returned, scaled back exactly, against the scaled system: what under- or overflow
+     * cost it in the user's units, measured where no norm overflows. */
+    if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
+        (rc = mixi_scale_pow2_f64(ctx, n, nrhs, y, n, kb - ka)) ||
+        (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, bs, ldb, r, n)) ||
+        (rc = d->gemm_f64(ctx->state, 0, 0, n, nrhs, n, -1.0, as, lda, y, n, 1.0, r, n)) ||
+        (rc = d->col_absmax_f64(ctx->state, n, nrhs, r, n, rn)) ||
+        (rc = d->col_absmax_f64(ctx->state, n, nrhs, y, n, xn)) ||
+        (rc = d->col_absmax_f64(ctx->state, n, nrhs, bs, ldb, bn)))
+        goto out;
+    double worst = 0.0;
+    for (int j = 0; j < nrhs; j++) {
+        double den = anrm_s * xn[j] + bn[j];
+        double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
+        if (!(be <= worst)) worst = be;
+    }
+    /* Worse than the solver's own figure and than the stopping test's: the digits were lost
+     * to underflow in the user's units; the answer cannot be held to the tolerance. */
+    if (!(worst <= *berr) && !(worst <= target)) rc = MIX_ERR_NOT_CONVERGED;
+    if (!(worst <= *berr)) *berr = worst;
+out:
+    ctx->ops->free(ctx->state, y);
+    ctx->ops->free(ctx->state, r);
+    mixi_free(host);
+    return rc;
+}
