@@ -66,7 +66,7 @@ static size_t span(int rows, int cols, int ld)
  * x span is uploaded first so that its padding rows survive the download. */
 static int run_staged(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                       double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
-                      mix_gesv_info *info, int *sing)
+                      mix_gesv_info *info, int *sing, double *lu_out)
 {
     const mix_backend_ops *o = ctx->ops;
     int rm = layout == MIX_ROW_MAJOR;
@@ -81,7 +81,8 @@ static int run_staged(mix_context *ctx, const mix_gesv_params *p, int layout, in
         (rc = o->upload(ctx->state, db, b, sb * sizeof(double))) ||
         (rc = o->upload(ctx->state, dx, x, sx * sizeof(double))))
         goto out;
-    rc = mixi_gesv_run(ctx, p, layout, n, nrhs, da, lda, ipiv, db, ldb, dx, ldx, info, sing);
+    rc = mixi_gesv_run_lu(ctx, p, layout, n, nrhs, da, lda, ipiv, db, ldb, dx, ldx, info, sing,
+                          lu_out, lda);
     if (rc == MIX_SUCCESS && (rc = o->download(ctx->state, x, dx, sx * sizeof(double)))) goto out;
     /* iter < 0: the FP64 factors were written into the backend copy of a. */
     if ((rc == MIX_SUCCESS || rc == MIX_ERR_SINGULAR) && info->iter < 0) {
@@ -98,14 +99,15 @@ out:
 
 static int dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                     double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
-                    mix_gesv_info *info, int *sing)
+                    mix_gesv_info *info, int *sing, double *lu_out)
 {
     mix_gesv_info local;
     if (!info) info = &local;
     /* CPU backend memory is host memory: no staging. */
     if (ctx->backend == MIX_BACKEND_CPU)
-        return mixi_gesv_run(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing);
-    return run_staged(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing);
+        return mixi_gesv_run_lu(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing,
+                                lu_out, lda);
+    return run_staged(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing, lu_out);
 }
 
 int mix_dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs, double *a,
@@ -117,7 +119,25 @@ int mix_dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int n, 
     int st = check_args(3, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx);
     if (st) return st;
     int sing;
-    return dgesv_ir(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, &sing);
+    return dgesv_ir(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, &sing, NULL);
+}
+
+int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs, double *a,
+                      int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
+                      mix_gesv_info *info, int *sing, int widen)
+{
+    return dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing,
+                    widen ? a : NULL);
+}
+
+int mix_gesv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec)
+{
+    if (!ctx) return -1;
+    if (n < 0) return -2;
+    if (nrhs < 0) return -3;
+    if (!prec) return -4;
+    *prec = mixi_gesv_auto_choice(ctx, n, nrhs);
+    return MIX_SUCCESS;
 }
 
 int mix_dgesv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
@@ -149,7 +169,7 @@ static int simple_gesv(mix_prec prec, int layout, int n, int nrhs, double *a, in
     p.factor_prec = prec;
     mix_gesv_info info;
     int sing = 0;
-    st = dgesv_ir(ctx, &p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &info, &sing);
+    st = dgesv_ir(ctx, &p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &info, &sing, NULL);
     switch (st) {
     case MIX_SUCCESS:
         *iter = info.iter;

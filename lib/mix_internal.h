@@ -33,6 +33,15 @@ double mixi_wtime(void);
 /* The default context of the simple drivers (backend from MIXSOLVE_BACKEND); created once. */
 int mixi_default_context(mix_context **ctx);
 
+/* mix_dgesv_ir for column-major host a, b, x (arguments already checked) with the index of a zero
+ * pivot in *sing (as mixi_gesv_run); for the LAPACK drop-in.  widen != 0: when the low-precision
+ * path succeeds, a receives its factors widened to FP64 (with ipiv: dgetrf's output for a nearby
+ * matrix), so dgesv_ leaves valid factors; otherwise a is unchanged then.  On the FP64 path a
+ * holds the FP64 factors as with mix_dgesv_ir. */
+int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs, double *a,
+                      int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
+                      mix_gesv_info *info, int *sing, int widen);
+
 /* Backend registry: the table of a compiled backend, or NULL. */
 const mix_backend_ops *mixi_backend_lookup(mix_backend b);
 

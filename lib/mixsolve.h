@@ -141,6 +141,9 @@ int mix_dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int n, 
 int mix_dgesv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                      double *d_a, int lda, int *ipiv, const double *d_b, int ldb, double *d_x,
                      int ldx, mix_gesv_info *info);
+/* The factor precision MIX_PREC_AUTO would take on ctx for an n x n system with nrhs right-hand
+ * sides (MIX_FP64: no low precision is predicted to pay).  0, or -i if argument i is illegal. */
+int mix_gesv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec);
 
 /* Sparse SPD: reliable-update mixed-precision CG. */
 typedef struct mix_sparse mix_sparse; /* owns copies; caches the sloppy-precision conversion */

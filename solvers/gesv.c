@@ -40,6 +40,8 @@ typedef struct {
     double *x;       /* column-major X, ld ldx */
     int ldx;
     double anrm;
+    double *lu_out;  /* host, column-major, ld ld_lu_out: widened factors on success (or NULL) */
+    int ld_lu_out;
 } problem;
 
 /* Low-precision LU + refinement.  *reason = MIX_REASON_NONE on success, else why to fall back. */
@@ -117,7 +119,9 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     info->history_length = rr.history_length;
     if (rr.nan) *reason = MIX_REASON_NAN_IN_REFINEMENT;
     else if (!rr.converged) *reason = MIX_REASON_NOT_CONVERGED;
-    else rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int));
+    else if (!(rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int))) && P->lu_out)
+        rc = mixi_lu_widen(ctx, n, lu, n, ipiv, scale ? r : NULL, scale ? c : NULL, s, P->lu_out,
+                           P->ld_lu_out);
 out:
     o->free(ctx->state, lu);
     o->free(ctx->state, dipiv);
@@ -200,9 +204,17 @@ out:
     return rc;
 }
 
-int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int n, int nrhs,
+int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                   double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                   mix_gesv_info *info, int *singular_index)
+{
+    return mixi_gesv_run_lu(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info,
+                            singular_index, NULL, 0);
+}
+
+int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, int n, int nrhs,
+                     double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
+                     mix_gesv_info *info, int *singular_index, double *lu_out, int ld_lu_out)
 {
     const mix_backend_ops *o = ctx->ops;
     const mix_dense_ops *d = o->dense;
@@ -219,7 +231,7 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, int
     const int rowmajor = layout == MIX_ROW_MAJOR;
     double *a64 = NULL, *b64 = NULL, *x64 = NULL;
     int rc, sing = 0;
-    problem P = {ctx, n, nrhs, a, lda, b, ldb, x, ldx, 0.0};
+    problem P = {ctx, n, nrhs, a, lda, b, ldb, x, ldx, 0.0, rowmajor ? NULL : lu_out, ld_lu_out};
     if (rowmajor) { /* column-major working copies; results are transposed back */
         if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
             (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||

@@ -4,3 +4,4 @@ noinst_HEADERS += solvers/solvers.h
 libmixsolve_core_la_SOURCES += solvers/lu_lowprec.c solvers/scaling.c solvers/gmres.c solvers/refine.c solvers/gesv.c
 libmixsolve_core_la_SOURCES += solvers/range.c
 libmixsolve_core_la_SOURCES += solvers/precond_lu.c
+libmixsolve_core_la_SOURCES += solvers/lu_widen.c

@@ -114,6 +114,18 @@ mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
 int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                   double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                   mix_gesv_info *info, int *singular_index);
+/* The same, and when the low-precision path succeeds (info->iter >= 0) lu_out (host, column-major,
+ * ld ld_lu_out, column-major layout only; may be the caller's a) receives its factors widened to
+ * FP64 as dgetrf leaves them, with ipiv: P L U of a nearby matrix (the LAPACK drop-in's dgesv_). */
+int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
+                     double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
+                     mix_gesv_info *info, int *singular_index, double *lu_out, int ld_lu_out);
+
+/* ---- Widened factors (lu_widen.c) ----------------------------------------------------------- */
+/* out (host, n x n, ld ldout) := the factors lu (backend FP32, ipiv host 1-based) of s R A C
+ * rewritten as P L U of A itself (r, c backend or NULL for no scaling). */
+int mixi_lu_widen(mix_context *ctx, int n, const float *lu, int ldlu, const int *ipiv,
+                  const double *r, const double *c, double s, double *out, int ldout);
 
 /* ---- Range (range.c): systems near the edges of the FP64 range ------------------------------ */
 /* Power-of-two exponents bringing the largest entry of A (anrm = ||A||inf) and of B into [1, 2)

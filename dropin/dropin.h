@@ -1,0 +1,48 @@
+/* dropin.h: what the LAPACK drop-in's routines share: policy, per-thread context, log, real LAPACK. */
+#ifndef MIX_DROPIN_H
+#define MIX_DROPIN_H
+
+#include "mixsolve.h"
+
+/* MIXSOLVE_LAPACK: off (forward all), auto (default: route where AUTO predicts a gain), or a
+ * forced factor precision. */
+typedef enum { MIXD_OFF, MIXD_AUTO, MIXD_FORCE } mixd_mode;
+
+typedef struct {
+    mixd_mode mode;
+    mix_prec forced;   /* MIXD_FORCE only */
+    mix_backend backend; /* MIXSOLVE_BACKEND */
+    int log_fd;        /* MIXSOLVE_LAPACK_LOG, or -1 */
+} mixd_policy;
+
+/* The environment, read once per process (thread-safe). */
+const mixd_policy *mixd_policy_get(void);
+
+/* The calling thread's context (created on first use, destroyed at thread exit); NULL when none
+ * can be created, and then the caller forwards. */
+mix_context *mixd_context(void);
+
+/* The next definition of a LAPACK symbol after this library (dlsym RTLD_NEXT), looked up once by
+ * the caller; NULL if none. */
+void *mixd_next(const char *name);
+
+/* LAPACK's error handler as the program sees it (its own xerbla_ when it defines one). */
+void mixd_xerbla(const char *srname, int info);
+
+/* Nonzero while this thread is inside the drop-in: a LAPACK call made by mixsolve itself must
+ * reach the real LAPACK, never come back here. */
+int mixd_enter(void);
+void mixd_leave(void);
+
+/* The precision to route an n x n, nrhs solve with, or MIX_FP64 to forward it. */
+mix_prec mixd_route_prec(mix_context *ctx, int n, int nrhs);
+
+/* One log line (only when MIXSOLVE_LAPACK_LOG is set): routine, n, nrhs, what happened
+ * ("routed", "forwarded", "rejected" for an argument error), precision name, iter (NULL: none),
+ * info, seconds, and why a call was not routed (NULL when it was). */
+void mixd_log(const char *routine, int n, int nrhs, const char *what, const char *prec,
+              const int *iter, int info, double seconds, const char *why);
+
+double mixd_now(void);
+
+#endif

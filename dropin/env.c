@@ -1,0 +1,124 @@
+/* env.c: the drop-in's policy (read once), per-thread contexts, real-LAPACK lookup, xerbla and log. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "dropin/dropin.h"
+
+static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1};
+static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
+static pthread_key_t ctx_key;
+
+static void destroy_context(void *ctx)
+{
+    mix_context_destroy(ctx);
+}
+
+static void read_environment(void)
+{
+    const char *m = getenv("MIXSOLVE_LAPACK");
+    static const struct {
+        const char *name;
+        mix_prec prec;
+    } forced[] = {{"fp32", MIX_FP32}, {"tf32", MIX_TF32}, {"fp16", MIX_FP16}, {"bf16", MIX_BF16}};
+    if (m && *m && strcmp(m, "auto") != 0) {
+        /* An unknown value changes nothing in the program's answers: forward everything. */
+        policy.mode = MIXD_OFF;
+        for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++)
+            if (strcmp(m, forced[i].name) == 0) {
+                policy.mode = MIXD_FORCE;
+                policy.forced = forced[i].prec;
+            }
+    }
+    const char *b = getenv("MIXSOLVE_BACKEND");
+    if (b && strcmp(b, "cpu") == 0) policy.backend = MIX_BACKEND_CPU;
+    else if (b && strcmp(b, "cuda") == 0) policy.backend = MIX_BACKEND_CUDA;
+    const char *log = getenv("MIXSOLVE_LAPACK_LOG");
+    if (log && *log) policy.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (pthread_key_create(&ctx_key, destroy_context)) policy.mode = MIXD_OFF;
+}
+
+const mixd_policy *mixd_policy_get(void)
+{
+    pthread_once(&policy_once, read_environment);
+    return &policy;
+}
+
+mix_context *mixd_context(void)
+{
+    /* One context per thread: concurrent calls never share backend state. */
+    mix_context *ctx = pthread_getspecific(ctx_key);
+    if (!ctx) {
+        if (mix_context_create(&ctx, policy.backend) != MIX_SUCCESS) return NULL;
+        if (pthread_setspecific(ctx_key, ctx)) {
+            mix_context_destroy(ctx);
+            return NULL;
+        }
+    }
+    return ctx;
+}
+
+void *mixd_next(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+void mixd_xerbla(const char *srname, int info)
+{
+    /* Fortran's hidden length argument (size_t since gfortran 8); LAPACK pads names to 6. */
+    typedef void (*xerbla_fn)(const char *, const int *, size_t);
+    xerbla_fn f = (xerbla_fn)dlsym(RTLD_DEFAULT, "xerbla_");
+    char name[7];
+    snprintf(name, sizeof name, "%-6s", srname);
+    if (f) f(name, &info, strlen(name));
+}
+
+static _Thread_local int depth;
+
+int mixd_enter(void)
+{
+    return depth++ > 0;
+}
+
+void mixd_leave(void)
+{
+    depth--;
+}
+
+mix_prec mixd_route_prec(mix_context *ctx, int n, int nrhs)
+{
+    if (policy.mode == MIXD_FORCE) return policy.forced;
+    mix_prec p = MIX_FP64;
+    if (policy.mode != MIXD_AUTO || mix_gesv_auto_prec(ctx, n, nrhs, &p) != MIX_SUCCESS)
+        return MIX_FP64;
+    return p;
+}
+
+double mixd_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void mixd_log(const char *routine, int n, int nrhs, const char *what, const char *prec,
+              const int *iter, int info, double seconds, const char *why)
+{
+    if (policy.log_fd < 0) return;
+    char it[16] = "none", line[256];
+    if (iter) snprintf(it, sizeof it, "%d", *iter);
+    int len = snprintf(line, sizeof line,
+                       "mixsolve_lapack %s n=%d nrhs=%d %s prec=%s iter=%s info=%d seconds=%.6f%s%s\n",
+                       routine, n, nrhs, what, prec, it, info, seconds,
+                       why ? " why=" : "", why ? why : "");
+    if (len <= 0) return;
+    if ((size_t)len >= sizeof line) len = sizeof line - 1;
+    /* One write per line on an O_APPEND descriptor: lines from several threads never interleave. */
+    ssize_t w = write(policy.log_fd, line, (size_t)len);
+    (void)w;
+}

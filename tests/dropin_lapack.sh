@@ -1,0 +1,68 @@
+#!/bin/sh
+# dropin_lapack.sh: the LAPACK client (tests/lapack_client, -llapack only) run plain, then with
+# libmixsolve_lapack.so preloaded under each policy; its checks plus the log lines must hold.
+set -u
+lib=$PWD/dropin/.libs/libmixsolve_lapack.so
+client=./tests/lapack_client
+log=$PWD/tests/dropin_lapack.log
+n=1100
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+expect() { grep -q "^mixsolve_lapack $1" "$log" || fail "no log line '$1'"; }
+# max|P L U - A| / max|A| allowed for the factors dgesv_ leaves, by factor precision.
+tol_for() { case $1 in fp32) echo 1e-4 ;; tf32 | fp16) echo 0.05 ;; bf16) echo 0.3 ;; *) echo 1e-12 ;; esac; }
+# run POLICY N [FACTOR_PREC]: the client under the drop-in; nothing may reach stdout/stderr but
+# the client's own lines.
+run() {
+  rm -f "$log"
+  echo "== MIXSOLVE_LAPACK=$1, n = $2"
+  LAPACK_CLIENT_FACTOR_TOL=$(tol_for "${3:-$1}") LD_PRELOAD=$lib MIXSOLVE_LAPACK=$1 \
+    MIXSOLVE_LAPACK_LOG=$log $client "$2" >tests/dropin_lapack.out 2>&1 || fail "client, MIXSOLVE_LAPACK=$1"
+  cat tests/dropin_lapack.out
+  if grep -v -e '^ok ' -e '^FAIL ' -e 'failure(s)$' tests/dropin_lapack.out; then
+    fail "output other than the client's under the drop-in"
+  fi
+}
+
+[ -f "$lib" ] || { echo "FAIL: $lib not built"; exit 1; }
+echo "== plain LAPACK, n = $n"
+$client $n || fail "client without the drop-in"
+
+for p in fp32 fp16 bf16; do
+  run $p $n
+  expect "dgesv n=$n nrhs=3 routed prec=$p iter=[0-9]* info=0 "
+  expect "dsgesv n=$n nrhs=2 routed prec=$p iter=[0-9]* info=0 "
+  expect "dsgesv n=$n nrhs=2 routed prec=fp64 iter=-3 info=0 "     # singular in low precision
+  expect "dgesv n=$n nrhs=1 routed prec=fp64 iter=-3 info=[1-9]"   # singular in FP64: INFO = k
+  expect "dgesv n=4 nrhs=1 rejected prec=none iter=none info=-4 .* why=argument"
+  expect "dsgesv n=4 nrhs=1 rejected prec=none iter=none info=-9 .* why=argument"
+  [ "$(grep -c "dgesv n=$((n / 2)) nrhs=1 routed prec=$p iter=[0-9]* info=0 " "$log")" = 4 ] ||
+    fail "4 threads' calls not routed"
+done
+
+# auto: a call is routed exactly when mixsolve's AUTO predicts a low precision for it.
+pred=$(./tests/dropin_autoprec $n 3) || fail "dropin_autoprec"
+run auto $n "$pred"
+if [ "$pred" = fp64 ]; then
+  expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
+else
+  expect "dgesv n=$n nrhs=3 routed prec=$pred iter=[0-9]* info=0 "
+fi
+# Small systems: AUTO must not take a low precision, so auto forwards them.
+[ "$(./tests/dropin_autoprec 40 3)" = fp64 ] || fail "AUTO takes a low precision at n = 40"
+run auto 40
+expect "dgesv n=40 nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
+expect "dsgesv n=40 nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
+
+# off: everything forwarded, LAPACK's own answers and error handling.
+run off $n
+expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=off"
+expect "dsgesv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=off"
+grep -q routed "$log" && fail "a call was routed under MIXSOLVE_LAPACK=off"
+
+# No log variable: the drop-in writes nothing anywhere.
+rm -f "$log"
+LAPACK_CLIENT_FACTOR_TOL=$(tol_for fp32) LD_PRELOAD=$lib MIXSOLVE_LAPACK=fp32 $client 40 >tests/dropin_lapack.out 2>&1 || fail "client without log"
+grep -v -e '^ok ' -e 'failure(s)$' tests/dropin_lapack.out && fail "output other than the client's"
+[ -e "$log" ] && fail "a log written without MIXSOLVE_LAPACK_LOG"
+exit $status

@@ -1,0 +1,290 @@
+/* lapack_client.c: an unmodified LAPACK program (dgesv_/dsgesv_ declared here, linked with -llapack
+ * only) whose checks must hold with and without libmixsolve_lapack.so preloaded:
+ *   lapack_client N   solve N x N systems and check what LAPACK's contracts promise.
+ * LAPACK_CLIENT_FACTOR_TOL (default 1e-12): the bound on max|P L U - A| / max|A| for the factors
+ * dgesv_ leaves (the harness raises it to the factor precision the drop-in routes with).
+ * Prints one line per check; exit status 1 if any failed. */
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
+            const int *ldb, int *info);
+void dsgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, const double *b,
+             const int *ldb, double *x, const int *ldx, double *work, float *swork, int *iter,
+             int *info);
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+
+/* The program's own error handler, as LAPACK's test suite installs one: it records, not stops. */
+static char xerbla_name[8];
+static int xerbla_info;
+void xerbla_(const char *srname, const int *info, size_t len);
+void xerbla_(const char *srname, const int *info, size_t len)
+{
+    size_t k = len < 7 ? len : 7;
+    memcpy(xerbla_name, srname, k);
+    xerbla_name[k] = 0;
+    xerbla_info = *info;
+}
+
+static int failures;
+
+static void check(int ok, const char *what, double value)
+{
+    printf("%-4s %s (%g)\n", ok ? "ok" : "FAIL", what, value);
+    if (!ok) failures++;
+}
+
+static double *dalloc(size_t count)
+{
+    double *p = malloc(count * sizeof *p);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* count entries uniform in [-scale, scale] (xorshift, reproducible). */
+static void random_fill(size_t count, double *a, unsigned seed, double scale)
+{
+    unsigned long s = 88172645463325252UL ^ seed;
+    for (size_t k = 0; k < count; k++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        a[k] = ((double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0) * scale;
+    }
+}
+
+/* A random n x n (lda n) with entries in [-1, 1] plus `shift` on the diagonal, times `scale`. */
+static void random_matrix(int n, double *a, unsigned seed, double shift, double scale)
+{
+    random_fill((size_t)n * n, a, seed, scale);
+    for (int i = 0; i < n; i++) a[i + (size_t)i * n] += shift * scale;
+}
+
+/* max over columns of ||b - A x||inf / (||A||inf ||x||inf + ||b||inf). */
+static double backward_error(int n, int nrhs, const double *a, const double *b, const double *x)
+{
+    double anrm = 0, worst = 0;
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int j = 0; j < n; j++) s += fabs(a[i + (size_t)j * n]);
+        anrm = fmax(anrm, s);
+    }
+    for (int c = 0; c < nrhs; c++) {
+        const double *xc = x + (size_t)c * n, *bc = b + (size_t)c * n;
+        double rn = 0, xn = 0, bn = 0;
+        for (int i = 0; i < n; i++) {
+            long double r = bc[i];
+            for (int j = 0; j < n; j++) r -= (long double)a[i + (size_t)j * n] * xc[j];
+            rn = fmax(rn, fabs((double)r));
+            xn = fmax(xn, fabs(xc[i]));
+            bn = fmax(bn, fabs(bc[i]));
+        }
+        double be = rn / (anrm * xn + bn);
+        if (!(be <= worst)) worst = be;
+    }
+    return worst;
+}
+
+/* max |P L U - A| / max |A| for dgetrf-style factors lu (ld n) and 1-based ipiv; -1 when ipiv is
+ * out of range. */
+static double factor_error(int n, const double *a, const double *lu, const int *ipiv)
+{
+    for (int i = 0; i < n; i++)
+        if (ipiv[i] < i + 1 || ipiv[i] > n) return -1.0;
+    double *pa = dalloc((size_t)n * n), amax = 0, emax = 0;
+    memcpy(pa, a, (size_t)n * n * sizeof *pa);
+    for (int k = 0; k < n; k++) /* P^T A: the interchanges in order */
+        if (ipiv[k] - 1 != k)
+            for (int j = 0; j < n; j++) {
+                double t = pa[k + (size_t)j * n];
+                pa[k + (size_t)j * n] = pa[ipiv[k] - 1 + (size_t)j * n];
+                pa[ipiv[k] - 1 + (size_t)j * n] = t;
+            }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            int kmax = i < j ? i : j;
+            double s = i <= j ? lu[i + (size_t)j * n] : lu[i + (size_t)j * n] * lu[j + (size_t)j * n];
+            for (int k = 0; k < kmax; k++) s += lu[i + (size_t)k * n] * lu[k + (size_t)j * n];
+            emax = fmax(emax, fabs(s - pa[i + (size_t)j * n]));
+            amax = fmax(amax, fabs(pa[i + (size_t)j * n]));
+        }
+    free(pa);
+    return emax / amax;
+}
+
+/* LAPACK dsgesv's stopping test bounds the backward error by about sqrt(n) eps; dgesv's is far
+ * below.  Both must hold whatever solved the system. */
+static double fp64_level(int n)
+{
+    return 8.0 * sqrt((double)n) * DBL_EPSILON;
+}
+
+static void test_dgesv(int n, int nrhs)
+{
+    double *a = dalloc((size_t)n * n), *a0 = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs),
+           *b0 = dalloc((size_t)n * nrhs);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv), info = -99;
+    random_matrix(n, a0, 1, 4.0, 1.0);
+    random_fill((size_t)n * nrhs, b0, 2, 1.0);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    memcpy(b, b0, (size_t)n * nrhs * sizeof *b);
+    dgesv_(&n, &nrhs, a, &n, ipiv, b, &n, &info);
+    check(info == 0, "dgesv: INFO = 0", info);
+    check(backward_error(n, nrhs, a0, b0, b) <= fp64_level(n), "dgesv: B holds X, FP64 backward error",
+          backward_error(n, nrhs, a0, b0, b));
+    /* A and IPIV: LU factors (FP64 or low precision widened) of A or of a nearby matrix. */
+    const char *tol = getenv("LAPACK_CLIENT_FACTOR_TOL");
+    double fe = factor_error(n, a0, a, ipiv);
+    check(fe >= 0 && fe <= (tol ? atof(tol) : 1e-12), "dgesv: A, IPIV hold P L U of a nearby matrix",
+          fe);
+    free(a), free(a0), free(b), free(b0), free(ipiv);
+}
+
+static void test_dsgesv(int n, int nrhs)
+{
+    double *a = dalloc((size_t)n * n), *a0 = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs),
+           *x = dalloc((size_t)n * nrhs), *work = dalloc((size_t)n * nrhs);
+    float *swork = malloc((size_t)n * (n + nrhs) * sizeof *swork);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv), info = -99, iter = -99;
+    random_matrix(n, a0, 3, 4.0, 1.0);
+    random_fill((size_t)n * nrhs, x, 4, 1.0);
+    memcpy(b, x, (size_t)n * nrhs * sizeof *b);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
+    check(info == 0 && iter >= 0, "dsgesv: INFO = 0, ITER >= 0 (refined)", iter);
+    check(memcmp(a, a0, (size_t)n * n * sizeof *a) == 0, "dsgesv: A unchanged after refinement", 0);
+    check(backward_error(n, nrhs, a0, b, x) <= fp64_level(n), "dsgesv: X FP64 backward error",
+          backward_error(n, nrhs, a0, b, x));
+
+    /* A 2 x 2 block [1 1; 1 1+1e-10] is exactly singular once rounded to any lower precision:
+     * ITER < 0 (-3 in LAPACK), and A then holds the FP64 factors. */
+    random_matrix(n, a0, 5, 4.0, 1.0);
+    for (int k = 0; k < n; k++) a0[0 + (size_t)k * n] = a0[1 + (size_t)k * n] = 0.0;
+    for (int k = 0; k < n; k++) a0[k + 0 * (size_t)n] = a0[k + 1 * (size_t)n] = 0.0;
+    a0[0] = a0[1] = a0[n] = 1.0;
+    a0[1 + (size_t)n] = 1.0 + 1e-10;
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
+    check(info == 0 && iter < 0, "dsgesv: singular in low precision gives ITER < 0", iter);
+    double fe = factor_error(n, a0, a, ipiv);
+    check(fe >= 0 && fe <= 64 * n * DBL_EPSILON, "dsgesv: ITER < 0 leaves the FP64 factors in A", fe);
+    check(backward_error(n, nrhs, a0, b, x) <= fp64_level(n), "dsgesv: FP64 fallback X backward error",
+          backward_error(n, nrhs, a0, b, x));
+
+    /* Entries beyond FP32's range: LAPACK falls back (ITER = -2); mixsolve's FP16 path scales and
+     * may refine.  Either way the contract: ITER >= 0 with A unchanged, or the FP64 factors. */
+    random_matrix(n, a0, 7, 4.0, 1e300);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    for (size_t k = 0; k < (size_t)n * nrhs; k++) b[k] = 1e300 * sin((double)k);
+    dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
+    fe = iter >= 0 ? (memcmp(a, a0, (size_t)n * n * sizeof *a) == 0 ? 0.0 : 1.0)
+                   : factor_error(n, a0, a, ipiv);
+    check(info == 0 && fe >= 0 && fe <= 64 * n * DBL_EPSILON,
+          "dsgesv: entries near DBL_MAX, A unchanged (ITER >= 0) or FP64 factors (ITER < 0)", iter);
+    check(backward_error(n, nrhs, a0, b, x) <= fp64_level(n), "dsgesv: entries near DBL_MAX, X backward error",
+          backward_error(n, nrhs, a0, b, x));
+    free(a), free(a0), free(b), free(x), free(work), free(swork), free(ipiv);
+}
+
+/* A zero column: INFO = the index dgetrf reports, B untouched, as LAPACK's dgesv. */
+static void test_singular(int n)
+{
+    double *a = dalloc((size_t)n * n), *a0 = dalloc((size_t)n * n), *f = dalloc((size_t)n * n),
+           *b = dalloc((size_t)n);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv), info = -99, expect = -99, one = 1;
+    random_matrix(n, a0, 6, 4.0, 1.0);
+    memset(a0 + (size_t)(n / 2) * n, 0, (size_t)n * sizeof *a);
+    memcpy(f, a0, (size_t)n * n * sizeof *a);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dgetrf_(&n, &n, f, &n, ipiv, &expect);
+    for (int i = 0; i < n; i++) b[i] = 1.0;
+    dgesv_(&n, &one, a, &n, ipiv, b, &n, &info);
+    check(info > 0 && info == expect, "dgesv: singular matrix, INFO = dgetrf's index", info);
+    /* Not bit for bit: OpenBLAS's dgesv and dgetrf may block differently. */
+    double fe = factor_error(n, a0, a, ipiv);
+    check(fe >= 0 && fe <= 64 * n * DBL_EPSILON, "dgesv: singular, A holds the FP64 factors", fe);
+    int unchanged = 1;
+    for (int i = 0; i < n; i++) unchanged &= b[i] == 1.0;
+    check(unchanged, "dgesv: singular, B unchanged", 0);
+    free(a), free(a0), free(f), free(b), free(ipiv);
+}
+
+/* Illegal arguments reach the program's xerbla_ with LAPACK's name and numbering. */
+static void test_xerbla(void)
+{
+    int n = 4, nrhs = 1, bad = 2, info = 0, iter = 0, ipiv[4];
+    double a[16] = {0}, b[4] = {0}, x[4] = {0}, work[4];
+    float swork[20];
+    xerbla_info = 0;
+    dgesv_(&n, &nrhs, a, &bad, ipiv, b, &n, &info);
+    check(info == -4 && xerbla_info == 4 && strncmp(xerbla_name, "DGESV", 5) == 0,
+          "dgesv: LDA < N reaches xerbla_(\"DGESV\", 4)", xerbla_info);
+    xerbla_info = 0;
+    dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &bad, work, swork, &iter, &info);
+    check(info == -9 && xerbla_info == 9 && strncmp(xerbla_name, "DSGESV", 6) == 0,
+          "dsgesv: LDX < N reaches xerbla_(\"DSGESV\", 9)", xerbla_info);
+}
+
+/* Concurrent calls from several threads, each on its own system. */
+typedef struct {
+    int n, seed;
+    double berr;
+    int info;
+} job;
+
+static void *solve_job(void *arg)
+{
+    job *j = arg;
+    int n = j->n, one = 1;
+    double *a = dalloc((size_t)n * n), *a0 = dalloc((size_t)n * n), *b = dalloc((size_t)n),
+           *b0 = dalloc((size_t)n);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    random_matrix(n, a0, (unsigned)j->seed, 4.0, 1.0);
+    for (int i = 0; i < n; i++) b0[i] = cos(i + j->seed);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    memcpy(b, b0, (size_t)n * sizeof *b);
+    dgesv_(&n, &one, a, &n, ipiv, b, &n, &j->info);
+    j->berr = backward_error(n, 1, a0, b0, b);
+    free(a), free(a0), free(b), free(b0), free(ipiv);
+    return NULL;
+}
+
+static void test_threads(int n)
+{
+    enum { T = 4 };
+    pthread_t th[T];
+    job jobs[T];
+    for (int t = 0; t < T; t++) {
+        jobs[t] = (job){n, 10 + t, 1.0, -99};
+        pthread_create(&th[t], NULL, solve_job, &jobs[t]);
+    }
+    double worst = 0;
+    int ok = 1;
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        ok &= jobs[t].info == 0;
+        worst = fmax(worst, jobs[t].berr);
+    }
+    check(ok && worst <= fp64_level(n), "dgesv: 4 concurrent threads, FP64 backward error", worst);
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 0;
+    if (n < 8) {
+        fprintf(stderr, "usage: lapack_client N (N >= 8)\n");
+        return 2;
+    }
+    test_dgesv(n, 3);
+    test_dsgesv(n, 2);
+    test_singular(n);
+    test_xerbla();
+    test_threads(n / 2 > 8 ? n / 2 : 8);
+    printf("%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
