@@ -8,3 +8,4 @@ dist_man_MANS += doc/man3/mix_dcg.3 doc/man3/mix_dcg_gpu.3 doc/man3/mix_cg_param
 dist_man_MANS += doc/man3/mix_context_create.3 doc/man3/mix_context_destroy.3 doc/man3/mix_context_backend.3 \
 	doc/man3/mix_backend_caps.3 doc/man3/mix_strerror.3 doc/man3/mix_version.3 doc/man3/mix_prec_name.3 \
 	doc/man3/mix_backend_name.3
+dist_man_MANS += doc/man7/mixsolve_lapack.7 doc/man3/mix_gesv_auto_prec.3

@@ -23,16 +23,17 @@ tests_mixsolve_tests_SOURCES += tests/test_kernels_sparse.c
 tests_mixsolve_tests_SOURCES += tests/test_onednn.c
 tests_mixsolve_tests_SOURCES += tests/test_posv.c
 tests_mixsolve_tests_SOURCES += tests/test_edge.c tests/edge_check.h tests/edge_check.c
+tests_mixsolve_tests_SOURCES += tests/test_dropin.c
 # The LAPACK drop-in's client: a plain LAPACK program (-llapack only), run with and without the
 # drop-in preloaded by tests/dropin_lapack.sh.
 if HAVE_LAPACK
 check_PROGRAMS += tests/lapack_client
-TESTS += tests/dropin_lapack.sh
+TESTS += tests/dropin_lapack.sh tests/dropin_numpy.sh
 endif
 tests_lapack_client_SOURCES = tests/lapack_client.c
 tests_lapack_client_LDADD = $(LAPACK_LIBS) -lpthread -lm
-EXTRA_DIST += tests/dropin_lapack.sh
+EXTRA_DIST += tests/dropin_lapack.sh tests/dropin_numpy.sh tests/dropin_numpy.py
 check_PROGRAMS += tests/dropin_autoprec
 tests_dropin_autoprec_SOURCES = tests/dropin_autoprec.c
 tests_dropin_autoprec_LDADD = lib/libmixsolve.la
-CLEANFILES += tests/dropin_lapack.log tests/dropin_lapack.out
+CLEANFILES += tests/dropin_lapack.log tests/dropin_lapack.out tests/dropin_numpy.log

@@ -2,7 +2,8 @@
 # install-deps.sh: installs mixsolve's build and run dependencies from Debian's packages (idempotent).
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config libopenblas-openmp-dev liblapacke-dev
-      libcunit1-dev zlib1g-dev libdnnl-dev gnuplot-nox"
+      libcunit1-dev zlib1g-dev libdnnl-dev gnuplot-nox
+      liblapack-dev python3-numpy gfortran"
 missing=
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -1,0 +1,50 @@
+#!/bin/sh
+# dropin_numpy.sh: Debian's python3-numpy, unmodified, under the LAPACK drop-in: numpy.linalg.solve
+# on a 2000 x 2000 system is routed as the log says (when AUTO predicts a gain, and always when a
+# precision is forced) and is as accurate as without the drop-in.
+set -u
+py=/usr/bin/python3
+lib=$PWD/dropin/.libs/libmixsolve_lapack.so
+script=$srcdir/tests/dropin_numpy.py
+log=$PWD/tests/dropin_numpy.log
+n=2000
+if ! $py -c 'import numpy' 2>/dev/null; then
+  echo "SKIP: $py has no numpy (Debian package python3-numpy; tools/install-deps.sh installs it)"
+  exit 77
+fi
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+# FP64 level: LAPACK dsgesv's stopping test bounds the backward error by about sqrt(n) eps.
+level=$($py -c "import math; print(8 * math.sqrt($n) * 2.0**-52)")
+accurate() { $py -c "import sys; sys.exit(0 if 0 <= float('$1') <= $level else 1)"; }
+
+plain=$($py "$script" $n tests/dropin_numpy_plain.npy) || fail "numpy without the drop-in"
+echo "without the drop-in: backward error $plain"
+accurate "$plain" || fail "backward error without the drop-in $plain > $level"
+
+# check POLICY EXPECTED_PREC: run under the drop-in, then the log and the accuracy.
+check() {
+  rm -f "$log"
+  be=$(LD_PRELOAD=$lib MIXSOLVE_LAPACK=$1 MIXSOLVE_LAPACK_LOG=$log $py "$script" $n tests/dropin_numpy_$1.npy) ||
+    { fail "numpy under the drop-in, MIXSOLVE_LAPACK=$1"; return; }
+  echo "MIXSOLVE_LAPACK=$1: backward error $be; log: $(cat "$log")"
+  accurate "$be" || fail "backward error under the drop-in $be > $level"
+  if [ "$2" = fp64 ]; then
+    grep -q "^mixsolve_lapack dgesv n=$n nrhs=1 forwarded .*why=auto" "$log" || fail "not forwarded as AUTO predicts"
+  else
+    grep -q "^mixsolve_lapack dgesv n=$n nrhs=1 routed prec=$2 iter=[0-9]* info=0 " "$log" || fail "not routed at $2"
+  fi
+  # Same answer: both solutions within the conditioning of A of each other.
+  $py -c "
+import numpy as np, sys
+a, b = np.load('tests/dropin_numpy_plain.npy'), np.load('tests/dropin_numpy_$1.npy')
+d = np.abs(a - b).max() / np.abs(a).max()
+print('solutions differ by %.2e (relative)' % d)
+sys.exit(0 if d < 1e-8 else 1)" || fail "solutions differ"
+}
+pred=$(./tests/dropin_autoprec $n 1) || fail "dropin_autoprec"
+echo "AUTO predicts $pred for n = $n on this machine"
+check auto "$pred"
+[ "$pred" = fp32 ] || check fp32 fp32
+rm -f tests/dropin_numpy_*.npy
+exit $status
