@@ -94,3 +94,23 @@ int mixm_csr_is_symmetric(const mixm_csr *A)
         }
     return 1;
 }
+
+int mixm_csr_empty_line(const mixm_csr *A, int *row, int *col)
+{
+    *row = *col = -1;
+    for (int i = 0; i < A->nrows; i++)
+        if (A->rowptr[i + 1] == A->rowptr[i]) {
+            *row = i;
+            return MIX_SUCCESS;
+        }
+    unsigned char *seen = calloc((size_t)A->ncols + 1, 1);
+    if (!seen) return MIX_ERR_ALLOC;
+    for (int64_t k = 0; k < A->nnz; k++) seen[A->colind[k]] = 1;
+    for (int j = 0; j < A->ncols; j++)
+        if (!seen[j]) {
+            *col = j;
+            break;
+        }
+    free(seen);
+    return MIX_SUCCESS;
+}

@@ -34,6 +34,9 @@ double mixm_csr_norm_inf(const mixm_csr *A);
 void mixm_csr_matvec(const mixm_csr *A, const double *x, double *y);
 /* 1 if A is numerically symmetric (pattern and values), else 0. */
 int mixm_csr_is_symmetric(const mixm_csr *A);
+/* The first row (*row) or else column (*col) without a stored entry, -1 when none: 0 or
+ * MIX_ERR_ALLOC. */
+int mixm_csr_empty_line(const mixm_csr *A, int *row, int *col);
 
 /* Range-safe norms (safe_norm.c): no overflow or underflow for any finite data, NaN never hidden. */
 double mixm_amax(int n, const double *x); /* max |x_i|; NaN if an entry is NaN */

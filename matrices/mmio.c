@@ -1,6 +1,7 @@
 /* mmio.c: Matrix Market reader (plain or gzip, strict, never trusts declared sizes) and writer. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #define MAX_ENTRIES ((int64_t)INT32_MAX)
 
 static size_t mem_limit;
+static int64_t dim_free;
 
 size_t mixm_mtx_mem_limit(void)
 {
@@ -29,14 +31,39 @@ size_t mixm_mtx_mem_limit(void)
 
 void mixm_mtx_set_mem_limit(size_t bytes) { mem_limit = bytes; }
 
-/* A line source over a gzFile (which also reads plain files) or a memory buffer. */
+/* Longest line skipped whole (a comment); anything longer, and more skipped (comment or blank)
+ * lines than SKIP_CAP, is refused: endless input such as /dev/zero fails instead of spinning. */
+#define SKIP_LINE_CAP (1 << 16)
+#define SKIP_CAP ((long)1 << 24)
+/* Rows or columns the reader sets aside arrays for without entries to justify them: beyond it a
+ * matrix needs at least one stored entry per DIM_PER_ENTRY rows or columns (a nonsingular matrix
+ * stores at least one per row), or a raised MIXSOLVE_MTX_MAX_EMPTY_DIM (see mmio.h). */
+#define DIM_FREE ((int64_t)1 << 20)
+#define DIM_PER_ENTRY 64
+
+/* Raw bytes from a file descriptor or a memory buffer, inflated when they start with the gzip
+ * magic (several members allowed, as gzip writes them; anything else after the last member is
+ * an error, as is a truncated or corrupt stream). */
 typedef struct {
-    gzFile gz;
+    int fd;                      /* -1: memory */
+    const unsigned char *mem;    /* memory source */
+    size_t mem_len, mem_pos;
+    int gzip, z_init, z_end, raw_eof;
+    z_stream z;
+    unsigned char raw[1 << 16];
+    size_t raw_have;             /* bytes of raw not yet handed on (plain) or consumed (gzip) */
+    const unsigned char *raw_cur;
+} source;
+
+/* A line source over a `source`. */
+typedef struct {
+    source src;
     const char *cur, *end;
     const char *name;
-    long line;
+    long line, skipped;
     char *err;
     size_t errlen;
+    const char *src_err;         /* what went wrong in the source, for read_error */
     char buf[LINE_CAP];
     char chunk[1 << 16];
 } reader;
@@ -56,24 +83,129 @@ static int fail(reader *r, int status, long line, const char *fmt, ...)
     return status;
 }
 
-/* Next line into r->buf without its newline: 1, 0 at end of input, -1 read error.  *toolong is
- * set when the line did not fit (its start is kept, the rest skipped). */
+/* Raw bytes into raw[]: 0 at end, -1 on a read error. */
+static int raw_fill(reader *r)
+{
+    source *s = &r->src;
+    if (s->raw_eof) return 0;
+    size_t keep = s->raw_have;
+    if (keep && s->raw_cur != s->raw) memmove(s->raw, s->raw_cur, keep);
+    s->raw_cur = s->raw;
+    size_t room = sizeof s->raw - keep;
+    ssize_t got;
+    if (s->fd < 0) {
+        size_t left = s->mem_len - s->mem_pos;
+        got = (ssize_t)(left < room ? left : room);
+        memcpy(s->raw + keep, s->mem + s->mem_pos, (size_t)got);
+        s->mem_pos += (size_t)got;
+    } else {
+        do {
+            got = read(s->fd, s->raw + keep, room);
+        } while (got < 0 && errno == EINTR);
+        if (got < 0) {
+            r->src_err = strerror(errno);
+            return -1;
+        }
+    }
+    if (got == 0) s->raw_eof = 1;
+    s->raw_have = keep + (size_t)got;
+    return got > 0;
+}
+
+/* Up to cap decompressed (or plain) bytes into out: the count, 0 at the end, -1 on an error
+ * (r->src_err says which). */
+static long src_read(reader *r, char *out, size_t cap)
+{
+    source *s = &r->src;
+    if (!s->gzip) {
+        if (!s->raw_have && raw_fill(r) < 0) return -1;
+        size_t k = s->raw_have < cap ? s->raw_have : cap;
+        memcpy(out, s->raw_cur, k);
+        s->raw_cur += k;
+        s->raw_have -= k;
+        return (long)k;
+    }
+    if (s->z_end) return 0;
+    s->z.next_out = (unsigned char *)out;
+    s->z.avail_out = (uInt)cap;
+    while (s->z.avail_out == cap) {
+        if (!s->raw_have) {
+            int f = raw_fill(r);
+            if (f < 0) return -1;
+            if (f == 0) {
+                r->src_err = "truncated gzip stream";
+                return -1;
+            }
+        }
+        s->z.next_in = (unsigned char *)s->raw_cur;
+        s->z.avail_in = (uInt)s->raw_have;
+        int zr = inflate(&s->z, Z_NO_FLUSH);
+        s->raw_cur = s->z.next_in;
+        s->raw_have = s->z.avail_in;
+        if (zr == Z_STREAM_END) {
+            /* Another gzip member may follow; anything else is trailing garbage. */
+            while (s->raw_have < 2 && raw_fill(r) > 0) {
+            }
+            if (s->raw_have == 0) {
+                s->z_end = 1;
+                break;
+            }
+            if (s->raw_have < 2 || s->raw_cur[0] != 0x1f || s->raw_cur[1] != 0x8b) {
+                r->src_err = "trailing data after the gzip stream";
+                return -1;
+            }
+            inflateReset(&s->z);
+        } else if (zr == Z_BUF_ERROR && s->raw_have == 0) {
+            continue; /* needs more input */
+        } else if (zr != Z_OK) {
+            r->src_err = zr == Z_MEM_ERROR ? "out of memory inflating" : "corrupt gzip data";
+            return -1;
+        }
+    }
+    return (long)(cap - s->z.avail_out);
+}
+
+/* Looks at the first bytes: gzip magic turns inflation on.  0, or -1 (r->src_err). */
+static int src_start(reader *r)
+{
+    source *s = &r->src;
+    while (s->raw_have < 2) {
+        int f = raw_fill(r);
+        if (f < 0) return -1;
+        if (f == 0) break;
+    }
+    if (s->raw_have >= 2 && s->raw_cur[0] == 0x1f && s->raw_cur[1] == 0x8b) {
+        memset(&s->z, 0, sizeof s->z);
+        if (inflateInit2(&s->z, 15 + 16) != Z_OK) {
+            r->src_err = "out of memory";
+            return -1;
+        }
+        s->gzip = s->z_init = 1;
+    }
+    return 0;
+}
+
+static void src_close(reader *r)
+{
+    if (r->src.z_init) inflateEnd(&r->src.z);
+    if (r->src.fd >= 0) close(r->src.fd);
+    r->src.fd = -1;
+    r->src.z_init = 0;
+}
+
+/* Next line into r->buf without its newline: 1; 0 at end of input; -1 read error; -2 a line
+ * longer than SKIP_LINE_CAP; -3 a NUL byte.  *toolong is set when the line did not fit buf
+ * (its start is kept, the rest skipped). */
 static int next_line(reader *r, int *toolong)
 {
-    size_t n = 0;
-    int any = 0;
+    size_t n = 0, total = 0;
+    int any = 0, nul = 0;
     *toolong = 0;
     for (;;) {
         if (r->cur == r->end) {
-            if (!r->gz) break;
-            int got = gzread(r->gz, r->chunk, sizeof r->chunk);
+            long got = src_read(r, r->chunk, sizeof r->chunk);
             if (got < 0) return -1;
-            if (got == 0) {
-                int errnum;
-                gzerror(r->gz, &errnum);
-                if (errnum != Z_OK && errnum != Z_STREAM_END) return -1;
-                break;
-            }
+            if (got == 0) break;
             r->cur = r->chunk;
             r->end = r->chunk + got;
         }
@@ -81,6 +213,12 @@ static int next_line(reader *r, int *toolong)
         const char *nl = memchr(r->cur, '\n', (size_t)(r->end - r->cur));
         const char *stop = nl ? nl : r->end;
         size_t k = (size_t)(stop - r->cur), room = LINE_CAP - 1 - n;
+        if (memchr(r->cur, '\0', k)) nul = 1;
+        total += k;
+        if (total > SKIP_LINE_CAP) {
+            r->line++;
+            return -2;
+        }
         if (k > room) {
             *toolong = 1;
             k = room;
@@ -94,18 +232,27 @@ static int next_line(reader *r, int *toolong)
     r->buf[n] = '\0';
     if (n && r->buf[n - 1] == '\r') r->buf[n - 1] = '\0';
     r->line++;
-    return 1;
+    return nul ? -3 : 1;
 }
 
-static int read_error(reader *r)
+/* The message for a negative next_line result. */
+static int read_error(reader *r, int got)
 {
-    const char *msg = "read error";
-    if (r->gz) {
-        int errnum;
-        msg = gzerror(r->gz, &errnum);
-        if (errnum == Z_ERRNO) msg = strerror(errno);
-    }
-    return fail(r, MIX_ERR_IO, r->line + 1, "read error: %s", msg);
+    if (got == -2)
+        return fail(r, MIX_ERR_PARSE, r->line, "line longer than %d bytes (not a Matrix Market file?)",
+                    SKIP_LINE_CAP);
+    if (got == -3) return fail(r, MIX_ERR_PARSE, r->line, "NUL byte in the line");
+    /* The source reads ahead of the lines, so a source error carries no line number. */
+    return fail(r, r->src.gzip ? MIX_ERR_PARSE : MIX_ERR_IO, 0, "read error: %s",
+                r->src_err ? r->src_err : "unknown");
+}
+
+/* A comment or blank line skipped: bounded, so endless input ends. */
+static int skip_line(reader *r)
+{
+    if (++r->skipped > SKIP_CAP)
+        return fail(r, MIX_ERR_PARSE, r->line, "more than %ld comment or blank lines", SKIP_CAP);
+    return MIX_SUCCESS;
 }
 
 /* Splits r->buf into at most `max` whitespace-separated tokens; returns how many (max + 1 when
@@ -164,11 +311,11 @@ static int lookup(const char *t, const char *const *names, int n)
 /* Banner, comments and size line; checks the declared sizes against every limit. */
 static int read_header(reader *r, mixm_mtx_header *h, int64_t *full_max)
 {
-    int toolong, got;
+    int toolong, got, st;
     char *tok[6];
     memset(h, 0, sizeof *h);
     got = next_line(r, &toolong);
-    if (got < 0) return read_error(r);
+    if (got < 0) return read_error(r, got);
     if (got == 0) return fail(r, MIX_ERR_PARSE, 1, "empty file: no Matrix Market banner");
     int nt = tokenize(r->buf, tok, 5);
     if (nt < 1 || strcasecmp(tok[0], "%%MatrixMarket"))
@@ -205,9 +352,12 @@ static int read_header(reader *r, mixm_mtx_header *h, int64_t *full_max)
     /* Comments and blank lines, then the size line. */
     for (;;) {
         got = next_line(r, &toolong);
-        if (got < 0) return read_error(r);
+        if (got < 0) return read_error(r, got);
         if (got == 0) return fail(r, MIX_ERR_PARSE, r->line + 1, "truncated file: no size line");
-        if (r->buf[0] == '%' || blank(r->buf)) continue;
+        if (r->buf[0] == '%' || blank(r->buf)) {
+            if ((st = skip_line(r))) return st;
+            continue;
+        }
         break;
     }
     if (toolong) return fail(r, MIX_ERR_PARSE, r->line, "size line too long");
@@ -308,15 +458,20 @@ static int read_entries(reader *r, const mixm_mtx_header *h, triplets *t)
     const int coord = h->format == MIXM_MTX_COORDINATE;
     const int want = coord ? (h->field == MIXM_MTX_PATTERN ? 2 : 3) : 1;
     int64_t col = 0, row = 0; /* array format position, column-major */
+    int triangle = 0;         /* symmetric coordinate: 1 lower, 2 upper, 0 none seen yet */
+    long triangle_line = 0;
     if (!coord) row = h->symmetry == MIXM_MTX_SKEW ? 1 : 0;
     for (int64_t k = 0; k < h->entries;) {
         got = next_line(r, &toolong);
-        if (got < 0) return read_error(r);
+        if (got < 0) return read_error(r, got);
         if (got == 0)
             return fail(r, MIX_ERR_PARSE, r->line + 1,
                         "truncated file: %lld of the %lld declared entries found", (long long)k,
                         (long long)h->entries);
-        if (r->buf[0] == '%' || blank(r->buf)) continue;
+        if (r->buf[0] == '%' || blank(r->buf)) {
+            if ((st = skip_line(r))) return st;
+            continue;
+        }
         if (toolong) return fail(r, MIX_ERR_PARSE, r->line, "line too long");
         int nt = tokenize(r->buf, tok, want);
         if (nt != want)
@@ -333,6 +488,18 @@ static int read_entries(reader *r, const mixm_mtx_header *h, triplets *t)
             if (h->symmetry == MIXM_MTX_SKEW && i == j)
                 return fail(r, MIX_ERR_PARSE, r->line, "diagonal entry (%lld, %lld) in a skew-symmetric matrix",
                             (long long)i, (long long)j);
+            /* One triangle only: (2,1) and (1,2) both stored would silently count A12 twice. */
+            if (h->symmetry != MIXM_MTX_GENERAL && i != j) {
+                int side = i > j ? 1 : 2;
+                if (triangle && side != triangle)
+                    return fail(r, MIX_ERR_PARSE, r->line,
+                                "entry (%lld, %lld) is %s the diagonal, but line %ld stored one %s it: a %s "
+                                "file stores one triangle only",
+                                (long long)i, (long long)j, side == 1 ? "below" : "above", triangle_line,
+                                side == 1 ? "above" : "below", h->symmetry == MIXM_MTX_SKEW ? "skew-symmetric" : "symmetric");
+                if (!triangle) triangle_line = r->line;
+                triangle = side;
+            }
             if (want == 3 && (st = parse_value(r, h, tok[2], &v))) return st;
             i--;
             j--;
@@ -351,11 +518,12 @@ static int read_entries(reader *r, const mixm_mtx_header *h, triplets *t)
     }
     for (;;) {
         got = next_line(r, &toolong);
-        if (got < 0) return read_error(r);
+        if (got < 0) return read_error(r, got);
         if (got == 0) return MIX_SUCCESS;
         if (r->buf[0] != '%' && !blank(r->buf))
             return fail(r, MIX_ERR_PARSE, r->line, "wrong counts: more entries than the %lld declared",
                         (long long)h->entries);
+        if ((st = skip_line(r))) return st;
     }
 }
 
@@ -413,6 +581,13 @@ static int build_csr(reader *r, const mixm_mtx_header *h, const triplets *t, mix
         for (int64_t p = start; p < end; p++) {
             if (w > A->rowptr[i] && A->colind[w - 1] == A->colind[p]) {
                 A->val[w - 1] += A->val[p];
+                if (!isfinite(A->val[w - 1])) {
+                    int c = A->colind[p];
+                    mixm_csr_free(A);
+                    st = fail(r, MIX_ERR_PARSE, 0,
+                              "duplicate entries at (%d, %d) sum to a value that overflows", i + 1, c + 1);
+                    goto out;
+                }
             } else {
                 A->colind[w] = A->colind[p];
                 A->val[w] = A->val[p];
@@ -445,6 +620,30 @@ static int check_memory(reader *r, const mixm_mtx_header *h, int64_t full_max, s
     return MIX_SUCCESS;
 }
 
+int64_t mixm_mtx_dim_free(void)
+{
+    if (dim_free > 0) return dim_free;
+    const char *env = getenv("MIXSOLVE_MTX_DIM_FREE");
+    char *e;
+    long long v = env ? strtoll(env, &e, 10) : 0;
+    return env && *env && !*e && v > 0 ? (int64_t)v : DIM_FREE;
+}
+
+void mixm_mtx_set_dim_free(int64_t rows) { dim_free = rows > 0 ? rows : 0; }
+
+/* Arrays of `size` elements (rows, columns, or a dense array) for `stored` entries read: only
+ * when the entries justify them, so that a lying size line costs nothing. */
+static int check_size_justified(reader *r, const mixm_mtx_header *h, uint64_t size, int64_t stored)
+{
+    uint64_t free_dim = (uint64_t)mixm_mtx_dim_free();
+    if (size <= free_dim || size <= (uint64_t)stored * DIM_PER_ENTRY) return MIX_SUCCESS;
+    return fail(r, MIX_ERR_PARSE, 0,
+                "a %d x %d matrix with only %lld stored entries: refused before allocating for "
+                "its size (at least one entry per %d rows or columns beyond %llu; "
+                "MIXSOLVE_MTX_DIM_FREE raises this)",
+                h->nrows, h->ncols, (long long)stored, DIM_PER_ENTRY, (unsigned long long)free_dim);
+}
+
 static int read_csr(reader *r, mixm_csr *A, mixm_mtx_header *hout)
 {
     mixm_mtx_header h;
@@ -453,25 +652,33 @@ static int read_csr(reader *r, mixm_csr *A, mixm_mtx_header *hout)
     int st = read_header(r, &h, &full_max);
     if (!st) st = check_memory(r, &h, full_max, 0);
     if (!st) st = read_entries(r, &h, &t);
+    if (!st) st = check_size_justified(r, &h, (uint64_t)(h.nrows > h.ncols ? h.nrows : h.ncols), t.n);
     if (!st) st = build_csr(r, &h, &t, A);
     trip_free(&t);
     if (hout) *hout = h;
     return st;
 }
 
-static int open_reader(reader *r, const char *path, char *err, size_t errlen)
+static void reader_init(reader *r, const char *name, char *err, size_t errlen)
 {
     memset(r, 0, offsetof(reader, buf));
-    r->name = path;
+    r->src.fd = -1;
+    r->src.raw_cur = r->src.raw;
+    r->name = name;
     r->err = err;
     r->errlen = errlen;
     if (err && errlen) err[0] = '\0';
+}
+
+static int open_reader(reader *r, const char *path, char *err, size_t errlen)
+{
+    reader_init(r, path ? path : "(null)", err, errlen);
     if (!path) return fail(r, MIX_ERR_IO, 0, "no file name");
-    r->name = path;
-    errno = 0;
-    r->gz = gzopen(path, "rb");
-    if (!r->gz) return fail(r, MIX_ERR_IO, 0, "cannot open: %s", errno ? strerror(errno) : "out of memory");
-    gzbuffer(r->gz, 1 << 17);
+    do {
+        r->src.fd = open(path, O_RDONLY | O_CLOEXEC);
+    } while (r->src.fd < 0 && errno == EINTR);
+    if (r->src.fd < 0) return fail(r, MIX_ERR_IO, 0, "cannot open: %s", strerror(errno));
+    if (src_start(r)) return fail(r, MIX_ERR_IO, 0, "read error: %s", r->src_err);
     return MIX_SUCCESS;
 }
 
@@ -483,7 +690,7 @@ int mixm_mtx_read(const char *path, mixm_csr *A, mixm_mtx_header *h, char *err, 
     if (!r) return MIX_ERR_ALLOC;
     int st = open_reader(r, path, err, errlen);
     if (!st) st = read_csr(r, A, h);
-    if (r->gz) gzclose(r->gz);
+    src_close(r);
     free(r);
     if (st) mixm_csr_free(A);
     return st;
@@ -497,7 +704,7 @@ int mixm_mtx_read_header(const char *path, mixm_mtx_header *h, char *err, size_t
     int64_t full_max;
     int st = open_reader(r, path, err, errlen);
     if (!st) st = read_header(r, h, &full_max);
-    if (r->gz) gzclose(r->gz);
+    src_close(r);
     free(r);
     return st;
 }
@@ -509,14 +716,12 @@ int mixm_mtx_read_mem(const void *buf, size_t len, const char *name, mixm_csr *A
     memset(A, 0, sizeof *A);
     reader *r = malloc(sizeof *r);
     if (!r) return MIX_ERR_ALLOC;
-    memset(r, 0, offsetof(reader, buf));
-    r->name = name ? name : "(memory)";
-    r->err = err;
-    r->errlen = errlen;
-    if (err && errlen) err[0] = '\0';
-    r->cur = buf;
-    r->end = (const char *)buf + len;
-    int st = read_csr(r, A, h);
+    reader_init(r, name ? name : "(memory)", err, errlen);
+    r->src.mem = buf;
+    r->src.mem_len = len;
+    int st = src_start(r) ? fail(r, MIX_ERR_IO, 0, "read error: %s", r->src_err) : MIX_SUCCESS;
+    if (!st) st = read_csr(r, A, h);
+    src_close(r);
     free(r);
     if (st) mixm_csr_free(A);
     return st;
@@ -539,6 +744,7 @@ int mixm_mtx_read_dense(const char *path, mixm_dense *X, char *err, size_t errle
         st = check_memory(r, &h, 0, bytes);
     }
     if (!st) st = read_entries(r, &h, &t);
+    if (!st) st = check_size_justified(r, &h, (uint64_t)h.nrows * (uint64_t)h.ncols, t.n);
     if (!st) {
         X->a = calloc(bytes ? bytes : 1, 1);
         if (!X->a) st = fail(r, MIX_ERR_ALLOC, 0, "out of memory");
@@ -551,10 +757,15 @@ int mixm_mtx_read_dense(const char *path, mixm_dense *X, char *err, size_t errle
             size_t i = (size_t)t.i[k], j = (size_t)t.j[k], m = (size_t)h.nrows;
             X->a[i + j * m] += t.v[k];
             if (h.symmetry != MIXM_MTX_GENERAL && i != j) X->a[j + i * m] += mirror * t.v[k];
+            if (!isfinite(X->a[i + j * m])) {
+                st = fail(r, MIX_ERR_PARSE, 0, "duplicate entries at (%zu, %zu) sum to a value that overflows",
+                          i + 1, j + 1);
+                break;
+            }
         }
     }
     trip_free(&t);
-    if (r->gz) gzclose(r->gz);
+    src_close(r);
     free(r);
     if (st) mixm_dense_free(X);
     return st;

@@ -19,9 +19,12 @@ typedef struct {
     int64_t entries; /* entry lines declared (coordinate) or values (array) */
 } mixm_mtx_header;
 
-/* Reads a Matrix Market file, plain or gzip (zlib reads both), into a 0-based CSR: symmetric and
- * skew-symmetric storage expanded to both triangles, duplicates summed, each row sorted by column,
- * explicitly stored zeros kept.  h may be NULL.  Returns 0, MIX_ERR_IO (cannot open/read),
+/* Reads a Matrix Market file, plain or gzip (detected by its magic bytes; several gzip members
+ * allowed, anything else after them refused), into a 0-based CSR: symmetric and skew-symmetric
+ * storage (one triangle only; entries on both sides of the diagonal are refused) expanded to both
+ * triangles, duplicates summed (a sum that overflows is refused), each row sorted by column,
+ * explicitly stored zeros kept.  Lines are bounded (data 1024 characters, comments 64 KiB, at
+ * most 2^24 comment or blank lines) and NUL bytes refused, so endless input ends with an error.  h may be NULL.  Returns 0, MIX_ERR_IO (cannot open/read),
  * MIX_ERR_PARSE (malformed: err says "file:line: what") or MIX_ERR_ALLOC; on failure A is zeroed.
  * Declared sizes are checked before anything is allocated: more than 2^31 - 1 entries, or more
  * memory than mixm_mtx_mem_limit(), is refused.  err (errlen bytes) may be NULL. */
@@ -39,6 +42,14 @@ int mixm_mtx_read_dense(const char *path, mixm_dense *X, char *err, size_t errle
 int mixm_mtx_write_csr(const char *path, const mixm_csr *A, int symmetric, char *err, size_t errlen);
 /* Writes array real general, column-major (leading dimension nrows). */
 int mixm_mtx_write_dense(const char *path, const mixm_dense *X, char *err, size_t errlen);
+
+/* Rows and columns (or dense entries) the reader allocates for without stored entries to justify
+ * them: beyond this count a matrix must store at least one entry per 64 rows or columns, else it
+ * is refused (MIX_ERR_PARSE) before any allocation of its size, so a lying size line costs
+ * nothing.  Default 2^20, or the environment variable MIXSOLVE_MTX_DIM_FREE; set_dim_free(0)
+ * restores the default. */
+int64_t mixm_mtx_dim_free(void);
+void mixm_mtx_set_dim_free(int64_t rows);
 
 /* Memory the reader may allocate for one matrix: default half the physical memory (at least
  * 1 GiB); set_mem_limit(0) restores the default. */

@@ -37,3 +37,4 @@ check_PROGRAMS += tests/dropin_autoprec
 tests_dropin_autoprec_SOURCES = tests/dropin_autoprec.c
 tests_dropin_autoprec_LDADD = lib/libmixsolve.la
 CLEANFILES += tests/dropin_lapack.log tests/dropin_lapack.out tests/dropin_numpy.log
+tests_mixsolve_tests_SOURCES += tests/test_hostile.c

@@ -27,20 +27,6 @@ static void solve_usage(FILE *f)
             "2 bad usage or input.\n");
 }
 
-static double norm_inf_vec(const double *x, int n)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++) m = fmax(m, fabs(x[i]));
-    return m;
-}
-
-static double norm2(const double *x, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++) s += x[i] * x[i];
-    return sqrt(s);
-}
-
 typedef struct {
     const char *file, *rhs, *out;
     int method; /* 0 auto, 1 lu, 2 cg */
@@ -82,16 +68,10 @@ static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     double t0 = mixm_wtime();
     int st = mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, D.a, n, ipiv, b, n, x, n, &info);
     double t = mixm_wtime() - t0;
-    /* The backward error again, here, in FP64 from the original sparse A. */
-    double *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    /* The backward error again, here, in FP64 from the original sparse A, scaled so that no
+     * norm overflows or underflows; NaN stays NaN (a failure below). */
     double be = NAN;
-    if (r && !st) {
-        mixm_csr_matvec(A, x, r);
-        for (int i = 0; i < n; i++) r[i] = b[i] - r[i];
-        double den = mixm_csr_norm_inf(A) * norm_inf_vec(x, n) + norm_inf_vec(b, n);
-        be = den > 0 ? norm_inf_vec(r, n) / den : norm_inf_vec(r, n);
-    }
-    free(r);
+    if (!st) mixm_csr_recheck(A, b, x, &be, NULL);
     static const char *const reasons[] = {"none", "FP64 chosen directly", "overflow converting to low precision",
                                           "low-precision factorization failed", "refinement did not converge",
                                           "NaN/Inf during refinement"};
@@ -109,7 +89,8 @@ static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
         printf("\n");
     }
     printf("times           : factor %.4f s, refine %.4f s, total %.4f s\n", info.t_factor, info.t_refine, t);
-    if (st) rc = cli_error(CLI_SOLVER_FAILED, "%s: LU-IR failed: %s", o->file, mix_strerror(st));
+    if (st < 0) rc = cli_error(CLI_SOLVER_FAILED, "%s: LU-IR refused argument %d (internal error)", o->file, -st);
+    else if (st) rc = cli_error(CLI_SOLVER_FAILED, "%s: LU-IR failed: %s", o->file, mix_strerror(st));
     else if (!(be <= 1e-8)) rc = cli_error(CLI_SOLVER_FAILED, "%s: backward error %.3e is too large", o->file, be);
 out:
     free(ipiv);
@@ -143,14 +124,9 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
         *not_spd = 1;
         if (quiet_not_spd) return CLI_SOLVER_FAILED;
     }
-    double *r = malloc((size_t)(n ? n : 1) * sizeof *r), res = NAN;
-    if (r) {
-        mixm_csr_matvec(A, x, r);
-        for (int i = 0; i < n; i++) r[i] = b[i] - r[i];
-        double nb = norm2(b, n);
-        res = nb > 0 ? norm2(r, n) / nb : norm2(r, n);
-        free(r);
-    }
+    /* ||b - A x|| / ||b|| again, here, range-safe (||b||^2 may under- or overflow); NaN stays. */
+    double res = NAN;
+    mixm_csr_recheck(A, b, x, NULL, &res);
     printf("method          : cg (reliable-update CG), storage %s, %s, backend %s\n",
            mix_prec_name(prm.sloppy_prec), prm.precond ? "Jacobi" : "no preconditioner",
            mix_backend_name(mix_context_backend(ctx)));
@@ -239,6 +215,22 @@ int cmd_solve(int argc, char **argv)
         rc = cli_error(CLI_USAGE, "%s: the matrix is %d x %d, not square", o.file, A.nrows, A.ncols);
         goto out;
     }
+    if (n == 0) {
+        rc = cli_error(CLI_USAGE, "%s: the matrix is 0 x 0: nothing to solve", o.file);
+        goto out;
+    }
+    /* An empty row or column makes A singular: said before any n-sized work (a dense copy for
+     * LU would cost n^2 doubles for a file of a few bytes). */
+    int empty_row = -1, empty_col = -1;
+    if (mixm_csr_empty_line(&A, &empty_row, &empty_col)) {
+        rc = cli_error(CLI_SOLVER_FAILED, "out of memory");
+        goto out;
+    }
+    if (empty_row >= 0 || empty_col >= 0) {
+        rc = cli_error(CLI_SOLVER_FAILED, "%s: %s %d of the matrix has no entries: A is singular", o.file,
+                       empty_row >= 0 ? "row" : "column", (empty_row >= 0 ? empty_row : empty_col) + 1);
+        goto out;
+    }
     x = calloc((size_t)(n ? n : 1), sizeof *x);
     if (o.rhs) {
         if ((st = mixm_mtx_read_dense(o.rhs, &B, err, sizeof err))) {
@@ -262,6 +254,10 @@ int cmd_solve(int argc, char **argv)
     }
     if (!x || !b) {
         rc = cli_error(CLI_SOLVER_FAILED, "out of memory");
+        goto out;
+    }
+    if (!o.rhs && !isfinite(mixm_amax(n, b))) {
+        rc = cli_error(CLI_USAGE, "%s: b = A * ones overflows FP64 (row sums too large); give --rhs", o.file);
         goto out;
     }
     if ((st = mix_context_create(&ctx, o.backend))) {
