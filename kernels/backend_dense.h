@@ -117,6 +117,49 @@ struct mix_dense_ops {
     /* LAPACK dgetrs (no transpose): b := A^{-1} b with the factors of getrf_f64. */
     int (*getrs_f64)(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
                      double *b, int ldb);
+
+    /* --- Symmetric positive definite systems (solvers/chol_lowprec.c, solvers/posv.c) -------
+     * A symmetric matrix is given by its `uplo` triangle (MIXK_LOWER | MIXK_UPPER) alone; the
+     * other triangle is never read (it may hold anything, NaN included).  The low-precision
+     * Cholesky factor is always the lower triangle L of an FP32 matrix, A = L L^T. */
+    /* *norm (host) = ||A||_inf of the symmetric A (NaN if its triangle holds a NaN). */
+    int (*norm_inf_sym_f64)(void *state, int uplo, int n, const double *a, int lda, double *norm);
+    /* C := alpha A B + beta C, A n x n symmetric (its uplo triangle), B and C n x k (BLAS dsymm
+     * with side = left; dsymv when k = 1). */
+    int (*symm_f64)(void *state, int uplo, int n, int k, double alpha, const double *a, int lda,
+                    const double *b, int ldb, double beta, double *c, int ldc);
+    /* The LOWER triangle (diagonal included) of out := fl32(s D A D), D = diag(d) (d backend, n
+     * entries, or NULL = 1), from the uplo triangle of the symmetric A (transposed when upper);
+     * out's strict upper triangle is not written.  *overflow as convert_f64_to_f32, counted on
+     * the triangle only. */
+    int (*convert_sym_f64_to_f32)(void *state, mix_prec target, int uplo, int n, const double *a,
+                                  int lda, const double *d, double s, float *out, int ldo,
+                                  size_t *overflow);
+    /* Bytes of workspace potrf_f32 needs for an n x n matrix (may be 0). */
+    int (*potrf_f32_worksize)(void *state, int n, size_t *bytes);
+    /* Cholesky A = L L^T of the n x n FP32 matrix a in place, lower triangle only (LAPACK spotrf
+     * 'L'): the diagonal blocks of the blocked factorisation, and the whole matrix when compute
+     * = MIX_FP32.  *info (host) = 0, k > 0 if the leading minor of order k is not positive
+     * definite (NaN included), -1 if an Inf/NaN appeared in L.  work: potrf_f32_worksize(n). */
+    int (*potrf_f32)(void *state, int n, float *a, int lda, void *work, int *info);
+    /* Lower triangle of C := alpha A A^T + beta C, A n x k, C n x n, with gemm_f32's semantics
+     * (inputs rounded to `compute`, FP32 accumulation); C's strict upper triangle may be
+     * overwritten.  work: 2 n k floats when compute != MIX_FP32.  *overflow nonzero when an
+     * input entry overflowed `compute`. */
+    int (*syrk_f32)(void *state, mix_prec compute, int n, int k, float alpha, const float *a,
+                    int lda, float beta, float *c, int ldc, void *work, size_t *overflow);
+    /* a_ii += shift, i < n (Higham and Pranesh's diagonal shift before an FP16 Cholesky). */
+    int (*shift_diag_f32)(void *state, int n, float *a, int lda, float shift);
+    /* X := D (L L^T)^{-1} (s D B), the scaled system s D A D = L L^T with L the lower triangle
+     * of l (d backend or NULL = 1).  The column scaling of getrs_f32_f64; b and x may be the
+     * same array; work: n*nrhs floats. */
+    int (*potrs_f32_f64)(void *state, int n, int nrhs, const float *l, int ldl, const double *d,
+                         double s, const double *b, int ldb, double *x, int ldx, float *work);
+    /* FP64 fallback: LAPACK dpotrf / dpotrs on the uplo triangle (the other one untouched). */
+    int (*potrf_f64_worksize)(void *state, int n, size_t *bytes);
+    int (*potrf_f64)(void *state, int uplo, int n, double *a, int lda, void *work, int *info);
+    int (*potrs_f64)(void *state, int uplo, int n, int nrhs, const double *a, int lda, double *b,
+                     int ldb);
 };
 
 extern const mix_dense_ops mixi_cpu_dense_ops;

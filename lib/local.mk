@@ -11,3 +11,4 @@ libmixsolve_core_la_SOURCES += lib/sparse.c lib/cg_api.c
 libmixsolve_core_la_SOURCES += lib/cg_range.c
 noinst_HEADERS += lib/mix_sparse.h
 libmixsolve_core_la_SOURCES += lib/gesv_api.c
+libmixsolve_core_la_SOURCES += lib/posv_api.c

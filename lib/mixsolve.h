@@ -27,7 +27,8 @@ typedef enum {
 #define MIX_NUM_PREC 6 /* the formats MIX_FP64 .. MIX_FIXED16, numbered from 0 */
 #define MIX_CAPS_PREC_SLOTS 32 /* room in mix_caps for formats added later (same ABI) */
 
-typedef enum { MIX_REFINE_CLASSICAL, MIX_REFINE_GMRES, MIX_REFINE_AUTO } mix_refine;
+/* MIX_REFINE_CG: CG-IR, for the SPD drivers (mix_dposv_ir) only. */
+typedef enum { MIX_REFINE_CLASSICAL, MIX_REFINE_GMRES, MIX_REFINE_AUTO, MIX_REFINE_CG } mix_refine;
 typedef enum { MIX_BACKEND_AUTO, MIX_BACKEND_CPU, MIX_BACKEND_CUDA } mix_backend;
 #define MIX_NUM_BACKENDS 3
 
@@ -57,7 +58,9 @@ typedef enum {
     MIX_REASON_OVERFLOW,          /* overflow converting to the low precision; iter -2 */
     MIX_REASON_FACTOR_FAILED,     /* low-precision LU failed (zero pivot, NaN); iter -3 */
     MIX_REASON_NOT_CONVERGED,     /* refinement did not converge; iter -(max_iter+1) */
-    MIX_REASON_NAN_IN_REFINEMENT  /* NaN/Inf appeared during refinement; iter -(max_iter+1) */
+    MIX_REASON_NAN_IN_REFINEMENT, /* NaN/Inf appeared during refinement; iter -(max_iter+1) */
+    MIX_REASON_TOO_SLOW           /* refinement predicted to cost more than the FP64 solve left
+                                     to do: stopped early; iter -(max_iter+1) */
 } mix_fallback_reason;
 
 /* Why CG stopped (mix_cg_info.reason). */
@@ -144,6 +147,37 @@ int mix_dgesv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, int
 /* The factor precision MIX_PREC_AUTO would take on ctx for an n x n system with nrhs right-hand
  * sides (MIX_FP64: no low precision is predicted to pay).  0, or -i if argument i is illegal. */
 int mix_gesv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec);
+
+/* Dense symmetric positive definite systems: low-precision Cholesky plus refinement (classical,
+ * GMRES-IR or CG-IR).  Simple drivers with the arguments and return values of LAPACKE_dsposv
+ * (s = FP32, x = TF32, h = FP16, b = BF16 factor precision; default context as mix_d?gesv).  A
+ * is read from its `uplo` ('L' or 'U') triangle only.  Return: 0; -i if argument i is illegal
+ * (layout is argument 1), nothing written; i > 0 if the leading minor of order i of A is not
+ * positive definite in FP64 (A holds the partial factor, as dposv); n + 1 if A or B holds NaN or
+ * Inf (nothing written).  *iter as LAPACK dsposv: >= 0 refinement iterations used, A unchanged;
+ * < 0 the FP64 Cholesky was used and A's uplo triangle holds its factor: -1 chosen directly, -2
+ * overflow converting to the low precision, -3 the low-precision Cholesky failed (not positive
+ * definite in that precision), -(max_iter+1) the refinement did not converge (or stopped when
+ * predicted to cost more than FP64). */
+int mix_dsposv(int layout, char uplo, int n, int nrhs, double *a, int lda, double *b, int ldb,
+               double *x, int ldx, int *iter);
+int mix_dxposv(int layout, char uplo, int n, int nrhs, double *a, int lda, double *b, int ldb,
+               double *x, int ldx, int *iter);
+int mix_dhposv(int layout, char uplo, int n, int nrhs, double *a, int lda, double *b, int ldb,
+               double *x, int ldx, int *iter);
+int mix_dbposv(int layout, char uplo, int n, int nrhs, double *a, int lda, double *b, int ldb,
+               double *x, int ldx, int *iter);
+/* Expert SPD driver: the parameters and report of mix_dgesv_ir (refine may also be
+ * MIX_REFINE_CG; MIX_REFINE_AUTO moves stalled columns to CG-IR).  Returns 0, -i for an illegal
+ * argument i (ctx is 1, params 2), or a MIX_ERR_* status: MIX_ERR_NOT_SPD when A is not positive
+ * definite in FP64, MIX_ERR_NAN for NaN/Inf in A or B. */
+int mix_dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
+                 int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
+                 mix_gesv_info *info);
+/* The same with a, b, x in device memory (CUDA context). */
+int mix_dposv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
+                     int nrhs, double *d_a, int lda, const double *d_b, int ldb, double *d_x,
+                     int ldx, mix_gesv_info *info);
 
 /* Sparse SPD: reliable-update mixed-precision CG. */
 typedef struct mix_sparse mix_sparse; /* owns copies; caches the sloppy-precision conversion */

@@ -11,6 +11,9 @@
  * 2-norm condition number kappa; mode 1: one large sigma (others 1/kappa), 2: one small sigma
  * (others 1), 3: geometric, 4: arithmetic, 5: random with log-uniform distribution. */
 int mixm_gen_randsvd(int n, double kappa, int mode, uint64_t seed, double *a);
+/* The symmetric positive definite randsvd: A = Q diag(sigma) Q^T (Q Haar-random orthogonal, the
+ * modes' sigma), exactly symmetric; eigenvalues 1 ... 1/kappa. */
+int mixm_gen_randsvd_spd(int n, double kappa, int mode, uint64_t seed, double *a);
 int mixm_gen_hilbert(int n, double *a);
 int mixm_gen_random_dense(int n, uint64_t seed, double *a); /* entries uniform in [-1, 1) */
 

@@ -46,6 +46,24 @@ out:
     return st;
 }
 
+/* The singular values of the randsvd modes (largest 1, smallest 1/kappa). */
+static void mode_sigmas(int n, double kappa, int mode, mixm_rng *rng, double *sigma)
+{
+    for (int i = 0; i < n; i++) {
+        double t = n > 1 ? (double)i / (double)(n - 1) : 0.0;
+        switch (mode) {
+        case 1: sigma[i] = i == 0 ? 1.0 : 1.0 / kappa; break;
+        case 2: sigma[i] = i == n - 1 ? 1.0 / kappa : 1.0; break;
+        case 3: sigma[i] = pow(kappa, -t); break;
+        case 4: sigma[i] = 1.0 - (1.0 - 1.0 / kappa) * t; break;
+        default: /* log-uniform, with the extremes pinned so the condition number is exact */
+            sigma[i] = i == 0 ? 1.0 : i == n - 1 ? 1.0 / kappa
+                                                 : pow(kappa, -mixm_rng_uniform(rng));
+            break;
+        }
+    }
+}
+
 int mixm_gen_randsvd(int n, double kappa, int mode, uint64_t seed, double *a)
 {
     if (n < 0 || (n > 0 && !a) || !(kappa >= 1.0) || !isfinite(kappa) || mode < 1 || mode > 5)
@@ -61,19 +79,7 @@ int mixm_gen_randsvd(int n, double kappa, int mode, uint64_t seed, double *a)
     }
     mixm_rng rng;
     mixm_rng_seed(&rng, seed);
-    for (int i = 0; i < n; i++) {
-        double t = n > 1 ? (double)i / (double)(n - 1) : 0.0;
-        switch (mode) {
-        case 1: sigma[i] = i == 0 ? 1.0 : 1.0 / kappa; break;
-        case 2: sigma[i] = i == n - 1 ? 1.0 / kappa : 1.0; break;
-        case 3: sigma[i] = pow(kappa, -t); break;
-        case 4: sigma[i] = 1.0 - (1.0 - 1.0 / kappa) * t; break;
-        default: /* log-uniform, with the extremes pinned so the condition number is exact */
-            sigma[i] = i == 0 ? 1.0 : i == n - 1 ? 1.0 / kappa
-                                                 : pow(kappa, -mixm_rng_uniform(&rng));
-            break;
-        }
-    }
+    mode_sigmas(n, kappa, mode, &rng, sigma);
     if (n == 1) {
         a[0] = sigma[0];
         goto out;
@@ -86,6 +92,43 @@ int mixm_gen_randsvd(int n, double kappa, int mode, uint64_t seed, double *a)
 out:
     free(u);
     free(v);
+    free(sigma);
+    return st;
+}
+
+int mixm_gen_randsvd_spd(int n, double kappa, int mode, uint64_t seed, double *a)
+{
+    if (n < 0 || (n > 0 && !a) || !(kappa >= 1.0) || !isfinite(kappa) || mode < 1 || mode > 5)
+        return MIX_ERR_INVALID_ARG;
+    if (n == 0) return MIX_SUCCESS;
+    size_t total = (size_t)n * (size_t)n;
+    double *q = malloc(total * sizeof *q), *qs = malloc(total * sizeof *qs);
+    double *sigma = malloc((size_t)n * sizeof *sigma);
+    int st = MIX_SUCCESS;
+    if (!q || !qs || !sigma) {
+        st = MIX_ERR_ALLOC;
+        goto out;
+    }
+    mixm_rng rng;
+    mixm_rng_seed(&rng, seed);
+    mode_sigmas(n, kappa, mode, &rng, sigma);
+    if (n == 1) {
+        a[0] = sigma[0];
+        goto out;
+    }
+    if ((st = haar_orthogonal(n, &rng, q, a))) goto out; /* a serves as tau scratch */
+    for (size_t k = 0; k < total; k++) qs[k] = q[k];
+    for (int j = 0; j < n; j++) cblas_dscal(n, sigma[j], qs + (size_t)j * n, 1); /* Q diag(s) */
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, qs, n, q, n, 0.0, a, n);
+    /* Exactly symmetric: the mean of the two rounded triangles. */
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++) {
+            double m = 0.5 * (a[(size_t)j * n + i] + a[(size_t)i * n + j]);
+            a[(size_t)j * n + i] = a[(size_t)i * n + j] = m;
+        }
+out:
+    free(q);
+    free(qs);
     free(sigma);
     return st;
 }

@@ -107,8 +107,8 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     t0 = mixi_wtime();
     mixi_lu_precond M;
     mixi_lu_precond_init(&M, ctx, n, lu, n, dipiv, r, c, s, swork);
-    mixi_refine_job job = {ctx, p, n, nrhs, P->a, P->lda, P->b, P->ldb, P->x, P->ldx, res,
-                           &M.base, use_gmres ? &gm : NULL, P->anrm};
+    mixi_refine_job job = {ctx, p, n, nrhs, {P->a, P->lda, 0, 0}, P->b, P->ldb, P->x, P->ldx,
+                           res, &M.base, use_gmres ? &gm : NULL, NULL, P->anrm, 0.0};
     mixi_refine_result rr;
     if ((rc = mixi_refine(&job, &rr))) goto out;
     if ((rc = o->synchronize(ctx->state))) goto out;

@@ -12,21 +12,26 @@
 #define STALL_STEPS 3
 #define STALL_RATIO 0.9
 #define KRYLOV_STALL_RATIO 0.5
-/* GMRES cycle: relative reduction of the preconditioned residual asked of one outer step.
- * Measured (n = 1000, randsvd): 1e-6 takes 24 inner steps where 1e-10 takes 41 (BF16) for the
- * same outer iterations; 1e-4 saves little more and sometimes costs an outer iteration. */
-#define GMRES_RTOL 1e-6
+/* Krylov inner solve: relative reduction of the residual asked of one outer step.  Measured for
+ * GMRES (n = 1000, randsvd): 1e-6 takes 24 inner steps where 1e-10 takes 41 (BF16) for the same
+ * outer iterations; 1e-4 saves little more and sometimes costs an outer iteration. */
+#define KRYLOV_RTOL 1e-6
+/* The cost-aware stop never acts on a rest predicted below this: a decision on so little time
+ * is noise (and would make small solves depend on the machine's load). */
+#define MIN_BUDGET_S 0.1
 
 enum { MODE_CLASSICAL, MODE_KRYLOV };
 
 /* What one round of residuals decided. */
-enum { GO_ON, STOP_CONVERGED, STOP_NAN, STOP_GIVE_UP };
+enum { GO_ON, STOP_CONVERGED, STOP_NAN, STOP_GIVE_UP, STOP_TOO_SLOW };
 
 /* Per-column bookkeeping (infinity norms). */
 typedef struct {
     double *rn, *xn, *bn, *prev; /* ||r_j||, ||x_j||, ||b_j||, ||r_j|| of the previous round */
     int *active, *mode, *stall;
-    double cte; /* column j has converged when rn[j] <= xn[j] * cte */
+    int *last_mode;             /* mode of the correction that led to this round's residual */
+    double cte;                 /* column j has converged when rn[j] <= xn[j] * cte */
+    double t_round;             /* wall clock when the previous round's residuals were judged */
 } columns;
 
 #define COL(ptr, ld, j) ((ptr) + (size_t)(j) * (size_t)(ld))
@@ -34,13 +39,14 @@ typedef struct {
 static int columns_alloc(columns *c, int nrhs)
 {
     c->rn = mixi_malloc((size_t)nrhs * 4 * sizeof(double));
-    c->active = mixi_malloc((size_t)nrhs * 3 * sizeof(int));
+    c->active = mixi_malloc((size_t)nrhs * 4 * sizeof(int));
     if (!c->rn || !c->active) return MIX_ERR_ALLOC;
     c->xn = c->rn + nrhs;
     c->bn = c->xn + nrhs;
     c->prev = c->bn + nrhs;
     c->mode = c->active + nrhs;
     c->stall = c->mode + nrhs;
+    c->last_mode = c->stall + nrhs;
     return MIX_SUCCESS;
 }
 
@@ -81,8 +87,8 @@ static int residuals(const mixi_refine_job *job, columns *c)
         const int k = j1 - j0;
         if ((rc = d->lacpy_f64(st, 0, n, k, COL(job->b, job->ldb, j0), job->ldb,
                                COL(job->r, n, j0), n)) ||
-            (rc = d->gemm_f64(st, 0, 0, n, k, n, -1.0, job->a, job->lda,
-                              COL(job->x, job->ldx, j0), job->ldx, 1.0, COL(job->r, n, j0), n)) ||
+            (rc = mixi_matrix_apply(job->ctx, &job->A, n, k, -1.0, COL(job->x, job->ldx, j0),
+                                    job->ldx, 1.0, COL(job->r, n, j0), n)) ||
             (rc = d->col_absmax_f64(st, n, k, COL(job->r, n, j0), n, c->rn + j0)) ||
             (rc = d->col_absmax_f64(st, n, k, COL(job->x, job->ldx, j0), job->ldx, c->xn + j0)))
             return rc;
@@ -107,9 +113,26 @@ static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
     c->prev[j] = c->rn[j];
 }
 
+/* Cost-aware stop: rounds still needed by the slowest active column at the rate of its last
+ * correction (only where the next correction is of the same kind), times the last round's
+ * time, against the budget.  Called after at least two corrections. */
+static int too_slow(const mixi_refine_job *job, const columns *c, const double *ratio, double now)
+{
+    double rounds = 0.0;
+    for (int j = 0; j < job->nrhs; j++) {
+        if (!c->active[j] || c->mode[j] != c->last_mode[j]) continue;
+        if (!(ratio[j] < 1.0)) continue; /* not shrinking: the stall rule's business */
+        double need = log(c->xn[j] * c->cte / c->rn[j]) / log(ratio[j]);
+        if (need > rounds) rounds = need;
+    }
+    double rest = rounds * (now - c->t_round);
+    return rest > job->budget_s && rest > MIN_BUDGET_S;
+}
+
 /* Judges every active column after the residuals of round `it` and records the backward error
- * (all columns, converged ones with their last values). */
-static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_result *res)
+ * (all columns, converged ones with their last values).  ratio: nrhs doubles of scratch. */
+static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_result *res,
+                  double *ratio)
 {
     const mix_gesv_params *p = job->p;
     int left = 0;
@@ -118,6 +141,7 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     for (int j = 0; j < job->nrhs; j++) {
         if (c->active[j]) {
             if (!isfinite(c->rn[j]) || !isfinite(c->xn[j])) return STOP_NAN;
+            ratio[j] = it > 0 ? c->rn[j] / c->prev[j] : 1.0;
             judge_column(job, c, j, it);
             left += c->active[j];
         }
@@ -135,12 +159,15 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     if (it == p->max_iter) return STOP_GIVE_UP;
     for (int j = 0; j < job->nrhs; j++)
         if (c->active[j] && c->stall[j] >= STALL_STEPS) return STOP_GIVE_UP;
+    double now = mixi_wtime();
+    if (job->budget_s > 0.0 && it >= 2 && too_slow(job, c, ratio, now)) return STOP_TOO_SLOW;
+    c->t_round = now;
     return GO_ON;
 }
 
 /* Corrections written over the residuals (classical: d = M^{-1} r, run by run; Krylov: the
  * inner solver on A d = r, column by column), then x += d. */
-static int correct(const mixi_refine_job *job, const columns *c, mixi_refine_result *res)
+static int correct(const mixi_refine_job *job, columns *c, mixi_refine_result *res)
 {
     const mix_dense_ops *d = job->ctx->ops->dense;
     void *st = job->ctx->state;
@@ -152,10 +179,13 @@ static int correct(const mixi_refine_job *job, const columns *c, mixi_refine_res
             return rc;
     for (int j = 0; j < job->nrhs; j++) {
         if (!c->active[j]) continue;
+        c->last_mode[j] = c->mode[j];
         if (c->mode[j] == MODE_KRYLOV) {
             int its = 0;
-            rc = mixi_gmres_cycle(job->M, job->a, job->lda, job->gmres, COL(r, n, j), COL(r, n, j),
-                                  GMRES_RTOL, &its);
+            rc = job->cg ? mixi_pcg_solve(job->M, &job->A, job->cg, COL(r, n, j), COL(r, n, j),
+                                          KRYLOV_RTOL, &its)
+                         : mixi_gmres_cycle(job->M, &job->A, job->gmres, COL(r, n, j),
+                                            COL(r, n, j), KRYLOV_RTOL, &its);
             if (rc) return rc;
             res->inner_iter += its;
         }
@@ -169,29 +199,39 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
     const mix_gesv_params *p = job->p;
     const int n = job->n, nrhs = job->nrhs;
     columns c = {0};
+    double *ratio = NULL;
     int rc;
     *res = (mixi_refine_result){0};
     if ((rc = columns_alloc(&c, nrhs))) goto out;
+    if (!(ratio = mixi_malloc((size_t)nrhs * sizeof *ratio))) {
+        rc = MIX_ERR_ALLOC;
+        goto out;
+    }
     /* LAPACK dsgesv's test, per column: ||r||inf <= ||x||inf ||A||inf eps sqrt(n). */
     c.cte = job->anrm * (p->tol > 0.0 ? p->tol : 0.5 * DBL_EPSILON * sqrt((double)n));
     for (int j = 0; j < nrhs; j++) {
         c.active[j] = 1;
         c.stall[j] = 0;
-        c.mode[j] = p->refine == MIX_REFINE_GMRES ? MODE_KRYLOV : MODE_CLASSICAL;
+        c.mode[j] = p->refine == MIX_REFINE_GMRES || p->refine == MIX_REFINE_CG ? MODE_KRYLOV
+                                                                                : MODE_CLASSICAL;
+        c.last_mode[j] = c.mode[j];
     }
+    c.t_round = mixi_wtime();
     if ((rc = job->ctx->ops->dense->col_absmax_f64(job->ctx->state, n, nrhs, job->b, job->ldb,
                                                    c.bn)) ||
         (rc = mixi_precond_apply(job->M, nrhs, job->b, job->ldb, job->x, job->ldx)))
         goto out;
     for (int it = 0;; it++) {
         if ((rc = residuals(job, &c))) goto out;
-        int verdict = assess(job, &c, it, res);
+        int verdict = assess(job, &c, it, res, ratio);
         if (verdict == STOP_CONVERGED) res->converged = 1;
         if (verdict == STOP_NAN) res->nan = 1;
+        if (verdict == STOP_TOO_SLOW) res->too_slow = 1;
         if (verdict != GO_ON) break;
         if ((rc = correct(job, &c, res))) goto out;
     }
 out:
+    mixi_free(ratio);
     columns_free(&c);
     return rc;
 }

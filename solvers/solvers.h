@@ -27,6 +27,37 @@ int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
                        double *c, double *s, double *host_tmp);
 
+/* ---- Low-precision blocked Cholesky (chol_lowprec.c) ----------------------------------------- */
+/* Floats of syrk_f32 workspace the blocked Cholesky needs (compute != FP32). */
+size_t mixi_chol_gemm_work_floats(int n, int nb);
+/* Right-looking blocked Cholesky A = L L^T of the n x n FP32 matrix a (backend; lower triangle
+ * read and written), diagonal blocks by dense->potrf_f32, panels by trsm_f32, trailing updates by
+ * syrk_f32 with `compute`.  *failed = k > 0 (global) when the leading minor of order k is not
+ * positive definite in this precision, -1 for NaN/Inf or an overflow of a GEMM input; 0 on
+ * success.  The return value is a MIX_ERR_* status for backend failures only.  panel_work:
+ * potrf_f32_worksize(nb) bytes. */
+int mixi_chol_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int nb,
+                      void *gemm_work, void *panel_work, int *failed);
+
+/* ---- The FP64 matrix refinement works with ---------------------------------------------------- */
+typedef struct {
+    const double *a; /* backend, column-major */
+    int lda;
+    int sym;         /* 0: general; 1: symmetric, only its `uplo` triangle is read */
+    int uplo;        /* MIXK_LOWER | MIXK_UPPER when sym */
+} mixi_matrix;
+/* Y := alpha A X + beta Y for n x k blocks (k = 1: the matrix-vector product, ldx/ldy unused). */
+static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int n, int k,
+                                    double alpha, const double *x, int ldx, double beta, double *y,
+                                    int ldy)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    if (A->sym)
+        return d->symm_f64(ctx->state, A->uplo, n, k, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
+    if (k == 1) return d->gemv_f64(ctx->state, 0, n, n, alpha, A->a, A->lda, x, beta, y);
+    return d->gemm_f64(ctx->state, 0, 0, n, k, n, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
+}
+
 /* ---- Preconditioner: what refinement sees of a low-precision factorisation ------------------ */
 /* M^{-1} applied to blocks of FP64 vectors, whatever factorisation stands behind it (LU, Cholesky).
  * Concrete preconditioners embed this as their first member. */
@@ -57,6 +88,19 @@ typedef struct {
 void mixi_lu_precond_init(mixi_lu_precond *M, mix_context *ctx, int n, const float *lu, int ldlu,
                           const int *ipiv, const double *r, const double *c, double s, float *work);
 
+/* Cholesky (precond_chol.c): M^{-1} = D (L L^T)^{-1} s D from the low-precision Cholesky of
+ * s D A D (+ a diagonal shift). */
+typedef struct {
+    mixi_precond base;
+    const float *l;
+    int ldl;
+    const double *d;     /* backend, or NULL when unscaled */
+    double s;
+    float *work;         /* backend, n * nrhs floats */
+} mixi_chol_precond;
+void mixi_chol_precond_init(mixi_chol_precond *M, mix_context *ctx, int n, const float *l, int ldl,
+                            const double *d, double s, float *work);
+
 /* ---- GMRES (gmres.c) ------------------------------------------------------------------------ */
 typedef struct {
     int m;            /* Krylov dimension of one cycle */
@@ -71,32 +115,51 @@ void mixi_gmres_ws_free(mix_context *ctx, mixi_gmres_ws *ws);
 /* One GMRES(m) cycle in FP64 on M^{-1} A d = M^{-1} rhs from d = 0 (left preconditioning),
  * stopping when the preconditioned residual falls by `rtol`.  A n x n FP64 (backend), rhs and d
  * backend vectors.  *its = Krylov steps taken. */
-int mixi_gmres_cycle(const mixi_precond *M, const double *a, int lda, mixi_gmres_ws *ws,
+int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws *ws,
                      const double *rhs, double *d, double rtol, int *its);
+
+/* ---- Preconditioned CG (pcg.c): CG-IR's inner solver for SPD systems -------------------------- */
+typedef struct {
+    int max_its;
+    double *r, *z, *p, *q; /* backend, n each */
+} mixi_pcg_ws;
+int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws);
+void mixi_pcg_ws_free(mix_context *ctx, mixi_pcg_ws *ws);
+/* CG in FP64 on A d = rhs from d = 0, preconditioned by M (symmetric positive definite in exact
+ * arithmetic), at most ws->max_its steps, stopping when ||r||_2 falls by `rtol`, or at a
+ * breakdown (p'Ap <= 0 or not finite: d keeps the steps done).  *its = steps taken. */
+int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
+                   const double *rhs, double *d, double rtol, int *its);
 
 /* ---- Refinement (refine.c) ------------------------------------------------------------------ */
 typedef struct {
     mix_context *ctx;
     const mix_gesv_params *p;
     int n, nrhs;
-    const double *a; int lda;   /* original FP64 A, backend */
+    mixi_matrix A;              /* original FP64 A */
     const double *b; int ldb;   /* backend */
     double *x; int ldx;         /* backend: solution (in: nothing) */
     double *r;                  /* backend, n x nrhs, ld n: residuals, then corrections */
     const mixi_precond *M;
-    mixi_gmres_ws *gmres;       /* NULL when p->refine == MIX_REFINE_CLASSICAL */
+    mixi_gmres_ws *gmres;       /* the Krylov inner solver: GMRES, or CG where cg is given; */
+    mixi_pcg_ws *cg;            /* both NULL when p->refine == MIX_REFINE_CLASSICAL */
     double anrm;                /* ||A||inf */
+    /* Cost-aware stop: the predicted time of the rest of the refinement may not exceed this
+     * (seconds: what falling back to FP64 now would cost); 0 = no limit. */
+    double budget_s;
 } mixi_refine_job;
 typedef struct {
     int converged;      /* 1: every column passed the stopping test */
     int nan;            /* NaN/Inf appeared in x or r */
+    int too_slow;       /* stopped early: predicted to cost more than job->budget_s */
     int iter;           /* outer iterations used */
-    int inner_iter;     /* total GMRES steps */
+    int inner_iter;     /* total Krylov (GMRES or CG) steps */
     double backward_error;
     int history_length;
 } mixi_refine_result;
 /* x = M^{-1} b, then refinement until every column passes the stopping test, NaN/Inf appears, a
- * column stalls, or p->max_iter corrections were made.  Returns a MIX_ERR_* status for backend
+ * column stalls, the rest is predicted to exceed job->budget_s, or p->max_iter corrections were
+ * made.  Returns a MIX_ERR_* status for backend
  * or allocation failures only; the outcome is in *res. */
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 
@@ -143,5 +206,19 @@ int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, 
 int mixi_range_finish(mix_context *ctx, int n, int nrhs, const double *as, int lda, double anrm_s,
                       const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
                       double *berr);
+
+/* ---- Driver for SPD systems (posv.c) -------------------------------------------------------- */
+/* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice (same GEMM
+ * rates; both factorisations are GEMM-bound). */
+mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
+/* The whole SPD solve with a, b, x in backend memory (layout as given), A read from its uplo
+ * ('L'/'U') triangle only; arguments already checked by lib/posv_api.c.  Returns 0,
+ * MIX_ERR_NOT_SPD (*not_pd_index = k: the leading minor of order k is not positive definite in
+ * FP64; the partial FP64 factor is in a's triangle, as dpotrf leaves it), MIX_ERR_NAN (nothing
+ * written) or another MIX_ERR_*.  info is filled.  With iter < 0 a's uplo triangle holds the
+ * FP64 Cholesky factor, as LAPACK dsposv. */
+int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
+                  int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
+                  mix_gesv_info *info, int *not_pd_index);
 
 #endif

@@ -1,10 +1,15 @@
 /* test_posv.c: the Cholesky pieces of the dense ops table and the mix_d?posv / mix_dposv_ir drivers. */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cblas.h>
+#include <lapacke.h>
 #include "tests/mixt.h"
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
+#include "matrices/generators.h"
 
 /* ============================================================================================
  * Dense operations on the backend under test, against host references.
@@ -190,13 +195,769 @@ static void test_trsm_cases(void)
     mix_context_destroy(f.ctx);
 }
 
+static double *rand64(size_t n, unsigned seed)
+{
+    double *x = malloc(n * sizeof *x);
+    unsigned long long s = seed * 2654435761ull + 7;
+    for (size_t i = 0; x && i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    }
+    return x;
+}
+
+/* SPD test matrix (ld n, both triangles): randsvd with eigenvalues 1 ... 1/kappa, scaled. */
+static double *spd(int n, double kappa, double scale, unsigned seed)
+{
+    double *a = malloc((size_t)n * n * sizeof *a);
+    CU_ASSERT_FATAL(a != NULL);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd_spd(n, kappa, 3, seed, a), MIX_SUCCESS);
+    for (size_t k = 0; k < (size_t)n * n; k++) a[k] *= scale;
+    return a;
+}
+
+/* The other triangle of the ld x n array a (n x n matrix) set to NaN: it must never be read. */
+static void poison_other(int uplo, int n, double *a, int lda)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if (uplo == MIXK_LOWER ? i < j : i > j) a[(size_t)j * lda + i] = NAN;
+}
+
+/* norm_inf_sym_f64 and symm_f64 against LAPACK/BLAS on the full matrix; convert_sym_f64_to_f32
+ * against a host loop, both uplo, the other triangle NaN. */
+static void test_sym_f64_ops(void)
+{
+    ops_fix f;
+    CU_ASSERT_FATAL(ops_open(&f));
+    void *st = f.ctx->state;
+    const int n = 67, lda = 70, k = 3, ldb = 71;
+    double *full = spd(n, 50.0, 3.0, 21), *a = malloc((size_t)lda * n * 8);
+    double *b = rand64((size_t)ldb * k, 22), *c = malloc((size_t)ldb * k * 8),
+           *cr = malloc((size_t)ldb * k * 8), *dv = malloc((size_t)n * 8);
+    float *out = malloc((size_t)lda * n * 4);
+    CU_ASSERT_FATAL(a && b && c && cr && dv && out);
+    for (int i = 0; i < n; i++) dv[i] = ldexp(1.0, (i % 5) - 2);
+    double ref = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, full, n);
+    for (int uplo = 0; uplo < 2; uplo++) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < lda; i++) a[(size_t)j * lda + i] = i < n ? full[(size_t)j * n + i] : 7.0;
+        poison_other(uplo, n, a, lda);
+        double *da = put(&f, a, (size_t)lda * n * 8), *db = put(&f, b, (size_t)ldb * k * 8),
+               *dc = put(&f, NULL, (size_t)ldb * k * 8), *dd = put(&f, dv, (size_t)n * 8);
+        float *dout = put(&f, NULL, (size_t)lda * n * 4);
+        CU_ASSERT_FATAL(da && db && dc && dd && dout);
+        double nrm = -1;
+        CU_ASSERT_EQUAL(f.d->norm_inf_sym_f64(st, uplo, n, da, lda, &nrm), MIX_SUCCESS);
+        CU_ASSERT(fabs(nrm - ref) <= 1e-13 * ref);
+        for (int kk = 1; kk <= k; kk += k - 1) { /* k = 1 (symv) and k = 3 (symm) */
+            CU_ASSERT_EQUAL(f.d->symm_f64(st, uplo, n, kk, -2.0, da, lda, db, ldb, 0.0, dc, ldb),
+                            MIX_SUCCESS);
+            CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ldb * k * 8), MIX_SUCCESS);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, kk, n, -2.0, full, n, b, ldb,
+                        0.0, cr, ldb);
+            double worst = 0;
+            for (int j = 0; j < kk; j++)
+                for (int i = 0; i < n; i++)
+                    worst = fmax(worst, fabs(c[(size_t)j * ldb + i] - cr[(size_t)j * ldb + i]));
+            CU_ASSERT(worst <= 1e-12 * ref);
+        }
+        /* convert: lower triangle of fl32(s D A D), strict upper untouched (left at 0). */
+        size_t ovf = 9;
+        CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP16, uplo, n, da, lda, dd, 4.0, dout,
+                                                    lda, &ovf), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(ovf, 0);
+        CU_ASSERT_EQUAL(get(&f, out, dout, (size_t)lda * n * 4), MIX_SUCCESS);
+        int exact = 1;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                float want = i >= j ? (float)(dv[i] * full[(size_t)j * n + i] * (dv[j] * 4.0))
+                                    : 0.0f;
+                exact &= out[(size_t)j * lda + i] == want;
+            }
+        CU_ASSERT(exact);
+        /* One entry beyond FP16 in the triangle counts; NaN in the other triangle does not. */
+        double big = 1e5 / (dv[5] * dv[2] * 4.0);
+        a[uplo == MIXK_LOWER ? (size_t)2 * lda + 5 : (size_t)5 * lda + 2] = big;
+        CU_ASSERT_EQUAL(f.ctx->ops->upload(st, da, a, (size_t)lda * n * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP16, uplo, n, da, lda, dd, 4.0, dout,
+                                                    lda, &ovf), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(ovf, 1);
+        CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_BF16, uplo, n, da, lda, dd, 4.0, dout,
+                                                    lda, &ovf), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(ovf, 0);
+        /* A NaN in the triangle shows in the norm. */
+        a[uplo == MIXK_LOWER ? (size_t)2 * lda + 5 : (size_t)5 * lda + 2] = NAN;
+        CU_ASSERT_EQUAL(f.ctx->ops->upload(st, da, a, (size_t)lda * n * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.d->norm_inf_sym_f64(st, uplo, n, da, lda, &nrm), MIX_SUCCESS);
+        CU_ASSERT(isnan(nrm));
+        drop(&f, da); drop(&f, db); drop(&f, dc); drop(&f, dd); drop(&f, dout);
+    }
+    free(full); free(a); free(b); free(c); free(cr); free(dv); free(out);
+    mix_context_destroy(f.ctx);
+}
+
+/* syrk_f32 (lower triangle) against gemm_f32 on the same inputs, every compute precision;
+ * potrf_f32 + potrs_f32_f64 solve an SPD system; potrf_f32's info for an indefinite and a NaN
+ * matrix; shift_diag_f32; potrf_f64/potrs_f64 in both uplo against LAPACK. */
+static void test_chol_f32_ops(void)
+{
+    ops_fix f;
+    CU_ASSERT_FATAL(ops_open(&f));
+    void *st = f.ctx->state;
+    const int n = 300, k = 70, lda = 303, ldc = 301;
+    float *a = rand32((size_t)lda * k, 31), *c0 = rand32((size_t)ldc * n, 32);
+    float *c = malloc((size_t)ldc * n * 4), *cr = malloc((size_t)ldc * n * 4);
+    CU_ASSERT_FATAL(a && c0 && c && cr);
+    float *da = put(&f, a, (size_t)lda * k * 4), *dc = put(&f, NULL, (size_t)ldc * n * 4);
+    void *work = put(&f, NULL, 2 * (size_t)n * k * 4);
+    CU_ASSERT_FATAL(da && dc && work);
+    const mix_prec comp[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+    for (int t = 0; t < 4; t++) {
+        size_t ov = 5;
+        CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dc, c0, (size_t)ldc * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.d->syrk_f32(st, comp[t], n, k, -1.0f, da, lda, 1.0f, dc, ldc, work, &ov),
+                        MIX_SUCCESS);
+        CU_ASSERT_EQUAL(ov, 0);
+        CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dc, c0, (size_t)ldc * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.d->gemm_f32(st, comp[t], MIXK_NOTRANS, MIXK_TRANS, n, n, k, -1.0f, da,
+                                      lda, da, lda, 1.0f, dc, ldc, work, &ov), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(get(&f, cr, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+        double worst = 0.0;
+        for (int j = 0; j < n; j++)
+            for (int i = j; i < n; i++)
+                worst = fmax(worst, fabs((double)c[(size_t)j * ldc + i] - cr[(size_t)j * ldc + i]));
+        CU_ASSERT(worst <= 2.0 * k * k * 0x1p-24 + 1e-6);
+        /* Rows below n in C's padding are untouched. */
+        CU_ASSERT(memcmp(c + n, c0 + n, (size_t)(ldc - n) * 4) == 0);
+    }
+    /* An FP16 overflow in A is reported. */
+    a[5] = 1e5f;
+    CU_ASSERT_EQUAL(f.ctx->ops->upload(st, da, a, (size_t)lda * k * 4), MIX_SUCCESS);
+    size_t ov = 0;
+    CU_ASSERT_EQUAL(f.d->syrk_f32(st, MIX_FP16, n, k, -1.0f, da, lda, 1.0f, dc, ldc, work, &ov),
+                    MIX_SUCCESS);
+    CU_ASSERT(ov > 0);
+
+    /* potrf_f32 + potrs_f32_f64 with D scaling: X solves A X = B to FP32 accuracy. */
+    const int m = 120, nr = 3;
+    double *full = spd(m, 100.0, 1.0, 33), *dv = malloc((size_t)m * 8), *b = rand64((size_t)m * nr, 34);
+    double *x = malloc((size_t)m * nr * 8);
+    float *l = malloc((size_t)m * m * 4);
+    CU_ASSERT_FATAL(dv && b && x && l);
+    for (int i = 0; i < m; i++) dv[i] = ldexp(1.0, i % 3);
+    size_t pbytes = 0;
+    CU_ASSERT_EQUAL(f.d->potrf_f32_worksize(st, m, &pbytes), MIX_SUCCESS);
+    double *dfull = put(&f, full, (size_t)m * m * 8), *ddv = put(&f, dv, (size_t)m * 8),
+           *db = put(&f, b, (size_t)m * nr * 8), *dx = put(&f, NULL, (size_t)m * nr * 8);
+    float *dl = put(&f, NULL, (size_t)m * m * 4), *sw = put(&f, NULL, (size_t)m * nr * 4);
+    void *pw = put(&f, NULL, pbytes);
+    CU_ASSERT_FATAL(dfull && ddv && db && dx && dl && sw && pw);
+    int info = 7;
+    CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP32, MIXK_LOWER, m, dfull, m, ddv, 2.0,
+                                                dl, m, NULL), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->potrf_f32(st, m, dl, m, pw, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info, 0);
+    CU_ASSERT_EQUAL(f.d->potrs_f32_f64(st, m, nr, dl, m, ddv, 2.0, db, m, dx, m, sw), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(get(&f, x, dx, (size_t)m * nr * 8), MIX_SUCCESS);
+    double *r = malloc((size_t)m * nr * 8);
+    memcpy(r, b, (size_t)m * nr * 8);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nr, m, -1.0, full, m, x, m, 1.0, r, m);
+    double rmax = 0, xmax = 0;
+    for (int i = 0; i < m * nr; i++) rmax = fmax(rmax, fabs(r[i])), xmax = fmax(xmax, fabs(x[i]));
+    CU_ASSERT(rmax <= 1e-4 * xmax);
+    CU_ASSERT(xmax > 0.1);
+    /* b == x allowed. */
+    CU_ASSERT_EQUAL(f.d->potrs_f32_f64(st, m, nr, dl, m, ddv, 2.0, db, m, db, m, sw), MIX_SUCCESS);
+    double *x2 = malloc((size_t)m * nr * 8);
+    CU_ASSERT_EQUAL(get(&f, x2, db, (size_t)m * nr * 8), MIX_SUCCESS);
+    CU_ASSERT(memcmp(x, x2, (size_t)m * nr * 8) == 0);
+
+    /* A negative shift makes the matrix indefinite: info > 0; a NaN: info != 0. */
+    CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP32, MIXK_LOWER, m, dfull, m, NULL, 1.0,
+                                                dl, m, NULL), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->shift_diag_f32(st, m, dl, m, -0.5f), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->potrf_f32(st, m, dl, m, pw, &info), MIX_SUCCESS);
+    CU_ASSERT(info > 0 && info <= m);
+    full[5 * m + 40] = NAN; /* lower triangle (row 40, column 5) */
+    CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dfull, full, (size_t)m * m * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP32, MIXK_LOWER, m, dfull, m, NULL, 1.0,
+                                                dl, m, NULL), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->potrf_f32(st, m, dl, m, pw, &info), MIX_SUCCESS);
+    CU_ASSERT(info != 0);
+
+    /* potrf_f64/potrs_f64, both uplo, the other triangle NaN: LAPACK's factor and solution. */
+    free(full);
+    full = spd(m, 100.0, 1.0, 35);
+    double *af = malloc((size_t)m * m * 8), *ar = malloc((size_t)m * m * 8);
+    size_t wb = 0;
+    CU_ASSERT_EQUAL(f.d->potrf_f64_worksize(st, m, &wb), MIX_SUCCESS);
+    void *w64 = put(&f, NULL, wb);
+    CU_ASSERT_FATAL(af && ar && w64);
+    for (int uplo = 0; uplo < 2; uplo++) {
+        memcpy(af, full, (size_t)m * m * 8);
+        poison_other(uplo, m, af, m);
+        memcpy(ar, af, (size_t)m * m * 8);
+        char u = uplo == MIXK_LOWER ? 'L' : 'U';
+        CU_ASSERT_EQUAL(LAPACKE_dpotrf(LAPACK_COL_MAJOR, u, m, ar, m), 0);
+        CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dfull, af, (size_t)m * m * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.d->potrf_f64(st, uplo, m, dfull, m, w64, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(info, 0);
+        CU_ASSERT_EQUAL(get(&f, af, dfull, (size_t)m * m * 8), MIX_SUCCESS);
+        double diff = 0;
+        int other_nan = 1;
+        for (int j = 0; j < m; j++)
+            for (int i = 0; i < m; i++) {
+                size_t q = (size_t)j * m + i;
+                if (uplo == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(af[q] - ar[q]));
+                else other_nan &= isnan(af[q]);
+            }
+        CU_ASSERT(diff <= 1e-12);
+        CU_ASSERT(other_nan);
+        memcpy(x, b, (size_t)m * nr * 8);
+        CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dx, b, (size_t)m * nr * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(f.d->potrs_f64(st, uplo, m, nr, dfull, m, dx, m), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(LAPACKE_dpotrs(LAPACK_COL_MAJOR, u, m, nr, ar, m, x, m), 0);
+        CU_ASSERT_EQUAL(get(&f, x2, dx, (size_t)m * nr * 8), MIX_SUCCESS);
+        double dx_ = 0, xm = 0;
+        for (int i = 0; i < m * nr; i++) dx_ = fmax(dx_, fabs(x2[i] - x[i])), xm = fmax(xm, fabs(x[i]));
+        CU_ASSERT(dx_ <= 1e-11 * xm);
+    }
+    /* Not positive definite in FP64: info as dpotrf. */
+    memcpy(af, full, (size_t)m * m * 8);
+    af[(size_t)50 * m + 50] = -1.0;
+    memcpy(ar, af, (size_t)m * m * 8);
+    int want = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', m, ar, m);
+    CU_ASSERT(want > 0);
+    CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dfull, af, (size_t)m * m * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f.d->potrf_f64(st, MIXK_LOWER, m, dfull, m, w64, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info, want);
+
+    drop(&f, da); drop(&f, dc); drop(&f, work); drop(&f, dfull); drop(&f, ddv); drop(&f, db);
+    drop(&f, dx); drop(&f, dl); drop(&f, sw); drop(&f, pw); drop(&f, w64);
+    free(a); free(c0); free(c); free(cr); free(full); free(dv); free(b); free(x); free(l);
+    free(r); free(x2); free(af); free(ar);
+    mix_context_destroy(f.ctx);
+}
+
 static const mixt_test ops_tests[] = {
     {"gemm_f32 transposed operands, every compute precision", test_gemm_transposes},
     {"trsm_f32 every side/uplo/trans/diag, one triangle read", test_trsm_cases},
+    {"symmetric FP64 ops: norm, symm/symv, triangle conversion", test_sym_f64_ops},
+    {"syrk_f32, potrf_f32, potrs_f32_f64, shift, potrf/potrs_f64", test_chol_f32_ops},
+    {NULL, NULL},
+};
+
+/* ============================================================================================
+ * Drivers: mix_d?posv, mix_dposv_ir.
+ * ============================================================================================ */
+
+static const mix_prec low_precs[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+typedef int (*posv_fn)(int, char, int, int, double *, int, double *, int, double *, int, int *);
+static const posv_fn simple[4] = {mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
+
+static double berr_bound(int n) { return 4.0 * DBL_EPSILON * sqrt((double)n); }
+
+/* Backward error of X (column-major, ld n) for the full symmetric A (ld n). */
+static double backward_error(int n, int nrhs, const double *a, const double *b, const double *x)
+{
+    double anrm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, a, n), worst = 0.0;
+    double *r = malloc((size_t)n * sizeof *r);
+    for (int j = 0; j < nrhs; j++) {
+        memcpy(r, b + (size_t)j * n, (size_t)n * sizeof *r);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, a, n, x + (size_t)j * n, 1, 1.0, r, 1);
+        double rn = 0, xn = 0, bn = 0;
+        for (int i = 0; i < n; i++) {
+            rn = fmax(rn, fabs(r[i]));
+            xn = fmax(xn, fabs(x[(size_t)j * n + i]));
+            bn = fmax(bn, fabs(b[(size_t)j * n + i]));
+        }
+        double be = anrm * xn + bn > 0 ? rn / (anrm * xn + bn) : 0.0;
+        if (!(be <= worst)) worst = be;
+    }
+    free(r);
+    return worst;
+}
+
+static double *rhs(int n, int nrhs, const double *a)
+{
+    double *xt = malloc((size_t)n * nrhs * 8), *b = malloc((size_t)n * nrhs * 8);
+    for (int k = 0; k < n * nrhs; k++) xt[k] = sin(1.0 + k) + 0.5;
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nrhs, n, 1.0, a, n, xt, n, 0.0, b, n);
+    free(xt);
+    return b;
+}
+
+typedef struct {
+    int st, iter, reason;
+    double berr;
+} outcome;
+
+/* mix_dposv_ir on a copy whose other triangle is NaN; checks A untouched (iter >= 0) or holding
+ * LAPACK's FP64 factor in its triangle (iter < 0), and the backward error. */
+static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
+                     const double *a, const double *b)
+{
+    int ul = uplo == 'L' ? MIXK_LOWER : MIXK_UPPER;
+    double *ac = malloc((size_t)n * n * 8), *a0 = malloc((size_t)n * n * 8),
+           *x = calloc((size_t)n * nrhs, 8);
+    memcpy(ac, a, (size_t)n * n * 8);
+    poison_other(ul, n, ac, n);
+    memcpy(a0, ac, (size_t)n * n * 8);
+    mix_gesv_info info;
+    outcome o = {0};
+    o.st = mix_dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, ac, n, b, n, x, n, &info);
+    o.iter = info.iter;
+    o.reason = info.reason;
+    o.berr = backward_error(n, nrhs, a, b, x);
+    CU_ASSERT_EQUAL(info.status, o.st);
+    if (o.st == MIX_SUCCESS) {
+        CU_ASSERT(o.berr <= berr_bound(n));
+        if (o.iter >= 0) {
+            CU_ASSERT(info.backward_error <= berr_bound(n));
+            CU_ASSERT(memcmp(ac, a0, (size_t)n * n * 8) == 0);
+            CU_ASSERT_EQUAL(info.fell_back, 0);
+        } else {
+            CU_ASSERT_EQUAL(info.fell_back, 1);
+            CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+            LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo, n, a0, n);
+            double diff = 0;
+            int same_other = 1;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++) {
+                    size_t q = (size_t)j * n + i;
+                    if (ul == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(ac[q] - a0[q]));
+                    else same_other &= isnan(ac[q]);
+                }
+            CU_ASSERT(diff <= 1e-12);
+            CU_ASSERT(same_other);
+        }
+    }
+    free(ac); free(a0); free(x);
+    return o;
+}
+
+/* Every precision (and FP64) agrees with LAPACKE_dposv to the accuracy kappa eps allows. */
+static void test_agrees_with_dposv(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 160, nrhs = 3;
+    double *a = spd(n, 1e2, 5.0, 41), *b = rhs(n, nrhs, a);
+    double *al = malloc((size_t)n * n * 8), *xl = malloc((size_t)n * nrhs * 8);
+    memcpy(al, a, (size_t)n * n * 8);
+    memcpy(xl, b, (size_t)n * nrhs * 8);
+    CU_ASSERT_EQUAL(LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, nrhs, al, n, xl, n), 0);
+    const mix_prec precs[5] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+    for (int t = 0; t < 5; t++)
+        for (int u = 0; u < 2; u++) {
+            double *ac = malloc((size_t)n * n * 8), *x = malloc((size_t)n * nrhs * 8);
+            memcpy(ac, a, (size_t)n * n * 8);
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = precs[t];
+            mix_gesv_info info;
+            CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, u ? 'U' : 'L', n, nrhs, ac, n, b,
+                                         n, x, n, &info), MIX_SUCCESS);
+            double diff = 0, xm = 0;
+            for (int k = 0; k < n * nrhs; k++)
+                diff = fmax(diff, fabs(x[k] - xl[k])), xm = fmax(xm, fabs(xl[k]));
+            CU_ASSERT(diff <= 1e-12 * xm);
+            if (precs[t] == MIX_FP64) {
+                CU_ASSERT_EQUAL(info.iter, -1);
+                CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
+            } else {
+                CU_ASSERT(info.iter >= 0);
+                CU_ASSERT_EQUAL(info.factor_prec_used, precs[t]);
+            }
+            free(ac); free(x);
+        }
+    free(a); free(b); free(al); free(xl);
+    mix_context_destroy(ctx);
+}
+
+/* SPD randsvd matrices, every precision and refinement, kappa up to 1e4: no fallback, both uplo;
+ * FP32 (any refinement) and FP16/TF32 with a Krylov inner solver further, to 1e6 (kappa u_f up
+ * to ~500: Carson and Higham's GMRES-IR bound; CG-IR behaves alike on these). */
+static void test_randsvd_no_fallback(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 150;
+    const double kappas[] = {1e1, 1e2, 1e3, 1e4, 1e6};
+    const mix_refine refines[] = {MIX_REFINE_AUTO, MIX_REFINE_GMRES, MIX_REFINE_CG,
+                                  MIX_REFINE_CLASSICAL};
+    for (int kk = 0; kk < 5; kk++) {
+        double *a = spd(n, kappas[kk], 1.0, 50 + kk), *b = rhs(n, 2, a);
+        for (int t = 0; t < 4; t++)
+            for (int r = 0; r < 4; r++) {
+                /* Classical IR converges only while kappa u_f is well below 1. */
+                double u = low_precs[t] == MIX_BF16 ? 0x1p-8
+                         : low_precs[t] == MIX_FP32 ? 0x1p-24 : 0x1p-11;
+                if (refines[r] == MIX_REFINE_CLASSICAL && kappas[kk] * u > 0.5) continue;
+                if (kappas[kk] > 1e4 && low_precs[t] == MIX_BF16) continue;
+                mix_gesv_params p;
+                mix_gesv_params_init(&p);
+                p.factor_prec = low_precs[t];
+                p.refine = refines[r];
+                outcome o = solve(ctx, &p, (t + r) % 2 ? 'U' : 'L', n, 2, a, b);
+                CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
+                CU_ASSERT(o.iter >= 0);
+                if (o.iter < 0)
+                    printf("\n  %s refine %d kappa %.0e: iter %d reason %d\n",
+                           mix_prec_name(low_precs[t]), r, kappas[kk], o.iter, o.reason);
+            }
+        free(a); free(b);
+    }
+    mix_context_destroy(ctx);
+}
+
+/* Entries of 1e6 and 1e-8: FP16 refines without fallback thanks to the symmetric scaling;
+ * without it, the conversion overflows and FP64 takes over (iter -2). */
+static void test_badly_scaled(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 120;
+    double *a = spd(n, 1e3, 1.0, 61);
+    /* A := S A S with S_ii from 10^3 to 10^-4: entries from ~1e6 down to ~1e-8. */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            a[(size_t)j * n + i] *= pow(10.0, 3.0 - 7.0 * i / (n - 1)) * pow(10.0, 3.0 - 7.0 * j / (n - 1));
+    double *b = rhs(n, 1, a);
+    double amax = 0, amin = INFINITY;
+    for (int k = 0; k < n * n; k++) amax = fmax(amax, fabs(a[k])), amin = fmin(amin, fabs(a[k]));
+    CU_ASSERT(amax >= 1e5 && amin <= 1e-8);
+    for (int t = 0; t < 4; t++) {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = low_precs[t];
+        outcome o = solve(ctx, &p, 'L', n, 1, a, b);
+        CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
+        CU_ASSERT(o.iter >= 0);
+    }
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP16;
+    p.scale = 0;
+    outcome o = solve(ctx, &p, 'U', n, 1, a, b);
+    CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
+    CU_ASSERT_EQUAL(o.iter, -2);
+    CU_ASSERT_EQUAL(o.reason, MIX_REASON_OVERFLOW);
+    p.fallback = 0;
+    o = solve(ctx, &p, 'U', n, 1, a, b);
+    CU_ASSERT_EQUAL(o.st, MIX_ERR_OVERFLOW);
+    free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* Indefinite: every driver reports dpotrf's info, A's triangle holds dpotrf's partial factor.
+ * Positive definite in FP64 but not in FP32 (kappa 1e12, no shift for FP32): FP64 fallback
+ * with reason FACTOR_FAILED, iter -3. */
+static void test_indefinite_and_fallback(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 90;
+    double *a = spd(n, 10.0, 1.0, 71);
+    for (int i = 0; i < n; i++) a[(size_t)i * n + i] -= (i == 60 ? 2.0 : 0.0);
+    double *b = rhs(n, 1, a);
+    double *ar = malloc((size_t)n * n * 8);
+    memcpy(ar, a, (size_t)n * n * 8);
+    int want = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, ar, n);
+    CU_ASSERT(want > 0);
+    for (int t = 0; t < 4; t++) {
+        double *ac = malloc((size_t)n * n * 8), *x = calloc((size_t)n, 8), *bc = malloc((size_t)n * 8);
+        memcpy(ac, a, (size_t)n * n * 8);
+        memcpy(bc, b, (size_t)n * 8);
+        int iter = 99;
+        CU_ASSERT_EQUAL(simple[t](MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &iter), want);
+        CU_ASSERT(iter < 0);
+        double diff = 0;
+        for (int j = 0; j < n; j++)
+            for (int i = j; i < n; i++)
+                diff = fmax(diff, fabs(ac[(size_t)j * n + i] - ar[(size_t)j * n + i]));
+        CU_ASSERT(diff <= 1e-12);
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = low_precs[t];
+        memcpy(ac, a, (size_t)n * n * 8);
+        mix_gesv_info info;
+        CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &info),
+                        MIX_ERR_NOT_SPD);
+        CU_ASSERT_EQUAL(info.status, MIX_ERR_NOT_SPD);
+        free(ac); free(x); free(bc);
+    }
+    free(a); free(b);
+    a = spd(n, 1e12, 1.0, 72);
+    b = rhs(n, 1, a);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP32;
+    outcome o = solve(ctx, &p, 'U', n, 1, a, b);
+    CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
+    CU_ASSERT_EQUAL(o.iter, -3);
+    CU_ASSERT_EQUAL(o.reason, MIX_REASON_FACTOR_FAILED);
+    p.fallback = 0;
+    o = solve(ctx, &p, 'U', n, 1, a, b);
+    CU_ASSERT_EQUAL(o.st, MIX_ERR_NOT_SPD);
+    free(a); free(b); free(ar);
+    mix_context_destroy(ctx);
+}
+
+/* NaN/Inf in A's triangle or in B: n + 1 / MIX_ERR_NAN, nothing written; a NaN in the other
+ * triangle is never seen. */
+static void test_nan_inf(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 50;
+    double *a = spd(n, 10.0, 1.0, 81), *b = rhs(n, 1, a);
+    double *ac = malloc((size_t)n * n * 8), *a0 = malloc((size_t)n * n * 8),
+           *bc = malloc((size_t)n * 8), *x = malloc((size_t)n * 8);
+    for (int c = 0; c < 3; c++)
+        for (int t = 0; t < 4; t++) {
+            memcpy(ac, a, (size_t)n * n * 8);
+            memcpy(bc, b, (size_t)n * 8);
+            if (c == 0) ac[(size_t)3 * n + 10] = NAN;   /* lower triangle */
+            if (c == 1) ac[(size_t)7 * n + 7] = INFINITY; /* diagonal */
+            if (c == 2) bc[4] = -INFINITY;
+            memcpy(a0, ac, (size_t)n * n * 8);
+            for (int i = 0; i < n; i++) x[i] = 3.0;
+            int iter = 77;
+            CU_ASSERT_EQUAL(simple[t](MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &iter), n + 1);
+            CU_ASSERT(memcmp(ac, a0, (size_t)n * n * 8) == 0);
+            CU_ASSERT_EQUAL(iter, 77);
+            int untouched = 1;
+            for (int i = 0; i < n; i++) untouched &= x[i] == 3.0;
+            CU_ASSERT(untouched);
+            mix_gesv_info info;
+            CU_ASSERT_EQUAL(mix_dposv_ir(ctx, NULL, MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n,
+                                         &info), MIX_ERR_NAN);
+        }
+    /* NaN above the diagonal with uplo 'L' (and below with 'U'): not read. */
+    memcpy(ac, a, (size_t)n * n * 8);
+    ac[(size_t)10 * n + 3] = NAN;
+    int iter = 0;
+    CU_ASSERT_EQUAL(mix_dsposv(MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, &iter), 0);
+    CU_ASSERT(iter >= 0);
+    CU_ASSERT(backward_error(n, 1, a, b, x) <= berr_bound(n));
+    memcpy(ac, a, (size_t)n * n * 8);
+    ac[(size_t)3 * n + 10] = NAN;
+    CU_ASSERT_EQUAL(mix_dsposv(MIX_COL_MAJOR, 'U', n, 1, ac, n, b, n, x, n, &iter), 0);
+    CU_ASSERT(backward_error(n, 1, a, b, x) <= berr_bound(n));
+    free(a); free(b); free(ac); free(a0); free(bc); free(x);
+    mix_context_destroy(ctx);
+}
+
+/* Several right-hand sides, both layouts, both uplo, padded leading dimensions: the same X. */
+static void test_layouts_uplo_multi_rhs(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 110, nrhs = 4, lda = 113, ldbc = 115, ldbr = 6;
+    double *a = spd(n, 1e3, 2.0, 91), *b = rhs(n, nrhs, a);
+    for (int t = 0; t < 4; t++)
+        for (int layout = 0; layout < 2; layout++)
+            for (int u = 0; u < 2; u++) {
+                int rm = layout == 1;
+                char uplo = u ? 'U' : 'L';
+                int ldb = rm ? ldbr : ldbc;
+                double *ap = malloc((size_t)lda * n * 8), *bp = malloc((size_t)ldb * (rm ? n : nrhs) * 8),
+                       *xp = malloc((size_t)ldb * (rm ? n : nrhs) * 8);
+                /* A stored in the layout, the triangle not named by uplo NaN (in that layout). */
+                for (int m = 0; m < n; m++)     /* rows (row-major) or columns */
+                    for (int q = 0; q < lda; q++) { /* within one; q >= n: padding */
+                        int r = rm ? m : q, c = rm ? q : m;
+                        int keep = u ? r <= c : r >= c;
+                        ap[(size_t)m * lda + q] = q >= n ? -5.0
+                                                  : keep ? a[(size_t)c * n + r] : NAN;
+                    }
+                for (int j = 0; j < nrhs; j++)
+                    for (int i = 0; i < n; i++)
+                        bp[rm ? (size_t)i * ldb + j : (size_t)j * ldb + i] = b[(size_t)j * n + i];
+                for (size_t k = 0; k < (size_t)ldb * (rm ? n : nrhs); k++) xp[k] = 8.0;
+                mix_gesv_params p;
+                mix_gesv_params_init(&p);
+                p.factor_prec = low_precs[t];
+                mix_gesv_info info;
+                CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, rm ? MIX_ROW_MAJOR : MIX_COL_MAJOR, uplo, n,
+                                             nrhs, ap, lda, bp, ldb, xp, ldb, &info), MIX_SUCCESS);
+                CU_ASSERT(info.iter >= 0);
+                double *x = malloc((size_t)n * nrhs * 8);
+                int pad_ok = 1;
+                for (int j = 0; j < nrhs; j++)
+                    for (int i = 0; i < n; i++)
+                        x[(size_t)j * n + i] = xp[rm ? (size_t)i * ldb + j : (size_t)j * ldb + i];
+                if (rm)
+                    for (int i = 0; i < n; i++)
+                        for (int j = nrhs; j < ldb; j++) pad_ok &= xp[(size_t)i * ldb + j] == 8.0;
+                else
+                    for (int j = 0; j < nrhs; j++)
+                        for (int i = n; i < ldb; i++) pad_ok &= xp[(size_t)j * ldb + i] == 8.0;
+                CU_ASSERT(pad_ok);
+                CU_ASSERT(backward_error(n, nrhs, a, b, x) <= berr_bound(n));
+                free(ap); free(bp); free(xp); free(x);
+            }
+    free(a); free(b);
+    mix_context_destroy(ctx);
+}
+
+/* Every illegal argument: -i, nothing written. */
+static void test_illegal_arguments(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    enum { N = 4 };
+    double a[N * N], b[N * 2], x[N * 2], a0[N * N], b0[N * 2];
+    int iter = 55;
+    for (int k = 0; k < N * N; k++) a[k] = a0[k] = (k % N == k / N) ? 10.0 : 1.0;
+    for (int k = 0; k < 2 * N; k++) b[k] = b0[k] = 1.0, x[k] = 9.0;
+    const int C = MIX_COL_MAJOR, R = MIX_ROW_MAJOR;
+    struct { int layout; char uplo; int n, nrhs; double *a; int lda; double *b; int ldb;
+             double *x; int ldx; int *iter; int want; } c[] = {
+        {0, 'L', N, 1, a, N, b, N, x, N, &iter, -1},
+        {C, 'X', N, 1, a, N, b, N, x, N, &iter, -2},
+        {C, 0, N, 1, a, N, b, N, x, N, &iter, -2},
+        {C, 'L', -1, 1, a, N, b, N, x, N, &iter, -3},
+        {C, 'L', N, -1, a, N, b, N, x, N, &iter, -4},
+        {C, 'L', N, 1, NULL, N, b, N, x, N, &iter, -5},
+        {C, 'U', N, 1, a, N - 1, b, N, x, N, &iter, -6},
+        {R, 'L', N, 1, a, N - 1, b, 1, x, 1, &iter, -6},
+        {C, 'L', N, 1, a, N, NULL, N, x, N, &iter, -7},
+        {C, 'L', N, 1, a, N, b, N - 1, x, N, &iter, -8},
+        {R, 'L', N, 2, a, N, b, 1, x, 2, &iter, -8},
+        {C, 'L', N, 1, a, N, b, N, NULL, N, &iter, -9},
+        {C, 'L', N, 1, a, N, b, N, x, 0, &iter, -10},
+        {R, 'u', N, 2, a, N, b, 2, x, 1, &iter, -10},
+        {C, 'L', N, 1, a, N, b, N, x, N, NULL, -11},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        for (int s = 0; s < 4; s++)
+            CU_ASSERT_EQUAL(simple[s](c[k].layout, c[k].uplo, c[k].n, c[k].nrhs, c[k].a, c[k].lda,
+                                      c[k].b, c[k].ldb, c[k].x, c[k].ldx, c[k].iter), c[k].want);
+        if (c[k].want == -11) continue;
+        mix_gesv_info info = {.status = 1234};
+        CU_ASSERT_EQUAL(mix_dposv_ir(ctx, NULL, c[k].layout, c[k].uplo, c[k].n, c[k].nrhs, c[k].a,
+                                     c[k].lda, c[k].b, c[k].ldb, c[k].x, c[k].ldx, &info),
+                        c[k].want - 2);
+        CU_ASSERT_EQUAL(info.status, 1234);
+    }
+    mix_gesv_params p;
+    mix_gesv_info info;
+    CU_ASSERT_EQUAL(mix_dposv_ir(NULL, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
+    for (int k = 0; k < 8; k++) {
+        mix_gesv_params_init(&p);
+        switch (k) {
+        case 0: p.factor_prec = MIX_FIXED16; break;
+        case 1: p.refine = (mix_refine)9; break;
+        case 2: p.tol = -1.0; break;
+        case 3: p.tol = NAN; break;
+        case 4: p.max_iter = -1; break;
+        case 5: p.gmres_restart = 0; break;
+        case 6: p.history_capacity = 2; break;
+        case 7: p.history_capacity = -1; break;
+        }
+        CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, C, 'L', N, 1, a, N, b, N, x, N, &info), -2);
+    }
+    if (mixt_backend != MIX_BACKEND_CUDA)
+        CU_ASSERT_EQUAL(mix_dposv_ir_gpu(ctx, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
+    CU_ASSERT(memcmp(a, a0, sizeof a) == 0);
+    CU_ASSERT(memcmp(b, b0, sizeof b) == 0);
+    CU_ASSERT_EQUAL(iter, 55);
+    int untouched = 1;
+    for (int k = 0; k < 2 * N; k++) untouched &= x[k] == 9.0;
+    CU_ASSERT(untouched);
+    /* Empty sizes: success, nothing written; info may be NULL. */
+    CU_ASSERT_EQUAL(mix_dsposv(C, 'L', 0, 1, a, 1, b, 1, x, 1, &iter), 0);
+    CU_ASSERT_EQUAL(mix_dposv_ir(ctx, NULL, C, 'L', N, 0, a, N, b, N, x, N, NULL), 0);
+    CU_ASSERT(memcmp(a, a0, sizeof a) == 0);
+    CU_ASSERT_EQUAL(x[0], 9.0);
+    mix_context_destroy(ctx);
+}
+
+/* Allocation failure at every allocation: MIX_ERR_ALLOC, A untouched, no leak. */
+static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 40, nrhs = 2;
+    double *a = spd(n, kappa, 1.0, 101), *b = rhs(n, nrhs, a);
+    double *ac = malloc((size_t)n * n * 8), *x = calloc((size_t)n * nrhs, 8);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = prec;
+    p.refine = refine;
+    long live0 = mixi_alloc_live();
+    int st = MIX_ERR_ALLOC, k;
+    for (k = 0; k < 200 && st == MIX_ERR_ALLOC; k++) {
+        memcpy(ac, a, (size_t)n * n * 8);
+        mixi_alloc_fail_after(k);
+        mix_gesv_info info;
+        int ld = layout == MIX_COL_MAJOR ? n : nrhs;
+        st = mix_dposv_ir(ctx, &p, layout, 'L', n, nrhs, ac, n, b, ld, x, ld, &info);
+        mixi_alloc_fail_after(-1);
+        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
+        if (st == MIX_ERR_ALLOC) CU_ASSERT(memcmp(ac, a, (size_t)n * n * 8) == 0);
+        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
+    }
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    CU_ASSERT(k > 3);
+    free(a); free(b); free(ac); free(x);
+    mix_context_destroy(ctx);
+}
+
+static void test_alloc_failure(void)
+{
+    alloc_sweep(MIX_FP16, MIX_REFINE_AUTO, MIX_COL_MAJOR, 1e3); /* scaling + CG workspace */
+    alloc_sweep(MIX_BF16, MIX_REFINE_GMRES, MIX_ROW_MAJOR, 1e2); /* copies + GMRES workspace */
+    alloc_sweep(MIX_FP64, MIX_REFINE_AUTO, MIX_ROW_MAJOR, 10.0); /* FP64 chosen directly */
+    alloc_sweep(MIX_FP32, MIX_REFINE_CG, MIX_COL_MAJOR, 1e12);   /* fallback after FP32 */
+}
+
+/* The residual history and the inner-iteration count of CG-IR. */
+static void test_cg_ir_history(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const int n = 100;
+    double *a = spd(n, 1e5, 1.0, 111), *b = rhs(n, 1, a), *x = malloc((size_t)n * 8);
+    double *ac = malloc((size_t)n * n * 8), hist[40];
+    memcpy(ac, a, (size_t)n * n * 8);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_BF16;
+    p.refine = MIX_REFINE_CG;
+    p.residual_history = hist;
+    p.history_capacity = 40;
+    mix_gesv_info info;
+    CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, &info),
+                    MIX_SUCCESS);
+    CU_ASSERT(info.iter >= 1);
+    CU_ASSERT(info.inner_iter >= info.iter);
+    CU_ASSERT_EQUAL(info.history_length, info.iter + 1);
+    CU_ASSERT(hist[info.iter] <= berr_bound(n));
+    CU_ASSERT(hist[0] > hist[info.iter]);
+    free(a); free(b); free(x); free(ac);
+    mix_context_destroy(ctx);
+}
+
+static const mixt_test driver_tests[] = {
+    {"agreement with LAPACKE_dposv, every precision, both uplo", test_agrees_with_dposv},
+    {"SPD randsvd to kappa 1e4 (1e6) without fallback", test_randsvd_no_fallback},
+    {"badly scaled: symmetric scaling, overflow without it", test_badly_scaled},
+    {"indefinite -> info > 0; not PD in FP32 -> FP64 fallback", test_indefinite_and_fallback},
+    {"NaN/Inf: n + 1, nothing written; other triangle unread", test_nan_inf},
+    {"multi-RHS, both layouts, both uplo, padded", test_layouts_uplo_multi_rhs},
+    {"illegal arguments -> -i, nothing written; empty sizes", test_illegal_arguments},
+    {"every allocation failing", test_alloc_failure},
+    {"CG-IR inner iterations and residual history", test_cg_ir_history},
     {NULL, NULL},
 };
 
 void mixt_register_posv(mix_backend b)
 {
     mixt_add_backend_suite(b, "posv-ops", ops_tests);
+    mixt_add_backend_suite(b, "posv", driver_tests);
 }

@@ -9,6 +9,7 @@
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
 #include "kernels/common/prec_traits.h"
+#include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/onednn_gemm.h"
@@ -339,15 +340,38 @@ static void lu_solve_vector_f32(int n, const float *lu, int ld, float *w)
     }
 }
 
+/* w := L^{-T} L^{-1} w with the lower Cholesky factor, for one vector (every CG-IR step does
+ * two), blocked as lu_solve_vector_f32. */
+static void chol_solve_vector_f32(int n, const float *l, int ld, float *w)
+{
+    for (int j = 0; j < n; j += TRSV_BLOCK) {
+        int jb = n - j < TRSV_BLOCK ? n - j : TRSV_BLOCK, rest = n - j - jb;
+        cblas_strsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, jb, l + IDX(j, j, ld),
+                    ld, w + j, 1);
+        if (rest > 0)
+            cblas_sgemv(CblasColMajor, CblasNoTrans, rest, jb, -1.0f, l + IDX(j + jb, j, ld), ld,
+                        w + j, 1, 1.0f, w + j + jb, 1);
+    }
+    for (int j1 = n; j1 > 0; j1 -= TRSV_BLOCK) {
+        int j0 = j1 > TRSV_BLOCK ? j1 - TRSV_BLOCK : 0, jb = j1 - j0;
+        cblas_strsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, jb, l + IDX(j0, j0, ld),
+                    ld, w + j0, 1);
+        if (j0 > 0) /* w(0:j0) -= L(j0:j1, 0:j0)^T w(j0:j1) */
+            cblas_sgemv(CblasColMajor, CblasTrans, jb, j0, -1.0f, l + IDX(j0, 0, ld), ld, w + j0,
+                        1, 1.0f, w, 1);
+    }
+}
+
 /* Columns per pass of the correction solve: their power-of-two factors live on the stack, so
  * nothing is allocated in the refinement loop whatever nrhs is. */
 #define GETRS_CHUNK 64
 
-static int cpu_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int ldlu,
-                             const int *ipiv, const double *r, const double *c, double s,
-                             const double *b, int ldb, double *x, int ldx, float *work)
+/* The correction solve of getrs_f32_f64 (ipiv given: P^T L U factors) and potrs_f32_f64 (ipiv
+ * NULL: the lower Cholesky factor, r = c = d): same column scaling, different triangles. */
+static int solve_f32_f64(int n, int nrhs, const float *lu, int ldlu, const int *ipiv,
+                         const double *r, const double *c, double s, const double *b, int ldb,
+                         double *x, int ldx, float *work)
 {
-    (void)state;
     if (n == 0 || nrhs == 0) return MIX_SUCCESS;
     double cs[GETRS_CHUNK];
     for (int j0 = 0; j0 < nrhs; j0 += GETRS_CHUNK) {
@@ -365,13 +389,22 @@ static int cpu_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int 
             float *wj = work + IDX(0, j, n);
             for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
         }
-        LAPACKE_slaswp_work(LAPACK_COL_MAJOR, k, work, n, 1, n, ipiv, 1);
-        if (k == 1) {
-            lu_solve_vector_f32(n, lu, ldlu, work);
+        if (ipiv) {
+            LAPACKE_slaswp_work(LAPACK_COL_MAJOR, k, work, n, 1, n, ipiv, 1);
+            if (k == 1) {
+                lu_solve_vector_f32(n, lu, ldlu, work);
+            } else {
+                cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, k,
+                            1.0f, lu, ldlu, work, n);
+                cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, k,
+                            1.0f, lu, ldlu, work, n);
+            }
+        } else if (k == 1) {
+            chol_solve_vector_f32(n, lu, ldlu, work);
         } else {
-            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, k, 1.0f,
-                        lu, ldlu, work, n);
-            cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, k,
+            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, k,
+                        1.0f, lu, ldlu, work, n);
+            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, n, k,
                         1.0f, lu, ldlu, work, n);
         }
         for (int j = 0; j < k; j++) {
@@ -381,6 +414,22 @@ static int cpu_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int 
         }
     }
     return MIX_SUCCESS;
+}
+
+static int cpu_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int ldlu,
+                             const int *ipiv, const double *r, const double *c, double s,
+                             const double *b, int ldb, double *x, int ldx, float *work)
+{
+    (void)state;
+    return solve_f32_f64(n, nrhs, lu, ldlu, ipiv, r, c, s, b, ldb, x, ldx, work);
+}
+
+static int cpu_potrs_f32_f64(void *state, int n, int nrhs, const float *l, int ldl,
+                             const double *d, double s, const double *b, int ldb, double *x,
+                             int ldx, float *work)
+{
+    (void)state;
+    return solve_f32_f64(n, nrhs, l, ldl, NULL, d, d, s, b, ldb, x, ldx, work);
 }
 
 static int cpu_gemm_f64(void *state, int transa, int transb, int m, int n, int k, double alpha,
@@ -498,4 +547,15 @@ const mix_dense_ops mixi_cpu_dense_ops = {
     .getrf_f64_worksize = cpu_getrf_f64_worksize,
     .getrf_f64 = cpu_getrf_f64,
     .getrs_f64 = cpu_getrs_f64,
+    .norm_inf_sym_f64 = mixi_cpu_norm_inf_sym_f64,
+    .symm_f64 = mixi_cpu_symm_f64,
+    .convert_sym_f64_to_f32 = mixi_cpu_convert_sym_f64_to_f32,
+    .potrf_f32_worksize = mixi_cpu_potrf_f32_worksize,
+    .potrf_f32 = mixi_cpu_potrf_f32,
+    .syrk_f32 = mixi_cpu_syrk_f32,
+    .shift_diag_f32 = mixi_cpu_shift_diag_f32,
+    .potrs_f32_f64 = cpu_potrs_f32_f64,
+    .potrf_f64_worksize = mixi_cpu_potrf_f64_worksize,
+    .potrf_f64 = mixi_cpu_potrf_f64,
+    .potrs_f64 = mixi_cpu_potrs_f64,
 };

@@ -53,6 +53,22 @@ cudaError_t mixi_cuda_getrs_scale_out(cudaStream_t stream, int n, int nrhs, cons
                                       const double *c, double s, const double *b, int ldb,
                                       const float *w, double *x, int ldx);
 
+/* Symmetric A given by its uplo triangle (0 lower, 1 upper); the other triangle is not read.
+ * Row sums of |A| into rowsum (device scratch of n doubles, zeroed here), then as
+ * mixi_cuda_norm_inf_f64 into *d_bits. */
+cudaError_t mixi_cuda_norm_inf_sym_f64(cudaStream_t stream, int uplo, int n, const double *a,
+                                       int lda, double *rowsum, unsigned long long *d_bits);
+/* Lower triangle of out = fl32(d_i a_ij (d_j s)) from the stored triangle (d NULL = 1);
+ * *d_count += entries not finite after RNE to `target`. */
+cudaError_t mixi_cuda_convert_sym_f64_f32(cudaStream_t stream, mix_prec target, int uplo, int n,
+                                          const double *a, int lda, const double *d, double s,
+                                          float *out, int ldo, unsigned long long *d_count);
+/* a_ii += shift. */
+cudaError_t mixi_cuda_shift_diag_f32(cudaStream_t stream, int n, float *a, int lda, float shift);
+/* *d_count += NaN/Inf entries of the lower triangle of the n x n a. */
+cudaError_t mixi_cuda_count_nonfinite_lower_f32(cudaStream_t stream, int n, const float *a,
+                                                int lda, unsigned *d_count);
+
 #ifdef __cplusplus
 }
 #endif

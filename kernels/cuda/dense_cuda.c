@@ -446,6 +446,244 @@ static int cuda_getrs_f64(void *state, int n, int nrhs, const double *a, int lda
                                                  b, ldb, s->d_flag));
 }
 
+/* ---- Symmetric positive definite systems --------------------------------------------------- */
+
+static cublasFillMode_t fill(int uplo)
+{
+    return uplo == MIXK_UPPER ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+}
+
+static int cuda_norm_inf_sym_f64(void *state, int uplo, int n, const double *a, int lda,
+                                 double *norm)
+{
+    *norm = 0.0;
+    if (n == 0) return MIX_SUCCESS;
+    unsigned long long *d = NULL, h = 0;
+    int st = scratch(state, (void **)&d, ((size_t)n + 1) * sizeof *d);
+    if (st) return st;
+    if ((st = zero_dev(state, d, sizeof *d))) goto out;
+    if ((st = mixi_cuda_status(mixi_cuda_norm_inf_sym_f64(STREAM(state), uplo == MIXK_UPPER, n, a,
+                                                          lda, (double *)(d + 1), d))))
+        goto out;
+    if ((st = fetch(state, &h, d, sizeof h))) goto out;
+    memcpy(norm, &h, sizeof *norm);
+out:
+    scratch_free(state, d);
+    return st;
+}
+
+static int cuda_symm_f64(void *state, int uplo, int n, int k, double alpha, const double *a,
+                         int lda, const double *b, int ldb, double beta, double *c, int ldc)
+{
+    if (n == 0 || k == 0) return MIX_SUCCESS;
+    if (k == 1)
+        return mixi_cublas_status(cublasDsymv(blas(state), fill(uplo), n, &alpha, a, lda, b, 1,
+                                              &beta, c, 1));
+    return mixi_cublas_status(cublasDsymm(blas(state), CUBLAS_SIDE_LEFT, fill(uplo), n, k, &alpha,
+                                          a, lda, b, ldb, &beta, c, ldc));
+}
+
+static int cuda_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int n,
+                                       const double *a, int lda, const double *d, double s,
+                                       float *out, int ldo, size_t *overflow)
+{
+    if (overflow) *overflow = 0;
+    if (n == 0) return MIX_SUCCESS;
+    int up = uplo == MIXK_UPPER;
+    if (!overflow)
+        return mixi_cuda_status(mixi_cuda_convert_sym_f64_f32(STREAM(state), target, up, n, a, lda,
+                                                              d, s, out, ldo, NULL));
+    unsigned long long *dc = NULL, h = 0;
+    int st = scratch(state, (void **)&dc, sizeof *dc);
+    if (st) return st;
+    if ((st = zero_dev(state, dc, sizeof *dc))) goto out;
+    if ((st = mixi_cuda_status(mixi_cuda_convert_sym_f64_f32(STREAM(state), target, up, n, a, lda,
+                                                             d, s, out, ldo, dc))))
+        goto out;
+    if ((st = fetch(state, &h, dc, sizeof h))) goto out;
+    *overflow = (size_t)h;
+out:
+    scratch_free(state, dc);
+    return st;
+}
+
+/* potrf_f32's workspace: the PANEL_HDR header (cuSOLVER's devInfo, our NaN/Inf count), then
+ * cuSOLVER's floats. */
+static int spotrf_lwork(void *state, int n, float *a, int lda, int *lwork)
+{
+    float *any = a ? a : (float *)((mixi_cuda_state *)state)->d_flag;
+    *lwork = 0;
+    return mixi_cusolver_status(cusolverDnSpotrf_bufferSize(((mixi_cuda_state *)state)->cusolver,
+                                                            CUBLAS_FILL_MODE_LOWER, n, any, lda,
+                                                            lwork));
+}
+
+static int cuda_potrf_f32_worksize(void *state, int n, size_t *bytes)
+{
+    *bytes = 0;
+    if (n == 0) return MIX_SUCCESS;
+    int lwork = 0, st = spotrf_lwork(state, n, NULL, n, &lwork);
+    if (st) return st;
+    *bytes = PANEL_HDR + (size_t)lwork * sizeof(float);
+    return MIX_SUCCESS;
+}
+
+static int cuda_potrf_f32(void *state, int n, float *a, int lda, void *work, int *info)
+{
+    mixi_cuda_state *s = state;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    int *d_hdr = work; /* [0] cuSOLVER info, [1] NaN/Inf count */
+    float *d_work = (float *)((char *)work + PANEL_HDR), *extra = NULL;
+    int lwork = 0, lwork_given = 0, st, h[2] = {0, 0};
+    if ((st = spotrf_lwork(state, n, NULL, n, &lwork_given))) return st;
+    if ((st = spotrf_lwork(state, n, a, lda, &lwork))) return st;
+    if (lwork > lwork_given) {
+        if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(float)))) return st;
+        d_work = extra;
+    }
+    if ((st = zero_dev(state, d_hdr, 2 * sizeof(int)))) goto out;
+    if ((st = mixi_cusolver_status(cusolverDnSpotrf(s->cusolver, CUBLAS_FILL_MODE_LOWER, n, a, lda,
+                                                    d_work, lwork > lwork_given ? lwork
+                                                                                : lwork_given,
+                                                    d_hdr))))
+        goto out;
+    if ((st = mixi_cuda_status(mixi_cuda_count_nonfinite_lower_f32(s->stream, n, a, lda,
+                                                                   (unsigned *)(d_hdr + 1)))))
+        goto out;
+    if ((st = fetch(state, h, d_hdr, sizeof h))) goto out;
+    if (h[0] < 0) st = MIX_ERR_INTERNAL;
+    else *info = h[0] > 0 ? h[0] : (h[1] ? -1 : 0);
+out:
+    scratch_free(state, extra);
+    return st;
+}
+
+/* Stripes of the SYRK for 16-bit and TF32 inputs (cuBLAS has no mixed-precision real SYRK):
+ * the inputs rounded once, then one GemmEx per stripe of C's columns; 4 stripes cost 1/8 more
+ * than SYRK's flops, one GEMM over all of C would cost 2x. */
+#define SYRK_STRIPES 4
+
+static int cuda_syrk_f32(void *state, mix_prec compute, int n, int k, float alpha, const float *a,
+                         int lda, float beta, float *c, int ldc, void *work, size_t *overflow)
+{
+    mixi_cuda_state *s = state;
+    if (overflow) *overflow = 0;
+    if (n == 0) return MIX_SUCCESS;
+    if (compute == MIX_FP32 || k == 0)
+        return mixi_cublas_status(cublasSsyrk(blas(state), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n,
+                                              k, &alpha, a, lda > 0 ? lda : 1, &beta, c, ldc));
+    int half = compute == MIX_FP16 || compute == MIX_BF16;
+    size_t esize = half ? 2 : 4;
+    /* Leading dimension of the copy: a multiple of 8 elements (16-byte columns) when the 2 n k
+     * floats of workspace allow it, which they always do. */
+    int ldr = (n + 7) / 8 * 8;
+    void *ra = work;
+    unsigned *cnt = overflow ? (unsigned *)s->d_flag : NULL;
+    int st;
+    if (cnt && (st = zero_dev(state, cnt, sizeof *cnt))) return st;
+    if ((st = mixi_cuda_status(
+             mixi_cuda_round_f32(s->stream, compute, n, k, a, lda, ra, ldr, cnt))))
+        return st;
+    cudaDataType_t in = compute == MIX_FP16 ? CUDA_R_16F
+                        : compute == MIX_BF16 ? CUDA_R_16BF
+                                              : CUDA_R_32F;
+    cublasComputeType_t ct = half ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    int w = (n + SYRK_STRIPES - 1) / SYRK_STRIPES;
+    w = (w + 63) / 64 * 64;
+    for (int j0 = 0; j0 < n; j0 += w) {
+        int jw = n - j0 < w ? n - j0 : w;
+        const char *rj = (const char *)ra + (size_t)j0 * esize;
+        if ((st = mixi_cublas_status(cublasGemmEx(blas(state), CUBLAS_OP_N, CUBLAS_OP_T, n - j0, jw,
+                                                  k, &alpha, rj, in, ldr, rj, in, ldr, &beta,
+                                                  c + (size_t)j0 * ldc + j0, CUDA_R_32F, ldc, ct,
+                                                  CUBLAS_GEMM_DEFAULT))))
+            return st;
+    }
+    if (cnt) {
+        unsigned h = 0;
+        if ((st = fetch(state, &h, cnt, sizeof h))) return st;
+        *overflow = h;
+    }
+    return MIX_SUCCESS;
+}
+
+static int cuda_shift_diag_f32(void *state, int n, float *a, int lda, float shift)
+{
+    return mixi_cuda_status(mixi_cuda_shift_diag_f32(STREAM(state), n, a, lda, shift));
+}
+
+static int cuda_potrs_f32_f64(void *state, int n, int nrhs, const float *l, int ldl,
+                              const double *d, double s, const double *b, int ldb, double *x,
+                              int ldx, float *work)
+{
+    mixi_cuda_state *cs = state;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS;
+    int st = mixi_cuda_status(mixi_cuda_getrs_scale_in(cs->stream, n, nrhs, d, s, b, ldb, work));
+    if (st) return st;
+    /* As in getrs_f32_f64: cuSOLVER's info reports illegal arguments only, never read back. */
+    st = mixi_cusolver_status(cusolverDnSpotrs(cs->cusolver, CUBLAS_FILL_MODE_LOWER, n, nrhs, l,
+                                               ldl, work, n, cs->d_flag));
+    if (st) return st;
+    return mixi_cuda_status(
+        mixi_cuda_getrs_scale_out(cs->stream, n, nrhs, d, d, s, b, ldb, work, x, ldx));
+}
+
+static int dpotrf_lwork(void *state, int uplo, int n, double *a, int lda, int *lwork)
+{
+    double *any = a ? a : (double *)((mixi_cuda_state *)state)->d_flag;
+    *lwork = 0;
+    return mixi_cusolver_status(cusolverDnDpotrf_bufferSize(((mixi_cuda_state *)state)->cusolver,
+                                                            fill(uplo), n, any, lda, lwork));
+}
+
+static int cuda_potrf_f64_worksize(void *state, int n, size_t *bytes)
+{
+    *bytes = 0;
+    if (n == 0) return MIX_SUCCESS;
+    int lo = 0, up = 0, st;
+    if ((st = dpotrf_lwork(state, MIXK_LOWER, n, NULL, n, &lo)) ||
+        (st = dpotrf_lwork(state, MIXK_UPPER, n, NULL, n, &up)))
+        return st;
+    *bytes = PANEL_HDR + (size_t)(lo > up ? lo : up) * sizeof(double);
+    return MIX_SUCCESS;
+}
+
+static int cuda_potrf_f64(void *state, int uplo, int n, double *a, int lda, void *work, int *info)
+{
+    mixi_cuda_state *s = state;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    int *d_info = work;
+    double *d_work = (double *)((char *)work + PANEL_HDR), *extra = NULL;
+    size_t given = 0;
+    int lwork = 0, st, h = 0;
+    if ((st = cuda_potrf_f64_worksize(state, n, &given))) return st;
+    if ((st = dpotrf_lwork(state, uplo, n, a, lda, &lwork))) return st;
+    if ((size_t)lwork * sizeof(double) > given - PANEL_HDR) {
+        if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(double)))) return st;
+        d_work = extra;
+    }
+    if ((st = mixi_cusolver_status(cusolverDnDpotrf(s->cusolver, fill(uplo), n, a, lda, d_work,
+                                                    lwork, d_info))))
+        goto out;
+    if ((st = fetch(state, &h, d_info, sizeof h))) goto out;
+    if (h < 0) st = MIX_ERR_INTERNAL;
+    else *info = h;
+out:
+    scratch_free(state, extra);
+    return st;
+}
+
+static int cuda_potrs_f64(void *state, int uplo, int n, int nrhs, const double *a, int lda,
+                          double *b, int ldb)
+{
+    mixi_cuda_state *s = state;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS;
+    return mixi_cusolver_status(cusolverDnDpotrs(s->cusolver, fill(uplo), n, nrhs, a, lda, b, ldb,
+                                                 s->d_flag));
+}
+
 const mix_dense_ops mixi_cuda_dense_ops = {
     .lacpy_f64 = cuda_lacpy_f64,
     .count_nonfinite_f64 = cuda_count_nonfinite_f64,
@@ -470,4 +708,15 @@ const mix_dense_ops mixi_cuda_dense_ops = {
     .getrf_f64_worksize = cuda_getrf_f64_worksize,
     .getrf_f64 = cuda_getrf_f64,
     .getrs_f64 = cuda_getrs_f64,
+    .norm_inf_sym_f64 = cuda_norm_inf_sym_f64,
+    .symm_f64 = cuda_symm_f64,
+    .convert_sym_f64_to_f32 = cuda_convert_sym_f64_to_f32,
+    .potrf_f32_worksize = cuda_potrf_f32_worksize,
+    .potrf_f32 = cuda_potrf_f32,
+    .syrk_f32 = cuda_syrk_f32,
+    .shift_diag_f32 = cuda_shift_diag_f32,
+    .potrs_f32_f64 = cuda_potrs_f32_f64,
+    .potrf_f64_worksize = cuda_potrf_f64_worksize,
+    .potrf_f64 = cuda_potrf_f64,
+    .potrs_f64 = cuda_potrs_f64,
 };

@@ -266,6 +266,80 @@ __global__ void getrs_out_kernel(int n, int nrhs, const double *r, const double 
     }
 }
 
+
+// ---- Symmetric positive definite systems: the stored triangle only (uplo 0 lower, 1 upper) ----
+
+// Row i of the symmetric A: the stored entries of row i (j <= i lower, j >= i upper) by the row
+// kernel, those of column i on the other side of the diagonal by the column kernel.
+__global__ void sym_rowpart_kernel(int uplo, int n, const double *a, int lda, double *rowsum)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    for (int j0 = blockIdx.y * COLS; j0 < n; j0 += gridDim.y * COLS) {
+        int jb = j0, je = j0 + COLS < n ? j0 + COLS : n;
+        if (uplo == 0 && je > i + 1) je = i + 1;
+        if (uplo != 0 && jb < i) jb = i;
+        double sum = 0.0;
+        for (int j = jb; j < je; j++) sum += fabs(a[at(i, j, lda)]);
+        if (jb < je) atomicAdd(rowsum + i, sum);
+    }
+}
+
+// One block per column j: the stored entries strictly below (lower) or above (upper) a_jj.
+__global__ void sym_colpart_kernel(int uplo, int n, const double *a, int lda, double *rowsum)
+{
+    __shared__ double part[THREADS / 32];
+    for (int j = blockIdx.x; j < n; j += gridDim.x) {
+        int ib = uplo == 0 ? j + 1 : 0, ie = uplo == 0 ? n : j;
+        double sum = 0.0;
+        for (int i = ib + threadIdx.x; i < ie; i += blockDim.x) sum += fabs(a[at(i, j, lda)]);
+        for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
+        if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = sum;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            double t = 0.0;
+            for (int w = 0; w < (int)(blockDim.x >> 5); w++) t += part[w];
+            atomicAdd(rowsum + j, t);
+        }
+        __syncthreads();
+    }
+}
+
+// Lower triangle of out from the stored triangle of a, in the CPU backend's product order.
+__global__ void convert_sym_kernel(mix_prec target, int uplo, int n, const double *a, int lda,
+                                   const double *d, double s, float *out, int ldo,
+                                   unsigned long long *d_count)
+{
+    unsigned long long bad = 0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        double dj = (d ? d[j] : 1.0) * s;
+        for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += gridDim.x * blockDim.x) {
+            double aij = uplo == 0 ? a[at(i, j, lda)] : a[at(j, i, lda)];
+            float v = (float)((d ? d[i] : 1.0) * aij * dj);
+            out[at(i, j, ldo)] = v;
+            bad += overflows(target, v);
+        }
+    }
+    if (d_count) block_count(bad, d_count);
+}
+
+__global__ void shift_diag_kernel(int n, float *a, int lda, float shift)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        a[at(i, i, lda)] += shift;
+}
+
+__global__ void count_nonfinite_lower_kernel(int n, const float *a, int lda, unsigned *d_count)
+{
+    unsigned bad = 0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y)
+        for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n;
+             i += gridDim.x * blockDim.x)
+            bad += !isfinite(a[at(i, j, lda)]);
+    block_count(bad, d_count);
+}
+
 } // namespace
 
 extern "C" {
@@ -372,6 +446,45 @@ cudaError_t mixi_cuda_getrs_scale_out(cudaStream_t stream, int n, int nrhs, cons
     if (n <= 0 || nrhs <= 0) return cudaSuccess;
     getrs_out_kernel<<<(unsigned)(nrhs < MAX_GRID_Y ? nrhs : MAX_GRID_Y), THREADS, 0, stream>>>(
         n, nrhs, r, c, s, b, ldb, w, x, ldx);
+    return cudaGetLastError();
+}
+
+
+cudaError_t mixi_cuda_norm_inf_sym_f64(cudaStream_t stream, int uplo, int n, const double *a,
+                                       int lda, double *rowsum, unsigned long long *d_bits)
+{
+    if (n <= 0) return cudaSuccess;
+    cudaError_t e = cudaMemsetAsync(rowsum, 0, (size_t)n * sizeof *rowsum, stream);
+    if (e != cudaSuccess) return e;
+    sym_rowpart_kernel<<<grid_rows(n, n), THREADS, 0, stream>>>(uplo, n, a, lda, rowsum);
+    sym_colpart_kernel<<<grid_1d((long long)n * THREADS, 4096), THREADS, 0, stream>>>(
+        uplo, n, a, lda, rowsum);
+    max_bits_kernel<<<grid_1d(n, 1024), THREADS, 0, stream>>>(n, rowsum, d_bits);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_convert_sym_f64_f32(cudaStream_t stream, mix_prec target, int uplo, int n,
+                                          const double *a, int lda, const double *d, double s,
+                                          float *out, int ldo, unsigned long long *d_count)
+{
+    if (n <= 0) return cudaSuccess;
+    convert_sym_kernel<<<grid_rc(n, n), THREADS, 0, stream>>>(target, uplo, n, a, lda, d, s, out,
+                                                              ldo, d_count);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_shift_diag_f32(cudaStream_t stream, int n, float *a, int lda, float shift)
+{
+    if (n <= 0) return cudaSuccess;
+    shift_diag_kernel<<<grid_1d(n, 256), THREADS, 0, stream>>>(n, a, lda, shift);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_count_nonfinite_lower_f32(cudaStream_t stream, int n, const float *a,
+                                                int lda, unsigned *d_count)
+{
+    if (n <= 0) return cudaSuccess;
+    count_nonfinite_lower_kernel<<<grid_rc(n, n), THREADS, 0, stream>>>(n, a, lda, d_count);
     return cudaGetLastError();
 }
 

@@ -1,0 +1,212 @@
+/* chol_cpu.c: the CPU backend's operations for symmetric positive definite systems (Cholesky pieces). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <cblas.h>
+#include <lapacke.h>
+#include "lib/mix_internal.h"
+#include "kernels/backend_dense.h"
+#include "kernels/cpu/chol_cpu.h"
+
+/* Serial O(n^2) loops, as in dense_cpu.c: an OpenMP team would spin against OpenBLAS's threads. */
+
+#define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
+
+static inline double nanmax(double best, double v) { return (v > best || v != v) ? v : best; }
+
+/* Entry (i, j), i >= j, of the symmetric A stored in its uplo triangle. */
+static inline double sym_lower(int uplo, const double *a, int lda, int i, int j)
+{
+    return uplo == MIXK_LOWER ? a[IDX(i, j, lda)] : a[IDX(j, i, lda)];
+}
+
+int mixi_cpu_norm_inf_sym_f64(void *state, int uplo, int n, const double *a, int lda,
+                              double *norm)
+{
+    (void)state;
+    *norm = 0.0;
+    if (n == 0) return MIX_SUCCESS;
+    double *sum = mixi_calloc((size_t)n, sizeof *sum);
+    if (!sum) return MIX_ERR_ALLOC;
+    /* Each stored off-diagonal entry counts in its row and in its column. */
+    if (uplo == MIXK_LOWER) {
+        for (int j = 0; j < n; j++) {
+            const double *col = a + IDX(0, j, lda);
+            double cs = fabs(col[j]);
+            for (int i = j + 1; i < n; i++) {
+                double v = fabs(col[i]);
+                sum[i] += v;
+                cs += v;
+            }
+            sum[j] += cs;
+        }
+    } else {
+        for (int j = 0; j < n; j++) {
+            const double *col = a + IDX(0, j, lda);
+            double cs = fabs(col[j]);
+            for (int i = 0; i < j; i++) {
+                double v = fabs(col[i]);
+                sum[i] += v;
+                cs += v;
+            }
+            sum[j] += cs;
+        }
+    }
+    double best = 0.0;
+    for (int i = 0; i < n; i++) best = nanmax(best, sum[i]);
+    mixi_free(sum);
+    *norm = best;
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_symm_f64(void *state, int uplo, int n, int k, double alpha, const double *a, int lda,
+                      const double *b, int ldb, double beta, double *c, int ldc)
+{
+    (void)state;
+    if (n == 0 || k == 0) return MIX_SUCCESS;
+    CBLAS_UPLO u = uplo == MIXK_UPPER ? CblasUpper : CblasLower;
+    if (k == 1) /* the matrix-vector product of every Krylov step: dsymv is the faster kernel */
+        cblas_dsymv(CblasColMajor, u, n, alpha, a, lda, b, 1, beta, c, 1);
+    else
+        cblas_dsymm(CblasColMajor, CblasLeft, u, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return MIX_SUCCESS;
+}
+
+/* The same limits as convert_f64_to_f32 (dense_cpu.c): the smallest FP32 magnitude that rounds
+ * to Inf in `p`. */
+static float overflow_limit(mix_prec p)
+{
+    uint32_t bits;
+    switch (p) {
+    case MIX_FP16: return 65520.0f;
+    case MIX_BF16: bits = 0x7F7F8000u; break;
+    case MIX_TF32: bits = 0x7F7FF000u; break;
+    default: return INFINITY;
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+int mixi_cpu_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int n,
+                                    const double *a, int lda, const double *d, double s,
+                                    float *out, int ldo, size_t *overflow)
+{
+    (void)state;
+    const float limit = overflow_limit(target);
+    size_t bad = 0;
+    /* 32 x 32 tiles of the lower triangle, so an upper source (read transposed) stays in cache.
+     * Product order (d_i a_ij)(d_j s), as the CUDA kernel. */
+    const int T = 32;
+    for (int jb = 0; jb < n; jb += T) {
+        int je = jb + T < n ? jb + T : n;
+        for (int ib = jb; ib < n; ib += T) {
+            int ie = ib + T < n ? ib + T : n;
+            for (int j = jb; j < je; j++) {
+                double dj = (d ? d[j] : 1.0) * s;
+                float *o = out + IDX(0, j, ldo);
+                for (int i = ib > j ? ib : j; i < ie; i++) {
+                    float v = (float)((d ? d[i] : 1.0) * sym_lower(uplo, a, lda, i, j) * dj);
+                    o[i] = v;
+                    bad += !(fabsf(v) < limit);
+                }
+            }
+        }
+    }
+    if (overflow) *overflow = bad;
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_potrf_f32_worksize(void *state, int n, size_t *bytes)
+{
+    (void)state; (void)n;
+    *bytes = 0;
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_potrf_f32(void *state, int n, float *a, int lda, void *work, int *info)
+{
+    (void)state; (void)work;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    lapack_int st = LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, a, lda);
+    if (st < 0) return MIX_ERR_INTERNAL;
+    if (st > 0) {
+        *info = (int)st;
+        return MIX_SUCCESS;
+    }
+    /* An Inf in L (overflow of a sum of squares) would poison every later step silently. */
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++)
+            if (!isfinite(a[IDX(i, j, lda)])) {
+                *info = -1;
+                return MIX_SUCCESS;
+            }
+    return MIX_SUCCESS;
+}
+
+/* Column stripes of the SYRK: the lower triangle of C in a few GEMMs through gemm_f32 (so the
+ * engine and rounding are LU's).  Each stripe also computes the part of its diagonal block
+ * above the diagonal: with 4 stripes that is 1/8 more than SYRK's flops, against 2x for one
+ * GEMM over all of C, while the few shapes per step keep oneDNN's primitive creation cheap. */
+#define SYRK_STRIPES 4
+#define SYRK_MIN_STRIPE 256
+
+int mixi_cpu_syrk_f32(void *state, mix_prec compute, int n, int k, float alpha, const float *a,
+                      int lda, float beta, float *c, int ldc, void *work, size_t *overflow)
+{
+    if (overflow) *overflow = 0;
+    if (n == 0) return MIX_SUCCESS;
+    const mix_dense_ops *d = &mixi_cpu_dense_ops;
+    int w = (n + SYRK_STRIPES - 1) / SYRK_STRIPES;
+    w = (w + 63) / 64 * 64; /* aligned stripe starts */
+    if (w < SYRK_MIN_STRIPE) w = SYRK_MIN_STRIPE;
+    size_t bad = 0;
+    for (int j0 = 0; j0 < n; j0 += w) {
+        int jw = n - j0 < w ? n - j0 : w;
+        size_t ov = 0;
+        int rc = d->gemm_f32(state, compute, MIXK_NOTRANS, MIXK_TRANS, n - j0, jw, k, alpha,
+                             a + j0, lda, a + j0, lda, beta, c + IDX(j0, j0, ldc), ldc, work, &ov);
+        if (rc) return rc;
+        bad += ov;
+    }
+    if (overflow) *overflow = bad;
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_shift_diag_f32(void *state, int n, float *a, int lda, float shift)
+{
+    (void)state;
+    for (int i = 0; i < n; i++) a[IDX(i, i, lda)] += shift;
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_potrf_f64_worksize(void *state, int n, size_t *bytes)
+{
+    (void)state; (void)n;
+    *bytes = 0;
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_potrf_f64(void *state, int uplo, int n, double *a, int lda, void *work, int *info)
+{
+    (void)state; (void)work;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    char u = uplo == MIXK_UPPER ? 'U' : 'L';
+    lapack_int st = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, u, n, a, lda);
+    if (st < 0) return MIX_ERR_INTERNAL;
+    *info = (int)st;
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_potrs_f64(void *state, int uplo, int n, int nrhs, const double *a, int lda,
+                       double *b, int ldb)
+{
+    (void)state;
+    if (n == 0 || nrhs == 0) return MIX_SUCCESS;
+    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, uplo == MIXK_UPPER ? 'U' : 'L', n, nrhs, a, lda,
+                               b, ldb)
+               ? MIX_ERR_INTERNAL
+               : MIX_SUCCESS;
+}

@@ -1,0 +1,26 @@
+/* chol_cpu.h: the CPU backend's Cholesky operations (chol_cpu.c), entries of its dense table. */
+#ifndef MIX_CHOL_CPU_H
+#define MIX_CHOL_CPU_H
+
+#include <stddef.h>
+#include "mixsolve.h"
+
+/* Semantics: the members of the same names in kernels/backend_dense.h. */
+int mixi_cpu_norm_inf_sym_f64(void *state, int uplo, int n, const double *a, int lda,
+                              double *norm);
+int mixi_cpu_symm_f64(void *state, int uplo, int n, int k, double alpha, const double *a, int lda,
+                      const double *b, int ldb, double beta, double *c, int ldc);
+int mixi_cpu_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int n,
+                                    const double *a, int lda, const double *d, double s,
+                                    float *out, int ldo, size_t *overflow);
+int mixi_cpu_potrf_f32_worksize(void *state, int n, size_t *bytes);
+int mixi_cpu_potrf_f32(void *state, int n, float *a, int lda, void *work, int *info);
+int mixi_cpu_syrk_f32(void *state, mix_prec compute, int n, int k, float alpha, const float *a,
+                      int lda, float beta, float *c, int ldc, void *work, size_t *overflow);
+int mixi_cpu_shift_diag_f32(void *state, int n, float *a, int lda, float shift);
+int mixi_cpu_potrf_f64_worksize(void *state, int n, size_t *bytes);
+int mixi_cpu_potrf_f64(void *state, int uplo, int n, double *a, int lda, void *work, int *info);
+int mixi_cpu_potrs_f64(void *state, int uplo, int n, int nrhs, const double *a, int lda,
+                       double *b, int ldb);
+
+#endif
