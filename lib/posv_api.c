@@ -1,6 +1,7 @@
 /* posv_api.c: public SPD drivers (mix_d?posv, mix_dposv_ir, mix_dposv_ir_gpu): argument checks and staging. */
 #include <math.h>
 #include "mix_internal.h"
+#include "kernels/common/prec_traits.h"
 #include "solvers/solvers.h"
 
 /* LAPACKE's code for a failed workspace allocation, and any other failure (as mix_d?gesv). */
@@ -30,12 +31,7 @@ static int check_args(int first, int layout, char uplo, int n, int nrhs, const v
 static int check_params(const mix_gesv_params *p)
 {
     if (!p) return 0;
-    switch (p->factor_prec) {
-    case MIX_FP64: case MIX_FP32: case MIX_TF32: case MIX_FP16: case MIX_BF16: case MIX_PREC_AUTO:
-        break;
-    default:
-        return -1;
-    }
+    if (!mixk_prec_gemm(p->factor_prec) && p->factor_prec != MIX_PREC_AUTO) return -1;
     switch (p->refine) {
     case MIX_REFINE_CLASSICAL: case MIX_REFINE_GMRES: case MIX_REFINE_AUTO: case MIX_REFINE_CG:
         break;

@@ -1,5 +1,6 @@
 /* posv.c: the SPD driver: precision choice, symmetric scaling and shift, low-precision Cholesky, refinement, FP64 fallback. */
 #include <math.h>
+#include "kernels/common/prec_traits.h"
 #include "solvers/solvers.h"
 
 /* Diagonal shifts tried, in units of the GEMM input precision's unit roundoff times the scaled
@@ -7,10 +8,10 @@
  * Pranesh 2021, Alg. 3.1, which doubles a small constant; two larger steps here, because each
  * attempt costs a whole factorisation). */
 static const double shift_steps[] = {4.0, 32.0};
-/* FP16: s = 2^14 puts the scaled diagonal in [2^14, 2^16), so entries of L reach at most 256
- * (|l_ij| <= sqrt(a_ii)) and small ones stay above FP16's subnormal range; the diagonal itself
- * is never rounded to FP16 (storage is FP32). */
-#define FP16_SCALE 0x1p14
+/* Narrow exponent range (FP16): s = 2^14 puts the scaled diagonal in [2^14, 2^16), so entries
+ * of L reach at most 256 (|l_ij| <= sqrt(a_ii)) and small ones stay above FP16's subnormal
+ * range; the diagonal itself is never rounded to FP16 (storage is FP32). */
+#define NARROW_RANGE_SCALE 0x1p14
 /* Cost-aware stop: an FP64 Cholesky is taken to cost this many low-precision factorisations
  * (FP32 GEMM runs at twice FP64's rate on CPUs; the 16-bit paths are faster still, so this
  * errs on the side of falling back early). */
@@ -40,14 +41,8 @@ static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
     return ctx->ops->alloc(ctx->state, ptr, bytes);
 }
 
-static double unit_roundoff(mix_prec p)
-{
-    switch (p) {
-    case MIX_FP16: case MIX_TF32: return 0x1p-11;
-    case MIX_BF16: return 0x1p-8;
-    default: return 0x1p-24;
-    }
-}
+/* Unit roundoff of the GEMM inputs: 2^-(stored mantissa bits + 1). */
+static double unit_roundoff(mix_prec p) { return ldexp(1.0, -(mixk_prec_mant_bits(p) + 1)); }
 
 /* Copies the uplo triangle (diagonal included) of the n x n src into dst, column by column:
  * the other triangle is neither read nor written. */
@@ -153,7 +148,7 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
             *reason = MIX_REASON_FACTOR_FAILED;
             goto out;
         }
-        if (prec == MIX_FP16) s = FP16_SCALE;
+        if (mixk_prec_range_scaling(prec)) s = NARROW_RANGE_SCALE;
     }
     const int attempts = scaled ? 1 + (int)(sizeof shift_steps / sizeof shift_steps[0]) : 1;
     double t_attempt = 0.0;

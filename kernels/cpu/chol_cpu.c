@@ -1,11 +1,11 @@
 /* chol_cpu.c: the CPU backend's operations for symmetric positive definite systems (Cholesky pieces). */
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 #include <cblas.h>
 #include <lapacke.h>
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
+#include "kernels/common/prec_traits.h"
 #include "kernels/cpu/chol_cpu.h"
 
 /* Serial O(n^2) loops, as in dense_cpu.c: an OpenMP team would spin against OpenBLAS's threads. */
@@ -72,28 +72,12 @@ int mixi_cpu_symm_f64(void *state, int uplo, int n, int k, double alpha, const d
     return MIX_SUCCESS;
 }
 
-/* The same limits as convert_f64_to_f32 (dense_cpu.c): the smallest FP32 magnitude that rounds
- * to Inf in `p`. */
-static float overflow_limit(mix_prec p)
-{
-    uint32_t bits;
-    switch (p) {
-    case MIX_FP16: return 65520.0f;
-    case MIX_BF16: bits = 0x7F7F8000u; break;
-    case MIX_TF32: bits = 0x7F7FF000u; break;
-    default: return INFINITY;
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 int mixi_cpu_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int n,
                                     const double *a, int lda, const double *d, double s,
                                     float *out, int ldo, size_t *overflow)
 {
     (void)state;
-    const float limit = overflow_limit(target);
+    const float limit = (float)mixk_prec_overflow_limit(target); /* FP32: Inf */
     size_t bad = 0;
     /* 32 x 32 tiles of the lower triangle, so an upper source (read transposed) stays in cache.
      * Product order (d_i a_ij)(d_j s), as the CUDA kernel. */
