@@ -1,23 +1,26 @@
 /* alloc.c: the library's one host allocator, with a counter tests use to make allocations fail. */
 #include <stdlib.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include "mix_internal.h"
 
-/* Single-threaded test hook; the solvers allocate only from the calling thread. */
-static long fail_countdown = -1;
-static long live_allocations = 0;
+/* Atomic: every thread allocates through here (the simple drivers may run concurrently, and so
+ * may solves on different contexts).  The countdown is a test hook; with several threads the
+ * allocation that fails is the n+1-th of all of them, whichever thread makes it. */
+static _Atomic long fail_countdown = -1;
+static _Atomic long live_allocations = 0;
 
-void mixi_alloc_fail_after(long n) { fail_countdown = n; }
+void mixi_alloc_fail_after(long n) { atomic_store(&fail_countdown, n); }
 
 int mixi_alloc_should_fail(void)
 {
-    if (fail_countdown < 0) return 0;
-    if (fail_countdown == 0) return 1;
-    fail_countdown--;
-    return 0;
+    long c = atomic_load(&fail_countdown);
+    while (c > 0)
+        if (atomic_compare_exchange_weak(&fail_countdown, &c, c - 1)) return 0;
+    return c == 0;
 }
 
-long mixi_alloc_live(void) { return live_allocations; }
+long mixi_alloc_live(void) { return atomic_load(&live_allocations); }
 
 void *mixi_malloc(size_t bytes)
 {
@@ -26,7 +29,7 @@ void *mixi_malloc(size_t bytes)
     size_t rounded = (bytes + 63) & ~(size_t)63;
     if (rounded < bytes) return NULL;
     void *p = aligned_alloc(64, rounded ? rounded : 64);
-    if (p) live_allocations++;
+    if (p) atomic_fetch_add(&live_allocations, 1);
     return p;
 }
 
@@ -45,7 +48,7 @@ void *mixi_calloc(size_t count, size_t size)
 void mixi_free(void *p)
 {
     if (!p) return;
-    live_allocations--;
+    atomic_fetch_sub(&live_allocations, 1);
     free(p);
 }
 

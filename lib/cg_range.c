@@ -66,7 +66,8 @@ int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_spars
     /* b: largest entry into [1, 2).  A: times c^2 = 4^m, largest entry into [1, 4). */
     const int kb = eb > RANGE_EXP || eb < -RANGE_EXP ? 1 - eb : 0;
     const int m = ea > RANGE_EXP || ea < -RANGE_EXP ? (int)ceil((1 - ea) / 2.0) : 0;
-    if (kb == 0 && m == 0) return mixi_cg_solve(ctx, prm, A, b, x, info);
+    /* In range, or b = 0 (whose answer x = 0 needs no scaling). */
+    if ((kb == 0 && m == 0) || bmax == 0.0) return mixi_cg_solve(ctx, prm, A, b, x, info);
 
     /* A' = 4^m A, b' = 2^kb b: A' y = b' with y = 2^(kb - 2m) x, and the same relative residual. */
     const size_t bytes = (size_t)n * sizeof(double);

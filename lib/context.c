@@ -72,3 +72,19 @@ int mixi_default_context(mix_context **ctx)
     pthread_mutex_unlock(&default_lock);
     return st;
 }
+
+/* The simple drivers may be called from several threads at once.  The CPU backend keeps no
+ * per-context state (its oneDNN cache has its own lock), so its calls run concurrently; a CUDA
+ * context's stream and library handles are not safe to share, so calls on a CUDA default
+ * context take turns. */
+static pthread_mutex_t default_use_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void mixi_default_enter(mix_context *ctx)
+{
+    if (ctx->backend != MIX_BACKEND_CPU) pthread_mutex_lock(&default_use_lock);
+}
+
+void mixi_default_leave(mix_context *ctx)
+{
+    if (ctx->backend != MIX_BACKEND_CPU) pthread_mutex_unlock(&default_use_lock);
+}

@@ -169,7 +169,9 @@ static int simple_gesv(mix_prec prec, int layout, int n, int nrhs, double *a, in
     p.factor_prec = prec;
     mix_gesv_info info;
     int sing = 0;
+    mixi_default_enter(ctx);
     st = dgesv_ir(ctx, &p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &info, &sing, NULL);
+    mixi_default_leave(ctx);
     switch (st) {
     case MIX_SUCCESS:
         *iter = info.iter;

@@ -30,8 +30,13 @@ int mixi_mul_size(size_t a, size_t b, size_t *out);
 /* Wall clock in seconds (monotonic). */
 double mixi_wtime(void);
 
-/* The default context of the simple drivers (backend from MIXSOLVE_BACKEND); created once. */
+/* The default context of the simple drivers (backend from MIXSOLVE_BACKEND); created once,
+ * safely from any thread. */
 int mixi_default_context(mix_context **ctx);
+/* Brackets every use of the default context: a no-op on the CPU backend (safe to share between
+ * threads), a process-wide lock on a backend whose state is not (CUDA). */
+void mixi_default_enter(mix_context *ctx);
+void mixi_default_leave(mix_context *ctx);
 
 /* mix_dgesv_ir for column-major host a, b, x (arguments already checked) with the index of a zero
  * pivot in *sing (as mixi_gesv_run); for the LAPACK drop-in.  widen != 0: when the low-precision

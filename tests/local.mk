@@ -38,3 +38,10 @@ tests_dropin_autoprec_SOURCES = tests/dropin_autoprec.c
 tests_dropin_autoprec_LDADD = lib/libmixsolve.la
 CLEANFILES += tests/dropin_lapack.log tests/dropin_lapack.out tests/dropin_numpy.log
 tests_mixsolve_tests_SOURCES += tests/test_hostile.c
+# The simple drivers and CG from several threads at once (CI also builds it with
+# ThreadSanitizer: tools/ci-tsan.sh).
+check_PROGRAMS += tests/threads
+TESTS += tests/threads
+tests_threads_SOURCES = tests/threads.c
+tests_threads_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lpthread -lm
+tests_threads_LDFLAGS = $(OPENMP_CFLAGS)

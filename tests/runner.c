@@ -1,6 +1,7 @@
 /* runner.c: the one CUnit runner of make check; exit status = number of failed tests. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <CUnit/Basic.h>
 #include "tests/mixt.h"
 
@@ -9,8 +10,16 @@ mix_backend mixt_backend = MIX_BACKEND_CPU;
 static int init_cpu(void) { mixt_backend = MIX_BACKEND_CPU; return 0; }
 static int init_cuda(void) { mixt_backend = MIX_BACKEND_CUDA; return 0; }
 
+/* MIXT_SUITE=WORD runs only the suites whose name contains WORD (e.g. "edge", "hostile"). */
+static int wanted(const char *name)
+{
+    const char *only = getenv("MIXT_SUITE");
+    return !only || !*only || strstr(name, only);
+}
+
 CU_pSuite mixt_add_suite(const char *name, const mixt_test *tests)
 {
+    if (!wanted(name)) return NULL;
     CU_pSuite s = CU_add_suite(name, NULL, NULL);
     for (const mixt_test *t = tests; s && t->name; t++)
         if (!CU_add_test(s, t->name, t->fn)) return NULL;
@@ -24,6 +33,7 @@ CU_pSuite mixt_add_backend_suite(mix_backend b, const char *name, const mixt_tes
     if (used == 64) return NULL;
     char *full = names[used++];
     snprintf(full, sizeof names[0], "%s/%s", mix_backend_name(b), name);
+    if (!wanted(full)) return NULL;
     CU_pSuite s = CU_add_suite(full, b == MIX_BACKEND_CUDA ? init_cuda : init_cpu, NULL);
     for (const mixt_test *t = tests; s && t->name; t++)
         if (!CU_add_test(s, t->name, t->fn)) return NULL;

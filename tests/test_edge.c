@@ -8,6 +8,7 @@
 #include "tests/mixt.h"
 #include "tests/edge_check.h"
 #include "matrices/mixmat.h"
+#include "matrices/generators.h"
 
 static const mix_prec cg_storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
 #define NSTORAGE 5
@@ -316,6 +317,317 @@ static void test_lu_huge(void)
     mix_context_destroy(ctx);
 }
 
+/* ---- The edge-case generator ------------------------------------------------------------------
+ * Every driver and precision on systems scaled by 2^k, k across the whole exponent range
+ * (subnormal to near overflow), A and b separately, plus NaN/Inf in each argument.  The one
+ * invariant: a success status implies the FP64 re-check (range-safe, tests/edge_check.c) within
+ * tolerance and a reported figure that matches it; a failure has a truthful reason. */
+
+/* Exponents for A and for b: subnormal, tiny, the edges of the unscaled window (2^+-64), huge. */
+static const int gen_exps[] = {-1068, -1030, -1000, -700, -300, -66, -64, 0, 63, 65, 300, 700, 1000, 1020};
+#define NGEN_EXPS (int)(sizeof gen_exps / sizeof gen_exps[0])
+
+/* Exponent of the solution of (2^ka A) x = 2^kb b, b = A x0 with |x0| in [0.5, 1.5]. */
+static int sol_exp(int ka, int kb) { return kb - ka; }
+
+enum { GEN_N = 12 };
+
+typedef struct {
+    const char *name;
+    mix_prec prec;    /* expert driver's factor precision; MIX_NUM_PREC: a simple driver */
+    int simple;       /* 0 expert; 1..4 mix_dsgesv, dxgesv, dhgesv, dbgesv */
+    int layout;
+} dense_driver;
+
+static const dense_driver dense_drivers[] = {
+    {"fp64", MIX_FP64, 0, MIX_COL_MAJOR},   {"fp32", MIX_FP32, 0, MIX_COL_MAJOR},
+    {"tf32", MIX_TF32, 0, MIX_ROW_MAJOR},   {"fp16", MIX_FP16, 0, MIX_COL_MAJOR},
+    {"bf16", MIX_BF16, 0, MIX_ROW_MAJOR},   {"auto", MIX_PREC_AUTO, 0, MIX_COL_MAJOR},
+    {"dsgesv", MIX_FP32, 1, MIX_COL_MAJOR}, {"dxgesv", MIX_TF32, 2, MIX_ROW_MAJOR},
+    {"dhgesv", MIX_FP16, 3, MIX_COL_MAJOR}, {"dbgesv", MIX_BF16, 4, MIX_COL_MAJOR},
+};
+#define NDENSE (int)(sizeof dense_drivers / sizeof dense_drivers[0])
+
+/* Runs one driver on column-major a0/b0 (copied; row-major drivers get transposes): status and
+ * x (column-major); *berr the reported backward error (NAN for the simple drivers). */
+static int dense_run(mix_context *ctx, const dense_driver *d, int n, const double *a0,
+                     const double *b0, double *x, double *berr)
+{
+    double a[GEN_N * GEN_N], b[GEN_N], xr[GEN_N];
+    int ipiv[GEN_N], rm = d->layout == MIX_ROW_MAJOR;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) a[rm ? i * n + j : i + j * n] = a0[i + j * n];
+    memcpy(b, b0, (size_t)n * sizeof *b);
+    *berr = NAN;
+    int st;
+    if (d->simple) {
+        int (*const f[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
+            mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
+        int iter;
+        st = f[d->simple - 1](d->layout, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n, &iter);
+    } else {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = d->prec;
+        mix_gesv_info info;
+        st = mix_dgesv_ir(ctx, &p, d->layout, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n, &info);
+        *berr = info.backward_error;
+        CU_ASSERT_EQUAL(info.status, st);
+    }
+    memcpy(x, xr, (size_t)n * sizeof *x);
+    return st;
+}
+
+/* The simple drivers speak LAPACK: 0 success, n+1 NaN, -1011 any other failure. */
+static int simple_ok(int st) { return st == 0; }
+
+static void dense_check(const dense_driver *d, int n, const double *a, const double *b, int st,
+                        const double *x, double berr, int kx, int *bad)
+{
+    double re = mixt_dense_backward_error(n, 1, a, n, b, n, x, n);
+    int ok = d->simple ? simple_ok(st) : st == MIX_SUCCESS;
+    if (ok) {
+        /* Success: the re-check within a few unit roundoffs (n = 12, kappa ~ 10), and the
+         * driver's own figure the same. */
+        int good = re <= 1e-14 && (d->simple || fabs(berr - re) <= 1e-14);
+        if (!good) {
+            (*bad)++;
+            printf("\n    %s kx %d: success with backward error %.3e (reported %.3e)", d->name, kx, re, berr);
+        }
+        return;
+    }
+    /* Failure: a solution out of FP64's range (overflow, or subnormal: digits lost). */
+    int truthful = d->simple ? (st == -1011 && (kx >= 1000 || kx <= -1000))
+                             : ((st == MIX_ERR_OVERFLOW && kx >= 1000) ||
+                                (st == MIX_ERR_NOT_CONVERGED && kx <= -1000));
+    if (!truthful) {
+        (*bad)++;
+        printf("\n    %s kx %d: status %d (%s)", d->name, kx, st, d->simple ? "simple" : mix_strerror(st));
+    }
+}
+
+static void test_gen_dense_scaled(void)
+{
+    const int n = GEN_N;
+    double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
+    mixm_gen_randsvd(n, 10.0, 3, 12, a0);
+    for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    int bad = 0, runs = 0;
+    for (int ia = 0; ia < NGEN_EXPS; ia++)
+        for (int ib = 0; ib < NGEN_EXPS; ib++) {
+            /* 2^ka A and 2^kb A x0: A alone, b alone, both alike (x ~ 1), both apart (x near
+             * or beyond FP64's range). */
+            int ka = gen_exps[ia], kb = gen_exps[ib];
+            if (ka != 0 && kb != 0 && ka != kb && ka != -kb) continue;
+            for (int k = 0; k < n * n; k++) a[k] = ldexp(a0[k], ka);
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int j = 0; j < n; j++) s += a0[i + j * n] * x0[j];
+                b[i] = ldexp(s, kb);
+            }
+            int kx = sol_exp(ka, kb); /* x = 2^(kb - ka) x0 */
+            for (int d = 0; d < NDENSE; d++) {
+                double berr;
+                int st = dense_run(ctx, &dense_drivers[d], n, a, b, x, &berr);
+                dense_check(&dense_drivers[d], n, a, b, st, x, berr, kx, &bad);
+                runs++;
+            }
+        }
+    printf("\n    dense: %d runs, %d violations", runs, bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    mix_context_destroy(ctx);
+}
+
+/* NaN, +Inf, -Inf in each entry of A and of b, and a NaN tolerance: refused as such. */
+static void test_gen_dense_nonfinite(void)
+{
+    const int n = 5;
+    double a0[25], b0[5], a[25], b[5], x[5];
+    int ipiv[5], iter;
+    mixm_gen_randsvd(n, 10.0, 3, 5, a0);
+    for (int i = 0; i < n; i++) b0[i] = 1.0 + i;
+    const double bad_vals[] = {NAN, INFINITY, -INFINITY};
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    for (int v = 0; v < 3; v++)
+        for (int pos = 0; pos < n * n + n; pos++) {
+            memcpy(a, a0, sizeof a);
+            memcpy(b, b0, sizeof b);
+            if (pos < n * n) a[pos] = bad_vals[v];
+            else b[pos - n * n] = bad_vals[v];
+            const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
+            for (int k = 0; k < 5; k++) {
+                mix_gesv_params p;
+                mix_gesv_params_init(&p);
+                p.factor_prec = precs[k];
+                mix_gesv_info info;
+                double ac[25];
+                memcpy(ac, a, sizeof ac);
+                CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info),
+                                MIX_ERR_NAN);
+            }
+            double ac[25];
+            memcpy(ac, a, sizeof ac);
+            CU_ASSERT_EQUAL(mix_dsgesv(MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), n + 1);
+        }
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.tol = NAN;
+    memcpy(a, a0, sizeof a);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b0, n, x, n, NULL), -2);
+    mix_context_destroy(ctx);
+}
+
+/* CG: every storage and preconditioner on tridiag(-1, 4, -1) and a 2D Poisson matrix, scaled. */
+static void cg_gen_matrix(int which, mixm_csr *A)
+{
+    if (which == 0) {
+        tridiag(30, 1.0, A);
+        return;
+    }
+    /* 6 x 6 grid, 5-point Laplacian. */
+    const int m = 6, n = m * m;
+    CU_ASSERT_EQUAL_FATAL(mixm_csr_alloc(A, n, n, 5 * (int64_t)n), MIX_SUCCESS);
+    int64_t k = 0;
+    for (int i = 0; i < n; i++) {
+        int r = i / m, c = i % m;
+        A->rowptr[i] = k;
+        if (r > 0) { A->colind[k] = i - m; A->val[k++] = -1.0; }
+        if (c > 0) { A->colind[k] = i - 1; A->val[k++] = -1.0; }
+        A->colind[k] = i; A->val[k++] = 4.0;
+        if (c + 1 < m) { A->colind[k] = i + 1; A->val[k++] = -1.0; }
+        if (r + 1 < m) { A->colind[k] = i + m; A->val[k++] = -1.0; }
+    }
+    A->rowptr[n] = k;
+    A->nnz = k;
+}
+
+static void test_gen_cg_scaled(void)
+{
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    int bad = 0, runs = 0;
+    for (int which = 0; which < 2; which++) {
+        mixm_csr A0, A;
+        cg_gen_matrix(which, &A0);
+        const int n = A0.nrows;
+        double *x0 = malloc((size_t)n * sizeof *x0), *b0 = malloc((size_t)n * sizeof *b0);
+        double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+        for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
+        mixm_csr_matvec(&A0, x0, b0);
+        /* Reference: status and iterations of the unscaled system, per (storage, precond). */
+        int ref_st[2][NSTORAGE], ref_it[2][NSTORAGE];
+        mix_sparse *S = NULL;
+        CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A0.rowptr, A0.colind, A0.val, &S), 0);
+        for (int pc = 0; pc < 2; pc++)
+            for (int k = 0; k < NSTORAGE; k++) {
+                mix_cg_params p;
+                mix_cg_params_init(&p);
+                p.sloppy_prec = cg_storage[k];
+                p.precond = pc;
+                mix_cg_info info;
+                ref_st[pc][k] = mix_dcg(ctx, &p, S, b0, x, &info);
+                ref_it[pc][k] = info.iter;
+            }
+        mix_sparse_destroy(S);
+        for (int ia = 0; ia < NGEN_EXPS; ia++)
+            for (int ib = 0; ib < NGEN_EXPS; ib++) {
+                int ka = gen_exps[ia] & ~1, kb = gen_exps[ib]; /* A by even powers: Jacobi exact */
+                if (ka != 0 && kb != 0 && (ka != (kb & ~1)) && ka != -(kb & ~1)) continue;
+                csr_scaled(&A0, ldexp(1.0, ka), &A);
+                for (int i = 0; i < n; i++) b[i] = ldexp(b0[i], kb);
+                const int kx = kb - ka; /* (2^ka A) x = 2^kb A x0 */
+                /* Exactly scaled data (no subnormal rounding): the same outcome as unscaled. */
+                const int exact = ka >= -1020 && kb >= -1000;
+                S = NULL;
+                CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), 0);
+                for (int pc = 0; pc < 2; pc++)
+                    for (int k = 0; k < NSTORAGE; k++) {
+                        mix_cg_params p;
+                        mix_cg_params_init(&p);
+                        p.sloppy_prec = cg_storage[k];
+                        p.precond = pc;
+                        mix_cg_info info;
+                        int st = mix_dcg(ctx, &p, S, b, x, &info);
+                        double rel = mixt_cg_true_rel(&A, b, x);
+                        int ok;
+                        if (st == MIX_SUCCESS)
+                            ok = rel <= 10 * p.tol && fabs(info.true_rel_residual - rel) <= 1e-2 * rel + 1e-14;
+                        else
+                            ok = (st == MIX_ERR_NOT_CONVERGED &&
+                                  (info.reason == MIX_CG_MAX_ITER || info.reason == MIX_CG_STAGNATED ||
+                                   (info.reason == MIX_CG_OUT_OF_RANGE && kx <= -1000))) ||
+                                 (st == MIX_ERR_OVERFLOW && info.reason == MIX_CG_OUT_OF_RANGE && kx >= 1000);
+                        if (ok && exact && kx > -1000 && kx < 1000)
+                            ok = st == ref_st[pc][k] && info.iter == ref_it[pc][k];
+                        if (!ok) {
+                            bad++;
+                            printf("\n    cg %s %s %s ka %d kb %d: status %d reason %d iter %d rel %.3e "
+                                   "(reported %.3e); unscaled %d, %d iterations",
+                                   which ? "poisson" : "tridiag", mix_prec_name(p.sloppy_prec),
+                                   pc ? "jacobi" : "plain", ka, kb, st, info.reason, info.iter, rel,
+                                   info.true_rel_residual, ref_st[pc][k], ref_it[pc][k]);
+                        }
+                        runs++;
+                    }
+                mix_sparse_destroy(S);
+                mixm_csr_free(&A);
+            }
+        free(x0); free(b0); free(b); free(x);
+        mixm_csr_free(&A0);
+    }
+    printf("\n    cg: %d runs, %d violations", runs, bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    mix_context_destroy(ctx);
+}
+
+/* NaN/Inf in b, in x0 (x0_given), in the matrix, in the tolerance: refused as such. */
+static void test_gen_cg_nonfinite(void)
+{
+    enum { N = 8 };
+    mixm_csr A;
+    tridiag(N, 1.0, &A);
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_sparse *S = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), 0);
+    const double bad_vals[] = {NAN, INFINITY, -INFINITY};
+    for (int v = 0; v < 3; v++)
+        for (int pos = 0; pos < N; pos++)
+            for (int k = 0; k < NSTORAGE; k++) {
+                double b[N], x[N];
+                mix_cg_params p;
+                mix_cg_params_init(&p);
+                p.sloppy_prec = cg_storage[k];
+                mix_cg_info info;
+                for (int i = 0; i < N; i++) b[i] = 1.0;
+                b[pos] = bad_vals[v];
+                CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NAN);
+                CU_ASSERT_EQUAL(info.converged, 0);
+                b[pos] = 1.0;
+                p.x0_given = 1;
+                for (int i = 0; i < N; i++) x[i] = 0.0;
+                x[pos] = bad_vals[v];
+                CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NAN);
+                CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NAN);
+            }
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    p.tol = NAN;
+    double b[N] = {1, 1, 1, 1, 1, 1, 1, 1}, x[N];
+    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, NULL), MIX_ERR_INVALID_ARG);
+    mix_sparse_destroy(S);
+    /* A matrix with NaN/Inf is refused when it is created. */
+    for (int v = 0; v < 3; v++) {
+        A.val[4] = bad_vals[v];
+        CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_ERR_NAN);
+    }
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
 static const mixt_test edge_tests[] = {
     {"LU on a subnormal matrix (defect 1)", test_lu_subnormal},
     {"LU near overflow", test_lu_huge},
@@ -324,6 +636,10 @@ static const mixt_test edge_tests[] = {
     {"CG with ||b||^2 overflowing (defect 4)", test_cg_big_rhs},
     {"CG stopped early: true residual of x (defect 5)", test_cg_early_stop_residual},
     {"CG with NaN/Inf in b", test_cg_nan_rhs},
+    {"generator: dense LU, every driver, A and b scaled by 2^k", test_gen_dense_scaled},
+    {"generator: dense LU, NaN/Inf in each argument", test_gen_dense_nonfinite},
+    {"generator: CG, every storage and preconditioner, scaled by 2^k", test_gen_cg_scaled},
+    {"generator: CG, NaN/Inf in each argument", test_gen_cg_nonfinite},
     {NULL, NULL},
 };
 

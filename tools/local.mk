@@ -4,4 +4,4 @@ tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cmd_info.c tools/cmd
 	bench/bench.h bench/bench_suite.c bench/report.c
 tools_mixsolve_CPPFLAGS = $(AM_CPPFLAGS) -DMIX_SRCDIR='"$(abs_top_srcdir)"'
 tools_mixsolve_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -lm
-EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh
+EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh tools/ci-tsan.sh
