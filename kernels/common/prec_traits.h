@@ -6,12 +6,13 @@
 #include "mixsolve.h"
 #include "kernels/common/mix_hd.h"
 
-/* The precision list.  Adding a storage precision is one S(...) row here plus its functions in
+/* The precision list.  Adding a storage precision is one S(...) or B(...) row here plus its functions in
  * kernels/common (doc/HACKING.md): the sparse kernels of every backend, the element sizes, the
  * argument checks and the overflow tests are generated from this list.
  *
- * Rows: S(...) is a sparse storage precision (CG's sloppy matrix and vectors), G(...) only a
- * dense GEMM input rounding.  Columns:
+ * Rows: S(...) is a sparse storage precision of one value per element (CG's sloppy matrix and
+ * vectors), B(...) a block-scaled sparse storage precision (fixed point, one float scale per
+ * block of values: vectors carry block norms), G(...) only a dense GEMM input rounding.  Columns:
  *   P      the mix_prec value
  *   SFX    suffix of its kernels/common functions (mixk_svec_ld_SFX, mixk_spmv_row_SFX, ...)
  *   BYTES  bytes per stored element (TF32 is stored in a float)
@@ -25,17 +26,20 @@
  *          accumulator loses what small steps add to it (kernels/backend_sparse.h, cg_update)
  *   SCALE  1 if the dense solver scales the matrix into range before converting (narrow exponent)
  *   GEMM   1 if it is a dense factor precision (mix_gesv_params.factor_prec) */
-#define MIXK_PRECISION_ROWS(S, G)                                                               \
+#define MIXK_PRECISION_ROWS(S, B, G)                                                             \
     S(MIX_FP64, fp64, 8, 11, 52, 0x1.fffffffffffffp+1023, HUGE_VAL, MIX_FP64, 0, 1)             \
     S(MIX_FP32, fp32, 4, 8, 23, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, 0, 1)               \
     G(MIX_TF32, tf32, 4, 8, 10, 0x1.ffcp+127, 0x1.ffep+127, MIX_FP32, 0, 1)                     \
     S(MIX_FP16, fp16, 2, 5, 10, 0x1.ffcp+15, 0x1.ffep+15, MIX_FP32, 1, 1)                       \
     S(MIX_BF16, bf16, 2, 8, 7, 0x1.fep+127, 0x1.ffp+127, MIX_FP32, 0, 1)                        \
-    S(MIX_FIXED16, fixed16, 2, 0, 15, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, 0, 0)
+    B(MIX_FIXED16, fixed16, 2, 0, 15, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, 0, 0)
 
-/* Every precision, and the sparse storage precisions only. */
-#define MIXK_PRECISIONS(X) MIXK_PRECISION_ROWS(X, X)
-#define MIXK_STORAGE_FORMATS(X) MIXK_PRECISION_ROWS(X, MIXK_ROW_SKIP_)
+/* Every precision; the sparse storage precisions; those of one value per element; the
+ * block-scaled ones. */
+#define MIXK_PRECISIONS(X) MIXK_PRECISION_ROWS(X, X, X)
+#define MIXK_STORAGE_FORMATS(X) MIXK_PRECISION_ROWS(X, X, MIXK_ROW_SKIP_)
+#define MIXK_ELEMENT_FORMATS(X) MIXK_PRECISION_ROWS(X, MIXK_ROW_SKIP_, MIXK_ROW_SKIP_)
+#define MIXK_BLOCK_FORMATS(X) MIXK_PRECISION_ROWS(MIXK_ROW_SKIP_, X, MIXK_ROW_SKIP_)
 #define MIXK_ROW_SKIP_(...)
 
 /* One accessor per column: a switch the compiler folds away for a constant precision.
@@ -80,10 +84,13 @@ static inline MIX_HD int mixk_prec_storage(mix_prec p)
     }
 }
 
-/* Fixed point with one float scale per block of values (FIXED16): vectors carry block norms. */
+/* A block-scaled storage precision (B row): vectors carry block norms. */
 static inline MIX_HD int mixk_prec_block_scaled(mix_prec p)
 {
-    return mixk_prec_valid(p) && mixk_prec_exp_bits(p) == 0;
+    switch (p) {
+        MIXK_BLOCK_FORMATS(MIXK_COL_STORAGE_)
+    default: return 0;
+    }
 }
 
 /* Whether `a` rounds (to nearest) to +-Inf in `p`: at or above the overflow limit, Inf

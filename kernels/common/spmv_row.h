@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "kernels/common/mix_hd.h"
 #include "kernels/common/formats.h"
+#include "kernels/common/prec_traits.h"
 
 /* Storage formats (kernels/backend_sparse.h): matrix values and sloppy vectors are double,
  * float, FP16/BF16 bit patterns, or FIXED16 int16 q with float scales (per matrix row the pair
@@ -54,8 +55,26 @@ static inline MIX_HD void mixk_svec_st_bf16(void *v, int64_t i, float x)
     ((uint16_t *)v)[i] = mixk_f32_to_bf16(x);
 }
 
+/* An arithmetic value rounded as its store would round it (what a load then gives back). */
+static inline MIX_HD double mixk_svec_round_fp64(double x) { return x; }
+static inline MIX_HD float mixk_svec_round_fp32(float x) { return x; }
+static inline MIX_HD float mixk_svec_round_fp16(float x) { return mixk_round_f16(x); }
+static inline MIX_HD float mixk_svec_round_bf16(float x) { return mixk_round_bf16(x); }
+
+/* Stores of one element from a double, with one rounding. */
+static inline MIX_HD void mixk_svec_st64_fp64(void *v, int64_t i, double x) { ((double *)v)[i] = x; }
+static inline MIX_HD void mixk_svec_st64_fp32(void *v, int64_t i, double x) { ((float *)v)[i] = (float)x; }
+static inline MIX_HD void mixk_svec_st64_fp16(void *v, int64_t i, double x)
+{
+    ((uint16_t *)v)[i] = mixk_f64_to_f16(x);
+}
+static inline MIX_HD void mixk_svec_st64_bf16(void *v, int64_t i, double x)
+{
+    ((uint16_t *)v)[i] = mixk_f64_to_bf16(x);
+}
+
 /* FIXED16 block `blk` (cnt <= MIXK_SVEC_BLOCK values): norm = max |x|, q = round(x 32767/norm). */
-static inline MIX_HD void mixk_svec_st_block_fixed16(void *v, float *norm, int64_t blk,
+static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16(void *v, float *norm, int64_t blk,
                                                     const float *x, int cnt)
 {
     const float s = mixk_fixed16_block_scale_f32(x, cnt);
@@ -65,7 +84,7 @@ static inline MIX_HD void mixk_svec_st_block_fixed16(void *v, float *norm, int64
     norm[blk] = s;
 }
 /* The same from FP64 values (the reliable update's r_sloppy <- r): one rounding, in double. */
-static inline MIX_HD void mixk_svec_st_block_fixed16_f64(void *v, float *norm, int64_t blk,
+static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void *v, float *norm, int64_t blk,
                                                         const double *x, int cnt)
 {
     const float s = mixk_fixed16_block_scale_f64(x, cnt);
@@ -97,6 +116,15 @@ static inline MIX_HD void mixk_svec_st_block_fixed16_f64(void *v, float *norm, i
 #define MIXK_LDA_FP32(v, k) (((const float *)(v))[k])
 #define MIXK_LDA_FP16(v, k) mixk_f16_to_f32(((const uint16_t *)(v))[k])
 #define MIXK_LDA_BF16(v, k) mixk_bf16_to_f32(((const uint16_t *)(v))[k])
+/* The same as functions, one per format (FIXED16: the undecoded q, as its row bodies sum it). */
+static inline MIX_HD double mixk_lda_fp64(const void *v, int64_t k) { return MIXK_LDA_FP64(v, k); }
+static inline MIX_HD float mixk_lda_fp32(const void *v, int64_t k) { return MIXK_LDA_FP32(v, k); }
+static inline MIX_HD float mixk_lda_fp16(const void *v, int64_t k) { return MIXK_LDA_FP16(v, k); }
+static inline MIX_HD float mixk_lda_bf16(const void *v, int64_t k) { return MIXK_LDA_BF16(v, k); }
+static inline MIX_HD float mixk_lda_fixed16(const void *v, int64_t k)
+{
+    return (float)((const int16_t *)v)[k];
+}
 MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
 MIXK_SPMV_ROW(mixk_spmv_row_fp32, float, MIXK_LDA_FP32, mixk_svec_ld_fp32)
 MIXK_SPMV_ROW(mixk_spmv_row_fp16, float, MIXK_LDA_FP16, mixk_svec_ld_fp16)
@@ -133,7 +161,7 @@ static inline MIX_HD float mixk_spmv_row_fixed16(const int64_t *rowptr, const in
 
 /* FIXED16 matrix times a vector already decoded to float (a backend may decode x once per SpMV
  * instead of once per nonzero): sum_k q_a x_k, times s_i/32767, plus a_ii x_i. */
-static inline MIX_HD float mixk_spmv_row_fixed16_f32x(const int64_t *rowptr, const int32_t *colind,
+static inline MIX_HD float mixk_spmv_rowf_fixed16(const int64_t *rowptr, const int32_t *colind,
                                                       const void *val, const float *rowscale,
                                                       const float *x, int64_t i)
 {
@@ -173,6 +201,94 @@ static inline MIX_HD int mixk_fixed16_csr_row(const int64_t *rowptr, const int32
     rowscale[2 * i] = df;
     rowscale[2 * i + 1] = s;
     return mixk_prec_overflows(MIX_FP32, d) || s > (float)mixk_prec_max_finite(MIX_FP32);
+}
+
+/* ---- One interface per storage format ------------------------------------------------------------
+ * Every S(...) row of kernels/common/prec_traits.h, suffix SFX, arithmetic type T (double when its
+ * accumulator is FP64, else float), provides what the backends' sparse kernels are generated from:
+ *   T     mixk_svec_ld_SFX(v, norm, i)                              one element
+ *   void  mixk_svec_ld_block_SFX(v, norm, blk, cnt, T *x)           block blk, cnt <= MIXK_SVEC_BLOCK
+ *   void  mixk_svec_st_block_SFX(v, norm, blk, const T *x, cnt)
+ *   void  mixk_svec_st_block64_SFX(v, norm, blk, const double *x, cnt)   one rounding from FP64
+ *   T     mixk_lda_SFX(val, k)                                      one matrix value
+ *   T     mixk_spmv_row_SFX(rowptr, colind, val, rowscale, x, xnorm, i)
+ *   float mixk_spmv_rowf_SFX(rowptr, colind, val, rowscale, const float *x, i)   (T = float only:
+ *         the row times x already decoded to floats)
+ *   int   mixk_csr_row_SFX(rowptr, colind, a, scale, i, out, rowscale)  row i of diag(scale) A
+ *         diag(scale) into `out`, returns how many values overflow
+ * A format of one value per element (S row) writes mixk_svec_ld_SFX, mixk_svec_st_SFX,
+ * mixk_svec_st64_SFX, mixk_svec_round_SFX (x as stored, as T), mixk_lda_SFX and its row bodies;
+ * MIXK_ELEMENT_FORMAT makes the rest.  A block-scaled format (B row) writes them all, and its
+ * CUDA warp stores (kernels/cuda/sparse_kernels.cu, st_warp). */
+#define MIXK_ELEMENT_FORMAT(P, SFX, T)                                                            \
+    static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_ld_block_##SFX(const void *v, const float *norm,         \
+                                                       int64_t blk, int cnt, T *x)               \
+    {                                                                                             \
+        for (int t = 0; t < cnt; t++) x[t] = mixk_svec_ld_##SFX(v, norm, blk * MIXK_SVEC_BLOCK + t); \
+    }                                                                                             \
+    static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_##SFX(void *v, float *norm, int64_t blk,        \
+                                                       const T *x, int cnt)                      \
+    {                                                                                             \
+        (void)norm;                                                                               \
+        for (int t = 0; t < cnt; t++) mixk_svec_st_##SFX(v, blk * MIXK_SVEC_BLOCK + t, x[t]);     \
+    }                                                                                             \
+    static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_##SFX(void *v, float *norm, int64_t blk,      \
+                                                         const double *x, int cnt)               \
+    {                                                                                             \
+        (void)norm;                                                                               \
+        for (int t = 0; t < cnt; t++) mixk_svec_st64_##SFX(v, blk * MIXK_SVEC_BLOCK + t, x[t]);   \
+    }                                                                                             \
+    static inline MIX_HD int mixk_csr_row_##SFX(const int64_t *rowptr, const int32_t *colind,     \
+                                                const double *a, const double *scale, int64_t i, \
+                                                void *out, float *rowscale)                      \
+    {                                                                                             \
+        (void)rowscale;                                                                           \
+        int over = 0;                                                                             \
+        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {                                     \
+            const double v = scale ? (scale[i] * a[k]) * scale[colind[k]] : a[k];                 \
+            mixk_svec_st64_##SFX(out, k, v);                                                      \
+            over += mixk_prec_overflows(P, v);                                                    \
+        }                                                                                         \
+        return over;                                                                              \
+    }
+MIXK_ELEMENT_FORMAT(MIX_FP64, fp64, double)
+MIXK_ELEMENT_FORMAT(MIX_FP32, fp32, float)
+MIXK_ELEMENT_FORMAT(MIX_FP16, fp16, float)
+MIXK_ELEMENT_FORMAT(MIX_BF16, bf16, float)
+
+/* Row bodies over a decoded float x, in MIXK_SPMV_ROW's order of operations. */
+#define MIXK_SPMV_ROWF(NAME, LDA)                                                                \
+    static inline MIX_HD float NAME(const int64_t *rowptr, const int32_t *colind,                \
+                                    const void *val, const float *rowscale, const float *x,      \
+                                    int64_t i)                                                    \
+    {                                                                                             \
+        (void)rowscale;                                                                           \
+        float s = 0;                                                                              \
+        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += LDA(val, k) * x[colind[k]];      \
+        return s;                                                                                 \
+    }
+MIXK_SPMV_ROWF(mixk_spmv_rowf_fp32, MIXK_LDA_FP32)
+MIXK_SPMV_ROWF(mixk_spmv_rowf_fp16, MIXK_LDA_FP16)
+MIXK_SPMV_ROWF(mixk_spmv_rowf_bf16, MIXK_LDA_BF16)
+
+/* FIXED16 (block-scaled): the block decoded with its step computed once. */
+static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_ld_block_fixed16(const void *v, const float *norm, int64_t blk,
+                                                     int cnt, float *x)
+{
+    const float step = mixk_fixed16_step(norm[blk]);
+    const int16_t *q = (const int16_t *)v + blk * MIXK_SVEC_BLOCK;
+    for (int t = 0; t < cnt; t++) x[t] = mixk_fixed16_decode(q[t], step);
+}
+static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_fixed16(void *v, float *norm, int64_t blk,
+                                                       const double *x, int cnt)
+{
+    mixk_svec_st_block_fixed16_f64(v, norm, blk, x, cnt);
+}
+static inline MIX_HD int mixk_csr_row_fixed16(const int64_t *rowptr, const int32_t *colind,
+                                              const double *a, const double *scale, int64_t i,
+                                              void *out, float *rowscale)
+{
+    return mixk_fixed16_csr_row(rowptr, colind, a, scale, i, (int16_t *)out, rowscale);
 }
 
 #endif

@@ -40,68 +40,40 @@ typedef struct {
     void (*accum64)(const mix_svec *v, const double *scale, double alpha, double *y);
 } cpu_svec_kernels;
 
-/* Rows of a 16-bit float matrix times the decoded float x (the loads of x are plain floats). */
-#define LDXF(x, xnorm, j) (((const float *)(x))[j])
-#define ROWF_WRAP(NAME, BODY)                                                                 \
-    static inline float NAME(const int64_t *rp, const int32_t *ci, const void *val,            \
-                             const float *rs, const float *xf, int64_t i)                      \
-    {                                                                                         \
-        return BODY(rp, ci, val, rs, xf, NULL, i);                                            \
-    }
-MIXK_SPMV_ROW(generic_rowx_fp16, float, MIXK_LDA_FP16, LDXF)
-MIXK_SPMV_ROW(generic_rowx_bf16, float, MIXK_LDA_BF16, LDXF)
-ROWF_WRAP(generic_rowf_fp16, generic_rowx_fp16)
-ROWF_WRAP(generic_rowf_bf16, generic_rowx_bf16)
+/* Token helpers of the template (kernels/cpu/sparse_cpu_t.h): pasting after expansion, and
+ * MIXI_WHEN_SAME(a, b, code): `code` when the accumulators a and b are the same precision. */
+#define MIXI_CAT_(a, b) a##b
+#define MIXI_CAT(a, b) MIXI_CAT_(a, b)
+#define MIXI_CAT3_(a, b, c) a##b##c
+#define MIXI_CAT3(a, b, c) MIXI_CAT3_(a, b, c)
+#define MIXI_CAT4_(a, b, c, d) a##b##c##d
+#define MIXI_CAT4(a, b, c, d) MIXI_CAT4_(a, b, c, d)
+#define MIXI_WHEN_SAME_(a, b, ...) MIXI_WHEN_##a##_##b(__VA_ARGS__)
+#define MIXI_WHEN_SAME(a, b, ...) MIXI_WHEN_SAME_(a, b, __VA_ARGS__)
+#define MIXI_WHEN_MIX_FP64_MIX_FP64(...) __VA_ARGS__
+#define MIXI_WHEN_MIX_FP32_MIX_FP32(...) __VA_ARGS__
+#define MIXI_WHEN_MIX_FP64_MIX_FP32(...)
+#define MIXI_WHEN_MIX_FP32_MIX_FP64(...)
 
-/* One instance of the kernels per storage format: portable C ... */
-#define NAME(x) generic_fp64_##x
-#define ACC double
-#define IS_FIXED 0
-#define LD1 mixk_svec_ld_fp64
-#define ST(v, i, x) mixk_svec_st_fp64(v, i, x)
-#define ST64(v, i, x) mixk_svec_st_fp64(v, i, x)
-#define ROW mixk_spmv_row_fp64
-#include "kernels/cpu/sparse_cpu_t.h"
-#define NAME(x) generic_fp32_##x
-#define ACC float
-#define IS_FIXED 0
-#define LD1 mixk_svec_ld_fp32
-#define ST(v, i, x) mixk_svec_st_fp32(v, i, x)
-#define ST64(v, i, x) (((float *)(v))[i] = (float)(x))
-#define ROW mixk_spmv_row_fp32
-#include "kernels/cpu/sparse_cpu_t.h"
-#define NAME(x) generic_fp16_##x
-#define ACC float
-#define IS_FIXED 0
-#define LD1 mixk_svec_ld_fp16
-#define ST(v, i, x) mixk_svec_st_fp16(v, i, x)
-#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_f16(x))
-#define ROW mixk_spmv_row_fp16
-#define ROWF generic_rowf_fp16
-#include "kernels/cpu/sparse_cpu_t.h"
-#define NAME(x) generic_bf16_##x
-#define ACC float
-#define IS_FIXED 0
-#define LD1 mixk_svec_ld_bf16
-#define ST(v, i, x) mixk_svec_st_bf16(v, i, x)
-#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_bf16(x))
-#define ROW mixk_spmv_row_bf16
-#define ROWF generic_rowf_bf16
-#include "kernels/cpu/sparse_cpu_t.h"
-#define NAME(x) generic_fixed16_##x
-#define ACC float
-#define IS_FIXED 1
-#define ROW mixk_spmv_row_fixed16 /* per nonzero decode, the CUDA backend's order of operations */
-#include "kernels/cpu/sparse_cpu_t.h"
+/* Kernel table entry of each storage format of prec_traits.h for one ISA. */
+#define MIXI_TABLE_ENTRY(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) \
+    [PP] = &MIXI_CAT3(ISA, _##SFX, _kernels),
 
+/* The kernels of every storage format: portable C ... */
+#define ISA generic
+#define T double
+#define TACC MIX_FP64
+#include "kernels/cpu/sparse_cpu_t.h"
+#define T float
+#define TACC MIX_FP32
+#include "kernels/cpu/sparse_cpu_t.h"
 static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
-    [MIX_FP64] = &generic_fp64_kernels, [MIX_FP32] = &generic_fp32_kernels,
-    [MIX_FP16] = &generic_fp16_kernels, [MIX_BF16] = &generic_bf16_kernels,
-    [MIX_FIXED16] = &generic_fixed16_kernels,
-};
+    MIXK_STORAGE_FORMATS(MIXI_TABLE_ENTRY)};
+#undef ISA
 
 /* ... and the same compiled for AVX2 + F16C (chosen at run time), FP16 converted by the
- * hardware (same values: both round to nearest even).  No FMA: contracted products would round
+ * hardware (same values: both round to nearest even), BF16 eight lanes at a time, full FIXED16
+ * blocks encoded with vector instructions.  No FMA: contracted products would round
  * differently from the portable bodies and from kernels/common's encoders. */
 #if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
 #define MIX_SPARSE_AVX2 1
@@ -112,58 +84,11 @@ static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
 #define F16C_LD(v, norm, i) _cvtsh_ss(((const uint16_t *)(v))[i])
 #define F16C_LDA(v, k) _cvtsh_ss(((const uint16_t *)(v))[k])
 MIXK_SPMV_ROW(avx2_row_fp16, float, F16C_LDA, F16C_LD)
-MIXK_SPMV_ROW(avx2_rowx_fp16, float, F16C_LDA, LDXF)
-MIXK_SPMV_ROW(avx2_rowx_bf16, float, MIXK_LDA_BF16, LDXF)
-ROWF_WRAP(avx2_rowf_fp16, avx2_rowx_fp16)
-ROWF_WRAP(avx2_rowf_bf16, avx2_rowx_bf16)
-#define NAME(x) avx2_fp64_##x
-#define ACC double
-#define IS_FIXED 0
-#define LD1 mixk_svec_ld_fp64
-#define ST(v, i, x) mixk_svec_st_fp64(v, i, x)
-#define ST64(v, i, x) mixk_svec_st_fp64(v, i, x)
-#define ROW mixk_spmv_row_fp64
-#include "kernels/cpu/sparse_cpu_t.h"
-#define NAME(x) avx2_fp32_##x
-#define ACC float
-#define IS_FIXED 0
-#define LD1 mixk_svec_ld_fp32
-#define ST(v, i, x) mixk_svec_st_fp32(v, i, x)
-#define ST64(v, i, x) (((float *)(v))[i] = (float)(x))
-#define ROW mixk_spmv_row_fp32
-#include "kernels/cpu/sparse_cpu_t.h"
-#define NAME(x) avx2_fp16_##x
-#define ACC float
-#define IS_FIXED 0
-#define LD1 F16C_LD
-#define ST(v, i, x) (((uint16_t *)(v))[i] = _cvtss_sh(x, 0))
-#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_f16(x))
-#define LDB8(v, i, out) \
-    _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)(v) + (i)))))
-#define STB8(v, i, x) \
-    _mm_storeu_si128((__m128i *)((uint16_t *)(v) + (i)), _mm256_cvtps_ph(_mm256_loadu_ps(x), 0))
-#define ROW avx2_row_fp16
-#define ROWF avx2_rowf_fp16
-#include "kernels/cpu/sparse_cpu_t.h"
-/* Eight BF16 values to floats and back (kernels/cpu/avx2_lanes.h). */
-#define LDB8(v, i, out)                                                                          \
-    _mm256_storeu_ps(out, bf16_lanes_to_f32(_mm256_cvtepu16_epi32(                              \
-                              _mm_loadu_si128((const __m128i *)((const uint16_t *)(v) + (i))))))
-#define STB8(v, i, x)                                                                            \
-    _mm_storeu_si128((__m128i *)((uint16_t *)(v) + (i)),                                         \
-                     pack_u16(f32_to_bf16_lanes(_mm256_castps_si256(_mm256_loadu_ps(x)))))
-#define NAME(x) avx2_bf16_##x
-#define ACC float
-#define IS_FIXED 0
-#define LD1 mixk_svec_ld_bf16
-#define ST(v, i, x) mixk_svec_st_bf16(v, i, x)
-#define ST64(v, i, x) (((uint16_t *)(v))[i] = mixk_f64_to_bf16(x))
-#define ROW mixk_spmv_row_bf16
-#define ROWF avx2_rowf_bf16
-#include "kernels/cpu/sparse_cpu_t.h"
+MIXK_SPMV_ROWF(avx2_rowf_fp16, F16C_LDA)
+
 /* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|
- * (NaN if any x is NaN), q = round-to-even(x * inv_step) clamped to +-32767, NaN -> 0. */
-static inline void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
+ * (NaN if any x is NaN), q = round-to-even(x * inv_step) clamped to +-QMAX, NaN -> 0. */
+static MIXI_INLINE void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
 {
     const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     __m256 m = _mm256_setzero_ps(), nan = _mm256_setzero_ps();
@@ -190,22 +115,78 @@ static inline void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
     }
     *norm = s;
 }
-/* FIXED16 rows run the scalar body over x decoded once per SpMV: measured on 3D Poisson 100^3
- * (2 threads, Zen3) 3.7 ms per SpMV against 6.3 ms for a masked gather plus horizontal sum per row. */
-#define NAME(x) avx2_fixed16_##x
-#define ACC float
-#define IS_FIXED 1
-#define FIXED16_STB(q, norm, x) avx2_fixed16_store(q, norm, x)
-#define ROW mixk_spmv_row_fixed16
-#define ROWF mixk_spmv_row_fixed16_f32x
+
+/* Eight FP16 (F16C) or BF16 (avx2_lanes.h) values at a time, the rest one by one. */
+static MIXI_INLINE int avx2_load_block(mix_prec P, const mix_svec *v, int64_t b, int cnt, float *x)
+{
+    const uint16_t *h = (const uint16_t *)v->val + b * BLK;
+    int t = 0;
+    if (P == MIX_FP16) {
+        for (; t + 8 <= cnt; t += 8)
+            _mm256_storeu_ps(x + t, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(h + t))));
+        for (; t < cnt; t++) x[t] = _cvtsh_ss(h[t]);
+        return 1;
+    }
+    if (P == MIX_BF16) {
+        for (; t + 8 <= cnt; t += 8)
+            _mm256_storeu_ps(x + t, bf16_lanes_to_f32(_mm256_cvtepu16_epi32(
+                                        _mm_loadu_si128((const __m128i *)(h + t)))));
+        for (; t < cnt; t++) x[t] = mixk_bf16_to_f32(h[t]);
+        return 1;
+    }
+    return 0;
+}
+
+static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64_t b, const float *x, int cnt)
+{
+    uint16_t *h = (uint16_t *)v->val + b * BLK;
+    int t = 0;
+    if (P == MIX_FP16) {
+        for (; t + 8 <= cnt; t += 8)
+            _mm_storeu_si128((__m128i *)(h + t), _mm256_cvtps_ph(_mm256_loadu_ps(x + t), 0));
+        for (; t < cnt; t++) h[t] = _cvtss_sh(x[t], 0);
+        return 1;
+    }
+    if (P == MIX_BF16) {
+        for (; t + 8 <= cnt; t += 8)
+            _mm_storeu_si128((__m128i *)(h + t),
+                             pack_u16(f32_to_bf16_lanes(_mm256_castps_si256(_mm256_loadu_ps(x + t)))));
+        for (; t < cnt; t++) h[t] = mixk_f32_to_bf16(x[t]);
+        return 1;
+    }
+    if (P == MIX_FIXED16 && cnt == BLK) {
+        avx2_fixed16_store((int16_t *)v->val + b * BLK, v->norm + b, x);
+        return 1;
+    }
+    return 0;
+}
+
+#define ISA avx2
+#define T double
+#define TACC MIX_FP64
 #include "kernels/cpu/sparse_cpu_t.h"
+#define ISA_LD_BLOCK(P, v, b, cnt, x) avx2_load_block(P, v, b, cnt, x)
+#define ISA_ST_BLOCK(P, v, b, x, cnt) avx2_store_block(P, v, b, x, cnt)
+#define ISA_ROW(P, A, x, i, out) \
+    ((P) == MIX_FP16 && ((out) = avx2_row_fp16(A->rowptr, A->colind, A->val, NULL, x->val, NULL, i), 1))
+/* FIXED16 rows too run over x decoded once per SpMV: measured on 3D Poisson 100^3 (2 threads,
+ * Zen3) 3.7 ms per SpMV against 6.3 ms for a masked gather plus horizontal sum per row. */
+#define ISA_DECODE_X(P) (mixk_prec_bytes(P) < 4)
+#define ISA_ROWF(P, A, xf, i, out) \
+    ((P) == MIX_FP16 && ((out) = avx2_rowf_fp16(A->rowptr, A->colind, A->val, NULL, xf, i), 1))
+#define T float
+#define TACC MIX_FP32
+#include "kernels/cpu/sparse_cpu_t.h"
+#undef ISA_LD_BLOCK
+#undef ISA_ST_BLOCK
+#undef ISA_ROW
+#undef ISA_ROWF
+#undef ISA_DECODE_X
 #pragma GCC pop_options
 
 static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
-    [MIX_FP64] = &avx2_fp64_kernels, [MIX_FP32] = &avx2_fp32_kernels,
-    [MIX_FP16] = &avx2_fp16_kernels, [MIX_BF16] = &avx2_bf16_kernels,
-    [MIX_FIXED16] = &avx2_fixed16_kernels,
-};
+    MIXK_STORAGE_FORMATS(MIXI_TABLE_ENTRY)};
+#undef ISA
 #endif
 
 static int force_portable;
@@ -286,33 +267,25 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
     *A = (mix_spmat){.prec = prec, .n = n, .nnz = A64->nnz, .rowptr = A64->rowptr,
                      .colind = A64->colind};
     A->val = mixi_malloc((size_t)(A64->nnz > 0 ? A64->nnz : 1) * el + 16); /* vector loads */
-    if (prec == MIX_FIXED16) A->rowscale = mixi_malloc(2 * (size_t)n * sizeof(float));
-    if (el == 2) A->xf = mixi_malloc(((size_t)n + BLK) * sizeof(float));
-    if (!A->val || (prec == MIX_FIXED16 && !A->rowscale) || (el == 2 && !A->xf)) {
+    const int block = mixk_prec_block_scaled(prec), narrow = el < sizeof(float);
+    if (block) A->rowscale = mixi_malloc(2 * (size_t)n * sizeof(float));
+    if (narrow) A->xf = mixi_malloc(((size_t)n + BLK) * sizeof(float)); /* decoded x */
+    if (!A->val || (block && !A->rowscale) || (narrow && !A->xf)) {
         spmat_free(A);
         return MIX_ERR_ALLOC;
     }
     long overflow = 0;
 #pragma omp parallel for reduction(+ : overflow) schedule(static) if (n > PAR_MIN)
     for (int i = 0; i < n; i++) {
-        const double si = scale ? scale[i] : 1.0;
-        const int64_t k0 = A64->rowptr[i], k1 = A64->rowptr[i + 1];
-        if (prec == MIX_FIXED16) {
-            overflow += mixk_fixed16_csr_row(A64->rowptr, A64->colind, a, scale, i, A->val,
-                                             A->rowscale);
-            continue;
+#define CSR_ROW(PP, SFX, ...)                                                                     \
+    case PP:                                                                                      \
+        overflow += mixk_csr_row_##SFX(A64->rowptr, A64->colind, a, scale, i, A->val, A->rowscale); \
+        break;
+        switch (prec) {
+            MIXK_STORAGE_FORMATS(CSR_ROW)
+        default: break;
         }
-        for (int64_t k = k0; k < k1; k++) {
-            const double v = si * a[k] * (scale ? scale[A64->colind[k]] : 1.0);
-            overflow += mixk_prec_overflows(prec, v);
-            switch (prec) {
-            case MIX_FP64: ((double *)A->val)[k] = v; break;
-            case MIX_FP32: ((float *)A->val)[k] = (float)v; break;
-            case MIX_FP16: ((uint16_t *)A->val)[k] = mixk_f64_to_f16(v); break;
-            case MIX_BF16: ((uint16_t *)A->val)[k] = mixk_f64_to_bf16(v); break;
-            default: break;
-            }
-        }
+#undef CSR_ROW
     }
     if (overflow) {
         spmat_free(A);

@@ -1,124 +1,162 @@
-/* sparse_cpu_t.h: the CPU sloppy-loop kernels, included once per storage format and ISA by sparse_cpu.c. */
-/* Expects SUF (fp64, fp32, fp16, bf16, fixed16), NAME(x) (the instance's name for x), ACC (the
- * arithmetic type), IS_FIXED (0/1), LD1(v, norm, i) / ST(v, i, x) (load / store one element,
- * non-FIXED16), ST64(v, i, x) (store one double with one rounding), optionally LDB8 / STB8 (eight
- * elements at once, FP16 with F16C), FIXED16_STB (a whole FIXED16 block, vectorised), ROW (the per-row SpMV body); BLK and PAR_MIN from
- * sparse_cpu.c.  Work goes by blocks of BLK rows (the FIXED16 vector block); reductions are FP64
- * and see the stored (rounded) values. */
+/* sparse_cpu_t.h: the CPU sloppy-loop kernels of every storage format of one arithmetic type, included by sparse_cpu.c once per ISA and type. */
+/* Expects ISA (the instance prefix: generic, avx2), T (double or float) and TACC (MIX_FP64 or
+ * MIX_FP32, the accumulator whose formats are generated here: kernels/common/prec_traits.h),
+ * BLK, PAR_MIN and MIXI_INLINE from sparse_cpu.c.  For T = float an ISA may define hooks that
+ * take over a format, returning 1 when they did (0: the portable body from kernels/common):
+ *   ISA_LD_BLOCK(P, v, b, cnt, x), ISA_ST_BLOCK(P, v, b, x, cnt),
+ *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out);
+ * and ISA_DECODE_X(P): whether the SpMV decodes x once into floats for P (see NARROW).
+ * The bodies are written once over a constant precision P (the switches fold away); the
+ * MIXK_STORAGE_FORMATS list of prec_traits.h then makes one kernel table per format.  Work goes
+ * by blocks of BLK rows (the FIXED16 vector block); reductions are FP64 and see the stored
+ * (rounded) values. */
 #define NBLK(n) (((n) + BLK - 1) / BLK)
 #define CNT(n, b) ((int)((n) - (b) * BLK < BLK ? (n) - (b) * BLK : BLK))
+#define FN(x) MIXI_CAT4(ISA, _, T, _##x)
 
-/* Block b of v into x[0..cnt): FIXED16 decodes with the block's step computed once. */
-static MIXI_INLINE void NAME(load_block)(const mix_svec *v, int64_t b, int cnt, ACC *x)
-{
-#if IS_FIXED
-    const float step = mixk_fixed16_step(v->norm[b]);
-    const int16_t *q = (const int16_t *)v->val + b * BLK;
-    for (int t = 0; t < cnt; t++) x[t] = mixk_fixed16_decode(q[t], step);
-#else
-    int t = 0;
-#ifdef LDB8
-    for (; t + 8 <= cnt; t += 8) LDB8(v->val, b * BLK + t, x + t);
-#endif
-    for (; t < cnt; t++) x[t] = LD1(v->val, v->norm, b * BLK + t);
-#endif
-}
+/* The formats of this accumulator: MIXI_THIS_ACC(ACC, code) keeps `code` when ACC == TACC. */
+#define MIXI_THIS_ACC(ACC, ...) MIXI_WHEN_SAME(ACC, TACC, __VA_ARGS__)
 
-static MIXI_INLINE void NAME(store_block)(mix_svec *v, int64_t b, const ACC *x, int cnt)
+/* Block b of v into x[0..cnt). */
+static MIXI_INLINE void FN(load_block)(mix_prec P, const mix_svec *v, int64_t b, int cnt, T *x)
 {
-#if IS_FIXED && defined(FIXED16_STB)
-    if (cnt == BLK) FIXED16_STB((int16_t *)v->val + b * BLK, v->norm + b, x);
-    else mixk_svec_st_block_fixed16(v->val, v->norm, b, x, cnt);
-#elif IS_FIXED
-    mixk_svec_st_block_fixed16(v->val, v->norm, b, x, cnt);
-#else
-    int t = 0;
-#ifdef STB8
-    for (; t + 8 <= cnt; t += 8) STB8(v->val, b * BLK + t, x + t);
+#ifdef ISA_LD_BLOCK
+    if (ISA_LD_BLOCK(P, v, b, cnt, x)) return;
 #endif
-    for (; t < cnt; t++) ST(v->val, b * BLK + t, x[t]);
-#endif
-}
-
-static MIXI_INLINE void NAME(store_block64)(mix_svec *v, int64_t b, const double *x, int cnt)
-{
-#if IS_FIXED
-    mixk_svec_st_block_fixed16_f64(v->val, v->norm, b, x, cnt);
-#else
-    for (int t = 0; t < cnt; t++) ST64(v->val, b * BLK + t, x[t]);
-#endif
-}
-
-/* y = A x, rounded into y; *xy = <x, A x> from the unrounded products.  16-bit formats first
- * decode x into the matrix's float scratch (once per entry, not once per nonzero: ROWF). */
-static MIXI_INLINE double NAME(spmv_block)(const mix_spmat *A, const mix_svec *x, mix_svec *y,
-                                            const float *xf, int64_t b, int cnt)
-{
-    ACC v[BLK], xb[BLK];
-    double s[4] = {0, 0, 0, 0};
-    for (int t = 0; t < cnt; t++) {
-#ifdef ROWF
-        v[t] = ROWF(A->rowptr, A->colind, A->val, A->rowscale, xf, b * BLK + t);
-#else
-        (void)xf;
-        v[t] = ROW(A->rowptr, A->colind, A->val, A->rowscale, x->val, x->norm, b * BLK + t);
-#endif
+#define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) \
+    MIXI_THIS_ACC(ACC, case PP: mixk_svec_ld_block_##SFX(v->val, v->norm, b, cnt, x); break;)
+    switch (P) {
+        MIXK_STORAGE_FORMATS(MIXI_X)
+    default: break;
     }
-    NAME(load_block)(x, b, cnt, xb);
+#undef MIXI_X
+}
+
+static MIXI_INLINE void FN(store_block)(mix_prec P, mix_svec *v, int64_t b, const T *x, int cnt)
+{
+#ifdef ISA_ST_BLOCK
+    if (ISA_ST_BLOCK(P, v, b, x, cnt)) return;
+#endif
+#define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) \
+    MIXI_THIS_ACC(ACC, case PP: mixk_svec_st_block_##SFX(v->val, v->norm, b, x, cnt); break;)
+    switch (P) {
+        MIXK_STORAGE_FORMATS(MIXI_X)
+    default: break;
+    }
+#undef MIXI_X
+}
+
+static MIXI_INLINE void FN(store_block64)(mix_prec P, mix_svec *v, int64_t b, const double *x,
+                                          int cnt)
+{
+#define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) \
+    MIXI_THIS_ACC(ACC, case PP: mixk_svec_st_block64_##SFX(v->val, v->norm, b, x, cnt); break;)
+    switch (P) {
+        MIXK_STORAGE_FORMATS(MIXI_X)
+    default: break;
+    }
+#undef MIXI_X
+}
+
+/* (A x)_i. */
+static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_svec *x, int64_t i)
+{
+    T out = 0;
+#ifdef ISA_ROW
+    if (ISA_ROW(P, A, x, i, out)) return out;
+#endif
+#define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE)                                         \
+    MIXI_THIS_ACC(ACC, case PP: out = mixk_spmv_row_##SFX(A->rowptr, A->colind, A->val,        \
+                                                           A->rowscale, x->val, x->norm, i);     \
+                  break;)
+    switch (P) {
+        MIXK_STORAGE_FORMATS(MIXI_X)
+    default: break;
+    }
+#undef MIXI_X
+    return out;
+}
+
+/* Narrow formats (fewer bytes than T) decode x once into the matrix's float scratch, then run
+ * the rows over floats: once per entry rather than once per nonzero.  Block-scaled formats
+ * decode per nonzero (the CUDA backend's order of operations) unless the ISA says otherwise. */
+#ifdef ISA_DECODE_X
+#define NARROW(P) ISA_DECODE_X(P)
+#else
+#define NARROW(P) (mixk_prec_bytes(P) < (int)sizeof(T) && !mixk_prec_block_scaled(P))
+#endif
+static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const float *xf, int64_t i)
+{
+    T out = 0;
+#ifdef ISA_ROWF
+    if (ISA_ROWF(P, A, xf, i, out)) return out;
+#endif
+#define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE)                                         \
+    MIXI_THIS_ACC(ACC, MIXI_WHEN_SAME(ACC, MIX_FP32, case PP: out = mixk_spmv_rowf_##SFX(       \
+                                                         A->rowptr, A->colind, A->val,          \
+                                                         A->rowscale, xf, i);                   \
+                                      break;))
+    switch (P) {
+        MIXK_STORAGE_FORMATS(MIXI_X)
+    default: (void)A; (void)xf; (void)i; break;
+    }
+#undef MIXI_X
+    return out;
+}
+
+/* Per block b of cnt rows, each body inlined twice by its caller below: for full blocks
+ * (constant trip count: vectorised) and for the last one. */
+#define BOTH(call_full, call_last, cnt) ((cnt) == BLK ? (call_full) : (call_last))
+
+/* y = A x, rounded into y; returns <x, A x> of the block from the unrounded products. */
+static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A, const mix_svec *x,
+                                         mix_svec *y, const float *xf, int64_t b, int cnt)
+{
+    T v[BLK], xb[BLK];
+    double s[4] = {0, 0, 0, 0};
+    for (int t = 0; t < cnt; t++)
+        v[t] = NARROW(P) ? FN(rowf)(P, A, xf, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
+    FN(load_block)(P, x, b, cnt, xb);
     for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)v[t];
-    NAME(store_block)(y, b, v, cnt);
+    FN(store_block)(P, y, b, v, cnt);
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
-
-static void NAME(spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy)
+static MIXI_INLINE double FN(spmv_blk)(mix_prec P, const mix_spmat *A, const mix_svec *x,
+                                       mix_svec *y, const float *xf, int64_t b, int cnt)
 {
-    const int64_t n = A->n;
-    double acc = 0.0;
-    float *xf = A->xf;
-#pragma omp parallel if (n > PAR_MIN)
-    {
-#ifdef ROWF
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < NBLK(n); b++) {
-            const int cnt = CNT(n, b);
-            if (cnt == BLK) NAME(load_block)(x, b, BLK, xf + b * BLK);
-            else NAME(load_block)(x, b, cnt, xf + b * BLK);
-        }
-#endif
-#pragma omp for reduction(+ : acc) schedule(static)
-        for (int64_t b = 0; b < NBLK(n); b++) {
-            const int cnt = CNT(n, b);
-            acc += cnt == BLK ? NAME(spmv_block)(A, x, y, xf, b, BLK)
-                              : NAME(spmv_block)(A, x, y, xf, b, cnt);
-        }
-    }
-    *xy = acc;
+    return BOTH(FN(spmv_block)(P, A, x, y, xf, b, BLK), FN(spmv_block)(P, A, x, y, xf, b, cnt), cnt);
+}
+/* Narrow formats: block b of x decoded into the float scratch (T is float for them). */
+static MIXI_INLINE void FN(decode_blk)(mix_prec P, const mix_svec *x, float *xf, int64_t b, int cnt)
+{
+    T *d = (T *)(void *)(xf + b * BLK);
+    if (cnt == BLK) FN(load_block)(P, x, b, BLK, d);
+    else FN(load_block)(P, x, b, cnt, d);
 }
 
-/* x += alpha p; r -= alpha ap; *rr = ||r_new||^2, *rd = <r_new, r_old>; x may be FP32 for a
- * 16-bit instance (kernels/backend_sparse.h), read and written as plain floats.  The block body is
- * inlined twice, for full blocks (constant trip count: vectorised) and for the last one; the FP64
- * sums run in four interleaved partial sums, the same order in every instance. */
-static MIXI_INLINE void NAME(cg_update_block)(ACC a, const mix_svec *p, const mix_svec *ap,
-                                               mix_svec *x, mix_svec *r, int64_t b, int cnt,
-                                               double *prr, double *prd)
+/* x += alpha p; r -= alpha ap; *prr = ||r_new||^2, *prd = <r_new, r_old> over the block; x may
+ * be in p's accumulator precision instead of p's (kernels/backend_sparse.h), read and written as
+ * T.  The FP64 sums run in four interleaved partial sums, the same order in every instance. */
+static MIXI_INLINE void FN(cg_update_block)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
+                                            mix_svec *x, mix_svec *r, int64_t b, int cnt,
+                                            double *prr, double *prd)
 {
-    ACC xb[BLK], pb[BLK], apb[BLK], ro[BLK], rn[BLK];
+    T xb[BLK], pb[BLK], apb[BLK], ro[BLK], rn[BLK];
     double s[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};
-    float *x32 = x->prec == MIX_FP32 ? (float *)x->val + b * BLK : NULL;
-    if (x32) for (int t = 0; t < cnt; t++) xb[t] = (ACC)x32[t];
-    else NAME(load_block)(x, b, cnt, xb);
-    NAME(load_block)(p, b, cnt, pb);
-    NAME(load_block)(ap, b, cnt, apb);
-    NAME(load_block)(r, b, cnt, ro);
+    T *xacc = x->prec != P ? (T *)x->val + b * BLK : NULL;
+    if (xacc) for (int t = 0; t < cnt; t++) xb[t] = xacc[t];
+    else FN(load_block)(P, x, b, cnt, xb);
+    FN(load_block)(P, p, b, cnt, pb);
+    FN(load_block)(P, ap, b, cnt, apb);
+    FN(load_block)(P, r, b, cnt, ro);
     for (int t = 0; t < cnt; t++) {
         xb[t] = xb[t] + a * pb[t];
         rn[t] = ro[t] - a * apb[t];
     }
-    if (x32) for (int t = 0; t < cnt; t++) x32[t] = (float)xb[t];
-    else NAME(store_block)(x, b, xb, cnt);
-    NAME(store_block)(r, b, rn, cnt);
-    NAME(load_block)(r, b, cnt, rn); /* what the next step will read */
+    if (xacc) for (int t = 0; t < cnt; t++) xacc[t] = xb[t];
+    else FN(store_block)(P, x, b, xb, cnt);
+    FN(store_block)(P, r, b, rn, cnt);
+    FN(load_block)(P, r, b, cnt, rn); /* what the next step will read */
     for (int t = 0; t < cnt; t++) {
         s[t & 3] += (double)rn[t] * (double)rn[t];
         d[t & 3] += (double)rn[t] * (double)ro[t];
@@ -126,121 +164,158 @@ static MIXI_INLINE void NAME(cg_update_block)(ACC a, const mix_svec *p, const mi
     *prr = (s[0] + s[1]) + (s[2] + s[3]);
     *prd = (d[0] + d[1]) + (d[2] + d[3]);
 }
-
-static void NAME(cg_update)(double alpha, const mix_svec *p, const mix_svec *ap, mix_svec *x,
-                            mix_svec *r, double *rr, double *rd)
+static MIXI_INLINE void FN(cg_update_blk)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
+                                          mix_svec *x, mix_svec *r, int64_t b, int cnt,
+                                          double *prr, double *prd)
 {
-    const int64_t n = p->n;
-    const ACC a = (ACC)alpha;
-    double acc_rr = 0.0, acc_rd = 0.0;
-#pragma omp parallel for reduction(+ : acc_rr, acc_rd) schedule(static) if (n > PAR_MIN)
-    for (int64_t b = 0; b < NBLK(n); b++) {
-        const int cnt = CNT(n, b);
-        double prr, prd;
-        if (cnt == BLK) NAME(cg_update_block)(a, p, ap, x, r, b, BLK, &prr, &prd);
-        else NAME(cg_update_block)(a, p, ap, x, r, b, cnt, &prr, &prd);
-        acc_rr += prr;
-        acc_rd += prd;
-    }
-    *rr = acc_rr;
-    *rd = acc_rd;
+    if (cnt == BLK) FN(cg_update_block)(P, a, p, ap, x, r, b, BLK, prr, prd);
+    else FN(cg_update_block)(P, a, p, ap, x, r, b, cnt, prr, prd);
 }
 
 /* y = a x + b y. */
-static MIXI_INLINE void NAME(axpby_block)(ACC fa, const mix_svec *x, ACC fb, mix_svec *y,
-                                           int64_t b, int cnt)
+static MIXI_INLINE void FN(axpby_block)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
+                                        int64_t b, int cnt)
 {
-    ACC xb[BLK], yb[BLK];
-    NAME(load_block)(x, b, cnt, xb);
-    NAME(load_block)(y, b, cnt, yb);
+    T xb[BLK], yb[BLK];
+    FN(load_block)(P, x, b, cnt, xb);
+    FN(load_block)(P, y, b, cnt, yb);
     for (int t = 0; t < cnt; t++) yb[t] = fa * xb[t] + fb * yb[t];
-    NAME(store_block)(y, b, yb, cnt);
+    FN(store_block)(P, y, b, yb, cnt);
+}
+static MIXI_INLINE void FN(axpby_blk)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
+                                      int64_t b, int cnt)
+{
+    if (cnt == BLK) FN(axpby_block)(P, fa, x, fb, y, b, BLK);
+    else FN(axpby_block)(P, fa, x, fb, y, b, cnt);
 }
 
-static void NAME(axpby)(double a, const mix_svec *x, double b_, mix_svec *y)
+static MIXI_INLINE double FN(dot_block)(mix_prec P, const mix_svec *x, const mix_svec *y,
+                                        int64_t b, int cnt)
 {
-    const int64_t n = x->n;
-    const ACC fa = (ACC)a, fb = (ACC)b_;
-#pragma omp parallel for schedule(static) if (n > PAR_MIN)
-    for (int64_t b = 0; b < NBLK(n); b++) {
-        const int cnt = CNT(n, b);
-        if (cnt == BLK) NAME(axpby_block)(fa, x, fb, y, b, BLK);
-        else NAME(axpby_block)(fa, x, fb, y, b, cnt);
-    }
-}
-
-static MIXI_INLINE double NAME(dot_block)(const mix_svec *x, const mix_svec *y, int64_t b, int cnt)
-{
-    ACC xb[BLK], yb[BLK];
+    T xb[BLK], yb[BLK];
     double s[4] = {0, 0, 0, 0};
-    NAME(load_block)(x, b, cnt, xb);
-    NAME(load_block)(y, b, cnt, yb);
+    FN(load_block)(P, x, b, cnt, xb);
+    FN(load_block)(P, y, b, cnt, yb);
     for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)yb[t];
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
-
-static double NAME(dot)(const mix_svec *x, const mix_svec *y)
+static MIXI_INLINE double FN(dot_blk)(mix_prec P, const mix_svec *x, const mix_svec *y, int64_t b,
+                                      int cnt)
 {
-    const int64_t n = x->n;
-    double acc = 0.0;
-#pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
-    for (int64_t b = 0; b < NBLK(n); b++) {
-        const int cnt = CNT(n, b);
-        acc += cnt == BLK ? NAME(dot_block)(x, y, b, BLK) : NAME(dot_block)(x, y, b, cnt);
-    }
-    return acc;
+    return BOTH(FN(dot_block)(P, x, y, b, BLK), FN(dot_block)(P, x, y, b, cnt), cnt);
 }
 
-/* v = round(alpha scale .* x); returns ||alpha scale .* x||^2 of the FP64 values. */
-static double NAME(from64)(const double *x, const double *scale, double alpha, mix_svec *v)
+/* v = round(alpha scale .* x) over the block; returns ||alpha scale .* x||^2 of its FP64 values. */
+static MIXI_INLINE double FN(from64_blk)(mix_prec P, const double *x, const double *scale,
+                                         double alpha, mix_svec *v, int64_t b, int cnt)
 {
-    const int64_t n = v->n;
-    double acc = 0.0;
-#pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
-    for (int64_t b = 0; b < NBLK(n); b++) {
-        const int cnt = CNT(n, b);
-        double w[BLK], part = 0.0;
-        for (int t = 0; t < cnt; t++) {
-            const int64_t i = b * BLK + t;
-            w[t] = alpha * (scale ? scale[i] : 1.0) * x[i];
-            part += w[t] * w[t];
-        }
-        NAME(store_block64)(v, b, w, cnt);
-        acc += part;
+    double w[BLK], part = 0.0;
+    for (int t = 0; t < cnt; t++) {
+        const int64_t i = b * BLK + t;
+        w[t] = alpha * (scale ? scale[i] : 1.0) * x[i];
+        part += w[t] * w[t];
     }
-    return acc;
+    FN(store_block64)(P, v, b, w, cnt);
+    return part;
 }
 
-/* y += alpha scale .* v in FP64. */
-static void NAME(accum64)(const mix_svec *v, const double *scale, double alpha, double *y)
+/* y += alpha scale .* v in FP64 over the block. */
+static MIXI_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const double *scale,
+                                        double alpha, double *y, int64_t b, int cnt)
 {
-    const int64_t n = v->n;
-#pragma omp parallel for schedule(static) if (n > PAR_MIN)
-    for (int64_t b = 0; b < NBLK(n); b++) {
-        const int cnt = CNT(n, b);
-        ACC vb[BLK];
-        NAME(load_block)(v, b, cnt, vb);
-        for (int t = 0; t < cnt; t++) {
-            const int64_t i = b * BLK + t;
-            y[i] += alpha * (scale ? scale[i] : 1.0) * (double)vb[t];
-        }
+    T vb[BLK];
+    FN(load_block)(P, v, b, cnt, vb);
+    for (int t = 0; t < cnt; t++) {
+        const int64_t i = b * BLK + t;
+        y[i] += alpha * (scale ? scale[i] : 1.0) * (double)vb[t];
     }
 }
 
-static const cpu_svec_kernels NAME(kernels) = {
-    NAME(spmv), NAME(cg_update), NAME(axpby), NAME(dot), NAME(from64), NAME(accum64),
-};
+/* The kernel table of one format, its parallel loops over blocks written here so that each
+ * format's OpenMP regions are its own functions, P a constant inside them. */
+#define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
+#define MIXI_INSTANCE(PP, PFX)                                                                    \
+    static void MIXI_CAT(PFX, spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y,           \
+                                    double *xy)                                                   \
+    {                                                                                             \
+        const int64_t n = A->n;                                                                   \
+        double acc = 0.0;                                                                         \
+        float *xf = A->xf;                                                                        \
+        _Pragma("omp parallel if (n > PAR_MIN)")                                                  \
+        {                                                                                         \
+            if (NARROW(PP)) {                                                                     \
+                _Pragma("omp for schedule(static)")                                               \
+                MIXI_BLOCKS(n) FN(decode_blk)(PP, x, xf, b, CNT(n, b));                           \
+            }                                                                                     \
+            _Pragma("omp for reduction(+ : acc) schedule(static)")                                \
+            MIXI_BLOCKS(n) acc += FN(spmv_blk)(PP, A, x, y, xf, b, CNT(n, b));                    \
+        }                                                                                         \
+        *xy = acc;                                                                                \
+    }                                                                                             \
+    static void MIXI_CAT(PFX, cg_update)(double alpha, const mix_svec *p, const mix_svec *ap,     \
+                                         mix_svec *x, mix_svec *r, double *rr, double *rd)        \
+    {                                                                                             \
+        const int64_t n = p->n;                                                                   \
+        const T a = (T)alpha;                                                                     \
+        double acc_rr = 0.0, acc_rd = 0.0;                                                        \
+        _Pragma("omp parallel for reduction(+ : acc_rr, acc_rd) schedule(static) if (n > PAR_MIN)") \
+        MIXI_BLOCKS(n) {                                                                          \
+            double prr, prd;                                                                      \
+            FN(cg_update_blk)(PP, a, p, ap, x, r, b, CNT(n, b), &prr, &prd);                      \
+            acc_rr += prr;                                                                        \
+            acc_rd += prd;                                                                        \
+        }                                                                                         \
+        *rr = acc_rr;                                                                             \
+        *rd = acc_rd;                                                                             \
+    }                                                                                             \
+    static void MIXI_CAT(PFX, axpby)(double a, const mix_svec *x, double b_, mix_svec *y)         \
+    {                                                                                             \
+        const int64_t n = x->n;                                                                   \
+        const T fa = (T)a, fb = (T)b_;                                                            \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
+        MIXI_BLOCKS(n) FN(axpby_blk)(PP, fa, x, fb, y, b, CNT(n, b));                             \
+    }                                                                                             \
+    static double MIXI_CAT(PFX, dot)(const mix_svec *x, const mix_svec *y)                        \
+    {                                                                                             \
+        const int64_t n = x->n;                                                                   \
+        double acc = 0.0;                                                                         \
+        _Pragma("omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)")          \
+        MIXI_BLOCKS(n) acc += FN(dot_blk)(PP, x, y, b, CNT(n, b));                                \
+        return acc;                                                                               \
+    }                                                                                             \
+    static double MIXI_CAT(PFX, from64)(const double *x, const double *scale, double alpha,       \
+                                        mix_svec *v)                                              \
+    {                                                                                             \
+        const int64_t n = v->n;                                                                   \
+        double acc = 0.0;                                                                         \
+        _Pragma("omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)")          \
+        MIXI_BLOCKS(n) acc += FN(from64_blk)(PP, x, scale, alpha, v, b, CNT(n, b));               \
+        return acc;                                                                               \
+    }                                                                                             \
+    static void MIXI_CAT(PFX, accum64)(const mix_svec *v, const double *scale, double alpha,      \
+                                       double *y)                                                 \
+    {                                                                                             \
+        const int64_t n = v->n;                                                                   \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
+        MIXI_BLOCKS(n) FN(accum64_blk)(PP, v, scale, alpha, y, b, CNT(n, b));                     \
+    }                                                                                             \
+    static const cpu_svec_kernels MIXI_CAT(PFX, kernels) = {                                      \
+        MIXI_CAT(PFX, spmv), MIXI_CAT(PFX, cg_update), MIXI_CAT(PFX, axpby),                     \
+        MIXI_CAT(PFX, dot),  MIXI_CAT(PFX, from64),    MIXI_CAT(PFX, accum64)};
+
+/* One kernel table per format of this accumulator: ISA_SFX_kernels. */
+#define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) \
+    MIXI_THIS_ACC(ACC, MIXI_INSTANCE(PP, MIXI_CAT3(ISA, _##SFX, _)))
+MIXK_STORAGE_FORMATS(MIXI_X)
+#undef MIXI_X
+#undef MIXI_INSTANCE
+#undef MIXI_BLOCKS
+#undef BOTH
 
 #undef NBLK
 #undef CNT
-#undef NAME
-#undef ACC
-#undef IS_FIXED
-#undef LD1
-#undef ST
-#undef ST64
-#undef LDB8
-#undef STB8
-#undef ROW
-#undef ROWF
-#undef FIXED16_STB
+#undef FN
+#undef NARROW
+#undef MIXI_THIS_ACC
+#undef T
+#undef TACC

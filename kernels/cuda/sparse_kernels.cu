@@ -6,6 +6,7 @@
 // thread-per-row SpMV and every element-wise operation then agree with the CPU bit for bit;
 // only the order of the FP64 reductions (and of a row sum split over several lanes) differs.
 #include <stdint.h>
+#include <type_traits>
 #include "kernels/common/formats.h"
 #include "kernels/common/prec_traits.h"
 #include "kernels/common/spmv_row.h"
@@ -80,43 +81,34 @@ __device__ void grid_sum(double (&v)[NS], double *ws)
 
 // ---- storage formats ----------------------------------------------------------------------------
 
-// Per storage precision: arithmetic type, element load (spmv_row.h), matrix value load and the
-// per-row body.
+// Per storage precision (kernels/common/prec_traits.h): arithmetic type, element load, matrix
+// value load and the per-row body (kernels/common/spmv_row.h); element formats also store.
 template <mix_prec P> struct fmt;
-template <> struct fmt<MIX_FP64> {
-    typedef double T;
-    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fp64(v, nm, i); }
-    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_FP64(a, k); }
-    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
-    { return mixk_spmv_row_fp64(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
-};
-template <> struct fmt<MIX_FP32> {
-    typedef float T;
-    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fp32(v, nm, i); }
-    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_FP32(a, k); }
-    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
-    { return mixk_spmv_row_fp32(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
-};
-template <> struct fmt<MIX_FP16> {
-    typedef float T;
-    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fp16(v, nm, i); }
-    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_FP16(a, k); }
-    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
-    { return mixk_spmv_row_fp16(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
-};
-template <> struct fmt<MIX_BF16> {
-    typedef float T;
-    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_bf16(v, nm, i); }
-    static __device__ T lda(const void *a, int64_t k) { return MIXK_LDA_BF16(a, k); }
-    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
-    { return mixk_spmv_row_bf16(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
-};
-template <> struct fmt<MIX_FIXED16> {
-    typedef float T;
-    static __device__ T ld(const void *v, const float *nm, int64_t i) { return mixk_svec_ld_fixed16(v, nm, i); }
-    static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i)
-    { return mixk_spmv_row_fixed16(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }
-};
+#define FMT(PP, SFX, ...)                                                                         \
+    template <> struct fmt<PP> {                                                                  \
+        typedef decltype(mixk_svec_ld_##SFX(nullptr, nullptr, 0)) T;                              \
+        static __device__ T ld(const void *v, const float *nm, int64_t i)                         \
+        { return mixk_svec_ld_##SFX(v, nm, i); }                                                  \
+        static __device__ T lda(const void *a, int64_t k) { return mixk_lda_##SFX(a, k); }       \
+        static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i) \
+        { return mixk_spmv_row_##SFX(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }          \
+        static __device__ int csr_row(const int64_t *rp, const int32_t *ci, const double *a,     \
+                                      const double *scale, int64_t i, void *out, float *rs)      \
+        { return mixk_csr_row_##SFX(rp, ci, a, scale, i, out, rs); }                             \
+    };
+MIXK_STORAGE_FORMATS(FMT)
+#undef FMT
+template <mix_prec P> struct elem;
+#define ELEM(PP, SFX, ...)                                                                        \
+    template <> struct elem<PP> {                                                                 \
+        static __device__ void st(void *v, int64_t i, typename fmt<PP>::T x)                      \
+        { mixk_svec_st_##SFX(v, i, x); }                                                          \
+        static __device__ void st64(void *v, int64_t i, double x) { mixk_svec_st64_##SFX(v, i, x); } \
+        static __device__ typename fmt<PP>::T round(typename fmt<PP>::T x)                        \
+        { return mixk_svec_round_##SFX(x); }                                                      \
+    };
+MIXK_ELEMENT_FORMATS(ELEM)
+#undef ELEM
 
 // Part of row i's sum over the entries k = rowptr[i] + sl, + L, ... (a lane of a sub-warp):
 // the loop of spmv_row.h's bodies, strided.  FIXED16 leaves out the row's scale factors and its
@@ -186,30 +178,10 @@ __device__ typename fmt<P>::T warp_rows(const mixi_cuda_csr &A, const void *x, c
 // gives the quiet NaN norm), q as mixk_svec_st_block_fixed16 encodes it.
 template <mix_prec P>
 __device__ typename fmt<P>::T st_warp(mixi_cuda_vec v, int64_t blk, int lane, bool valid,
-                                      typename fmt<P>::T x);
-template <>
-__device__ double st_warp<MIX_FP64>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, double x)
+                                      typename fmt<P>::T x)
 {
-    if (valid) mixk_svec_st_fp64(v.val, blk * BLK + lane, x);
-    return x;
-}
-template <>
-__device__ float st_warp<MIX_FP32>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, float x)
-{
-    if (valid) mixk_svec_st_fp32(v.val, blk * BLK + lane, x);
-    return x;
-}
-template <>
-__device__ float st_warp<MIX_FP16>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, float x)
-{
-    if (valid) mixk_svec_st_fp16(v.val, blk * BLK + lane, x);
-    return mixk_round_f16(x);
-}
-template <>
-__device__ float st_warp<MIX_BF16>(mixi_cuda_vec v, int64_t blk, int lane, bool valid, float x)
-{
-    if (valid) mixk_svec_st_bf16(v.val, blk * BLK + lane, x);
-    return mixk_round_bf16(x);
+    if (valid) elem<P>::st(v.val, blk * BLK + lane, x);
+    return elem<P>::round(x);
 }
 // Largest |x| bit pattern of the warp: for non-negative floats the patterns order as the
 // values, and a NaN's pattern exceeds Inf's.
@@ -244,21 +216,18 @@ __device__ float st_warp<MIX_FIXED16>(mixi_cuda_vec v, int64_t blk, int lane, bo
 template <mix_prec P>
 __device__ void st_warp_f64(mixi_cuda_vec v, int64_t blk, int lane, bool valid, double x)
 {
-    const int64_t i = blk * BLK + lane;
-    switch (P) {
-    case MIX_FP64: if (valid) mixk_svec_st_fp64(v.val, i, x); break;
-    case MIX_FP32: if (valid) ((float *)v.val)[i] = (float)x; break;
-    case MIX_FP16: if (valid) ((uint16_t *)v.val)[i] = mixk_f64_to_f16(x); break;
-    case MIX_BF16: if (valid) ((uint16_t *)v.val)[i] = mixk_f64_to_bf16(x); break;
-    default: {
-        const double m = mixk_bits_f64(
-            warp_max_u64(valid ? mixk_f64_bits(x) & 0x7fffffffffffffffull : 0ull));
-        const float s = mixk_fixed16_block_scale_f64(&m, 1);
-        const int16_t q = mixk_fixed16_encode_f64(x, mixk_fixed16_inv_step_f64((double)s));
-        if (valid) ((int16_t *)v.val)[i] = q;
-        if (lane == 0) v.norm[blk] = s;
-    }
-    }
+    if (valid) elem<P>::st64(v.val, blk * BLK + lane, x);
+}
+template <>
+__device__ void st_warp_f64<MIX_FIXED16>(mixi_cuda_vec v, int64_t blk, int lane, bool valid,
+                                         double x)
+{
+    const double m =
+        mixk_bits_f64(warp_max_u64(valid ? mixk_f64_bits(x) & 0x7fffffffffffffffull : 0ull));
+    const float s = mixk_fixed16_block_scale_f64(&m, 1);
+    const int16_t q = mixk_fixed16_encode_f64(x, mixk_fixed16_inv_step_f64((double)s));
+    if (valid) ((int16_t *)v.val)[blk * BLK + lane] = q;
+    if (lane == 0) v.norm[blk] = s;
 }
 
 // FP32 arithmetic rounded per operation (no FMA, as the host code); FP64 for FP64 storage.
@@ -409,32 +378,14 @@ __global__ void __launch_bounds__(THREADS) k_dot(int n, mixi_cuda_vec x, mixi_cu
 }
 
 // Matrix conversion, one thread per row (once per matrix and precision).
+template <mix_prec P>
 __global__ void __launch_bounds__(THREADS) k_csr_convert(int n, const int64_t *rowptr,
                                                          const int32_t *colind, const double *val,
-                                                         const double *scale, mix_prec prec,
-                                                         void *out, float *rowscale, int *flag)
+                                                         const double *scale, void *out,
+                                                         float *rowscale, int *flag)
 {
-    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS) {
-        int over = 0;
-        const int64_t k0 = rowptr[i], k1 = rowptr[i + 1];
-        if (prec == MIX_FIXED16) {
-            if (mixk_fixed16_csr_row(rowptr, colind, val, scale, i, (int16_t *)out, rowscale))
-                atomicOr(flag, 1);
-            continue;
-        }
-        for (int64_t k = k0; k < k1; k++) {
-            const double t = scale ? mul(mul(scale[i], val[k]), scale[colind[k]]) : val[k];
-            over |= mixk_prec_overflows(prec, t);
-            switch (prec) {
-            case MIX_FP64: ((double *)out)[k] = t; break;
-            case MIX_FP32: ((float *)out)[k] = (float)t; break;
-            case MIX_FP16: ((uint16_t *)out)[k] = mixk_f64_to_f16(t); break;
-            case MIX_BF16: ((uint16_t *)out)[k] = mixk_f64_to_bf16(t); break;
-            default: break;
-            }
-        }
-        if (over) atomicOr(flag, 1);
-    }
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS)
+        if (fmt<P>::csr_row(rowptr, colind, val, scale, i, out, rowscale)) atomicOr(flag, 1);
 }
 
 __global__ void __launch_bounds__(THREADS) k_diag_rsqrt(int n, const int64_t *rowptr,
@@ -466,17 +417,23 @@ long long nblocks(long long n) { return (n + BLK - 1) / BLK; }
 
 // ---- launchers ----------------------------------------------------------------------------------
 
+// Calls launch(std::integral_constant<mix_prec, P>()) for the storage precision P = prec.
+template <class F> static cudaError_t for_storage(mix_prec prec, F launch)
+{
+#define STORAGE_CASE(PP, ...) case PP: launch(std::integral_constant<mix_prec, PP>()); break;
+    switch (prec) {
+        MIXK_STORAGE_FORMATS(STORAGE_CASE)
+    default: return cudaErrorInvalidValue;
+    }
+#undef STORAGE_CASE
+    return cudaGetLastError();
+}
+
 // Instantiates KERNEL<prec> for the storage precision and launches it with ARGS.
 #define DISPATCH(prec, KERNEL, GRID, ARGS)                                                      \
-    switch (prec) {                                                                               \
-    case MIX_FP64: KERNEL<MIX_FP64><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
-    case MIX_FP32: KERNEL<MIX_FP32><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
-    case MIX_FP16: KERNEL<MIX_FP16><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
-    case MIX_BF16: KERNEL<MIX_BF16><<<GRID, THREADS, 0, stream>>> ARGS; break;                    \
-    case MIX_FIXED16: KERNEL<MIX_FIXED16><<<GRID, THREADS, 0, stream>>> ARGS; break;              \
-    default: return cudaErrorInvalidValue;                                                        \
-    }                                                                                             \
-    return cudaGetLastError();
+    return for_storage(prec, [&](auto prec_tag_) {                                            \
+        KERNEL<decltype(prec_tag_)::value><<<GRID, THREADS, 0, stream>>> ARGS;                  \
+    });
 
 extern "C" int mixi_cuda_spmv_lanes(double mean)
 {
@@ -506,14 +463,12 @@ extern "C" cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *
                                       mixi_cuda_vec y, double *ws)
 {
     if (A->n <= 0) return cudaSuccess;
+#define SPMV_CASE(PP, ...) case PP: return launch_spmv<PP>(stream, *A, x, y, ws);
     switch (A->prec) {
-    case MIX_FP64: return launch_spmv<MIX_FP64>(stream, *A, x, y, ws);
-    case MIX_FP32: return launch_spmv<MIX_FP32>(stream, *A, x, y, ws);
-    case MIX_FP16: return launch_spmv<MIX_FP16>(stream, *A, x, y, ws);
-    case MIX_BF16: return launch_spmv<MIX_BF16>(stream, *A, x, y, ws);
-    case MIX_FIXED16: return launch_spmv<MIX_FIXED16>(stream, *A, x, y, ws);
+        MIXK_STORAGE_FORMATS(SPMV_CASE)
     default: return cudaErrorInvalidValue;
     }
+#undef SPMV_CASE
 }
 
 extern "C" cudaError_t mixi_cuda_residual64(cudaStream_t stream, const mixi_cuda_csr *A,
@@ -585,9 +540,8 @@ extern "C" cudaError_t mixi_cuda_csr_convert(cudaStream_t stream, int n, const i
                                              float *rowscale, int *d_flag)
 {
     if (n <= 0) return cudaSuccess;
-    k_csr_convert<<<grid_threads(n), THREADS, 0, stream>>>(n, rowptr, colind, val, scale, prec,
-                                                           out, rowscale, d_flag);
-    return cudaGetLastError();
+    DISPATCH(prec, k_csr_convert, grid_threads(n),
+             (n, rowptr, colind, val, scale, out, rowscale, d_flag))
 }
 
 extern "C" cudaError_t mixi_cuda_diag_rsqrt(cudaStream_t stream, int n, const int64_t *rowptr,
