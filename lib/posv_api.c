@@ -137,7 +137,9 @@ static int simple_posv(mix_prec prec, int layout, char uplo, int n, int nrhs, do
     p.factor_prec = prec;
     mix_gesv_info info;
     int not_pd = 0;
+    mixi_default_enter(ctx);
     st = dposv_ir(ctx, &p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, &info, &not_pd);
+    mixi_default_leave(ctx);
     switch (st) {
     case MIX_SUCCESS:
         *iter = info.iter;

@@ -257,8 +257,8 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
     /* Near the edges of the FP64 range (subnormal or huge entries): solve the exactly scaled
      * system (2^ka A) y = 2^kb B on copies, x = 2^(ka - kb) y (solvers/range.c). */
     int ka = 0, kb = 0;
-    if ((rc = mixi_range_exponents(ctx, n, nrhs, P.a, P.lda, P.anrm, P.b, P.ldb, &ka, &kb)))
-        goto out;
+    mixi_matrix Ag = {P.a, P.lda, 0, 0};
+    if ((rc = mixi_range_exponents(ctx, n, nrhs, &Ag, P.anrm, P.b, P.ldb, &ka, &kb))) goto out;
     if ((ka || kb) && !rowmajor) {
         if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
             (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
@@ -318,8 +318,9 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
             goto out;
         }
     }
+    mixi_matrix As = {P.a, P.lda, 0, 0};
     if ((ka || kb) &&
-        (rc = mixi_range_finish(ctx, n, nrhs, P.a, P.lda, P.anrm, P.b, P.ldb, P.x, P.ldx, ka, kb,
+        (rc = mixi_range_finish(ctx, n, nrhs, &As, P.anrm, P.b, P.ldb, P.x, P.ldx, ka, kb,
                                 p.tol > 0.0 ? p.tol : 0.5 * DBL_EPSILON * sqrt((double)n),
                                 &info->backward_error)) &&
         rc != MIX_ERR_NOT_CONVERGED)

@@ -1,4 +1,5 @@
 /* posv.c: the SPD driver: precision choice, symmetric scaling and shift, low-precision Cholesky, refinement, FP64 fallback. */
+#include <float.h>
 #include <math.h>
 #include "kernels/common/prec_traits.h"
 #include "solvers/solvers.h"
@@ -229,7 +230,8 @@ static int backward_error(const problem *P, double *res, double *host, double *b
     double worst = 0.0;
     for (int j = 0; j < nrhs; j++) {
         double den = P->anrm * xn[j] + bn[j];
-        double be = den > 0.0 ? rn[j] / den : 0.0;
+        /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
+        double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
         if (!(be <= worst)) worst = be; /* a NaN shows */
     }
     *berr = worst;
@@ -344,7 +346,7 @@ int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, cha
      * storage of the other, so A is used in place in both layouts. */
     const int rowmajor = layout == MIX_ROW_MAJOR;
     const int lower = (uplo == 'L' || uplo == 'l') != rowmajor;
-    double *b64 = NULL, *x64 = NULL;
+    double *b64 = NULL, *x64 = NULL, *a_s = NULL, *a_f = NULL, *b_s = NULL;
     int rc, not_pd = 0, bad = 0;
     problem P = {ctx, n, nrhs, {a, lda, 1, lower ? MIXK_LOWER : MIXK_UPPER}, b, ldb, x, ldx, 0.0};
     if (rowmajor) { /* column-major copies of B and X; X is transposed back */
@@ -359,6 +361,32 @@ int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, cha
     if (bad) {
         rc = MIX_ERR_NAN;
         goto out;
+    }
+    /* Near the edges of the FP64 range (subnormal or huge entries): solve the exactly scaled
+     * system (4^m A) y = 2^kb B on copies (solvers/range.c); the factor goes back scaled by 2^-m. */
+    int ka = 0, kb = 0;
+    double *const a_user = a;
+    const int lda_user = lda;
+    if ((rc = mixi_range_exponents(ctx, n, nrhs, &P.A, P.anrm, P.b, P.ldb, &ka, &kb))) goto out;
+    if (ka || kb) {
+        if ((rc = balloc(ctx, (void **)&a_s, (size_t)n * (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b_s, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+            (rc = copy_triangle(ctx, P.A.uplo, n, P.A.a, P.A.lda, a_s, n)) ||
+            (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P.b, P.ldb, b_s, n)))
+            goto out;
+        P.A.a = a_s; P.A.lda = n;
+        P.b = b_s; P.ldb = n;
+        if ((P.A.uplo == MIXK_LOWER ? (rc = mixi_scale_lower_pow2_f64(ctx, n, a_s, n, ka))
+                                    : (rc = mixi_scale_upper_pow2_f64(ctx, 0, n, a_s, n, ka))) ||
+            (rc = mixi_scale_pow2_f64(ctx, n, nrhs, b_s, n, kb)) ||
+            (rc = check_input(&P, &bad)))
+            goto out;
+        /* The solve works on a second copy (the FP64 path factors it in place); a_s stays the
+         * scaled A that the x returned is re-checked against. */
+        if ((rc = balloc(ctx, (void **)&a_f, (size_t)n * (size_t)n, sizeof(double))) ||
+            (rc = copy_triangle(ctx, P.A.uplo, n, a_s, n, a_f, n)))
+            goto out;
+        P.A.a = a_f;
     }
 
     mix_prec prec = p.factor_prec;
@@ -378,15 +406,36 @@ int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, cha
         }
         info->factor_prec_used = MIX_FP64;
         if ((rc = fp64_solve(&P, reason == MIX_REASON_DIRECT, info, &not_pd))) goto out;
+        if (ka) { /* the factor of 4^m A, in the copy: back to A's units, into the caller's a */
+            if ((P.A.uplo == MIXK_LOWER ? (rc = mixi_scale_lower_pow2_f64(ctx, n, a_f, n, -ka / 2))
+                                        : (rc = mixi_scale_upper_pow2_f64(ctx, 0, n, a_f, n, -ka / 2))) ||
+                (rc = copy_triangle(ctx, P.A.uplo, n, a_f, n, a_user, lda_user)))
+                goto out;
+        } else if (kb && (rc = copy_triangle(ctx, P.A.uplo, n, a_f, n, a_user, lda_user))) {
+            goto out;
+        }
         if (not_pd) {
             *not_pd_index = not_pd;
             rc = MIX_ERR_NOT_SPD;
             goto out;
         }
     }
-    if (rowmajor) rc = d->lacpy_f64(ctx->state, 1, n, nrhs, x64, n, x, ldx);
+    const mixi_matrix As = {a_s, n, 1, P.A.uplo};
+    if ((ka || kb) &&
+        (rc = mixi_range_finish(ctx, n, nrhs, &As, P.anrm, P.b, P.ldb, P.x, P.ldx, ka, kb,
+                                p.tol > 0.0 ? p.tol : 0.5 * DBL_EPSILON * sqrt((double)n),
+                                &info->backward_error)) &&
+        rc != MIX_ERR_NOT_CONVERGED)
+        goto out;
+    if (rowmajor) {
+        int rc2 = d->lacpy_f64(ctx->state, 1, n, nrhs, x64, n, x, ldx);
+        if (rc2) rc = rc2;
+    }
 out:
     o->free(ctx->state, b64);
     o->free(ctx->state, x64);
+    o->free(ctx->state, a_s);
+    o->free(ctx->state, a_f);
+    o->free(ctx->state, b_s);
     return info->status = rc;
 }

@@ -191,19 +191,22 @@ int mixi_lu_widen(mix_context *ctx, int n, const float *lu, int ldlu, const int 
                   const double *r, const double *c, double s, double *out, int ldout);
 
 /* ---- Range (range.c): systems near the edges of the FP64 range ------------------------------ */
-/* Power-of-two exponents bringing the largest entry of A (anrm = ||A||inf) and of B into [1, 2)
- * when it lies outside [2^-64, 2^64] (or ||A||inf overflowed); 0 otherwise. */
-int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const double *a, int lda, double anrm,
+/* Power-of-two exponents bringing the largest stored entry of A (anrm = ||A||inf; a symmetric A:
+ * its triangle, by an even power) and of B into [1, 2) (A symmetric: [1/2, 2)) when it lies
+ * outside [2^-64, 2^64] (or ||A||inf overflowed); 0 otherwise. */
+int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
                          const double *b, int ldb, int *ka, int *kb);
 /* The m x n column-major array times 2^k, exactly (any k a double's exponent allows). */
 int mixi_scale_pow2_f64(mix_context *ctx, int m, int n, double *a, int lda, int k);
 /* The upper triangle (U of an LU, diagonal included) times 2^k, in either layout. */
 int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, int lda, int k);
-/* After a solve of (2^ka A) y = 2^kb B (as, bs: the scaled copies, anrm_s = ||as||inf; x holds
+/* The lower triangle (diagonal included, column-major) times 2^k. */
+int mixi_scale_lower_pow2_f64(mix_context *ctx, int n, double *a, int lda, int k);
+/* After a solve of (2^ka A) y = 2^kb B (As, bs: the scaled copies, anrm_s = ||As||inf; x holds
  * y): x = 2^(ka - kb) y in place, then the x returned is re-measured.  MIX_ERR_OVERFLOW when x
  * does not fit FP64; MIX_ERR_NOT_CONVERGED when underflow in x raised the backward error above
  * both *berr (the solver's) and target; *berr updated. */
-int mixi_range_finish(mix_context *ctx, int n, int nrhs, const double *as, int lda, double anrm_s,
+int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm_s,
                       const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
                       double *berr);
 

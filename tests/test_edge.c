@@ -477,6 +477,110 @@ static void test_gen_dense_nonfinite(void)
     p.tol = NAN;
     memcpy(a, a0, sizeof a);
     CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b0, n, x, n, NULL), -2);
+    CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, a, n, b0, n, x, n, NULL), -2);
+    /* Cholesky: NaN/Inf in the triangle it reads, or in b. */
+    mixm_gen_randsvd_spd(n, 10.0, 3, 5, a0);
+    for (int v = 0; v < 3; v++)
+        for (int pos = 0; pos < n * n + n; pos++) {
+            int i = pos % n, j = pos / n;
+            if (pos < n * n && i < j) continue; /* upper: not read with 'L' */
+            memcpy(a, a0, sizeof a);
+            memcpy(b, b0, sizeof b);
+            if (pos < n * n) a[pos] = bad_vals[v];
+            else b[pos - n * n] = bad_vals[v];
+            const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
+            for (int k = 0; k < 5; k++) {
+                mix_gesv_params_init(&p);
+                p.factor_prec = precs[k];
+                double ac[25];
+                memcpy(ac, a, sizeof ac);
+                CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, NULL),
+                                MIX_ERR_NAN);
+            }
+            double ac[25];
+            memcpy(ac, a, sizeof ac);
+            CU_ASSERT_EQUAL(mix_dsposv(MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, &iter), n + 1);
+        }
+    mix_context_destroy(ctx);
+}
+
+/* Cholesky (mix_dposv_ir, mix_d?posv): the same scales on an SPD randsvd matrix. */
+typedef struct {
+    const char *name;
+    mix_prec prec;
+    int simple; /* 0 expert; 1..4 mix_dsposv, dxposv, dhposv, dbposv */
+    int layout;
+    char uplo;
+} spd_driver;
+
+static const spd_driver spd_drivers[] = {
+    {"posv fp64 L", MIX_FP64, 0, MIX_COL_MAJOR, 'L'}, {"posv fp32 U", MIX_FP32, 0, MIX_COL_MAJOR, 'U'},
+    {"posv tf32 L", MIX_TF32, 0, MIX_ROW_MAJOR, 'L'}, {"posv fp16 U", MIX_FP16, 0, MIX_ROW_MAJOR, 'U'},
+    {"posv bf16 L", MIX_BF16, 0, MIX_COL_MAJOR, 'L'}, {"posv auto L", MIX_PREC_AUTO, 0, MIX_COL_MAJOR, 'L'},
+    {"dsposv", MIX_FP32, 1, MIX_COL_MAJOR, 'L'},      {"dxposv", MIX_TF32, 2, MIX_ROW_MAJOR, 'U'},
+    {"dhposv", MIX_FP16, 3, MIX_COL_MAJOR, 'U'},      {"dbposv", MIX_BF16, 4, MIX_COL_MAJOR, 'L'},
+};
+#define NSPD (int)(sizeof spd_drivers / sizeof spd_drivers[0])
+
+static int spd_run(mix_context *ctx, const spd_driver *d, int n, const double *a0, const double *b0,
+                   double *x, double *berr)
+{
+    double a[GEN_N * GEN_N], b[GEN_N], xr[GEN_N];
+    int rm = d->layout == MIX_ROW_MAJOR;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) a[rm ? i * n + j : i + j * n] = a0[i + j * n];
+    memcpy(b, b0, (size_t)n * sizeof *b);
+    *berr = NAN;
+    int st;
+    if (d->simple) {
+        int (*const f[])(int, char, int, int, double *, int, double *, int, double *, int, int *) = {
+            mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
+        int iter;
+        st = f[d->simple - 1](d->layout, d->uplo, n, 1, a, n, b, rm ? 1 : n, xr, rm ? 1 : n, &iter);
+    } else {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = d->prec;
+        mix_gesv_info info;
+        st = mix_dposv_ir(ctx, &p, d->layout, d->uplo, n, 1, a, n, b, rm ? 1 : n, xr, rm ? 1 : n, &info);
+        *berr = info.backward_error;
+        CU_ASSERT_EQUAL(info.status, st);
+    }
+    memcpy(x, xr, (size_t)n * sizeof *x);
+    return st;
+}
+
+static void test_gen_posv_scaled(void)
+{
+    const int n = GEN_N;
+    double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
+    mixm_gen_randsvd_spd(n, 10.0, 3, 21, a0);
+    for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    int bad = 0, runs = 0;
+    for (int ia = 0; ia < NGEN_EXPS; ia++)
+        for (int ib = 0; ib < NGEN_EXPS; ib++) {
+            int ka = gen_exps[ia], kb = gen_exps[ib];
+            if (ka != 0 && kb != 0 && ka != kb && ka != -kb) continue;
+            for (int k = 0; k < n * n; k++) a[k] = ldexp(a0[k], ka);
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int j = 0; j < n; j++) s += a0[i + j * n] * x0[j];
+                b[i] = ldexp(s, kb);
+            }
+            int kx = sol_exp(ka, kb);
+            for (int d = 0; d < NSPD; d++) {
+                double berr;
+                int st = spd_run(ctx, &spd_drivers[d], n, a, b, x, &berr);
+                dense_driver as_dense = {spd_drivers[d].name, spd_drivers[d].prec, spd_drivers[d].simple,
+                                         spd_drivers[d].layout};
+                dense_check(&as_dense, n, a, b, st, x, berr, kx, &bad);
+                runs++;
+            }
+        }
+    printf("\n    posv: %d runs, %d violations", runs, bad);
+    CU_ASSERT_EQUAL(bad, 0);
     mix_context_destroy(ctx);
 }
 
@@ -637,7 +741,8 @@ static const mixt_test edge_tests[] = {
     {"CG stopped early: true residual of x (defect 5)", test_cg_early_stop_residual},
     {"CG with NaN/Inf in b", test_cg_nan_rhs},
     {"generator: dense LU, every driver, A and b scaled by 2^k", test_gen_dense_scaled},
-    {"generator: dense LU, NaN/Inf in each argument", test_gen_dense_nonfinite},
+    {"generator: dense LU and Cholesky, NaN/Inf in each argument", test_gen_dense_nonfinite},
+    {"generator: Cholesky, every driver, A and b scaled by 2^k", test_gen_posv_scaled},
     {"generator: CG, every storage and preconditioner, scaled by 2^k", test_gen_cg_scaled},
     {"generator: CG, NaN/Inf in each argument", test_gen_cg_nonfinite},
     {NULL, NULL},
