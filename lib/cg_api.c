@@ -13,6 +13,7 @@ void mix_cg_params_init(mix_cg_params *p)
     p->delta = 0.1;
     p->precond = MIX_PRECOND_NONE;
     p->x0_given = 0;
+    p->escalate = 1;
 }
 
 /* Checks shared by both entry points: 0 or -i for illegal argument i. */
@@ -21,9 +22,9 @@ static int check_args(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, c
 {
     if (!ctx) return -1;
     if (p) {
-        if (!mixk_prec_storage(p->sloppy_prec)) return -2;
+        if (!mixk_prec_storage(p->sloppy_prec) && p->sloppy_prec != MIX_PREC_AUTO) return -2;
         if (!(p->tol >= 0.0) || !isfinite(p->tol) || p->max_iter < 0 || !(p->delta > 0.0) ||
-            !(p->delta < 1.0) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI))
+            !(p->delta < 1.0) || (p->escalate != 0 && p->escalate != 1) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI))
             return -2;
     }
     if (!A || A->ctx != ctx) return -3;

@@ -90,6 +90,7 @@ int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_spars
         T->n = n;
         T->nnz = A->nnz;
         T->amax = ldexp(A->amax, 2 * m);
+        T->fixed16_tiny = A->fixed16_tiny; /* a power-of-two scale keeps the row ranges */
         T->jacobi_status = -1;
         if ((st = sp->csr_convert(ctx->state, A->a64, MIX_FP64, cvec, &T->a64))) goto fail;
         T->sloppy[0][MIX_FP64] = T->a64;

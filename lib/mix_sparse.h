@@ -13,6 +13,7 @@ struct mix_sparse {
     int n;
     int64_t nnz;        /* after duplicates were summed */
     double amax;        /* max |a_ij| */
+    int64_t fixed16_tiny; /* off-diagonal entries below 2^-10 of their row's largest one */
     mix_spmat *a64;     /* backend FP64 copy */
     double *jacobi;     /* backend n-vector 1/sqrt(a_ii), made on the first Jacobi solve */
     int jacobi_status;  /* -1 not computed yet, else 0 or MIX_ERR_NOT_SPD */
@@ -25,6 +26,10 @@ struct mix_sparse {
  * MIX_ERR_NOT_SPD (Jacobi with a_ii <= 0), MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
 int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
                        const double **scale);
+
+/* MIX_PREC_AUTO's storage (solvers/cg.c): FP64 when the FP64 copy is at most this big. */
+#define MIXI_CG_AUTO_CACHE_BYTES (8.0 * 1024 * 1024)
+mix_prec mixi_cg_auto_prec(const mix_sparse *A);
 
 /* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,

@@ -71,7 +71,8 @@ typedef enum {
     MIX_CG_BREAKDOWN_NOT_SPD,     /* p'Ap <= 0 */
     MIX_CG_BREAKDOWN_NAN,         /* NaN/Inf appeared */
     MIX_CG_ZERO_RHS,              /* b = 0, x = 0 returned */
-    MIX_CG_OUT_OF_RANGE           /* the solution over- or underflows FP64 (see mix_dcg(3)) */
+    MIX_CG_OUT_OF_RANGE,          /* the solution over- or underflows FP64 (see mix_dcg(3)) */
+    MIX_CG_STORAGE_OVERFLOW       /* A does not fit the storage precision (a stage's reason) */
 } mix_cg_reason;
 
 #define MIX_PRECOND_NONE 0
@@ -185,16 +186,25 @@ int mix_sparse_create_csr(mix_context *ctx, int n, const int64_t *rowptr, const 
                           const double *val, mix_sparse **A);
 void mix_sparse_destroy(mix_sparse *A);
 typedef struct {
-    mix_prec sloppy_prec; /* MIX_FP64 | MIX_FP32 | MIX_FP16 | MIX_BF16 | MIX_FIXED16 (default) */
+    mix_prec sloppy_prec; /* MIX_FP64 | MIX_FP32 | MIX_FP16 | MIX_BF16 | MIX_FIXED16 (default) |
+                           * MIX_PREC_AUTO (the cheapest storage the matrix allows) */
     double tol;           /* on the true FP64 residual: ||b - A x||2 <= tol ||b||2, default 1e-10 */
     int max_iter;         /* default 10 n, at least 1000 */
     double delta;         /* reliable-update threshold, default 0.1 */
     int precond;          /* MIX_PRECOND_NONE | MIX_PRECOND_JACOBI */
     int x0_given;         /* 0: start from x = 0 */
+    int escalate;         /* 1 (default): when the storage precision stagnates (or A does not fit
+                           * it), go on from the best x in the next wider one: FIXED16 / FP16 /
+                           * BF16 -> FP32 -> FP64; 0: stop there with MIX_ERR_NOT_CONVERGED */
 } mix_cg_params;
+#define MIX_CG_MAX_STAGES 3 /* a 16-bit storage, FP32, FP64 */
 typedef struct {
     int status, iter, reliable_updates, converged, reason; /* reason: a mix_cg_reason */
-    double true_rel_residual, t_setup, t_solve;
+    double true_rel_residual, t_setup, t_solve;           /* iter, times: all stages */
+    int stages;                            /* storage precisions that ran, in order (0: none) */
+    mix_prec stage_prec[MIX_CG_MAX_STAGES]; /* the storage precision of each */
+    int stage_iter[MIX_CG_MAX_STAGES];      /* its iterations */
+    int stage_reason[MIX_CG_MAX_STAGES];    /* why it stopped: a mix_cg_reason */
 } mix_cg_info;
 void mix_cg_params_init(mix_cg_params *p);
 int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b, double *x,

@@ -157,6 +157,12 @@ static void cg(mix_context *ctx)
         check(inf.reason == MIX_CG_CONVERGED, "mix_dcg reason");
         check(inf.true_rel_residual <= 1e-10 && e < 1e-6, "mix_dcg solution");
         check(inf.t_setup >= 0 && inf.t_solve >= 0, "cg timings");
+        check(p.escalate == 1 && inf.stages >= 1 && inf.stages <= MIX_CG_MAX_STAGES &&
+                  inf.stage_prec[inf.stages - 1] != MIX_PREC_AUTO &&
+                  inf.stage_iter[inf.stages - 1] <= inf.iter &&
+                  inf.stage_reason[inf.stages - 1] == MIX_CG_CONVERGED,
+              "cg stage record");
+        check(MIX_CG_STORAGE_OVERFLOW != MIX_CG_CONVERGED, "cg stage reasons");
     }
     /* b = 0: x = 0 comes back at once. */
     {
