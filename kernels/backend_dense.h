@@ -160,6 +160,13 @@ struct mix_dense_ops {
     int (*potrf_f64)(void *state, int uplo, int n, double *a, int lda, void *work, int *info);
     int (*potrs_f64)(void *state, int uplo, int n, int nrhs, const double *a, int lda, double *b,
                      int ldb);
+
+    /* --- Cost model (optional, NULL allowed) ------------------------------------------------- */
+    /* *gflops (host) = the sustained GEMM rate of this backend in precision p (MIX_FP64 the FP64
+     * BLAS; MIX_FP32/TF32/FP16/BF16 the gemm_f32 engine for that compute precision), measured
+     * once per process and cached; the cost-aware fallback and MIX_PREC_AUTO predict factor
+     * times from it.  0 when unknown. */
+    int (*gemm_rate)(void *state, mix_prec p, double *gflops);
 };
 
 extern const mix_dense_ops mixi_cpu_dense_ops;

@@ -21,6 +21,7 @@ void mix_gesv_params_init(mix_gesv_params *p)
     p->scale = 1;
     p->residual_history = NULL;
     p->history_capacity = 0;
+    p->cost_fallback = 1;
 }
 
 /* Argument checks shared by every driver; `first` is the position of `layout`, so the result is

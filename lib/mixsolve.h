@@ -129,6 +129,9 @@ typedef struct {
     int scale;             /* default 1: equilibrate/scale before FP16 */
     double *residual_history; /* optional, caller-owned: backward error after each outer iteration */
     int history_capacity;     /* entries available in residual_history (0 = none kept) */
+    int cost_fallback;     /* default 1: stop refining as soon as an FP64 solve from scratch is
+                              predicted to finish sooner (MIX_REASON_TOO_SLOW); 0: refine until
+                              converged, stalled or max_iter */
 } mix_gesv_params;
 typedef struct {
     int status, iter, inner_iter, fell_back, reason; /* reason: a mix_fallback_reason */

@@ -186,9 +186,10 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     mixi_chol_precond M;
     mixi_chol_precond_init(&M, ctx, n, l, n, dsc, s, swork);
     /* Below AUTO's threshold FP64 is cheap and a stop on so little time would be noise. */
-    double budget = n >= MIXI_GESV_AUTO_MIN_N ? FP64_FACTOR_RATIO * t_attempt : 0.0;
+    double budget = p->cost_fallback && n >= MIXI_GESV_AUTO_MIN_N ? FP64_FACTOR_RATIO * t_attempt : 0.0;
     mixi_refine_job job = {ctx, p, n, nrhs, P->A, P->b, P->ldb, P->x, P->ldx, res, &M.base,
-                           use_gmres ? &gm : NULL, use_cg ? &cg : NULL, P->anrm, budget};
+                           use_gmres ? &gm : NULL, use_cg ? &cg : NULL, P->anrm, budget,
+                           0.0, 0.0};
     mixi_refine_result rr;
     if ((rc = mixi_refine(&job, &rr))) goto out;
     if ((rc = o->synchronize(ctx->state))) goto out;

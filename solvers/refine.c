@@ -32,6 +32,9 @@ typedef struct {
     int *last_mode;             /* mode of the correction that led to this round's residual */
     double cte;                 /* column j has converged when rn[j] <= xn[j] * cte */
     double t_round;             /* wall clock when the previous round's residuals were judged */
+    double budget;              /* seconds the rest may take (job->budget_s, or predicted from
+                                   job->fp64_flops at the first check); 0 = no limit */
+    double min_rest;            /* rests below this are never acted on */
 } columns;
 
 #define COL(ptr, ld, j) ((ptr) + (size_t)(j) * (size_t)(ld))
@@ -126,7 +129,8 @@ static int too_slow(const mixi_refine_job *job, const columns *c, const double *
         if (need > rounds) rounds = need;
     }
     double rest = rounds * (now - c->t_round);
-    return rest > job->budget_s && rest > MIN_BUDGET_S;
+    (void)job;
+    return rest > c->budget && rest > c->min_rest;
 }
 
 /* Judges every active column after the residuals of round `it` and records the backward error
@@ -160,7 +164,13 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     for (int j = 0; j < job->nrhs; j++)
         if (c->active[j] && c->stall[j] >= STALL_STEPS) return STOP_GIVE_UP;
     double now = mixi_wtime();
-    if (job->budget_s > 0.0 && it >= 2 && too_slow(job, c, ratio, now)) return STOP_TOO_SLOW;
+    if (it >= 2 && c->budget <= 0.0 && job->fp64_flops > 0.0) {
+        /* Asked for only once rounds have shown a pace: a solve that converges at once never
+         * pays for the FP64 rate's calibration. */
+        c->budget = mixi_fp64_seconds(job->ctx, job->fp64_flops, job->fp64_floor);
+        if (mixi_fp64_seconds_forced()) c->min_rest = 0.0;
+    }
+    if (c->budget > 0.0 && it >= 2 && too_slow(job, c, ratio, now)) return STOP_TOO_SLOW;
     c->t_round = now;
     return GO_ON;
 }
@@ -217,6 +227,8 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
         c.last_mode[j] = c.mode[j];
     }
     c.t_round = mixi_wtime();
+    c.budget = job->budget_s;
+    c.min_rest = MIN_BUDGET_S;
     if ((rc = job->ctx->ops->dense->col_absmax_f64(job->ctx->state, n, nrhs, job->b, job->ldb,
                                                    c.bn)) ||
         (rc = mixi_precond_apply(job->M, nrhs, job->b, job->ldb, job->x, job->ldx)))

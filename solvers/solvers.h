@@ -147,6 +147,15 @@ typedef struct {
     /* Cost-aware stop: the predicted time of the rest of the refinement may not exceed this
      * (seconds: what falling back to FP64 now would cost); 0 = no limit. */
     double budget_s;
+    /* Or, when budget_s is 0: */
+    double fp64_flops;          /* > 0: flops of the FP64 solve from scratch that the
+                                   cost-aware fallback weighs the rest of the refinement
+                                   against (timed by mixi_fp64_seconds once rounds show a
+                                   pace); 0: no such limit */
+    double fp64_floor;          /* seconds the FP64 solve takes at least (the low-precision
+                                   factorization's measured time: FP64's is never shorter, and it
+                                   was measured under the same load as the rounds it is weighed
+                                   against) */
 } mixi_refine_job;
 typedef struct {
     int converged;      /* 1: every column passed the stopping test */
@@ -165,12 +174,21 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 
 /* ---- Driver (gesv.c) ------------------------------------------------------------------------ */
 /* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
- * backend (2-core Zen3, OpenBLAS): FP32 LU-IR takes 1.6x dgesv's time at n = 512, breaks even
- * near n = 1024 and wins 1.4x at n = 2000. */
-#define MIXI_GESV_AUTO_MIN_N 1024
+ * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
+ * 768, 1.3x at 1024, 1.45x at 2048; 768 leaves room for a first call's fixed costs (the 2-core Zen3
+ * of the first measurements broke even near 1024). */
+#define MIXI_GESV_AUTO_MIN_N 768
 /* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
  * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
 mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
+/* Predicted seconds of an FP64 factorization of `flops` operations: at the backend's calibrated
+ * FP64 GEMM rate (a lower bound, so a fallback comes early rather than late), and at least
+ * `floor`; 0 when the backend has no rate and floor is 0. */
+double mixi_fp64_seconds(mix_context *ctx, double flops, double floor);
+/* Test hook: seconds > 0 replaces every such prediction (0 restores them); while it is set,
+ * the cost-aware stop also acts on rests too short to judge otherwise. */
+void mixi_set_fp64_seconds(double seconds);
+int mixi_fp64_seconds_forced(void);
 /* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
  * already checked by lib/gesv_api.c.  Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64
  * factors are in a), MIX_ERR_NAN (nothing written) or another MIX_ERR_*.  info is filled. */

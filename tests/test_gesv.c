@@ -511,7 +511,7 @@ static void test_auto_precision_and_info(void)
 {
     mix_context *ctx = ctx_new();
     double hist[40];
-    const int sizes[2] = {50, 1030}; /* either side of the AUTO threshold (1024) */
+    const int sizes[2] = {50, 1030}; /* either side of the AUTO threshold (768) */
     for (int s = 0; s < 2; s++) {
         int n = sizes[s];
         double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
@@ -530,7 +530,7 @@ static void test_auto_precision_and_info(void)
         mix_gesv_info info;
         CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
         CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
-        if (n < 1024) { /* small: FP64 directly */
+        if (n < MIXI_GESV_AUTO_MIN_N) { /* small: FP64 directly */
             CU_ASSERT_EQUAL(info.iter, -1);
             CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
             CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
@@ -548,6 +548,88 @@ static void test_auto_precision_and_info(void)
         }
         free(a); free(b); free(ac); free(x); free(ipiv);
     }
+    mix_context_destroy(ctx);
+}
+
+/* AUTO's choice (mix_gesv_auto_prec): FP64 below the threshold; above it a precision the
+ * backend runs natively; on a backend with calibrated rates (CPU) FP32 up to the size where a
+ * 16-bit factorization can outweigh its longer refinement. */
+static void test_auto_choice(void)
+{
+    mix_context *ctx = ctx_new();
+    mix_caps caps;
+    CU_ASSERT_EQUAL_FATAL(mix_backend_caps(mixt_backend, &caps), MIX_SUCCESS);
+    mix_prec p = MIX_PREC_AUTO;
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1, &p), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(p, MIX_FP64);
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 2000, 1, &p), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(caps.gemm[p], MIX_PREC_NATIVE);
+    CU_ASSERT_NOT_EQUAL(p, MIX_FP64);
+    double rate = 0.0;
+    const mix_dense_ops *d = ctx->ops->dense;
+    if (d->gemm_rate) {
+        CU_ASSERT_EQUAL(d->gemm_rate(ctx->state, MIX_FP64, &rate), MIX_SUCCESS);
+        CU_ASSERT(rate > 0.0);
+        CU_ASSERT_EQUAL(p, MIX_FP32);
+    }
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 30000, 1, &p), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(caps.gemm[p], MIX_PREC_NATIVE);
+    mix_context_destroy(ctx);
+}
+
+/* Cost-aware fallback: a refinement predicted to outlast an FP64 solve stops after the round
+ * that shows its pace, with MIX_REASON_TOO_SLOW (simple drivers: iter -(max_iter+1), the FP64
+ * factors in A); cost_fallback = 0 or a generous budget lets the same kind of solve refine on. */
+static void test_cost_fallback(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 600;
+    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *ac = dalloc((size_t)n * n);
+    double *x = dalloc((size_t)n), *lu = dalloc((size_t)n * n);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv), *piv = calloc((size_t)n, sizeof *piv);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd(n, 1e6, 3, 77, a), 0);
+    rhs_for(n, 1, a, b, 5);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    CU_ASSERT_EQUAL(p.cost_fallback, 1);
+    p.factor_prec = MIX_BF16;
+    mix_gesv_info info;
+
+    mixi_set_fp64_seconds(1e-9); /* an FP64 solve "takes no time": any pace is too slow */
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
+    CU_ASSERT_EQUAL(info.reason, MIX_REASON_TOO_SLOW);
+    CU_ASSERT_EQUAL(info.fell_back, 1);
+    CU_ASSERT_EQUAL(info.iter, -(p.max_iter + 1));
+    CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    /* The simple driver: LAPACK's non-convergence code and dgetrf's factors in A. */
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    memcpy(lu, a, (size_t)n * n * sizeof *a);
+    int iter = 0;
+    CU_ASSERT_EQUAL(mix_dbgesv(MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), 0);
+    CU_ASSERT_EQUAL(iter, -31);
+    CU_ASSERT_EQUAL_FATAL(LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, lu, n, piv), 0);
+    CU_ASSERT(memcmp(ac, lu, (size_t)n * n * sizeof *a) == 0);
+    CU_ASSERT(memcmp(ipiv, piv, (size_t)n * sizeof *ipiv) == 0);
+    /* Off: the same solve does not stop for its cost. */
+    p.cost_fallback = 0;
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
+    CU_ASSERT_NOT_EQUAL(info.reason, MIX_REASON_TOO_SLOW);
+    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    /* A generous budget: a well-conditioned BF16 solve refines to the end. */
+    p.cost_fallback = 1;
+    mixi_set_fp64_seconds(1e9);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd(n, 1e1, 3, 78, a), 0);
+    rhs_for(n, 1, a, b, 6);
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
+    CU_ASSERT_EQUAL(info.reason, MIX_REASON_NONE);
+    CU_ASSERT(info.iter >= 0);
+    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    mixi_set_fp64_seconds(0.0);
+    free(a); free(b); free(ac); free(x); free(lu); free(ipiv); free(piv);
     mix_context_destroy(ctx);
 }
 
@@ -892,6 +974,8 @@ static void test_randsvd_generator(void)
 }
 
 static const mixt_test gesv_tests[] = {
+    {"AUTO's choice by size and calibrated rates", test_auto_choice},
+    {"cost-aware fallback (MIX_REASON_TOO_SLOW)", test_cost_fallback},
     {"agrees with LAPACKE_dgesv", test_agrees_with_dgesv},
     {"simple drivers s/x/h/b", test_simple_drivers},
     {"randsvd kappa<=1e4 no fallback", test_randsvd_no_fallback},

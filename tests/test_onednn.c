@@ -203,7 +203,7 @@ static void test_caps(void)
     CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_BF16),
                     mixi_onednn_supports(MIX_BF16) ? MIXI_GEMM_ONEDNN : MIXI_GEMM_OPENBLAS);
     CU_ASSERT_EQUAL(caps.gemm[MIX_BF16], mixi_onednn_supports(MIX_BF16) &&
-                    mixi_cpu_has_avx512_bf16() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED);
+                    mixi_cpu_has_native_bf16_gemm() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED);
     mixi_cpu_gemm_force_engine(MIXI_GEMM_OPENBLAS);
     CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CPU, &caps), MIX_SUCCESS);
     CU_ASSERT(strstr(caps.libraries, "FP32 OpenBLAS, BF16 OpenBLAS emulated") != NULL);
@@ -211,6 +211,20 @@ static void test_caps(void)
     mixi_cpu_gemm_force_engine(-1);
     CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_BF16) == MIXI_GEMM_ONEDNN,
                     mixi_cpu_has_native_bf16_gemm());
+    /* This file sees MIX_HAVE_ONEDNN: the library must too.  (A kernel file that forgot config.h
+     * once compiled the native BF16 engine out, and the checks above still agreed with it.) */
+    CU_ASSERT_EQUAL(mixi_cpu_has_native_bf16_gemm(),
+                    mixi_cpu_has_avx512_bf16() || mixi_cpu_has_amx_bf16());
+    CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CPU, &caps), MIX_SUCCESS);
+    if (mixi_cpu_has_native_bf16_gemm()) {
+        CU_ASSERT_EQUAL(caps.gemm[MIX_BF16], MIX_PREC_NATIVE);
+        CU_ASSERT(strstr(caps.libraries, mixi_cpu_has_amx_bf16() ? "BF16 oneDNN AMX-BF16"
+                                                                 : "BF16 oneDNN AVX512-BF16") != NULL);
+    }
+    /* The threading the BLAS reports is the one the library uses for its own loops. */
+#ifdef _OPENMP
+    CU_ASSERT_EQUAL(mixi_cpu_blas_shares_omp_pool(), openblas_get_parallel() == 2);
+#endif
     CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_FP32) == MIXI_GEMM_ONEDNN, mixi_cpu_has_avx512f());
 }
 

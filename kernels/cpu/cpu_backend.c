@@ -42,11 +42,12 @@ static int cpu_caps(mix_caps *caps)
     caps->gemm[MIX_FP32] = MIX_PREC_NATIVE;
     caps->gemm[MIX_TF32] = MIX_PREC_EMULATED; /* inputs rounded, FP32 GEMM */
     caps->gemm[MIX_FP16] = MIX_PREC_EMULATED;
-    /* NATIVE: oneDNN's matmul with BF16 inputs on AVX512-BF16 hardware; otherwise rounded inputs
-     * (the emulation, or oneDNN's own BF16 conversion when forced on AVX-512 without BF16). */
+    /* NATIVE: oneDNN's matmul with BF16 inputs on AVX512-BF16 or AMX-BF16 hardware; otherwise
+     * rounded inputs (the emulation, or oneDNN's own BF16 conversion when forced on AVX-512
+     * without BF16). */
     int bf16_onednn = mixi_cpu_gemm_engine(MIX_BF16) == MIXI_GEMM_ONEDNN;
     caps->gemm[MIX_BF16] =
-        bf16_onednn && mixi_cpu_has_avx512_bf16() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
+        bf16_onednn && mixi_cpu_has_native_bf16_gemm() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
     caps->storage[MIX_FP64] = MIX_PREC_NATIVE;
     caps->storage[MIX_FP32] = MIX_PREC_NATIVE;
     caps->storage[MIX_FP16] = mixi_cpu_has_f16c() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
@@ -55,13 +56,20 @@ static int cpu_caps(mix_caps *caps)
     read_cpu_model(caps->device, sizeof caps->device);
 #ifdef MIX_HAVE_ONEDNN
     int fp32_onednn = mixi_cpu_gemm_engine(MIX_FP32) == MIXI_GEMM_ONEDNN;
+    /* Which engine and which instructions each precision's GEMM runs on, as chosen here. */
+    const char *bf16_how = !bf16_onednn                     ? "OpenBLAS emulated"
+                         : caps->gemm[MIX_BF16] != MIX_PREC_NATIVE ? "oneDNN emulated"
+                         : mixi_cpu_has_amx_bf16()           ? "oneDNN AMX-BF16"
+                                                             : "oneDNN AVX512-BF16";
     snprintf(caps->libraries, sizeof caps->libraries,
-             "OpenBLAS + LAPACKE + oneDNN (GEMM: FP32 %s, BF16 %s)",
-             fp32_onednn ? "oneDNN" : "OpenBLAS", bf16_onednn ? "oneDNN" : "OpenBLAS emulated");
+             "OpenBLAS (%s) + LAPACKE + oneDNN (GEMM: FP32 %s, BF16 %s)",
+             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads",
+             fp32_onednn ? "oneDNN" : "OpenBLAS", bf16_how);
 #else
     (void)bf16_onednn;
     snprintf(caps->libraries, sizeof caps->libraries,
-             "OpenBLAS + LAPACKE (GEMM: FP32 OpenBLAS, BF16 OpenBLAS emulated)");
+             "OpenBLAS (%s) + LAPACKE (GEMM: FP32 OpenBLAS, BF16 OpenBLAS emulated)",
+             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads");
 #endif
     return MIX_SUCCESS;
 }

@@ -522,6 +522,65 @@ static int cpu_getrs_f64(void *state, int n, int nrhs, const double *a, int lda,
                : MIX_SUCCESS;
 }
 
+/* ---- Cost model: GEMM rates measured once per process ---------------------------------------- */
+
+/* Calibration shape: a trailing update of a mid-size LU (m = n = 512, k = 256; 134 MFLOP, about
+ * 1.5 ms in FP64 on 2 cores), large enough that OpenBLAS and oneDNN run at their sustained rate,
+ * small enough to cost little next to the solves that ask (n >= 512). */
+#define CAL_MN 512
+#define CAL_K 256
+#define CAL_REPS 2
+
+static double rates[MIX_CAPS_PREC_SLOTS];
+static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double measure_rate(mix_prec p)
+{
+    const size_t na = (size_t)CAL_MN * CAL_K, nc = (size_t)CAL_MN * CAL_MN;
+    const double flops = 2.0 * CAL_MN * CAL_MN * CAL_K;
+    double best = 0.0;
+    if (p == MIX_FP64) {
+        double *a = mixi_calloc(2 * na + nc, sizeof(double));
+        if (!a) return 0.0;
+        for (int r = 0; r < CAL_REPS; r++) {
+            double t0 = mixi_wtime();
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, CAL_MN, CAL_MN, CAL_K, -1.0, a,
+                        CAL_MN, a + na, CAL_K, 1.0, a + 2 * na, CAL_MN);
+            double el = mixi_wtime() - t0;
+            if (el > 0.0 && flops / el > best) best = flops / el;
+        }
+        mixi_free(a);
+    } else {
+        float *a = mixi_calloc(2 * na + nc, sizeof(float));
+        float *w = mixi_calloc(2 * na, sizeof(float));
+        if (a && w)
+            for (int r = 0; r < CAL_REPS; r++) {
+                size_t ovf;
+                double t0 = mixi_wtime();
+                if (cpu_gemm_f32(NULL, p, 0, 0, CAL_MN, CAL_MN, CAL_K, -1.0f, a, CAL_MN, a + na,
+                                 CAL_K, 1.0f, a + 2 * na, CAL_MN, w, &ovf))
+                    break;
+                double el = mixi_wtime() - t0;
+                if (el > 0.0 && flops / el > best) best = flops / el;
+            }
+        mixi_free(a);
+        mixi_free(w);
+    }
+    return best * 1e-9;
+}
+
+static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
+{
+    (void)state;
+    *gflops = 0.0;
+    if ((unsigned)p >= MIX_CAPS_PREC_SLOTS || !mixk_prec_gemm(p)) return MIX_SUCCESS;
+    pthread_mutex_lock(&rate_lock);
+    if (rates[p] <= 0.0) rates[p] = measure_rate(p);
+    *gflops = rates[p];
+    pthread_mutex_unlock(&rate_lock);
+    return MIX_SUCCESS;
+}
+
 const mix_dense_ops mixi_cpu_dense_ops = {
     .lacpy_f64 = cpu_lacpy_f64,
     .count_nonfinite_f64 = cpu_count_nonfinite_f64,
@@ -558,4 +617,5 @@ const mix_dense_ops mixi_cpu_dense_ops = {
     .potrf_f64_worksize = mixi_cpu_potrf_f64_worksize,
     .potrf_f64 = mixi_cpu_potrf_f64,
     .potrs_f64 = mixi_cpu_potrs_f64,
+    .gemm_rate = cpu_gemm_rate,
 };
