@@ -11,9 +11,16 @@ typedef struct mix_sparse_ops mix_sparse_ops; /* kernels/backend_sparse.h */
 /* "Backend memory" below is host memory for the CPU backend and device memory for CUDA.
  * Solvers never dereference backend memory; scalars come back through return arguments.
  * Every operation returns 0 or a MIX_ERR_* status; an operation a backend lacks is NULL. */
+/* What a backend's memory and state allow (mix_backend_ops.flags); lib/ decides from these,
+ * never from which backend it is. */
+enum {
+    MIXI_BACKEND_HOST_MEMORY = 1u << 0,     /* backend memory is host memory: no staging */
+    MIXI_BACKEND_DEVICE_POINTERS = 1u << 1, /* callers may pass its memory (the *_gpu drivers) */
+    MIXI_BACKEND_CONCURRENT = 1u << 2       /* one context may run calls from several threads */
+};
+
 typedef struct mix_backend_ops {
-    const char *name;
-    mix_backend kind;
+    unsigned flags; /* MIXI_BACKEND_* */
     /* Lifecycle: init returns MIX_ERR_BACKEND when the backend cannot run here (no device). */
     int (*init)(void **state);
     void (*fini)(void *state);
@@ -31,8 +38,18 @@ typedef struct mix_backend_ops {
     const mix_sparse_ops *sparse;
 } mix_backend_ops;
 
-/* Tables of the compiled backends (kernels/cpu, kernels/cuda or kernels/stub). */
+/* Tables of the compiled backends (kernels/cpu, kernels/cuda). */
 extern const mix_backend_ops mixi_cpu_backend;
 extern const mix_backend_ops mixi_cuda_backend;
+
+/* The registry (kernels/registry.c): every backend this build knows, compiled or not, in the
+ * order MIX_BACKEND_AUTO tries them.  ops is NULL for a backend that is not compiled. */
+typedef struct {
+    mix_backend id;
+    const char *name;
+    const mix_backend_ops *ops;
+} mixi_backend_entry;
+extern const mixi_backend_entry mixi_backend_registry[];
+extern const int mixi_backend_registry_size;
 
 #endif

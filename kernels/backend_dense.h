@@ -70,7 +70,6 @@ struct mix_dense_ops {
     /* Row interchanges on the n columns of a: for i = k1..k2 (1-based, inclusive) swap row i with
      * row ipiv[i-1] (LAPACK slaswp/dlaswp with incx = 1). */
     int (*laswp_f32)(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv);
-    int (*laswp_f64)(void *state, int n, double *a, int lda, int k1, int k2, const int *ipiv);
     /* B := op(T)^{-1} B (side = MIXK_LEFT, B m x n, T m x m) or B op(T)^{-1} (MIXK_RIGHT, T
      * n x n), T the `uplo` triangle of a (MIXK_LOWER | MIXK_UPPER), op = transpose or not
      * (MIXK_NOTRANS | MIXK_TRANS), unit diagonal or not (MIXK_UNIT | MIXK_NONUNIT): BLAS strsm

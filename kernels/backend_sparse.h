@@ -68,7 +68,6 @@ struct mix_sparse_ops {
     int (*diag_rsqrt)(void *state, const mix_spmat *A64, double *scale);
 
     /* FP64 (true residual, accumulated solution). */
-    int (*spmv64)(void *state, const mix_spmat *A64, const double *x, double *y); /* y = A x */
     /* r = b - A x and *rr = ||r||_2^2 in one pass (FP64 matrix). */
     int (*residual64)(void *state, const mix_spmat *A64, const double *b, const double *x,
                       double *r, double *rr);

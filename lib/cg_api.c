@@ -51,7 +51,7 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
         mix_cg_params_init(&defaults);
         p = &defaults;
     }
-    if (ctx->backend == MIX_BACKEND_CPU) /* host memory is backend memory */
+    if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) /* host memory is backend memory */
         return finish(mixi_cg_solve_in_range(ctx, p, A, b, x, &local), info, &local);
 
     /* Other backends: stage b and x through backend memory. */
@@ -83,7 +83,7 @@ int mix_dcg_gpu(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const d
     memset(&local, 0, sizeof local);
     mix_cg_params defaults;
     if (check_args(ctx, p, A, d_b, d_x)) return finish(MIX_ERR_INVALID_ARG, info, &local);
-    if (ctx->backend != MIX_BACKEND_CUDA) return finish(MIX_ERR_BACKEND, info, &local);
+    if (!(ctx->ops->flags & MIXI_BACKEND_DEVICE_POINTERS)) return finish(MIX_ERR_BACKEND, info, &local);
     if (!p) {
         mix_cg_params_init(&defaults);
         p = &defaults;

@@ -25,19 +25,20 @@ int mix_context_create(mix_context **ctx, mix_backend backend)
 {
     if (!ctx) return MIX_ERR_INVALID_ARG;
     *ctx = NULL;
-    switch (backend) {
-    case MIX_BACKEND_CPU:
-    case MIX_BACKEND_CUDA:
+    if (backend != MIX_BACKEND_AUTO) {
+        if (!strcmp(mix_backend_name(backend), "?")) return MIX_ERR_INVALID_ARG;
         return create_for(ctx, backend);
-    case MIX_BACKEND_AUTO: {
-        /* A GPU when one answers, the CPU otherwise; an allocation failure is not hidden. */
-        int st = create_for(ctx, MIX_BACKEND_CUDA);
+    }
+    /* The first backend of the registry's order that answers; an allocation failure is not
+     * hidden behind the next one. */
+    mix_backend order[16];
+    const int n = mix_backend_list(order, 16);
+    int st = MIX_ERR_BACKEND;
+    for (int k = 0; k < n && k < 16; k++) {
+        st = create_for(ctx, order[k]);
         if (st == MIX_SUCCESS || st == MIX_ERR_ALLOC) return st;
-        return create_for(ctx, MIX_BACKEND_CPU);
     }
-    default:
-        return MIX_ERR_INVALID_ARG;
-    }
+    return st;
 }
 
 void mix_context_destroy(mix_context *ctx)
@@ -62,10 +63,8 @@ int mixi_default_context(mix_context **ctx)
     int st = MIX_SUCCESS;
     pthread_mutex_lock(&default_lock);
     if (!default_ctx) {
-        mix_backend b = MIX_BACKEND_AUTO;
-        const char *env = getenv("MIXSOLVE_BACKEND");
-        if (env && strcmp(env, "cpu") == 0) b = MIX_BACKEND_CPU;
-        else if (env && strcmp(env, "cuda") == 0) b = MIX_BACKEND_CUDA;
+        mix_backend b = MIX_BACKEND_AUTO; /* also for an unknown name */
+        if (!mixi_backend_by_name(getenv("MIXSOLVE_BACKEND"), &b)) b = MIX_BACKEND_AUTO;
         st = mix_context_create(&default_ctx, b);
     }
     *ctx = default_ctx;
@@ -73,18 +72,17 @@ int mixi_default_context(mix_context **ctx)
     return st;
 }
 
-/* The simple drivers may be called from several threads at once.  The CPU backend keeps no
- * per-context state (its oneDNN cache has its own lock), so its calls run concurrently; a CUDA
- * context's stream and library handles are not safe to share, so calls on a CUDA default
- * context take turns. */
+/* The simple drivers may be called from several threads at once.  A backend whose context may
+ * be shared between threads says MIXI_BACKEND_CONCURRENT and its calls run concurrently; on the
+ * others (a device stream and library handles are not safe to share) they take turns. */
 static pthread_mutex_t default_use_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void mixi_default_enter(mix_context *ctx)
 {
-    if (ctx->backend != MIX_BACKEND_CPU) pthread_mutex_lock(&default_use_lock);
+    if (!(ctx->ops->flags & MIXI_BACKEND_CONCURRENT)) pthread_mutex_lock(&default_use_lock);
 }
 
 void mixi_default_leave(mix_context *ctx)
 {
-    if (ctx->backend != MIX_BACKEND_CPU) pthread_mutex_unlock(&default_use_lock);
+    if (!(ctx->ops->flags & MIXI_BACKEND_CONCURRENT)) pthread_mutex_unlock(&default_use_lock);
 }

@@ -104,8 +104,8 @@ static int dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int 
 {
     mix_gesv_info local;
     if (!info) info = &local;
-    /* CPU backend memory is host memory: no staging. */
-    if (ctx->backend == MIX_BACKEND_CPU)
+    /* Backend memory that is host memory needs no staging. */
+    if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY)
         return mixi_gesv_run_lu(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing,
                                 lu_out, lda);
     return run_staged(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing, lu_out);
@@ -145,7 +145,7 @@ int mix_dgesv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, int
                      double *d_a, int lda, int *ipiv, const double *d_b, int ldb, double *d_x,
                      int ldx, mix_gesv_info *info)
 {
-    if (!ctx || ctx->backend != MIX_BACKEND_CUDA) return -1; /* device pointers need CUDA */
+    if (!ctx || !(ctx->ops->flags & MIXI_BACKEND_DEVICE_POINTERS)) return -1; /* a device backend */
     if (check_params(p)) return -2;
     int st = check_args(3, layout, n, nrhs, d_a, lda, ipiv, d_b, ldb, d_x, ldx);
     if (st) return st;

@@ -10,7 +10,7 @@
 /* A context: one backend's operations table plus that backend's private state. */
 struct mix_context {
     const mix_backend_ops *ops;
-    void *state;          /* owned by the backend (e.g. CUDA handles and stream) */
+    void *state;          /* owned by the backend (device handles and stream, say) */
     mix_backend backend;  /* never MIX_BACKEND_AUTO */
 };
 
@@ -33,8 +33,8 @@ double mixi_wtime(void);
 /* The default context of the simple drivers (backend from MIXSOLVE_BACKEND); created once,
  * safely from any thread. */
 int mixi_default_context(mix_context **ctx);
-/* Brackets every use of the default context: a no-op on the CPU backend (safe to share between
- * threads), a process-wide lock on a backend whose state is not (CUDA). */
+/* Brackets every use of the default context: a no-op on a MIXI_BACKEND_CONCURRENT backend, a
+ * process-wide lock on one whose state may not be shared between threads. */
 void mixi_default_enter(mix_context *ctx);
 void mixi_default_leave(mix_context *ctx);
 
@@ -47,7 +47,11 @@ int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrh
                       int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                       mix_gesv_info *info, int *sing, int widen);
 
-/* Backend registry: the table of a compiled backend, or NULL. */
+/* Backend registry (lib/registry.c over kernels/registry.c): the table of a compiled backend
+ * whose required operations are all there, or NULL; a backend's id from its name (or "auto"),
+ * 1 if found; whether a table has every required operation. */
 const mix_backend_ops *mixi_backend_lookup(mix_backend b);
+int mixi_backend_by_name(const char *name, mix_backend *b);
+int mixi_backend_valid(const mix_backend_ops *ops);
 
 #endif

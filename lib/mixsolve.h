@@ -86,7 +86,10 @@ mix_backend mix_context_backend(const mix_context *ctx); /* the backend actually
 const char *mix_strerror(int status);
 const char *mix_version(void);
 const char *mix_prec_name(mix_prec p);       /* "fp64", "fp32", ... ; "?" if out of range */
-const char *mix_backend_name(mix_backend b); /* "auto", "cpu", "cuda" */
+const char *mix_backend_name(mix_backend b); /* "auto", "cpu", "cuda"; "?" if unknown */
+/* The backends this library knows, compiled or not (mix_backend_caps tells), in the order
+ * MIX_BACKEND_AUTO tries them: writes up to `max` into `list` and returns how many there are. */
+int mix_backend_list(mix_backend *list, int max);
 
 /* What a backend offers.  For each precision: 0 unsupported, 1 emulated, 2 native. */
 typedef enum { MIX_PREC_UNSUPPORTED = 0, MIX_PREC_EMULATED = 1, MIX_PREC_NATIVE = 2 } mix_prec_support;

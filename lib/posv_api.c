@@ -91,7 +91,7 @@ static int dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char
 {
     mix_gesv_info local;
     if (!info) info = &local;
-    if (ctx->backend == MIX_BACKEND_CPU) /* backend memory is host memory: no staging */
+    if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) /* backend memory is host memory: no staging */
         return mixi_posv_run(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
     return run_staged(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
 }
@@ -112,7 +112,7 @@ int mix_dposv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, cha
                      int nrhs, double *d_a, int lda, const double *d_b, int ldb, double *d_x,
                      int ldx, mix_gesv_info *info)
 {
-    if (!ctx || ctx->backend != MIX_BACKEND_CUDA) return -1; /* device pointers need CUDA */
+    if (!ctx || !(ctx->ops->flags & MIXI_BACKEND_DEVICE_POINTERS)) return -1; /* a device backend */
     if (check_params(p)) return -2;
     int st = check_args(3, layout, uplo, n, nrhs, d_a, lda, d_b, ldb, d_x, ldx);
     if (st) return st;

@@ -32,10 +32,3 @@ const char *mix_prec_name(mix_prec p)
 {
     return p == MIX_PREC_AUTO ? "auto" : mixk_prec_name(p);
 }
-
-const char *mix_backend_name(mix_backend b)
-{
-    static const char *const names[] = {"auto", "cpu", "cuda"};
-    if ((int)b < 0 || (int)b >= MIX_NUM_BACKENDS) return "?";
-    return names[b];
-}

@@ -7,8 +7,22 @@
 
 mix_backend mixt_backend = MIX_BACKEND_CPU;
 
-static int init_cpu(void) { mixt_backend = MIX_BACKEND_CPU; return 0; }
-static int init_cuda(void) { mixt_backend = MIX_BACKEND_CUDA; return 0; }
+/* A backend suite ("NAME/...") sets mixt_backend to the backend it was registered for. */
+static int init_backend(void)
+{
+    const CU_pSuite s = CU_get_current_suite();
+    mix_backend all[16];
+    const int n = mix_backend_list(all, 16);
+    for (int k = 0; s && k < n && k < 16; k++) {
+        const char *name = mix_backend_name(all[k]);
+        const size_t len = strlen(name);
+        if (!strncmp(s->pName, name, len) && s->pName[len] == '/') {
+            mixt_backend = all[k];
+            return 0;
+        }
+    }
+    return 1;
+}
 
 /* MIXT_SUITE=WORD runs only the suites whose name contains WORD (e.g. "edge", "hostile"). */
 static int wanted(const char *name)
@@ -34,7 +48,7 @@ CU_pSuite mixt_add_backend_suite(mix_backend b, const char *name, const mixt_tes
     char *full = names[used++];
     snprintf(full, sizeof names[0], "%s/%s", mix_backend_name(b), name);
     if (!wanted(full)) return NULL;
-    CU_pSuite s = CU_add_suite(full, b == MIX_BACKEND_CUDA ? init_cuda : init_cpu, NULL);
+    CU_pSuite s = CU_add_suite(full, init_backend, NULL);
     for (const mixt_test *t = tests; s && t->name; t++)
         if (!CU_add_test(s, t->name, t->fn)) return NULL;
     return s;
@@ -65,8 +79,9 @@ int main(void)
     if (CU_initialize_registry() != CUE_SUCCESS) return 1;
     for (size_t i = 0; i < sizeof once_suites / sizeof once_suites[0]; i++) once_suites[i]();
     /* Backend suites run for every backend that answers here; a missing GPU simply has none. */
-    const mix_backend backends[] = {MIX_BACKEND_CPU, MIX_BACKEND_CUDA};
-    for (size_t k = 0; k < 2; k++) {
+    mix_backend backends[16];
+    const int nb = mix_backend_list(backends, 16);
+    for (int k = nb < 16 ? nb - 1 : 15; k >= 0; k--) { /* the reference (last, CPU) first */
         mix_caps caps;
         if (mix_backend_caps(backends[k], &caps) != MIX_SUCCESS || !caps.available) {
             printf("backend %s: %s, its suites are not registered\n", mix_backend_name(backends[k]),

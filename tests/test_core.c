@@ -95,6 +95,46 @@ static void test_caps(void)
 #endif
 }
 
+/* The registry: names, order and AUTO agree; every compiled table is complete and says what
+ * its memory is; a table missing a required operation is refused. */
+static void test_registry(void)
+{
+    mix_backend list[16];
+    const int n = mix_backend_list(list, 16);
+    CU_ASSERT_FATAL(n >= 2 && n <= 16);
+    CU_ASSERT_EQUAL(mix_backend_list(NULL, 0), n);
+    CU_ASSERT_EQUAL(list[n - 1], MIX_BACKEND_CPU); /* the fallback, always compiled */
+    mix_backend first_available = MIX_BACKEND_AUTO;
+    for (int k = 0; k < n; k++) {
+        mix_backend b = MIX_BACKEND_AUTO;
+        CU_ASSERT_STRING_NOT_EQUAL(mix_backend_name(list[k]), "?");
+        CU_ASSERT(mixi_backend_by_name(mix_backend_name(list[k]), &b) && b == list[k]);
+        for (int j = 0; j < k; j++) CU_ASSERT(list[j] != list[k]);
+        mix_caps caps;
+        CU_ASSERT_EQUAL_FATAL(mix_backend_caps(list[k], &caps), MIX_SUCCESS);
+        const mix_backend_ops *ops = mixi_backend_lookup(list[k]);
+        CU_ASSERT_EQUAL(ops != NULL, caps.compiled);
+        if (!ops) continue;
+        CU_ASSERT(mixi_backend_valid(ops));
+        /* Backend memory is host memory, or callers hand in device pointers: one or the other. */
+        CU_ASSERT(!(ops->flags & MIXI_BACKEND_HOST_MEMORY) != !(ops->flags & MIXI_BACKEND_DEVICE_POINTERS));
+        if (caps.available && first_available == MIX_BACKEND_AUTO) first_available = list[k];
+    }
+    CU_ASSERT(mixi_backend_lookup(MIX_BACKEND_CPU)->flags & MIXI_BACKEND_HOST_MEMORY);
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, MIX_BACKEND_AUTO), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_context_backend(ctx), first_available);
+    mix_context_destroy(ctx);
+    mix_backend b = MIX_BACKEND_CPU;
+    CU_ASSERT(mixi_backend_by_name("auto", &b) && b == MIX_BACKEND_AUTO);
+    CU_ASSERT(!mixi_backend_by_name("hip", &b) && !mixi_backend_by_name(NULL, &b));
+    mix_backend_ops broken = *mixi_backend_lookup(MIX_BACKEND_CPU);
+    CU_ASSERT(mixi_backend_valid(&broken));
+    broken.memset0 = NULL;
+    CU_ASSERT(!mixi_backend_valid(&broken));
+    CU_ASSERT(!mixi_backend_valid(NULL));
+}
+
 static void test_context_alloc_failure(void)
 {
     long live = mixi_alloc_live();
@@ -129,6 +169,7 @@ void mixt_register_core(void)
         {"AUTO picks the GPU exactly when one answers", test_context_auto},
         {"CUDA context without a device is MIX_ERR_BACKEND", test_context_cuda_without_device},
         {"backend capabilities", test_caps},
+        {"registry: names, order, AUTO, complete tables", test_registry},
         {"context creation survives allocation failure", test_context_alloc_failure},
         {"allocation size overflow is refused", test_alloc_overflow},
         {NULL, NULL}};

@@ -295,23 +295,15 @@ static void dk_test_panel_laswp_trsm(void)
     piv[10] = 1; /* a pivot above the current row is legal for laswp */
     float *w = dk_rand32((size_t)ldw * nc, 11), *wr = malloc((size_t)ldw * nc * 4),
           *wd = malloc((size_t)ldw * nc * 4);
-    double *w64 = dk_rand64((size_t)ldw * nc, 12), *wr64 = malloc((size_t)ldw * nc * 8),
-           *wd64 = malloc((size_t)ldw * nc * 8);
-    CU_ASSERT_FATAL(w && wr && wd && w64 && wr64 && wd64);
+    CU_ASSERT_FATAL(w && wr && wd);
     int *dp = dk_put(&f, piv, sizeof piv);
     float *dw = dk_put(&f, w, (size_t)ldw * nc * 4);
-    double *dw64 = dk_put(&f, w64, (size_t)ldw * nc * 8);
-    CU_ASSERT_FATAL(dp && dw && dw64);
+    CU_ASSERT_FATAL(dp && dw);
     memcpy(wr, w, (size_t)ldw * nc * 4);
-    memcpy(wr64, w64, (size_t)ldw * nc * 8);
     CU_ASSERT_EQUAL(f.d->laswp_f32(f.dev->state, nc, dw, ldw, k1, k2, dp), MIX_SUCCESS);
     CU_ASSERT_EQUAL(f.r->laswp_f32(f.ref->state, nc, wr, ldw, k1, k2, piv), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.d->laswp_f64(f.dev->state, nc, dw64, ldw, k1, k2, dp), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.r->laswp_f64(f.ref->state, nc, wr64, ldw, k1, k2, piv), MIX_SUCCESS);
     CU_ASSERT_EQUAL(dk_get(&f, wd, dw, (size_t)ldw * nc * 4), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, wd64, dw64, (size_t)ldw * nc * 8), MIX_SUCCESS);
     CU_ASSERT(memcmp(wd, wr, (size_t)ldw * nc * 4) == 0);
-    CU_ASSERT(memcmp(wd64, wr64, (size_t)ldw * nc * 8) == 0);
 
     /* trsm with the panel's unit lower triangle (n x n) on an n x nc block. */
     CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, da, lur, (size_t)lda * n * 4), MIX_SUCCESS);
@@ -356,8 +348,7 @@ static void dk_test_panel_laswp_trsm(void)
     CU_ASSERT_EQUAL(infor, -1);
 
     dk_free(&f, da); dk_free(&f, dpiv); dk_free(&f, dwork); dk_free(&f, dp); dk_free(&f, dw);
-    dk_free(&f, dw64);
-    free(a); free(lu); free(lur); free(w); free(wr); free(wd); free(w64); free(wr64); free(wd64);
+    free(a); free(lu); free(lur); free(w); free(wr); free(wd);
     dk_close(&f);
 }
 

@@ -524,16 +524,20 @@ static void test_fp64_ops(void)
     CU_ASSERT_FATAL(x && b && yr && yd);
     sk_vector(SK_N, 51, x);
     sk_vector(SK_N, 52, b);
+    double *z = calloc(SK_N, sizeof *z);
+    CU_ASSERT_FATAL(z != NULL);
     double *dx = sk_put(f.dev, x, SK_N), *db = sk_put(f.dev, b, SK_N), *dy = sk_put(f.dev, b, SK_N);
-    CU_ASSERT_FATAL(dx && db && dy);
+    double *dz = sk_put(f.dev, z, SK_N);
+    CU_ASSERT_FATAL(dx && db && dy && dz);
     const int lanes[] = {1, 4, 32};
     for (int c = 0; c < 3; c++) {
 #ifdef MIX_HAVE_CUDA
         if (mixt_backend == MIX_BACKEND_CUDA) CU_ASSERT(!mixi_cuda_spmat_set_lanes(f.dA, lanes[c]));
 #endif
         const int exact = lanes[c] == 1 || mixt_backend == MIX_BACKEND_CPU;
-        CU_ASSERT(!f.d->spmv64(f.dev->state, f.dA, dx, dy));
-        CU_ASSERT(!f.r->spmv64(f.ref->state, f.rA, x, yr));
+        double rr0; /* r = 0 - A x: the FP64 SpMV, negated exactly */
+        CU_ASSERT(!f.d->residual64(f.dev->state, f.dA, dz, dx, dy, &rr0));
+        CU_ASSERT(!f.r->residual64(f.ref->state, f.rA, z, x, yr, &rr0));
         CU_ASSERT(!sk_get(f.dev, yd, dy, SK_N));
         int bad = 0;
         for (int i = 0; i < SK_N; i++) {
@@ -572,6 +576,8 @@ static void test_fp64_ops(void)
     f.dev->ops->free(f.dev->state, dx);
     f.dev->ops->free(f.dev->state, db);
     f.dev->ops->free(f.dev->state, dy);
+    f.dev->ops->free(f.dev->state, dz);
+    free(z);
     free(x);
     free(b);
     free(yr);

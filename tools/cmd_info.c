@@ -28,9 +28,10 @@ int cmd_info(int argc, char **argv)
         return cli_error(CLI_USAGE, "info takes no arguments, got '%s'", argv[i]);
     }
     printf("mixsolve %s\n", mix_version());
-    const mix_backend all[] = {MIX_BACKEND_CPU, MIX_BACKEND_CUDA};
-    mix_backend dflt = MIX_BACKEND_CPU;
-    for (int k = 0; k < 2; k++) {
+    mix_backend all[16];
+    const int nb = mix_backend_list(all, 16);
+    mix_backend dflt = MIX_BACKEND_AUTO; /* the first available in the registry's order */
+    for (int k = 0; k < nb && k < 16; k++) {
         mix_caps c;
         memset(&c, 0, sizeof c);
         int st = mix_backend_caps(all[k], &c);
@@ -44,7 +45,7 @@ int cmd_info(int argc, char **argv)
         }
         printf("backend %-5s: compiled, %s\n", mix_backend_name(all[k]),
                c.available ? "available" : "not available (no device answers)");
-        if (c.available && all[k] == MIX_BACKEND_CUDA) dflt = MIX_BACKEND_CUDA;
+        if (c.available && dflt == MIX_BACKEND_AUTO) dflt = all[k];
         printf("  device              %s\n", c.device[0] ? c.device : "-");
         printf("  libraries           %s\n", c.libraries[0] ? c.libraries : "-");
         print_precs("gemm (LU update)", c.gemm);

@@ -56,8 +56,13 @@ int cli_parse_prec(const char *s, mix_prec *p)
 
 int cli_parse_backend(const char *s, mix_backend *b)
 {
-    const mix_backend all[] = {MIX_BACKEND_AUTO, MIX_BACKEND_CPU, MIX_BACKEND_CUDA};
-    for (int k = 0; k < 3; k++)
+    if (!strcmp(s, mix_backend_name(MIX_BACKEND_AUTO))) {
+        *b = MIX_BACKEND_AUTO;
+        return 1;
+    }
+    mix_backend all[16];
+    const int n = mix_backend_list(all, 16);
+    for (int k = 0; k < n && k < 16; k++)
         if (!strcmp(s, mix_backend_name(all[k]))) {
             *b = all[k];
             return 1;

@@ -108,8 +108,7 @@ static int cpu_synchronize(void *state)
 }
 
 const mix_backend_ops mixi_cpu_backend = {
-    .name = "cpu",
-    .kind = MIX_BACKEND_CPU,
+    .flags = MIXI_BACKEND_HOST_MEMORY | MIXI_BACKEND_CONCURRENT,
     .init = cpu_init,
     .fini = cpu_fini,
     .caps = cpu_caps,

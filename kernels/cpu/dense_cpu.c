@@ -206,14 +206,6 @@ static int cpu_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2, 
                                                                            : MIX_SUCCESS;
 }
 
-static int cpu_laswp_f64(void *state, int n, double *a, int lda, int k1, int k2, const int *ipiv)
-{
-    (void)state;
-    if (n == 0 || k2 < k1) return MIX_SUCCESS;
-    return LAPACKE_dlaswp_work(LAPACK_COL_MAJOR, n, a, lda, k1, k2, ipiv, 1) ? MIX_ERR_INTERNAL
-                                                                           : MIX_SUCCESS;
-}
-
 static int cpu_trsm_f32(void *state, int side, int uplo, int trans, int diag, int m, int n,
                         const float *a, int lda, float *b, int ldb)
 {
@@ -593,7 +585,6 @@ const mix_dense_ops mixi_cpu_dense_ops = {
     .getrf_panel_f32 = cpu_getrf_panel_f32,
     .getrf_f32 = cpu_getrf_f32,
     .laswp_f32 = cpu_laswp_f32,
-    .laswp_f64 = cpu_laswp_f64,
     .trsm_f32 = cpu_trsm_f32,
     .gemm_f32 = cpu_gemm_f32,
     .getrs_f32_f64 = cpu_getrs_f32_f64,

@@ -314,15 +314,6 @@ static int cpu_diag_rsqrt(void *state, const mix_spmat *A, double *scale)
     return bad ? MIX_ERR_NOT_SPD : MIX_SUCCESS;
 }
 
-static int cpu_spmv64(void *state, const mix_spmat *A, const double *x, double *y)
-{
-    (void)state;
-#pragma omp parallel for schedule(static) if (A->n > PAR_MIN)
-    for (int i = 0; i < A->n; i++)
-        y[i] = mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, NULL, x, NULL, i);
-    return MIX_SUCCESS;
-}
-
 static int cpu_residual64(void *state, const mix_spmat *A, const double *b, const double *x,
                           double *r, double *rr)
 {
@@ -427,7 +418,6 @@ const mix_sparse_ops mixi_cpu_sparse_ops = {
     .csr_convert = cpu_csr_convert,
     .csr_destroy = cpu_csr_destroy,
     .diag_rsqrt = cpu_diag_rsqrt,
-    .spmv64 = cpu_spmv64,
     .residual64 = cpu_residual64,
     .nrm2sq64 = cpu_nrm2sq64,
     .vec_from64 = cpu_vec_from64,

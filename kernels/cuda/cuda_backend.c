@@ -235,8 +235,7 @@ static int cuda_synchronize(void *state)
 }
 
 const mix_backend_ops mixi_cuda_backend = {
-    .name = "cuda",
-    .kind = MIX_BACKEND_CUDA,
+    .flags = MIXI_BACKEND_DEVICE_POINTERS,
     .init = cuda_init,
     .fini = cuda_fini,
     .caps = cuda_caps,

@@ -39,8 +39,6 @@ cudaError_t mixi_cuda_round_f32(cudaStream_t stream, mix_prec compute, int m, in
 /* LAPACK laswp with incx = 1: for i = k1..k2 (1-based) swap rows i and ipiv[i-1] (device ipiv). */
 cudaError_t mixi_cuda_laswp_f32(cudaStream_t stream, int n, float *a, int lda, int k1, int k2,
                                 const int *ipiv);
-cudaError_t mixi_cuda_laswp_f64(cudaStream_t stream, int n, double *a, int lda, int k1, int k2,
-                                const int *ipiv);
 /* After cuSOLVER's panel LU: ipiv[0..n-1] += offset; *d_count += NaN/Inf entries of the m x n a. */
 cudaError_t mixi_cuda_panel_post(cudaStream_t stream, int m, int n, const float *a, int lda,
                                  int *ipiv, int offset, unsigned int *d_count);

@@ -244,11 +244,6 @@ static int cuda_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2,
     return mixi_cuda_status(mixi_cuda_laswp_f32(STREAM(state), n, a, lda, k1, k2, ipiv));
 }
 
-static int cuda_laswp_f64(void *state, int n, double *a, int lda, int k1, int k2, const int *ipiv)
-{
-    return mixi_cuda_status(mixi_cuda_laswp_f64(STREAM(state), n, a, lda, k1, k2, ipiv));
-}
-
 static int cuda_trsm_f32(void *state, int side, int uplo, int trans, int diag, int m, int n,
                          const float *a, int lda, float *b, int ldb)
 {
@@ -695,7 +690,6 @@ const mix_dense_ops mixi_cuda_dense_ops = {
     .getrf_panel_f32_worksize = cuda_getrf_panel_f32_worksize,
     .getrf_panel_f32 = cuda_getrf_panel_f32,
     .laswp_f32 = cuda_laswp_f32,
-    .laswp_f64 = cuda_laswp_f64,
     .trsm_f32 = cuda_trsm_f32,
     .gemm_f32 = cuda_gemm_f32,
     .getrs_f32_f64 = cuda_getrs_f32_f64,

@@ -414,14 +414,6 @@ cudaError_t mixi_cuda_laswp_f32(cudaStream_t stream, int n, float *a, int lda, i
     return cudaGetLastError();
 }
 
-cudaError_t mixi_cuda_laswp_f64(cudaStream_t stream, int n, double *a, int lda, int k1, int k2,
-                                const int *ipiv)
-{
-    if (n <= 0 || k2 < k1) return cudaSuccess;
-    laswp_kernel<double><<<grid_1d(n, 65535), THREADS, 0, stream>>>(n, a, lda, k1, k2, ipiv);
-    return cudaGetLastError();
-}
-
 cudaError_t mixi_cuda_panel_post(cudaStream_t stream, int m, int n, const float *a, int lda,
                                  int *ipiv, int offset, unsigned int *d_count)
 {

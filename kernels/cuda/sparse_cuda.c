@@ -203,11 +203,6 @@ static int sp_residual64(void *state, const mix_spmat *A64, const double *b, con
     return st;
 }
 
-static int sp_spmv64(void *state, const mix_spmat *A64, const double *x, double *y)
-{
-    return sp_residual64(state, A64, NULL, x, y, NULL);
-}
-
 static int sp_nrm2sq64(void *state, int n, const double *x, double *xx)
 {
     mixi_cuda_state *s = state;
@@ -338,7 +333,6 @@ const mix_sparse_ops mixi_cuda_sparse_ops = {
     .csr_convert = sp_convert,
     .csr_destroy = sp_destroy,
     .diag_rsqrt = sp_diag_rsqrt,
-    .spmv64 = sp_spmv64,
     .residual64 = sp_residual64,
     .nrm2sq64 = sp_nrm2sq64,
     .vec_from64 = sp_vec_from64,
