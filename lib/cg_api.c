@@ -46,7 +46,8 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
     mix_cg_info local;
     memset(&local, 0, sizeof local);
     mix_cg_params defaults;
-    if (check_args(ctx, p, A, b, x)) return finish(MIX_ERR_INVALID_ARG, info, &local);
+    const int illegal = check_args(ctx, p, A, b, x);
+    if (illegal) return illegal; /* -i, nothing written: the expert drivers' rule */
     if (!p) {
         mix_cg_params_init(&defaults);
         p = &defaults;
@@ -82,8 +83,9 @@ int mix_dcg_gpu(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const d
     mix_cg_info local;
     memset(&local, 0, sizeof local);
     mix_cg_params defaults;
-    if (check_args(ctx, p, A, d_b, d_x)) return finish(MIX_ERR_INVALID_ARG, info, &local);
-    if (!(ctx->ops->flags & MIXI_BACKEND_DEVICE_POINTERS)) return finish(MIX_ERR_BACKEND, info, &local);
+    const int illegal = check_args(ctx, p, A, d_b, d_x);
+    if (illegal) return illegal;
+    if (!(ctx->ops->flags & MIXI_BACKEND_DEVICE_POINTERS)) return -1; /* a device backend */
     if (!p) {
         mix_cg_params_init(&defaults);
         p = &defaults;
