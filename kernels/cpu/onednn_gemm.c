@@ -1,6 +1,7 @@
 /* onednn_gemm.c: the gemm_f32 op on oneDNN's matmul (FP32, and BF16 inputs with FP32 output), primitives cached per shape. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <dnnl.h>
 #include "lib/mix_internal.h"
@@ -51,7 +52,7 @@ static int ensure_engine(void)
 {
     if (engine_status >= 0) return engine_status;
     /* The library never prints: this overrides ONEDNN_VERBOSE, which would log every call. */
-    dnnl_set_verbose(0);
+    if (!getenv("MIXI_ONEDNN_DEBUG")) dnnl_set_verbose(0);
     int rc = map_status(dnnl_engine_create(&engine, dnnl_cpu, 0));
     if (rc == MIX_SUCCESS) {
         rc = map_status(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags));
