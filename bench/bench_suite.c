@@ -238,8 +238,9 @@ static void check_solution(const mixm_csr *A, const double *b, const double *x, 
 static const char *cg_reason(int reason)
 {
     static const char *const names[] = {"converged", "iteration limit", "stagnated at the precision's floor",
-                                        "breakdown: not SPD", "breakdown: NaN/Inf", "zero right-hand side"};
-    return reason >= 0 && reason <= 5 ? names[reason] : "unknown";
+                                        "breakdown: not SPD", "breakdown: NaN/Inf", "zero right-hand side",
+                                        "solution out of FP64 range", "matrix overflows the storage"};
+    return reason >= 0 && reason <= 7 ? names[reason] : "unknown";
 }
 
 static const char *lu_reason(int reason)
@@ -384,6 +385,14 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
             snprintf(res->note, sizeof res->note, "reported convergence, residual %.2e > 10 tol", res->check);
         } else {
             res->outcome = BENCH_OK;
+        }
+        /* Which storage precisions ran (escalation, AUTO's choice). */
+        if (!res->note[0] && (info.stages > 1 || res->prec == MIX_PREC_AUTO)) {
+            size_t len = 0;
+            for (int k = 0; k < info.stages && len < sizeof res->note; k++)
+                len += (size_t)snprintf(res->note + len, sizeof res->note - len, "%s%s %d it",
+                                        k ? " -> " : "storage ", mix_prec_name(info.stage_prec[k]),
+                                        info.stage_iter[k]);
         }
     }
 out:
@@ -545,7 +554,8 @@ static bench_result *new_result(bench_set *s, const char *name, const mixm_csr *
 }
 
 static const mix_prec lu_precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
-static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
+#define N_CG_PRECS ((int)(sizeof cg_precs / sizeof cg_precs[0]))
 
 int cmd_bench(int argc, char **argv)
 {
@@ -624,6 +634,8 @@ int cmd_bench(int argc, char **argv)
                         o.quick ? 128 : 256);
             add_problem(&probs, &np, &pcap, o.quick ? "gen_poisson3d_20" : "gen_poisson3d_32", NULL, 3,
                         o.quick ? 20 : 32);
+            /* n = 10^6: a CG problem larger than the caches, where storage precision can pay. */
+            if (!o.quick) add_problem(&probs, &np, &pcap, "gen_poisson3d_100", NULL, 3, 100);
             add_problem(&probs, &np, &pcap, o.quick ? "gen_aniso_64_1e-3" : "gen_aniso_128_1e-3", NULL, 4,
                         o.quick ? 64 : 128);
         }
@@ -691,7 +703,7 @@ int cmd_bench(int argc, char **argv)
             }
         }
         if (spd) {
-            for (int k = 0; k < 5; k++) {
+            for (int k = 0; k < N_CG_PRECS; k++) {
                 bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_CG, cg_precs[k]);
                 if (!r) break;
                 fprintf(stderr, "[%d/%d] %s: cg %s\n", i + 1, np, probs[i].name, mix_prec_name(cg_precs[k]));

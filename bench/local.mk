@@ -20,3 +20,6 @@ bench_bench_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_SRCDIR='"$(abs_top_srcdir)"'
 bench_bench_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 bench_bench_cg_LDFLAGS = $(OPENMP_CFLAGS)
 noinst_HEADERS += bench/bench_gpu.h
+# PETSc's KSPCG on the bench_cg problem, for comparison (optional: the script builds it only where
+# PETSc and MPI are installed; never linked into anything here).
+EXTRA_DIST += bench/petsc_cg.c bench/petsc_cg.sh

@@ -42,6 +42,7 @@ void bench_summary(const bench_set *s, FILE *f, int md)
     static const struct { bench_method m; mix_prec p; } rows[] = {
         {BENCH_LU, MIX_FP64}, {BENCH_LU, MIX_FP32}, {BENCH_LU, MIX_TF32}, {BENCH_LU, MIX_FP16}, {BENCH_LU, MIX_BF16},
         {BENCH_CG, MIX_FP64}, {BENCH_CG, MIX_FP32}, {BENCH_CG, MIX_FP16}, {BENCH_CG, MIX_BF16}, {BENCH_CG, MIX_FIXED16},
+        {BENCH_CG, MIX_PREC_AUTO},
     };
     if (md) {
         fprintf(f, "| method | precision | matrices run | speed vs FP64 (geo-mean) | best | refined without fallback "
@@ -88,6 +89,24 @@ void bench_summary(const bench_set *s, FILE *f, int md)
     }
     fprintf(f, "%sSilent failures (reported success, recomputed check failed): %d%s\n", md ? "\n**" : "",
             silent_total, md ? "**\n" : "");
+    /* CG where storage precision can pay: matrices with n >= 10000 (issue 11's target). */
+    fprintf(f, "%sCG speed vs FP64 (geo-mean) on matrices with n >= 10000:", md ? "\n" : "");
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        if (rows[k].m != BENCH_CG || rows[k].p == MIX_FP64) continue;
+        double logsum = 0;
+        int nsp = 0;
+        for (int i = 0; i < s->count; i++) {
+            const bench_result *r = &s->r[i];
+            if (r->method == BENCH_CG && r->prec == rows[k].p && ran(r) && r->n >= 10000 && r->speedup > 0) {
+                logsum += log(r->speedup);
+                nsp++;
+            }
+        }
+        char sp[32];
+        fmt_num(sp, sizeof sp, "%.2fx", exp(logsum / (nsp ? nsp : 1)), nsp > 0);
+        fprintf(f, " %s %s (%d)%s", mix_prec_name(rows[k].p), sp, nsp, k + 1 < sizeof rows / sizeof rows[0] ? "," : "");
+    }
+    fprintf(f, "\n");
 }
 
 /* ---- table, CSV ------------------------------------------------------------------------------- */
