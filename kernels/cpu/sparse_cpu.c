@@ -61,6 +61,8 @@ typedef struct {
 
 /* The kernels of every storage format: portable C ... */
 #define ISA generic
+#define ISA_ATTR /* no target attribute: the baseline ISA */
+#define ISA_BLK_INLINE MIXI_INLINE
 #define T double
 #define TACC MIX_FP64
 #include "kernels/cpu/sparse_cpu_t.h"
@@ -70,25 +72,56 @@ typedef struct {
 static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
     MIXK_STORAGE_FORMATS(MIXI_TABLE_ENTRY)};
 #undef ISA
+#undef ISA_ATTR
+#undef ISA_BLK_INLINE
 
 /* ... and the same compiled for AVX2 + F16C (chosen at run time), FP16 converted by the
  * hardware (same values: both round to nearest even), BF16 eight lanes at a time, full FIXED16
  * blocks encoded with vector instructions.  No FMA: contracted products would round
  * differently from the portable bodies and from kernels/common's encoders. */
-#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+/* Every function of this ISA carries the target attribute (ISA_ATTR), which GCC and clang both
+ * honour, rather than a GCC-only "#pragma GCC target" region; the kernels/common functions they
+ * inline take the caller's ISA. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define MIX_SPARSE_AVX2 1
-#pragma GCC push_options
-#pragma GCC target("avx2,f16c")
 #include <immintrin.h>
 #include "kernels/cpu/avx2_lanes.h"
+#define ISA_ATTR MIXI_AVX2
+/* clang 14 outlines an OpenMP region without its function's target attribute: AVX2 code inlined
+ * into it crashes its back end, so there the per-block bodies stay calls (one per 32 rows). */
+#ifdef __clang__
+#define ISA_BLK_INLINE __attribute__((noinline))
+#else
+#define ISA_BLK_INLINE MIXI_INLINE
+#endif
 #define F16C_LD(v, norm, i) _cvtsh_ss(((const uint16_t *)(v))[i])
 #define F16C_LDA(v, k) _cvtsh_ss(((const uint16_t *)(v))[k])
-MIXK_SPMV_ROW(avx2_row_fp16, float, F16C_LDA, F16C_LD)
-MIXK_SPMV_ROWF(avx2_rowf_fp16, F16C_LDA)
+/* kernels/common's row-body macros, instantiated with the hardware FP16 loads (the macros make
+ * plain static inline functions: wrapped so that they compile for AVX2 + F16C). */
+MIXI_AVX2 static inline float avx2_row_fp16(const int64_t *rowptr, const int32_t *colind,
+                                            const void *val, const float *rowscale, const void *x,
+                                            const float *xnorm, int64_t i)
+{
+    (void)rowscale;
+    (void)xnorm;
+    float s = 0;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+        s += F16C_LDA(val, k) * F16C_LD(x, xnorm, colind[k]);
+    return s;
+}
+MIXI_AVX2 static inline float avx2_rowf_fp16(const int64_t *rowptr, const int32_t *colind,
+                                             const void *val, const float *rowscale, const float *x,
+                                             int64_t i)
+{
+    (void)rowscale;
+    float s = 0;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += F16C_LDA(val, k) * x[colind[k]];
+    return s;
+}
 
 /* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|
  * (NaN if any x is NaN), q = round-to-even(x * inv_step) clamped to +-QMAX, NaN -> 0. */
-static MIXI_INLINE void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
+MIXI_AVX2 static MIXI_INLINE void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
 {
     const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     __m256 m = _mm256_setzero_ps(), nan = _mm256_setzero_ps();
@@ -117,7 +150,7 @@ static MIXI_INLINE void avx2_fixed16_store(int16_t *q, float *norm, const float 
 }
 
 /* Eight FP16 (F16C) or BF16 (avx2_lanes.h) values at a time, the rest one by one. */
-static MIXI_INLINE int avx2_load_block(mix_prec P, const mix_svec *v, int64_t b, int cnt, float *x)
+MIXI_AVX2 static MIXI_INLINE int avx2_load_block(mix_prec P, const mix_svec *v, int64_t b, int cnt, float *x)
 {
     const uint16_t *h = (const uint16_t *)v->val + b * BLK;
     int t = 0;
@@ -137,7 +170,7 @@ static MIXI_INLINE int avx2_load_block(mix_prec P, const mix_svec *v, int64_t b,
     return 0;
 }
 
-static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64_t b, const float *x, int cnt)
+MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64_t b, const float *x, int cnt)
 {
     uint16_t *h = (uint16_t *)v->val + b * BLK;
     int t = 0;
@@ -182,11 +215,12 @@ static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64_t b, cons
 #undef ISA_ROW
 #undef ISA_ROWF
 #undef ISA_DECODE_X
-#pragma GCC pop_options
 
 static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
     MIXK_STORAGE_FORMATS(MIXI_TABLE_ENTRY)};
 #undef ISA
+#undef ISA_ATTR
+#undef ISA_BLK_INLINE
 #endif
 
 static int force_portable;

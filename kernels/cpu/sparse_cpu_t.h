@@ -6,6 +6,8 @@
  *   ISA_LD_BLOCK(P, v, b, cnt, x), ISA_ST_BLOCK(P, v, b, x, cnt),
  *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out);
  * and ISA_DECODE_X(P): whether the SpMV decodes x once into floats for P (see NARROW).
+ * ISA_ATTR is the function attribute of the ISA (a target attribute; empty for the baseline), and
+ * ISA_BLK_INLINE how the per-block bodies called from the OpenMP regions are inlined.
  * The bodies are written once over a constant precision P (the switches fold away); the
  * MIXK_STORAGE_FORMATS list of prec_traits.h then makes one kernel table per format.  Work goes
  * by blocks of BLK rows (the FIXED16 vector block); reductions are FP64 and see the stored
@@ -18,7 +20,7 @@
 #define MIXI_THIS_ACC(ACC, ...) MIXI_WHEN_SAME(ACC, TACC, __VA_ARGS__)
 
 /* Block b of v into x[0..cnt). */
-static MIXI_INLINE void FN(load_block)(mix_prec P, const mix_svec *v, int64_t b, int cnt, T *x)
+ISA_ATTR static MIXI_INLINE void FN(load_block)(mix_prec P, const mix_svec *v, int64_t b, int cnt, T *x)
 {
 #ifdef ISA_LD_BLOCK
     if (ISA_LD_BLOCK(P, v, b, cnt, x)) return;
@@ -32,7 +34,7 @@ static MIXI_INLINE void FN(load_block)(mix_prec P, const mix_svec *v, int64_t b,
 #undef MIXI_X
 }
 
-static MIXI_INLINE void FN(store_block)(mix_prec P, mix_svec *v, int64_t b, const T *x, int cnt)
+ISA_ATTR static MIXI_INLINE void FN(store_block)(mix_prec P, mix_svec *v, int64_t b, const T *x, int cnt)
 {
 #ifdef ISA_ST_BLOCK
     if (ISA_ST_BLOCK(P, v, b, x, cnt)) return;
@@ -46,7 +48,7 @@ static MIXI_INLINE void FN(store_block)(mix_prec P, mix_svec *v, int64_t b, cons
 #undef MIXI_X
 }
 
-static MIXI_INLINE void FN(store_block64)(mix_prec P, mix_svec *v, int64_t b, const double *x,
+ISA_ATTR static MIXI_INLINE void FN(store_block64)(mix_prec P, mix_svec *v, int64_t b, const double *x,
                                           int cnt)
 {
 #define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) \
@@ -59,7 +61,7 @@ static MIXI_INLINE void FN(store_block64)(mix_prec P, mix_svec *v, int64_t b, co
 }
 
 /* (A x)_i. */
-static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_svec *x, int64_t i)
+ISA_ATTR static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_svec *x, int64_t i)
 {
     T out = 0;
 #ifdef ISA_ROW
@@ -85,7 +87,7 @@ static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_svec *x, 
 #else
 #define NARROW(P) (mixk_prec_bytes(P) < (int)sizeof(T) && !mixk_prec_block_scaled(P))
 #endif
-static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const float *xf, int64_t i)
+ISA_ATTR static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const float *xf, int64_t i)
 {
     T out = 0;
 #ifdef ISA_ROWF
@@ -109,7 +111,7 @@ static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const float *xf, i
 #define BOTH(call_full, call_last, cnt) ((cnt) == BLK ? (call_full) : (call_last))
 
 /* y = A x, rounded into y; returns <x, A x> of the block from the unrounded products. */
-static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A, const mix_svec *x,
+ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A, const mix_svec *x,
                                          mix_svec *y, const float *xf, int64_t b, int cnt)
 {
     T v[BLK], xb[BLK];
@@ -121,13 +123,13 @@ static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A, const m
     FN(store_block)(P, y, b, v, cnt);
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
-static MIXI_INLINE double FN(spmv_blk)(mix_prec P, const mix_spmat *A, const mix_svec *x,
+ISA_ATTR static ISA_BLK_INLINE double FN(spmv_blk)(mix_prec P, const mix_spmat *A, const mix_svec *x,
                                        mix_svec *y, const float *xf, int64_t b, int cnt)
 {
     return BOTH(FN(spmv_block)(P, A, x, y, xf, b, BLK), FN(spmv_block)(P, A, x, y, xf, b, cnt), cnt);
 }
 /* Narrow formats: block b of x decoded into the float scratch (T is float for them). */
-static MIXI_INLINE void FN(decode_blk)(mix_prec P, const mix_svec *x, float *xf, int64_t b, int cnt)
+ISA_ATTR static ISA_BLK_INLINE void FN(decode_blk)(mix_prec P, const mix_svec *x, float *xf, int64_t b, int cnt)
 {
     T *d = (T *)(void *)(xf + b * BLK);
     if (cnt == BLK) FN(load_block)(P, x, b, BLK, d);
@@ -137,7 +139,7 @@ static MIXI_INLINE void FN(decode_blk)(mix_prec P, const mix_svec *x, float *xf,
 /* x += alpha p; r -= alpha ap; *prr = ||r_new||^2, *prd = <r_new, r_old> over the block; x may
  * be in p's accumulator precision instead of p's (kernels/backend_sparse.h), read and written as
  * T.  The FP64 sums run in four interleaved partial sums, the same order in every instance. */
-static MIXI_INLINE void FN(cg_update_block)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
+ISA_ATTR static MIXI_INLINE void FN(cg_update_block)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
                                             mix_svec *x, mix_svec *r, int64_t b, int cnt,
                                             double *prr, double *prd)
 {
@@ -164,7 +166,7 @@ static MIXI_INLINE void FN(cg_update_block)(mix_prec P, T a, const mix_svec *p, 
     *prr = (s[0] + s[1]) + (s[2] + s[3]);
     *prd = (d[0] + d[1]) + (d[2] + d[3]);
 }
-static MIXI_INLINE void FN(cg_update_blk)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
+ISA_ATTR static ISA_BLK_INLINE void FN(cg_update_blk)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
                                           mix_svec *x, mix_svec *r, int64_t b, int cnt,
                                           double *prr, double *prd)
 {
@@ -173,7 +175,7 @@ static MIXI_INLINE void FN(cg_update_blk)(mix_prec P, T a, const mix_svec *p, co
 }
 
 /* y = a x + b y. */
-static MIXI_INLINE void FN(axpby_block)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
+ISA_ATTR static MIXI_INLINE void FN(axpby_block)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
                                         int64_t b, int cnt)
 {
     T xb[BLK], yb[BLK];
@@ -182,14 +184,14 @@ static MIXI_INLINE void FN(axpby_block)(mix_prec P, T fa, const mix_svec *x, T f
     for (int t = 0; t < cnt; t++) yb[t] = fa * xb[t] + fb * yb[t];
     FN(store_block)(P, y, b, yb, cnt);
 }
-static MIXI_INLINE void FN(axpby_blk)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
+ISA_ATTR static ISA_BLK_INLINE void FN(axpby_blk)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
                                       int64_t b, int cnt)
 {
     if (cnt == BLK) FN(axpby_block)(P, fa, x, fb, y, b, BLK);
     else FN(axpby_block)(P, fa, x, fb, y, b, cnt);
 }
 
-static MIXI_INLINE double FN(dot_block)(mix_prec P, const mix_svec *x, const mix_svec *y,
+ISA_ATTR static MIXI_INLINE double FN(dot_block)(mix_prec P, const mix_svec *x, const mix_svec *y,
                                         int64_t b, int cnt)
 {
     T xb[BLK], yb[BLK];
@@ -199,14 +201,14 @@ static MIXI_INLINE double FN(dot_block)(mix_prec P, const mix_svec *x, const mix
     for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)yb[t];
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
-static MIXI_INLINE double FN(dot_blk)(mix_prec P, const mix_svec *x, const mix_svec *y, int64_t b,
+ISA_ATTR static ISA_BLK_INLINE double FN(dot_blk)(mix_prec P, const mix_svec *x, const mix_svec *y, int64_t b,
                                       int cnt)
 {
     return BOTH(FN(dot_block)(P, x, y, b, BLK), FN(dot_block)(P, x, y, b, cnt), cnt);
 }
 
 /* v = round(alpha scale .* x) over the block; returns ||alpha scale .* x||^2 of its FP64 values. */
-static MIXI_INLINE double FN(from64_blk)(mix_prec P, const double *x, const double *scale,
+ISA_ATTR static ISA_BLK_INLINE double FN(from64_blk)(mix_prec P, const double *x, const double *scale,
                                          double alpha, mix_svec *v, int64_t b, int cnt)
 {
     double w[BLK], part = 0.0;
@@ -220,7 +222,7 @@ static MIXI_INLINE double FN(from64_blk)(mix_prec P, const double *x, const doub
 }
 
 /* y += alpha scale .* v in FP64 over the block. */
-static MIXI_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const double *scale,
+ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const double *scale,
                                         double alpha, double *y, int64_t b, int cnt)
 {
     T vb[BLK];
@@ -235,7 +237,7 @@ static MIXI_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const dou
  * format's OpenMP regions are its own functions, P a constant inside them. */
 #define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
 #define MIXI_INSTANCE(PP, PFX)                                                                    \
-    static void MIXI_CAT(PFX, spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y,           \
+    ISA_ATTR static void MIXI_CAT(PFX, spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y,           \
                                     double *xy)                                                   \
     {                                                                                             \
         const int64_t n = A->n;                                                                   \
@@ -252,7 +254,7 @@ static MIXI_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const dou
         }                                                                                         \
         *xy = acc;                                                                                \
     }                                                                                             \
-    static void MIXI_CAT(PFX, cg_update)(double alpha, const mix_svec *p, const mix_svec *ap,     \
+    ISA_ATTR static void MIXI_CAT(PFX, cg_update)(double alpha, const mix_svec *p, const mix_svec *ap,     \
                                          mix_svec *x, mix_svec *r, double *rr, double *rd)        \
     {                                                                                             \
         const int64_t n = p->n;                                                                   \
@@ -268,14 +270,14 @@ static MIXI_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const dou
         *rr = acc_rr;                                                                             \
         *rd = acc_rd;                                                                             \
     }                                                                                             \
-    static void MIXI_CAT(PFX, axpby)(double a, const mix_svec *x, double b_, mix_svec *y)         \
+    ISA_ATTR static void MIXI_CAT(PFX, axpby)(double a, const mix_svec *x, double b_, mix_svec *y)         \
     {                                                                                             \
         const int64_t n = x->n;                                                                   \
         const T fa = (T)a, fb = (T)b_;                                                            \
         _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
         MIXI_BLOCKS(n) FN(axpby_blk)(PP, fa, x, fb, y, b, CNT(n, b));                             \
     }                                                                                             \
-    static double MIXI_CAT(PFX, dot)(const mix_svec *x, const mix_svec *y)                        \
+    ISA_ATTR static double MIXI_CAT(PFX, dot)(const mix_svec *x, const mix_svec *y)                        \
     {                                                                                             \
         const int64_t n = x->n;                                                                   \
         double acc = 0.0;                                                                         \
@@ -283,7 +285,7 @@ static MIXI_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const dou
         MIXI_BLOCKS(n) acc += FN(dot_blk)(PP, x, y, b, CNT(n, b));                                \
         return acc;                                                                               \
     }                                                                                             \
-    static double MIXI_CAT(PFX, from64)(const double *x, const double *scale, double alpha,       \
+    ISA_ATTR static double MIXI_CAT(PFX, from64)(const double *x, const double *scale, double alpha,       \
                                         mix_svec *v)                                              \
     {                                                                                             \
         const int64_t n = v->n;                                                                   \
@@ -292,7 +294,7 @@ static MIXI_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const dou
         MIXI_BLOCKS(n) acc += FN(from64_blk)(PP, x, scale, alpha, v, b, CNT(n, b));               \
         return acc;                                                                               \
     }                                                                                             \
-    static void MIXI_CAT(PFX, accum64)(const mix_svec *v, const double *scale, double alpha,      \
+    ISA_ATTR static void MIXI_CAT(PFX, accum64)(const mix_svec *v, const double *scale, double alpha,      \
                                        double *y)                                                 \
     {                                                                                             \
         const int64_t n = v->n;                                                                   \
