@@ -23,3 +23,6 @@ noinst_HEADERS += bench/bench_gpu.h
 # PETSc's KSPCG on the bench_cg problem, for comparison (optional: the script builds it only where
 # PETSc and MPI are installed; never linked into anything here).
 EXTRA_DIST += bench/petsc_cg.c bench/petsc_cg.sh
+noinst_PROGRAMS += bench/bench_posv
+bench_bench_posv_SOURCES = bench/bench_posv.c
+bench_bench_posv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
