@@ -18,7 +18,8 @@ typedef enum {
     BENCH_SKIPPED    /* not run (size limit, budget); the note says why */
 } bench_outcome;
 
-typedef enum { BENCH_LU, BENCH_CG } bench_method;
+/* BENCH_CHOL: dense Cholesky-IR (mix_dposv_ir; baseline LAPACKE_dposv) on SPD candidates. */
+typedef enum { BENCH_LU, BENCH_CG, BENCH_CHOL } bench_method;
 
 /* One matrix x method x precision. */
 typedef struct {

@@ -52,7 +52,9 @@ static void bench_usage(FILE *f)
             "         [--dense-max N] [--time-limit SECONDS] [--max-time SECONDS] [--max-nnz N] [--no-gen]\n"
             "Runs every matrix (*.mtx, *.mtx.gz in each DIR, or the FILEs) with every applicable\n"
             "method and precision: dense LU-IR (mix_dgesv_ir, factor fp32, tf32, fp16, bf16, refine auto)\n"
-            "for square matrices with n <= --dense-max (default 4096), and reliable-update CG\n"
+            "for square matrices with n <= --dense-max (default 4096), dense Cholesky-IR (mix_dposv_ir,\n"
+            "the same precisions, against LAPACKE_dposv) for those that are symmetric with a positive\n"
+            "diagonal, and reliable-update CG\n"
             "(mix_dcg, Jacobi, storage fp64, fp32, fp16, bf16, fixed16) for symmetric matrices with a\n"
             "positive diagonal, against the FP64 baseline (LAPACKE_dgesv, FP64 CG) in the same run.\n"
             "b = A * ones; the backward error (LU) or true relative residual (CG) is recomputed here\n"
@@ -246,9 +248,9 @@ static const char *cg_reason(int reason)
 static const char *lu_reason(int reason)
 {
     static const char *const names[] = {"", "FP64 chosen directly", "overflow in the low precision",
-                                        "low-precision LU failed", "refinement did not converge",
-                                        "NaN/Inf in refinement"};
-    return reason >= 0 && reason <= 5 ? names[reason] : "unknown";
+                                        "low-precision factorization failed", "refinement did not converge",
+                                        "NaN/Inf in refinement", "refinement predicted slower than FP64"};
+    return reason >= 0 && reason <= 6 ? names[reason] : "unknown";
 }
 
 static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res)
@@ -268,7 +270,9 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
     for (int i = 0; i < n; i++) x[i] = 1.0;
     mixm_csr_matvec(A, x, b);
     int st = 0;
-    if (!(res->method == BENCH_LU && res->prec == MIX_FP64)) {
+    const int dense = res->method == BENCH_LU || res->method == BENCH_CHOL;
+    const int chol = res->method == BENCH_CHOL;
+    if (!(dense && res->prec == MIX_FP64)) {
         if ((st = mix_context_create(&ctx, o->backend))) {
             res->status = st;
             snprintf(res->note, sizeof res->note, "backend: %s", mix_strerror(st));
@@ -276,7 +280,7 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
         }
     }
     double best = INFINITY, spent = 0;
-    if (res->method == BENCH_LU) {
+    if (dense) {
         mixm_dense D;
         if (mixm_csr_to_dense(A, &D)) {
             snprintf(res->note, sizeof res->note, "out of memory for the dense copy");
@@ -303,10 +307,12 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
             if (res->prec == MIX_FP64) {
                 memcpy(x, b, nn * sizeof *x);
                 t0 = mixm_wtime();
-                st = (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, work, n, ipiv, x, n);
+                st = chol ? (int)LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, work, n, x, n)
+                          : (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, work, n, ipiv, x, n);
             } else {
                 t0 = mixm_wtime();
-                st = mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, work, n, ipiv, b, n, x, n, &info);
+                st = chol ? mix_dposv_ir(ctx, &prm, MIX_COL_MAJOR, 'L', n, 1, work, n, b, n, x, n, &info)
+                          : mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, work, n, ipiv, b, n, x, n, &info);
             }
             double t = mixm_wtime() - t0;
             best = fmin(best, t);
@@ -316,7 +322,7 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
         res->status = st;
         res->time = best;
         if (res->prec == MIX_FP64) {
-            if (st == 0 && n > 0) { /* work holds the LU factors of the last repetition */
+            if (st == 0 && n > 0 && !chol) { /* work holds the LU factors of the last repetition */
                 double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', n, n, d0, n), rcond = 0;
                 if (LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', n, work, n, anorm, &rcond) == 0 && rcond > 0)
                     res->kappa1 = 1.0 / rcond;
@@ -336,7 +342,9 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
         double thr = s->threshold_lu_factor * sqrt((double)(n ? n : 1)) * DBL_EPSILON;
         if (st) {
             res->outcome = BENCH_FAILED;
-            if (res->prec == MIX_FP64) snprintf(res->note, sizeof res->note, "dgesv info %d: exactly singular", st);
+            if (res->prec == MIX_FP64 && chol)
+                snprintf(res->note, sizeof res->note, "dposv info %d: not positive definite", st);
+            else if (res->prec == MIX_FP64) snprintf(res->note, sizeof res->note, "dgesv info %d: exactly singular", st);
             else snprintf(res->note, sizeof res->note, "%s", mix_strerror(st));
         } else if (!(res->check <= thr)) {
             res->outcome = BENCH_SILENT;
@@ -695,6 +703,20 @@ int cmd_bench(int argc, char **argv)
                 fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, probs[i].name,
                         k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dgesv)");
                 if ((k > 0 && mixm_wtime() > budget_end) || mixm_wtime() > o.t_end - 1) { /* baselines always run */
+                    snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
+                             mixm_wtime() > o.t_end - 1 ? "--max-time" : "this matrix's");
+                    continue;
+                }
+                run_isolated(&A, &o, &s, r);
+            }
+        }
+        if (spd && square && A.nrows <= o.dense_max) {
+            for (int k = 0; k < 5; k++) {
+                bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_CHOL, lu_precs[k]);
+                if (!r) break;
+                fprintf(stderr, "[%d/%d] %s: chol %s\n", i + 1, np, probs[i].name,
+                        k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dposv)");
+                if ((k > 0 && mixm_wtime() > budget_end + o.time_limit) || mixm_wtime() > o.t_end - 1) {
                     snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
                              mixm_wtime() > o.t_end - 1 ? "--max-time" : "this matrix's");
                     continue;

@@ -18,11 +18,12 @@ const char *bench_outcome_name(bench_outcome o)
     return (unsigned)o <= BENCH_SKIPPED ? names[o] : "?";
 }
 
-static const char *method_name(bench_method m) { return m == BENCH_LU ? "lu" : "cg"; }
+static const char *method_name(bench_method m) { return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : "cg"; }
 
 static const char *solver_label(const bench_result *r)
 {
-    if (r->prec == MIX_FP64) return r->method == BENCH_LU ? "fp64 (dgesv)" : "fp64";
+    if (r->prec == MIX_FP64)
+        return r->method == BENCH_LU ? "fp64 (dgesv)" : r->method == BENCH_CHOL ? "fp64 (dposv)" : "fp64";
     return mix_prec_name(r->prec);
 }
 
@@ -43,6 +44,8 @@ void bench_summary(const bench_set *s, FILE *f, int md)
         {BENCH_LU, MIX_FP64}, {BENCH_LU, MIX_FP32}, {BENCH_LU, MIX_TF32}, {BENCH_LU, MIX_FP16}, {BENCH_LU, MIX_BF16},
         {BENCH_CG, MIX_FP64}, {BENCH_CG, MIX_FP32}, {BENCH_CG, MIX_FP16}, {BENCH_CG, MIX_BF16}, {BENCH_CG, MIX_FIXED16},
         {BENCH_CG, MIX_PREC_AUTO},
+        {BENCH_CHOL, MIX_FP64}, {BENCH_CHOL, MIX_FP32}, {BENCH_CHOL, MIX_TF32}, {BENCH_CHOL, MIX_FP16},
+        {BENCH_CHOL, MIX_BF16},
     };
     if (md) {
         fprintf(f, "| method | precision | matrices run | speed vs FP64 (geo-mean) | best | refined without fallback "
@@ -76,7 +79,9 @@ void bench_summary(const bench_set *s, FILE *f, int md)
         if (!run) continue;
         silent_total += silent;
         char sp[32], bs[32];
-        const char *label = rows[k].p == MIX_FP64 ? (rows[k].m == BENCH_LU ? "fp64 (dgesv)" : "fp64 (baseline)")
+        const char *label = rows[k].p == MIX_FP64 ? (rows[k].m == BENCH_LU     ? "fp64 (dgesv)"
+                                                     : rows[k].m == BENCH_CHOL ? "fp64 (dposv)"
+                                                                               : "fp64 (baseline)")
                                                    : mix_prec_name(rows[k].p);
         fmt_num(sp, sizeof sp, "%.2fx", exp(logsum / (nsp ? nsp : 1)), nsp > 0);
         fmt_num(bs, sizeof bs, "%.2fx", best, nsp > 0);

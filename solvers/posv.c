@@ -156,9 +156,11 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     int failed = 0;
     for (int k = 0; k < attempts; k++) {
         double ta = mixi_wtime();
+        /* Checked against FP32, the storage: no entry of A is a GEMM input of the Cholesky,
+         * only entries of L (about their square roots), whose overflow syrk_f32 reports. */
         size_t overflow = 0;
-        if ((rc = d->convert_sym_f64_to_f32(ctx->state, prec, P->A.uplo, n, P->A.a, P->A.lda, dsc,
-                                            s, l, n, &overflow)))
+        if ((rc = d->convert_sym_f64_to_f32(ctx->state, MIX_FP32, P->A.uplo, n, P->A.a, P->A.lda,
+                                            dsc, s, l, n, &overflow)))
             goto out;
         if (overflow) {
             *reason = MIX_REASON_OVERFLOW;

@@ -13,13 +13,15 @@
 static void solve_usage(FILE *f)
 {
     fprintf(f,
-            "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|cg|auto]\n"
-            "         [--prec fp64|fp32|tf32|fp16|bf16|fixed16|auto] [--refine classical|gmres|auto]\n"
+            "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|chol|cg|auto]\n"
+            "         [--prec fp64|fp32|tf32|fp16|bf16|fixed16|auto] [--refine classical|gmres|cg|auto]\n"
             "         [--backend cpu|cuda|auto] [--tol T] [--max-iter N] [--precond jacobi|none] [--out x.mtx]\n"
             "Solves A x = b (A square, Matrix Market, plain or .gz); b from --rhs (array or coordinate,\n"
             "n x 1) or b = A * ones.  lu: dense LU in the factor precision (fp32, tf32, fp16, bf16;\n"
-            "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  cg: reliable-update CG with the matrix\n"
-            "and vectors stored in the precision (fp64, fp32, fp16, bf16, fixed16) (mix_dcg).\n"
+            "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  chol: dense Cholesky likewise, for SPD\n"
+            "A, read from its lower triangle (mix_dposv_ir; --refine cg: CG-IR).\n"
+            "cg: reliable-update CG with the matrix and vectors stored in the precision (fp64, fp32,\n"
+            "fp16, bf16, fixed16) (mix_dcg).\n"
             "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
             "cg finds A not SPD).  Prints iterations, backward error (lu) or true relative residual\n"
             "(cg) recomputed here in FP64, fallback and times.  CG uses the Jacobi preconditioner\n"
@@ -29,7 +31,7 @@ static void solve_usage(FILE *f)
 
 typedef struct {
     const char *file, *rhs, *out;
-    int method; /* 0 auto, 1 lu, 2 cg */
+    int method; /* 0 auto, 1 lu, 2 cg, 3 chol */
     mix_prec prec;
     mix_refine refine;
     mix_backend backend;
@@ -38,14 +40,18 @@ typedef struct {
     int jacobi;
 } solve_opts;
 
-static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, const double *b, double *x)
+/* Dense LU-IR, or (chol) Cholesky-IR of an SPD A from its lower triangle. */
+static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, const double *b, double *x,
+                     int chol)
 {
     int n = A->nrows;
+    const char *what = chol ? "Cholesky-IR" : "LU-IR";
     if (n > DENSE_MAX)
         return cli_error(CLI_USAGE, "%s: n = %d is too large for dense LU (limit %d); use --method cg", o->file,
                          n, DENSE_MAX);
     mix_prec p = o->prec == MIX_PREC_AUTO ? MIX_PREC_AUTO : o->prec;
     if (p == MIX_FIXED16) return cli_error(CLI_USAGE, "--prec fixed16 is for cg only (lu: fp64, fp32, tf32, fp16, bf16)");
+    if (!chol && o->refine == MIX_REFINE_CG) return cli_error(CLI_USAGE, "--refine cg is for --method chol only");
     mixm_dense D;
     if (mixm_csr_to_dense(A, &D)) return cli_error(CLI_SOLVER_FAILED, "out of memory for a dense %d x %d copy", n, n);
     int *ipiv = malloc((size_t)(n ? n : 1) * sizeof *ipiv);
@@ -66,7 +72,8 @@ static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
         goto out;
     }
     double t0 = mixm_wtime();
-    int st = mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, D.a, n, ipiv, b, n, x, n, &info);
+    int st = chol ? mix_dposv_ir(ctx, &prm, MIX_COL_MAJOR, 'L', n, 1, D.a, n, b, n, x, n, &info)
+                  : mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, D.a, n, ipiv, b, n, x, n, &info);
     double t = mixm_wtime() - t0;
     /* The backward error again, here, in FP64 from the original sparse A, scaled so that no
      * norm overflows or underflows; NaN stays NaN (a failure below). */
@@ -74,14 +81,16 @@ static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     if (!st) mixm_csr_recheck(A, b, x, &be, NULL);
     static const char *const reasons[] = {"none", "FP64 chosen directly", "overflow converting to low precision",
                                           "low-precision factorization failed", "refinement did not converge",
-                                          "NaN/Inf during refinement"};
-    printf("method          : lu (LU-IR), factor %s, refine %s, backend %s\n",
+                                          "NaN/Inf during refinement",
+                                          "refinement predicted slower than FP64"};
+    printf("method          : %s (%s), factor %s, refine %s, backend %s\n", chol ? "chol" : "lu", what,
            mix_prec_name(info.factor_prec_used), o->refine == MIX_REFINE_CLASSICAL ? "classical"
-                                                  : o->refine == MIX_REFINE_GMRES ? "gmres" : "auto",
+                                                  : o->refine == MIX_REFINE_GMRES ? "gmres"
+                                                  : o->refine == MIX_REFINE_CG ? "cg" : "auto",
            mix_backend_name(mix_context_backend(ctx)));
     printf("status          : %s\n", st ? mix_strerror(st) : "solved");
-    printf("iterations      : %d outer, %d inner (GMRES)\n", info.iter, info.inner_iter);
-    printf("fallback        : %s\n", info.fell_back ? (info.reason >= 0 && info.reason <= 5 ? reasons[info.reason] : "yes") : "no");
+    printf("iterations      : %d outer, %d inner (Krylov)\n", info.iter, info.inner_iter);
+    printf("fallback        : %s\n", info.fell_back ? (info.reason >= 0 && info.reason <= 6 ? reasons[info.reason] : "yes") : "no");
     printf("backward error  : %.3e (solver), %.3e (recomputed in FP64)\n", info.backward_error, be);
     if (info.history_length > 0) {
         printf("history         :");
@@ -89,8 +98,8 @@ static int run_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
         printf("\n");
     }
     printf("times           : factor %.4f s, refine %.4f s, total %.4f s\n", info.t_factor, info.t_refine, t);
-    if (st < 0) rc = cli_error(CLI_SOLVER_FAILED, "%s: LU-IR refused argument %d (internal error)", o->file, -st);
-    else if (st) rc = cli_error(CLI_SOLVER_FAILED, "%s: LU-IR failed: %s", o->file, mix_strerror(st));
+    if (st < 0) rc = cli_error(CLI_SOLVER_FAILED, "%s: %s refused argument %d (internal error)", o->file, what, -st);
+    else if (st) rc = cli_error(CLI_SOLVER_FAILED, "%s: %s failed: %s", o->file, what, mix_strerror(st));
     else if (!(be <= 1e-8)) rc = cli_error(CLI_SOLVER_FAILED, "%s: backward error %.3e is too large", o->file, be);
 out:
     free(ipiv);
@@ -163,7 +172,8 @@ int cmd_solve(int argc, char **argv)
             if (!strcmp(v, "auto")) o.method = 0;
             else if (!strcmp(v, "lu")) o.method = 1;
             else if (!strcmp(v, "cg")) o.method = 2;
-            else return cli_error(CLI_USAGE, "bad --method '%s' (lu, cg or auto)", v);
+            else if (!strcmp(v, "chol")) o.method = 3;
+            else return cli_error(CLI_USAGE, "bad --method '%s' (lu, chol, cg or auto)", v);
         } else if ((r = cli_opt(argc, argv, &i, "--prec", &v))) {
             if (r < 0) return CLI_USAGE;
             if (!cli_parse_prec(v, &o.prec))
@@ -173,7 +183,8 @@ int cmd_solve(int argc, char **argv)
             if (!strcmp(v, "classical")) o.refine = MIX_REFINE_CLASSICAL;
             else if (!strcmp(v, "gmres")) o.refine = MIX_REFINE_GMRES;
             else if (!strcmp(v, "auto")) o.refine = MIX_REFINE_AUTO;
-            else return cli_error(CLI_USAGE, "bad --refine '%s' (classical, gmres or auto)", v);
+            else if (!strcmp(v, "cg")) o.refine = MIX_REFINE_CG;
+            else return cli_error(CLI_USAGE, "bad --refine '%s' (classical, gmres, cg or auto)", v);
         } else if ((r = cli_opt(argc, argv, &i, "--backend", &v))) {
             if (r < 0) return CLI_USAGE;
             if (!cli_parse_backend(v, &o.backend)) return cli_error(CLI_USAGE, "bad --backend '%s' (cpu, cuda or auto)", v);
@@ -279,10 +290,10 @@ int cmd_solve(int argc, char **argv)
             memset(x, 0, (size_t)n * sizeof *x);
             solve_opts o2 = o;
             if (o2.prec == MIX_FIXED16) o2.prec = MIX_PREC_AUTO;
-            rc = run_lu(ctx, &o2, &A, b, x);
+            rc = run_dense(ctx, &o2, &A, b, x, 0);
         }
     } else {
-        rc = run_lu(ctx, &o, &A, b, x);
+        rc = run_dense(ctx, &o, &A, b, x, method == 3);
     }
     if (rc == CLI_OK && o.out) {
         mixm_dense X = {n, 1, x};
