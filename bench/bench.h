@@ -32,6 +32,7 @@ typedef struct {
     bench_outcome outcome;
     int status;          /* mixsolve status (LAPACK info for the baseline) */
     int iter, inner_iter, reliable_updates, fell_back, reason;
+    mix_prec used;       /* LU: the factor precision the solver used (what AUTO took) */
     double check;        /* LU: backward error; CG: true relative residual; recomputed in FP64 */
     double solver_check; /* the same as the solver reported it */
     double fwd_err;      /* ||x - ones||inf (b = A ones) */

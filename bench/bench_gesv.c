@@ -18,6 +18,13 @@ static void loadavg(char *buf, size_t len)
     fclose(f);
 }
 
+static const char *kappa_str(double kappa)
+{
+    static char buf[32];
+    snprintf(buf, sizeof buf, "%.0e", kappa);
+    return buf;
+}
+
 static double backward_error(int n, const double *a, const double *b, const double *x)
 {
     double *r = malloc((size_t)n * sizeof *r);
@@ -53,13 +60,15 @@ static const method methods[] = {
     {"GMRES-IR FP32", M_MIX, MIX_FP32, MIX_REFINE_GMRES},
     {"GMRES-IR FP16", M_MIX, MIX_FP16, MIX_REFINE_GMRES},
     {"GMRES-IR BF16", M_MIX, MIX_BF16, MIX_REFINE_GMRES},
+    {"mix_dgesv_ir AUTO", M_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
 };
 #define NMETHODS (sizeof methods / sizeof methods[0])
 
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_gesv [-n N]... [-k KAPPA]... [-m MODE] [-r REPS]\n"
-                    "  defaults: -n 1000 -n 2000 -n 4000 -k 1e2 -k 1e6 -m 3 -r 1 (best of REPS)\n");
+                    "  defaults: -n 1000 -n 2000 -n 4000 -k 1e2 -k 1e6 -m 3 -r 1 (best of REPS)\n"
+                    "  -m 0: uniform random entries in [0, 1) instead of randsvd (kappa ignored)\n");
 }
 
 int main(int argc, char **argv)
@@ -77,7 +86,7 @@ int main(int argc, char **argv)
     }
     if (!nsizes) sizes[nsizes++] = 1000, sizes[nsizes++] = 2000, sizes[nsizes++] = 4000;
     if (!nkappas) kappas[nkappas++] = 1e2, kappas[nkappas++] = 1e6;
-    if (reps < 1 || mode < 1 || mode > 5) { usage(); return 2; }
+    if (reps < 1 || mode < 0 || mode > 5) { usage(); return 2; }
 
     mix_context *ctx;
     if (mix_context_create(&ctx, MIX_BACKEND_CPU)) {
@@ -110,7 +119,8 @@ int main(int argc, char **argv)
                 return 1;
             }
             fprintf(stderr, "generating n = %d, kappa = %g\n", n, kappa);
-            mixm_gen_randsvd(n, kappa, mode, 2024 + (uint64_t)n, a);
+            if (mode == 0) mixm_gen_random_dense(n, 2024 + (uint64_t)n, a);
+            else mixm_gen_randsvd(n, kappa, mode, 2024 + (uint64_t)n, a);
             for (int i = 0; i < n; i++) x[i] = 1.0 + sin((double)i);
             cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, a, n, x, 1, 0.0, b, 1);
             double t_ref = 0.0;
@@ -118,6 +128,7 @@ int main(int argc, char **argv)
                 const method *m = &methods[mi];
                 double best = INFINITY, tf = 0, tr = 0;
                 int iter = 0, inner = 0, st = 0;
+                mix_prec used = m->prec;
                 for (int r = 0; r < reps; r++) {
                     memcpy(w, a, nn * sizeof *w);
                     mix_gesv_info info = {0};
@@ -143,6 +154,7 @@ int main(int argc, char **argv)
                             inner = info.inner_iter;
                             tf = info.t_factor;
                             tr = info.t_refine;
+                            used = info.factor_prec_used;
                         }
                     }
                 }
@@ -154,8 +166,13 @@ int main(int argc, char **argv)
                     snprintf(it, sizeof it, "%d (%d)", iter, inner);
                     snprintf(prof, sizeof prof, "%.4f / %.4f", tf, tr);
                 }
-                printf("| %d | %.0e | %s%s | %.4f | %.1f | %.2f | %s | %.1e | %s |\n", n, kappa,
-                       m->name, st ? " (error)" : "", best, 2.0 * n * (double)n * n / 3.0 / best / 1e9,
+                char name[64];
+                snprintf(name, sizeof name, "%s%s%s%s", m->name,
+                         m->prec == MIX_PREC_AUTO ? " (took " : "",
+                         m->prec == MIX_PREC_AUTO ? mix_prec_name(used) : "",
+                         m->prec == MIX_PREC_AUTO ? ")" : "");
+                printf("| %d | %s | %s%s | %.4f | %.1f | %.2f | %s | %.1e | %s |\n", n,
+                       mode == 0 ? "uniform" : kappa_str(kappa), name, st ? " (error)" : "", best, 2.0 * n * (double)n * n / 3.0 / best / 1e9,
                        t_ref / best, it, berr, prof);
                 fflush(stdout);
             }

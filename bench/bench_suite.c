@@ -41,7 +41,8 @@ typedef struct {
 typedef struct {
     char name[64];
     char *path;      /* NULL for generated ones */
-    int gen_kind;    /* 0 file, 1 randsvd, 2 poisson2d, 3 poisson3d, 4 anisotropic */
+    int gen_kind;    /* 0 file, 1 randsvd, 2 poisson2d, 3 poisson3d, 4 anisotropic, 5 uniform random */
+    double gen_kappa; /* randsvd: the condition number (0: 1e6) */
     int gen_n;
 } problem;
 
@@ -51,7 +52,7 @@ static void bench_usage(FILE *f)
             "Usage: mixsolve bench [DIR|FILE...] [-o OUTDIR] [--quick] [--backend cpu|cuda|auto]\n"
             "         [--dense-max N] [--time-limit SECONDS] [--max-time SECONDS] [--max-nnz N] [--no-gen]\n"
             "Runs every matrix (*.mtx, *.mtx.gz in each DIR, or the FILEs) with every applicable\n"
-            "method and precision: dense LU-IR (mix_dgesv_ir, factor fp32, tf32, fp16, bf16, refine auto)\n"
+            "method and precision: dense LU-IR (mix_dgesv_ir, factor fp32, tf32, fp16, bf16, auto; refine auto)\n"
             "for square matrices with n <= --dense-max (default 4096), dense Cholesky-IR (mix_dposv_ir,\n"
             "the same precisions, against LAPACKE_dposv) for those that are symmetric with a positive\n"
             "diagonal, and reliable-update CG\n"
@@ -181,10 +182,12 @@ static int load_problem(const problem *p, const bench_opts *o, mixm_csr *A, char
     }
     int st;
     switch (p->gen_kind) {
-    case 1: {
+    case 1:
+    case 5: {
         double *a = malloc((size_t)p->gen_n * (size_t)p->gen_n * sizeof *a);
         if (!a) return MIX_ERR_ALLOC;
-        st = mixm_gen_randsvd(p->gen_n, 1e6, 3, 42, a);
+        st = p->gen_kind == 5 ? mixm_gen_random_dense(p->gen_n, 42, a)
+                              : mixm_gen_randsvd(p->gen_n, p->gen_kappa > 0 ? p->gen_kappa : 1e6, 3, 42, a);
         if (!st) st = dense_to_csr(p->gen_n, a, A);
         free(a);
         break;
@@ -331,6 +334,7 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
             }
         } else {
             res->iter = info.iter;
+            res->used = info.factor_prec_used;
             res->inner_iter = info.inner_iter;
             res->fell_back = info.fell_back;
             res->reason = info.reason;
@@ -349,11 +353,16 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
         } else if (!(res->check <= thr)) {
             res->outcome = BENCH_SILENT;
             snprintf(res->note, sizeof res->note, "reported success, backward error %.2e > %.2e", res->check, thr);
-        } else if (res->fell_back) {
+        } else if (res->fell_back && !(res->prec == MIX_PREC_AUTO && res->reason == MIX_REASON_DIRECT)) {
             res->outcome = BENCH_FALLBACK;
-            snprintf(res->note, sizeof res->note, "fallback: %s", lu_reason(res->reason));
+            snprintf(res->note, sizeof res->note, "%sfallback: %s",
+                     res->prec == MIX_PREC_AUTO ? (res->reason == MIX_REASON_DIRECT ? "" : "auto: ") : "",
+                     lu_reason(res->reason));
         } else {
             res->outcome = BENCH_OK;
+            /* AUTO says what it took (FP64 directly is a choice, not a fallback). */
+            if (res->prec == MIX_PREC_AUTO)
+                snprintf(res->note, sizeof res->note, "auto took %s", mix_prec_name(res->used));
         }
     } else {
         if ((st = mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S))) {
@@ -561,7 +570,7 @@ static bench_result *new_result(bench_set *s, const char *name, const mixm_csr *
     return r;
 }
 
-static const mix_prec lu_precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+static const mix_prec lu_precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16, MIX_PREC_AUTO};
 static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define N_CG_PRECS ((int)(sizeof cg_precs / sizeof cg_precs[0]))
 
@@ -638,6 +647,13 @@ int cmd_bench(int argc, char **argv)
         if (o.gen) {
             add_problem(&probs, &np, &pcap, o.quick ? "gen_randsvd_500_1e6" : "gen_randsvd_1500_1e6", NULL, 1,
                         o.quick ? 500 : 1500);
+            if (!o.quick) {
+                /* Where mixed precision pays on a CPU: dense n = 4096 (issue 10). */
+                add_problem(&probs, &np, &pcap, "gen_randsvd_4096_1e2", NULL, 1, 4096);
+                probs[np - 1].gen_kappa = 1e2;
+                add_problem(&probs, &np, &pcap, "gen_randsvd_4096_1e6", NULL, 1, 4096);
+                add_problem(&probs, &np, &pcap, "gen_random_4096", NULL, 5, 4096);
+            }
             add_problem(&probs, &np, &pcap, o.quick ? "gen_poisson2d_128" : "gen_poisson2d_256", NULL, 2,
                         o.quick ? 128 : 256);
             add_problem(&probs, &np, &pcap, o.quick ? "gen_poisson3d_20" : "gen_poisson3d_32", NULL, 3,
@@ -697,7 +713,7 @@ int cmd_bench(int argc, char **argv)
                 else snprintf(r->note, sizeof r->note, "dense LU skipped: n = %d > --dense-max %d", A.nrows, o.dense_max);
             }
         } else {
-            for (int k = 0; k < 5; k++) {
+            for (int k = 0; k < (int)(sizeof lu_precs / sizeof lu_precs[0]); k++) {
                 bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_LU, lu_precs[k]);
                 if (!r) break;
                 fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, probs[i].name,

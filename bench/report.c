@@ -42,6 +42,7 @@ void bench_summary(const bench_set *s, FILE *f, int md)
 {
     static const struct { bench_method m; mix_prec p; } rows[] = {
         {BENCH_LU, MIX_FP64}, {BENCH_LU, MIX_FP32}, {BENCH_LU, MIX_TF32}, {BENCH_LU, MIX_FP16}, {BENCH_LU, MIX_BF16},
+        {BENCH_LU, MIX_PREC_AUTO},
         {BENCH_CG, MIX_FP64}, {BENCH_CG, MIX_FP32}, {BENCH_CG, MIX_FP16}, {BENCH_CG, MIX_BF16}, {BENCH_CG, MIX_FIXED16},
         {BENCH_CG, MIX_PREC_AUTO},
         {BENCH_CHOL, MIX_FP64}, {BENCH_CHOL, MIX_FP32}, {BENCH_CHOL, MIX_TF32}, {BENCH_CHOL, MIX_FP16},

@@ -247,9 +247,10 @@ static void test_bench_small(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg,fixed16,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg,auto,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,chol,bf16,"));
-    /* 1 skipped + 2 x 5 LU + 5 Cholesky + 6 CG rows (5 storage precisions and auto), plus the
-     * header. */
-    CU_ASSERT_EQUAL(lines(csv), 1 + 1 + 10 + 5 + 6);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,auto,ok,"));
+    /* 1 skipped + 2 x 6 LU (dgesv, 4 low precisions, auto) + 5 Cholesky + 6 CG rows (5 storage
+     * precisions and auto), plus the header. */
+    CU_ASSERT_EQUAL(lines(csv), 1 + 1 + 12 + 5 + 6);
     snprintf(path, sizeof path, "%s/report.md", tmp("bout"));
     struct stat st;
     CU_ASSERT_EQUAL(stat(path, &st), 0);

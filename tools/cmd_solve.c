@@ -83,8 +83,9 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
                                           "low-precision factorization failed", "refinement did not converge",
                                           "NaN/Inf during refinement",
                                           "refinement predicted slower than FP64"};
-    printf("method          : %s (%s), factor %s, refine %s, backend %s\n", chol ? "chol" : "lu", what,
-           mix_prec_name(info.factor_prec_used), o->refine == MIX_REFINE_CLASSICAL ? "classical"
+    printf("method          : %s (%s), factor %s%s, refine %s, backend %s\n", chol ? "chol" : "lu", what,
+           mix_prec_name(info.factor_prec_used), o->prec == MIX_PREC_AUTO ? " (chosen by auto)" : "",
+           o->refine == MIX_REFINE_CLASSICAL ? "classical"
                                                   : o->refine == MIX_REFINE_GMRES ? "gmres"
                                                   : o->refine == MIX_REFINE_CG ? "cg" : "auto",
            mix_backend_name(mix_context_backend(ctx)));
