@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <petscksp.h>
 
 /* bench_cg's b: xoshiro256** (matrices/mixmat.h, copied here so that this file needs PETSc only),
@@ -76,15 +77,17 @@ int main(int argc, char **argv)
     PetscCall(KSPSetTolerances(ksp, tol, 0.0, PETSC_DEFAULT, 100000));
     PetscCall(KSPSetFromOptions(ksp));
     PetscCall(KSPSetUp(ksp));
-    double best = 1e30;
+    double best = 1e30, best_cpu = 1e30;
     PetscInt its = 0;
     for (int rep = 0; rep < 2; rep++) { /* x0 = 0 each time; the second solve is timed too */
         PetscCall(VecSet(x, 0.0));
         PetscCall(MPI_Barrier(PETSC_COMM_WORLD));
-        double t = MPI_Wtime();
+        double t = MPI_Wtime(), c = (double)clock() / CLOCKS_PER_SEC;
         PetscCall(KSPSolve(ksp, b, x));
         t = MPI_Wtime() - t;
+        c = (double)clock() / CLOCKS_PER_SEC - c; /* this rank's CPU time: shared machines */
         if (t < best) best = t;
+        if (c < best_cpu) best_cpu = c;
         PetscCall(KSPGetIterationNumber(ksp, &its));
     }
     PetscReal rn, bn;
@@ -95,8 +98,9 @@ int main(int argc, char **argv)
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "| PETSc KSPCG (%d MPI ranks, no PC) | %d^3 | %d | %.2e | %.3f | %.2f |\n",
-                          (int)size, (int)nx, (int)its, (double)(rn / bn), best, 1e3 * best / its));
+                          "| PETSc KSPCG (%d MPI ranks, no PC) | %d^3 | %d | %.2e | %.3f | %.2f | %.3f |\n",
+                          (int)size, (int)nx, (int)its, (double)(rn / bn), best, 1e3 * best / its,
+                          best_cpu));
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&b));
