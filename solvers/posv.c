@@ -13,10 +13,8 @@ static const double shift_steps[] = {4.0, 32.0};
  * of L reach at most 256 (|l_ij| <= sqrt(a_ii)) and small ones stay above FP16's subnormal
  * range; the diagonal itself is never rounded to FP16 (storage is FP32). */
 #define NARROW_RANGE_SCALE 0x1p14
-/* Cost-aware stop: an FP64 Cholesky is taken to cost this many low-precision factorisations
- * (FP32 GEMM runs at twice FP64's rate on CPUs; the 16-bit paths are faster still, so this
- * errs on the side of falling back early). */
-#define FP64_FACTOR_RATIO 2.0
+/* Below this order the cost-aware fallback stays off (LU's threshold, solvers/gesv.c). */
+#define COST_FALLBACK_MIN_N 512
 
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs)
 {
@@ -187,11 +185,16 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     t0 = mixi_wtime();
     mixi_chol_precond M;
     mixi_chol_precond_init(&M, ctx, n, l, n, dsc, s, swork);
-    /* Below AUTO's threshold FP64 is cheap and a stop on so little time would be noise. */
-    double budget = p->cost_fallback && n >= MIXI_GESV_AUTO_MIN_N ? FP64_FACTOR_RATIO * t_attempt : 0.0;
+    /* Cost-aware stop as for LU: the rest of the refinement against an FP64 Cholesky from
+     * scratch (n^3/3 flops and the solves) at the calibrated FP64 rate, and never less than one
+     * low-precision factorisation took.  Small systems: FP64 is cheap, and a stop on so little
+     * time would be noise. */
+    double fp64_flops = p->cost_fallback && n >= COST_FALLBACK_MIN_N
+                            ? (double)n * n * n / 3.0 + 2.0 * (double)n * n * nrhs
+                            : 0.0;
     mixi_refine_job job = {ctx, p, n, nrhs, P->A, P->b, P->ldb, P->x, P->ldx, res, &M.base,
-                           use_gmres ? &gm : NULL, use_cg ? &cg : NULL, P->anrm, budget,
-                           0.0, 0.0};
+                           use_gmres ? &gm : NULL, use_cg ? &cg : NULL, P->anrm, 0.0,
+                           fp64_flops, t_attempt};
     mixi_refine_result rr;
     if ((rc = mixi_refine(&job, &rr))) goto out;
     if ((rc = o->synchronize(ctx->state))) goto out;

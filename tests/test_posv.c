@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cblas.h>
 #include <lapacke.h>
 #include "tests/mixt.h"
 #include "lib/mix_internal.h"
 #include "kernels/backend_dense.h"
 #include "matrices/generators.h"
+#include "solvers/solvers.h"
 
 /* ============================================================================================
  * Dense operations on the backend under test, against host references.
@@ -948,6 +950,50 @@ static void test_cg_ir_history(void)
     mix_context_destroy(ctx);
 }
 
+/* The cost-aware stop of the shared refinement: a preconditioner that is slow (5 ms per
+ * application) and weak (Richardson, residual x0.4 per step, ~40 steps to go) is abandoned after
+ * two corrections when the budget is small, and refines to the end without a budget. */
+static int slow_identity(const mixi_precond *self, int k, const double *r, int ldr, double *c,
+                         int ldc)
+{
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < self->n; i++) c[(size_t)j * ldc + i] = r[(size_t)j * ldr + i];
+    return MIX_SUCCESS;
+}
+
+static void test_refine_cost_stop(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return; /* host arrays below */
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, MIX_BACKEND_CPU), MIX_SUCCESS);
+    const int n = 20;
+    double a[20 * 20] = {0}, b[20], x[20], r[20];
+    for (int i = 0; i < n; i++) a[i * n + i] = 0.6 + 0.4 * i / (n - 1), b[i] = 1.0 + i;
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.refine = MIX_REFINE_CLASSICAL;
+    p.max_iter = 100;
+    mixi_precond M = {slow_identity, ctx, n};
+    for (int budget = 1; budget >= 0; budget--) {
+        mixi_refine_job job = {ctx, &p, n, 1, {a, n, 0, 0}, b, n, x, n, r, &M, NULL, NULL,
+                               1.0 + n, budget ? 1e-3 : 0.0, 0.0, 0.0};
+        mixi_refine_result res;
+        CU_ASSERT_EQUAL(mixi_refine(&job, &res), MIX_SUCCESS);
+        if (budget) {
+            CU_ASSERT_EQUAL(res.too_slow, 1);
+            CU_ASSERT_EQUAL(res.converged, 0);
+            CU_ASSERT_EQUAL(res.iter, 2);
+        } else {
+            CU_ASSERT_EQUAL(res.too_slow, 0);
+            CU_ASSERT_EQUAL(res.converged, 1);
+            CU_ASSERT(res.iter > 20);
+        }
+    }
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test driver_tests[] = {
     {"agreement with LAPACKE_dposv, every precision, both uplo", test_agrees_with_dposv},
     {"SPD randsvd to kappa 1e4 (1e6) without fallback", test_randsvd_no_fallback},
@@ -958,6 +1004,7 @@ static const mixt_test driver_tests[] = {
     {"illegal arguments -> -i, nothing written; empty sizes", test_illegal_arguments},
     {"every allocation failing", test_alloc_failure},
     {"CG-IR inner iterations and residual history", test_cg_ir_history},
+    {"refinement's cost-aware stop", test_refine_cost_stop},
     {NULL, NULL},
 };
 
