@@ -180,6 +180,10 @@ static void test_solve_cg_and_rhs(void)
     snprintf(args, sizeof args, "solve %s --prec fp32", path);
     CU_ASSERT_EQUAL(run(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "method          : cg"));
+    /* --prec auto reaches CG's MIX_PREC_AUTO: FP64 for this small matrix. */
+    snprintf(args, sizeof args, "solve %s --method cg --prec auto", path);
+    CU_ASSERT_EQUAL(run(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "storage stages  : fp64"));
 }
 
 static void test_solve_failure(void)

@@ -117,7 +117,7 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     if (o->prec == MIX_TF32) return cli_error(CLI_USAGE, "--prec tf32 is for lu only (cg: fp64, fp32, fp16, bf16, fixed16)");
     mix_cg_params prm;
     mix_cg_params_init(&prm);
-    if (o->prec != MIX_PREC_AUTO) prm.sloppy_prec = o->prec;
+    prm.sloppy_prec = o->prec; /* auto: mix_dcg's MIX_PREC_AUTO */
     if (o->tol > 0) prm.tol = o->tol;
     if (o->max_iter > 0) prm.max_iter = (int)o->max_iter;
     prm.precond = o->jacobi ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
@@ -142,6 +142,12 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
            mix_backend_name(mix_context_backend(ctx)));
     printf("status          : %s\n", st ? mix_strerror(st) : "converged");
     printf("iterations      : %d (%d reliable updates)\n", info.iter, info.reliable_updates);
+    if (info.stages > 1 || prm.sloppy_prec == MIX_PREC_AUTO) { /* escalation, AUTO's choice */
+        printf("storage stages  :");
+        for (int k = 0; k < info.stages; k++)
+            printf("%s %s %d it", k ? " ->" : "", mix_prec_name(info.stage_prec[k]), info.stage_iter[k]);
+        printf("\n");
+    }
     printf("fallback        : none (CG)\n");
     printf("true residual   : %.3e (solver), %.3e (recomputed in FP64), tol %.1e\n", info.true_rel_residual, res,
            prm.tol);
