@@ -7,10 +7,25 @@
 #include "kernels/backend_dense.h"
 #include "kernels/common/prec_traits.h"
 #include "kernels/cpu/chol_cpu.h"
+#include "kernels/cpu/cpu_features.h"
 
-/* Serial O(n^2) loops, as in dense_cpu.c: an OpenMP team would spin against OpenBLAS's threads. */
+/* The O(n^2) loops go to the OpenMP team only when OpenBLAS shares that pool (as in
+ * dense_cpu.c: otherwise a spinning team competes with OpenBLAS's threads). */
 
 #define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
+
+#ifdef _OPENMP
+#define MIXI_OMP(x) _Pragma(#x)
+#else
+#define MIXI_OMP(x)
+#endif
+/* Below this many entries a loop stays on one thread (the team costs more). */
+#define PAR_MIN_ENTRIES ((size_t)1 << 18)
+
+static int par_loop(int n)
+{
+    return (size_t)n * (size_t)n / 2 >= PAR_MIN_ENTRIES && mixi_cpu_blas_shares_omp_pool();
+}
 
 static inline double nanmax(double best, double v) { return (v > best || v != v) ? v : best; }
 
@@ -81,9 +96,12 @@ int mixi_cpu_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int 
     size_t bad = 0;
     /* 32 x 32 tiles of the lower triangle, so an upper source (read transposed) stays in cache.
      * Product order (d_i a_ij)(d_j s), as the CUDA kernel. */
-    const int T = 32;
-    for (int jb = 0; jb < n; jb += T) {
-        int je = jb + T < n ? jb + T : n;
+    const int T = 32, ntiles = (n + T - 1) / T, par = par_loop(n);
+    (void)par;
+    /* Tile columns hold less work further right: dynamic scheduling balances the triangle. */
+    MIXI_OMP(omp parallel for reduction(+ : bad) schedule(dynamic, 4) if (par))
+    for (int t = 0; t < ntiles; t++) {
+        int jb = t * T, je = jb + T < n ? jb + T : n;
         for (int ib = jb; ib < n; ib += T) {
             int ie = ib + T < n ? ib + T : n;
             for (int j = jb; j < je; j++) {
@@ -120,12 +138,13 @@ int mixi_cpu_potrf_f32(void *state, int n, float *a, int lda, void *work, int *i
         return MIX_SUCCESS;
     }
     /* An Inf in L (overflow of a sum of squares) would poison every later step silently. */
+    size_t bad = 0;
+    const int par = par_loop(n);
+    (void)par;
+    MIXI_OMP(omp parallel for reduction(+ : bad) schedule(dynamic, 64) if (par))
     for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++)
-            if (!isfinite(a[IDX(i, j, lda)])) {
-                *info = -1;
-                return MIX_SUCCESS;
-            }
+        for (int i = j; i < n; i++) bad += !isfinite(a[IDX(i, j, lda)]);
+    if (bad) *info = -1;
     return MIX_SUCCESS;
 }
 
