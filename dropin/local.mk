@@ -4,5 +4,5 @@
 lib_LTLIBRARIES += dropin/libmixsolve_lapack.la
 dropin_libmixsolve_lapack_la_SOURCES = dropin/dropin.h dropin/env.c dropin/lapack_gesv.c
 dropin_libmixsolve_lapack_la_LIBADD = libmixsolve_core.la $(MIX_DEP_LIBS) $(DL_LIBS) $(OPENMP_CFLAGS)
-dropin_libmixsolve_lapack_la_LDFLAGS = -avoid-version -export-symbols-regex '^d(s?gesv|s?posv)_$$' \
+dropin_libmixsolve_lapack_la_LDFLAGS = -shared -avoid-version -export-symbols-regex '^d(s?gesv|s?posv)_$$' \
 	$(OPENMP_CFLAGS)

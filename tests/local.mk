@@ -45,3 +45,11 @@ TESTS += tests/threads
 tests_threads_SOURCES = tests/threads.c
 tests_threads_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lpthread -lm
 tests_threads_LDFLAGS = $(OPENMP_CFLAGS)
+# The Fortran module against mixsolve.h, and a Fortran program on it (skipped without FC).
+TESTS += tests/fortran_module.sh
+EXTRA_DIST += tests/fortran_module.sh tests/fortran_client.f90
+TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)'
+clean-local: clean-fortran-test
+clean-fortran-test:
+	rm -rf tests/fortran.tmp
+.PHONY: clean-fortran-test
