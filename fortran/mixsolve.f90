@@ -15,7 +15,8 @@ module mixsolve
   integer(c_int), parameter :: MIX_FP64 = 0, MIX_FP32 = 1, MIX_TF32 = 2, MIX_FP16 = 3, &
                                MIX_BF16 = 4, MIX_FIXED16 = 5, MIX_PREC_AUTO = 256
   integer(c_int), parameter :: MIX_NUM_PREC = 6, MIX_CAPS_PREC_SLOTS = 32
-  integer(c_int), parameter :: MIX_REFINE_CLASSICAL = 0, MIX_REFINE_GMRES = 1, MIX_REFINE_AUTO = 2
+  integer(c_int), parameter :: MIX_REFINE_CLASSICAL = 0, MIX_REFINE_GMRES = 1, MIX_REFINE_AUTO = 2, &
+                               MIX_REFINE_CG = 3
   integer(c_int), parameter :: MIX_BACKEND_AUTO = 0, MIX_BACKEND_CPU = 1, MIX_BACKEND_CUDA = 2
   integer(c_int), parameter :: MIX_NUM_BACKENDS = 3
 
@@ -30,7 +31,7 @@ module mixsolve
   ! ---- why the dense driver fell back / why CG stopped ---------------------------------------
   integer(c_int), parameter :: MIX_REASON_NONE = 0, MIX_REASON_DIRECT = 1, MIX_REASON_OVERFLOW = 2, &
                                MIX_REASON_FACTOR_FAILED = 3, MIX_REASON_NOT_CONVERGED = 4, &
-                               MIX_REASON_NAN_IN_REFINEMENT = 5
+                               MIX_REASON_NAN_IN_REFINEMENT = 5, MIX_REASON_TOO_SLOW = 6
   integer(c_int), parameter :: MIX_CG_CONVERGED = 0, MIX_CG_MAX_ITER = 1, MIX_CG_STAGNATED = 2, &
                                MIX_CG_BREAKDOWN_NOT_SPD = 3, MIX_CG_BREAKDOWN_NAN = 4, &
                                MIX_CG_ZERO_RHS = 5, MIX_CG_OUT_OF_RANGE = 6
@@ -175,6 +176,66 @@ module mixsolve
       type(c_ptr), value :: ctx
       integer(c_int), value :: n, nrhs
       integer(c_int), intent(out) :: prec
+    end function
+
+    ! ---- dense SPD: low-precision Cholesky + refinement (uplo 'L' or 'U') ----------------------
+    integer(c_int) function mix_dsposv(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, iter) &
+        bind(C, name="mix_dsposv")
+      import :: c_int, c_double, c_char
+      integer(c_int), value :: layout, n, nrhs, lda, ldb, ldx
+      character(kind=c_char), value :: uplo
+      real(c_double), intent(inout) :: a(*), b(*)
+      real(c_double), intent(inout) :: x(*)
+      integer(c_int), intent(out) :: iter
+    end function
+    integer(c_int) function mix_dxposv(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, iter) &
+        bind(C, name="mix_dxposv")
+      import :: c_int, c_double, c_char
+      integer(c_int), value :: layout, n, nrhs, lda, ldb, ldx
+      character(kind=c_char), value :: uplo
+      real(c_double), intent(inout) :: a(*), b(*)
+      real(c_double), intent(inout) :: x(*)
+      integer(c_int), intent(out) :: iter
+    end function
+    integer(c_int) function mix_dhposv(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, iter) &
+        bind(C, name="mix_dhposv")
+      import :: c_int, c_double, c_char
+      integer(c_int), value :: layout, n, nrhs, lda, ldb, ldx
+      character(kind=c_char), value :: uplo
+      real(c_double), intent(inout) :: a(*), b(*)
+      real(c_double), intent(inout) :: x(*)
+      integer(c_int), intent(out) :: iter
+    end function
+    integer(c_int) function mix_dbposv(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, iter) &
+        bind(C, name="mix_dbposv")
+      import :: c_int, c_double, c_char
+      integer(c_int), value :: layout, n, nrhs, lda, ldb, ldx
+      character(kind=c_char), value :: uplo
+      real(c_double), intent(inout) :: a(*), b(*)
+      real(c_double), intent(inout) :: x(*)
+      integer(c_int), intent(out) :: iter
+    end function
+    integer(c_int) function mix_dposv_ir(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, &
+                                         info) bind(C, name="mix_dposv_ir")
+      import :: c_int, c_double, c_ptr, c_char, mix_gesv_params, mix_gesv_info
+      type(c_ptr), value :: ctx
+      type(mix_gesv_params), intent(in) :: p
+      integer(c_int), value :: layout, n, nrhs, lda, ldb, ldx
+      character(kind=c_char), value :: uplo
+      real(c_double), intent(inout) :: a(*)
+      real(c_double), intent(in) :: b(*)
+      real(c_double), intent(inout) :: x(*)
+      type(mix_gesv_info), intent(out) :: info
+    end function
+    integer(c_int) function mix_dposv_ir_gpu(ctx, p, layout, uplo, n, nrhs, d_a, lda, d_b, ldb, &
+                                             d_x, ldx, info) bind(C, name="mix_dposv_ir_gpu")
+      import :: c_int, c_ptr, c_char, mix_gesv_params, mix_gesv_info
+      type(c_ptr), value :: ctx
+      type(mix_gesv_params), intent(in) :: p
+      integer(c_int), value :: layout, n, nrhs, lda, ldb, ldx
+      character(kind=c_char), value :: uplo
+      type(c_ptr), value :: d_a, d_b, d_x
+      type(mix_gesv_info), intent(out) :: info
     end function
 
     ! ---- sparse SPD: reliable-update mixed-precision CG ---------------------------------------

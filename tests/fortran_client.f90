@@ -85,6 +85,15 @@ contains
                'mix_dgesv_ir: residual history through c_loc')
     call check(fstring(mix_prec_name(info%factor_prec_used)) == 'bf16', 'mix_prec_name')
     call check(mix_gesv_auto_prec(ctx, 8, 1, iter) == 0 .and. iter == MIX_FP64, 'mix_gesv_auto_prec')
+    ! SPD: A' A + n I from the lower triangle.
+    a0 = matmul(transpose(a0), a0)
+    do i = 1, n
+      a0(i, i) = a0(i, i) + n
+    end do
+    a = a0
+    st = mix_dsposv(MIX_COL_MAJOR, 'L', n, 1, a, n, b, n, x, n, iter)
+    call check(st == 0 .and. iter >= 0 .and. all(a == a0), 'mix_dsposv: refined, A unchanged')
+    call check(berr(a0, x, b) <= 1d-14, 'mix_dsposv: FP64 backward error')
     call mix_context_destroy(ctx)
   end subroutine
 
