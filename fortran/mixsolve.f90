@@ -34,7 +34,9 @@ module mixsolve
                                MIX_REASON_NAN_IN_REFINEMENT = 5, MIX_REASON_TOO_SLOW = 6
   integer(c_int), parameter :: MIX_CG_CONVERGED = 0, MIX_CG_MAX_ITER = 1, MIX_CG_STAGNATED = 2, &
                                MIX_CG_BREAKDOWN_NOT_SPD = 3, MIX_CG_BREAKDOWN_NAN = 4, &
-                               MIX_CG_ZERO_RHS = 5, MIX_CG_OUT_OF_RANGE = 6
+                               MIX_CG_ZERO_RHS = 5, MIX_CG_OUT_OF_RANGE = 6, &
+                               MIX_CG_STORAGE_OVERFLOW = 7
+  integer(c_int), parameter :: MIX_CG_MAX_STAGES = 3
   integer(c_int), parameter :: MIX_PRECOND_NONE = 0, MIX_PRECOND_JACOBI = 1
   integer(c_int), parameter :: MIX_PREC_UNSUPPORTED = 0, MIX_PREC_EMULATED = 1, MIX_PREC_NATIVE = 2
 
@@ -51,6 +53,7 @@ module mixsolve
     integer(c_int) :: max_iter, gmres_restart, fallback, scale
     type(c_ptr) :: residual_history   ! c_loc of a caller's real(c_double) array, or c_null_ptr
     integer(c_int) :: history_capacity
+    integer(c_int) :: cost_fallback
   end type mix_gesv_params
 
   type, bind(C) :: mix_gesv_info
@@ -66,11 +69,15 @@ module mixsolve
     integer(c_int) :: max_iter
     real(c_double) :: delta
     integer(c_int) :: precond, x0_given
+    integer(c_int) :: escalate
   end type mix_cg_params
 
   type, bind(C) :: mix_cg_info
     integer(c_int) :: status, iter, reliable_updates, converged, reason
     real(c_double) :: true_rel_residual, t_setup, t_solve
+    integer(c_int) :: stages
+    integer(c_int) :: stage_prec(MIX_CG_MAX_STAGES), stage_iter(MIX_CG_MAX_STAGES), &
+                      stage_reason(MIX_CG_MAX_STAGES)
   end type mix_cg_info
 
   interface

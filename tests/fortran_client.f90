@@ -70,6 +70,7 @@ contains
     call check(p%factor_prec == MIX_PREC_AUTO .and. p%refine == MIX_REFINE_AUTO .and. &
                p%tol == 0 .and. p%max_iter == 30 .and. p%gmres_restart == 30 .and. &
                p%fallback == 1 .and. p%scale == 1 .and. p%history_capacity == 0 .and. &
+               p%cost_fallback == 1 .and. &
                .not. c_associated(p%residual_history), 'mix_gesv_params_init: the defaults')
     p%factor_prec = MIX_BF16
     p%residual_history = c_loc(hist)
@@ -130,7 +131,8 @@ contains
     call check(mix_sparse_create_csr(ctx, n, rowptr, colind, val, a) == 0, 'mix_sparse_create_csr')
     call mix_cg_params_init(p)
     call check(p%sloppy_prec == MIX_FIXED16 .and. p%tol == 1d-10 .and. p%delta == 0.1d0 .and. &
-               p%precond == MIX_PRECOND_NONE .and. p%x0_given == 0, 'mix_cg_params_init: the defaults')
+               p%precond == MIX_PRECOND_NONE .and. p%x0_given == 0 .and. p%escalate == 1, &
+               'mix_cg_params_init: the defaults')
     p%sloppy_prec = MIX_FP32
     x = 0
     call check(mix_dcg(ctx, p, a, b, x, info) == 0, 'mix_dcg: '//fstring(mix_strerror(info%status)))
@@ -140,7 +142,9 @@ contains
       if (i < n) r(i) = r(i) + x(i + 1)
     end do
     call check(info%converged == 1 .and. info%reason == MIX_CG_CONVERGED .and. info%iter > 0 .and. &
-               info%true_rel_residual <= p%tol, 'mix_dcg: converged, info fields')
+               info%true_rel_residual <= p%tol .and. info%stages >= 1 .and. &
+               info%stage_prec(1) == MIX_FP32 .and. info%stage_iter(1) >= 1, &
+               'mix_dcg: converged, info fields')
     call check(abs(norm2(r) / norm2(b) - info%true_rel_residual) <= 1d-12 .and. &
                norm2(r) / norm2(b) <= 1d-10, 'mix_dcg: true residual below tol, as info reports it')
     call mix_sparse_destroy(a)
