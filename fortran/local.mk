@@ -7,5 +7,5 @@ fmod_DATA = fortran/mixsolve.mod
 CLEANFILES += fortran/mixsolve.mod fortran/mixsolve.fo
 fortran/mixsolve.mod: fortran/mixsolve.f90
 	$(AM_V_GEN)$(MKDIR_P) fortran && cd fortran && \
-	  $(FC) $(FCFLAGS) -c $(abs_top_srcdir)/fortran/mixsolve.f90 -o mixsolve.fo
+	  $(FC) $(FCFLAGS) -c $(abs_top_srcdir)/fortran/mixsolve.f90 -o mixsolve.fo && touch mixsolve.mod
 endif

@@ -110,6 +110,12 @@ module mixsolve
       import :: c_int, c_ptr
       integer(c_int), value :: b
     end function
+    ! Up to max backends into list (MIX_BACKEND_AUTO's order); returns how many there are.
+    integer(c_int) function mix_backend_list(list, max) bind(C, name="mix_backend_list")
+      import :: c_int
+      integer(c_int), intent(out) :: list(*)
+      integer(c_int), value :: max
+    end function
     integer(c_int) function mix_backend_caps(backend, caps) bind(C, name="mix_backend_caps")
       import :: c_int, mix_caps
       integer(c_int), value :: backend

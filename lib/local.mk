@@ -12,3 +12,4 @@ libmixsolve_core_la_SOURCES += lib/cg_range.c
 noinst_HEADERS += lib/mix_sparse.h
 libmixsolve_core_la_SOURCES += lib/gesv_api.c
 libmixsolve_core_la_SOURCES += lib/posv_api.c
+EXTRA_DIST += lib/mixsolve-uninstalled.pc.in

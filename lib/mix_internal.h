@@ -47,6 +47,12 @@ int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrh
                       int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                       mix_gesv_info *info, int *sing, int widen);
 
+/* mix_dposv_ir for column-major host a, b, x (arguments already checked) with the order of the
+ * first non-positive-definite leading minor in *not_pd (LAPACK dsposv's INFO); for the drop-in. */
+int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
+                      double *a, int lda, const double *b, int ldb, double *x, int ldx,
+                      mix_gesv_info *info, int *not_pd);
+
 /* Backend registry (lib/registry.c over kernels/registry.c): the table of a compiled backend
  * whose required operations are all there, or NULL; a backend's id from its name (or "auto"),
  * 1 if found; whether a table has every required operation. */

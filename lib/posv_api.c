@@ -96,6 +96,13 @@ static int dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char
     return run_staged(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
 }
 
+int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
+                      double *a, int lda, const double *b, int ldb, double *x, int ldx,
+                      mix_gesv_info *info, int *not_pd)
+{
+    return dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
+}
+
 int mix_dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
                  int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
                  mix_gesv_info *info)

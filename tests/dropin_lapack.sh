@@ -36,6 +36,9 @@ for p in fp32 fp16 bf16; do
   expect "dgesv n=$n nrhs=1 routed prec=fp64 iter=-3 info=[1-9]"   # singular in FP64: INFO = k
   expect "dgesv n=4 nrhs=1 rejected prec=none iter=none info=-4 .* why=argument"
   expect "dsgesv n=4 nrhs=1 rejected prec=none iter=none info=-9 .* why=argument"
+  expect "dsposv n=$n nrhs=2 routed prec=$p iter=[0-9]* info=0 "
+  expect "dsposv n=$n nrhs=2 routed prec=fp64 iter=-[0-9]* info=$((n / 2 + 1)) "  # not SPD: INFO = k
+  expect "dsposv n=4 nrhs=1 rejected prec=none iter=none info=-1 .* why=argument"
   [ "$(grep -c "dgesv n=$((n / 2)) nrhs=1 routed prec=$p iter=[0-9]* info=0 " "$log")" = 4 ] ||
     fail "4 threads' calls not routed"
 done
@@ -53,11 +56,13 @@ fi
 run auto 40
 expect "dgesv n=40 nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
 expect "dsgesv n=40 nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
+expect "dsposv n=40 nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
 
 # off: everything forwarded, LAPACK's own answers and error handling.
 run off $n
 expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=off"
 expect "dsgesv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=off"
+expect "dsposv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=off"
 grep -q routed "$log" && fail "a call was routed under MIXSOLVE_LAPACK=off"
 
 # No log variable: the drop-in writes nothing anywhere.

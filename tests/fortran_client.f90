@@ -153,6 +153,10 @@ contains
 
   subroutine caps()
     type(mix_caps) :: c
+    integer(c_int) :: list(8), count
+    count = mix_backend_list(list, size(list))
+    call check(count >= 1 .and. any(list(1:min(count, 8)) == MIX_BACKEND_CPU), &
+               'mix_backend_list: the CPU backend listed')
     call check(mix_backend_caps(MIX_BACKEND_CPU, c) == 0 .and. c%compiled == 1 .and. &
                c%available == 1 .and. c%gemm(MIX_FP32 + 1) /= MIX_PREC_UNSUPPORTED .and. &
                c%device(1) /= c_null_char, 'mix_backend_caps: CPU compiled, available, named')

@@ -16,7 +16,11 @@ void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
 void dsgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, const double *b,
              const int *ldb, double *x, const int *ldx, double *work, float *swork, int *iter,
              int *info);
+void dsposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda,
+             const double *b, const int *ldb, double *x, const int *ldx, double *work,
+             float *swork, int *iter, int *info, size_t uplo_len);
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t len);
 
 /* The program's own error handler, as LAPACK's test suite installs one: it records, not stops. */
 static char xerbla_name[8];
@@ -220,6 +224,40 @@ static void test_singular(int n)
     free(a), free(a0), free(f), free(b), free(ipiv);
 }
 
+/* dsposv_ on an SPD matrix given by its lower triangle (the upper one holds garbage LAPACK never
+ * reads), then on one whose leading minor of order n/2 is not positive definite. */
+static void test_dsposv(int n, int nrhs)
+{
+    double *a = dalloc((size_t)n * n), *a0 = dalloc((size_t)n * n), *full = dalloc((size_t)n * n),
+           *b = dalloc((size_t)n * nrhs), *x = dalloc((size_t)n * nrhs),
+           *work = dalloc((size_t)n * nrhs);
+    float *swork = malloc((size_t)n * (n + nrhs) * sizeof *swork);
+    int info = -99, iter = -99, expect = -99;
+    random_matrix(n, a0, 8, 0.0, 1.0);
+    for (int j = 0; j < n; j++) /* symmetric, diagonally dominant: SPD */
+        for (int i = j; i < n; i++) {
+            double v = i == j ? n : a0[i + (size_t)j * n];
+            full[i + (size_t)j * n] = full[j + (size_t)i * n] = v;
+            a0[i + (size_t)j * n] = v;
+            if (i > j) a0[j + (size_t)i * n] = 1e300; /* the unread triangle */
+        }
+    random_fill((size_t)n * nrhs, b, 9, 1.0);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dsposv_("L", &n, &nrhs, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
+    check(info == 0 && iter >= 0, "dsposv: INFO = 0, ITER >= 0 (refined)", iter);
+    check(memcmp(a, a0, (size_t)n * n * sizeof *a) == 0, "dsposv: A unchanged after refinement", 0);
+    check(backward_error(n, nrhs, full, b, x) <= fp64_level(n), "dsposv: X FP64 backward error",
+          backward_error(n, nrhs, full, b, x));
+    a0[n / 2 + (size_t)(n / 2) * n] = -1.0; /* not positive definite from order n/2 + 1 on */
+    memcpy(full, a0, (size_t)n * n * sizeof *a);
+    dpotrf_("L", &n, full, &n, &expect, 1);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dsposv_("L", &n, &nrhs, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
+    check(info > 0 && info == expect && iter < 0, "dsposv: not SPD, INFO = dpotrf's order, ITER < 0",
+          info);
+    free(a), free(a0), free(full), free(b), free(x), free(work), free(swork);
+}
+
 /* Illegal arguments reach the program's xerbla_ with LAPACK's name and numbering. */
 static void test_xerbla(void)
 {
@@ -234,6 +272,10 @@ static void test_xerbla(void)
     dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &bad, work, swork, &iter, &info);
     check(info == -9 && xerbla_info == 9 && strncmp(xerbla_name, "DSGESV", 6) == 0,
           "dsgesv: LDX < N reaches xerbla_(\"DSGESV\", 9)", xerbla_info);
+    xerbla_info = 0;
+    dsposv_("X", &n, &nrhs, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
+    check(info == -1 && xerbla_info == 1 && strncmp(xerbla_name, "DSPOSV", 6) == 0,
+          "dsposv: UPLO = 'X' reaches xerbla_(\"DSPOSV\", 1)", xerbla_info);
 }
 
 /* Concurrent calls from several threads, each on its own system. */
@@ -289,6 +331,7 @@ int main(int argc, char **argv)
     test_dgesv(n, 3);
     test_dsgesv(n, 2);
     test_singular(n);
+    test_dsposv(n, 2);
     test_xerbla();
     test_threads(n / 2 > 8 ? n / 2 : 8);
     printf("%d failure(s)\n", failures);

@@ -51,5 +51,8 @@ EXTRA_DIST += tests/fortran_module.sh tests/fortran_client.f90
 TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)'
 clean-local: clean-fortran-test
 clean-fortran-test:
-	rm -rf tests/fortran.tmp
+	rm -rf tests/fortran.tmp tests/readme.tmp
 .PHONY: clean-fortran-test
+# README.md's examples, compiled with its own commands against this build tree.
+TESTS += tests/readme_examples.sh
+EXTRA_DIST += tests/readme_examples.sh
