@@ -72,7 +72,25 @@ fuzz: fuzz_mmio
 	mkdir -p fuzz-corpus fuzz-artifacts
 	for f in LF10 ex5 pores_1 cage5 bcsstk01 west0067; do cp $(top_srcdir)/matrices/data/$$f.mtx fuzz-corpus/; done
 	gzip -c $(top_srcdir)/matrices/data/LF10.mtx > fuzz-corpus/LF10.mtx.gz
-	./fuzz_mmio -dict=$(top_srcdir)/tests/fuzz_mmio.dict -max_len=8192 -rss_limit_mb=1024 \
+	./fuzz_mmio -dict=$(top_srcdir)/tests/fuzz_mmio.dict -max_len=8192 -rss_limit_mb=2048 \
 	  -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-artifacts/ fuzz-corpus
 .PHONY: fuzz
 CLEANFILES += fuzz_mmio
+# The whole `mixsolve solve` path (reader, checks, LU-IR or CG, re-check) under the fuzzer: the
+# command's code and the reader instrumented, the built library linked as it is.  The first byte
+# of an input picks the options.  `make fuzz-solve` (FUZZ_SECONDS, FUZZ_CC); needs `make` first.
+EXTRA_DIST += tests/fuzz_solve.c
+FUZZ_SOLVE_SRC = $(top_srcdir)/tests/fuzz_solve.c $(top_srcdir)/tools/cmd_solve.c $(top_srcdir)/tools/cli.c \
+	$(top_srcdir)/matrices/mmio.c $(top_srcdir)/matrices/csr.c $(top_srcdir)/matrices/safe_norm.c
+fuzz_solve: $(FUZZ_SOLVE_SRC) lib/libmixsolve.la
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -I$(top_srcdir) -I$(top_srcdir)/lib $(FUZZ_SOLVE_SRC) -L$(abs_top_builddir)/lib/.libs -lmixsolve \
+	  -Wl,-rpath,$(abs_top_builddir)/lib/.libs $(ZLIB_LIBS) -lm -o $@
+fuzz-solve: fuzz_solve
+	mkdir -p fuzz-solve-corpus fuzz-artifacts
+	for f in LF10 ex5 pores_1 bcsstk01 west0067; do printf '\000' | cat - $(top_srcdir)/matrices/data/$$f.mtx > fuzz-solve-corpus/$$f-lu; \
+	  printf '\001' | cat - $(top_srcdir)/matrices/data/$$f.mtx > fuzz-solve-corpus/$$f-cg; done
+	MIXSOLVE_BACKEND=cpu ./fuzz_solve -dict=$(top_srcdir)/tests/fuzz_mmio.dict -max_len=8192 -rss_limit_mb=2048 \
+	  -timeout=60 -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=fuzz-artifacts/ fuzz-solve-corpus
+.PHONY: fuzz-solve
+CLEANFILES += fuzz_solve

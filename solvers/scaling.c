@@ -14,7 +14,9 @@ static double inv_pow2(double v)
     if (!(v > 0.0) || !isfinite(v)) return 1.0;
     int e;
     frexp(v, &e); /* v = f 2^e, f in [0.5, 1) */
-    return ldexp(1.0, 1 - e);
+    /* A subnormal line (e < -1022) would need a factor beyond DBL_MAX: the largest power of
+     * two instead, which leaves it small but finite, never Inf. */
+    return ldexp(1.0, 1 - e > 1023 ? 1023 : 1 - e);
 }
 
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,

@@ -290,6 +290,39 @@ static void test_lu_subnormal(void)
     mix_context_destroy(ctx);
 }
 
+/* One subnormal row in an otherwise well-scaled matrix (no range scaling: the largest entries
+ * are ~1): FP16's row equilibration needs a factor 2^1030, which is clamped to 2^1023 rather
+ * than made Inf; every precision must still answer correctly (here through the fallback). */
+static void test_lu_subnormal_row(void)
+{
+    const double t = 1e-310;
+    double a0[9] = {4, t, 1, 1, 4 * t, 1, 0, t, 4}; /* column-major; row 2 subnormal */
+    double xt[3] = {1, 2, 3}, b0[3];
+    for (int i = 0; i < 3; i++) {
+        b0[i] = 0;
+        for (int j = 0; j < 3; j++) b0[i] += a0[i + 3 * j] * xt[j];
+    }
+    mix_context *ctx = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+    for (int k = 0; k < 5; k++) {
+        double a[9], x[3];
+        int ipiv[3];
+        memcpy(a, a0, sizeof a);
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = precs[k];
+        mix_gesv_info info;
+        int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b0, 3, x, 3, &info);
+        double be = mixt_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
+        if (st != MIX_SUCCESS || !(be <= 1e-15))
+            printf("\n    %s: status %d backward error %.3e", mix_prec_name(precs[k]), st, be);
+        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+        CU_ASSERT(be <= 1e-15);
+    }
+    mix_context_destroy(ctx);
+}
+
 /* The backward error never turns a NaN into 0: an x whose norm is NaN is no success. */
 static void test_lu_huge(void)
 {
@@ -735,6 +768,7 @@ static void test_gen_cg_nonfinite(void)
 static const mixt_test edge_tests[] = {
     {"LU on a subnormal matrix (defect 1)", test_lu_subnormal},
     {"LU near overflow", test_lu_huge},
+    {"LU with one subnormal row (FP16 equilibration)", test_lu_subnormal_row},
     {"CG with ||b||^2 underflowing (defect 2)", test_cg_tiny},
     {"CG on 1e300 tridiag (defect 3)", test_cg_huge},
     {"CG with ||b||^2 overflowing (defect 4)", test_cg_big_rhs},

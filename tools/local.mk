@@ -1,6 +1,6 @@
 # tools/local.mk: the mixsolve command.
 bin_PROGRAMS += tools/mixsolve
-tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cmd_info.c tools/cmd_solve.c tools/cmd_gen.c \
+tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cli.c tools/cmd_info.c tools/cmd_solve.c tools/cmd_gen.c \
 	bench/bench.h bench/bench_suite.c bench/report.c
 tools_mixsolve_CPPFLAGS = $(AM_CPPFLAGS) -DMIX_SRCDIR='"$(abs_top_srcdir)"'
 tools_mixsolve_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -lm
