@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * re-check (it exits 1 otherwise). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const methods[] = {"lu", "cg", "auto", "lu"};
+    static const char *const methods[] = {"lu", "cg", "auto", "chol"};
     static const char *const precs[] = {"fp64", "fp32", "fp16", "bf16", "fixed16", "tf32", "auto", "fp32"};
     if (size < 1) return 0;
     const unsigned o = data[0];

@@ -227,14 +227,17 @@ static const cli_case corpus[] = {
     /* defect 6: lying size line (LU and CG) */
     {"huge.mtx", GENERAL "100000000 100000000 1\n1 1 1\n", 0, "--method lu", 2, "stored entries"},
     {"huge.mtx", GENERAL "100000000 100000000 1\n1 1 1\n", 0, "--method cg", 2, "stored entries"},
+    {"huge.mtx", GENERAL "100000000 100000000 1\n1 1 1\n", 0, "--method chol", 2, "stored entries"},
     /* 2^20 rows, one entry: allowed by the reader, refused before any n-sized solver work */
     {"empty_rows.mtx", GENERAL "1048576 1048576 1\n1 1 1\n", 0, "--method lu", 1, "has no entries"},
     {"empty_rows.mtx", GENERAL "1048576 1048576 1\n1 1 1\n", 0, "--method cg", 1, "has no entries"},
+    {"empty_rows.mtx", GENERAL "1048576 1048576 1\n1 1 1\n", 0, "--method chol", 1, "has no entries"},
     /* defect 7: endless input */
     {"/dev/zero", NULL, 0, "", 2, "line longer than"},
     /* defect 8: 0 x 0 */
     {"empty.mtx", GENERAL "0 0 0\n", 0, "--method lu", 2, "0 x 0"},
     {"empty.mtx", GENERAL "0 0 0\n", 0, "--method cg", 2, "0 x 0"},
+    {"empty.mtx", GENERAL "0 0 0\n", 0, "--method chol", 2, "0 x 0"},
     /* defect 10: lenient reader */
     {"both.mtx", SYMMETRIC "2 2 3\n1 1 4\n2 1 1\n1 2 1\n", 0, "", 2, "one triangle only"},
     {"nul.mtx", nul_file, sizeof nul_file - 1, "", 2, "NUL byte"},
@@ -309,6 +312,24 @@ static void test_cli_subnormal_lu(void)
     }
 }
 
+/* The same subnormal range through Cholesky (symmetric: the tridiagonal scaled by 1e-310). */
+static void test_cli_subnormal_chol(void)
+{
+    char m[512];
+    snprintf(m, sizeof m, "%s", tmp("subspd.mtx"));
+    write_text(m, SYMMETRIC "3 3 5\n1 1 4e-310\n2 1 -1e-310\n2 2 4e-310\n3 2 -1e-310\n3 3 4e-310\n");
+    const char *precs[] = {"fp64", "fp32", "fp16", "auto"};
+    char args[2048];
+    for (int k = 0; k < 4; k++) {
+        char x[512];
+        snprintf(x, sizeof x, "%s", tmp("x.mtx"));
+        snprintf(args, sizeof args, "solve %s --method chol --prec %s --out %s", m, precs[k], x);
+        int rc = run_capped(args);
+        CU_ASSERT_EQUAL(rc, 0);
+        if (rc == 0) check_solution(m, x, 1e-12);
+    }
+}
+
 /* Defect 2 through the command: tiny A and b; CG exited 0 with x = 0. */
 static void test_cli_tiny_cg(void)
 {
@@ -338,6 +359,7 @@ static const mixt_test hostile_tests[] = {
     {"mixsolve solve: hostile corpus under ulimit -v and timeout", test_cli_corpus},
     {"mixsolve solve: subnormal LU re-checked", test_cli_subnormal_lu},
     {"mixsolve solve: tiny CG re-checked", test_cli_tiny_cg},
+    {"mixsolve solve: subnormal Cholesky re-checked", test_cli_subnormal_chol},
     {NULL, NULL},
 };
 
