@@ -139,7 +139,7 @@ static const char *default_dir(void)
 {
     static char buf[4096];
     const char *env = getenv("MIX_MATRIX_DIR");
-    const char *cands[] = {env, MIX_SRCDIR "/matrices/data", MIX_DATADIR "/matrices"};
+    const char *cands[] = {env, MIX_DATADIR "/matrices", MIX_SRCDIR "/matrices/data"};
     for (int k = 0; k < 3; k++) {
         struct stat st;
         if (!cands[k]) continue;

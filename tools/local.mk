@@ -2,6 +2,8 @@
 bin_PROGRAMS += tools/mixsolve
 tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cli.c tools/cmd_info.c tools/cmd_solve.c tools/cmd_gen.c \
 	bench/bench.h bench/bench_suite.c bench/report.c
-tools_mixsolve_CPPFLAGS = $(AM_CPPFLAGS) -DMIX_SRCDIR='"$(abs_top_srcdir)"'
+# The installed data directory, expanded by make (configure's $datadir is a literal
+# "${datarootdir}"); the source tree only serves a build that is not installed.
+tools_mixsolve_CPPFLAGS = $(AM_CPPFLAGS) -DMIX_DATADIR='"$(pkgdatadir)"' -DMIX_SRCDIR='"$(abs_top_srcdir)"'
 tools_mixsolve_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -lm
 EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh tools/ci-tsan.sh
