@@ -1,4 +1,4 @@
-# bench/local.mk: benchmark drivers.
+# bench/local.mk: the standalone benchmark drivers (the `mixsolve bench` command lives in tools/).
 if HAVE_CUDA
 noinst_PROGRAMS += bench/bench_gpu_gesv
 bench_bench_gpu_gesv_SOURCES = bench/bench_gpu_gesv.c

@@ -27,6 +27,6 @@ int cli_spd_candidate(const mixm_csr *A);
 int cmd_info(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
-int cmd_bench(int argc, char **argv); /* bench/bench_suite.c */
+int cmd_bench(int argc, char **argv);
 
 #endif

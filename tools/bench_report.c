@@ -1,11 +1,11 @@
-/* report.c: outputs of `mixsolve bench`: stdout table, results.csv, report.md, gnuplot plots, summary. */
+/* bench_report.c: outputs of `mixsolve bench`: stdout table, results.csv, report.md, gnuplot plots, summary. */
 #include "config.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "bench/bench.h"
+#include "tools/bench.h"
 
 #ifndef MIX_GNUPLOT
 #define MIX_GNUPLOT "gnuplot"

@@ -1,4 +1,4 @@
-/* bench.h: results of `mixsolve bench` shared by the runner (bench_suite.c) and the reports (report.c). */
+/* bench.h: results of `mixsolve bench` shared by the runner (cmd_bench.c) and the reports (bench_report.c). */
 #ifndef MIXSOLVE_BENCH_H
 #define MIXSOLVE_BENCH_H
 

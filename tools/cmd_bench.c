@@ -1,4 +1,4 @@
-/* bench_suite.c: `mixsolve bench`: every matrix x method x precision against FP64, each solve in its own
+/* cmd_bench.c: `mixsolve bench`: every matrix x method x precision against FP64, each solve in its own
  * process (time limit, crash isolation) and checked here in FP64. */
 #include "config.h"
 #include <dirent.h>
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <lapacke.h>
 #include "tools/cli.h"
-#include "bench/bench.h"
+#include "tools/bench.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
 
