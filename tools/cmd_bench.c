@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <cblas.h>
 #include <lapacke.h>
 #include "tools/cli.h"
 #include "tools/bench.h"
@@ -424,6 +425,14 @@ out:
 }
 
 /* Runs run_one in a child so that a hang is cut at the time limit and a crash is only a result. */
+/* The parent never runs BLAS on more than one thread: an OpenMP team (OpenBLAS's OpenMP build,
+ * which install-deps selects) does not survive fork(), and a child's first parallel call after
+ * the parent started one hangs (measured: a dgemm in the child never returned, and every
+ * n = 4096 solve of the main job was killed at its time limit).  Each child gets the threads back. */
+static int child_blas_threads = 1;
+
+static void enter_child(void) { openblas_set_num_threads(child_blas_threads); }
+
 static void run_isolated(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res)
 {
     int fd[2];
@@ -441,6 +450,7 @@ static void run_isolated(const mixm_csr *A, const bench_opts *o, const bench_set
     }
     if (pid == 0) {
         close(fd[0]);
+        enter_child();
         run_one(A, o, s, res);
         const char *p = (const char *)res;
         size_t left = sizeof *res;
@@ -517,6 +527,7 @@ static void probe_backend(mix_backend want, backend_probe *pr)
     }
     if (pid == 0) {
         close(fd[0]);
+        enter_child();
         backend_probe r;
         memset(&r, 0, sizeof r);
         mix_context *ctx = NULL;
@@ -577,6 +588,8 @@ static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_
 int cmd_bench(int argc, char **argv)
 {
     bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.2, 200, 0, 0};
+    child_blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1); /* see run_isolated */
     const char *outdir = "bench-out";
     int dense_set = 0, limit_set = 0;
     problem *probs = NULL;
