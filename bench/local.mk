@@ -26,3 +26,5 @@ EXTRA_DIST += bench/petsc_cg.c bench/petsc_cg.sh
 noinst_PROGRAMS += bench/bench_posv
 bench_bench_posv_SOURCES = bench/bench_posv.c
 bench_bench_posv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+# numpy.linalg.solve with and without the LAPACK drop-in (Debian's python3-numpy).
+EXTRA_DIST += bench/bench_numpy_dropin.sh
