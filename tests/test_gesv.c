@@ -849,7 +849,16 @@ static void test_alloc_failure(void)
 static void test_gpu_entry(void)
 {
     mix_context *ctx = ctx_new();
-    if (mix_context_backend(ctx) != MIX_BACKEND_CUDA) {
+    if (!(ctx->ops->flags & MIXI_BACKEND_DEVICE_POINTERS)) {
+        /* A host-memory backend: the device entry point refuses the context (ctx is illegal
+         * argument 1) and writes nothing, info included. */
+        double a1[4] = {2, 0, 0, 2}, b1[2] = {1, 1}, x1[2] = {7, 7};
+        int ip[2] = {5, 5};
+        mix_gesv_info info;
+        info.status = 12345;
+        CU_ASSERT_EQUAL(mix_dgesv_ir_gpu(ctx, NULL, MIX_COL_MAJOR, 2, 1, a1, 2, ip, b1, 2, x1, 2,
+                                         &info), -1);
+        CU_ASSERT(x1[0] == 7 && x1[1] == 7 && ip[0] == 5 && a1[0] == 2 && info.status == 12345);
         mix_context_destroy(ctx);
         return;
     }
@@ -863,14 +872,15 @@ static void test_gpu_entry(void)
     CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &da, (size_t)n * n * sizeof(double)), 0);
     CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &db, (size_t)n * sizeof(double)), 0);
     CU_ASSERT_EQUAL_FATAL(o->alloc(ctx->state, &dx, (size_t)n * sizeof(double)), 0);
-    o->upload(ctx->state, da, a, (size_t)n * n * sizeof(double));
-    o->upload(ctx->state, db, b, (size_t)n * sizeof(double));
+    CU_ASSERT_EQUAL_FATAL(o->upload(ctx->state, da, a, (size_t)n * n * sizeof(double)), 0);
+    CU_ASSERT_EQUAL_FATAL(o->upload(ctx->state, db, b, (size_t)n * sizeof(double)), 0);
     mix_gesv_params p;
     mix_gesv_params_init(&p);
     mix_gesv_info info;
     CU_ASSERT_EQUAL(mix_dgesv_ir_gpu(ctx, &p, MIX_COL_MAJOR, n, 1, da, n, ipiv, db, n, dx, n, &info),
                     0);
-    o->download(ctx->state, x, dx, (size_t)n * sizeof(double));
+    CU_ASSERT_EQUAL(info.status, 0);
+    CU_ASSERT_EQUAL_FATAL(o->download(ctx->state, x, dx, (size_t)n * sizeof(double)), 0);
     CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
     o->free(ctx->state, da);
     o->free(ctx->state, db);

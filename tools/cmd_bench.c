@@ -257,15 +257,163 @@ static const char *lu_reason(int reason)
     return reason >= 0 && reason <= 6 ? names[reason] : "unknown";
 }
 
+/* LU or Cholesky rows: LAPACKE for FP64, the mixsolve drivers otherwise; best of repetitions. */
+static void run_dense(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res,
+                      mix_context *ctx, const double *b, double *x, double *r)
+{
+    const int n = A->nrows, chol = res->method == BENCH_CHOL;
+    const size_t nn = (size_t)(n ? n : 1);
+    double best = INFINITY, spent = 0;
+    int st = 0;
+    mixm_dense D;
+    if (mixm_csr_to_dense(A, &D)) {
+        snprintf(res->note, sizeof res->note, "out of memory for the dense copy");
+        return;
+    }
+    double *d0 = D.a, *work = malloc(nn * nn * sizeof *work);
+    int *ipiv = malloc(nn * sizeof *ipiv);
+    if (!work || !ipiv) {
+        snprintf(res->note, sizeof res->note, "out of memory for the dense copy");
+        goto out;
+    }
+    mix_gesv_params prm;
+    mix_gesv_params_init(&prm);
+    prm.factor_prec = res->prec;
+    prm.refine = MIX_REFINE_AUTO;
+    prm.residual_history = res->hist;
+    prm.history_capacity = BENCH_HIST;
+    mix_gesv_info info;
+    memset(&info, 0, sizeof info);
+    for (int rep = 0; rep < o->max_reps; rep++) {
+        memcpy(work, d0, (size_t)n * nn * sizeof *work);
+        double t0;
+        if (res->prec == MIX_FP64) {
+            memcpy(x, b, nn * sizeof *x);
+            t0 = mixm_wtime();
+            st = chol ? (int)LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, work, n, x, n)
+                      : (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, work, n, ipiv, x, n);
+        } else {
+            t0 = mixm_wtime();
+            st = chol ? mix_dposv_ir(ctx, &prm, MIX_COL_MAJOR, 'L', n, 1, work, n, b, n, x, n, &info)
+                      : mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, work, n, ipiv, b, n, x, n, &info);
+        }
+        double t = mixm_wtime() - t0;
+        best = fmin(best, t);
+        spent += t;
+        if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
+    }
+    res->status = st;
+    res->time = best;
+    if (res->prec == MIX_FP64) {
+        if (st == 0 && n > 0 && !chol) { /* work holds the LU factors of the last repetition */
+            double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', n, n, d0, n), rcond = 0;
+            if (LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', n, work, n, anorm, &rcond) == 0 && rcond > 0)
+                res->kappa1 = 1.0 / rcond;
+            else
+                res->kappa1 = INFINITY;
+        }
+    } else {
+        res->iter = info.iter;
+        res->used = info.factor_prec_used;
+        res->inner_iter = info.inner_iter;
+        res->fell_back = info.fell_back;
+        res->reason = info.reason;
+        res->solver_check = info.backward_error;
+        res->hist_len = info.history_length < BENCH_HIST ? info.history_length : BENCH_HIST;
+    }
+    double rel2;
+    check_solution(A, b, x, r, &res->check, &rel2, &res->fwd_err);
+    double thr = s->threshold_lu_factor * sqrt((double)(n ? n : 1)) * DBL_EPSILON;
+    if (st) {
+        res->outcome = BENCH_FAILED;
+        if (res->prec == MIX_FP64 && chol)
+            snprintf(res->note, sizeof res->note, "dposv info %d: not positive definite", st);
+        else if (res->prec == MIX_FP64) snprintf(res->note, sizeof res->note, "dgesv info %d: exactly singular", st);
+        else snprintf(res->note, sizeof res->note, "%s", mix_strerror(st));
+    } else if (!(res->check <= thr)) {
+        res->outcome = BENCH_SILENT;
+        snprintf(res->note, sizeof res->note, "reported success, backward error %.2e > %.2e", res->check, thr);
+    } else if (res->fell_back && !(res->prec == MIX_PREC_AUTO && res->reason == MIX_REASON_DIRECT)) {
+        res->outcome = BENCH_FALLBACK;
+        snprintf(res->note, sizeof res->note, "%sfallback: %s",
+                 res->prec == MIX_PREC_AUTO ? (res->reason == MIX_REASON_DIRECT ? "" : "auto: ") : "",
+                 lu_reason(res->reason));
+    } else {
+        res->outcome = BENCH_OK;
+        /* AUTO says what it took (FP64 directly is a choice, not a fallback). */
+        if (res->prec == MIX_PREC_AUTO)
+            snprintf(res->note, sizeof res->note, "auto took %s", mix_prec_name(res->used));
+    }
+out:
+    free(d0);
+    free(work);
+    free(ipiv);
+}
+
+/* CG rows: mix_dcg with Jacobi, best of repetitions, the storage precisions that ran. */
+static void run_cg(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res,
+                   mix_context *ctx, const double *b, double *x, double *r)
+{
+    const int n = A->nrows;
+    const size_t nn = (size_t)(n ? n : 1);
+    double best = INFINITY, spent = 0;
+    int st = 0;
+    mix_sparse *S = NULL;
+    if ((st = mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S))) {
+        res->status = st;
+        snprintf(res->note, sizeof res->note, "sparse setup: %s", mix_strerror(st));
+        return;
+    }
+    mix_cg_params prm;
+    mix_cg_params_init(&prm);
+    prm.sloppy_prec = res->prec;
+    prm.tol = s->cg_tol;
+    prm.precond = MIX_PRECOND_JACOBI;
+    mix_cg_info info;
+    memset(&info, 0, sizeof info);
+    for (int rep = 0; rep < o->max_reps; rep++) {
+        memset(x, 0, nn * sizeof *x);
+        double t0 = mixm_wtime();
+        st = mix_dcg(ctx, &prm, S, b, x, &info);
+        double t = mixm_wtime() - t0;
+        best = fmin(best, t);
+        spent += t;
+        if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
+    }
+    res->status = st;
+    res->time = best;
+    res->iter = info.iter;
+    res->reliable_updates = info.reliable_updates;
+    res->reason = info.reason;
+    res->solver_check = info.true_rel_residual;
+    double be;
+    check_solution(A, b, x, r, &be, &res->check, &res->fwd_err);
+    if (st) {
+        res->outcome = BENCH_FAILED;
+        snprintf(res->note, sizeof res->note, "%s (%s)", mix_strerror(st), cg_reason(info.reason));
+    } else if (!(res->check <= 10 * prm.tol)) {
+        res->outcome = BENCH_SILENT;
+        snprintf(res->note, sizeof res->note, "reported convergence, residual %.2e > 10 tol", res->check);
+    } else {
+        res->outcome = BENCH_OK;
+    }
+    /* Which storage precisions ran (escalation, AUTO's choice). */
+    if (!res->note[0] && (info.stages > 1 || res->prec == MIX_PREC_AUTO)) {
+        size_t len = 0;
+        for (int k = 0; k < info.stages && len < sizeof res->note; k++)
+            len += (size_t)snprintf(res->note + len, sizeof res->note - len, "%s%s %d it",
+                                    k ? " -> " : "storage ", mix_prec_name(info.stage_prec[k]),
+                                    info.stage_iter[k]);
+    }
+    mix_sparse_destroy(S);
+}
+
 static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res)
 {
     int n = A->nrows;
     size_t nn = (size_t)(n ? n : 1);
     double *b = malloc(nn * sizeof *b), *x = calloc(nn, sizeof *x), *r = malloc(nn * sizeof *r);
-    double *d0 = NULL, *work = NULL;
-    int *ipiv = NULL;
     mix_context *ctx = NULL;
-    mix_sparse *S = NULL;
     res->outcome = BENCH_FAILED;
     if (!b || !x || !r) {
         snprintf(res->note, sizeof res->note, "out of memory");
@@ -275,7 +423,6 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
     mixm_csr_matvec(A, x, b);
     int st = 0;
     const int dense = res->method == BENCH_LU || res->method == BENCH_CHOL;
-    const int chol = res->method == BENCH_CHOL;
     if (!(dense && res->prec == MIX_FP64)) {
         if ((st = mix_context_create(&ctx, o->backend))) {
             res->status = st;
@@ -283,145 +430,13 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
             goto out;
         }
     }
-    double best = INFINITY, spent = 0;
-    if (dense) {
-        mixm_dense D;
-        if (mixm_csr_to_dense(A, &D)) {
-            snprintf(res->note, sizeof res->note, "out of memory for the dense copy");
-            goto out;
-        }
-        d0 = D.a;
-        work = malloc(nn * nn * sizeof *work);
-        ipiv = malloc(nn * sizeof *ipiv);
-        if (!work || !ipiv) {
-            snprintf(res->note, sizeof res->note, "out of memory for the dense copy");
-            goto out;
-        }
-        mix_gesv_params prm;
-        mix_gesv_params_init(&prm);
-        prm.factor_prec = res->prec;
-        prm.refine = MIX_REFINE_AUTO;
-        prm.residual_history = res->hist;
-        prm.history_capacity = BENCH_HIST;
-        mix_gesv_info info;
-        memset(&info, 0, sizeof info);
-        for (int rep = 0; rep < o->max_reps; rep++) {
-            memcpy(work, d0, (size_t)n * nn * sizeof *work);
-            double t0;
-            if (res->prec == MIX_FP64) {
-                memcpy(x, b, nn * sizeof *x);
-                t0 = mixm_wtime();
-                st = chol ? (int)LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, work, n, x, n)
-                          : (int)LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, work, n, ipiv, x, n);
-            } else {
-                t0 = mixm_wtime();
-                st = chol ? mix_dposv_ir(ctx, &prm, MIX_COL_MAJOR, 'L', n, 1, work, n, b, n, x, n, &info)
-                          : mix_dgesv_ir(ctx, &prm, MIX_COL_MAJOR, n, 1, work, n, ipiv, b, n, x, n, &info);
-            }
-            double t = mixm_wtime() - t0;
-            best = fmin(best, t);
-            spent += t;
-            if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
-        }
-        res->status = st;
-        res->time = best;
-        if (res->prec == MIX_FP64) {
-            if (st == 0 && n > 0 && !chol) { /* work holds the LU factors of the last repetition */
-                double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', n, n, d0, n), rcond = 0;
-                if (LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', n, work, n, anorm, &rcond) == 0 && rcond > 0)
-                    res->kappa1 = 1.0 / rcond;
-                else
-                    res->kappa1 = INFINITY;
-            }
-        } else {
-            res->iter = info.iter;
-            res->used = info.factor_prec_used;
-            res->inner_iter = info.inner_iter;
-            res->fell_back = info.fell_back;
-            res->reason = info.reason;
-            res->solver_check = info.backward_error;
-            res->hist_len = info.history_length < BENCH_HIST ? info.history_length : BENCH_HIST;
-        }
-        double rel2;
-        check_solution(A, b, x, r, &res->check, &rel2, &res->fwd_err);
-        double thr = s->threshold_lu_factor * sqrt((double)(n ? n : 1)) * DBL_EPSILON;
-        if (st) {
-            res->outcome = BENCH_FAILED;
-            if (res->prec == MIX_FP64 && chol)
-                snprintf(res->note, sizeof res->note, "dposv info %d: not positive definite", st);
-            else if (res->prec == MIX_FP64) snprintf(res->note, sizeof res->note, "dgesv info %d: exactly singular", st);
-            else snprintf(res->note, sizeof res->note, "%s", mix_strerror(st));
-        } else if (!(res->check <= thr)) {
-            res->outcome = BENCH_SILENT;
-            snprintf(res->note, sizeof res->note, "reported success, backward error %.2e > %.2e", res->check, thr);
-        } else if (res->fell_back && !(res->prec == MIX_PREC_AUTO && res->reason == MIX_REASON_DIRECT)) {
-            res->outcome = BENCH_FALLBACK;
-            snprintf(res->note, sizeof res->note, "%sfallback: %s",
-                     res->prec == MIX_PREC_AUTO ? (res->reason == MIX_REASON_DIRECT ? "" : "auto: ") : "",
-                     lu_reason(res->reason));
-        } else {
-            res->outcome = BENCH_OK;
-            /* AUTO says what it took (FP64 directly is a choice, not a fallback). */
-            if (res->prec == MIX_PREC_AUTO)
-                snprintf(res->note, sizeof res->note, "auto took %s", mix_prec_name(res->used));
-        }
-    } else {
-        if ((st = mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S))) {
-            res->status = st;
-            snprintf(res->note, sizeof res->note, "sparse setup: %s", mix_strerror(st));
-            goto out;
-        }
-        mix_cg_params prm;
-        mix_cg_params_init(&prm);
-        prm.sloppy_prec = res->prec;
-        prm.tol = s->cg_tol;
-        prm.precond = MIX_PRECOND_JACOBI;
-        mix_cg_info info;
-        memset(&info, 0, sizeof info);
-        for (int rep = 0; rep < o->max_reps; rep++) {
-            memset(x, 0, nn * sizeof *x);
-            double t0 = mixm_wtime();
-            st = mix_dcg(ctx, &prm, S, b, x, &info);
-            double t = mixm_wtime() - t0;
-            best = fmin(best, t);
-            spent += t;
-            if (st || (rep >= 1 && spent > o->min_time) || spent > o->time_limit / 8) break;
-        }
-        res->status = st;
-        res->time = best;
-        res->iter = info.iter;
-        res->reliable_updates = info.reliable_updates;
-        res->reason = info.reason;
-        res->solver_check = info.true_rel_residual;
-        double be;
-        check_solution(A, b, x, r, &be, &res->check, &res->fwd_err);
-        if (st) {
-            res->outcome = BENCH_FAILED;
-            snprintf(res->note, sizeof res->note, "%s (%s)", mix_strerror(st), cg_reason(info.reason));
-        } else if (!(res->check <= 10 * prm.tol)) {
-            res->outcome = BENCH_SILENT;
-            snprintf(res->note, sizeof res->note, "reported convergence, residual %.2e > 10 tol", res->check);
-        } else {
-            res->outcome = BENCH_OK;
-        }
-        /* Which storage precisions ran (escalation, AUTO's choice). */
-        if (!res->note[0] && (info.stages > 1 || res->prec == MIX_PREC_AUTO)) {
-            size_t len = 0;
-            for (int k = 0; k < info.stages && len < sizeof res->note; k++)
-                len += (size_t)snprintf(res->note + len, sizeof res->note - len, "%s%s %d it",
-                                        k ? " -> " : "storage ", mix_prec_name(info.stage_prec[k]),
-                                        info.stage_iter[k]);
-        }
-    }
+    if (dense) run_dense(A, o, s, res, ctx, b, x, r);
+    else run_cg(A, o, s, res, ctx, b, x, r);
 out:
-    if (S) mix_sparse_destroy(S);
     mix_context_destroy(ctx);
     free(b);
     free(x);
     free(r);
-    free(d0);
-    free(work);
-    free(ipiv);
 }
 
 /* Runs run_one in a child so that a hang is cut at the time limit and a crash is only a result. */
@@ -585,15 +600,12 @@ static const mix_prec lu_precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_
 static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define N_CG_PRECS ((int)(sizeof cg_precs / sizeof cg_precs[0]))
 
-int cmd_bench(int argc, char **argv)
+/* Options and inputs of `mixsolve bench`: -1 to go on, else the exit status (--help, an error). */
+static int bench_args(int argc, char **argv, bench_opts *opts, const char **outdir, problem **probs,
+                      int *np, int *pcap, int *explicit_inputs)
 {
-    bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.2, 200, 0, 0};
-    child_blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1); /* see run_isolated */
-    const char *outdir = "bench-out";
+    bench_opts o = *opts;
     int dense_set = 0, limit_set = 0;
-    problem *probs = NULL;
-    int np = 0, pcap = 0, explicit_inputs = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
@@ -605,7 +617,7 @@ int cmd_bench(int argc, char **argv)
         }
         if ((r = cli_opt(argc, argv, &i, "-o", &v)) || (r = cli_opt(argc, argv, &i, "--output", &v))) {
             if (r < 0) return CLI_USAGE;
-            outdir = v;
+            *outdir = v;
         } else if (!strcmp(argv[i], "--quick")) {
             o.quick = 1;
         } else if (!strcmp(argv[i], "--no-gen")) {
@@ -635,15 +647,15 @@ int cmd_bench(int argc, char **argv)
             return cli_error(CLI_USAGE, "bench: unknown option '%s' (see mixsolve bench --help)", argv[i]);
         } else {
             struct stat st;
-            explicit_inputs = 1;
+            *explicit_inputs = 1;
             if (stat(argv[i], &st)) return cli_error(CLI_USAGE, "%s: %s", argv[i], strerror(errno));
             if (S_ISDIR(st.st_mode)) {
-                if (add_dir(argv[i], &probs, &np, &pcap))
+                if (add_dir(argv[i], probs, np, pcap))
                     return cli_error(CLI_USAGE, "%s: cannot read the directory", argv[i]);
             } else {
                 char nm[64];
                 base_name(argv[i], nm, sizeof nm);
-                add_problem(&probs, &np, &pcap, nm, argv[i], 0, 0);
+                add_problem(probs, np, pcap, nm, argv[i], 0, 0);
             }
         }
     }
@@ -653,29 +665,140 @@ int cmd_bench(int argc, char **argv)
         o.min_time = 0.05;
         o.max_reps = 50;
     }
+    *opts = o;
+    return -1;
+}
+
+/* The generated problems of the default set, after the bundled matrices. */
+static void add_generated(const bench_opts *o, problem **probs, int *np, int *pcap)
+{
+    add_problem(probs, np, pcap, o->quick ? "gen_randsvd_500_1e6" : "gen_randsvd_1500_1e6", NULL, 1,
+                o->quick ? 500 : 1500);
+    if (!o->quick) {
+        /* Where mixed precision pays on a CPU: dense n = 4096 (issue 10). */
+        add_problem(probs, np, pcap, "gen_randsvd_4096_1e2", NULL, 1, 4096);
+        (*probs)[*np - 1].gen_kappa = 1e2;
+        add_problem(probs, np, pcap, "gen_randsvd_4096_1e6", NULL, 1, 4096);
+        add_problem(probs, np, pcap, "gen_random_4096", NULL, 5, 4096);
+    }
+    add_problem(probs, np, pcap, o->quick ? "gen_poisson2d_128" : "gen_poisson2d_256", NULL, 2,
+                o->quick ? 128 : 256);
+    add_problem(probs, np, pcap, o->quick ? "gen_poisson3d_20" : "gen_poisson3d_32", NULL, 3,
+                o->quick ? 20 : 32);
+    /* n = 10^6: a CG problem larger than the caches, where storage precision can pay. */
+    if (!o->quick) add_problem(probs, np, pcap, "gen_poisson3d_100", NULL, 3, 100);
+    add_problem(probs, np, pcap, o->quick ? "gen_aniso_64_1e-3" : "gen_aniso_128_1e-3", NULL, 4,
+                o->quick ? 64 : 128);
+}
+
+/* Every method and precision on problem i of np, each solve in its own child; rows into s. */
+static void bench_problem(int i, int np, const problem *prob, const bench_opts *o, bench_set *s)
+{
+    char err[512] = "";
+    mixm_csr A;
+    if (mixm_wtime() > o->t_end - 1) {
+        bench_result *r = new_result(s, prob->name, NULL, 0, BENCH_LU, MIX_FP64);
+        if (r) snprintf(r->note, sizeof r->note, "skipped: --max-time budget spent");
+        fprintf(stderr, "[%d/%d] %s: skipped (--max-time spent)\n", i + 1, np, prob->name);
+        return;
+    }
+    fprintf(stderr, "[%d/%d] %s: loading\n", i + 1, np, prob->name);
+    int st = load_problem(prob, o, &A, err, sizeof err);
+    if (st) {
+        bench_result *r = new_result(s, prob->name, NULL, 0, BENCH_LU, MIX_FP64);
+        if (r) snprintf(r->note, sizeof r->note, "not loaded: %.100s", err[0] ? err : mix_strerror(st));
+        fprintf(stderr, "[%d/%d] %s: skipped: %s\n", i + 1, np, prob->name, err[0] ? err : mix_strerror(st));
+        return;
+    }
+    int spd = cli_spd_candidate(&A);
+    int square = A.nrows == A.ncols;
+    double budget_end = mixm_wtime() + 3 * o->time_limit;
+    if (!square || A.nrows > o->dense_max) {
+        bench_result *r = new_result(s, prob->name, &A, spd, BENCH_LU, MIX_FP64);
+        if (r) {
+            if (!square) snprintf(r->note, sizeof r->note, "not square (%d x %d)", A.nrows, A.ncols);
+            else snprintf(r->note, sizeof r->note, "dense LU skipped: n = %d > --dense-max %d", A.nrows, o->dense_max);
+        }
+    } else {
+        for (int k = 0; k < (int)(sizeof lu_precs / sizeof lu_precs[0]); k++) {
+            bench_result *r = new_result(s, prob->name, &A, spd, BENCH_LU, lu_precs[k]);
+            if (!r) break;
+            fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, prob->name,
+                    k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dgesv)");
+            if ((k > 0 && mixm_wtime() > budget_end) || mixm_wtime() > o->t_end - 1) { /* baselines always run */
+                snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
+                         mixm_wtime() > o->t_end - 1 ? "--max-time" : "this matrix's");
+                continue;
+            }
+            run_isolated(&A, o, s, r);
+        }
+    }
+    if (spd && square && A.nrows <= o->dense_max) {
+        for (int k = 0; k < 5; k++) {
+            bench_result *r = new_result(s, prob->name, &A, spd, BENCH_CHOL, lu_precs[k]);
+            if (!r) break;
+            fprintf(stderr, "[%d/%d] %s: chol %s\n", i + 1, np, prob->name,
+                    k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dposv)");
+            if ((k > 0 && mixm_wtime() > budget_end + o->time_limit) || mixm_wtime() > o->t_end - 1) {
+                snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
+                         mixm_wtime() > o->t_end - 1 ? "--max-time" : "this matrix's");
+                continue;
+            }
+            run_isolated(&A, o, s, r);
+        }
+    }
+    if (spd) {
+        for (int k = 0; k < N_CG_PRECS; k++) {
+            bench_result *r = new_result(s, prob->name, &A, spd, BENCH_CG, cg_precs[k]);
+            if (!r) break;
+            fprintf(stderr, "[%d/%d] %s: cg %s\n", i + 1, np, prob->name, mix_prec_name(cg_precs[k]));
+            if ((k > 0 && mixm_wtime() > budget_end + 3 * o->time_limit) || mixm_wtime() > o->t_end - 1) {
+                snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
+                         mixm_wtime() > o->t_end - 1 ? "--max-time" : "this matrix's");
+                continue;
+            }
+            run_isolated(&A, o, s, r);
+        }
+    } else if (square && A.nrows > o->dense_max) {
+        bench_result *r = &s->r[s->count - 1];
+        snprintf(r->note, sizeof r->note, "skipped: n = %d > --dense-max %d and not SPD (no CG)", A.nrows,
+                 o->dense_max);
+    }
+    mixm_csr_free(&A);
+}
+
+/* Speedups against the FP64 baseline of the same matrix and method. */
+static void set_speedups(bench_set *s)
+{
+    for (int i = 0; i < s->count; i++) {
+        bench_result *r = &s->r[i];
+        if (r->outcome != BENCH_OK && r->outcome != BENCH_FALLBACK) continue;
+        for (int j = 0; j < s->count; j++) {
+            bench_result *b = &s->r[j];
+            if (b->prec == MIX_FP64 && b->method == r->method && !strcmp(b->matrix, r->matrix) &&
+                b->outcome == BENCH_OK && b->time > 0 && r->time > 0)
+                r->speedup = b->time / r->time;
+            if (b->prec == MIX_FP64 && b->method == BENCH_LU && !strcmp(b->matrix, r->matrix))
+                r->kappa1 = b->kappa1;
+        }
+    }
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_opts o = {0, 1, MIX_BACKEND_AUTO, 4096, 60.0, 50000000LL, 0.2, 200, 0, 0};
+    child_blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1); /* see run_isolated */
+    const char *outdir = "bench-out";
+    problem *probs = NULL;
+    int np = 0, pcap = 0, explicit_inputs = 0;
+    int rc = bench_args(argc, argv, &o, &outdir, &probs, &np, &pcap, &explicit_inputs);
+    if (rc >= 0) return rc;
     if (!explicit_inputs) {
         const char *d = default_dir();
         if (!d) return cli_error(CLI_USAGE, "bench: no bundled matrices found (set MIX_MATRIX_DIR or give a DIR)");
         add_dir(d, &probs, &np, &pcap);
-        if (o.gen) {
-            add_problem(&probs, &np, &pcap, o.quick ? "gen_randsvd_500_1e6" : "gen_randsvd_1500_1e6", NULL, 1,
-                        o.quick ? 500 : 1500);
-            if (!o.quick) {
-                /* Where mixed precision pays on a CPU: dense n = 4096 (issue 10). */
-                add_problem(&probs, &np, &pcap, "gen_randsvd_4096_1e2", NULL, 1, 4096);
-                probs[np - 1].gen_kappa = 1e2;
-                add_problem(&probs, &np, &pcap, "gen_randsvd_4096_1e6", NULL, 1, 4096);
-                add_problem(&probs, &np, &pcap, "gen_random_4096", NULL, 5, 4096);
-            }
-            add_problem(&probs, &np, &pcap, o.quick ? "gen_poisson2d_128" : "gen_poisson2d_256", NULL, 2,
-                        o.quick ? 128 : 256);
-            add_problem(&probs, &np, &pcap, o.quick ? "gen_poisson3d_20" : "gen_poisson3d_32", NULL, 3,
-                        o.quick ? 20 : 32);
-            /* n = 10^6: a CG problem larger than the caches, where storage precision can pay. */
-            if (!o.quick) add_problem(&probs, &np, &pcap, "gen_poisson3d_100", NULL, 3, 100);
-            add_problem(&probs, &np, &pcap, o.quick ? "gen_aniso_64_1e-3" : "gen_aniso_128_1e-3", NULL, 4,
-                        o.quick ? 64 : 128);
-        }
+        if (o.gen) add_generated(&o, &probs, &np, &pcap);
     }
     if (!np) return cli_error(CLI_USAGE, "bench: no *.mtx or *.mtx.gz files in the given inputs");
     if (mkdir(outdir, 0777) && errno != EEXIST)
@@ -699,96 +822,12 @@ int cmd_bench(int argc, char **argv)
     }
     double t_start = mixm_wtime();
     o.t_end = o.max_time > 0 ? t_start + o.max_time : INFINITY;
-    for (int i = 0; i < np; i++) {
-        char err[512] = "";
-        mixm_csr A;
-        if (mixm_wtime() > o.t_end - 1) {
-            bench_result *r = new_result(&s, probs[i].name, NULL, 0, BENCH_LU, MIX_FP64);
-            if (r) snprintf(r->note, sizeof r->note, "skipped: --max-time budget spent");
-            fprintf(stderr, "[%d/%d] %s: skipped (--max-time spent)\n", i + 1, np, probs[i].name);
-            continue;
-        }
-        fprintf(stderr, "[%d/%d] %s: loading\n", i + 1, np, probs[i].name);
-        int st = load_problem(&probs[i], &o, &A, err, sizeof err);
-        if (st) {
-            bench_result *r = new_result(&s, probs[i].name, NULL, 0, BENCH_LU, MIX_FP64);
-            if (r) snprintf(r->note, sizeof r->note, "not loaded: %.100s", err[0] ? err : mix_strerror(st));
-            fprintf(stderr, "[%d/%d] %s: skipped: %s\n", i + 1, np, probs[i].name, err[0] ? err : mix_strerror(st));
-            continue;
-        }
-        int spd = cli_spd_candidate(&A);
-        int square = A.nrows == A.ncols;
-        double budget_end = mixm_wtime() + 3 * o.time_limit;
-        if (!square || A.nrows > o.dense_max) {
-            bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_LU, MIX_FP64);
-            if (r) {
-                if (!square) snprintf(r->note, sizeof r->note, "not square (%d x %d)", A.nrows, A.ncols);
-                else snprintf(r->note, sizeof r->note, "dense LU skipped: n = %d > --dense-max %d", A.nrows, o.dense_max);
-            }
-        } else {
-            for (int k = 0; k < (int)(sizeof lu_precs / sizeof lu_precs[0]); k++) {
-                bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_LU, lu_precs[k]);
-                if (!r) break;
-                fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, probs[i].name,
-                        k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dgesv)");
-                if ((k > 0 && mixm_wtime() > budget_end) || mixm_wtime() > o.t_end - 1) { /* baselines always run */
-                    snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
-                             mixm_wtime() > o.t_end - 1 ? "--max-time" : "this matrix's");
-                    continue;
-                }
-                run_isolated(&A, &o, &s, r);
-            }
-        }
-        if (spd && square && A.nrows <= o.dense_max) {
-            for (int k = 0; k < 5; k++) {
-                bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_CHOL, lu_precs[k]);
-                if (!r) break;
-                fprintf(stderr, "[%d/%d] %s: chol %s\n", i + 1, np, probs[i].name,
-                        k ? mix_prec_name(lu_precs[k]) : "fp64 (LAPACKE_dposv)");
-                if ((k > 0 && mixm_wtime() > budget_end + o.time_limit) || mixm_wtime() > o.t_end - 1) {
-                    snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
-                             mixm_wtime() > o.t_end - 1 ? "--max-time" : "this matrix's");
-                    continue;
-                }
-                run_isolated(&A, &o, &s, r);
-            }
-        }
-        if (spd) {
-            for (int k = 0; k < N_CG_PRECS; k++) {
-                bench_result *r = new_result(&s, probs[i].name, &A, spd, BENCH_CG, cg_precs[k]);
-                if (!r) break;
-                fprintf(stderr, "[%d/%d] %s: cg %s\n", i + 1, np, probs[i].name, mix_prec_name(cg_precs[k]));
-                if ((k > 0 && mixm_wtime() > budget_end + 3 * o.time_limit) || mixm_wtime() > o.t_end - 1) {
-                    snprintf(r->note, sizeof r->note, "skipped: %s time budget spent",
-                             mixm_wtime() > o.t_end - 1 ? "--max-time" : "this matrix's");
-                    continue;
-                }
-                run_isolated(&A, &o, &s, r);
-            }
-        } else if (square && A.nrows > o.dense_max) {
-            bench_result *r = &s.r[s.count - 1];
-            snprintf(r->note, sizeof r->note, "skipped: n = %d > --dense-max %d and not SPD (no CG)", A.nrows,
-                     o.dense_max);
-        }
-        mixm_csr_free(&A);
-    }
+    for (int i = 0; i < np; i++) bench_problem(i, np, &probs[i], &o, &s);
     s.wall = mixm_wtime() - t_start;
     for (int i = 0; i < np; i++) free(probs[i].path);
     free(probs);
-    /* Speedups against the baseline of the same matrix and method. */
-    for (int i = 0; i < s.count; i++) {
-        bench_result *r = &s.r[i];
-        if (r->outcome != BENCH_OK && r->outcome != BENCH_FALLBACK) continue;
-        for (int j = 0; j < s.count; j++) {
-            bench_result *b = &s.r[j];
-            if (b->prec == MIX_FP64 && b->method == r->method && !strcmp(b->matrix, r->matrix) &&
-                b->outcome == BENCH_OK && b->time > 0 && r->time > 0)
-                r->speedup = b->time / r->time;
-            if (b->prec == MIX_FP64 && b->method == BENCH_LU && !strcmp(b->matrix, r->matrix))
-                r->kappa1 = b->kappa1;
-        }
-    }
-    int rc = bench_report(&s, stdout);
+    set_speedups(&s);
+    rc = bench_report(&s, stdout);
     free(s.r);
     return rc ? CLI_USAGE : CLI_OK;
 }
