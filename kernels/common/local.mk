@@ -2,3 +2,4 @@
 noinst_HEADERS += kernels/common/mix_hd.h kernels/common/fpbits.h kernels/common/formats.h \
 	kernels/common/fp16.h kernels/common/bf16.h kernels/common/tf32.h kernels/common/fixed16.h
 noinst_HEADERS += kernels/common/spmv_row.h
+noinst_HEADERS += kernels/common/prec_traits.h

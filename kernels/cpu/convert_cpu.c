@@ -1,9 +1,14 @@
 /* convert_cpu.c: array conversions of the CPU backend: portable C over kernels/common, an AVX2+F16C body picked at run time, OpenMP above a size threshold. */
 #include <string.h>
-#include <immintrin.h>
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+/* The AVX2 + F16C bodies exist on x86 only; elsewhere (aarch64), or with -DMIX_NO_X86_SIMD (to
+ * check that build here), the portable ones stand in. */
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(MIX_NO_X86_SIMD)
+#define MIXI_CONV_X86 1
+#include <immintrin.h>
 #include "kernels/cpu/avx2_lanes.h"
+#endif
 #include "kernels/common/formats.h"
 
 /* Below this many elements one thread does it all (thread start-up costs more than the loop). */
@@ -69,6 +74,7 @@ static size_t copy_f32(size_t n, const void *x, void *y)
     return 0;
 }
 
+#ifdef MIXI_CONV_X86
 /* ---- AVX2 + F16C bodies ---------------------------------------------------------------------
  * Overflow is counted from the inputs: a finite |x| at or above the rounding threshold of the
  * format's largest value (half an ulp above it) becomes Inf.  The tails run the portable body. */
@@ -273,6 +279,20 @@ MIXI_AVX2 static size_t rnd_bf16_v(size_t n, const void *xv, void *yv)
     return ov + rnd_bf16_c(n - i, x + i, y + i);
 }
 
+#else
+#define f64_f32_v f64_f32_c
+#define f32_f64_v f32_f64_c
+#define f64_f16_v f64_f16_c
+#define f32_f16_v f32_f16_c
+#define f16_f32_v f16_f32_c
+#define f64_bf16_v f64_bf16_c
+#define f32_bf16_v f32_bf16_c
+#define bf16_f32_v bf16_f32_c
+#define rnd_tf32_v rnd_tf32_c
+#define rnd_f16_v rnd_f16_c
+#define rnd_bf16_v rnd_bf16_c
+#endif
+
 /* ---- the table and its one driver ------------------------------------------------------------ */
 
 enum {
@@ -387,6 +407,7 @@ static void fx_decode_c(size_t n, const int16_t *q, float step, float *x)
     for (size_t i = 0; i < n; i++) x[i] = mixk_fixed16_decode(q[i], step);
 }
 
+#ifdef MIXI_CONV_X86
 MIXI_AVX2 static float fx_scale_v(size_t n, const float *x)
 {
     const __m256 sgn = _mm256_set1_ps(-0.0f);
@@ -434,6 +455,11 @@ MIXI_AVX2 static void fx_decode_v(size_t n, const int16_t *q, float step, float 
     }
     fx_decode_c(n - i, q + i, step, x + i);
 }
+#else
+#define fx_scale_v fx_scale_c
+#define fx_encode_v fx_encode_c
+#define fx_decode_v fx_decode_c
+#endif
 
 void mixi_cpu_fixed16_encode(size_t n, size_t block, const float *x, int16_t *q, float *scales)
 {
