@@ -231,9 +231,9 @@ static const cpu_svec_kernels *kernels_for(mix_prec p)
 {
     if (!mixk_prec_storage(p)) return NULL;
 #ifdef MIX_SPARSE_AVX2
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = mixi_cpu_has_f16c();
-    if (avx2 && !force_portable) return avx2_kernels[p];
+    /* Asked each time (probed once per process under pthread_once): a lazily filled static
+     * here was a data race between threads solving at once (ThreadSanitizer, tests/threads). */
+    if (mixi_cpu_has_f16c() && !force_portable) return avx2_kernels[p];
 #endif
     return generic_kernels[p];
 }
