@@ -26,13 +26,15 @@ static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
  * (FP16 over BF16; TF32 over FP32). */
 static mix_prec auto_precision(mix_context *ctx, int n)
 {
-    mix_caps caps = {0};
-    if (ctx->ops->caps(&caps)) return MIX_FP32;
     static const mix_prec order[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32};
     const mix_dense_ops *d = ctx->ops->dense;
     double r32 = 0.0;
+    /* Below that size FP32 without measuring anything: a rate calibration pays oneDNN's one-time
+     * kernel generation, which only a factorization this large amortises. */
+    if (d->gemm_rate && n < AUTO_LOWPREC_MIN_N) return MIX_FP32;
+    mix_caps caps = {0};
+    if (ctx->ops->caps(&caps)) return MIX_FP32;
     if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP32, &r32) && r32 > 0.0) {
-        if (n < AUTO_LOWPREC_MIN_N) return MIX_FP32;
         for (size_t i = 0; i + 1 < sizeof order / sizeof order[0]; i++) {
             double r = 0.0;
             if (caps.gemm[order[i]] == MIX_PREC_NATIVE &&

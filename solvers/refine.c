@@ -129,7 +129,6 @@ static int too_slow(const mixi_refine_job *job, const columns *c, const double *
         if (need > rounds) rounds = need;
     }
     double rest = rounds * (now - c->t_round);
-    (void)job;
     return rest > c->budget && rest > c->min_rest;
 }
 
