@@ -20,22 +20,64 @@ int cli_error(int code, const char *fmt, ...)
     return code;
 }
 
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **val)
+void cli_args_init(cli_args *a, int argc, char **argv, const char *shortopts, const struct option *longopts)
 {
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, n)) return 0;
-    if (a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
+    memset(a, 0, sizeof *a);
+    a->argc = argc;
+    a->argv = argv;
+    a->shortopts = shortopts;
+    a->longopts = longopts;
+    optind = 0; /* glibc restarts: a process may parse more than once (tests/fuzz_solve.c) */
+    opterr = 0; /* the messages are ours: one line "mixsolve: ..." */
+}
+
+/* "--NAME" for a long option typed as given or abbreviated, else the short option as typed. */
+static const char *option_name(const cli_args *a, const char *typed, char *buf, size_t len)
+{
+    if (!strncmp(typed, "--", 2))
+        for (const struct option *o = a->longopts; o->name; o++)
+            if (o->val == optopt) {
+                snprintf(buf, len, "--%s", o->name);
+                return buf;
+            }
+    return typed;
+}
+
+int cli_next(cli_args *a, const char **val)
+{
+    int cur = optind ? optind : 1; /* the element getopt looks at next */
+    if (a->only_args || (a->numbers_are_args && cur < a->argc && a->argv[cur][0] == '-' &&
+                         a->argv[cur][1] >= '0' && a->argv[cur][1] <= '9')) {
+        if (cur >= a->argc) return CLI_ARGS_END;
+        optind = cur + 1;
+        *val = a->argv[cur];
+        return CLI_ARGS_POSITIONAL;
     }
-    if (a[n]) return 0;
-    if (*i + 1 >= argc) {
-        cli_error(CLI_USAGE, "option %s needs a value (see --help)", name);
-        return -1;
+    /* '-': arguments come back in order as option 1; ':': a missing value is ':', not '?'. */
+    char opts[64];
+    snprintf(opts, sizeof opts, "-:%s", a->shortopts);
+    const int c = getopt_long(a->argc, a->argv, opts, a->longopts, NULL);
+    switch (c) {
+    case -1: /* the end, or "--": what follows are arguments */
+        if (optind >= a->argc) return CLI_ARGS_END;
+        a->only_args = 1;
+        return cli_next(a, val);
+    case 1:
+        *val = optarg;
+        return CLI_ARGS_POSITIONAL;
+    case '?':
+        *val = a->argv[cur];
+        return CLI_ARGS_UNKNOWN;
+    case ':': {
+        char buf[128];
+        cli_error(CLI_USAGE, "option %s needs a value (see --help)",
+                  option_name(a, a->argv[optind - 1], buf, sizeof buf));
+        return CLI_ARGS_ERROR;
     }
-    *val = argv[++*i];
-    return 1;
+    default:
+        *val = optarg;
+        return c;
+    }
 }
 
 int cli_is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }

@@ -2,6 +2,7 @@
 #ifndef MIXSOLVE_CLI_H
 #define MIXSOLVE_CLI_H
 
+#include <getopt.h>
 #include "mixsolve.h"
 #include "matrices/mixmat.h"
 
@@ -10,10 +11,27 @@ enum { CLI_OK = 0, CLI_SOLVER_FAILED = 1, CLI_USAGE = 2 };
 
 /* Prints "mixsolve: MESSAGE" as one line on stderr and returns `code`. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Option matching "--name VALUE" or "--name=VALUE": 1 and *val set (i advanced), 0 if argv[*i] is
- * not this option, -1 (message printed) when the value is missing. */
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **val);
-int cli_is_help(const char *arg);
+/* The arguments of one subcommand (argv[0] is its name), read in order by getopt_long: options
+ * anywhere, "--" ends them.  Long options take "--name VALUE" or "--name=VALUE" (or an unambiguous
+ * prefix of the name); every subcommand has --help / -h. */
+typedef struct {
+    int argc;
+    char **argv;
+    const char *shortopts;         /* getopt's, e.g. "ho:" */
+    const struct option *longopts; /* terminated by a zero entry */
+    int numbers_are_args;          /* "-5" is an argument (a value gen refuses itself), not an option */
+    int only_args;                 /* set after "--" */
+} cli_args;
+/* What cli_next returns besides an option's `val` (or short option character). */
+enum {
+    CLI_ARGS_END = -1,     /* nothing left */
+    CLI_ARGS_POSITIONAL = -2, /* *val is an argument that is not an option */
+    CLI_ARGS_UNKNOWN = -3, /* *val is an unknown option, as given: the caller says so (one line) */
+    CLI_ARGS_ERROR = -4    /* a value is missing: the one stderr line is printed */
+};
+void cli_args_init(cli_args *a, int argc, char **argv, const char *shortopts, const struct option *longopts);
+int cli_next(cli_args *a, const char **val);
+int cli_is_help(const char *arg); /* "--help" or "-h" */
 int cli_parse_prec(const char *s, mix_prec *p);         /* fp64 .. fixed16, auto */
 int cli_parse_backend(const char *s, mix_backend *b);   /* cpu, cuda, auto */
 int cli_parse_long(const char *s, long lo, long hi, long *v);

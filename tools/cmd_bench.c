@@ -600,63 +600,88 @@ static const mix_prec lu_precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_
 static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define N_CG_PRECS ((int)(sizeof cg_precs / sizeof cg_precs[0]))
 
+/* A DIR (its *.mtx, *.mtx.gz) or a FILE given on the command line: 0, or the message printed. */
+static int add_input(const char *path, problem **probs, int *np, int *pcap)
+{
+    struct stat st;
+    if (stat(path, &st)) return cli_error(CLI_USAGE, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        if (add_dir(path, probs, np, pcap)) return cli_error(CLI_USAGE, "%s: cannot read the directory", path);
+        return 0;
+    }
+    char nm[64];
+    base_name(path, nm, sizeof nm);
+    add_problem(probs, np, pcap, nm, path, 0, 0);
+    return 0;
+}
+
+/* The options of `mixsolve bench` (getopt_long). */
+enum { OPT_QUICK = 256, OPT_NO_GEN, OPT_BACKEND, OPT_DENSE_MAX, OPT_TIME_LIMIT, OPT_MAX_TIME, OPT_MAX_NNZ };
+static const struct option bench_longopts[] = {{"help", no_argument, NULL, 'h'},
+                                               {"output", required_argument, NULL, 'o'},
+                                               {"quick", no_argument, NULL, OPT_QUICK},
+                                               {"no-gen", no_argument, NULL, OPT_NO_GEN},
+                                               {"backend", required_argument, NULL, OPT_BACKEND},
+                                               {"dense-max", required_argument, NULL, OPT_DENSE_MAX},
+                                               {"time-limit", required_argument, NULL, OPT_TIME_LIMIT},
+                                               {"max-time", required_argument, NULL, OPT_MAX_TIME},
+                                               {"max-nnz", required_argument, NULL, OPT_MAX_NNZ},
+                                               {NULL, 0, NULL, 0}};
+
 /* Options and inputs of `mixsolve bench`: -1 to go on, else the exit status (--help, an error). */
 static int bench_args(int argc, char **argv, bench_opts *opts, const char **outdir, problem **probs,
                       int *np, int *pcap, int *explicit_inputs)
 {
     bench_opts o = *opts;
     int dense_set = 0, limit_set = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int r;
+    cli_args args;
+    cli_args_init(&args, argc, argv, "ho:", bench_longopts);
+    const char *v;
+    for (int c; (c = cli_next(&args, &v)) != CLI_ARGS_END;) {
         long lv;
         double dv;
-        if (cli_is_help(argv[i])) {
+        switch (c) {
+        case 'h':
             bench_usage(stdout);
             return CLI_OK;
-        }
-        if ((r = cli_opt(argc, argv, &i, "-o", &v)) || (r = cli_opt(argc, argv, &i, "--output", &v))) {
-            if (r < 0) return CLI_USAGE;
+        case 'o':
             *outdir = v;
-        } else if (!strcmp(argv[i], "--quick")) {
+            break;
+        case OPT_QUICK:
             o.quick = 1;
-        } else if (!strcmp(argv[i], "--no-gen")) {
+            break;
+        case OPT_NO_GEN:
             o.gen = 0;
-        } else if ((r = cli_opt(argc, argv, &i, "--backend", &v))) {
-            if (r < 0) return CLI_USAGE;
+            break;
+        case OPT_BACKEND:
             if (!cli_parse_backend(v, &o.backend)) return cli_error(CLI_USAGE, "bad --backend '%s' (cpu, cuda or auto)", v);
-        } else if ((r = cli_opt(argc, argv, &i, "--dense-max", &v))) {
-            if (r < 0) return CLI_USAGE;
+            break;
+        case OPT_DENSE_MAX:
             if (!cli_parse_long(v, 0, 32768, &lv)) return cli_error(CLI_USAGE, "bad --dense-max '%s' (0..32768)", v);
             o.dense_max = (int)lv;
             dense_set = 1;
-        } else if ((r = cli_opt(argc, argv, &i, "--time-limit", &v))) {
-            if (r < 0) return CLI_USAGE;
+            break;
+        case OPT_TIME_LIMIT:
             if (!cli_parse_double(v, &dv) || dv <= 0) return cli_error(CLI_USAGE, "bad --time-limit '%s'", v);
             o.time_limit = dv;
             limit_set = 1;
-        } else if ((r = cli_opt(argc, argv, &i, "--max-time", &v))) {
-            if (r < 0) return CLI_USAGE;
+            break;
+        case OPT_MAX_TIME:
             if (!cli_parse_double(v, &dv) || dv <= 0) return cli_error(CLI_USAGE, "bad --max-time '%s'", v);
             o.max_time = dv;
-        } else if ((r = cli_opt(argc, argv, &i, "--max-nnz", &v))) {
-            if (r < 0) return CLI_USAGE;
+            break;
+        case OPT_MAX_NNZ:
             if (!cli_parse_long(v, 1, 2147483647L, &lv)) return cli_error(CLI_USAGE, "bad --max-nnz '%s'", v);
             o.max_nnz = lv;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_error(CLI_USAGE, "bench: unknown option '%s' (see mixsolve bench --help)", argv[i]);
-        } else {
-            struct stat st;
+            break;
+        case CLI_ARGS_POSITIONAL:
             *explicit_inputs = 1;
-            if (stat(argv[i], &st)) return cli_error(CLI_USAGE, "%s: %s", argv[i], strerror(errno));
-            if (S_ISDIR(st.st_mode)) {
-                if (add_dir(argv[i], probs, np, pcap))
-                    return cli_error(CLI_USAGE, "%s: cannot read the directory", argv[i]);
-            } else {
-                char nm[64];
-                base_name(argv[i], nm, sizeof nm);
-                add_problem(probs, np, pcap, nm, argv[i], 0, 0);
-            }
+            if (add_input(v, probs, np, pcap)) return CLI_USAGE;
+            break;
+        case CLI_ARGS_UNKNOWN:
+            return cli_error(CLI_USAGE, "bench: unknown option '%s' (see mixsolve bench --help)", v);
+        default: /* CLI_ARGS_ERROR: said */
+            return CLI_USAGE;
         }
     }
     if (o.quick) {

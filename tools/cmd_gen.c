@@ -23,88 +23,112 @@ static void gen_usage(FILE *f)
                "A FILE ending in .gz is gzip-compressed.  --seed (default 1) for randsvd and random.\n");
 }
 
-int cmd_gen(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct {
+    const char *out, *pos[4]; /* pos: KIND and its arguments */
+    int npos;
+    long seed;
+} gen_opts;
+
+/* The kinds, in the order gen_write's choices below rely on. */
+enum { GEN_RANDSVD, GEN_HILBERT, GEN_RANDOM, GEN_POISSON2D, GEN_POISSON3D, GEN_ANISOTROPIC, GEN_TREFETHEN, GEN_KINDS };
+static const struct { const char *name; int nargs, dense; long n_max; } kinds[GEN_KINDS] = {
+    {"randsvd", 3, 1, DENSE_MAX}, {"hilbert", 1, 1, DENSE_MAX}, {"random", 1, 1, DENSE_MAX},
+    {"poisson2d", 1, 0, 46340},   {"poisson3d", 1, 0, 1290},    {"anisotropic", 2, 0, 46340},
+    {"trefethen", 1, 0, 1L << 26},
+};
+
+/* -1 to go on, else the exit status (--help, an error). */
+static int gen_args(int argc, char **argv, gen_opts *g)
 {
-    const char *out = NULL, *pos[4];
-    int npos = 0;
-    long seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int r;
-        if (cli_is_help(argv[i])) {
+    enum { OPT_SEED = 256 };
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'},
+                                             {"output", required_argument, NULL, 'o'},
+                                             {"seed", required_argument, NULL, OPT_SEED},
+                                             {NULL, 0, NULL, 0}};
+    cli_args args;
+    cli_args_init(&args, argc, argv, "ho:", longopts);
+    args.numbers_are_args = 1; /* "gen poisson2d -3": a bad size, said as such */
+    const char *v;
+    for (int c; (c = cli_next(&args, &v)) != CLI_ARGS_END;) {
+        switch (c) {
+        case 'h':
             gen_usage(stdout);
             return CLI_OK;
-        }
-        if ((r = cli_opt(argc, argv, &i, "-o", &v)) || (r = cli_opt(argc, argv, &i, "--output", &v))) {
-            if (r < 0) return CLI_USAGE;
-            out = v;
-        } else if ((r = cli_opt(argc, argv, &i, "--seed", &v))) {
-            if (r < 0) return CLI_USAGE;
-            if (!cli_parse_long(v, 0, 0x7fffffffL, &seed)) return cli_error(CLI_USAGE, "bad --seed '%s'", v);
-        } else if (argv[i][0] == '-' && argv[i][1] && !(argv[i][1] >= '0' && argv[i][1] <= '9')) {
-            return cli_error(CLI_USAGE, "gen: unknown option '%s' (see mixsolve gen --help)", argv[i]);
-        } else if (npos < 4) {
-            pos[npos++] = argv[i];
-        } else {
-            return cli_error(CLI_USAGE, "gen: too many arguments (see mixsolve gen --help)");
+        case 'o':
+            g->out = v;
+            break;
+        case OPT_SEED:
+            if (!cli_parse_long(v, 0, 0x7fffffffL, &g->seed)) return cli_error(CLI_USAGE, "bad --seed '%s'", v);
+            break;
+        case CLI_ARGS_POSITIONAL:
+            if (g->npos == 4) return cli_error(CLI_USAGE, "gen: too many arguments (see mixsolve gen --help)");
+            g->pos[g->npos++] = v;
+            break;
+        case CLI_ARGS_UNKNOWN:
+            return cli_error(CLI_USAGE, "gen: unknown option '%s' (see mixsolve gen --help)", v);
+        default: /* CLI_ARGS_ERROR: said */
+            return CLI_USAGE;
         }
     }
-    if (!npos) return cli_error(CLI_USAGE, "gen: no KIND given (see mixsolve gen --help)");
-    if (!out) return cli_error(CLI_USAGE, "gen: no output file given (-o FILE)");
-    const char *kind = pos[0];
-    static const struct { const char *name; int nargs, dense; } kinds[] = {
-        {"randsvd", 3, 1}, {"hilbert", 1, 1}, {"random", 1, 1}, {"poisson2d", 1, 0},
-        {"poisson3d", 1, 0}, {"anisotropic", 2, 0}, {"trefethen", 1, 0},
-    };
-    int k = 0;
-    while (k < 7 && strcmp(kinds[k].name, kind)) k++;
-    if (k == 7) return cli_error(CLI_USAGE, "gen: unknown kind '%s' (see mixsolve gen --help)", kind);
-    if (npos - 1 != kinds[k].nargs)
-        return cli_error(CLI_USAGE, "gen %s takes %d argument%s, got %d", kind, kinds[k].nargs,
-                         kinds[k].nargs > 1 ? "s" : "", npos - 1);
-    long n;
-    long hi = kinds[k].dense ? DENSE_MAX : (k == 4 ? 1290 : k == 6 ? (1L << 26) : 46340);
-    if (!cli_parse_long(pos[1], 1, hi, &n))
-        return cli_error(CLI_USAGE, "gen %s: size '%s' must be an integer in 1..%ld", kind, pos[1], hi);
-    double kappa = 0, eps = 0;
-    long mode = 0;
-    if (k == 0) {
-        if (!cli_parse_double(pos[2], &kappa) || kappa < 1.0)
-            return cli_error(CLI_USAGE, "gen randsvd: KAPPA '%s' must be a number >= 1", pos[2]);
-        if (!cli_parse_long(pos[3], 1, 5, &mode))
-            return cli_error(CLI_USAGE, "gen randsvd: MODE '%s' must be 1..5", pos[3]);
-    }
-    if (k == 5 && (!cli_parse_double(pos[2], &eps) || eps <= 0))
-        return cli_error(CLI_USAGE, "gen anisotropic: EPS '%s' must be a positive number", pos[2]);
+    if (!g->npos) return cli_error(CLI_USAGE, "gen: no KIND given (see mixsolve gen --help)");
+    if (!g->out) return cli_error(CLI_USAGE, "gen: no output file given (-o FILE)");
+    return -1;
+}
 
-    char err[512];
-    int st;
+/* Generates kind k (arguments checked) and writes it: the exit status. */
+static int gen_write(const gen_opts *g, int k, long n, double kappa, long mode, double eps)
+{
+    const char *kind = kinds[k].name;
+    char err[512] = "";
+    int st, wst = 0; /* the generator's status, the writer's */
     if (kinds[k].dense) {
         mixm_dense D = {(int)n, (int)n, malloc((size_t)n * (size_t)n * sizeof(double))};
         if (!D.a) return cli_error(CLI_SOLVER_FAILED, "gen %s: out of memory for n = %ld", kind, n);
-        st = k == 0 ? mixm_gen_randsvd((int)n, kappa, (int)mode, (uint64_t)seed, D.a)
-           : k == 1 ? mixm_gen_hilbert((int)n, D.a)
-                    : mixm_gen_random_dense((int)n, (uint64_t)seed, D.a);
-        if (st) {
-            mixm_dense_free(&D);
-            return cli_error(st == MIX_ERR_INVALID_ARG ? CLI_USAGE : CLI_SOLVER_FAILED, "gen %s: %s", kind,
-                             mix_strerror(st));
-        }
-        st = mixm_mtx_write_dense(out, &D, err, sizeof err);
+        st = k == GEN_RANDSVD ? mixm_gen_randsvd((int)n, kappa, (int)mode, (uint64_t)g->seed, D.a)
+           : k == GEN_HILBERT ? mixm_gen_hilbert((int)n, D.a)
+                              : mixm_gen_random_dense((int)n, (uint64_t)g->seed, D.a);
+        if (!st) wst = mixm_mtx_write_dense(g->out, &D, err, sizeof err);
         mixm_dense_free(&D);
     } else {
         mixm_csr A;
         memset(&A, 0, sizeof A);
-        st = k == 3 ? mixm_gen_poisson2d((int)n, &A)
-           : k == 4 ? mixm_gen_poisson3d((int)n, &A)
-           : k == 5 ? mixm_gen_anisotropic2d((int)n, eps, &A)
-                    : mixm_gen_trefethen((int)n, &A);
-        if (st)
-            return cli_error(st == MIX_ERR_INVALID_ARG ? CLI_USAGE : CLI_SOLVER_FAILED, "gen %s: %s", kind,
-                             mix_strerror(st));
-        st = mixm_mtx_write_csr(out, &A, 1, err, sizeof err);
+        st = k == GEN_POISSON2D   ? mixm_gen_poisson2d((int)n, &A)
+           : k == GEN_POISSON3D   ? mixm_gen_poisson3d((int)n, &A)
+           : k == GEN_ANISOTROPIC ? mixm_gen_anisotropic2d((int)n, eps, &A)
+                                  : mixm_gen_trefethen((int)n, &A);
+        if (!st) wst = mixm_mtx_write_csr(g->out, &A, 1, err, sizeof err);
         mixm_csr_free(&A);
     }
-    if (st) return cli_error(CLI_USAGE, "%s", err[0] ? err : mix_strerror(st));
+    if (st)
+        return cli_error(st == MIX_ERR_INVALID_ARG ? CLI_USAGE : CLI_SOLVER_FAILED, "gen %s: %s", kind, mix_strerror(st));
+    if (wst) return cli_error(CLI_USAGE, "%s", err[0] ? err : mix_strerror(wst));
     return CLI_OK;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    gen_opts g = {NULL, {NULL}, 0, 1};
+    int rc = gen_args(argc, argv, &g);
+    if (rc >= 0) return rc;
+    const char *kind = g.pos[0];
+    int k = 0;
+    while (k < GEN_KINDS && strcmp(kinds[k].name, kind)) k++;
+    if (k == GEN_KINDS) return cli_error(CLI_USAGE, "gen: unknown kind '%s' (see mixsolve gen --help)", kind);
+    if (g.npos - 1 != kinds[k].nargs)
+        return cli_error(CLI_USAGE, "gen %s takes %d argument%s, got %d", kind, kinds[k].nargs,
+                         kinds[k].nargs > 1 ? "s" : "", g.npos - 1);
+    long n, mode = 0;
+    if (!cli_parse_long(g.pos[1], 1, kinds[k].n_max, &n))
+        return cli_error(CLI_USAGE, "gen %s: size '%s' must be an integer in 1..%ld", kind, g.pos[1], kinds[k].n_max);
+    double kappa = 0, eps = 0;
+    if (k == GEN_RANDSVD) {
+        if (!cli_parse_double(g.pos[2], &kappa) || kappa < 1.0)
+            return cli_error(CLI_USAGE, "gen randsvd: KAPPA '%s' must be a number >= 1", g.pos[2]);
+        if (!cli_parse_long(g.pos[3], 1, 5, &mode))
+            return cli_error(CLI_USAGE, "gen randsvd: MODE '%s' must be 1..5", g.pos[3]);
+    }
+    if (k == GEN_ANISOTROPIC && (!cli_parse_double(g.pos[2], &eps) || eps <= 0))
+        return cli_error(CLI_USAGE, "gen anisotropic: EPS '%s' must be a positive number", g.pos[2]);
+    return gen_write(&g, k, n, kappa, mode, eps);
 }

@@ -17,16 +17,19 @@ static void print_precs(const char *what, const mix_prec_support *s)
 
 int cmd_info(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            printf("Usage: mixsolve info\n"
-                   "Prints the library version, which backends are compiled in and answer on this\n"
-                   "machine, the device, the BLAS/oneDNN/CUDA libraries in use and, per precision,\n"
-                   "whether the dense update (gemm) and the CG storage run natively or emulated.\n");
-            return CLI_OK;
-        }
-        return cli_error(CLI_USAGE, "info takes no arguments, got '%s'", argv[i]);
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    cli_args args;
+    cli_args_init(&args, argc, argv, "h", longopts);
+    const char *v = "";
+    const int c = cli_next(&args, &v);
+    if (c == 'h') {
+        printf("Usage: mixsolve info\n"
+               "Prints the library version, which backends are compiled in and answer on this\n"
+               "machine, the device, the BLAS/oneDNN/CUDA libraries in use and, per precision,\n"
+               "whether the dense update (gemm) and the CG storage run natively or emulated.\n");
+        return CLI_OK;
     }
+    if (c != CLI_ARGS_END) return cli_error(CLI_USAGE, "info takes no arguments, got '%s'", v);
     printf("mixsolve %s\n", mix_version());
     mix_backend all[16];
     const int nb = mix_backend_list(all, 16);
