@@ -1,5 +1,6 @@
 # lib/local.mk: the public API layer and the installed library.
-libmixsolve_core_la_SOURCES += lib/status.c lib/alloc.c lib/context.c lib/registry.c lib/util.c
+libmixsolve_core_la_SOURCES += lib/status.c lib/context.c lib/registry.c
+include lib/core/local.mk
 noinst_HEADERS += lib/mix_internal.h
 lib_libmixsolve_la_SOURCES =
 lib_libmixsolve_la_LIBADD = libmixsolve_core.la $(MIX_DEP_LIBS) $(OPENMP_CFLAGS)

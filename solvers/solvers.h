@@ -2,7 +2,7 @@
 #ifndef MIX_SOLVERS_H
 #define MIX_SOLVERS_H
 
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/backend_dense.h"
 
 /* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */

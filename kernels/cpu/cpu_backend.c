@@ -1,7 +1,7 @@
 /* cpu_backend.c: the CPU backend's table: host memory, capabilities, and its dense/sparse families. */
 #include <stdio.h>
 #include <string.h>
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/onednn_gemm.h"
 #include "kernels/backend_dense.h"

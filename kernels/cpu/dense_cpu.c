@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cblas.h>
 #include <lapacke.h>
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/backend_dense.h"
 #include "kernels/common/prec_traits.h"
 #include "kernels/cpu/chol_cpu.h"

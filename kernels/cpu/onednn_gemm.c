@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dnnl.h>
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/onednn_gemm.h"
 

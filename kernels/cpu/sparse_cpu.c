@@ -1,7 +1,7 @@
 /* sparse_cpu.c: the CPU backend's sparse operations: CSR copies and conversion, SpMV, fused CG vector kernels. */
 #include <math.h>
 #include <string.h>
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
 #include "kernels/cpu/cpu_features.h"

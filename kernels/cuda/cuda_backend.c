@@ -1,7 +1,7 @@
 /* cuda_backend.c: the CUDA backend's table: device detection, handles on one stream, memory, caps. */
 #include <stdio.h>
 #include <string.h>
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"

@@ -1,7 +1,7 @@
 /* dense_cuda.c: the CUDA backend's dense operations (cuBLAS/cuSOLVER calls, our kernels for the rest). */
 #include <stdint.h>
 #include <string.h>
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/backend_dense.h"
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_dense.h"

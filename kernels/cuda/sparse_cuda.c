@@ -1,6 +1,6 @@
 /* sparse_cuda.c: the CUDA backend's sparse operations (CSR matrices on the device, sloppy-vector kernels, FP64 reductions). */
 #include <string.h>
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_sparse.h"

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <stdatomic.h>
-#include "mix_internal.h"
+#include "lib/core/core.h"
 
 /* Atomic: every thread allocates through here (the simple drivers may run concurrently, and so
  * may solves on different contexts).  The countdown is a test hook; with several threads the

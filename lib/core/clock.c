@@ -1,6 +1,6 @@
-/* util.c: small helpers shared by the library layers (clock). */
+/* clock.c: the library's one wall clock (monotonic seconds). */
 #include <time.h>
-#include "mix_internal.h"
+#include "lib/core/core.h"
 
 double mixi_wtime(void)
 {

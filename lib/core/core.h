@@ -1,0 +1,37 @@
+/* core.h: what every layer of the library needs and nothing above it provides: the build's
+ * configuration, the context, the one host allocator, size arithmetic, the clock (never installed).
+ * The bottom layer: it includes only config.h and the public types; kernels/, solvers/ and lib/
+ * include it, it includes none of them. */
+#ifndef MIX_CORE_H
+#define MIX_CORE_H
+
+#include "config.h"
+#include <stddef.h>
+#include "mixsolve.h"
+
+/* A context: one backend's operations table plus that backend's private state.  The table's
+ * type is the kernels' (kernels/backend.h); whoever calls through ops includes that header. */
+struct mix_backend_ops;
+struct mix_context {
+    const struct mix_backend_ops *ops;
+    void *state;          /* owned by the backend (device handles and stream, say) */
+    mix_backend backend;  /* never MIX_BACKEND_AUTO */
+};
+
+/* All host allocation of the library goes through these, so tests can make the Nth one fail. */
+void *mixi_malloc(size_t bytes);
+void *mixi_calloc(size_t count, size_t size);
+void mixi_free(void *p);
+/* Test hook: the allocation after `n` more successful ones fails (n < 0: never fail).
+ * Also consulted by the backends' device allocators through mixi_alloc_should_fail(). */
+void mixi_alloc_fail_after(long n);
+int mixi_alloc_should_fail(void);
+long mixi_alloc_live(void); /* outstanding host allocations, for leak tests */
+
+/* Overflow-checked size arithmetic: 0 on success, MIX_ERR_ALLOC when a*b does not fit. */
+int mixi_mul_size(size_t a, size_t b, size_t *out);
+
+/* Wall clock in seconds (monotonic). */
+double mixi_wtime(void);
+
+#endif
