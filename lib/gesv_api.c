@@ -104,6 +104,11 @@ static int dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int 
 {
     mix_gesv_info local;
     if (!info) info = &local;
+    mix_gesv_params defaults; /* the solvers take parameters as given */
+    if (!p) {
+        mix_gesv_params_init(&defaults);
+        p = &defaults;
+    }
     /* Backend memory that is host memory needs no staging. */
     if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY)
         return mixi_gesv_run_lu(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing,
@@ -151,6 +156,11 @@ int mix_dgesv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, int
     if (st) return st;
     mix_gesv_info local;
     int sing;
+    mix_gesv_params defaults;
+    if (!p) {
+        mix_gesv_params_init(&defaults);
+        p = &defaults;
+    }
     return mixi_gesv_run(ctx, p, layout, n, nrhs, d_a, lda, ipiv, d_b, ldb, d_x, ldx,
                          info ? info : &local, &sing);
 }

@@ -91,6 +91,11 @@ static int dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char
 {
     mix_gesv_info local;
     if (!info) info = &local;
+    mix_gesv_params defaults; /* the solvers take parameters as given */
+    if (!p) {
+        mix_gesv_params_init(&defaults);
+        p = &defaults;
+    }
     if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) /* backend memory is host memory: no staging */
         return mixi_posv_run(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
     return run_staged(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
@@ -125,6 +130,11 @@ int mix_dposv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, cha
     if (st) return st;
     mix_gesv_info local;
     int not_pd;
+    mix_gesv_params defaults;
+    if (!p) {
+        mix_gesv_params_init(&defaults);
+        p = &defaults;
+    }
     return mixi_posv_run(ctx, p, layout, uplo, n, nrhs, d_a, lda, d_b, ldb, d_x, ldx,
                          info ? info : &local, &not_pd);
 }

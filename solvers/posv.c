@@ -338,9 +338,7 @@ int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, cha
 {
     const mix_backend_ops *o = ctx->ops;
     const mix_dense_ops *d = o->dense;
-    mix_gesv_params p;
-    if (p_in) p = *p_in;
-    else mix_gesv_params_init(&p);
+    mix_gesv_params p = *p_in;
     const mix_gesv_info zero = {0};
     *info = zero;
     *not_pd_index = 0;

@@ -190,8 +190,9 @@ double mixi_fp64_seconds(mix_context *ctx, double flops, double floor);
 void mixi_set_fp64_seconds(double seconds);
 int mixi_fp64_seconds_forced(void);
 /* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
- * already checked by lib/gesv_api.c.  Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64
- * factors are in a), MIX_ERR_NAN (nothing written) or another MIX_ERR_*.  info is filled. */
+ * already checked by lib/gesv_api.c, p never NULL (lib/ passes mix_gesv_params_init's defaults).
+ * Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64 factors are in a), MIX_ERR_NAN
+ * (nothing written) or another MIX_ERR_*.  info is filled. */
 int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                   double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                   mix_gesv_info *info, int *singular_index);
@@ -233,7 +234,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
  * rates; both factorisations are GEMM-bound). */
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 /* The whole SPD solve with a, b, x in backend memory (layout as given), A read from its uplo
- * ('L'/'U') triangle only; arguments already checked by lib/posv_api.c.  Returns 0,
+ * ('L'/'U') triangle only; arguments already checked by lib/posv_api.c, p never NULL.  Returns 0,
  * MIX_ERR_NOT_SPD (*not_pd_index = k: the leading minor of order k is not positive definite in
  * FP64; the partial FP64 factor is in a's triangle, as dpotrf leaves it), MIX_ERR_NAN (nothing
  * written) or another MIX_ERR_*.  info is filled.  With iter < 0 a's uplo triangle holds the
