@@ -24,10 +24,14 @@ int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrh
                       mix_gesv_info *info, int *sing, int widen);
 
 /* mix_dposv_ir for column-major host a, b, x (arguments already checked) with the order of the
- * first non-positive-definite leading minor in *not_pd (LAPACK dsposv's INFO); for the drop-in. */
+ * first non-positive-definite leading minor in *not_pd (LAPACK dsposv's INFO); for the drop-in.
+ * widen != 0: when the low-precision path succeeds, a's uplo triangle receives its Cholesky
+ * factor widened to FP64 (dpotrf's output for a nearby matrix: mixi_posv_run_factor), so dposv_
+ * leaves a valid factor; a system needing range scaling then gives MIX_ERR_UNSUPPORTED, nothing
+ * written.  widen = 0: a unchanged on success, as dsposv must. */
 int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
                       double *a, int lda, const double *b, int ldb, double *x, int ldx,
-                      mix_gesv_info *info, int *not_pd);
+                      mix_gesv_info *info, int *not_pd, int widen);
 
 /* Backend registry (lib/registry.c over kernels/registry.c): the table of a compiled backend
  * whose required operations are all there, or NULL; a backend's id from its name (or "auto"),

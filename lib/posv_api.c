@@ -54,7 +54,7 @@ static size_t span(int rows, int cols, int ld)
  * span is uploaded first so that its padding rows survive the download). */
 static int run_staged(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
                       int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
-                      mix_gesv_info *info, int *not_pd)
+                      mix_gesv_info *info, int *not_pd, double *l_out)
 {
     const mix_backend_ops *o = ctx->ops;
     int rm = layout == MIX_ROW_MAJOR;
@@ -69,7 +69,8 @@ static int run_staged(mix_context *ctx, const mix_gesv_params *p, int layout, ch
         (rc = o->upload(ctx->state, db, b, sb * sizeof(double))) ||
         (rc = o->upload(ctx->state, dx, x, sx * sizeof(double))))
         goto out;
-    rc = mixi_posv_run(ctx, p, layout, uplo, n, nrhs, da, lda, db, ldb, dx, ldx, info, not_pd);
+    rc = mixi_posv_run_factor(ctx, p, layout, uplo, n, nrhs, da, lda, db, ldb, dx, ldx, info,
+                              not_pd, l_out, lda);
     if (rc == MIX_SUCCESS && (rc = o->download(ctx->state, x, dx, sx * sizeof(double)))) goto out;
     /* iter < 0: the FP64 factor was written into the backend copy of a's triangle; the whole
      * span goes back, the other triangle with the bits it came with. */
@@ -87,7 +88,7 @@ out:
 
 static int dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
                     int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
-                    mix_gesv_info *info, int *not_pd)
+                    mix_gesv_info *info, int *not_pd, double *l_out)
 {
     mix_gesv_info local;
     if (!info) info = &local;
@@ -97,15 +98,17 @@ static int dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char
         p = &defaults;
     }
     if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) /* backend memory is host memory: no staging */
-        return mixi_posv_run(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
-    return run_staged(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
+        return mixi_posv_run_factor(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info,
+                                    not_pd, l_out, lda);
+    return run_staged(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd, l_out);
 }
 
 int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
                       double *a, int lda, const double *b, int ldb, double *x, int ldx,
-                      mix_gesv_info *info, int *not_pd)
+                      mix_gesv_info *info, int *not_pd, int widen)
 {
-    return dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd);
+    return dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd,
+                    widen ? a : NULL);
 }
 
 int mix_dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
@@ -117,7 +120,7 @@ int mix_dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char up
     int st = check_args(3, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx);
     if (st) return st;
     int not_pd;
-    return dposv_ir(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, &not_pd);
+    return dposv_ir(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, &not_pd, NULL);
 }
 
 int mix_dposv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
@@ -155,7 +158,7 @@ static int simple_posv(mix_prec prec, int layout, char uplo, int n, int nrhs, do
     mix_gesv_info info;
     int not_pd = 0;
     mixi_default_enter(ctx);
-    st = dposv_ir(ctx, &p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, &info, &not_pd);
+    st = dposv_ir(ctx, &p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, &info, &not_pd, NULL);
     mixi_default_leave(ctx);
     switch (st) {
     case MIX_SUCCESS:

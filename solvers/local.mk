@@ -4,5 +4,5 @@ noinst_HEADERS += solvers/solvers.h
 libmixsolve_core_la_SOURCES += solvers/lu_lowprec.c solvers/scaling.c solvers/gmres.c solvers/refine.c solvers/gesv.c
 libmixsolve_core_la_SOURCES += solvers/range.c
 libmixsolve_core_la_SOURCES += solvers/precond_lu.c
-libmixsolve_core_la_SOURCES += solvers/lu_widen.c
+libmixsolve_core_la_SOURCES += solvers/widen.c
 libmixsolve_core_la_SOURCES += solvers/precond_chol.c solvers/chol_lowprec.c solvers/pcg.c solvers/posv.c

@@ -30,6 +30,8 @@ typedef struct {
     double *x;       /* column-major X, ld ldx */
     int ldx;
     double anrm;
+    double *l_out;   /* host, column-major, ld ld_l_out: the widened factor on success (or NULL) */
+    int ld_l_out;
 } problem;
 
 static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
@@ -206,6 +208,9 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     if (rr.nan) *reason = MIX_REASON_NAN_IN_REFINEMENT;
     else if (rr.too_slow) *reason = MIX_REASON_TOO_SLOW;
     else if (!rr.converged) *reason = MIX_REASON_NOT_CONVERGED;
+    else if (P->l_out)
+        rc = mixi_chol_widen(ctx, n, l, n, scaled ? dsc : NULL, s, P->A.uplo, P->l_out,
+                             P->ld_l_out);
 out:
     o->free(ctx->state, l);
     o->free(ctx->state, gwork);
@@ -332,9 +337,18 @@ static int check_input(problem *P, int *bad)
     return MIX_SUCCESS;
 }
 
-int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, char uplo, int n,
+int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
                   int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
                   mix_gesv_info *info, int *not_pd_index)
+{
+    return mixi_posv_run_factor(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info,
+                                not_pd_index, NULL, 0);
+}
+
+int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layout, char uplo,
+                         int n, int nrhs, double *a, int lda, const double *b, int ldb, double *x,
+                         int ldx, mix_gesv_info *info, int *not_pd_index, double *l_out,
+                         int ld_l_out)
 {
     const mix_backend_ops *o = ctx->ops;
     const mix_dense_ops *d = o->dense;
@@ -352,7 +366,8 @@ int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, cha
     const int lower = (uplo == 'L' || uplo == 'l') != rowmajor;
     double *b64 = NULL, *x64 = NULL, *a_s = NULL, *a_f = NULL, *b_s = NULL;
     int rc, not_pd = 0, bad = 0;
-    problem P = {ctx, n, nrhs, {a, lda, 1, lower ? MIXK_LOWER : MIXK_UPPER}, b, ldb, x, ldx, 0.0};
+    problem P = {ctx, n, nrhs, {a, lda, 1, lower ? MIXK_LOWER : MIXK_UPPER}, b, ldb, x, ldx, 0.0,
+                 rowmajor ? NULL : l_out, ld_l_out};
     if (rowmajor) { /* column-major copies of B and X; X is transposed back */
         if ((rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
             (rc = balloc(ctx, (void **)&x64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
@@ -372,6 +387,12 @@ int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p_in, int layout, cha
     double *const a_user = a;
     const int lda_user = lda;
     if ((rc = mixi_range_exponents(ctx, n, nrhs, &P.A, P.anrm, P.b, P.ldb, &ka, &kb))) goto out;
+    if ((ka || kb) && P.l_out) {
+        /* The factor would be written before the x of the scaled system is re-checked, which may
+         * still fail: the caller (the drop-in) hands such a system to LAPACK instead. */
+        rc = MIX_ERR_UNSUPPORTED;
+        goto out;
+    }
     if (ka || kb) {
         if ((rc = balloc(ctx, (void **)&a_s, (size_t)n * (size_t)n, sizeof(double))) ||
             (rc = balloc(ctx, (void **)&b_s, (size_t)n * (size_t)nrhs, sizeof(double))) ||

@@ -203,11 +203,18 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p, int layout, int
                      double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                      mix_gesv_info *info, int *singular_index, double *lu_out, int ld_lu_out);
 
-/* ---- Widened factors (lu_widen.c) ----------------------------------------------------------- */
+/* ---- Widened factors (widen.c) -------------------------------------------------------------- */
+/* Both download everything before writing to out, so a failure leaves out untouched. */
 /* out (host, n x n, ld ldout) := the factors lu (backend FP32, ipiv host 1-based) of s R A C
  * rewritten as P L U of A itself (r, c backend or NULL for no scaling). */
 int mixi_lu_widen(mix_context *ctx, int n, const float *lu, int ldlu, const int *ipiv,
                   const double *r, const double *c, double s, double *out, int ldout);
+/* The uplo triangle (MIXK_LOWER | MIXK_UPPER, diagonal included) of out (host, ld ldout) := the
+ * lower Cholesky factor l (backend FP32) of s D A D rewritten as dpotrf's factor of A itself
+ * (L, or U = L^T; d backend or NULL for no scaling, s an even power of two).  The other
+ * triangle is not written. */
+int mixi_chol_widen(mix_context *ctx, int n, const float *l, int ldl, const double *d, double s,
+                    int uplo, double *out, int ldout);
 
 /* ---- Range (range.c): systems near the edges of the FP64 range ------------------------------ */
 /* Power-of-two exponents bringing the largest stored entry of A (anrm = ||A||inf; a symmetric A:
@@ -242,5 +249,16 @@ mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
                   int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
                   mix_gesv_info *info, int *not_pd_index);
+/* The same, and when the low-precision path succeeds (info->iter >= 0) the uplo triangle of
+ * l_out (host, column-major, ld ld_l_out, column-major layout only; may be the caller's a)
+ * receives its Cholesky factor widened to FP64 as dpotrf leaves it: the factor of A plus a
+ * diagonal E, 0 <= E_ii <= 32 u a_ii (u: the GEMM inputs' unit roundoff), where the
+ * low-precision Cholesky needed Higham and Pranesh's shift (the LAPACK drop-in's dposv_).  A
+ * system that needs range scaling (entries beyond 2^+-64, solvers/range.c) is refused with
+ * l_out: MIX_ERR_UNSUPPORTED before any work, nothing written. */
+int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
+                         int nrhs, double *a, int lda, const double *b, int ldb, double *x,
+                         int ldx, mix_gesv_info *info, int *not_pd_index, double *l_out,
+                         int ld_l_out);
 
 #endif

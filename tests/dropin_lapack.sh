@@ -16,8 +16,9 @@ tol_for() { case $1 in fp32) echo 1e-4 ;; tf32 | fp16) echo 0.05 ;; bf16) echo 0
 run() {
   rm -f "$log"
   echo "== MIXSOLVE_LAPACK=$1, n = $2"
-  LAPACK_CLIENT_FACTOR_TOL=$(tol_for "${3:-$1}") LD_PRELOAD=$lib MIXSOLVE_LAPACK=$1 \
-    MIXSOLVE_LAPACK_LOG=$log $client "$2" >tests/dropin_lapack.out 2>&1 || fail "client, MIXSOLVE_LAPACK=$1"
+  LAPACK_CLIENT_FACTOR_TOL=$(tol_for "${3:-$1}") LAPACK_CLIENT_FACTOR_PREC=${3:-$1} \
+    LD_PRELOAD=$lib MIXSOLVE_LAPACK=$1 MIXSOLVE_LAPACK_LOG=$log $client "$2" \
+    >tests/dropin_lapack.out 2>&1 || fail "client, MIXSOLVE_LAPACK=$1"
   cat tests/dropin_lapack.out
   if grep -v -e '^ok ' -e '^FAIL ' -e 'failure(s)$' tests/dropin_lapack.out; then
     fail "output other than the client's under the drop-in"
@@ -39,8 +40,16 @@ for p in fp32 fp16 bf16; do
   expect "dsposv n=$n nrhs=2 routed prec=$p iter=[0-9]* info=0 "
   expect "dsposv n=$n nrhs=2 routed prec=fp64 iter=-[0-9]* info=$((n / 2 + 1)) "  # not SPD: INFO = k
   expect "dsposv n=4 nrhs=1 rejected prec=none iter=none info=-1 .* why=argument"
-  [ "$(grep -c "dgesv n=$((n / 2)) nrhs=1 routed prec=$p iter=[0-9]* info=0 " "$log")" = 4 ] ||
-    fail "4 threads' calls not routed"
+  expect "dposv n=$n nrhs=2 routed prec=$p iter=[0-9]* info=0 "    # UPLO = 'L'
+  expect "dposv n=$n nrhs=1 routed prec=$p iter=[0-9]* info=0 "    # UPLO = 'U'
+  # Not SPD: the low-precision attempt fails and LAPACK's dposv answers, INFO = k.
+  expect "dposv n=$n nrhs=1 forwarded prec=lapack iter=none info=$((n / 2 + 1)) .* why=factor"
+  expect "dposv n=$n nrhs=1 forwarded prec=lapack iter=none info=$((n / 2 + 2)) .* why=factor"
+  expect "dposv n=4 nrhs=1 rejected prec=none iter=none info=-7 .* why=argument"
+  for r in dgesv dposv; do
+    [ "$(grep -c "$r n=$((n / 2)) nrhs=1 routed prec=$p iter=[0-9]* info=0 " "$log")" = 4 ] ||
+      fail "4 threads' $r calls not routed"
+  done
 done
 
 # auto: a call is routed exactly when mixsolve's AUTO predicts a low precision for it.
@@ -48,8 +57,10 @@ pred=$(./tests/dropin_autoprec $n 3) || fail "dropin_autoprec"
 run auto $n "$pred"
 if [ "$pred" = fp64 ]; then
   expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
+  expect "dposv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=auto"
 else
   expect "dgesv n=$n nrhs=3 routed prec=$pred iter=[0-9]* info=0 "
+  expect "dposv n=$n nrhs=2 routed prec=$pred iter=[0-9]* info=0 "
 fi
 # Small systems: AUTO must not take a low precision, so auto forwards them.
 [ "$(./tests/dropin_autoprec 40 3)" = fp64 ] || fail "AUTO takes a low precision at n = 40"
@@ -57,17 +68,19 @@ run auto 40
 expect "dgesv n=40 nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
 expect "dsgesv n=40 nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
 expect "dsposv n=40 nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
+expect "dposv n=40 nrhs=2 forwarded prec=lapack iter=none info=0 .* why=auto"
 
 # off: everything forwarded, LAPACK's own answers and error handling.
 run off $n
 expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=off"
 expect "dsgesv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=off"
 expect "dsposv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=off"
+expect "dposv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=off"
 grep -q routed "$log" && fail "a call was routed under MIXSOLVE_LAPACK=off"
 
 # No log variable: the drop-in writes nothing anywhere.
 rm -f "$log"
-LAPACK_CLIENT_FACTOR_TOL=$(tol_for fp32) LD_PRELOAD=$lib MIXSOLVE_LAPACK=fp32 $client 40 >tests/dropin_lapack.out 2>&1 || fail "client without log"
+LAPACK_CLIENT_FACTOR_TOL=$(tol_for fp32) LAPACK_CLIENT_FACTOR_PREC=fp32 LD_PRELOAD=$lib MIXSOLVE_LAPACK=fp32 $client 40 >tests/dropin_lapack.out 2>&1 || fail "client without log"
 grep -v -e '^ok ' -e 'failure(s)$' tests/dropin_lapack.out && fail "output other than the client's"
 [ -e "$log" ] && fail "a log written without MIXSOLVE_LAPACK_LOG"
 exit $status

@@ -1,8 +1,11 @@
-/* lapack_client.c: an unmodified LAPACK program (dgesv_/dsgesv_ declared here, linked with -llapack
- * only) whose checks must hold with and without libmixsolve_lapack.so preloaded:
+/* lapack_client.c: an unmodified LAPACK program (dgesv_, dsgesv_, dposv_, dsposv_ declared here,
+ * linked with -llapack only) whose checks must hold with and without libmixsolve_lapack.so
+ * preloaded:
  *   lapack_client N   solve N x N systems and check what LAPACK's contracts promise.
  * LAPACK_CLIENT_FACTOR_TOL (default 1e-12): the bound on max|P L U - A| / max|A| for the factors
  * dgesv_ leaves (the harness raises it to the factor precision the drop-in routes with).
+ * LAPACK_CLIENT_FACTOR_PREC (fp64 | fp32 | tf32 | fp16 | bf16, default fp64): the precision of
+ * the Cholesky factor dposv_ may leave, which sets the bound it is checked against.
  * Prints one line per check; exit status 1 if any failed. */
 #include <float.h>
 #include <math.h>
@@ -19,6 +22,8 @@ void dsgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv
 void dsposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda,
              const double *b, const int *ldb, double *x, const int *ldx, double *work,
              float *swork, int *iter, int *info, size_t uplo_len);
+void dposv_(const char *uplo, const int *n, const int *nrhs, double *a, const int *lda, double *b,
+            const int *ldb, int *info, size_t uplo_len);
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t len);
 
@@ -258,6 +263,116 @@ static void test_dsposv(int n, int nrhs)
     free(a), free(a0), free(full), free(b), free(x), free(work), free(swork);
 }
 
+/* An SPD n x n: symmetric uniform [-1, 1] (spectrum within about +-1.2 sqrt(n)) plus
+ * 2.5 sqrt(n) on the diagonal (kappa ~ 4, far from diagonally dominant, so the factor's rounding
+ * errors show), stored in `full` (both triangles) and in a (the uplo triangle; the other one NaN,
+ * which LAPACK never reads and neither may the drop-in). */
+static void spd_matrix(int n, char uplo, unsigned seed, double *full, double *a)
+{
+    random_fill((size_t)n * n, full, seed, 1.0);
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            double v = i == j ? 2.5 * sqrt((double)n) : full[i + (size_t)j * n];
+            full[i + (size_t)j * n] = full[j + (size_t)i * n] = v;
+        }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            a[i + (size_t)j * n] = (uplo == 'L' ? i >= j : i <= j) ? full[i + (size_t)j * n] : NAN;
+}
+
+/* max over i >= j of |(F F^T - A)_ij| / sqrt(a_ii a_jj), F the lower factor (uplo 'L') or U^T
+ * (uplo 'U') in f: the measure a Cholesky factor's backward error is bounded in. */
+static double chol_error(int n, char uplo, const double *full, const double *f)
+{
+    double worst = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            long double s = 0;
+            for (int k = 0; k <= j; k++) /* F(i,k) F(j,k), both in F's lower triangle */
+                s += uplo == 'L' ? (long double)f[i + (size_t)k * n] * f[j + (size_t)k * n]
+                                 : (long double)f[k + (size_t)i * n] * f[k + (size_t)j * n];
+            double e = fabs((double)(s - full[i + (size_t)j * n])) /
+                       sqrt(full[i + (size_t)i * n] * full[j + (size_t)j * n]);
+            if (!(e <= worst)) worst = e; /* a NaN shows */
+        }
+    return worst;
+}
+
+/* The bound chol_error honestly allows a factor computed with GEMM inputs rounded to `prec`
+ * (u_p) and FP32 accumulation (FP64 throughout for fp64): 2 u_p per product and the
+ * accumulation's (n + 2) u (Cauchy-Schwarz turns |L| |L^T| into sqrt(a_ii a_jj)), plus the
+ * diagonal shift mixsolve may add, at most 32 u_p a_ii (mixsolve_lapack(7)). */
+static double chol_bound(int n)
+{
+    const char *p = getenv("LAPACK_CLIENT_FACTOR_PREC");
+    static const struct {
+        const char *name;
+        int mant; /* stored mantissa bits */
+    } precs[] = {{"fp32", 23}, {"tf32", 10}, {"fp16", 10}, {"bf16", 7}};
+    for (size_t k = 0; p && k < sizeof precs / sizeof precs[0]; k++)
+        if (strcmp(p, precs[k].name) == 0)
+            return 34.0 * ldexp(1.0, -precs[k].mant - 1) + (n + 2) * ldexp(1.0, -24);
+    return (n + 2) * ldexp(1.0, -53);
+}
+
+/* dposv_ on an SPD matrix given by its uplo triangle: B overwritten with X at FP64 accuracy,
+ * A's uplo triangle a Cholesky factor of A or of a nearby matrix, the other triangle untouched. */
+static void test_dposv(int n, char uplo, int nrhs)
+{
+    double *a = dalloc((size_t)n * n), *a0 = dalloc((size_t)n * n), *full = dalloc((size_t)n * n),
+           *b = dalloc((size_t)n * nrhs), *b0 = dalloc((size_t)n * nrhs);
+    int info = -99;
+    char what[96];
+    spd_matrix(n, uplo, 11, full, a0);
+    random_fill((size_t)n * nrhs, b0, 12, 1.0);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    memcpy(b, b0, (size_t)n * nrhs * sizeof *b);
+    dposv_(&uplo, &n, &nrhs, a, &n, b, &n, &info, 1);
+    snprintf(what, sizeof what, "dposv %c: INFO = 0", uplo);
+    check(info == 0, what, info);
+    double be = backward_error(n, nrhs, full, b0, b);
+    snprintf(what, sizeof what, "dposv %c: B holds X, FP64 backward error", uplo);
+    check(be <= fp64_level(n), what, be);
+    double ce = chol_error(n, uplo, full, a), bound = chol_bound(n);
+    snprintf(what, sizeof what, "dposv %c: A holds a Cholesky factor, error <= %.2g", uplo, bound);
+    check(ce <= bound, what, ce);
+    int untouched = 1; /* the NaNs of the other triangle, bit for bit */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if (uplo == 'L' ? i < j : i > j)
+                untouched &= memcmp(a + i + (size_t)j * n, a0 + i + (size_t)j * n, sizeof *a) == 0;
+    snprintf(what, sizeof what, "dposv %c: the other triangle untouched", uplo);
+    check(untouched, what, 0);
+    free(a), free(a0), free(full), free(b), free(b0);
+}
+
+/* dposv_ on symmetric matrices that are not positive definite: INFO, A and B exactly as
+ * LAPACK's dpotrf leaves them (dposv is dpotrf, then dpotrs only when INFO = 0). */
+static void test_dposv_not_spd(int n)
+{
+    double *a = dalloc((size_t)n * n), *f = dalloc((size_t)n * n), *full = dalloc((size_t)n * n),
+           *b = dalloc((size_t)n), *b0 = dalloc((size_t)n);
+    int info = -99, expect = -99, one = 1;
+    for (int c = 0; c < 2; c++) {
+        spd_matrix(n, 'L', 13, full, f);
+        const int k = n / 2;
+        if (c == 0) f[k + (size_t)k * n] = -1.0; /* a_kk < 0: seen before any factorisation */
+        else f[k + 1 + (size_t)k * n] = 3.0 * n; /* positive diagonal, indefinite 2 x 2 minor */
+        memcpy(a, f, (size_t)n * n * sizeof *a);
+        dpotrf_("L", &n, f, &n, &expect, 1);
+        random_fill((size_t)n, b0, 14, 1.0);
+        memcpy(b, b0, (size_t)n * sizeof *b);
+        dposv_("L", &n, &one, a, &n, b, &n, &info, 1);
+        check(info > 0 && info == expect,
+              c == 0 ? "dposv: a_kk < 0, INFO = dpotrf's order" : "dposv: indefinite, INFO = dpotrf's order",
+              info);
+        check(memcmp(a, f, (size_t)n * n * sizeof *a) == 0 && memcmp(b, b0, (size_t)n * sizeof *b) == 0,
+              c == 0 ? "dposv: a_kk < 0, A as dpotrf leaves it, B unchanged"
+                     : "dposv: indefinite, A as dpotrf leaves it, B unchanged", 0);
+    }
+    free(a), free(f), free(full), free(b), free(b0);
+}
+
 /* Illegal arguments reach the program's xerbla_ with LAPACK's name and numbering. */
 static void test_xerbla(void)
 {
@@ -276,13 +391,17 @@ static void test_xerbla(void)
     dsposv_("X", &n, &nrhs, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
     check(info == -1 && xerbla_info == 1 && strncmp(xerbla_name, "DSPOSV", 6) == 0,
           "dsposv: UPLO = 'X' reaches xerbla_(\"DSPOSV\", 1)", xerbla_info);
+    xerbla_info = 0;
+    dposv_("L", &n, &nrhs, a, &n, b, &bad, &info, 1);
+    check(info == -7 && xerbla_info == 7 && strncmp(xerbla_name, "DPOSV ", 6) == 0,
+          "dposv: LDB < N reaches xerbla_(\"DPOSV \", 7)", xerbla_info);
 }
 
 /* Concurrent calls from several threads, each on its own system. */
 typedef struct {
     int n, seed;
-    double berr;
-    int info;
+    double berr, berr_chol;
+    int info, info_chol;
 } job;
 
 static void *solve_job(void *arg)
@@ -298,6 +417,10 @@ static void *solve_job(void *arg)
     memcpy(b, b0, (size_t)n * sizeof *b);
     dgesv_(&n, &one, a, &n, ipiv, b, &n, &j->info);
     j->berr = backward_error(n, 1, a0, b0, b);
+    spd_matrix(n, 'U', (unsigned)j->seed, a0, a);
+    memcpy(b, b0, (size_t)n * sizeof *b);
+    dposv_("U", &n, &one, a, &n, b, &n, &j->info_chol, 1);
+    j->berr_chol = backward_error(n, 1, a0, b0, b);
     free(a), free(a0), free(b), free(b0), free(ipiv);
     return NULL;
 }
@@ -308,17 +431,21 @@ static void test_threads(int n)
     pthread_t th[T];
     job jobs[T];
     for (int t = 0; t < T; t++) {
-        jobs[t] = (job){n, 10 + t, 1.0, -99};
+        jobs[t] = (job){n, 10 + t, 1.0, 1.0, -99, -99};
         pthread_create(&th[t], NULL, solve_job, &jobs[t]);
     }
-    double worst = 0;
-    int ok = 1;
+    double worst = 0, worst_chol = 0;
+    int ok = 1, ok_chol = 1;
     for (int t = 0; t < T; t++) {
         pthread_join(th[t], NULL);
         ok &= jobs[t].info == 0;
+        ok_chol &= jobs[t].info_chol == 0;
         worst = fmax(worst, jobs[t].berr);
+        worst_chol = fmax(worst_chol, jobs[t].berr_chol);
     }
     check(ok && worst <= fp64_level(n), "dgesv: 4 concurrent threads, FP64 backward error", worst);
+    check(ok_chol && worst_chol <= fp64_level(n), "dposv: 4 concurrent threads, FP64 backward error",
+          worst_chol);
 }
 
 int main(int argc, char **argv)
@@ -332,6 +459,9 @@ int main(int argc, char **argv)
     test_dsgesv(n, 2);
     test_singular(n);
     test_dsposv(n, 2);
+    test_dposv(n, 'L', 2);
+    test_dposv(n, 'U', 1);
+    test_dposv_not_spd(n);
     test_xerbla();
     test_threads(n / 2 > 8 ? n / 2 : 8);
     printf("%d failure(s)\n", failures);

@@ -1,5 +1,6 @@
 /* test_dropin.c: what the LAPACK drop-in relies on inside the library: AUTO's prediction
- * (mix_gesv_auto_prec) and the low-precision factors widened to FP64 (mixi_dgesv_lapack). */
+ * (mix_gesv_auto_prec) and the low-precision factors widened to FP64 (mixi_dgesv_lapack,
+ * mixi_dposv_lapack). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,10 +125,141 @@ static void test_widened_factors(void)
     mix_context_destroy(ctx);
 }
 
+/* An SPD n x n, both triangles: S = symmetric uniform [-1, 1) (spectrum within about
+ * +-1.2 sqrt(n)) plus 2.5 sqrt(n) on the diagonal (kappa ~ 4, not diagonally dominant, so the
+ * factor's rounding errors show), as D S D with D_ii = 2^(3 (i mod 7 - 3)), so the symmetric
+ * scaling has work to do. */
+static double *spd_matrix(int n)
+{
+    double *a = test_matrix(n, 0);
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            double v = i == j ? 2.5 * sqrt((double)n) : a[i + (size_t)j * n];
+            v *= ldexp(1.0, 3 * (i % 7 - 3) + 3 * (j % 7 - 3));
+            a[i + (size_t)j * n] = a[j + (size_t)i * n] = v;
+        }
+    return a;
+}
+
+/* max over i >= j of |(F F^T - A)_ij| / sqrt(a_ii a_jj), F = the lower triangle of f (uplo 'L')
+ * or the transpose of its upper one ('U'). */
+static double chol_error(int n, char uplo, const double *a, const double *f)
+{
+    double worst = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            double s = 0;
+            for (int k = 0; k <= j; k++)
+                s += uplo == 'L' ? f[i + (size_t)k * n] * f[j + (size_t)k * n]
+                                 : f[k + (size_t)i * n] * f[k + (size_t)j * n];
+            double e = fabs(s - a[i + (size_t)j * n]) /
+                       sqrt(a[i + (size_t)i * n] * a[j + (size_t)j * n]);
+            if (!(e <= worst)) worst = e;
+        }
+    return worst;
+}
+
+/* mixi_dposv_lapack(widen = 1): after a refined solve, a's uplo triangle holds a Cholesky factor
+ * of a matrix near A, undone from the symmetric scaling (FP16, BF16), within 2 u per product,
+ * the FP32 accumulation and the largest diagonal shift (32 u a_ii); the other triangle is not
+ * touched; widen = 0 leaves a untouched, as dsposv must. */
+static void test_widened_chol_factor(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 300;
+    static const mix_prec precs[] = {MIX_FP32, MIX_FP16, MIX_BF16};
+    static const int mant[] = {23, 10, 7};
+    double *full = spd_matrix(n), *a0 = malloc((size_t)n * n * sizeof *a0),
+           *a = malloc((size_t)n * n * sizeof *a), *b = malloc((size_t)n * sizeof *b),
+           *x = malloc((size_t)n * sizeof *x);
+    for (int i = 0; i < n; i++) b[i] = cos(i);
+    for (int u = 0; u < 2; u++) {
+        const char uplo = u ? 'U' : 'L';
+        for (int j = 0; j < n; j++) /* the other triangle: NaN, never read nor written */
+            for (int i = 0; i < n; i++)
+                a0[i + (size_t)j * n] = (u ? i <= j : i >= j) ? full[i + (size_t)j * n] : NAN;
+        for (size_t k = 0; k < sizeof precs / sizeof precs[0]; k++) {
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = precs[k];
+            p.fallback = 0; /* as the drop-in's dposv_ */
+            mix_gesv_info info;
+            int not_pd = -1;
+            memcpy(a, a0, (size_t)n * n * sizeof *a);
+            CU_ASSERT_EQUAL(mixi_dposv_lapack(ctx, &p, uplo, n, 1, a, n, b, n, x, n, &info,
+                                              &not_pd, 0), 0);
+            CU_ASSERT(info.iter >= 0 && info.backward_error < 1e-14);
+            CU_ASSERT(memcmp(a, a0, (size_t)n * n * sizeof *a) == 0);
+            CU_ASSERT_EQUAL(mixi_dposv_lapack(ctx, &p, uplo, n, 1, a, n, b, n, x, n, &info,
+                                              &not_pd, 1), 0);
+            CU_ASSERT_EQUAL(info.factor_prec_used, precs[k]);
+            double ce = chol_error(n, uplo, full, a),
+                   bound = 34.0 * ldexp(1.0, -mant[k] - 1) + (n + 2) * ldexp(1.0, -24);
+            CU_ASSERT(ce <= bound);
+            /* Not the FP64 factor (~1e-16 here): the 16-bit rounding shows (FP16 measured 4.7e-6,
+             * BF16 3.9e-5). */
+            CU_ASSERT(precs[k] == MIX_FP32 || ce > 1e-6);
+            int untouched = 1;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < n; i++)
+                    if (u ? i > j : i < j) untouched &= isnan(a[i + (size_t)j * n]);
+            CU_ASSERT(untouched);
+        }
+    }
+    free(full), free(a0), free(a), free(b), free(x);
+    mix_context_destroy(ctx);
+}
+
+/* What dposv_ relies on to hand a call to LAPACK untouched: with no fallback, a matrix that is
+ * not SPD (a_kk < 0, or a positive diagonal with an indefinite minor) leaves a unchanged; a
+ * system that needs range scaling is refused with a factor wanted (MIX_ERR_UNSUPPORTED, a and x
+ * unchanged) and solved without. */
+static void test_chol_factor_refusals(void)
+{
+    mix_context *ctx = ctx_new();
+    const int n = 200;
+    double *a0 = spd_matrix(n), *a = malloc((size_t)n * n * sizeof *a),
+           *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    for (int i = 0; i < n; i++) b[i] = sin(i);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP16;
+    p.fallback = 0;
+    mix_gesv_info info;
+    int not_pd = -1;
+    for (int c = 0; c < 2; c++) {
+        double *spoilt = spd_matrix(n);
+        const size_t kk = (size_t)(n / 2) * (n + 1);
+        if (c == 0) spoilt[kk] = -1.0;
+        else spoilt[kk + 1] = spoilt[kk + n] = 2.0 * sqrt(spoilt[kk] * spoilt[kk + n + 1]);
+        memcpy(a, spoilt, (size_t)n * n * sizeof *a);
+        CU_ASSERT_EQUAL(mixi_dposv_lapack(ctx, &p, 'L', n, 1, a, n, b, n, x, n, &info, &not_pd, 1),
+                        MIX_ERR_NOT_SPD);
+        CU_ASSERT_EQUAL(info.reason, MIX_REASON_FACTOR_FAILED);
+        CU_ASSERT(memcmp(a, spoilt, (size_t)n * n * sizeof *a) == 0);
+        free(spoilt);
+    }
+    for (size_t k = 0; k < (size_t)n * n; k++) a0[k] = ldexp(a0[k], -120); /* below 2^-64 */
+    for (int i = 0; i < n; i++) x[i] = -7.0;
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    CU_ASSERT_EQUAL(mixi_dposv_lapack(ctx, &p, 'L', n, 1, a, n, b, n, x, n, &info, &not_pd, 1),
+                    MIX_ERR_UNSUPPORTED);
+    CU_ASSERT(memcmp(a, a0, (size_t)n * n * sizeof *a) == 0);
+    int unwritten = 1;
+    for (int i = 0; i < n; i++) unwritten &= x[i] == -7.0;
+    CU_ASSERT(unwritten);
+    CU_ASSERT_EQUAL(mixi_dposv_lapack(ctx, &p, 'L', n, 1, a, n, b, n, x, n, &info, &not_pd, 0), 0);
+    CU_ASSERT(info.iter >= 0);
+    free(a0), free(a), free(b), free(x);
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test dropin_tests[] = {
     {"mix_gesv_auto_prec arguments", test_auto_prec_arguments},
     {"mix_gesv_auto_prec = AUTO's choice", test_auto_prec_matches_auto},
     {"widened low-precision factors (dgesv_)", test_widened_factors},
+    {"widened low-precision Cholesky factor (dposv_)", test_widened_chol_factor},
+    {"dposv_ hand-over: not SPD, range scaling", test_chol_factor_refusals},
     {NULL, NULL},
 };
 

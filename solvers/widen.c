@@ -1,0 +1,112 @@
+/* widen.c: low-precision factors widened to FP64 in LAPACK's form (dgetrf's P L U, dpotrf's L or
+ * U), undone from the scalings they were computed with (for the drop-in's dgesv_ and dposv_). */
+#include <math.h>
+#include "solvers/solvers.h"
+
+/* The triangles a factor is written in (diagonal included or not). */
+enum { PART_UPPER, PART_STRICT_LOWER, PART_LOWER };
+
+/* out(i,j) := row_i h(i,j) col_j over `part` of the host n x n FP32 h; with transpose, the entry
+ * goes to out(j,i) instead (a lower factor written as dpotrf's upper one).  Power-of-two row and
+ * column scales make it exact. */
+static void widen_part(int n, const float *h, int ldh, int part, const double *row,
+                       const double *col, int transpose, double *out, int ldout)
+{
+    for (int j = 0; j < n; j++) {
+        const float *hj = h + (size_t)j * ldh;
+        int i0 = part == PART_UPPER ? 0 : part == PART_STRICT_LOWER ? j + 1 : j;
+        int i1 = part == PART_UPPER ? j + 1 : n;
+        if (transpose)
+            for (int i = i0; i < i1; i++) out[j + (size_t)i * ldout] = row[i] * (double)hj[i] * col[j];
+        else
+            for (int i = i0; i < i1; i++) out[i + (size_t)j * ldout] = row[i] * (double)hj[i] * col[j];
+    }
+}
+
+/* Host copies of the backend FP32 factor (n x n, ld ldf) and of up to two backend vectors of n
+ * doubles (NULL: all ones), made before anything is written, so a failure leaves out untouched.
+ * *host: one allocation, ld ldf floats then 2 n doubles (v1, v2) and `extra` n doubles more. */
+static int download_factor(mix_context *ctx, int n, const float *f, int ldf, const double *v1,
+                           const double *v2, int extra, void **host, float **h, double **w)
+{
+    const mix_backend_ops *o = ctx->ops;
+    size_t nn, fbytes;
+    int rc;
+    *host = NULL;
+    if ((rc = mixi_mul_size((size_t)n, (size_t)ldf, &nn)) ||
+        (rc = mixi_mul_size(nn, sizeof(float), &fbytes)))
+        return rc;
+    fbytes = (fbytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+    char *p = mixi_malloc(fbytes + (size_t)n * (size_t)(2 + extra) * sizeof(double));
+    if (!p) return MIX_ERR_ALLOC;
+    *host = p;
+    *h = (float *)p;
+    *w = (double *)(p + fbytes);
+    const double *v[2] = {v1, v2};
+    if ((rc = o->download(ctx->state, *h, f, nn * sizeof(float)))) return rc;
+    for (int k = 0; k < 2; k++) {
+        double *wk = *w + (size_t)k * n;
+        if (v[k]) {
+            if ((rc = o->download(ctx->state, wk, v[k], (size_t)n * sizeof(double)))) return rc;
+        } else {
+            for (int i = 0; i < n; i++) wk[i] = 1.0;
+        }
+    }
+    return MIX_SUCCESS;
+}
+
+/* The factors are of s R A C (R, C diagonal: r, c; identity when NULL):  P L U = s R A C.  Then
+ * A = P L' U' with D = P^T R^-1 P, L' = D L D^-1 (still unit lower) and U' = D U C^-1 / s, so the
+ * caller's dgetrs on (out, ipiv) solves with the nearby matrix the factors represent. */
+int mixi_lu_widen(mix_context *ctx, int n, const float *lu, int ldlu, const int *ipiv,
+                  const double *r, const double *c, double s, double *out, int ldout)
+{
+    void *host = NULL;
+    float *h;
+    double *rr;
+    int *perm = mixi_malloc((size_t)n * sizeof *perm);
+    int rc = perm ? download_factor(ctx, n, lu, ldlu, r, c, 2, &host, &h, &rr) : MIX_ERR_ALLOC;
+    if (rc) goto out;
+    double *cc = rr + n, *d = cc + n, *dinv = d + n;
+    /* perm[i]: the row of A that became row i of P^T A (ipiv's interchanges in order). */
+    for (int i = 0; i < n; i++) perm[i] = i;
+    for (int k = 0; k < n; k++) {
+        int t = perm[k], p = ipiv[k] - 1;
+        perm[k] = perm[p];
+        perm[p] = t;
+    }
+    /* d[i] = D_ii = 1 / r[perm[i]]; cc[j] becomes 1 / (c_j s). */
+    for (int i = 0; i < n; i++) {
+        d[i] = 1.0 / rr[perm[i]];
+        dinv[i] = rr[perm[i]];
+        cc[i] = 1.0 / (cc[i] * s);
+    }
+    widen_part(n, h, ldlu, PART_UPPER, d, cc, 0, out, ldout);
+    widen_part(n, h, ldlu, PART_STRICT_LOWER, d, dinv, 0, out, ldout);
+out:
+    mixi_free(host);
+    mixi_free(perm);
+    return rc;
+}
+
+/* L L^T = s D A D (+ a diagonal shift; D = diag(d), identity when NULL), so A = L' L'^T with
+ * L' = D^-1 L / sqrt(s): written to out's lower triangle, or as U' = L'^T to its upper one. */
+int mixi_chol_widen(mix_context *ctx, int n, const float *l, int ldl, const double *d, double s,
+                    int uplo, double *out, int ldout)
+{
+    void *host = NULL;
+    float *h;
+    double *dd;
+    int rc = download_factor(ctx, n, l, ldl, d, NULL, 0, &host, &h, &dd);
+    if (rc) goto out;
+    double *col = dd + n; /* all ones from download_factor: 1 / sqrt(s) on every column */
+    const double rs = 1.0 / sqrt(s); /* s is an even power of two: exact */
+    for (int i = 0; i < n; i++) {
+        dd[i] = 1.0 / dd[i];
+        col[i] = rs;
+    }
+    widen_part(n, h, ldl, PART_LOWER, dd, col, uplo == MIXK_UPPER, out, ldout);
+out:
+    mixi_free(host);
+    return rc;
+}
