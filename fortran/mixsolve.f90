@@ -70,6 +70,7 @@ module mixsolve
     real(c_double) :: delta
     integer(c_int) :: precond, x0_given
     integer(c_int) :: escalate
+    integer(c_int) :: narrow_vectors
   end type mix_cg_params
 
   type, bind(C) :: mix_cg_info

@@ -14,6 +14,7 @@ void mix_cg_params_init(mix_cg_params *p)
     p->precond = MIX_PRECOND_NONE;
     p->x0_given = 0;
     p->escalate = 1;
+    p->narrow_vectors = 0;
 }
 
 /* Checks shared by both entry points: 0 or -i for illegal argument i. */
@@ -24,7 +25,8 @@ static int check_args(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, c
     if (p) {
         if (!mixk_prec_storage(p->sloppy_prec) && p->sloppy_prec != MIX_PREC_AUTO) return -2;
         if (!(p->tol >= 0.0) || !isfinite(p->tol) || p->max_iter < 0 || !(p->delta > 0.0) ||
-            !(p->delta < 1.0) || (p->escalate != 0 && p->escalate != 1) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI))
+            !(p->delta < 1.0) || (p->escalate != 0 && p->escalate != 1) ||
+            (p->narrow_vectors != 0 && p->narrow_vectors != 1) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI))
             return -2;
     }
     if (!A || A->ctx != ctx) return -3;

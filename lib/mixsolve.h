@@ -202,6 +202,10 @@ typedef struct {
     int escalate;         /* 1 (default): when the storage precision stagnates (or A does not fit
                            * it), go on from the best x in the next wider one: FIXED16 / FP16 /
                            * BF16 -> FP32 -> FP64; 0: stop there with MIX_ERR_NOT_CONVERGED */
+    int narrow_vectors;   /* 0 (default): over a 16-bit matrix the sloppy vectors are FP32 and
+                           * each row's sum is accumulated in FP64, for FP64 CG's iteration count
+                           * (within ~8%); 1: the vectors in the 16-bit storage too (QUDA's half
+                           * precision: fewer bytes per iteration, more iterations) */
 } mix_cg_params;
 #define MIX_CG_MAX_STAGES 3 /* a 16-bit storage, FP32, FP64 */
 typedef struct {

@@ -510,6 +510,102 @@ static void spmv_case(int mean, int lanes, int exact)
     sk_close(&f);
 }
 
+/* a_ij as stored in `p`, signed (stored_abs's rounding). */
+static double stored_val(mix_prec p, double v, double rmax, int diag)
+{
+    return copysign(stored_abs(p, v, rmax, diag), v);
+}
+
+/* FP32 vectors over a 16-bit matrix (mix_cg_params.narrow_vectors = 0): each row's sum is
+ * accumulated in FP64 and rounded once, so y_i is within half an FP32 unit of the exact sum of
+ * the stored values times x, however much the row cancels (an FP32 running sum misses that by
+ * m 2^-24 sum |a_ik x_k|); and the 16-bit y of the same x (decoded) is y_i rounded to storage,
+ * bit for bit.  A backend without the capability answers MIX_ERR_UNSUPPORTED. */
+static void spmv_acc_vectors(int portable)
+{
+    sk_fix f;
+    CU_ASSERT_FATAL(sk_open(&f, 6));
+    mixi_cpu_sparse_force_portable(portable); /* the CPU's AVX2 kernels too */
+    const mix_prec narrow[] = {MIX_FP16, MIX_BF16, MIX_FIXED16};
+    for (int k = 0; k < 3; k++) {
+        const mix_prec p = narrow[k];
+        mix_spmat *dS = NULL;
+        CU_ASSERT_FATAL(!f.d->csr_convert(f.dev->state, f.dA, p, NULL, &dS));
+        sv_pair X16, Y16;
+        mix_svec x32, y32;
+        CU_ASSERT_FATAL(pair_make(&f, p, 43, 1.0, &X16) && pair_make(&f, p, 44, 1.0, &Y16));
+        CU_ASSERT_FATAL(!sv_alloc(f.dev, MIX_FP32, SK_N, &x32) && !sv_alloc(f.dev, MIX_FP32, SK_N, &y32));
+        sv_host hx16;
+        CU_ASSERT_FATAL(sv_get(f.dev, &X16.d, &hx16));
+        double *xd = malloc(SK_N * sizeof *xd);
+        CU_ASSERT_FATAL(xd != NULL);
+        for (int i = 0; i < SK_N; i++) xd[i] = sv_at(&hx16, i); /* floats: exact in FP32 */
+        double *dxd = sk_put(f.dev, xd, SK_N);
+        CU_ASSERT_FATAL(dxd && !f.d->vec_from64(f.dev->state, dxd, NULL, 1.0, &x32, NULL));
+        double xy32, xy16;
+        const int st = f.d->spmv(f.dev->state, dS, &x32, &y32, &xy32);
+        if (!f.d->spmv_acc_vectors) {
+            CU_ASSERT_EQUAL(st, MIX_ERR_UNSUPPORTED);
+        } else {
+            CU_ASSERT_FATAL(st == MIX_SUCCESS);
+            CU_ASSERT(!f.d->spmv(f.dev->state, dS, &X16.d, &Y16.d, &xy16));
+            sv_host hy32, hy16;
+            CU_ASSERT_FATAL(sv_get(f.dev, &y32, &hy32) && sv_get(f.dev, &Y16.d, &hy16));
+            int off = 0, unrounded = 0;
+            float *yf = (float *)(void *)hy32.val;
+            for (int i = 0; i < SK_N; i++) {
+                double e = 0.0, R = 0.0, rmax = 0.0;
+                const int64_t q0 = f.A.rowptr[i], q1 = f.A.rowptr[i + 1];
+                for (int64_t q = q0; q < q1; q++)
+                    if (f.A.colind[q] != i) rmax = fmax(rmax, fabs(f.A.val[q]));
+                for (int64_t q = q0; q < q1; q++) {
+                    const int j = f.A.colind[q];
+                    const double t = stored_val(p, f.A.val[q], rmax, j == i) * xd[j];
+                    e += t;
+                    R += fabs(t);
+                }
+                if (!(fabs((double)yf[i] - e) <= 0x1p-24 * fabs(e) + 4.0 * (double)(q1 - q0) * 0x1p-53 * R))
+                    off++;
+            }
+            /* The 16-bit y: y32 rounded into the storage (FIXED16: block by block). */
+            for (int64_t b = 0; b * MIXK_SVEC_BLOCK < SK_N; b++) {
+                const int cnt = (int)(SK_N - b * MIXK_SVEC_BLOCK < MIXK_SVEC_BLOCK ? SK_N - b * MIXK_SVEC_BLOCK : MIXK_SVEC_BLOCK);
+                uint16_t want[MIXK_SVEC_BLOCK];
+                float wnorm = 0.0f;
+                if (p == MIX_FIXED16) mixk_svec_st_block_fixed16(want - b * MIXK_SVEC_BLOCK, &wnorm - b, b, yf + b * MIXK_SVEC_BLOCK, cnt);
+                for (int t = 0; t < cnt; t++) {
+                    const int64_t i = b * MIXK_SVEC_BLOCK + t;
+                    const uint16_t got = ((const uint16_t *)(const void *)hy16.val)[i];
+                    const uint16_t w = p == MIX_FP16 ? mixk_f32_to_f16(yf[i])
+                                       : p == MIX_BF16 ? mixk_f32_to_bf16(yf[i]) : want[t];
+                    if (got != w) unrounded++;
+                }
+                if (p == MIX_FIXED16 && hy16.norm[b] != wnorm) unrounded++;
+            }
+            CU_ASSERT_EQUAL(off, 0);
+            CU_ASSERT_EQUAL(unrounded, 0);
+            CU_ASSERT(fabs(xy32 - xy16) <= 1e-12 * fabs(xy32) + 1e-300); /* same unrounded sums */
+            sv_host_free(&hy32);
+            sv_host_free(&hy16);
+        }
+        sv_host_free(&hx16);
+        f.dev->ops->free(f.dev->state, dxd);
+        free(xd);
+        sv_free(f.dev, &x32);
+        sv_free(f.dev, &y32);
+        pair_free(&f, &X16);
+        pair_free(&f, &Y16);
+        f.d->csr_destroy(f.dev->state, dS);
+    }
+    sk_close(&f);
+}
+
+static void test_spmv_acc_vectors(void)
+{
+    spmv_acc_vectors(1);
+    spmv_acc_vectors(0);
+}
+
 static void test_spmv_thread_per_row(void) { spmv_case(3, 1, 1); }
 static void test_spmv_subwarp(void) { spmv_case(12, 8, 0); }
 static void test_spmv_warp(void) { spmv_case(40, 32, 0); }
@@ -640,8 +736,15 @@ static const mixt_test sparse_kernel_tests[] = {
     {NULL, NULL},
 };
 
+/* Properties every backend's kernels have, the CPU's included. */
+static const mixt_test sparse_property_tests[] = {
+    {"spmv FP32 vectors over 16-bit, FP64 row sums", test_spmv_acc_vectors},
+    {NULL, NULL},
+};
+
 void mixt_register_kernels_sparse(mix_backend b)
 {
+    mixt_add_backend_suite(b, "sparse-properties", sparse_property_tests);
     /* The CPU backend is the reference: only device backends are checked against it. */
     if (b == MIX_BACKEND_CPU) return;
     mixt_add_backend_suite(b, "sparse-kernels", sparse_kernel_tests);

@@ -13,7 +13,6 @@
  * being 0; one norm per block of MIXK_SVEC_BLOCK vector entries).  Arithmetic type: double for
  * FP64, else float. */
 #define MIXK_SVEC_BLOCK 32
-#define MIXK_FIXED16_RSTEP (1.0f / (float)MIXK_FIXED16_QMAX)
 
 /* Loads of one element of a sloppy vector as its arithmetic type (`norm` only for FIXED16). */
 static inline MIX_HD double mixk_svec_ld_fp64(const void *v, const float *norm, int64_t i)
@@ -97,8 +96,9 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void
 /* Per-row SpMV bodies: sum_k a_ik x_k of row i for a matrix format and the vector format of the
  * same name (as the CG uses them), in the arithmetic type.  The body is written once here over
  * the value loads LDA(val, k) and LDX(x, xnorm, j), so that a backend may instantiate it with its
- * own loads of the same values (hardware FP16 conversion, say).  The FIXED16 body sums
- * q_a * (q_x norm_x) and applies s_row/32767^2 once per row. */
+ * own loads of the same values (hardware FP16 conversion, say).  Sums run in FP64 (products of
+ * float or narrower operands are exact there) and are rounded once: summing in FP32 lost A p of
+ * a smooth p to cancellation (kernels/backend_sparse.h, spmv). */
 #define MIXK_SPMV_ROW(NAME, ACC, LDA, LDX)                                                     \
     static inline MIX_HD ACC NAME(const int64_t *rowptr, const int32_t *colind,                \
                                   const void *val, const float *rowscale, const void *x,         \
@@ -106,10 +106,10 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void
     {                                                                                           \
         (void)rowscale;                                                                         \
         (void)xnorm;                                                                            \
-        ACC s = 0;                                                                              \
+        double s = 0;                                                                           \
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)                                     \
-            s += LDA(val, k) * LDX(x, xnorm, colind[k]);                                        \
-        return s;                                                                               \
+            s += (double)LDA(val, k) * (double)LDX(x, xnorm, colind[k]);                        \
+        return (ACC)s;                                                                          \
     }
 
 #define MIXK_LDA_FP64(v, k) (((const double *)(v))[k])
@@ -130,45 +130,37 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp32, float, MIXK_LDA_FP32, mixk_svec_ld_fp32)
 MIXK_SPMV_ROW(mixk_spmv_row_fp16, float, MIXK_LDA_FP16, mixk_svec_ld_fp16)
 MIXK_SPMV_ROW(mixk_spmv_row_bf16, float, MIXK_LDA_BF16, mixk_svec_ld_bf16)
 
-/* The end of a FIXED16 matrix row: the off-diagonal sum s of q_a (q_x norm_x) times
- * s_i/32767^2, plus the diagonal a_ii times x_i (decoded).  Shared by every FIXED16 SpMV, the
- * split ones (sub-warps) included, so that they all round the same way. */
-static inline MIX_HD float mixk_fixed16_row_finish(const float *rowscale, int64_t i, float s,
+/* The end of a FIXED16 matrix row: the off-diagonal sum s = sum q_a x_j (in FP64, x_j decoded)
+ * times s_i/32767, plus the diagonal a_ii x_i, rounded once to float.  Shared by every FIXED16
+ * SpMV, the split ones (sub-warps) included, so that they all round the same way. */
+static inline MIX_HD float mixk_fixed16_row_finish(const float *rowscale, int64_t i, double s,
                                                    float xi)
 {
-    return s * (rowscale[2 * i + 1] * MIXK_FIXED16_RSTEP) * MIXK_FIXED16_RSTEP +
-           rowscale[2 * i] * xi;
-}
-/* The same for a sum over decoded x (s = sum q_a x_j): one factor 1/32767 only. */
-static inline MIX_HD float mixk_fixed16_row_finish_f32x(const float *rowscale, int64_t i, float s,
-                                                        float xi)
-{
-    return s * (rowscale[2 * i + 1] * MIXK_FIXED16_RSTEP) + rowscale[2 * i] * xi;
+    return (float)(s * ((double)rowscale[2 * i + 1] / MIXK_FIXED16_QMAX) +
+                   (double)rowscale[2 * i] * (double)xi);
 }
 
 static inline MIX_HD float mixk_spmv_row_fixed16(const int64_t *rowptr, const int32_t *colind,
                                                  const void *val, const float *rowscale,
                                                  const void *x, const float *xnorm, int64_t i)
 {
-    const int16_t *qa = (const int16_t *)val, *qx = (const int16_t *)x;
-    float s = 0.0f;
-    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
-        const int32_t j = colind[k];
-        s += (float)qa[k] * ((float)qx[j] * xnorm[(uint32_t)j / MIXK_SVEC_BLOCK]);
-    }
+    const int16_t *qa = (const int16_t *)val;
+    double s = 0.0;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+        s += (double)qa[k] * (double)mixk_svec_ld_fixed16(x, xnorm, colind[k]);
     return mixk_fixed16_row_finish(rowscale, i, s, mixk_svec_ld_fixed16(x, xnorm, i));
 }
 
-/* FIXED16 matrix times a vector already decoded to float (a backend may decode x once per SpMV
- * instead of once per nonzero): sum_k q_a x_k, times s_i/32767, plus a_ii x_i. */
+/* FIXED16 matrix times a float vector (x decoded once per SpMV, or FP32 vectors): the same
+ * values and order as above. */
 static inline MIX_HD float mixk_spmv_rowf_fixed16(const int64_t *rowptr, const int32_t *colind,
-                                                      const void *val, const float *rowscale,
-                                                      const float *x, int64_t i)
+                                                  const void *val, const float *rowscale,
+                                                  const float *x, int64_t i)
 {
     const int16_t *qa = (const int16_t *)val;
-    float s = 0.0f;
-    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += (float)qa[k] * x[colind[k]];
-    return mixk_fixed16_row_finish_f32x(rowscale, i, s, x[i]);
+    double s = 0.0;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += (double)qa[k] * (double)x[colind[k]];
+    return mixk_fixed16_row_finish(rowscale, i, s, x[i]);
 }
 
 /* One FIXED16 matrix row from the FP64 values a (times diag(scale) on both sides when scale is
@@ -263,9 +255,10 @@ MIXK_ELEMENT_FORMAT(MIX_BF16, bf16, float)
                                     int64_t i)                                                    \
     {                                                                                             \
         (void)rowscale;                                                                           \
-        float s = 0;                                                                              \
-        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += LDA(val, k) * x[colind[k]];      \
-        return s;                                                                                 \
+        double s = 0;                                                                             \
+        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)                                     \
+            s += (double)LDA(val, k) * (double)x[colind[k]];                                     \
+        return (float)s;                                                                          \
     }
 MIXK_SPMV_ROWF(mixk_spmv_rowf_fp32, MIXK_LDA_FP32)
 MIXK_SPMV_ROWF(mixk_spmv_rowf_fp16, MIXK_LDA_FP16)

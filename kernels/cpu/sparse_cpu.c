@@ -114,9 +114,9 @@ MIXI_AVX2 static inline float avx2_rowf_fp16(const int64_t *rowptr, const int32_
                                              int64_t i)
 {
     (void)rowscale;
-    float s = 0;
-    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += F16C_LDA(val, k) * x[colind[k]];
-    return s;
+    double s = 0;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += (double)F16C_LDA(val, k) * (double)x[colind[k]];
+    return (float)s;
 }
 
 /* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|
@@ -409,7 +409,8 @@ static int cpu_spmv(void *state, const mix_spmat *A, const mix_svec *x, mix_svec
     (void)state;
     const cpu_svec_kernels *k = kernels_for(A->prec);
     if (!k) return MIX_ERR_INVALID_ARG;
-    if (x->prec != A->prec || y->prec != A->prec) return MIX_ERR_UNSUPPORTED;
+    const mix_prec vp = x->prec == A->prec ? A->prec : mixk_prec_acc(A->prec);
+    if (x->prec != vp || y->prec != vp) return MIX_ERR_UNSUPPORTED;
     k->spmv(A, x, y, xy);
     return MIX_SUCCESS;
 }
@@ -461,4 +462,5 @@ const mix_sparse_ops mixi_cpu_sparse_ops = {
     .cg_update = cpu_cg_update,
     .axpby = cpu_axpby,
     .dot = cpu_dot,
+    .spmv_acc_vectors = 1,
 };

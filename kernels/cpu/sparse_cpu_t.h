@@ -116,6 +116,16 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A
 {
     T v[BLK], xb[BLK];
     double s[4] = {0, 0, 0, 0};
+    /* x and y in the accumulator (FP32 vectors over a 16-bit matrix): rows over x directly. */
+    const int wide = x->prec != P;
+    if (wide) {
+        const T *xw = (const T *)x->val + b * BLK;
+        for (int t = 0; t < cnt; t++) v[t] = FN(rowf)(P, A, (const float *)x->val, b * BLK + t);
+        for (int t = 0; t < cnt; t++) s[t & 3] += (double)xw[t] * (double)v[t];
+        T *yw = (T *)y->val + b * BLK;
+        for (int t = 0; t < cnt; t++) yw[t] = v[t];
+        return (s[0] + s[1]) + (s[2] + s[3]);
+    }
     for (int t = 0; t < cnt; t++)
         v[t] = NARROW(P) ? FN(rowf)(P, A, xf, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
     FN(load_block)(P, x, b, cnt, xb);
@@ -245,7 +255,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
         float *xf = A->xf;                                                                        \
         _Pragma("omp parallel if (n > PAR_MIN)")                                                  \
         {                                                                                         \
-            if (NARROW(PP)) {                                                                     \
+            if (NARROW(PP) && x->prec == PP) {                                                    \
                 _Pragma("omp for schedule(static)")                                               \
                 MIXI_BLOCKS(n) FN(decode_blk)(PP, x, xf, b, CNT(n, b));                           \
             }                                                                                     \

@@ -111,38 +111,27 @@ MIXK_ELEMENT_FORMATS(ELEM)
 #undef ELEM
 
 // Part of row i's sum over the entries k = rowptr[i] + sl, + L, ... (a lane of a sub-warp):
-// the loop of spmv_row.h's bodies, strided.  FIXED16 leaves out the row's scale factors and its
-// diagonal, which row_finish applies once to the whole sum, as the thread-per-row body does.
+// the loop of spmv_row.h's bodies, strided, summed in FP64 as they are.  FIXED16 leaves out the
+// row's scale factors and its diagonal, which row_finish applies once to the whole sum, as the
+// thread-per-row body does.
 template <mix_prec P>
-__device__ typename fmt<P>::T row_part(const mixi_cuda_csr &A, const void *x, const float *xn,
-                                       int64_t i, int sl, int L)
+__device__ double row_part(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i,
+                           int sl, int L)
 {
-    typename fmt<P>::T s = 0;
+    double s = 0;
     for (int64_t k = A.rowptr[i] + sl; k < A.rowptr[i + 1]; k += L)
-        s += fmt<P>::lda(A.val, k) * fmt<P>::ld(x, xn, A.colind[k]);
-    return s;
-}
-template <>
-__device__ float row_part<MIX_FIXED16>(const mixi_cuda_csr &A, const void *x, const float *xn,
-                                       int64_t i, int sl, int L)
-{
-    const int16_t *qa = (const int16_t *)A.val, *qx = (const int16_t *)x;
-    float s = 0.0f;
-    for (int64_t k = A.rowptr[i] + sl; k < A.rowptr[i + 1]; k += L) {
-        const int32_t j = A.colind[k];
-        s += (float)qa[k] * ((float)qx[j] * xn[j / MIXK_SVEC_BLOCK]);
-    }
+        s += (double)fmt<P>::lda(A.val, k) * (double)fmt<P>::ld(x, xn, A.colind[k]);
     return s;
 }
 template <mix_prec P>
 __device__ typename fmt<P>::T row_finish(const mixi_cuda_csr &, const void *, const float *,
-                                         int64_t, typename fmt<P>::T s)
+                                         int64_t, double s)
 {
-    return s;
+    return (typename fmt<P>::T)s;
 }
 template <>
 __device__ float row_finish<MIX_FIXED16>(const mixi_cuda_csr &A, const void *x, const float *xn,
-                                         int64_t i, float s)
+                                         int64_t i, double s)
 {
     return mixk_fixed16_row_finish(A.rowscale, i, s, mixk_svec_ld_fixed16(x, xn, i));
 }
@@ -155,22 +144,18 @@ __device__ typename fmt<P>::T warp_rows(const mixi_cuda_csr &A, const void *x, c
                                         int64_t row0, int lane)
 {
     typedef typename fmt<P>::T T;
-    T mine = 0;
-    if (L == 1) {
-        if (row0 + lane < A.n) mine = fmt<P>::row(A, x, xn, row0 + lane);
-        return mine;
-    }
+    if (L == 1) return row0 + lane < A.n ? fmt<P>::row(A, x, xn, row0 + lane) : T(0);
+    double mine = 0;
     const int R = 32 / L, sub = lane / L, sl = lane % L;
     for (int pass = 0; pass < L; pass++) {
         const int64_t i = row0 + pass * R + sub;
-        T part = i < A.n ? row_part<P>(A, x, xn, i, sl, L) : T(0);
+        double part = i < A.n ? row_part<P>(A, x, xn, i, sl, L) : 0.0;
         for (int o = L / 2; o > 0; o >>= 1) part += __shfl_xor_sync(FULL, part, o, L);
         const int owner = lane - pass * R; // this lane's row is sub-warp `owner` in this pass
-        T got = __shfl_sync(FULL, part, (owner >= 0 && owner < R ? owner : 0) * L);
+        double got = __shfl_sync(FULL, part, (owner >= 0 && owner < R ? owner : 0) * L);
         if (owner >= 0 && owner < R) mine = got;
     }
-    if (row0 + lane < A.n) mine = row_finish<P>(A, x, xn, row0 + lane, mine);
-    return mine;
+    return row0 + lane < A.n ? row_finish<P>(A, x, xn, row0 + lane, mine) : T(0);
 }
 
 // Stores lane's value into element blk*32 + lane (if valid) and returns the stored value as read
