@@ -25,23 +25,6 @@ static const char *kappa_str(double kappa)
     return buf;
 }
 
-static double backward_error(int n, const double *a, const double *b, const double *x)
-{
-    double *r = malloc((size_t)n * sizeof *r);
-    if (!r) return NAN;
-    memcpy(r, b, (size_t)n * sizeof *r);
-    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, a, n, x, 1, 1.0, r, 1);
-    double rn = 0, xn = 0, bn = 0;
-    for (int i = 0; i < n; i++) {
-        rn = fmax(rn, fabs(r[i]));
-        xn = fmax(xn, fabs(x[i]));
-        bn = fmax(bn, fabs(b[i]));
-    }
-    free(r);
-    double anrm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, a, n);
-    return rn / (anrm * xn + bn);
-}
-
 enum { M_DGESV, M_DSGESV, M_MIX };
 typedef struct {
     const char *name;
@@ -159,7 +142,7 @@ int main(int argc, char **argv)
                     }
                 }
                 if (m->kind == M_DGESV) t_ref = best;
-                double berr = backward_error(n, a, b, x);
+                double berr = mixm_dense_backward_error(n, 1, a, n, b, n, x, n);
                 char it[32] = "-", prof[48] = "-";
                 if (m->kind == M_DSGESV) snprintf(it, sizeof it, "%d", iter);
                 if (m->kind == M_MIX) {

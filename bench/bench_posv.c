@@ -19,23 +19,6 @@ static void loadavg(char *buf, size_t len)
     fclose(f);
 }
 
-static double backward_error(int n, const double *a, const double *b, const double *x)
-{
-    double *r = malloc((size_t)n * sizeof *r);
-    if (!r) return NAN;
-    memcpy(r, b, (size_t)n * sizeof *r);
-    cblas_dsymv(CblasColMajor, CblasLower, n, -1.0, a, n, x, 1, 1.0, r, 1);
-    double rn = 0, xn = 0, bn = 0;
-    for (int i = 0; i < n; i++) {
-        rn = fmax(rn, fabs(r[i]));
-        xn = fmax(xn, fabs(x[i]));
-        bn = fmax(bn, fabs(b[i]));
-    }
-    free(r);
-    double anrm = LAPACKE_dlansy(LAPACK_COL_MAJOR, 'I', 'L', n, a, n);
-    return rn / (anrm * xn + bn);
-}
-
 enum { M_DPOSV, M_DSPOSV, M_MIX };
 typedef struct {
     const char *name;
@@ -62,11 +45,6 @@ static const method methods[] = {
  * P a random permutation: A = Q diag(sigma) Q^T has the same eigenvalues (randsvd mode 3,
  * geometric, 1 ... 1/kappa), dense delocalized eigenvectors (every entry of W is +-1/sqrt(n)),
  * and costs O(n^2 log n). */
-static uint64_t rng_next(uint64_t *s)
-{
-    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-    return *s >> 11;
-}
 
 /* X := W X for every column (in place), W symmetric orthogonal. */
 static void fwht_cols(int n, double *x)
@@ -104,14 +82,15 @@ static int gen_hadamard_spd(int n, double kappa, uint64_t seed, double *a)
         free(tmp); free(perm); free(sgn);
         return MIX_ERR_ALLOC;
     }
-    uint64_t s = seed * 2654435761ull + 17;
+    mixm_rng g;
+    mixm_rng_seed(&g, seed);
     for (int i = 0; i < n; i++) perm[i] = i;
     for (int i = n - 1; i > 0; i--) { /* Fisher-Yates */
-        int j = (int)(rng_next(&s) % (uint64_t)(i + 1)), t = perm[i];
+        int j = (int)(mixm_rng_next(&g) % (uint64_t)(i + 1)), t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;
     }
-    for (int i = 0; i < n; i++) sgn[i] = rng_next(&s) & 1 ? 1.0 : -1.0;
+    for (int i = 0; i < n; i++) sgn[i] = mixm_rng_next(&g) & 1 ? 1.0 : -1.0;
     memset(a, 0, (size_t)n * n * sizeof *a);
     for (int i = 0; i < n; i++) /* geometric eigenvalues, in random order */
         a[(size_t)i * n + i] = pow(kappa, -(double)perm[i] / (n > 1 ? n - 1 : 1));
@@ -243,7 +222,7 @@ int main(int argc, char **argv)
                     }
                 }
                 if (m->kind == M_DPOSV) t_ref = best, c_ref = cpu;
-                double berr = backward_error(n, a, b, x);
+                double berr = mixm_dense_backward_error(n, 1, a, n, b, n, x, n);
                 char it[32] = "-", prof[48] = "-";
                 if (m->kind == M_DSPOSV) snprintf(it, sizeof it, "%d", iter);
                 if (m->kind == M_MIX) {

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include "dropin/dropin.h"
+#include "lib/core/clock.h"
 
 static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1};
 static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
@@ -99,12 +99,7 @@ mix_prec mixd_route_prec(mix_context *ctx, int n, int nrhs)
     return p;
 }
 
-double mixd_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+double mixd_now(void) { return mixi_wtime(); }
 
 void mixd_log(const char *routine, int n, int nrhs, const char *what, const char *prec,
               const int *iter, int info, double seconds, const char *why)

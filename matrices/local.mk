@@ -3,7 +3,7 @@ matrices_libmixmat_la_CPPFLAGS = $(AM_CPPFLAGS) $(ZLIB_CFLAGS)
 matrices_libmixmat_la_SOURCES += matrices/mixmat.h
 matrices_libmixmat_la_SOURCES += matrices/generators.h
 matrices_libmixmat_la_SOURCES += matrices/csr.c
-matrices_libmixmat_la_SOURCES += matrices/safe_norm.c
+matrices_libmixmat_la_SOURCES += matrices/safe_norm.c matrices/dense_check.c
 # Bundled SuiteSparse matrices (CC-BY 4.0, see matrices/data/README.md): distributed and installed for mixsolve bench.
 matricesdatadir = $(datadir)/mixsolve/matrices
 dist_matricesdata_DATA = matrices/data/README.md matrices/data/MANIFEST.md \

@@ -4,8 +4,8 @@
 
 #include <stdint.h>
 #include <stddef.h>
-#include <time.h>
 #include "mixsolve.h"
+#include "lib/core/clock.h"
 
 /* Compressed sparse row, 0-based, FP64 values; the layout mix_sparse_create_csr takes. */
 typedef struct {
@@ -45,14 +45,16 @@ double mixm_nrm2(int n, const double *x); /* ||x||_2, dnrm2-style scaling; NaN/I
  * (||A||inf ||x||inf + ||b||inf) and *rel2 = ||b - A x||_2 / ||b||_2 (either pointer may be
  * NULL).  0, MIX_ERR_NAN (a NaN/Inf in A, b or x; both results NaN) or MIX_ERR_ALLOC. */
 int mixm_csr_recheck(const mixm_csr *A, const double *b, const double *x, double *berr, double *rel2);
+/* The normwise backward error of a dense solution: max over the nrhs columns of
+ * ||b - A x||inf / (||A||inf ||x||inf + ||b||inf), A n x n column-major (both triangles of a
+ * symmetric A).  FP64 dgemv; data near the overflow or underflow thresholds go through
+ * mixm_csr_recheck's scaling.  NaN when A, x or b hold a NaN/Inf, or memory runs out. */
+double mixm_dense_backward_error(int n, int nrhs, const double *a, int lda, const double *b, int ldb,
+                                 const double *x, int ldx);
 
-/* Wall clock in seconds (monotonic), for the tool's and the benchmarks' timings. */
-static inline double mixm_wtime(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* Wall clock in seconds: the library's one clock (lib/core/clock.h), for the tool's and the benchmarks'
+ * timings. */
+static inline double mixm_wtime(void) { return mixi_wtime(); }
 
 /* Small reproducible random numbers (xoshiro256**) for generators and tests. */
 typedef struct { uint64_t s[4]; } mixm_rng;

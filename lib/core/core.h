@@ -31,7 +31,7 @@ long mixi_alloc_live(void); /* outstanding host allocations, for leak tests */
 /* Overflow-checked size arithmetic: 0 on success, MIX_ERR_ALLOC when a*b does not fit. */
 int mixi_mul_size(size_t a, size_t b, size_t *out);
 
-/* Wall clock in seconds (monotonic). */
-double mixi_wtime(void);
+/* Wall clock in seconds (monotonic): mixi_wtime, header-only (libmixmat's users share it). */
+#include "lib/core/clock.h"
 
 #endif
