@@ -4,6 +4,7 @@
 #include <string.h>
 #include <mixsolve.h>
 
+/* Its own checks (not tests/mixt_util.c): an outside program sees the installed library only. */
 static int failures;
 
 static void check(int ok, const char *what)

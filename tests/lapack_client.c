@@ -39,6 +39,7 @@ void xerbla_(const char *srname, const int *info, size_t len)
     xerbla_info = *info;
 }
 
+/* Its own helpers, backward error and RNG (not tests/mixt_util.c, libmixmat's): a LAPACK client links -llapack only. */
 static int failures;
 
 static void check(int ok, const char *what, double value)

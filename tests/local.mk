@@ -3,7 +3,7 @@ if HAVE_CUNIT
 check_PROGRAMS += tests/mixsolve_tests
 TESTS += tests/mixsolve_tests
 endif
-tests_mixsolve_tests_SOURCES = tests/runner.c tests/mixt.h tests/test_core.c tests/test_formats.c tests/test_matrices.c tests/test_cli.c \
+tests_mixsolve_tests_SOURCES = tests/runner.c tests/mixt.h tests/mixt_util.c tests/test_core.c tests/test_formats.c tests/test_matrices.c tests/test_cli.c \
 	tests/test_gesv.c tests/test_cg.c tests/test_kernels.c
 tests_mixsolve_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CUNIT_CFLAGS) \
 	-DMIXT_SRCDIR='"$(abs_top_srcdir)"' -DMIXT_BUILDDIR='"$(abs_top_builddir)"'
@@ -22,7 +22,7 @@ installcheck-local:
 tests_mixsolve_tests_SOURCES += tests/test_kernels_sparse.c
 tests_mixsolve_tests_SOURCES += tests/test_onednn.c
 tests_mixsolve_tests_SOURCES += tests/test_posv.c
-tests_mixsolve_tests_SOURCES += tests/test_edge.c tests/edge_check.h tests/edge_check.c
+tests_mixsolve_tests_SOURCES += tests/test_edge.c
 tests_mixsolve_tests_SOURCES += tests/test_dropin.c
 # The LAPACK drop-in's client: a plain LAPACK program (-llapack only), run with and without the
 # drop-in preloaded by tests/dropin_lapack.sh.

@@ -2,8 +2,11 @@
 #ifndef MIXT_H
 #define MIXT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <CUnit/CUnit.h>
 #include "mixsolve.h"
+#include "matrices/mixmat.h"
 
 typedef struct {
     const char *name;
@@ -20,6 +23,25 @@ extern mix_backend mixt_backend;
 const char *mixt_matrix_dir(void);
 /* Directory of the built programs (the mixsolve tool), for CLI tests. */
 const char *mixt_build_dir(void);
+
+/* Helpers of every suite (mixt_util.c).  The backward error of a dense solution is libmixmat's
+ * mixm_dense_backward_error, the wall clock mixm_wtime, random numbers mixm_rng: the ones the
+ * tool and the benchmarks use. */
+mix_context *mixt_context(void);                   /* on mixt_backend; the test stops if it fails */
+double *mixt_dalloc(size_t count);                 /* zeroed; the test stops if it fails */
+double *mixt_rand64(size_t count, uint64_t seed);  /* uniform in [-1, 1) (mixm_rng); NULL: no memory */
+float *mixt_rand32(size_t count, uint64_t seed);
+/* NAME in this run's temporary directory (created at first use, removed at exit); the last 8
+ * paths stay valid. */
+const char *mixt_tmp(const char *name);
+void mixt_write_file(const char *path, const void *data, size_t len); /* the test stops if it fails */
+void mixt_write_text(const char *path, const char *text);
+void mixt_slurp(const char *path, char *buf, size_t cap); /* "" when unreadable */
+int mixt_count_lines(const char *s);
+/* LAPACK's acceptance for refined solutions (ddrvab.f): a small multiple of eps sqrt(n). */
+double mixt_berr_bound(int n);
+/* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
+double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 
 /* Registrars, one per test file: suites that run once ... */
 void mixt_register_core(void);

@@ -15,31 +15,11 @@
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
 #define NSTORAGE 5
 
-static mix_context *new_ctx(void)
-{
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
-    return ctx;
-}
-
 static void rhs(int n, uint64_t seed, double *b)
 {
     mixm_rng g;
     mixm_rng_seed(&g, seed);
     for (int i = 0; i < n; i++) b[i] = mixm_rng_uniform(&g) - 0.5;
-}
-
-/* ||b - A x||_2 / ||b||_2 computed here in FP64, independently of the library. */
-static double true_rel(const mixm_csr *A, const double *b, const double *x)
-{
-    double *ax = malloc((size_t)A->nrows * sizeof *ax), rr = 0.0, bb = 0.0;
-    mixm_csr_matvec(A, x, ax);
-    for (int i = 0; i < A->nrows; i++) {
-        rr += (b[i] - ax[i]) * (b[i] - ax[i]);
-        bb += b[i] * b[i];
-    }
-    free(ax);
-    return bb > 0.0 ? sqrt(rr / bb) : sqrt(rr);
 }
 
 typedef struct {
@@ -51,7 +31,7 @@ typedef struct {
 static void solve_all(const char *name, const mixm_csr *A, int precond, int escalate,
                       int narrow, outcome *out)
 {
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     mix_sparse *S = NULL;
     int n = A->nrows;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S),
@@ -76,7 +56,7 @@ static void solve_all(const char *name, const mixm_csr *A, int precond, int esca
         for (int s = 0; s < info.stages; s++) sum += info.stage_iter[s];
         CU_ASSERT_EQUAL(sum, info.iter);
         CU_ASSERT_EQUAL(info.stage_reason[info.stages - 1], info.reason);
-        out[k].rel = true_rel(A, b, x);
+        out[k].rel = mixt_cg_true_rel(A, b, x);
         /* The reported residual is the true one of the returned x, whatever the status. */
         CU_ASSERT(fabs(info.true_rel_residual - out[k].rel) <= 1e-3 * out[k].rel + 1e-15);
         CU_ASSERT_EQUAL(info.status, out[k].status);
@@ -211,7 +191,7 @@ static void test_diagonal(void)
         b[i] = 1.0 + i;
     }
     rp[N] = N;
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, rp, ci, v, &S), MIX_SUCCESS);
     for (int k = 0; k < NSTORAGE; k++) {
@@ -241,7 +221,7 @@ static void test_not_spd(void)
     for (int i = 0; i < A.nrows; i++)
         for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
             if (A.colind[k] == i) A.val[k] -= 4.5;
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S),
                           MIX_SUCCESS);
@@ -258,7 +238,7 @@ static void test_not_spd(void)
             CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NOT_SPD);
             CU_ASSERT_FALSE(info.converged);
             /* x is the best iterate: finite, and no worse than x = 0. */
-            CU_ASSERT(true_rel(&A, b, x) <= 1.0 + 1e-12);
+            CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1.0 + 1e-12);
         }
     }
     free(b);
@@ -271,7 +251,7 @@ static void test_not_spd(void)
 /* 3x3 SPD [[4,1,0],[1,4,1],[0,1,4]] and variants of its CSR. */
 static void test_bad_csr(void)
 {
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     mix_sparse *S = (mix_sparse *)&S;
     int64_t rp[4] = {0, 2, 5, 7};
     int32_t ci[7] = {0, 1, 0, 1, 2, 1, 2};
@@ -305,7 +285,7 @@ static void test_bad_csr(void)
 /* Unsorted rows are sorted and duplicates summed: the same answer as the canonical CSR. */
 static void test_unsorted_duplicates(void)
 {
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     int64_t rp[4] = {0, 2, 5, 7}, rp2[4] = {0, 3, 7, 9};
     int32_t ci[7] = {0, 1, 0, 1, 2, 1, 2};
     double v[7] = {4, 1, 1, 4, 1, 1, 4};
@@ -341,7 +321,7 @@ typedef struct {
 static void fixture_open(fixture *f, int nx)
 {
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(nx, &f->A), MIX_SUCCESS);
-    f->ctx = new_ctx();
+    f->ctx = mixt_context();
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(f->ctx, f->A.nrows, f->A.rowptr, f->A.colind,
                                                 f->A.val, &f->S),
                           MIX_SUCCESS);
@@ -408,12 +388,12 @@ static void test_x0(void)
     p.x0_given = 1;
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.iter, 0);
-    CU_ASSERT(true_rel(&f.A, f.b, f.x) <= 1e-10);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     /* From a perturbed answer: converges, in fewer iterations than from zero. */
     for (int i = 0; i < n; i++) f.x[i] *= 1.0 + 1e-4 * sin(i);
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT(info.iter > 0 && info.iter < cold);
-    CU_ASSERT(true_rel(&f.A, f.b, f.x) <= 1e-10);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     /* x0_given = 0 ignores what x holds. */
     for (int i = 0; i < n; i++) f.x[i] = NAN;
     p.x0_given = 0;
@@ -436,7 +416,7 @@ static void test_not_converged(void)
         CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NOT_CONVERGED);
         CU_ASSERT(info.reason == MIX_CG_STAGNATED || info.reason == MIX_CG_MAX_ITER);
         CU_ASSERT_FALSE(info.converged);
-        double rel = true_rel(&f.A, f.b, f.x);
+        double rel = mixt_cg_true_rel(&f.A, f.b, f.x);
         CU_ASSERT(rel <= 1e-13);
         CU_ASSERT(fabs(info.true_rel_residual - rel) <= 1e-3 * rel);
     }
@@ -448,7 +428,7 @@ static void test_not_converged(void)
     CU_ASSERT_EQUAL(info.reason, MIX_CG_MAX_ITER);
     CU_ASSERT_EQUAL(info.iter, 7);
     CU_ASSERT(info.true_rel_residual < 1.0);
-    CU_ASSERT(fabs(info.true_rel_residual - true_rel(&f.A, f.b, f.x)) <= 1e-12);
+    CU_ASSERT(fabs(info.true_rel_residual - mixt_cg_true_rel(&f.A, f.b, f.x)) <= 1e-12);
     fixture_close(&f);
 }
 
@@ -497,12 +477,12 @@ static void test_params_and_args(void)
     bad.precond = 7;
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
     /* A matrix of another context. */
-    mix_context *other = new_ctx();
+    mix_context *other = mixt_context();
     CU_ASSERT_EQUAL(mix_dcg(other, &p, f.S, f.b, f.x, &info), -3);
     mix_context_destroy(other);
     /* NULL params: the defaults. */
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, NULL, f.S, f.b, f.x, &info), MIX_SUCCESS);
-    CU_ASSERT(true_rel(&f.A, f.b, f.x) <= 1e-10);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     /* The _gpu entry point wants a context whose memory is a device's: ctx is illegal. */
     if (mixt_backend == MIX_BACKEND_CPU)
         CU_ASSERT_EQUAL(mix_dcg_gpu(f.ctx, &p, f.S, f.b, f.x, &info), -1);
@@ -519,7 +499,7 @@ static void test_escalation(void)
     mixm_csr A;
     CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, err, sizeof err), MIX_SUCCESS);
     const int n = A.nrows;
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S),
                           MIX_SUCCESS);
@@ -534,10 +514,10 @@ static void test_escalation(void)
         p.escalate = 0;
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_CONVERGED);
         CU_ASSERT_EQUAL(info.stages, 1);
-        CU_ASSERT(true_rel(&A, b, x) > 1e-10);
+        CU_ASSERT(mixt_cg_true_rel(&A, b, x) > 1e-10);
         p.escalate = 1;
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-        CU_ASSERT(true_rel(&A, b, x) <= 1e-10);
+        CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
         CU_ASSERT_EQUAL(info.reason, MIX_CG_CONVERGED);
         CU_ASSERT(info.converged);
         CU_ASSERT(info.stages >= 2);
@@ -583,7 +563,7 @@ static void test_escalation_overflow(void)
         b[i] = 1.0 + i % 3;
     }
     rp[N] = k;
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, rp, ci, v, &S), MIX_SUCCESS);
     mix_cg_params p;
@@ -628,12 +608,12 @@ static void test_auto(void)
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.stages, 1);
     CU_ASSERT_EQUAL(info.stage_prec[0], MIX_FP64);
-    CU_ASSERT(true_rel(&f.A, f.b, f.x) <= 1e-10);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     fixture_close(&f);
 
     mixm_csr A;
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(64, &A), MIX_SUCCESS); /* 21 MB in FP64 */
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S),
                           MIX_SUCCESS);
@@ -686,7 +666,7 @@ static void test_alloc_failure(void)
     A.val[1] = tv;
     double b[36], x[36];
     rhs(36, 1, b);
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     for (int k = 0; k < NSTORAGE; k++) {
         for (int pc = 0; pc < 2; pc++) {
             int done = 0;
@@ -719,7 +699,7 @@ static void test_alloc_failure(void)
  * half an ulp; accumulation back to FP64 is exact for what was stored. */
 static void test_vector_roundtrip(void)
 {
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     const mix_sparse_ops *sp = ctx->ops->sparse;
     enum { N = 100 };
     double h[N], back[N];
@@ -804,7 +784,7 @@ static void test_fixed16_matrix_format(void)
         }
     }
     /* The backend's copy and SpMV, with the same scale. */
-    mix_context *ctx = new_ctx();
+    mix_context *ctx = mixt_context();
     const mix_sparse_ops *sp = ctx->ops->sparse;
     mix_sparse *S = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
@@ -907,7 +887,7 @@ static void test_portable_agrees(void)
             CU_ASSERT_EQUAL(memcmp(f.x, x2, (size_t)n * sizeof *x2), 0);
         } else {
             CU_ASSERT(abs(i1.iter - i2.iter) <= i1.iter / 10 + 2);
-            CU_ASSERT(true_rel(&f.A, f.b, x2) <= 1e-10);
+            CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, x2) <= 1e-10);
         }
     }
     free(x2);

@@ -10,46 +10,17 @@
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
 
-static char dir[256];
 static char out[65536], err[65536];
-
-static const char *tmp(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/mixt_cli_XXXXXX");
-        if (!mkdtemp(dir)) snprintf(dir, sizeof dir, "/tmp");
-    }
-    char *p = buf[k++ % 8];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
-
-static void slurp(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    buf[n] = '\0';
-    if (f) fclose(f);
-}
 
 /* Runs "mixsolve ARGS"; returns its exit status (-1 if it did not exit normally). */
 static int run(const char *args)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s/tools/mixsolve %s > %s 2> %s", mixt_build_dir(), args, tmp("out.txt"), tmp("err.txt"));
+    snprintf(cmd, sizeof cmd, "%s/tools/mixsolve %s > %s 2> %s", mixt_build_dir(), args, mixt_tmp("out.txt"), mixt_tmp("err.txt"));
     int st = system(cmd);
-    slurp(tmp("out.txt"), out, sizeof out);
-    slurp(tmp("err.txt"), err, sizeof err);
+    mixt_slurp(mixt_tmp("out.txt"), out, sizeof out);
+    mixt_slurp(mixt_tmp("err.txt"), err, sizeof err);
     return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
 }
 
 /* A failure prints exactly one line on stderr, starting "mixsolve: " and containing `words`. */
@@ -57,19 +28,11 @@ static void expect_fail(const char *args, int code, const char *words)
 {
     int rc = run(args);
     CU_ASSERT_EQUAL(rc, code);
-    CU_ASSERT_EQUAL(lines(err), 1);
+    CU_ASSERT_EQUAL(mixt_count_lines(err), 1);
     CU_ASSERT_EQUAL(strncmp(err, "mixsolve: ", 10), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, words));
-    if (rc != code || lines(err) != 1 || !strstr(err, words))
+    if (rc != code || mixt_count_lines(err) != 1 || !strstr(err, words))
         fprintf(stderr, "\n  mixsolve %s: expected %d '%s', got %d '%s'\n", args, code, words, rc, err);
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
 }
 
 static void test_usage_errors(void)
@@ -115,18 +78,18 @@ static void test_info(void)
 static void test_malformed_input(void)
 {
     char args[1024];
-    write_file(tmp("bad.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 1 1\n");
-    snprintf(args, sizeof args, "solve %s", tmp("bad.mtx"));
+    mixt_write_text(mixt_tmp("bad.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n4 1 1\n");
+    snprintf(args, sizeof args, "solve %s", mixt_tmp("bad.mtx"));
     char want[600];
-    snprintf(want, sizeof want, "%s:4: index (4, 1) out of range", tmp("bad.mtx"));
+    snprintf(want, sizeof want, "%s:4: index (4, 1) out of range", mixt_tmp("bad.mtx"));
     expect_fail(args, 2, want);
-    snprintf(args, sizeof args, "solve %s", tmp("missing.mtx"));
+    snprintf(args, sizeof args, "solve %s", mixt_tmp("missing.mtx"));
     expect_fail(args, 2, "cannot open");
-    write_file(tmp("rect.mtx"), "%%MatrixMarket matrix coordinate real general\n2 3 1\n1 1 1\n");
-    snprintf(args, sizeof args, "solve %s", tmp("rect.mtx"));
+    mixt_write_text(mixt_tmp("rect.mtx"), "%%MatrixMarket matrix coordinate real general\n2 3 1\n1 1 1\n");
+    snprintf(args, sizeof args, "solve %s", mixt_tmp("rect.mtx"));
     expect_fail(args, 2, "not square");
-    write_file(tmp("cplx.mtx"), "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n");
-    snprintf(args, sizeof args, "solve %s", tmp("cplx.mtx"));
+    mixt_write_text(mixt_tmp("cplx.mtx"), "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n");
+    snprintf(args, sizeof args, "solve %s", mixt_tmp("cplx.mtx"));
     expect_fail(args, 2, "complex matrices are not supported");
     snprintf(args, sizeof args, "solve %s/pores_1.mtx --rhs %s/LF10.mtx", mixt_matrix_dir(), mixt_matrix_dir());
     expect_fail(args, 2, "right-hand side is 18 x 18, expected 30 x 1");
@@ -138,7 +101,7 @@ static void test_solve_lu(void)
 {
     char args[1024];
     snprintf(args, sizeof args, "solve %s/pores_1.mtx --method lu --prec fp16 --out %s", mixt_matrix_dir(),
-             tmp("x.mtx"));
+             mixt_tmp("x.mtx"));
     CU_ASSERT_EQUAL(run(args), 0);
     CU_ASSERT_EQUAL(err[0], '\0');
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "backward error"));
@@ -147,7 +110,7 @@ static void test_solve_lu(void)
     /* The written solution is x = ones to the accuracy cond(A) = 1.8e6 allows. */
     mixm_dense X;
     char e[512];
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read_dense(tmp("x.mtx"), &X, e, sizeof e), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read_dense(mixt_tmp("x.mtx"), &X, e, sizeof e), 0);
     CU_ASSERT_EQUAL(X.nrows, 30);
     double fe = 0;
     for (int i = 0; i < X.nrows; i++) fe = fmax(fe, fabs(X.a[i] - 1.0));
@@ -169,9 +132,9 @@ static void test_solve_cg_and_rhs(void)
     for (int i = 0; i < 48; i++) ones[i] = 1.0;
     mixm_csr_matvec(&A, ones, b);
     mixm_dense B = {48, 1, b};
-    CU_ASSERT_EQUAL(mixm_mtx_write_dense(tmp("b.mtx"), &B, e, sizeof e), 0);
+    CU_ASSERT_EQUAL(mixm_mtx_write_dense(mixt_tmp("b.mtx"), &B, e, sizeof e), 0);
     mixm_csr_free(&A);
-    snprintf(args, sizeof args, "solve %s --rhs %s --method cg --prec fp64", path, tmp("b.mtx"));
+    snprintf(args, sizeof args, "solve %s --rhs %s --method cg --prec fp64", path, mixt_tmp("b.mtx"));
     CU_ASSERT_EQUAL(run(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "true residual"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "converged"));
@@ -190,33 +153,33 @@ static void test_solve_failure(void)
 {
     char args[1024];
     /* A zero row: exactly singular in every precision, a solver failure (status 1). */
-    write_file(tmp("sing.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n1 2 1\n3 3 2\n");
-    snprintf(args, sizeof args, "solve %s --method lu --prec fp32", tmp("sing.mtx"));
+    mixt_write_text(mixt_tmp("sing.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n1 2 1\n3 3 2\n");
+    snprintf(args, sizeof args, "solve %s --method lu --prec fp32", mixt_tmp("sing.mtx"));
     expect_fail(args, 1, "singular");
 }
 
 static void test_gen(void)
 {
     char args[1024], e[512];
-    snprintf(args, sizeof args, "gen trefethen 64 -o %s", tmp("t.mtx.gz"));
+    snprintf(args, sizeof args, "gen trefethen 64 -o %s", mixt_tmp("t.mtx.gz"));
     CU_ASSERT_EQUAL_FATAL(run(args), 0);
     mixm_csr A, T;
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(tmp("t.mtx.gz"), &A, NULL, e, sizeof e), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(mixt_tmp("t.mtx.gz"), &A, NULL, e, sizeof e), 0);
     CU_ASSERT_EQUAL_FATAL(mixm_gen_trefethen(64, &T), 0);
     CU_ASSERT_EQUAL(A.nnz, T.nnz);
     CU_ASSERT(A.nnz == T.nnz && !memcmp(A.val, T.val, (size_t)T.nnz * sizeof(double)) &&
               !memcmp(A.colind, T.colind, (size_t)T.nnz * sizeof(int32_t)));
     mixm_csr_free(&A);
     mixm_csr_free(&T);
-    snprintf(args, sizeof args, "gen hilbert 5 -o %s", tmp("h.mtx"));
+    snprintf(args, sizeof args, "gen hilbert 5 -o %s", mixt_tmp("h.mtx"));
     CU_ASSERT_EQUAL_FATAL(run(args), 0);
     mixm_dense H;
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read_dense(tmp("h.mtx"), &H, e, sizeof e), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read_dense(mixt_tmp("h.mtx"), &H, e, sizeof e), 0);
     CU_ASSERT_EQUAL(H.a[4 + 4 * 5], 1.0 / 9.0);
     mixm_dense_free(&H);
-    snprintf(args, sizeof args, "gen poisson2d 6 -o %s", tmp("p.mtx"));
+    snprintf(args, sizeof args, "gen poisson2d 6 -o %s", mixt_tmp("p.mtx"));
     CU_ASSERT_EQUAL(run(args), 0);
-    snprintf(args, sizeof args, "solve %s --method cg --prec fixed16", tmp("p.mtx"));
+    snprintf(args, sizeof args, "solve %s --method cg --prec fixed16", mixt_tmp("p.mtx"));
     CU_ASSERT_EQUAL(run(args), 0);
     snprintf(args, sizeof args, "gen hilbert 5 -o /nonexistent-dir/h.mtx");
     expect_fail(args, 2, "/nonexistent-dir/h.mtx");
@@ -226,7 +189,7 @@ static void test_bench_small(void)
 {
     /* Two small bundled matrices and a malformed one: the bad file is reported, never fatal. */
     char args[2048], path[600];
-    const char *d = tmp("set");
+    const char *d = mixt_tmp("set");
     mkdir(d, 0777);
     const char *names[] = {"pores_1.mtx", "bcsstk01.mtx"};
     for (int k = 0; k < 2; k++) {
@@ -237,16 +200,16 @@ static void test_bench_small(void)
         CU_ASSERT_EQUAL(system(cmd), 0);
     }
     snprintf(path, sizeof path, "%s/broken.mtx", d);
-    write_file(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n");
-    snprintf(args, sizeof args, "bench %s -o %s --quick --time-limit 30", d, tmp("bout"));
+    mixt_write_text(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n");
+    snprintf(args, sizeof args, "bench %s -o %s --quick --time-limit 30", d, mixt_tmp("bout"));
     CU_ASSERT_EQUAL_FATAL(run(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "[1/3] bcsstk01: cg fixed16"));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "[2/3] broken: skipped"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "Silent failures (reported success, recomputed check failed): 0"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "Report: "));
-    snprintf(path, sizeof path, "%s/results.csv", tmp("bout"));
+    snprintf(path, sizeof path, "%s/results.csv", mixt_tmp("bout"));
     char csv[65536];
-    slurp(path, csv, sizeof csv);
+    mixt_slurp(path, csv, sizeof csv);
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,fp16,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg,fixed16,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg,auto,"));
@@ -254,8 +217,8 @@ static void test_bench_small(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,auto,ok,"));
     /* 1 skipped + 2 x 6 LU (dgesv, 4 low precisions, auto) + 5 Cholesky + 6 CG rows (5 storage
      * precisions and auto), plus the header. */
-    CU_ASSERT_EQUAL(lines(csv), 1 + 1 + 12 + 5 + 6);
-    snprintf(path, sizeof path, "%s/report.md", tmp("bout"));
+    CU_ASSERT_EQUAL(mixt_count_lines(csv), 1 + 1 + 12 + 5 + 6);
+    snprintf(path, sizeof path, "%s/report.md", mixt_tmp("bout"));
     struct stat st;
     CU_ASSERT_EQUAL(stat(path, &st), 0);
 }
@@ -264,10 +227,10 @@ static void test_bench_small(void)
 static void test_bench_timeout(void)
 {
     char args[2048], path[600], csv[65536];
-    snprintf(args, sizeof args, "bench %s/pores_1.mtx -o %s --time-limit 0.000001", mixt_matrix_dir(), tmp("tout"));
+    snprintf(args, sizeof args, "bench %s/pores_1.mtx -o %s --time-limit 0.000001", mixt_matrix_dir(), mixt_tmp("tout"));
     CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    snprintf(path, sizeof path, "%s/results.csv", tmp("tout"));
-    slurp(path, csv, sizeof csv);
+    snprintf(path, sizeof path, "%s/results.csv", mixt_tmp("tout"));
+    mixt_slurp(path, csv, sizeof csv);
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,fp64,timeout,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed at the"));
 }

@@ -8,13 +8,6 @@
 #include "lib/mix_internal.h"
 #include "matrices/generators.h"
 
-static mix_context *ctx_new(void)
-{
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
-    return ctx;
-}
-
 /* A well-conditioned n x n: uniform [-1, 1) plus 4 on the diagonal, each row scaled by
  * 2^(row_scale * (i mod 7 - 3)) so that equilibration has work to do. */
 static double *test_matrix(int n, double row_scale)
@@ -55,7 +48,7 @@ static double factor_error(int n, const double *a, const double *lu, const int *
 
 static void test_auto_prec_arguments(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     mix_prec p = MIX_PREC_AUTO;
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(NULL, 10, 1, &p), -1);
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, -1, 1, &p), -2);
@@ -71,7 +64,7 @@ static void test_auto_prec_arguments(void)
 /* The prediction is the precision MIX_PREC_AUTO then takes (no fallback on this matrix). */
 static void test_auto_prec_matches_auto(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     static const int sizes[] = {100, 1100};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         int n = sizes[k];
@@ -96,7 +89,7 @@ static void test_auto_prec_matches_auto(void)
  * widen = 0 leaves a untouched, as dsgesv must. */
 static void test_widened_factors(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 300;
     static const mix_prec precs[] = {MIX_FP32, MIX_FP16, MIX_BF16};
     static const double tol[] = {1e-5, 2e-2, 1e-1};

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/mixt.h"
-#include "tests/edge_check.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 
@@ -45,8 +44,7 @@ static void csr_scaled(const mixm_csr *A, double s, mixm_csr *B)
  * power of two: A is rescaled by powers of 4, so that Jacobi's 1/sqrt(a_ii) stays exact). */
 static void cg_scale_invariant(const mixm_csr *A0, const double *b0, double sa, double sb)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     int n = A0->nrows;
     mixm_csr A;
     csr_scaled(A0, sa, &A);
@@ -89,8 +87,7 @@ static void cg_scale_invariant(const mixm_csr *A0, const double *b0, double sa, 
  * with a re-checked residual within 10 tol. */
 static void cg_truthful(const mixm_csr *A, const double *b)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     int n = A->nrows;
     mix_sparse *S = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S), MIX_SUCCESS);
@@ -133,8 +130,7 @@ static void test_cg_tiny(void)
     mixm_csr_free(&A);
     /* b = 0 exactly is still the zero right-hand side. */
     tridiag(N, 1.0, &A);
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     mix_sparse *S = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
     double x[N];
@@ -187,8 +183,7 @@ static void test_cg_early_stop_residual(void)
     mixm_csr A;
     tridiag(N, 1.0, &A);
     A.val[A.rowptr[2] + 1] = -4.0; /* a negative diagonal: Jacobi refuses before iterating */
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     mix_sparse *S = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
     double b[N] = {1, 2, 3, 4, 5}, x[N];
@@ -223,8 +218,7 @@ static void test_cg_nan_rhs(void)
     enum { N = 6 };
     mixm_csr A;
     tridiag(N, 1.0, &A);
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     mix_sparse *S = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
     const double bad[] = {NAN, INFINITY, -INFINITY};
@@ -254,8 +248,7 @@ static void test_lu_subnormal(void)
         b0[i] = 0;
         for (int j = 0; j < 3; j++) b0[i] += a0[i + 3 * j] * xt[j];
     }
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16, MIX_PREC_AUTO};
     for (int k = 0; k < 6; k++) {
         double a[9], b[3], x[3];
@@ -267,7 +260,7 @@ static void test_lu_subnormal(void)
         p.factor_prec = precs[k];
         mix_gesv_info info;
         int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b, 3, x, 3, &info);
-        double be = mixt_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
+        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
         if (st != MIX_SUCCESS || !(be <= 1e-13))
             printf("\n    %s: status %d backward error %.3e (reported %.3e) x = %g %g %g",
                    mix_prec_name(precs[k]), st, be, info.backward_error, x[0], x[1], x[2]);
@@ -285,7 +278,7 @@ static void test_lu_subnormal(void)
         memcpy(b, b0, sizeof b);
         int st = simple[k](MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b, 3, x, 3, &iter);
         CU_ASSERT_EQUAL(st, 0);
-        CU_ASSERT(mixt_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3) <= 1e-13);
+        CU_ASSERT(mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3) <= 1e-13);
     }
     mix_context_destroy(ctx);
 }
@@ -302,8 +295,7 @@ static void test_lu_subnormal_row(void)
         b0[i] = 0;
         for (int j = 0; j < 3; j++) b0[i] += a0[i + 3 * j] * xt[j];
     }
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
     for (int k = 0; k < 5; k++) {
         double a[9], x[3];
@@ -314,7 +306,7 @@ static void test_lu_subnormal_row(void)
         p.factor_prec = precs[k];
         mix_gesv_info info;
         int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b0, 3, x, 3, &info);
-        double be = mixt_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
+        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
         if (st != MIX_SUCCESS || !(be <= 1e-15))
             printf("\n    %s: status %d backward error %.3e", mix_prec_name(precs[k]), st, be);
         CU_ASSERT_EQUAL(st, MIX_SUCCESS);
@@ -329,8 +321,7 @@ static void test_lu_huge(void)
     /* Entries near DBL_MAX: row sums overflow, LU's growth would. */
     const double s = 0x1p1020;
     double a0[4] = {4 * s, -1 * s, -1 * s, 4 * s}, b0[4] = {3 * s, 3 * s};
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16};
     for (int k = 0; k < 4; k++) {
         double a[4], b[2], x[2];
@@ -343,7 +334,7 @@ static void test_lu_huge(void)
         mix_gesv_info info;
         int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 2, 1, a, 2, ipiv, b, 2, x, 2, &info);
         CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-        CU_ASSERT(mixt_dense_backward_error(2, 1, a0, 2, b0, 2, x, 2) <= 1e-14);
+        CU_ASSERT(mixm_dense_backward_error(2, 1, a0, 2, b0, 2, x, 2) <= 1e-14);
         CU_ASSERT_DOUBLE_EQUAL(x[0], 1.0, 1e-14);
         CU_ASSERT_DOUBLE_EQUAL(x[1], 1.0, 1e-14);
     }
@@ -353,7 +344,7 @@ static void test_lu_huge(void)
 /* ---- The edge-case generator ------------------------------------------------------------------
  * Every driver and precision on systems scaled by 2^k, k across the whole exponent range
  * (subnormal to near overflow), A and b separately, plus NaN/Inf in each argument.  The one
- * invariant: a success status implies the FP64 re-check (range-safe, tests/edge_check.c) within
+ * invariant: a success status implies the FP64 re-check (range-safe, mixm_dense_backward_error) within
  * tolerance and a reported figure that matches it; a failure has a truthful reason. */
 
 /* Exponents for A and for b: subnormal, tiny, the edges of the unscaled window (2^+-64), huge. */
@@ -417,7 +408,7 @@ static int simple_ok(int st) { return st == 0; }
 static void dense_check(const dense_driver *d, int n, const double *a, const double *b, int st,
                         const double *x, double berr, int kx, int *bad)
 {
-    double re = mixt_dense_backward_error(n, 1, a, n, b, n, x, n);
+    double re = mixm_dense_backward_error(n, 1, a, n, b, n, x, n);
     int ok = d->simple ? simple_ok(st) : st == MIX_SUCCESS;
     if (ok) {
         /* Success: the re-check within a few unit roundoffs (n = 12, kappa ~ 10), and the
@@ -445,8 +436,7 @@ static void test_gen_dense_scaled(void)
     double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
     mixm_gen_randsvd(n, 10.0, 3, 12, a0);
     for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     int bad = 0, runs = 0;
     for (int ia = 0; ia < NGEN_EXPS; ia++)
         for (int ib = 0; ib < NGEN_EXPS; ib++) {
@@ -482,8 +472,7 @@ static void test_gen_dense_nonfinite(void)
     mixm_gen_randsvd(n, 10.0, 3, 5, a0);
     for (int i = 0; i < n; i++) b0[i] = 1.0 + i;
     const double bad_vals[] = {NAN, INFINITY, -INFINITY};
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     for (int v = 0; v < 3; v++)
         for (int pos = 0; pos < n * n + n; pos++) {
             memcpy(a, a0, sizeof a);
@@ -589,8 +578,7 @@ static void test_gen_posv_scaled(void)
     double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
     mixm_gen_randsvd_spd(n, 10.0, 3, 21, a0);
     for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     int bad = 0, runs = 0;
     for (int ia = 0; ia < NGEN_EXPS; ia++)
         for (int ib = 0; ib < NGEN_EXPS; ib++) {
@@ -643,8 +631,7 @@ static void cg_gen_matrix(int which, mixm_csr *A)
 
 static void test_gen_cg_scaled(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     int bad = 0, runs = 0;
     for (int which = 0; which < 2; which++) {
         mixm_csr A0, A;
@@ -726,8 +713,7 @@ static void test_gen_cg_nonfinite(void)
     enum { N = 8 };
     mixm_csr A;
     tridiag(N, 1.0, &A);
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     mix_sparse *S = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), 0);
     const double bad_vals[] = {NAN, INFINITY, -INFINITY};

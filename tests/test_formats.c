@@ -16,11 +16,16 @@ static float bf(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 static uint64_t db(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
 static double bd(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+/* One random stream for the suite: mixm_rng, seeded at first use. */
 static uint64_t rnd64(void)
 {
-    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-    return rng;
+    static mixm_rng g;
+    static int seeded;
+    if (!seeded) {
+        mixm_rng_seed(&g, 0x9e3779b97f4a7c15ull);
+        seeded = 1;
+    }
+    return mixm_rng_next(&g);
 }
 static double rnd_unit(void) { return (double)(rnd64() >> 11) * 0x1p-53; }
 /* A random double with full mantissa, exponent uniform in [emin, emax], random sign. */

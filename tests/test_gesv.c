@@ -15,54 +15,14 @@ static const mix_prec low_precs[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
 
 /* ---- helpers -------------------------------------------------------------------------------- */
 
-static mix_context *ctx_new(void)
-{
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
-    return ctx;
-}
-
-static double *dalloc(size_t count)
-{
-    double *p = calloc(count ? count : 1, sizeof *p);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    return p;
-}
-
 /* Column-major n x n A (ld n), n x nrhs B = A Xtrue (ld n). */
 static void rhs_for(int n, int nrhs, const double *a, double *b, unsigned seed)
 {
-    double *xt = dalloc((size_t)n * nrhs);
+    double *xt = mixt_dalloc((size_t)n * nrhs);
     for (int k = 0; k < n * nrhs; k++) xt[k] = sin(1.0 + k + seed) + 0.5;
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nrhs, n, 1.0, a, n, xt, n, 0.0, b, n);
     free(xt);
 }
-
-/* max over columns of ||b - A x||inf / (||A||inf ||x||inf + ||b||inf), column-major. */
-static double backward_error(int n, int nrhs, const double *a, int lda, const double *b, int ldb,
-                             const double *x, int ldx)
-{
-    double anrm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, a, lda), worst = 0.0;
-    double *r = dalloc((size_t)n);
-    for (int j = 0; j < nrhs; j++) {
-        memcpy(r, b + (size_t)j * ldb, (size_t)n * sizeof *r);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, a, lda, x + (size_t)j * ldx, 1, 1.0, r,
-                    1);
-        double rn = 0, xn = 0, bn = 0;
-        for (int i = 0; i < n; i++) {
-            rn = fmax(rn, fabs(r[i]));
-            xn = fmax(xn, fabs(x[i + (size_t)j * ldx]));
-            bn = fmax(bn, fabs(b[i + (size_t)j * ldb]));
-        }
-        double be = (anrm * xn + bn) > 0 ? rn / (anrm * xn + bn) : 0.0;
-        if (!(be <= worst)) worst = be;
-    }
-    free(r);
-    return worst;
-}
-
-/* LAPACK's acceptance for refined solutions (ddrvab.f): a small multiple of eps sqrt(n). */
-static double berr_bound(int n) { return 4.0 * DBL_EPSILON * sqrt((double)n); }
 
 typedef struct {
     int st, iter, reason, fell_back;
@@ -74,7 +34,7 @@ typedef struct {
 static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
                            const double *a, const double *b)
 {
-    double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n * nrhs);
+    double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
     int *ipiv = calloc((size_t)n + 1, sizeof *ipiv);
     memcpy(ac, a, (size_t)n * n * sizeof *ac);
     mix_gesv_info info;
@@ -83,17 +43,17 @@ static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, in
     o.iter = info.iter;
     o.reason = info.reason;
     o.fell_back = info.fell_back;
-    o.berr = backward_error(n, nrhs, a, n, b, n, x, n);
+    o.berr = mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n);
     CU_ASSERT_EQUAL(info.status, o.st);
     if (o.st == MIX_SUCCESS) {
-        CU_ASSERT(o.berr <= berr_bound(n));
-        CU_ASSERT(info.backward_error <= berr_bound(n));
+        CU_ASSERT(o.berr <= mixt_berr_bound(n));
+        CU_ASSERT(info.backward_error <= mixt_berr_bound(n));
         if (o.iter >= 0) {
             CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *ac) == 0);
             CU_ASSERT_EQUAL(info.fell_back, 0);
             CU_ASSERT_EQUAL(info.reason, MIX_REASON_NONE);
         } else {
-            double *f = dalloc((size_t)n * n);
+            double *f = mixt_dalloc((size_t)n * n);
             int *fp = calloc((size_t)n, sizeof *fp);
             memcpy(f, a, (size_t)n * n * sizeof *f);
             LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, f, n, fp);
@@ -120,13 +80,13 @@ static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, in
 
 static void test_agrees_with_dgesv(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 150, nrhs = 3;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs);
     mixm_gen_random_dense(n, 7, a);
     rhs_for(n, nrhs, a, b, 1);
     /* Reference: LAPACK's own dgesv. */
-    double *lu = dalloc((size_t)n * n), *xref = dalloc((size_t)n * nrhs);
+    double *lu = mixt_dalloc((size_t)n * n), *xref = mixt_dalloc((size_t)n * nrhs);
     int *piv = calloc((size_t)n, sizeof *piv);
     memcpy(lu, a, (size_t)n * n * sizeof *lu);
     memcpy(xref, b, (size_t)n * nrhs * sizeof *xref);
@@ -136,7 +96,7 @@ static void test_agrees_with_dgesv(void)
         mix_gesv_params p;
         mix_gesv_params_init(&p);
         p.factor_prec = low_precs[k];
-        double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n * nrhs);
+        double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
         memcpy(ac, a, (size_t)n * n * sizeof *ac);
         mix_gesv_info info;
@@ -165,24 +125,24 @@ static const simple_fn simple[NPREC] = {mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_
 static void test_simple_drivers(void)
 {
     const int n = 120, nrhs = 2, lda = 125, ldb = 130;
-    double *a = dalloc((size_t)lda * n), *b = dalloc((size_t)ldb * nrhs);
-    double *a0 = dalloc((size_t)n * n), *b0 = dalloc((size_t)n * nrhs);
+    double *a = mixt_dalloc((size_t)lda * n), *b = mixt_dalloc((size_t)ldb * nrhs);
+    double *a0 = mixt_dalloc((size_t)n * n), *b0 = mixt_dalloc((size_t)n * nrhs);
     mixm_gen_randsvd(n, 100.0, 3, 11, a0);
     rhs_for(n, nrhs, a0, b0, 2);
     for (int k = 0; k < NPREC; k++) {
         for (int j = 0; j < n; j++) memcpy(a + (size_t)j * lda, a0 + (size_t)j * n, n * sizeof *a);
         for (int j = 0; j < nrhs; j++) memcpy(b + (size_t)j * ldb, b0 + (size_t)j * n, n * sizeof *b);
-        double *acopy = dalloc((size_t)lda * n), *bcopy = dalloc((size_t)ldb * nrhs);
+        double *acopy = mixt_dalloc((size_t)lda * n), *bcopy = mixt_dalloc((size_t)ldb * nrhs);
         memcpy(acopy, a, (size_t)lda * n * sizeof *a);
         memcpy(bcopy, b, (size_t)ldb * nrhs * sizeof *b);
-        double *x = dalloc((size_t)ldb * nrhs);
+        double *x = mixt_dalloc((size_t)ldb * nrhs);
         for (size_t i = 0; i < (size_t)ldb * nrhs; i++) x[i] = -7.0; /* padding must survive */
         int *ipiv = calloc((size_t)n, sizeof *ipiv), iter = -99;
         CU_ASSERT_EQUAL(simple[k](MIX_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb, x, ldb, &iter), 0);
         CU_ASSERT(iter >= 0 && iter <= 30);
         CU_ASSERT(memcmp(a, acopy, (size_t)lda * n * sizeof *a) == 0); /* A unchanged */
         CU_ASSERT(memcmp(b, bcopy, (size_t)ldb * nrhs * sizeof *b) == 0);
-        CU_ASSERT(backward_error(n, nrhs, a, lda, b, ldb, x, ldb) <= berr_bound(n));
+        CU_ASSERT(mixm_dense_backward_error(n, nrhs, a, lda, b, ldb, x, ldb) <= mixt_berr_bound(n));
         for (int j = 0; j < nrhs; j++)
             for (int i = n; i < ldb; i++) CU_ASSERT_EQUAL(x[i + (size_t)j * ldb], -7.0);
         int pivots_ok = 1;
@@ -198,9 +158,9 @@ static void test_simple_drivers(void)
 /* kappa <= 1e4: every precision refines (default AUTO refinement) without fallback, all modes. */
 static void test_randsvd_no_fallback(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 100;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int e = 1; e <= 4; e++)
         for (int mode = 1; mode <= 5; mode++) {
             mixm_gen_randsvd(n, pow(10.0, e), mode, 100 * e + mode, a);
@@ -221,10 +181,10 @@ static void test_randsvd_no_fallback(void)
 /* Classical IR alone: where kappa u_f < 1 (FP32 to 1e6, FP16/TF32 to 1e3, BF16 to 1e2). */
 static void test_randsvd_classical(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 100;
     const int max_e[NPREC] = {6, 3, 3, 2};
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int k = 0; k < NPREC; k++)
         for (int mode = 1; mode <= 5; mode++) {
             int e = max_e[k];
@@ -246,10 +206,10 @@ static void test_randsvd_classical(void)
  * (modes 1, 2, 4) with the default restart of 30; FP32 to 1e8 in every mode. */
 static void test_randsvd_gmres_ir(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 100;
     const int max_e[NPREC] = {8, 7, 7, 6};
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int k = 0; k < NPREC; k++)
         for (int mode = 1; mode <= 5; mode++) {
             if (low_precs[k] != MIX_FP32 && (mode == 3 || mode == 5)) continue;
@@ -284,9 +244,9 @@ static void test_randsvd_gmres_ir(void)
 /* Far beyond (kappa 1e12, 1e14): the FP64 answer with iter = -(max_iter+1) and the LU in A. */
 static void test_randsvd_fallback(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 80;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int k = 0; k < NPREC; k++)
         for (int mode = 1; mode <= 5; mode += 2) {
             mixm_gen_randsvd(n, 1e14, mode, 5 + mode, a);
@@ -304,14 +264,14 @@ static void test_randsvd_fallback(void)
     /* Simple driver: same codes as LAPACK's dsgesv. */
     mixm_gen_randsvd(n, 1e12, 3, 77, a);
     rhs_for(n, 1, a, b, 9);
-    double *x = dalloc((size_t)n);
+    double *x = mixt_dalloc((size_t)n);
     int *ipiv = calloc((size_t)n, sizeof *ipiv), iter = 0;
     CU_ASSERT_EQUAL(mix_dhgesv(MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, &iter), 0);
     CU_ASSERT(iter == -31 || iter == -3);
     free(x); free(ipiv);
     /* fallback = 0: an error status, A left alone. */
     mixm_gen_randsvd(n, 1e14, 3, 78, a);
-    double *ac = dalloc((size_t)n * n), *xx = dalloc((size_t)n);
+    double *ac = mixt_dalloc((size_t)n * n), *xx = mixt_dalloc((size_t)n);
     int *pv = calloc((size_t)n, sizeof *pv);
     memcpy(ac, a, (size_t)n * n * sizeof *a);
     mix_gesv_params p;
@@ -332,9 +292,9 @@ static void test_randsvd_fallback(void)
 
 static void test_multi_rhs(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 90, nrhs = 6;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs);
     mixm_gen_randsvd(n, 1e3, 4, 3, a);
     rhs_for(n, nrhs, a, b, 4);
     /* Columns of wildly different sizes (one zero): each must pass on its own. */
@@ -347,7 +307,7 @@ static void test_multi_rhs(void)
         mix_gesv_params p;
         mix_gesv_params_init(&p);
         p.factor_prec = low_precs[k];
-        double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n * nrhs);
+        double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
         memcpy(ac, a, (size_t)n * n * sizeof *a);
         mix_gesv_info info;
@@ -355,11 +315,11 @@ static void test_multi_rhs(void)
                         0);
         CU_ASSERT(info.iter >= 0);
         for (int j = 0; j < nrhs; j++)
-            CU_ASSERT(backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <=
-                      berr_bound(n));
+            CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <=
+                      mixt_berr_bound(n));
         for (int i = 0; i < n; i++) CU_ASSERT_EQUAL(x[i + 2 * n], 0.0);
         /* Each column alone gives the same answer to rounding. */
-        double *x1 = dalloc((size_t)n);
+        double *x1 = mixt_dalloc((size_t)n);
         CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b + 4 * n, n, x1, n,
                                      &info), 0);
         double diff = 0, xn = 0;
@@ -377,9 +337,9 @@ static void test_multi_rhs(void)
 /* More right-hand sides than the backends' correction solve takes in one pass (64 on the CPU). */
 static void test_many_rhs(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 60, nrhs = 150;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs), *x = dalloc((size_t)n * nrhs);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs), *x = mixt_dalloc((size_t)n * nrhs);
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     mixm_gen_randsvd(n, 1e2, 5, 13, a);
     rhs_for(n, nrhs, a, b, 6);
@@ -389,13 +349,13 @@ static void test_many_rhs(void)
     mix_gesv_params_init(&p);
     p.factor_prec = MIX_FP16;
     mix_gesv_info info;
-    double *ac = dalloc((size_t)n * n);
+    double *ac = mixt_dalloc((size_t)n * n);
     memcpy(ac, a, (size_t)n * n * sizeof *a);
     CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info), 0);
     CU_ASSERT(info.iter >= 0);
     int ok = 1;
     for (int j = 0; j < nrhs; j++)
-        ok &= backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <= berr_bound(n);
+        ok &= mixm_dense_backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <= mixt_berr_bound(n);
     CU_ASSERT(ok);
     free(a); free(b); free(x); free(ipiv); free(ac);
     mix_context_destroy(ctx);
@@ -405,12 +365,12 @@ static void test_many_rhs(void)
  * and on fallback the factors in row-major order. */
 static void test_row_major(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 70, nrhs = 3, lda = 75, ldb = 5;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs);
     mixm_gen_randsvd(n, 1e2, 3, 21, a);
     rhs_for(n, nrhs, a, b, 5);
-    double *ar = dalloc((size_t)n * lda), *br = dalloc((size_t)n * ldb), *xr = dalloc((size_t)n * ldb);
+    double *ar = mixt_dalloc((size_t)n * lda), *br = mixt_dalloc((size_t)n * ldb), *xr = mixt_dalloc((size_t)n * ldb);
     for (int k = 0; k < n * lda; k++) ar[k] = 3.0;
     for (int k = 0; k < n * ldb; k++) br[k] = 4.0, xr[k] = 5.0;
     for (int i = 0; i < n; i++) {
@@ -421,16 +381,16 @@ static void test_row_major(void)
         mix_gesv_params p;
         mix_gesv_params_init(&p);
         p.factor_prec = pass == 0 ? MIX_FP16 : MIX_FP64;
-        double *arc = dalloc((size_t)n * lda);
+        double *arc = mixt_dalloc((size_t)n * lda);
         memcpy(arc, ar, (size_t)n * lda * sizeof *ar);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
         mix_gesv_info info;
         CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_ROW_MAJOR, n, nrhs, arc, lda, ipiv, br, ldb, xr, ldb,
                                      &info), 0);
-        double *x = dalloc((size_t)n * nrhs);
+        double *x = mixt_dalloc((size_t)n * nrhs);
         for (int i = 0; i < n; i++)
             for (int j = 0; j < nrhs; j++) x[i + (size_t)j * n] = xr[(size_t)i * ldb + j];
-        CU_ASSERT(backward_error(n, nrhs, a, n, b, n, x, n) <= berr_bound(n));
+        CU_ASSERT(mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n) <= mixt_berr_bound(n));
         for (int i = 0; i < n; i++)
             for (int j = nrhs; j < ldb; j++) CU_ASSERT_EQUAL(xr[(size_t)i * ldb + j], 5.0);
         if (pass == 0) {
@@ -440,7 +400,7 @@ static void test_row_major(void)
             CU_ASSERT_EQUAL(info.iter, -1);
             CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
             /* LAPACKE's row-major dgetrf of the same matrix gives the same factors. */
-            double *f = dalloc((size_t)n * lda);
+            double *f = mixt_dalloc((size_t)n * lda);
             int *fp = calloc((size_t)n, sizeof *fp);
             memcpy(f, ar, (size_t)n * lda * sizeof *ar);
             LAPACKE_dgetrf(LAPACK_ROW_MAJOR, n, n, f, lda, fp);
@@ -462,9 +422,9 @@ static void test_row_major(void)
  * FP16 thanks to the scaling; with scaling off FP16 overflows (iter -2) and still answers. */
 static void test_badly_scaled(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 100;
-    double *a0 = dalloc((size_t)n * n), *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+    double *a0 = mixt_dalloc((size_t)n * n), *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     mixm_gen_randsvd(n, 10.0, 3, 31, a0);
     for (int variant = 0; variant < 4; variant++) {
         for (int j = 0; j < n; j++)
@@ -509,12 +469,12 @@ static void test_badly_scaled(void)
 
 static void test_auto_precision_and_info(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     double hist[40];
     const int sizes[2] = {50, 1030}; /* either side of the AUTO threshold (768) */
     for (int s = 0; s < 2; s++) {
         int n = sizes[s];
-        double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n);
+        double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
         mixm_gen_random_dense(n, 41, a);
         for (int i = 0; i < n; i++) a[i + (size_t)i * n] += 2.0 * sqrt((double)n); /* kappa ~ 10 */
         rhs_for(n, 1, a, b, 2);
@@ -524,12 +484,12 @@ static void test_auto_precision_and_info(void)
         CU_ASSERT_EQUAL(p.max_iter, 30);
         p.residual_history = hist;
         p.history_capacity = 40;
-        double *ac = dalloc((size_t)n * n), *x = dalloc((size_t)n);
+        double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
         memcpy(ac, a, (size_t)n * n * sizeof *a);
         mix_gesv_info info;
         CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
-        CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+        CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
         if (n < MIXI_GESV_AUTO_MIN_N) { /* small: FP64 directly */
             CU_ASSERT_EQUAL(info.iter, -1);
             CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
@@ -556,7 +516,7 @@ static void test_auto_precision_and_info(void)
  * 16-bit factorization can outweigh its longer refinement. */
 static void test_auto_choice(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     mix_caps caps;
     CU_ASSERT_EQUAL_FATAL(mix_backend_caps(mixt_backend, &caps), MIX_SUCCESS);
     mix_prec p = MIX_PREC_AUTO;
@@ -582,10 +542,10 @@ static void test_auto_choice(void)
  * factors in A); cost_fallback = 0 or a generous budget lets the same kind of solve refine on. */
 static void test_cost_fallback(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 600;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *ac = dalloc((size_t)n * n);
-    double *x = dalloc((size_t)n), *lu = dalloc((size_t)n * n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n), *ac = mixt_dalloc((size_t)n * n);
+    double *x = mixt_dalloc((size_t)n), *lu = mixt_dalloc((size_t)n * n);
     int *ipiv = calloc((size_t)n, sizeof *ipiv), *piv = calloc((size_t)n, sizeof *piv);
     CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd(n, 1e6, 3, 77, a), 0);
     rhs_for(n, 1, a, b, 5);
@@ -602,7 +562,7 @@ static void test_cost_fallback(void)
     CU_ASSERT_EQUAL(info.fell_back, 1);
     CU_ASSERT_EQUAL(info.iter, -(p.max_iter + 1));
     CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
-    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
     /* The simple driver: LAPACK's non-convergence code and dgetrf's factors in A. */
     memcpy(ac, a, (size_t)n * n * sizeof *a);
     memcpy(lu, a, (size_t)n * n * sizeof *a);
@@ -617,7 +577,7 @@ static void test_cost_fallback(void)
     memcpy(ac, a, (size_t)n * n * sizeof *a);
     CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
     CU_ASSERT_NOT_EQUAL(info.reason, MIX_REASON_TOO_SLOW);
-    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
     /* A generous budget: a well-conditioned BF16 solve refines to the end. */
     p.cost_fallback = 1;
     mixi_set_fp64_seconds(1e9);
@@ -627,7 +587,7 @@ static void test_cost_fallback(void)
     CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
     CU_ASSERT_EQUAL(info.reason, MIX_REASON_NONE);
     CU_ASSERT(info.iter >= 0);
-    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
     mixi_set_fp64_seconds(0.0);
     free(a); free(b); free(ac); free(x); free(lu); free(ipiv); free(piv);
     mix_context_destroy(ctx);
@@ -651,9 +611,9 @@ static void test_empty_sizes(void)
 
 static void test_nan_inf(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 40;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *x = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     mixm_gen_random_dense(n, 3, a);
     rhs_for(n, 1, a, b, 1);
@@ -663,7 +623,7 @@ static void test_nan_inf(void)
             double *t = where ? b + 7 : a + 123;
             double keep = *t;
             *t = bad[k];
-            double *ac = dalloc((size_t)n * n), *bc = dalloc((size_t)n);
+            double *ac = mixt_dalloc((size_t)n * n), *bc = mixt_dalloc((size_t)n);
             memcpy(ac, a, (size_t)n * n * sizeof *a);
             memcpy(bc, b, (size_t)n * sizeof *b);
             for (int i = 0; i < n; i++) x[i] = 1.25, ipiv[i] = -3;
@@ -691,20 +651,20 @@ static void test_nan_inf(void)
 
 static void test_singular(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 60;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *x = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
     mixm_gen_random_dense(n, 9, a);
     for (int i = 0; i < n; i++) a[i + 17 * (size_t)n] = 0.0; /* column 18 zero: U(18,18) = 0 */
     for (int i = 0; i < n; i++) b[i] = 1.0;
-    double *f = dalloc((size_t)n * n), *fb = dalloc((size_t)n);
+    double *f = mixt_dalloc((size_t)n * n), *fb = mixt_dalloc((size_t)n);
     int *fp = calloc((size_t)n, sizeof *fp);
     memcpy(f, a, (size_t)n * n * sizeof *a);
     memcpy(fb, b, (size_t)n * sizeof *b);
     int ref = LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, f, n, fp, fb, n);
     CU_ASSERT_FATAL(ref > 0);
     for (int s = 0; s < NPREC; s++) {
-        double *ac = dalloc((size_t)n * n);
+        double *ac = mixt_dalloc((size_t)n * n);
         int *ipiv = calloc((size_t)n, sizeof *ipiv), iter = 0;
         memcpy(ac, a, (size_t)n * n * sizeof *a);
         CU_ASSERT_EQUAL(simple[s](MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), ref);
@@ -732,7 +692,7 @@ static void test_singular(void)
 
 static void test_illegal_arguments(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     enum { N = 4 };
     double a[N * N], b[N], x[N], a0[N * N], b0[N];
     int ipiv[N], iter = 55;
@@ -807,10 +767,10 @@ static void test_illegal_arguments(void)
 
 static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 40, nrhs = 2;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs), *x = dalloc((size_t)n * nrhs);
-    double *ac = dalloc((size_t)n * n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs), *x = mixt_dalloc((size_t)n * nrhs);
+    double *ac = mixt_dalloc((size_t)n * n);
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     mixm_gen_randsvd(n, kappa, 3, 5, a);
     rhs_for(n, nrhs, a, b, 3);
@@ -848,7 +808,7 @@ static void test_alloc_failure(void)
 
 static void test_gpu_entry(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     if (!(ctx->ops->flags & MIXI_BACKEND_DEVICE_POINTERS)) {
         /* A host-memory backend: the device entry point refuses the context (ctx is illegal
          * argument 1) and writes nothing, info included. */
@@ -863,7 +823,7 @@ static void test_gpu_entry(void)
         return;
     }
     const int n = 130;
-    double *a = dalloc((size_t)n * n), *b = dalloc((size_t)n), *x = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     mixm_gen_randsvd(n, 1e3, 2, 8, a);
     rhs_for(n, 1, a, b, 1);
@@ -881,7 +841,7 @@ static void test_gpu_entry(void)
                     0);
     CU_ASSERT_EQUAL(info.status, 0);
     CU_ASSERT_EQUAL_FATAL(o->download(ctx->state, x, dx, (size_t)n * sizeof(double)), 0);
-    CU_ASSERT(backward_error(n, 1, a, n, b, n, x, n) <= berr_bound(n));
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
     o->free(ctx->state, da);
     o->free(ctx->state, db);
     o->free(ctx->state, dx);
@@ -895,13 +855,13 @@ static void test_gpu_entry(void)
  * classical backward error bound, u of the compute format), |L| <= 1, pivots in range. */
 static void test_lu_blocked(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const mix_backend_ops *o = ctx->ops;
     const int n = 300; /* several panel steps with the tuned block size */
     const int nb = mixi_lu_block_size(n);
     CU_ASSERT_FATAL(nb < n);
     const double u[NPREC] = {0x1p-24, 0x1p-11, 0x1p-11, 0x1p-8};
-    double *a = dalloc((size_t)n * n), *pa = dalloc((size_t)n * n), *lu = dalloc((size_t)n * n);
+    double *a = mixt_dalloc((size_t)n * n), *pa = mixt_dalloc((size_t)n * n), *lu = mixt_dalloc((size_t)n * n);
     float *f = malloc((size_t)n * n * sizeof *f);
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     mixm_gen_random_dense(n, 17, a);
@@ -960,12 +920,12 @@ static void test_lu_blocked(void)
 static void test_randsvd_generator(void)
 {
     const int n = 40;
-    double *a = dalloc((size_t)n * n), *a2 = dalloc((size_t)n * n), *s = dalloc((size_t)n);
+    double *a = mixt_dalloc((size_t)n * n), *a2 = mixt_dalloc((size_t)n * n), *s = mixt_dalloc((size_t)n);
     for (int mode = 1; mode <= 5; mode++) {
         CU_ASSERT_EQUAL(mixm_gen_randsvd(n, 1e6, mode, 3, a), 0);
         CU_ASSERT_EQUAL(mixm_gen_randsvd(n, 1e6, mode, 3, a2), 0);
         CU_ASSERT(memcmp(a, a2, (size_t)n * n * sizeof *a) == 0); /* reproducible */
-        double *sup = dalloc((size_t)n);
+        double *sup = mixt_dalloc((size_t)n);
         CU_ASSERT_EQUAL_FATAL(LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', n, n, a, n, s, NULL, 1,
                                              NULL, 1, sup), 0);
         CU_ASSERT(fabs(s[0] - 1.0) < 1e-12);

@@ -16,40 +16,7 @@
 #define CLI_VMEM_KIB 2097152
 #define CLI_TIMEOUT_S 60
 
-static char dir[256];
-
-static const char *tmp(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    if (!dir[0]) {
-        snprintf(dir, sizeof dir, "/tmp/mixt_hostile_XXXXXX");
-        if (!mkdtemp(dir)) snprintf(dir, sizeof dir, "/tmp");
-    }
-    char *p = buf[k++ % 8];
-    snprintf(p, 512, "%s/%s", dir, name);
-    return p;
-}
-
-static void write_bytes(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fwrite(data, 1, len, f);
-    fclose(f);
-}
-
-static void write_text(const char *path, const char *text) { write_bytes(path, text, strlen(text)); }
-
 static char out[1 << 16], errbuf[1 << 16];
-
-static void slurp(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    buf[n] = '\0';
-    if (f) fclose(f);
-}
 
 /* `mixsolve ARGS` under the memory cap and the timeout: its exit status (124 on timeout). */
 static int run_capped(const char *args)
@@ -58,22 +25,15 @@ static int run_capped(const char *args)
 #ifdef __SANITIZE_ADDRESS__
     /* ASan reserves terabytes of shadow address space: no cap (its own checks stand in for it). */
     snprintf(cmd, sizeof cmd, "exec timeout %d %s/tools/mixsolve %s > %s 2> %s", CLI_TIMEOUT_S,
-             mixt_build_dir(), args, tmp("out.txt"), tmp("err.txt"));
+             mixt_build_dir(), args, mixt_tmp("out.txt"), mixt_tmp("err.txt"));
 #else
     snprintf(cmd, sizeof cmd, "ulimit -v %d; exec timeout %d %s/tools/mixsolve %s > %s 2> %s",
-             CLI_VMEM_KIB, CLI_TIMEOUT_S, mixt_build_dir(), args, tmp("out.txt"), tmp("err.txt"));
+             CLI_VMEM_KIB, CLI_TIMEOUT_S, mixt_build_dir(), args, mixt_tmp("out.txt"), mixt_tmp("err.txt"));
 #endif
     int st = system(cmd);
-    slurp(tmp("out.txt"), out, sizeof out);
-    slurp(tmp("err.txt"), errbuf, sizeof errbuf);
+    mixt_slurp(mixt_tmp("out.txt"), out, sizeof out);
+    mixt_slurp(mixt_tmp("err.txt"), errbuf, sizeof errbuf);
     return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
 }
 
 /* Exit `code` and one stderr line "mixsolve: ..." containing `words`. */
@@ -81,10 +41,10 @@ static void expect_cli(const char *args, int code, const char *words)
 {
     int rc = run_capped(args);
     CU_ASSERT_EQUAL(rc, code);
-    CU_ASSERT_EQUAL(lines(errbuf), 1);
+    CU_ASSERT_EQUAL(mixt_count_lines(errbuf), 1);
     CU_ASSERT_EQUAL(strncmp(errbuf, "mixsolve: ", 10), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, words));
-    if (rc != code || lines(errbuf) != 1 || !strstr(errbuf, words))
+    if (rc != code || mixt_count_lines(errbuf) != 1 || !strstr(errbuf, words))
         fprintf(stderr, "\n  mixsolve %s: expected %d '%s', got %d '%s'\n", args, code, words, rc, errbuf);
 }
 
@@ -139,10 +99,10 @@ static void test_reader_duplicate_overflow(void)
     const char *t = GENERAL "2 2 3\n1 1 1e308\n1 1 1e308\n2 2 1\n";
     expect_read_bad(t, strlen(t), MIX_ERR_PARSE, "overflows");
     /* The dense reader (right-hand sides) too. */
-    write_text(tmp("dup.mtx"), "%%MatrixMarket matrix coordinate real general\n2 1 2\n1 1 1.5e308\n1 1 1.5e308\n");
+    mixt_write_text(mixt_tmp("dup.mtx"), "%%MatrixMarket matrix coordinate real general\n2 1 2\n1 1 1.5e308\n1 1 1.5e308\n");
     mixm_dense X;
     char err[256];
-    CU_ASSERT_EQUAL(mixm_mtx_read_dense(tmp("dup.mtx"), &X, err, sizeof err), MIX_ERR_PARSE);
+    CU_ASSERT_EQUAL(mixm_mtx_read_dense(mixt_tmp("dup.mtx"), &X, err, sizeof err), MIX_ERR_PARSE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "overflows"));
     CU_ASSERT_PTR_NULL(X.a);
 }
@@ -156,22 +116,22 @@ static void test_reader_gzip_trailing(void)
     T.rowptr[0] = 0; T.rowptr[1] = 1; T.rowptr[2] = 2;
     T.colind[0] = 0; T.colind[1] = 1;
     T.val[0] = 4; T.val[1] = 2;
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_write_csr(tmp("g.mtx.gz"), &T, 0, err, sizeof err), 0);
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(tmp("g.mtx.gz"), &A, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_write_csr(mixt_tmp("g.mtx.gz"), &T, 0, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(mixt_tmp("g.mtx.gz"), &A, NULL, err, sizeof err), 0);
     mixm_csr_free(&A);
-    FILE *f = fopen(tmp("g.mtx.gz"), "ab");
+    FILE *f = fopen(mixt_tmp("g.mtx.gz"), "ab");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("garbage\n", f);
     fclose(f);
-    CU_ASSERT_EQUAL(mixm_mtx_read(tmp("g.mtx.gz"), &A, NULL, err, sizeof err), MIX_ERR_PARSE);
+    CU_ASSERT_EQUAL(mixm_mtx_read(mixt_tmp("g.mtx.gz"), &A, NULL, err, sizeof err), MIX_ERR_PARSE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "trailing data after the gzip stream"));
     CU_ASSERT_PTR_NULL(A.rowptr);
     /* Truncated: the last 8 bytes (CRC, length) cut off. */
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_write_csr(tmp("g.mtx.gz"), &T, 0, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_write_csr(mixt_tmp("g.mtx.gz"), &T, 0, err, sizeof err), 0);
     struct stat sb;
-    CU_ASSERT_EQUAL_FATAL(stat(tmp("g.mtx.gz"), &sb), 0);
-    CU_ASSERT_EQUAL_FATAL(truncate(tmp("g.mtx.gz"), sb.st_size - 8), 0);
-    CU_ASSERT_EQUAL(mixm_mtx_read(tmp("g.mtx.gz"), &A, NULL, err, sizeof err), MIX_ERR_PARSE);
+    CU_ASSERT_EQUAL_FATAL(stat(mixt_tmp("g.mtx.gz"), &sb), 0);
+    CU_ASSERT_EQUAL_FATAL(truncate(mixt_tmp("g.mtx.gz"), sb.st_size - 8), 0);
+    CU_ASSERT_EQUAL(mixm_mtx_read(mixt_tmp("g.mtx.gz"), &A, NULL, err, sizeof err), MIX_ERR_PARSE);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "truncated gzip"));
     mixm_csr_free(&T);
 }
@@ -269,10 +229,10 @@ static void test_cli_corpus(void)
     for (const cli_case *c = corpus; c->name; c++) {
         const char *path = c->name;
         if (c->data) {
-            path = tmp(c->name);
-            write_bytes(path, c->data, c->len ? c->len : strlen(c->data));
+            path = mixt_tmp(c->name);
+            mixt_write_file(path, c->data, c->len ? c->len : strlen(c->data));
         } else if (c->name[0] != '/') {
-            path = tmp(c->name); /* never written: missing */
+            path = mixt_tmp(c->name); /* never written: missing */
         }
         snprintf(args, sizeof args, "solve %s %s", path, c->args);
         expect_cli(args, c->code, c->words);
@@ -304,13 +264,13 @@ static void check_solution(const char *mtx, const char *xfile, double berr_max)
 static void test_cli_subnormal_lu(void)
 {
     char m[512];
-    snprintf(m, sizeof m, "%s", tmp("sub.mtx"));
-    write_text(m, GENERAL "3 3 7\n1 1 4e-310\n2 1 1e-310\n1 2 1e-310\n2 2 4e-310\n3 2 1e-310\n2 3 1e-310\n3 3 4e-310\n");
+    snprintf(m, sizeof m, "%s", mixt_tmp("sub.mtx"));
+    mixt_write_text(m, GENERAL "3 3 7\n1 1 4e-310\n2 1 1e-310\n1 2 1e-310\n2 2 4e-310\n3 2 1e-310\n2 3 1e-310\n3 3 4e-310\n");
     const char *precs[] = {"fp64", "fp32", "fp16", "auto"};
     char args[2048];
     for (int k = 0; k < 4; k++) {
         char x[512];
-        snprintf(x, sizeof x, "%s", tmp("x.mtx"));
+        snprintf(x, sizeof x, "%s", mixt_tmp("x.mtx"));
         snprintf(args, sizeof args, "solve %s --method lu --prec %s --out %s", m, precs[k], x);
         int rc = run_capped(args);
         CU_ASSERT_EQUAL(rc, 0);
@@ -322,13 +282,13 @@ static void test_cli_subnormal_lu(void)
 static void test_cli_subnormal_chol(void)
 {
     char m[512];
-    snprintf(m, sizeof m, "%s", tmp("subspd.mtx"));
-    write_text(m, SYMMETRIC "3 3 5\n1 1 4e-310\n2 1 -1e-310\n2 2 4e-310\n3 2 -1e-310\n3 3 4e-310\n");
+    snprintf(m, sizeof m, "%s", mixt_tmp("subspd.mtx"));
+    mixt_write_text(m, SYMMETRIC "3 3 5\n1 1 4e-310\n2 1 -1e-310\n2 2 4e-310\n3 2 -1e-310\n3 3 4e-310\n");
     const char *precs[] = {"fp64", "fp32", "fp16", "auto"};
     char args[2048];
     for (int k = 0; k < 4; k++) {
         char x[512];
-        snprintf(x, sizeof x, "%s", tmp("x.mtx"));
+        snprintf(x, sizeof x, "%s", mixt_tmp("x.mtx"));
         snprintf(args, sizeof args, "solve %s --method chol --prec %s --out %s", m, precs[k], x);
         int rc = run_capped(args);
         CU_ASSERT_EQUAL(rc, 0);
@@ -340,17 +300,17 @@ static void test_cli_subnormal_chol(void)
 static void test_cli_tiny_cg(void)
 {
     char m[512];
-    snprintf(m, sizeof m, "%s", tmp("tiny.mtx"));
-    write_text(m, SYMMETRIC "4 4 7\n1 1 4e-170\n2 1 -1e-170\n2 2 4e-170\n3 2 -1e-170\n3 3 4e-170\n4 3 -1e-170\n4 4 4e-170\n");
+    snprintf(m, sizeof m, "%s", mixt_tmp("tiny.mtx"));
+    mixt_write_text(m, SYMMETRIC "4 4 7\n1 1 4e-170\n2 1 -1e-170\n2 2 4e-170\n3 2 -1e-170\n3 3 4e-170\n4 3 -1e-170\n4 4 4e-170\n");
     const char *precs[] = {"fp64", "fp32", "fp16", "bf16", "fixed16"};
     char args[2048];
     for (int k = 0; k < 5; k++) {
         char x[512];
-        snprintf(x, sizeof x, "%s", tmp("x.mtx"));
+        snprintf(x, sizeof x, "%s", mixt_tmp("x.mtx"));
         snprintf(args, sizeof args, "solve %s --method cg --prec %s --out %s", m, precs[k], x);
         int rc = run_capped(args);
         /* Success only with an x that passes the re-check; a failure says why on one line. */
-        CU_ASSERT(rc == 0 || (rc == 1 && lines(errbuf) == 1));
+        CU_ASSERT(rc == 0 || (rc == 1 && mixt_count_lines(errbuf) == 1));
         if (rc == 0) check_solution(m, x, 1e-9);
     }
 }

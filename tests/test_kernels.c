@@ -58,24 +58,6 @@ static void dk_free(dk_fix *f, void *p)
     f->dev->ops->free(f->dev->state, p);
 }
 
-static double *dk_rand64(size_t count, uint64_t seed)
-{
-    double *x = malloc(count * sizeof *x);
-    mixm_rng g;
-    mixm_rng_seed(&g, seed);
-    for (size_t i = 0; x && i < count; i++) x[i] = 2.0 * mixm_rng_uniform(&g) - 1.0;
-    return x;
-}
-
-static float *dk_rand32(size_t count, uint64_t seed)
-{
-    float *x = malloc(count * sizeof *x);
-    mixm_rng g;
-    mixm_rng_seed(&g, seed);
-    for (size_t i = 0; x && i < count; i++) x[i] = (float)(2.0 * mixm_rng_uniform(&g) - 1.0);
-    return x;
-}
-
 static int dk_same_bits32(const float *a, const float *b, size_t n)
 {
     return memcmp(a, b, n * sizeof *a) == 0;
@@ -90,7 +72,7 @@ static void dk_test_convert(void)
 {
     DK_SETUP(f);
     const int m = 67, n = 45, lda = 71, ldo = 69;
-    double *a = dk_rand64((size_t)lda * n, 1), *r = dk_rand64(m, 2), *c = dk_rand64(n, 3);
+    double *a = mixt_rand64((size_t)lda * n, 1), *r = mixt_rand64(m, 2), *c = mixt_rand64(n, 3);
     CU_ASSERT_FATAL(a && r && c);
     a[5] = 1e6;            /* FP16 overflow only (scaled or not) */
     a[lda + 7] = 1e300;    /* overflow everywhere */
@@ -137,7 +119,7 @@ static void dk_test_reductions(void)
 {
     DK_SETUP(f);
     const int m = 300, n = 41, lda = 303;
-    double *a = dk_rand64((size_t)lda * n, 4), *r = dk_rand64(m, 5), *c = dk_rand64(n, 6);
+    double *a = mixt_rand64((size_t)lda * n, 4), *r = mixt_rand64(m, 5), *c = mixt_rand64(n, 6);
     CU_ASSERT_FATAL(a && r && c);
     double *da = dk_put(&f, a, (size_t)lda * n * 8), *dr = dk_put(&f, r, (size_t)m * 8),
            *dc = dk_put(&f, c, (size_t)n * 8);
@@ -198,8 +180,8 @@ static void dk_test_gemm_f32(void)
 {
     DK_SETUP(f);
     const int m = 70, n = 33, k = 45, lda = 73, ldb = 47, ldc = 71;
-    float *a = dk_rand32((size_t)lda * k, 7), *b = dk_rand32((size_t)ldb * n, 8),
-          *c0 = dk_rand32((size_t)ldc * n, 9);
+    float *a = mixt_rand32((size_t)lda * k, 7), *b = mixt_rand32((size_t)ldb * n, 8),
+          *c0 = mixt_rand32((size_t)ldc * n, 9);
     float *c = malloc((size_t)ldc * n * 4), *cr = malloc((size_t)ldc * n * 4);
     float *refwork = malloc(((size_t)m * k + (size_t)k * n) * 4);
     CU_ASSERT_FATAL(a && b && c0 && c && cr && refwork);
@@ -264,7 +246,7 @@ static void dk_test_panel_laswp_trsm(void)
 {
     DK_SETUP(f);
     const int m = 100, n = 40, lda = 103, off = 5;
-    float *a = dk_rand32((size_t)lda * n, 10), *lu = malloc((size_t)lda * n * 4);
+    float *a = mixt_rand32((size_t)lda * n, 10), *lu = malloc((size_t)lda * n * 4);
     float *lur = malloc((size_t)lda * n * 4);
     int ipiv[40], ipivr[40];
     CU_ASSERT_FATAL(a && lu && lur);
@@ -293,7 +275,7 @@ static void dk_test_panel_laswp_trsm(void)
     int piv[40];
     for (int i = 0; i < 40; i++) piv[i] = i % 3 == 0 ? 100 - i : ipivr[i] - off;
     piv[10] = 1; /* a pivot above the current row is legal for laswp */
-    float *w = dk_rand32((size_t)ldw * nc, 11), *wr = malloc((size_t)ldw * nc * 4),
+    float *w = mixt_rand32((size_t)ldw * nc, 11), *wr = malloc((size_t)ldw * nc * 4),
           *wd = malloc((size_t)ldw * nc * 4);
     CU_ASSERT_FATAL(w && wr && wd);
     int *dp = dk_put(&f, piv, sizeof piv);
@@ -335,7 +317,7 @@ static void dk_test_panel_laswp_trsm(void)
     CU_ASSERT_EQUAL(info, infor);
     /* A NaN in a fresh panel: info = -1 on both. */
     free(a);
-    a = dk_rand32((size_t)lda * n, 21);
+    a = mixt_rand32((size_t)lda * n, 21);
     CU_ASSERT_FATAL(a != NULL);
     a[6 * lda + 50] = NAN;
     memcpy(lur, a, (size_t)lda * n * 4);
@@ -358,8 +340,8 @@ static void dk_test_solves(void)
 {
     DK_SETUP(f);
     const int n = 65, lda = 67, nrhs = 3, ldb = 69;
-    double *a = dk_rand64((size_t)lda * n, 13), *b = dk_rand64((size_t)ldb * nrhs, 14);
-    double *r = dk_rand64(n, 15), *c = dk_rand64(n, 16);
+    double *a = mixt_rand64((size_t)lda * n, 13), *b = mixt_rand64((size_t)ldb * nrhs, 14);
+    double *r = mixt_rand64(n, 15), *c = mixt_rand64(n, 16);
     double *x = malloc((size_t)ldb * nrhs * 8), *xr = malloc((size_t)ldb * nrhs * 8);
     float *lu = malloc((size_t)lda * n * 4), *rwork = malloc((size_t)n * nrhs * 4);
     int ipiv[65];
@@ -444,8 +426,8 @@ static void dk_test_blas_f64(void)
 {
     DK_SETUP(f);
     const int m = 53, n = 38, k = 41, ld = 59;
-    double *a = dk_rand64((size_t)ld * 60, 17), *b = dk_rand64((size_t)ld * 60, 18),
-           *c0 = dk_rand64((size_t)ld * 60, 19);
+    double *a = mixt_rand64((size_t)ld * 60, 17), *b = mixt_rand64((size_t)ld * 60, 18),
+           *c0 = mixt_rand64((size_t)ld * 60, 19);
     double *c = malloc((size_t)ld * 60 * 8), *cr = malloc((size_t)ld * 60 * 8);
     CU_ASSERT_FATAL(a && b && c0 && c && cr);
     double *da = dk_put(&f, a, (size_t)ld * 60 * 8), *dbm = dk_put(&f, b, (size_t)ld * 60 * 8),
@@ -524,7 +506,7 @@ static void dk_test_alloc_failure(void)
 {
     DK_SETUP(f);
     const int m = 40, n = 40;
-    double *a = dk_rand64((size_t)m * n, 20);
+    double *a = mixt_rand64((size_t)m * n, 20);
     double *da = dk_put(&f, a, (size_t)m * n * 8);
     CU_ASSERT_FATAL(a && da);
     long live = mixi_alloc_live();

@@ -15,16 +15,6 @@
 
 #ifdef MIX_HAVE_ONEDNN
 
-static float *fill(size_t n, uint64_t *s)
-{
-    float *x = malloc(n * sizeof *x);
-    for (size_t i = 0; i < n; i++) {
-        *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = (float)((double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    }
-    return x;
-}
-
 /* The gemm_f32 op of the CPU backend under `engine` (C copied from c0 first). */
 static int op_gemm(int engine, mix_prec p, int m, int n, int k, float alpha, const float *a,
                    int lda, const float *b, int ldb, float beta, const float *c0, float *c,
@@ -79,8 +69,8 @@ static void test_f32_vs_openblas(void)
     for (int t = 0; t < 8; t++) {
         int m = dims[t % 4], n = dims[(t + 1 + t / 4) % 4], k = dims[(t + 2) % 4];
         int lda = m + 3, ldb = k + 5, ldc = m + 2;
-        float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
-        float *c0 = fill((size_t)ldc * n, &s);
+        float *a = mixt_rand32((size_t)lda * k, s++), *b = mixt_rand32((size_t)ldb * n, s++);
+        float *c0 = mixt_rand32((size_t)ldc * n, s++);
         float *c1 = malloc((size_t)ldc * n * sizeof *c1);
         float *c2 = malloc((size_t)ldc * n * sizeof *c2);
         for (int pi = 0; pi < 2; pi++)
@@ -114,8 +104,8 @@ static void test_f32_direct_and_degenerate(void)
 {
     uint64_t s = 777;
     int m = 17, n = 64, k = 255, lda = 20, ldb = 256, ldc = 19;
-    float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
-    float *c0 = fill((size_t)ldc * n, &s), *c1 = malloc((size_t)ldc * n * sizeof *c1);
+    float *a = mixt_rand32((size_t)lda * k, s++), *b = mixt_rand32((size_t)ldb * n, s++);
+    float *c0 = mixt_rand32((size_t)ldc * n, s++), *c1 = malloc((size_t)ldc * n * sizeof *c1);
     float *c2 = malloc((size_t)ldc * n * sizeof *c2);
     memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
     size_t ovf = 5;
@@ -160,8 +150,8 @@ static void test_bf16(void)
     for (int t = 0; t < 8; t++) {
         int m = dims[t % 4], n = dims[(t + 1 + t / 4) % 4], k = dims[(t + 2) % 4];
         int lda = m + 1, ldb = k + 7, ldc = m + 4;
-        float *a = fill((size_t)lda * k, &s), *b = fill((size_t)ldb * n, &s);
-        float *c0 = fill((size_t)ldc * n, &s);
+        float *a = mixt_rand32((size_t)lda * k, s++), *b = mixt_rand32((size_t)ldb * n, s++);
+        float *c0 = mixt_rand32((size_t)ldc * n, s++);
         float *c1 = malloc((size_t)ldc * n * sizeof *c1);
         float *c2 = malloc((size_t)ldc * n * sizeof *c2);
         if (t == 3) a[0] = FLT_MAX; /* above BF16's largest finite value: one overflow */
@@ -254,19 +244,7 @@ static void test_solve(void)
         CU_ASSERT(info.iter >= 0);
         CU_ASSERT_EQUAL(info.factor_prec_used, precs[pi]);
         /* The backward error recomputed here, in FP64 from the caller's data. */
-        double anrm = 0, xn = 0, bn = 0, rn = 0;
-        for (int i = 0; i < n; i++) {
-            double r = b[i], rs = 0;
-            for (int j = 0; j < n; j++) {
-                r -= a[i + (size_t)j * n] * x[j];
-                rs += fabs(a[i + (size_t)j * n]);
-            }
-            anrm = fmax(anrm, rs);
-            rn = fmax(rn, fabs(r));
-            xn = fmax(xn, fabs(x[i]));
-            bn = fmax(bn, fabs(b[i]));
-        }
-        CU_ASSERT(rn / (anrm * xn + bn) <= sqrt((double)n) * DBL_EPSILON);
+        CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= sqrt((double)n) * DBL_EPSILON);
         CU_ASSERT(info.backward_error <= sqrt((double)n) * DBL_EPSILON);
     }
     mixi_cpu_gemm_force_engine(-1);

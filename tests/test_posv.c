@@ -52,17 +52,6 @@ static int get(ops_fix *f, void *host, const void *dev, size_t bytes)
 
 static void drop(ops_fix *f, void *p) { f->ctx->ops->free(f->ctx->state, p); }
 
-static float *rand32(size_t n, unsigned seed)
-{
-    float *x = malloc(n * sizeof *x);
-    unsigned long long s = seed * 2654435761ull + 1;
-    for (size_t i = 0; x && i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = (float)((double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    }
-    return x;
-}
-
 /* Column-major transpose: dst (cols x rows, ld ldd) = src^T (src rows x cols, ld lds). */
 static void transpose32(int rows, int cols, const float *src, int lds, float *dst, int ldd)
 {
@@ -78,7 +67,7 @@ static void test_gemm_transposes(void)
     ops_fix f;
     CU_ASSERT_FATAL(ops_open(&f));
     const int m = 37, n = 29, k = 41, ld = 53; /* ld covers every stored shape */
-    float *a = rand32((size_t)ld * ld, 1), *b = rand32((size_t)ld * ld, 2),
+    float *a = mixt_rand32((size_t)ld * ld, 1), *b = mixt_rand32((size_t)ld * ld, 2),
           *at = malloc((size_t)ld * ld * 4), *bt = malloc((size_t)ld * ld * 4),
           *c = malloc((size_t)ld * n * 4), *cr = malloc((size_t)ld * n * 4);
     CU_ASSERT_FATAL(a && b && at && bt && c && cr);
@@ -139,7 +128,7 @@ static void test_trsm_cases(void)
     ops_fix f;
     CU_ASSERT_FATAL(ops_open(&f));
     const int n = 45, nb = 23, ldt = 47, ldb = 49;
-    float *t = rand32((size_t)ldt * n, 3), *b = rand32((size_t)ldb * n, 4),
+    float *t = mixt_rand32((size_t)ldt * n, 3), *b = mixt_rand32((size_t)ldb * n, 4),
           *x = malloc((size_t)ldb * n * 4);
     CU_ASSERT_FATAL(t && b && x);
     void *st = f.ctx->state;
@@ -197,17 +186,6 @@ static void test_trsm_cases(void)
     mix_context_destroy(f.ctx);
 }
 
-static double *rand64(size_t n, unsigned seed)
-{
-    double *x = malloc(n * sizeof *x);
-    unsigned long long s = seed * 2654435761ull + 7;
-    for (size_t i = 0; x && i < n; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        x[i] = (double)(s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    }
-    return x;
-}
-
 /* SPD test matrix (ld n, both triangles): randsvd with eigenvalues 1 ... 1/kappa, scaled. */
 static double *spd(int n, double kappa, double scale, unsigned seed)
 {
@@ -235,7 +213,7 @@ static void test_sym_f64_ops(void)
     void *st = f.ctx->state;
     const int n = 67, lda = 70, k = 3, ldb = 71;
     double *full = spd(n, 50.0, 3.0, 21), *a = malloc((size_t)lda * n * 8);
-    double *b = rand64((size_t)ldb * k, 22), *c = malloc((size_t)ldb * k * 8),
+    double *b = mixt_rand64((size_t)ldb * k, 22), *c = malloc((size_t)ldb * k * 8),
            *cr = malloc((size_t)ldb * k * 8), *dv = malloc((size_t)n * 8);
     float *out = malloc((size_t)lda * n * 4);
     CU_ASSERT_FATAL(a && b && c && cr && dv && out);
@@ -308,7 +286,7 @@ static void test_chol_f32_ops(void)
     CU_ASSERT_FATAL(ops_open(&f));
     void *st = f.ctx->state;
     const int n = 300, k = 70, lda = 303, ldc = 301;
-    float *a = rand32((size_t)lda * k, 31), *c0 = rand32((size_t)ldc * n, 32);
+    float *a = mixt_rand32((size_t)lda * k, 31), *c0 = mixt_rand32((size_t)ldc * n, 32);
     float *c = malloc((size_t)ldc * n * 4), *cr = malloc((size_t)ldc * n * 4);
     CU_ASSERT_FATAL(a && c0 && c && cr);
     float *da = put(&f, a, (size_t)lda * k * 4), *dc = put(&f, NULL, (size_t)ldc * n * 4);
@@ -344,7 +322,7 @@ static void test_chol_f32_ops(void)
 
     /* potrf_f32 + potrs_f32_f64 with D scaling: X solves A X = B to FP32 accuracy. */
     const int m = 120, nr = 3;
-    double *full = spd(m, 100.0, 1.0, 33), *dv = malloc((size_t)m * 8), *b = rand64((size_t)m * nr, 34);
+    double *full = spd(m, 100.0, 1.0, 33), *dv = malloc((size_t)m * 8), *b = mixt_rand64((size_t)m * nr, 34);
     double *x = malloc((size_t)m * nr * 8);
     float *l = malloc((size_t)m * m * 4);
     CU_ASSERT_FATAL(dv && b && x && l);
@@ -459,29 +437,6 @@ static const mix_prec low_precs[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
 typedef int (*posv_fn)(int, char, int, int, double *, int, double *, int, double *, int, int *);
 static const posv_fn simple[4] = {mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
 
-static double berr_bound(int n) { return 4.0 * DBL_EPSILON * sqrt((double)n); }
-
-/* Backward error of X (column-major, ld n) for the full symmetric A (ld n). */
-static double backward_error(int n, int nrhs, const double *a, const double *b, const double *x)
-{
-    double anrm = LAPACKE_dlange(LAPACK_COL_MAJOR, 'I', n, n, a, n), worst = 0.0;
-    double *r = malloc((size_t)n * sizeof *r);
-    for (int j = 0; j < nrhs; j++) {
-        memcpy(r, b + (size_t)j * n, (size_t)n * sizeof *r);
-        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1.0, a, n, x + (size_t)j * n, 1, 1.0, r, 1);
-        double rn = 0, xn = 0, bn = 0;
-        for (int i = 0; i < n; i++) {
-            rn = fmax(rn, fabs(r[i]));
-            xn = fmax(xn, fabs(x[(size_t)j * n + i]));
-            bn = fmax(bn, fabs(b[(size_t)j * n + i]));
-        }
-        double be = anrm * xn + bn > 0 ? rn / (anrm * xn + bn) : 0.0;
-        if (!(be <= worst)) worst = be;
-    }
-    free(r);
-    return worst;
-}
-
 static double *rhs(int n, int nrhs, const double *a)
 {
     double *xt = malloc((size_t)n * nrhs * 8), *b = malloc((size_t)n * nrhs * 8);
@@ -512,12 +467,12 @@ static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int 
     o.st = mix_dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, ac, n, b, n, x, n, &info);
     o.iter = info.iter;
     o.reason = info.reason;
-    o.berr = backward_error(n, nrhs, a, b, x);
+    o.berr = mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n);
     CU_ASSERT_EQUAL(info.status, o.st);
     if (o.st == MIX_SUCCESS) {
-        CU_ASSERT(o.berr <= berr_bound(n));
+        CU_ASSERT(o.berr <= mixt_berr_bound(n));
         if (o.iter >= 0) {
-            CU_ASSERT(info.backward_error <= berr_bound(n));
+            CU_ASSERT(info.backward_error <= mixt_berr_bound(n));
             CU_ASSERT(memcmp(ac, a0, (size_t)n * n * 8) == 0);
             CU_ASSERT_EQUAL(info.fell_back, 0);
         } else {
@@ -543,8 +498,7 @@ static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int 
 /* Every precision (and FP64) agrees with LAPACKE_dposv to the accuracy kappa eps allows. */
 static void test_agrees_with_dposv(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 160, nrhs = 3;
     double *a = spd(n, 1e2, 5.0, 41), *b = rhs(n, nrhs, a);
     double *al = malloc((size_t)n * n * 8), *xl = malloc((size_t)n * nrhs * 8);
@@ -584,8 +538,7 @@ static void test_agrees_with_dposv(void)
  * to ~500: Carson and Higham's GMRES-IR bound; CG-IR behaves alike on these). */
 static void test_randsvd_no_fallback(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 150;
     const double kappas[] = {1e1, 1e2, 1e3, 1e4, 1e6};
     const mix_refine refines[] = {MIX_REFINE_AUTO, MIX_REFINE_GMRES, MIX_REFINE_CG,
@@ -620,8 +573,7 @@ static void test_randsvd_no_fallback(void)
  * brings them back, every precision refines, with or without the symmetric scaling. */
 static void test_badly_scaled(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 120;
     double *a = spd(n, 1e3, 1.0, 61);
     /* A := S A S with S_ii from 10^3 to 10^-4: entries from ~1e6 down to ~1e-8. */
@@ -664,8 +616,7 @@ static void test_badly_scaled(void)
  * with reason FACTOR_FAILED, iter -3. */
 static void test_indefinite_and_fallback(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 90;
     double *a = spd(n, 10.0, 1.0, 71);
     for (int i = 0; i < n; i++) a[(size_t)i * n + i] -= (i == 60 ? 2.0 : 0.0);
@@ -717,8 +668,7 @@ static void test_indefinite_and_fallback(void)
  * triangle is never seen. */
 static void test_nan_inf(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 50;
     double *a = spd(n, 10.0, 1.0, 81), *b = rhs(n, 1, a);
     double *ac = malloc((size_t)n * n * 8), *a0 = malloc((size_t)n * n * 8),
@@ -749,11 +699,11 @@ static void test_nan_inf(void)
     int iter = 0;
     CU_ASSERT_EQUAL(mix_dsposv(MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, &iter), 0);
     CU_ASSERT(iter >= 0);
-    CU_ASSERT(backward_error(n, 1, a, b, x) <= berr_bound(n));
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
     memcpy(ac, a, (size_t)n * n * 8);
     ac[(size_t)3 * n + 10] = NAN;
     CU_ASSERT_EQUAL(mix_dsposv(MIX_COL_MAJOR, 'U', n, 1, ac, n, b, n, x, n, &iter), 0);
-    CU_ASSERT(backward_error(n, 1, a, b, x) <= berr_bound(n));
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
     free(a); free(b); free(ac); free(a0); free(bc); free(x);
     mix_context_destroy(ctx);
 }
@@ -761,8 +711,7 @@ static void test_nan_inf(void)
 /* Several right-hand sides, both layouts, both uplo, padded leading dimensions: the same X. */
 static void test_layouts_uplo_multi_rhs(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 110, nrhs = 4, lda = 113, ldbc = 115, ldbr = 6;
     double *a = spd(n, 1e3, 2.0, 91), *b = rhs(n, nrhs, a);
     for (int t = 0; t < 4; t++)
@@ -804,7 +753,7 @@ static void test_layouts_uplo_multi_rhs(void)
                     for (int j = 0; j < nrhs; j++)
                         for (int i = n; i < ldb; i++) pad_ok &= xp[(size_t)j * ldb + i] == 8.0;
                 CU_ASSERT(pad_ok);
-                CU_ASSERT(backward_error(n, nrhs, a, b, x) <= berr_bound(n));
+                CU_ASSERT(mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n) <= mixt_berr_bound(n));
                 free(ap); free(bp); free(xp); free(x);
             }
     free(a); free(b);
@@ -814,8 +763,7 @@ static void test_layouts_uplo_multi_rhs(void)
 /* Every illegal argument: -i, nothing written. */
 static void test_illegal_arguments(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     enum { N = 4 };
     double a[N * N], b[N * 2], x[N * 2], a0[N * N], b0[N * 2];
     int iter = 55;
@@ -887,8 +835,7 @@ static void test_illegal_arguments(void)
 /* Allocation failure at every allocation: MIX_ERR_ALLOC, A untouched, no leak. */
 static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 40, nrhs = 2;
     double *a = spd(n, kappa, 1.0, 101), *b = rhs(n, nrhs, a);
     double *ac = malloc((size_t)n * n * 8), *x = calloc((size_t)n * nrhs, 8);
@@ -926,8 +873,7 @@ static void test_alloc_failure(void)
 /* The residual history and the inner-iteration count of CG-IR. */
 static void test_cg_ir_history(void)
 {
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, mixt_backend), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
     const int n = 100;
     double *a = spd(n, 1e5, 1.0, 111), *b = rhs(n, 1, a), *x = malloc((size_t)n * 8);
     double *ac = malloc((size_t)n * n * 8), hist[40];
@@ -944,7 +890,7 @@ static void test_cg_ir_history(void)
     CU_ASSERT(info.iter >= 1);
     CU_ASSERT(info.inner_iter >= info.iter);
     CU_ASSERT_EQUAL(info.history_length, info.iter + 1);
-    CU_ASSERT(hist[info.iter] <= berr_bound(n));
+    CU_ASSERT(hist[info.iter] <= mixt_berr_bound(n));
     CU_ASSERT(hist[0] > hist[info.iter]);
     free(a); free(b); free(x); free(ac);
     mix_context_destroy(ctx);
