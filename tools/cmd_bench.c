@@ -243,6 +243,32 @@ static const char *lu_reason(int reason)
 }
 
 /* LU or Cholesky rows: LAPACKE for FP64, the mixsolve drivers otherwise; best of repetitions. */
+/* The outcome and note of a dense run whose check is in res (status st of the solver). */
+static void judge_dense(bench_result *res, const bench_set *s, int n, int chol, int st)
+{
+    double thr = s->threshold_lu_factor * sqrt((double)(n ? n : 1)) * DBL_EPSILON;
+    if (st) {
+        res->outcome = BENCH_FAILED;
+        if (res->prec == MIX_FP64 && chol)
+            snprintf(res->note, sizeof res->note, "dposv info %d: not positive definite", st);
+        else if (res->prec == MIX_FP64) snprintf(res->note, sizeof res->note, "dgesv info %d: exactly singular", st);
+        else snprintf(res->note, sizeof res->note, "%s", mix_strerror(st));
+    } else if (!(res->check <= thr)) {
+        res->outcome = BENCH_SILENT;
+        snprintf(res->note, sizeof res->note, "reported success, backward error %.2e > %.2e", res->check, thr);
+    } else if (res->fell_back && !(res->prec == MIX_PREC_AUTO && res->reason == MIX_REASON_DIRECT)) {
+        res->outcome = BENCH_FALLBACK;
+        snprintf(res->note, sizeof res->note, "%sfallback: %s",
+                 res->prec == MIX_PREC_AUTO ? (res->reason == MIX_REASON_DIRECT ? "" : "auto: ") : "",
+                 lu_reason(res->reason));
+    } else {
+        res->outcome = BENCH_OK;
+        /* AUTO says what it took (FP64 directly is a choice, not a fallback). */
+        if (res->prec == MIX_PREC_AUTO)
+            snprintf(res->note, sizeof res->note, "auto took %s", mix_prec_name(res->used));
+    }
+}
+
 static void run_dense(const mixm_csr *A, const bench_opts *o, const bench_set *s, bench_result *res,
                       mix_context *ctx, const double *b, double *x)
 {
@@ -308,27 +334,7 @@ static void run_dense(const mixm_csr *A, const bench_opts *o, const bench_set *s
     }
     double rel2;
     check_solution(A, b, x, &res->check, &rel2, &res->fwd_err);
-    double thr = s->threshold_lu_factor * sqrt((double)(n ? n : 1)) * DBL_EPSILON;
-    if (st) {
-        res->outcome = BENCH_FAILED;
-        if (res->prec == MIX_FP64 && chol)
-            snprintf(res->note, sizeof res->note, "dposv info %d: not positive definite", st);
-        else if (res->prec == MIX_FP64) snprintf(res->note, sizeof res->note, "dgesv info %d: exactly singular", st);
-        else snprintf(res->note, sizeof res->note, "%s", mix_strerror(st));
-    } else if (!(res->check <= thr)) {
-        res->outcome = BENCH_SILENT;
-        snprintf(res->note, sizeof res->note, "reported success, backward error %.2e > %.2e", res->check, thr);
-    } else if (res->fell_back && !(res->prec == MIX_PREC_AUTO && res->reason == MIX_REASON_DIRECT)) {
-        res->outcome = BENCH_FALLBACK;
-        snprintf(res->note, sizeof res->note, "%sfallback: %s",
-                 res->prec == MIX_PREC_AUTO ? (res->reason == MIX_REASON_DIRECT ? "" : "auto: ") : "",
-                 lu_reason(res->reason));
-    } else {
-        res->outcome = BENCH_OK;
-        /* AUTO says what it took (FP64 directly is a choice, not a fallback). */
-        if (res->prec == MIX_PREC_AUTO)
-            snprintf(res->note, sizeof res->note, "auto took %s", mix_prec_name(res->used));
-    }
+    judge_dense(res, s, n, chol, st);
 out:
     free(d0);
     free(work);
