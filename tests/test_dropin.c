@@ -158,7 +158,7 @@ static double chol_error(int n, char uplo, const double *a, const double *f)
  * touched; widen = 0 leaves a untouched, as dsposv must. */
 static void test_widened_chol_factor(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 300;
     static const mix_prec precs[] = {MIX_FP32, MIX_FP16, MIX_BF16};
     static const int mant[] = {23, 10, 7};
@@ -209,7 +209,7 @@ static void test_widened_chol_factor(void)
  * unchanged) and solved without. */
 static void test_chol_factor_refusals(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 200;
     double *a0 = spd_matrix(n), *a = malloc((size_t)n * n * sizeof *a),
            *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
