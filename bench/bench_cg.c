@@ -43,30 +43,37 @@ static double triad_gbs(size_t n)
 
 static size_t elem_bytes(mix_prec p) { return p == MIX_FP64 ? 8 : p == MIX_FP32 ? 4 : 2; }
 
-/* The matrix as stored: values, 4-byte column indices, 8-byte row pointers, and FIXED16 per row
- * its float diagonal and float off-diagonal scale. */
-static double matrix_bytes(int n, int64_t nnz, mix_prec p)
+/* The sloppy matrix as stored: what one SpMV reads of it, as its backend counts it (FP64 plain
+ * CSR: values, 4-byte column indices, 8-byte row pointers; the other formats CSR16: values,
+ * 2-byte column offsets, per block of 32 rows an 8-byte first slot and per row a 2-byte start,
+ * FIXED16 per row a float diagonal and an exponent byte; kernels/backend_sparse.h).  -1 when
+ * the backend cannot say. */
+static double matrix_bytes(mix_context *ctx, mix_sparse *S, mix_prec p)
 {
-    double b = (double)nnz * ((double)elem_bytes(p) + 4.0) + ((double)n + 1) * 8.0;
-    if (p == MIX_FIXED16) b += n * 8.0;
-    return b;
+    const mix_spmat *As;
+    const double *scale;
+    int64_t bytes = 0;
+    if (!ctx->ops->sparse->csr_bytes || mixi_sparse_sloppy(S, p, 0, &As, &scale) ||
+        ctx->ops->sparse->csr_bytes(ctx->state, As, &bytes))
+        return -1.0;
+    return (double)bytes;
 }
 
 /* Bytes one sloppy SpMV must move at least: the matrix, x read once, y written once (and FIXED16
  * block norms of both). */
-static double spmv_bytes(int n, int64_t nnz, mix_prec p)
+static double spmv_bytes(double mbytes, int n, mix_prec p)
 {
     double e = (double)elem_bytes(p);
-    double b = matrix_bytes(n, nnz, p) + 2.0 * n * e;
+    double b = mbytes + 2.0 * n * e;
     if (p == MIX_FIXED16) b += 2.0 * n / 32.0 * 4.0;
     return b;
 }
 
 /* The same as the CPU kernels move it: 16-bit formats first decode x into a float copy (read x,
  * write 4 bytes per entry) that the rows then gather (4 bytes per entry, read once at best). */
-static double spmv_bytes_as_run(int n, int64_t nnz, mix_prec p)
+static double spmv_bytes_as_run(double mbytes, int n, mix_prec p)
 {
-    double b = spmv_bytes(n, nnz, p);
+    double b = spmv_bytes(mbytes, n, p);
     if (elem_bytes(p) == 2) b += n * 4.0 + n * (4.0 - 2.0);
     return b;
 }
@@ -115,6 +122,9 @@ static double true_rel(const mixm_csr *A, const double *b, const double *x)
     return sqrt(rr / bb);
 }
 
+/* spmv_only: the SpMV columns only (no solves). */
+static int spmv_only;
+
 static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, int precond,
                          double triad)
 {
@@ -157,13 +167,18 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
             mixi_sparse_sloppy(S, storage[k], precond, &As, &scale);
             t_conv = mixm_wtime() - t_conv;
         }
-        st = mix_dcg(ctx, &p, S, b, x, &info2);
-        double rel = true_rel(A, b, x);
+        if (spmv_only && (storage[k] == MIX_PREC_AUTO || precond)) continue;
+        memset(&info2, 0, sizeof info2);
+        st = spmv_only ? MIX_SUCCESS : mix_dcg(ctx, &p, S, b, x, &info2);
+        if (spmv_only) info2.stages = 1, info2.stage_prec[0] = storage[k], info2.t_solve = 1.0;
+        double rel = spmv_only ? 0.0 : true_rel(A, b, x);
         if (k == 0) t64 = info2.t_solve;
         int reps = n > 100000 ? 10 : 50;
         double ts = precond || storage[k] == MIX_PREC_AUTO ? -1.0 : time_spmv(ctx, S, storage[k], reps);
-        double gbs = ts > 0 ? spmv_bytes(n, S->nnz, storage[k]) / ts / 1e9 : 0.0;
-        double gbs_run = ts > 0 ? spmv_bytes_as_run(n, S->nnz, storage[k]) / ts / 1e9 : 0.0;
+        double mb = storage[k] == MIX_PREC_AUTO ? -1.0 : matrix_bytes(ctx, S, storage[k]);
+        if (mb < 0) ts = -1.0;
+        double gbs = ts > 0 ? spmv_bytes(mb, n, storage[k]) / ts / 1e9 : 0.0;
+        double gbs_run = ts > 0 ? spmv_bytes_as_run(mb, n, storage[k]) / ts / 1e9 : 0.0;
         double ms_it = 1e3 * info2.t_solve / (info2.iter > 0 ? info2.iter : 1);
         fprintf(stderr, " %d iterations, %.3f s\n", info2.iter, info2.t_solve);
         char label[64] = "";
@@ -178,8 +193,8 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
                1e3 * info2.t_solve / (info2.iter > 0 ? info2.iter : 1));
         if (ts > 0)
             printf(" %.2f | %.2f | %.0f / %.0f | %.1f / %.1f | %.0f%% / %.0f%% | %.2f |\n", 1e3 * ts,
-                   matrix_bytes(n, S->nnz, storage[k]) / (double)S->nnz,
-                   spmv_bytes(n, S->nnz, storage[k]) / 1e6, spmv_bytes_as_run(n, S->nnz, storage[k]) / 1e6,
+                   mb / (double)S->nnz, spmv_bytes(mb, n, storage[k]) / 1e6,
+                   spmv_bytes_as_run(mb, n, storage[k]) / 1e6,
                    gbs, gbs_run, 100.0 * gbs / triad, 100.0 * gbs_run / triad, ms_it / (1e3 * ts));
         else
             printf(" - | - | - | - | - | - |\n");
@@ -196,7 +211,9 @@ int main(int argc, char **argv)
     const char *files[16];
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--spmv-only") == 0) {
+            spmv_only = 1;
+        } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             nsizes = 0;
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ","))
                 sizes[nsizes++] = atoi(s);
@@ -226,9 +243,10 @@ int main(int argc, char **argv)
     printf("STREAM-like triad (a = b + s c, 3 x 256 MiB, best of 5): %.1f GB/s\n", triad);
     printf("\nTime to a true residual ||b - A x|| <= 1e-10 ||b||, b uniform in [-0.5, 0.5), x0 = 0; "
            "the sloppy copy is converted first (\"conversion s\") and the solve that finds it cached is "
-           "timed. SpMV: best of 10 (n > 1e5) or 50 calls of the sloppy spmv. Byte model: matrix = values, "
-           "4-byte column indices, 8-byte row pointers, FIXED16 per row a float diagonal and a float scale; "
-           "min = matrix + x read once + y written once (+ FIXED16 block norms); as run = min + the 16-bit "
+           "timed (--spmv-only: no solves). SpMV: best of 10 (n > 1e5) or 50 calls of the sloppy spmv. "
+           "Byte model: matrix = the bytes the backend's SpMV reads of it (FP64 CSR: values, 4-byte column "
+           "indices, 8-byte row pointers; other formats CSR16: values, 2-byte column offsets, 2.25 bytes per "
+           "row, FIXED16 per row a float diagonal and an exponent byte); min = matrix + x read once + y written once (+ FIXED16 block norms); as run = min + the 16-bit "
            "formats' decode pass of x (read 2, write 4 bytes per entry) and their gather of the decoded "
            "float x (4 instead of 2 bytes per entry). \"iter / SpMV time\" = solve time per iteration / "
            "SpMV time (issue 11 target: <= 1.2).\n");

@@ -6,16 +6,25 @@
 #include "kernels/backend.h"
 #include "kernels/common/prec_traits.h"
 
-/* A CSR matrix in backend memory, in one storage precision; opaque to solvers.  Each backend
- * defines struct mix_spmat in its own files (struct tags have no linkage).  Storage:
- *   MIX_FP64 / MIX_FP32: double / float values;  MIX_FP16 / MIX_BF16: uint16_t bit patterns;
- *   MIX_FIXED16: the diagonal apart, as one float d_i = a_ii per row (0 when the row has no
- *                diagonal entry; its q is 0, so the pattern stays the FP64 copy's); off the
- *                diagonal int16_t q with one float scale per row, a_ij = q * s_i / 32767,
- *                s_i = max_{j!=i} |a_ij| (0 when there is no nonzero off-diagonal entry).
- *                A row scale taken over the diagonal too would round the off-diagonal entries of
- *                a diagonally dominant row coarsely (3D Poisson: 722 CG iterations, 573 so).
- * Row pointers are int64_t, column indices int32_t, rows sorted without duplicates. */
+/* A sparse matrix in backend memory, in one storage precision; opaque to solvers.  Each backend
+ * defines struct mix_spmat in its own files (struct tags have no linkage).  Layout:
+ *   MIX_FP64: plain CSR, int64_t row pointers, int32_t column indices, double values (the
+ *             matrix of the true residuals, and its Jacobi-scaled twin for FP64 storage).
+ *   every other storage precision: SELL-32 (kernels/common/sell.h): the diagonal apart (one
+ *             value per row, 0 when the row has none); the off-diagonal entries of each slice of
+ *             32 rows column-major in w slots per row (w the slice's longest row, padded with
+ *             zeros), int16_t column offsets j - i beside the values, one int64_t first slot per
+ *             slice; a slice with an entry farther than int16 from its diagonal, or whose padding
+ *             would more than double it, keeps its rows in a plain CSR escape part (int32_t
+ *             columns), so that every valid CSR converts exactly.  Values: MIX_FP32 float;
+ *             MIX_FP16 / MIX_BF16 uint16_t bit patterns; MIX_FIXED16 int16_t q on a power-of-two
+ *             step per row, a_ij = q 2^(E_i - 127) with the byte E_i the smallest with
+ *             max_{j!=i} |a_ij| <= 32767 2^(E_i - 127), and the diagonal as a float.  A row scale
+ *             taken over the diagonal too would round the off-diagonal entries of a diagonally
+ *             dominant row coarsely (3D Poisson: 722 CG iterations, 573 so).
+ *   3D Poisson 150^3 (6.96 nonzeros per row): FIXED16 4.2 bytes per nonzero, FP16/BF16 3.8, FP32
+ *   5.8, against 8.3, 7.15, 9.15 in CSR (bench/bench_cg prints them: csr_bytes).
+ * Rows are sorted without duplicates. */
 typedef struct mix_spmat mix_spmat;
 
 /* Elements of a FIXED16 vector per shared norm (QUDA's per-site norm, here a block of rows). */
@@ -63,6 +72,8 @@ struct mix_sparse_ops {
     int (*csr_convert)(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
                        mix_spmat **As);
     void (*csr_destroy)(void *state, mix_spmat *A); /* NULL allowed */
+    /* Bytes one SpMV reads of A: values and index arrays (the byte model of bench/bench_cg). */
+    int (*csr_bytes)(void *state, const mix_spmat *A, int64_t *bytes);
     /* Jacobi: scale_i = 1/sqrt(a_ii) from the FP64 matrix; MIX_ERR_NOT_SPD if some a_ii <= 0
      * or is missing from the pattern. */
     int (*diag_rsqrt)(void *state, const mix_spmat *A64, double *scale);

@@ -66,6 +66,7 @@ static void (*const once_suites[])(void) = {
     mixt_register_core, mixt_register_formats, mixt_register_matrices, mixt_register_cli,
     mixt_register_onednn,
     mixt_register_hostile,
+    mixt_register_sparse_format,
 };
 static void (*const backend_suites[])(mix_backend) = {
     mixt_register_gesv, mixt_register_cg, mixt_register_kernels,

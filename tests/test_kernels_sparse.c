@@ -425,7 +425,7 @@ static double out_term(const sv_host *a, const sv_host *b, int64_t i)
 
 /* |a_ij| as stored in `p` (the conversion's rounding, done with the shared format code), so
  * that R bounds the sums the kernels really add; FIXED16: the diagonal (diag) is a float, the
- * other entries are on rmax = max_{j!=i} |a_ij| of the row. */
+ * other entries are on the power-of-two step of rmax = max_{j!=i} |a_ij| of the row. */
 static double stored_abs(mix_prec p, double v, double rmax, int diag)
 {
     switch (p) {
@@ -434,9 +434,8 @@ static double stored_abs(mix_prec p, double v, double rmax, int diag)
     case MIX_BF16: return fabs((double)mixk_bf16_to_f32(mixk_f64_to_bf16(v)));
     case MIX_FIXED16: {
         if (diag) return fabs((double)(float)v);
-        const float s = mixk_fixed16_block_scale_f64(&rmax, 1);
-        const int16_t q = mixk_fixed16_encode_f64(v, mixk_fixed16_inv_step_f64((double)s));
-        return fabs((double)q * ((double)s / 32767.0));
+        const double h = (double)mixk_fixed16_exp_step(mixk_fixed16_row_exp(rmax));
+        return h > 0.0 ? fabs((double)mixk_fixed16_encode_f64(v, 1.0 / h) * h) : 0.0;
     }
     default: return fabs(v);
     }

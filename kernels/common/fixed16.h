@@ -2,13 +2,14 @@
 #ifndef MIXK_FIXED16_H
 #define MIXK_FIXED16_H
 
+#include <math.h>
 #include <stdint.h>
 #include "kernels/common/mix_hd.h"
 #include "kernels/common/fpbits.h"
 #include "kernels/common/prec_traits.h"
 
-/* Blocks: 32 entries of a sloppy vector; for a matrix, the off-diagonal entries of one row (the
- * diagonal is kept apart as a float: mixk_fixed16_csr_row in spmv_row.h). */
+/* Blocks: 32 entries of a sloppy vector.  A matrix row is fixed point on its own power-of-two
+ * step instead (mixk_fixed16_row_exp; the diagonal kept apart as a float: spmv_row.h). */
 #define MIXK_FIXED16_QMAX 32767
 
 /* Block scale s = max |x|.  A NaN anywhere makes the scale NaN (0x7fc00000) so that decoding
@@ -95,6 +96,29 @@ static inline MIX_HD float mixk_fixed16_decode(int16_t q, float step)
 #else
     return (float)q * step;
 #endif
+}
+
+/* The step of a FIXED16 matrix row, a_ij = q_ij h with h = 2^(E-127), stored as the one byte E
+ * (the biased exponent of the float h): the smallest E in [1, 254] with m = max_{j!=i} |a_ij| <=
+ * 32767 h, so that |q| <= 32767 without clamping and |q| > 16383 for the largest entry (14 to 15
+ * bits; a power of two makes the row's scaling exact and costs one byte instead of a float's
+ * four).  E = 0 for m = 0 (h = 0).  Below m = 32767 * 2^-126 (about 4.8e-34) E stays 1 and the
+ * row loses accuracy, as the float scale of the vector blocks does below 9.6e-35.  m finite. */
+static inline MIX_HD unsigned mixk_fixed16_row_exp(double m)
+{
+    if (!(m > 0.0)) return 0u;
+    int e;
+    (void)frexp(m, &e); /* m in [2^(e-1), 2^e) */
+    int p = e - 15;     /* 32767 * 2^p = 2^e - 2^p, below m only when m is that close to 2^e */
+    if (m > (double)MIXK_FIXED16_QMAX * ldexp(1.0, p)) p++;
+    const int E = p + 127;
+    return E < 1 ? 1u : E > 254 ? 254u : (unsigned)E;
+}
+
+/* h = 2^(E-127) from the byte (0 gives 0). */
+static inline MIX_HD float mixk_fixed16_exp_step(unsigned E)
+{
+    return mixk_bits_f32((uint32_t)E << 23);
 }
 
 /* FP64 input (matrix values): the product and the rounding in double. */

@@ -17,16 +17,23 @@
 #endif
 #define PAR_MIN 4096 /* below this many rows a parallel region costs more than it saves */
 _Static_assert(MIXK_SVEC_BLOCK == MIXI_SVEC_BLOCK, "one FIXED16 vector block size");
+_Static_assert(MIXK_SELL_C == MIXK_SVEC_BLOCK, "a SELL slice is a block of the kernels");
 
 struct mix_spmat {
     mix_prec prec;
     int n;
     int64_t nnz;
-    int64_t *rowptr;
+    int64_t *rowptr;  /* FP64: plain CSR */
     int32_t *colind;
-    int owns_pattern; /* converted copies share the FP64 copy's pattern */
-    void *val;
-    float *rowscale;  /* FIXED16: per row (a_ii, max_{j!=i} |a_ij|) (kernels/common/spmv_row.h) */
+    int owns_pattern; /* converted FP64 copies share the FP64 copy's pattern */
+    void *val;        /* FP64 values, or the SELL slots' values */
+    mixk_sell sell;   /* every other format: the SELL-32 layout (kernels/common/sell.h) ... */
+    int64_t *slice, *eslice, *erp; /* ... whose arrays this matrix owns */
+    int16_t *col;
+    int32_t *ecol;
+    void *eval, *diag;
+    uint8_t *rexp;    /* FIXED16: the exponent byte of each row's step */
+    int64_t bytes;    /* what one SpMV reads of the matrix */
     float *xf;        /* 16-bit formats: x decoded once per SpMV (one SpMV at a time) */
 };
 
@@ -96,27 +103,77 @@ static const cpu_svec_kernels *const generic_kernels[MIX_NUM_PREC] = {
 #endif
 #define F16C_LD(v, norm, i) _cvtsh_ss(((const uint16_t *)(v))[i])
 #define F16C_LDA(v, k) _cvtsh_ss(((const uint16_t *)(v))[k])
-/* kernels/common's row-body macros, instantiated with the hardware FP16 loads (the macros make
- * plain static inline functions: wrapped so that they compile for AVX2 + F16C). */
-MIXI_AVX2 static inline float avx2_row_fp16(const int64_t *rowptr, const int32_t *colind,
-                                            const void *val, const float *rowscale, const void *x,
-                                            const float *xnorm, int64_t i)
+/* kernels/common's SELL row sum and finish, instantiated with the hardware FP16 loads (its macro
+ * of statements compiled here under the AVX2 + F16C attribute; these loads drop the name xnorm). */
+MIXI_AVX2 static inline float avx2_row_fp16(const mixk_sell *A, const void *x, int64_t i)
 {
-    (void)rowscale;
-    (void)xnorm;
-    float s = 0;
-    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
-        s += F16C_LDA(val, k) * F16C_LD(x, xnorm, colind[k]);
-    return s;
+    MIXK_SELL_SUM(s, F16C_LDA, F16C_LD)
+    return (float)(s + (double)F16C_LDA(A->diag, i) * (double)F16C_LD(x, NULL, i));
 }
-MIXI_AVX2 static inline float avx2_rowf_fp16(const int64_t *rowptr, const int32_t *colind,
-                                             const void *val, const float *rowscale, const float *x,
-                                             int64_t i)
+MIXI_AVX2 static inline float avx2_rowf_fp16(const mixk_sell *A, const float *x, int64_t i)
 {
-    (void)rowscale;
-    double s = 0;
-    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) s += (double)F16C_LDA(val, k) * (double)x[colind[k]];
-    return (float)s;
+    MIXK_SELL_SUM(s, F16C_LDA, MIXK_LDX_F32)
+    return (float)(s + (double)F16C_LDA(A->diag, i) * (double)x[i]);
+}
+
+/* A full SELL slice s (32 rows, not escaped), rows side by side: per slot one load of offsets
+ * and values for eight rows, a gather of x (floats: x itself for FP32 or FP32 vectors, else x
+ * decoded once per SpMV), exact products and the row sums in FP64 (four rows per register), then
+ * the row finish rounded once; the rows add in slot order as the portable body does, so the
+ * results are its bits. */
+MIXI_AVX2 static MIXI_INLINE __m256 avx2_sell_vals(mix_prec P, const void *v, int64_t k)
+{
+    switch (P) {
+    case MIX_FP32: return _mm256_loadu_ps((const float *)v + k);
+    case MIX_FP16: return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)v + k)));
+    case MIX_BF16:
+        return bf16_lanes_to_f32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)v + k))));
+    default:
+        return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)v + k))));
+    }
+}
+MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A, const float *x, int64_t s,
+                                                  float *y)
+{
+    const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
+    const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
+    __m256i row[4];
+    __m256d acc[8];
+    for (int g = 0; g < 4; g++)
+        row[g] = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    for (int h = 0; h < 8; h++) acc[h] = _mm256_setzero_pd();
+    for (int64_t k = base; k < end; k += MIXK_SELL_C)
+        for (int g = 0; g < 4; g++) {
+            const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k + 8 * g)));
+            const __m256 xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row[g], off), 4);
+            const __m256 a = avx2_sell_vals(P, A->val, k + 8 * g);
+            acc[2 * g] = _mm256_add_pd(acc[2 * g], _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
+                                                                 _mm256_cvtps_pd(_mm256_castps256_ps128(xj))));
+            acc[2 * g + 1] = _mm256_add_pd(acc[2 * g + 1], _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
+                                                                         _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1))));
+        }
+    for (int g = 0; g < 4; g++) {
+        const int64_t i = i0 + 8 * g;
+        const __m256 xi = _mm256_loadu_ps(x + i);
+        __m256 d, h = _mm256_setzero_ps();
+        if (P == MIX_FIXED16) {
+            d = _mm256_loadu_ps((const float *)A->diag + i);
+            const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(A->rexp + i)));
+            h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+        } else {
+            d = avx2_sell_vals(P, A->diag, i);
+        }
+        __m128 out[2];
+        for (int half = 0; half < 2; half++) {
+            const __m128 dh = half ? _mm256_extractf128_ps(d, 1) : _mm256_castps256_ps128(d);
+            const __m128 xh = half ? _mm256_extractf128_ps(xi, 1) : _mm256_castps256_ps128(xi);
+            __m256d sum = acc[2 * g + half];
+            if (P == MIX_FIXED16)
+                sum = _mm256_mul_pd(sum, _mm256_cvtps_pd(half ? _mm256_extractf128_ps(h, 1) : _mm256_castps256_ps128(h)));
+            out[half] = _mm256_cvtpd_ps(_mm256_add_pd(sum, _mm256_mul_pd(_mm256_cvtps_pd(dh), _mm256_cvtps_pd(xh))));
+        }
+        _mm256_storeu_ps(y + 8 * g, _mm256_set_m128(out[1], out[0]));
+    }
 }
 
 /* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|
@@ -201,12 +258,16 @@ MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64
 #define ISA_LD_BLOCK(P, v, b, cnt, x) avx2_load_block(P, v, b, cnt, x)
 #define ISA_ST_BLOCK(P, v, b, x, cnt) avx2_store_block(P, v, b, x, cnt)
 #define ISA_ROW(P, A, x, i, out) \
-    ((P) == MIX_FP16 && ((out) = avx2_row_fp16(A->rowptr, A->colind, A->val, NULL, x->val, NULL, i), 1))
+    ((P) == MIX_FP16 && ((out) = avx2_row_fp16(&A->sell, x->val, i), 1))
 /* FIXED16 rows too run over x decoded once per SpMV: measured on 3D Poisson 100^3 (2 threads,
  * Zen3) 3.7 ms per SpMV against 6.3 ms for a masked gather plus horizontal sum per row. */
 #define ISA_DECODE_X(P) (mixk_prec_bytes(P) < 4)
+/* Full slices that are not escaped run eight rows per vector (the rest row by row). */
+#define ISA_SLICE(P, A, xf, b, cnt, v)                                                             \
+    (mixk_sell_used(P) && (cnt) == MIXK_SELL_C && !((A)->sell.slice[b] & MIXK_SELL_ESC) &&          \
+     (avx2_sell_slice(P, &(A)->sell, xf, b, v), 1))
 #define ISA_ROWF(P, A, xf, i, out) \
-    ((P) == MIX_FP16 && ((out) = avx2_rowf_fp16(A->rowptr, A->colind, A->val, NULL, xf, i), 1))
+    ((P) == MIX_FP16 && ((out) = avx2_rowf_fp16(&A->sell, xf, i), 1))
 #define T float
 #define TACC MIX_FP32
 #include "kernels/cpu/sparse_cpu_t.h"
@@ -214,6 +275,7 @@ MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64
 #undef ISA_ST_BLOCK
 #undef ISA_ROW
 #undef ISA_ROWF
+#undef ISA_SLICE
 #undef ISA_DECODE_X
 
 static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
@@ -226,6 +288,11 @@ static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
 static int force_portable;
 
 void mixi_cpu_sparse_force_portable(int on) { force_portable = on; }
+
+const mixk_sell *mixi_cpu_spmat_sell(const mix_spmat *A)
+{
+    return A && mixk_sell_used(A->prec) ? &A->sell : NULL;
+}
 
 static const cpu_svec_kernels *kernels_for(mix_prec p)
 {
@@ -246,7 +313,14 @@ static void spmat_free(mix_spmat *A)
         mixi_free(A->colind);
     }
     mixi_free(A->val);
-    mixi_free(A->rowscale);
+    mixi_free(A->slice);
+    mixi_free(A->eslice);
+    mixi_free(A->erp);
+    mixi_free(A->col);
+    mixi_free(A->ecol);
+    mixi_free(A->eval);
+    mixi_free(A->diag);
+    mixi_free(A->rexp);
     mixi_free(A->xf);
     mixi_free(A);
 }
@@ -278,6 +352,7 @@ static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32
         spmat_free(A);
         return MIX_ERR_ALLOC;
     }
+    A->bytes = ((int64_t)n + 1) * 8 + nnz * (8 + 4);
     memcpy(A->rowptr, rowptr, ((size_t)n + 1) * sizeof *A->rowptr);
     if (nnz > 0) {
         memcpy(A->colind, colind, (size_t)nnz * sizeof *A->colind);
@@ -287,45 +362,116 @@ static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32
     return MIX_SUCCESS;
 }
 
+/* An FP64 copy diag(scale) A64 diag(scale) in plain CSR, sharing A64's pattern. */
+static int convert_fp64(const mix_spmat *A64, const double *scale, mix_spmat *A)
+{
+    const int n = A64->n;
+    A->rowptr = A64->rowptr;
+    A->colind = A64->colind;
+    A->bytes = A64->bytes;
+    A->val = mixi_malloc((size_t)(A64->nnz > 0 ? A64->nnz : 1) * sizeof(double));
+    if (!A->val) return MIX_ERR_ALLOC;
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++) mixk_csr_row_fp64(A64->rowptr, A64->colind, A64->val, scale, i, A->val);
+    return MIX_SUCCESS;
+}
+
+/* A SELL-32 copy (kernels/common/sell.h) in `prec`: entries per row, the layout, then each
+ * row's columns and values. */
+static int convert_sell(const mix_spmat *A64, mix_prec prec, const double *scale, mix_spmat *A)
+{
+    const int n = A64->n;
+    const int fixed = mixk_prec_block_scaled(prec), narrow = mixk_prec_bytes(prec) < 4;
+    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
+    const int64_t ns = mixk_sell_nslice(n);
+    int64_t *cnt = mixi_malloc((size_t)n * sizeof *cnt);
+    unsigned char *far = mixi_malloc((size_t)n);
+    if (!cnt || !far) {
+        mixi_free(cnt);
+        mixi_free(far);
+        return MIX_ERR_ALLOC;
+    }
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++) {
+        int f;
+        cnt[i] = mixk_sell_row_count(A64->rowptr, A64->colind, i, &f);
+        far[i] = (unsigned char)f;
+    }
+    int64_t nslots, nesc, nerp;
+    mixk_sell_layout(n, cnt, far, NULL, NULL, NULL, &nslots, &nesc, &nerp);
+    A->slice = mixi_malloc((size_t)(ns + 1) * sizeof *A->slice);
+    /* 64 bytes of padding: vector loads may read past the last slot. */
+    A->col = mixi_malloc((size_t)nslots * sizeof *A->col + 64);
+    A->val = mixi_malloc((size_t)nslots * el + 64);
+    A->diag = mixi_malloc((size_t)n * del + 64);
+    if (fixed) A->rexp = mixi_malloc((size_t)n + 64);
+    if (nerp) {
+        A->eslice = mixi_malloc((size_t)ns * sizeof *A->eslice);
+        A->erp = mixi_malloc((size_t)nerp * sizeof *A->erp);
+        A->ecol = mixi_malloc((size_t)(nesc > 0 ? nesc : 1) * sizeof *A->ecol);
+        A->eval = mixi_malloc((size_t)(nesc > 0 ? nesc : 1) * el);
+    }
+    if (narrow) A->xf = mixi_malloc(((size_t)n + BLK) * sizeof(float)); /* decoded x */
+    int st = MIX_SUCCESS;
+    if (!A->slice || !A->col || !A->val || !A->diag || (fixed && !A->rexp) ||
+        (nerp && (!A->eslice || !A->erp || !A->ecol || !A->eval)) || (narrow && !A->xf))
+        st = MIX_ERR_ALLOC;
+    if (!st) {
+        mixk_sell_layout(n, cnt, far, A->slice, A->eslice, A->erp, &nslots, &nesc, &nerp);
+        A->sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
+                              .diag = A->diag, .rexp = A->rexp, .eslice = A->eslice,
+                              .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
+        const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
+        A->bytes = mixk_sell_index_bytes(n, nslots, nesc, nerp) + (nslots + nesc) * (int64_t)el +
+                   (int64_t)n * (int64_t)del + (fixed ? n : 0);
+        long overflow = 0;
+#pragma omp parallel for reduction(+ : overflow) schedule(static) if (n > PAR_MIN)
+        for (int i = 0; i < n; i++) {
+#define FILL_ROW(PP, SFX, ...)                                                                    \
+    case PP:                                                                                      \
+        overflow += mixk_sell_fill_row_##SFX(&A->sell, A64->rowptr, A64->colind, A64->val, scale, \
+                                             i, &o);                                              \
+        break;
+            switch (prec) {
+                MIXK_STORAGE_FORMATS(FILL_ROW)
+            default: break;
+            }
+#undef FILL_ROW
+        }
+        if (overflow) st = MIX_ERR_OVERFLOW;
+    }
+    mixi_free(cnt);
+    mixi_free(far);
+    return st;
+}
+
 static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
                            mix_spmat **out)
 {
     (void)state;
     *out = NULL;
     if (!mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
-    const size_t el = (size_t)mixk_prec_bytes(prec);
-    const int n = A64->n;
-    const double *a = A64->val;
     mix_spmat *A = mixi_calloc(1, sizeof *A);
     if (!A) return MIX_ERR_ALLOC;
-    *A = (mix_spmat){.prec = prec, .n = n, .nnz = A64->nnz, .rowptr = A64->rowptr,
-                     .colind = A64->colind};
-    A->val = mixi_malloc((size_t)(A64->nnz > 0 ? A64->nnz : 1) * el + 16); /* vector loads */
-    const int block = mixk_prec_block_scaled(prec), narrow = el < sizeof(float);
-    if (block) A->rowscale = mixi_malloc(2 * (size_t)n * sizeof(float));
-    if (narrow) A->xf = mixi_malloc(((size_t)n + BLK) * sizeof(float)); /* decoded x */
-    if (!A->val || (block && !A->rowscale) || (narrow && !A->xf)) {
+    A->prec = prec;
+    A->n = A64->n;
+    A->nnz = A64->nnz;
+    const int st = mixk_sell_used(prec) ? convert_sell(A64, prec, scale, A)
+                                        : convert_fp64(A64, scale, A);
+    if (st) {
         spmat_free(A);
-        return MIX_ERR_ALLOC;
-    }
-    long overflow = 0;
-#pragma omp parallel for reduction(+ : overflow) schedule(static) if (n > PAR_MIN)
-    for (int i = 0; i < n; i++) {
-#define CSR_ROW(PP, SFX, ...)                                                                     \
-    case PP:                                                                                      \
-        overflow += mixk_csr_row_##SFX(A64->rowptr, A64->colind, a, scale, i, A->val, A->rowscale); \
-        break;
-        switch (prec) {
-            MIXK_STORAGE_FORMATS(CSR_ROW)
-        default: break;
-        }
-#undef CSR_ROW
-    }
-    if (overflow) {
-        spmat_free(A);
-        return MIX_ERR_OVERFLOW;
+        return st;
     }
     *out = A;
+    return MIX_SUCCESS;
+}
+
+/* Bytes one SpMV reads of the matrix: values, diagonal and every index array (FIXED16:
+ * exponent bytes too). */
+static int cpu_csr_bytes(void *state, const mix_spmat *A, int64_t *bytes)
+{
+    (void)state;
+    *bytes = A->bytes;
     return MIX_SUCCESS;
 }
 
@@ -355,7 +501,7 @@ static int cpu_residual64(void *state, const mix_spmat *A, const double *b, cons
     double acc = 0.0;
 #pragma omp parallel for reduction(+ : acc) schedule(static) if (A->n > PAR_MIN)
     for (int i = 0; i < A->n; i++) {
-        r[i] = b[i] - mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, NULL, x, NULL, i);
+        r[i] = b[i] - mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, x, NULL, i);
         acc += r[i] * r[i];
     }
     *rr = acc;
@@ -452,6 +598,7 @@ const mix_sparse_ops mixi_cpu_sparse_ops = {
     .csr_create = cpu_csr_create,
     .csr_convert = cpu_csr_convert,
     .csr_destroy = cpu_csr_destroy,
+    .csr_bytes = cpu_csr_bytes,
     .diag_rsqrt = cpu_diag_rsqrt,
     .residual64 = cpu_residual64,
     .nrm2sq64 = cpu_nrm2sq64,

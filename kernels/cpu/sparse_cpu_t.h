@@ -4,7 +4,8 @@
  * BLK, PAR_MIN and MIXI_INLINE from sparse_cpu.c.  For T = float an ISA may define hooks that
  * take over a format, returning 1 when they did (0: the portable body from kernels/common):
  *   ISA_LD_BLOCK(P, v, b, cnt, x), ISA_ST_BLOCK(P, v, b, x, cnt),
- *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out);
+ *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out), ISA_SLICE(P, A, xf, b, cnt, v)
+ *   (the rows of block b, a SELL slice, into v[0..cnt) from the float x xf);
  * and ISA_DECODE_X(P): whether the SpMV decodes x once into floats for P (see NARROW).
  * ISA_ATTR is the function attribute of the ISA (a target attribute; empty for the baseline), and
  * ISA_BLK_INLINE how the per-block bodies called from the OpenMP regions are inlined.
@@ -60,7 +61,10 @@ ISA_ATTR static MIXI_INLINE void FN(store_block64)(mix_prec P, mix_svec *v, int6
 #undef MIXI_X
 }
 
-/* (A x)_i. */
+/* (A x)_i: FP64 storage plain CSR, every other format SELL-32 (kernels/backend_sparse.h). */
+#define MIXI_ROW_MIX_FP64(SFX) mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, x->val, x->norm, i)
+#define MIXI_ROW_MIX_FP32(SFX) mixk_sell_row_##SFX(&A->sell, x->val, x->norm, i)
+#define MIXI_ROW_(ACC, SFX) MIXI_ROW_##ACC(SFX)
 ISA_ATTR static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_svec *x, int64_t i)
 {
     T out = 0;
@@ -68,9 +72,7 @@ ISA_ATTR static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_
     if (ISA_ROW(P, A, x, i, out)) return out;
 #endif
 #define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE)                                         \
-    MIXI_THIS_ACC(ACC, case PP: out = mixk_spmv_row_##SFX(A->rowptr, A->colind, A->val,        \
-                                                           A->rowscale, x->val, x->norm, i);     \
-                  break;)
+    MIXI_THIS_ACC(ACC, case PP: out = MIXI_ROW_(ACC, SFX); break;)
     switch (P) {
         MIXK_STORAGE_FORMATS(MIXI_X)
     default: break;
@@ -81,7 +83,8 @@ ISA_ATTR static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_
 
 /* Narrow formats (fewer bytes than T) decode x once into the matrix's float scratch, then run
  * the rows over floats: once per entry rather than once per nonzero.  Block-scaled formats
- * decode per nonzero (the CUDA backend's order of operations) unless the ISA says otherwise. */
+ * decode per nonzero (as the CUDA backend does) unless the ISA says otherwise: both ways give
+ * the same bits (kernels/common/spmv_row.h), which the portable instance lets the tests check. */
 #ifdef ISA_DECODE_X
 #define NARROW(P) ISA_DECODE_X(P)
 #else
@@ -94,9 +97,8 @@ ISA_ATTR static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const flo
     if (ISA_ROWF(P, A, xf, i, out)) return out;
 #endif
 #define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE)                                         \
-    MIXI_THIS_ACC(ACC, MIXI_WHEN_SAME(ACC, MIX_FP32, case PP: out = mixk_spmv_rowf_##SFX(       \
-                                                         A->rowptr, A->colind, A->val,          \
-                                                         A->rowscale, xf, i);                   \
+    MIXI_THIS_ACC(ACC, MIXI_WHEN_SAME(ACC, MIX_FP32, case PP: out = mixk_sell_rowf_##SFX(       \
+                                                         &A->sell, xf, i);                      \
                                       break;))
     switch (P) {
         MIXK_STORAGE_FORMATS(MIXI_X)
@@ -120,14 +122,20 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A
     const int wide = x->prec != P;
     if (wide) {
         const T *xw = (const T *)x->val + b * BLK;
-        for (int t = 0; t < cnt; t++) v[t] = FN(rowf)(P, A, (const float *)x->val, b * BLK + t);
+#ifdef ISA_SLICE
+        if (!ISA_SLICE(P, A, (const float *)x->val, b, cnt, v))
+#endif
+            for (int t = 0; t < cnt; t++) v[t] = FN(rowf)(P, A, (const float *)x->val, b * BLK + t);
         for (int t = 0; t < cnt; t++) s[t & 3] += (double)xw[t] * (double)v[t];
         T *yw = (T *)y->val + b * BLK;
         for (int t = 0; t < cnt; t++) yw[t] = v[t];
         return (s[0] + s[1]) + (s[2] + s[3]);
     }
-    for (int t = 0; t < cnt; t++)
-        v[t] = NARROW(P) ? FN(rowf)(P, A, xf, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
+#ifdef ISA_SLICE
+    if (!ISA_SLICE(P, A, NARROW(P) ? xf : (const float *)x->val, b, cnt, v))
+#endif
+        for (int t = 0; t < cnt; t++)
+            v[t] = NARROW(P) ? FN(rowf)(P, A, xf, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
     FN(load_block)(P, x, b, cnt, xb);
     for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)v[t];
     FN(store_block)(P, y, b, v, cnt);
@@ -329,5 +337,8 @@ MIXK_STORAGE_FORMATS(MIXI_X)
 #undef FN
 #undef NARROW
 #undef MIXI_THIS_ACC
+#undef MIXI_ROW_MIX_FP64
+#undef MIXI_ROW_MIX_FP32
+#undef MIXI_ROW_
 #undef T
 #undef TACC

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "mixsolve.h"
+#include "kernels/common/spmv_row.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,16 +14,17 @@ extern "C" {
 /* Every launcher enqueues on `stream`, never synchronises, does nothing for n = 0 and returns
  * the launch status.  All pointers are device memory. */
 
-/* A CSR matrix as the kernels see it (storage as in kernels/backend_sparse.h). */
+/* A matrix as the kernels see it (storage as in kernels/backend_sparse.h): FP64 plain CSR, every
+ * other format SELL-32. */
 typedef struct {
     int n;
     int64_t nnz;
     mix_prec prec;
-    const int64_t *rowptr;
+    const int64_t *rowptr; /* FP64 */
     const int32_t *colind;
     const void *val;
-    const float *rowscale; /* FIXED16: per row (a_ii, max_{j!=i} |a_ij|); NULL otherwise */
-    int lanes;             /* threads per row: 1 (thread per row) or 2, 4, 8, 16, 32 */
+    mixk_sell sell;        /* the other formats */
+    int lanes;             /* FP64: threads per row, 1 (thread per row) or 2, 4, 8, 16, 32 */
 } mixi_cuda_csr;
 
 /* A sloppy vector: values, and for FIXED16 one norm per MIXK_SVEC_BLOCK entries. */
@@ -45,11 +47,17 @@ int mixi_cuda_spmv_lanes(double mean_row_length);
 
 /* Matrix setup.  d_flag (an int, zeroed by the caller) gets bits: 1 a value overflowed the
  * storage precision, 2 a diagonal entry is missing or <= 0. */
-/* out = diag(scale) A diag(scale) in `prec` (scale NULL = 1); FIXED16: rowscale (2n floats)
- * gets the pairs (a_ii, max_{j!=i} |a_ij|) of mixk_fixed16_csr_row. */
-cudaError_t mixi_cuda_csr_convert(cudaStream_t stream, int n, const int64_t *rowptr,
-                                  const int32_t *colind, const double *val, const double *scale,
-                                  mix_prec prec, void *out, float *rowscale, int *d_flag);
+/* out = diag(scale) A diag(scale) in FP64, the pattern of rowptr and colind. */
+cudaError_t mixi_cuda_csr_convert_fp64(cudaStream_t stream, int n, const int64_t *rowptr,
+                                       const int32_t *colind, const double *val,
+                                       const double *scale, double *out);
+/* The SELL rows of diag(scale) A diag(scale) in `prec` (scale NULL = 1), A's layout (slice,
+ * eslice, erp) made: every row's columns, values, padding and diagonal into `out`
+ * (mixk_sell_fill_row_SFX of kernels/common). */
+cudaError_t mixi_cuda_sell_fill(cudaStream_t stream, int n, const int64_t *rowptr,
+                                const int32_t *colind, const double *val, const double *scale,
+                                mix_prec prec, const mixk_sell *A, const mixk_sell_out *out,
+                                int *d_flag);
 /* scale_i = 1 / sqrt(a_ii). */
 cudaError_t mixi_cuda_diag_rsqrt(cudaStream_t stream, int n, const int64_t *rowptr,
                                  const int32_t *colind, const double *val, double *scale,

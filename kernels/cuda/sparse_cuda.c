@@ -2,17 +2,24 @@
 #include <string.h>
 #include "lib/core/core.h"
 #include "kernels/backend_sparse.h"
+#include "kernels/common/spmv_row.h"
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_sparse.h"
 
-/* A CSR matrix on the device.  Converted copies share the FP64 copy's row pointers and column
- * indices (owns_pattern = 0); mix_sparse destroys the FP64 copy last. */
+/* A matrix on the device: FP64 plain CSR, every other format SELL-32 (kernels/backend_sparse.h).
+ * Converted FP64 copies share the FP64 copy's row pointers and column indices (owns_pattern =
+ * 0); mix_sparse destroys the FP64 copy last. */
 struct mix_spmat {
     mixi_cuda_csr d;       /* what the kernels see */
     int64_t *rowptr;       /* device arrays, owned as said */
     int32_t *colind;
     void *val;
-    float *rowscale;       /* FIXED16: 2n floats, per row (a_ii, max_{j!=i} |a_ij|) */
+    int64_t *slice, *eslice, *erp; /* SELL */
+    int16_t *col;
+    int32_t *ecol;
+    void *eval, *diag;
+    uint8_t *rexp;         /* FIXED16 */
+    int64_t bytes;         /* what one SpMV reads of the matrix */
     int owns_pattern;
 };
 
@@ -95,7 +102,14 @@ static void sp_destroy(void *state, mix_spmat *A)
         mixi_cuda_backend.free(state, A->colind);
     }
     mixi_cuda_backend.free(state, A->val);
-    mixi_cuda_backend.free(state, A->rowscale);
+    mixi_cuda_backend.free(state, A->slice);
+    mixi_cuda_backend.free(state, A->eslice);
+    mixi_cuda_backend.free(state, A->erp);
+    mixi_cuda_backend.free(state, A->col);
+    mixi_cuda_backend.free(state, A->ecol);
+    mixi_cuda_backend.free(state, A->eval);
+    mixi_cuda_backend.free(state, A->diag);
+    mixi_cuda_backend.free(state, A->rexp);
     mixi_free(A);
 }
 
@@ -129,7 +143,7 @@ static int sp_create(void *state, int n, const int64_t *rowptr, const int32_t *c
     A->d.rowptr = A->rowptr;
     A->d.colind = A->colind;
     A->d.val = A->val;
-    A->d.rowscale = NULL;
+    A->bytes = ((int64_t)n + 1) * 8 + nnz * (8 + 4);
     A->d.lanes = mixi_cuda_spmv_lanes((double)nnz / n);
 out:
     if (st) {
@@ -138,6 +152,74 @@ out:
     }
     *out = A;
     return MIX_SUCCESS;
+}
+
+/* The SELL copy: the layout made on the host from the FP64 copy's pattern (the shared
+ * kernels/common code, as the CPU backend makes it), the rows' columns and values on the device. */
+static int convert_sell(mixi_cuda_state *s, const mix_spmat *A64, mix_prec prec,
+                        const double *scale, mix_spmat *A)
+{
+    const int n = A64->d.n;
+    const int64_t nnz = A64->d.nnz, ns = mixk_sell_nslice(n);
+    const int fixed = mixk_prec_block_scaled(prec);
+    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
+    int64_t *rp = mixi_malloc(((size_t)n + 1) * sizeof *rp), *cnt = mixi_malloc((size_t)n * sizeof *cnt);
+    int32_t *ci = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *ci);
+    unsigned char *far = mixi_malloc((size_t)n);
+    int64_t *hslice = NULL, *heslice = NULL, *herp = NULL;
+    int flag = 0, st = rp && cnt && ci && far ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    if (!st) st = mixi_cuda_backend.download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
+    if (!st && nnz > 0) st = mixi_cuda_backend.download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
+    int64_t nslots = 0, nesc = 0, nerp = 0;
+    if (!st) {
+        for (int i = 0; i < n; i++) {
+            int f;
+            cnt[i] = mixk_sell_row_count(rp, ci, i, &f);
+            far[i] = (unsigned char)f;
+        }
+        mixk_sell_layout(n, cnt, far, NULL, NULL, NULL, &nslots, &nesc, &nerp);
+        hslice = mixi_malloc((size_t)(ns + 1) * sizeof *hslice);
+        heslice = mixi_malloc((size_t)ns * sizeof *heslice);
+        herp = mixi_malloc((size_t)(nerp > 0 ? nerp : 1) * sizeof *herp);
+        if (!hslice || !heslice || !herp) st = MIX_ERR_ALLOC;
+    }
+    if (!st) {
+        mixk_sell_layout(n, cnt, far, hslice, heslice, herp, &nslots, &nesc, &nerp);
+        const size_t sb = (size_t)(ns + 1) * sizeof *hslice;
+        if (!st) st = dalloc(s, (void **)&A->slice, sb);
+        if (!st) st = dalloc(s, (void **)&A->col, (size_t)(nslots > 0 ? nslots : 1) * sizeof(int16_t));
+        if (!st) st = dalloc(s, &A->val, (size_t)(nslots > 0 ? nslots : 1) * el);
+        if (!st) st = dalloc(s, &A->diag, (size_t)n * del);
+        if (!st && fixed) st = dalloc(s, (void **)&A->rexp, (size_t)n);
+        if (!st && nerp) st = dalloc(s, (void **)&A->eslice, (size_t)ns * sizeof *heslice);
+        if (!st && nerp) st = dalloc(s, (void **)&A->erp, (size_t)nerp * sizeof *herp);
+        if (!st && nerp) st = dalloc(s, (void **)&A->ecol, (size_t)(nesc > 0 ? nesc : 1) * sizeof(int32_t));
+        if (!st && nerp) st = dalloc(s, &A->eval, (size_t)(nesc > 0 ? nesc : 1) * el);
+        if (!st) st = h2d(s, A->slice, hslice, sb);
+        if (!st && nerp) st = h2d(s, A->eslice, heslice, (size_t)ns * sizeof *heslice);
+        if (!st && nerp) st = h2d(s, A->erp, herp, (size_t)nerp * sizeof *herp);
+    }
+    if (!st) {
+        A->d.sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
+                                .diag = A->diag, .rexp = A->rexp, .eslice = A->eslice,
+                                .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
+        A->bytes = mixk_sell_index_bytes(n, nslots, nesc, nerp) + (nslots + nesc) * (int64_t)el +
+                   (int64_t)n * (int64_t)del + (fixed ? n : 0);
+        st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream));
+    }
+    const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
+    if (!st) st = launched(mixi_cuda_sell_fill(s->stream, n, A64->rowptr, A64->colind, A64->val, scale,
+                                               prec, &A->d.sell, &o, s->d_flag));
+    if (!st) st = read_flag(s, &flag);
+    if (!st && (flag & 1)) st = MIX_ERR_OVERFLOW;
+    mixi_free(rp);
+    mixi_free(cnt);
+    mixi_free(ci);
+    mixi_free(far);
+    mixi_free(hslice);
+    mixi_free(heslice);
+    mixi_free(herp);
+    return st;
 }
 
 static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
@@ -149,32 +231,38 @@ static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const do
     if (!A64 || A64->d.prec != MIX_FP64 || !mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz;
-    int flag = 0, st;
+    int st;
     mix_spmat *A = mixi_calloc(1, sizeof *A);
     if (!A) return MIX_ERR_ALLOC;
     A->d = A64->d;
     A->d.prec = prec;
-    A->rowptr = A64->rowptr;
-    A->colind = A64->colind;
     A->owns_pattern = 0;
-    if ((st = dalloc(s, &A->val, (size_t)nnz * (size_t)mixk_prec_bytes(prec)))) goto out;
-    if (mixk_prec_block_scaled(prec)) {
-        if ((st = dalloc(s, (void **)&A->rowscale, 2 * (size_t)n * sizeof(float)))) goto out;
+    if (mixk_sell_used(prec)) {
+        st = convert_sell(s, A64, prec, scale, A);
+        A->d.rowptr = NULL;
+        A->d.colind = NULL;
+    } else {
+        A->rowptr = A64->rowptr;
+        A->colind = A64->colind;
+        A->bytes = A64->bytes;
+        st = dalloc(s, &A->val, (size_t)(nnz > 0 ? nnz : 1) * sizeof(double));
+        if (!st) st = launched(mixi_cuda_csr_convert_fp64(s->stream, n, A64->rowptr, A64->colind,
+                                                          A64->val, scale, A->val));
     }
-    if ((st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream)))) goto out;
-    if ((st = launched(mixi_cuda_csr_convert(s->stream, n, A64->rowptr, A64->colind, A64->val,
-                                             scale, prec, A->val, A->rowscale, s->d_flag))))
-        goto out;
-    if ((st = read_flag(s, &flag))) goto out;
-    if (flag & 1) st = MIX_ERR_OVERFLOW;
     A->d.val = A->val;
-    A->d.rowscale = A->rowscale;
-out:
     if (st) {
         sp_destroy(s, A);
         return st;
     }
     *out = A;
+    return MIX_SUCCESS;
+}
+
+static int sp_csr_bytes(void *state, const mix_spmat *A, int64_t *bytes)
+{
+    (void)state;
+    if (!A || !bytes) return MIX_ERR_INVALID_ARG;
+    *bytes = A->bytes;
     return MIX_SUCCESS;
 }
 
@@ -332,6 +420,7 @@ const mix_sparse_ops mixi_cuda_sparse_ops = {
     .csr_create = sp_create,
     .csr_convert = sp_convert,
     .csr_destroy = sp_destroy,
+    .csr_bytes = sp_csr_bytes,
     .diag_rsqrt = sp_diag_rsqrt,
     .residual64 = sp_residual64,
     .nrm2sq64 = sp_nrm2sq64,

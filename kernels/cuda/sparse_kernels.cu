@@ -1,7 +1,8 @@
 // sparse_kernels.cu: CUDA kernels of the sparse family (CSR SpMV per storage format, sloppy-vector blas1, FP64 reductions).
 //
-// Element formats, the per-row SpMV bodies and the FIXED16 encoding come from kernels/common
-// (spmv_row.h, formats.h), the code the CPU backend runs.  This file is compiled with
+// Element formats, the matrix layout (SELL-32 for every format but FP64), the per-row SpMV bodies
+// and the FIXED16 encoding come from kernels/common (sell.h, spmv_row.h, formats.h), the code the
+// CPU backend runs.  This file is compiled with
 // -fmad=false (kernels/cuda/local.mk) so that a*b+c rounds twice as in the host C code: the
 // thread-per-row SpMV and every element-wise operation then agree with the CPU bit for bit;
 // only the order of the FP64 reductions (and of a row sum split over several lanes) differs.
@@ -82,22 +83,55 @@ __device__ void grid_sum(double (&v)[NS], double *ws)
 // ---- storage formats ----------------------------------------------------------------------------
 
 // Per storage precision (kernels/common/prec_traits.h): arithmetic type, element load, matrix
-// value load and the per-row body (kernels/common/spmv_row.h); element formats also store.
+// value load and the SELL row pieces (kernels/common/spmv_row.h); element formats also store.
 template <mix_prec P> struct fmt;
 #define FMT(PP, SFX, ...)                                                                         \
     template <> struct fmt<PP> {                                                                  \
         typedef decltype(mixk_svec_ld_##SFX(nullptr, nullptr, 0)) T;                              \
         static __device__ T ld(const void *v, const float *nm, int64_t i)                         \
         { return mixk_svec_ld_##SFX(v, nm, i); }                                                  \
-        static __device__ T lda(const void *a, int64_t k) { return mixk_lda_##SFX(a, k); }       \
-        static __device__ T row(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i) \
-        { return mixk_spmv_row_##SFX(A.rowptr, A.colind, A.val, A.rowscale, x, xn, i); }          \
-        static __device__ int csr_row(const int64_t *rp, const int32_t *ci, const double *a,     \
-                                      const double *scale, int64_t i, void *out, float *rs)      \
-        { return mixk_csr_row_##SFX(rp, ci, a, scale, i, out, rs); }                             \
+        static __device__ double part(const mixk_sell &A, const void *x, const float *xn,        \
+                                      int64_t i)                                                  \
+        { return mixk_sell_part_##SFX(&A, x, xn, i); }                                            \
+        static __device__ T finish(const mixk_sell &A, const void *x, const float *xn, int64_t i, \
+                                   double s)                                                      \
+        { return mixk_sell_finish_##SFX(&A, i, s, mixk_svec_ld_##SFX(x, xn, i)); }                \
+        static __device__ int fill_row(const mixk_sell &A, const int64_t *rp, const int32_t *ci,  \
+                                       const double *a, const double *scale, int64_t i,           \
+                                       const mixk_sell_out &o)                                    \
+        { return mixk_sell_fill_row_##SFX(&A, rp, ci, a, scale, i, &o); }                         \
     };
 MIXK_STORAGE_FORMATS(FMT)
 #undef FMT
+
+// Row i's sum over its entries sl, sl + L, ... in FP64 (a lane of a sub-warp; sl = 0, L = 1: the
+// whole row, the shared row body) and its finish (the diagonal; FIXED16 also the row's step),
+// rounded once.  SELL-32
+// for every storage format but FP64, which is plain CSR (kernels/backend_sparse.h).  A SELL slice
+// is a warp, one thread per row (coalesced slots): its rows are not split (launch_spmv), and a
+// split call leaves the whole row to lane 0 of the sub-warp.
+template <mix_prec P> struct rows {
+    typedef typename fmt<P>::T T;
+    static __device__ double part(const mixi_cuda_csr &A, const void *x, const float *xn,
+                                  int64_t i, int sl, int)
+    { return sl == 0 ? fmt<P>::part(A.sell, x, xn, i) : 0.0; }
+    static __device__ T finish(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i,
+                               double s)
+    { return fmt<P>::finish(A.sell, x, xn, i, s); }
+};
+template <> struct rows<MIX_FP64> {
+    static __device__ double part(const mixi_cuda_csr &A, const void *x, const float *, int64_t i,
+                                  int sl, int L)
+    {
+        const double *a = (const double *)A.val, *xd = (const double *)x;
+        double s = 0.0;
+        for (int64_t k = A.rowptr[i] + sl; k < A.rowptr[i + 1]; k += L) s += a[k] * xd[A.colind[k]];
+        return s;
+    }
+    static __device__ double finish(const mixi_cuda_csr &, const void *, const float *, int64_t,
+                                    double s)
+    { return s; }
+};
 template <mix_prec P> struct elem;
 #define ELEM(PP, SFX, ...)                                                                        \
     template <> struct elem<PP> {                                                                 \
@@ -110,32 +144,6 @@ template <mix_prec P> struct elem;
 MIXK_ELEMENT_FORMATS(ELEM)
 #undef ELEM
 
-// Part of row i's sum over the entries k = rowptr[i] + sl, + L, ... (a lane of a sub-warp):
-// the loop of spmv_row.h's bodies, strided, summed in FP64 as they are.  FIXED16 leaves out the
-// row's scale factors and its diagonal, which row_finish applies once to the whole sum, as the
-// thread-per-row body does.
-template <mix_prec P>
-__device__ double row_part(const mixi_cuda_csr &A, const void *x, const float *xn, int64_t i,
-                           int sl, int L)
-{
-    double s = 0;
-    for (int64_t k = A.rowptr[i] + sl; k < A.rowptr[i + 1]; k += L)
-        s += (double)fmt<P>::lda(A.val, k) * (double)fmt<P>::ld(x, xn, A.colind[k]);
-    return s;
-}
-template <mix_prec P>
-__device__ typename fmt<P>::T row_finish(const mixi_cuda_csr &, const void *, const float *,
-                                         int64_t, double s)
-{
-    return (typename fmt<P>::T)s;
-}
-template <>
-__device__ float row_finish<MIX_FIXED16>(const mixi_cuda_csr &A, const void *x, const float *xn,
-                                         int64_t i, double s)
-{
-    return mixk_fixed16_row_finish(A.rowscale, i, s, mixk_svec_ld_fixed16(x, xn, i));
-}
-
 // (A x)_i of the row row0 + lane, for the 32 rows of one block handled by one warp.  L = 1: each
 // lane runs the shared row body; L > 1: sub-warps of L lanes take 32/L rows per pass, their
 // partial sums are combined by shuffles and handed to the lane owning the row.
@@ -144,18 +152,21 @@ __device__ typename fmt<P>::T warp_rows(const mixi_cuda_csr &A, const void *x, c
                                         int64_t row0, int lane)
 {
     typedef typename fmt<P>::T T;
-    if (L == 1) return row0 + lane < A.n ? fmt<P>::row(A, x, xn, row0 + lane) : T(0);
+    if (L == 1)
+        return row0 + lane < A.n
+                   ? rows<P>::finish(A, x, xn, row0 + lane, rows<P>::part(A, x, xn, row0 + lane, 0, 1))
+                   : T(0);
     double mine = 0;
     const int R = 32 / L, sub = lane / L, sl = lane % L;
     for (int pass = 0; pass < L; pass++) {
         const int64_t i = row0 + pass * R + sub;
-        double part = i < A.n ? row_part<P>(A, x, xn, i, sl, L) : 0.0;
+        double part = i < A.n ? rows<P>::part(A, x, xn, i, sl, L) : 0.0;
         for (int o = L / 2; o > 0; o >>= 1) part += __shfl_xor_sync(FULL, part, o, L);
         const int owner = lane - pass * R; // this lane's row is sub-warp `owner` in this pass
         double got = __shfl_sync(FULL, part, (owner >= 0 && owner < R ? owner : 0) * L);
         if (owner >= 0 && owner < R) mine = got;
     }
-    return row0 + lane < A.n ? row_finish<P>(A, x, xn, row0 + lane, mine) : T(0);
+    return row0 + lane < A.n ? rows<P>::finish(A, x, xn, row0 + lane, mine) : T(0);
 }
 
 // Stores lane's value into element blk*32 + lane (if valid) and returns the stored value as read
@@ -362,15 +373,25 @@ __global__ void __launch_bounds__(THREADS) k_dot(int n, mixi_cuda_vec x, mixi_cu
     grid_sum<1>(d, ws);
 }
 
-// Matrix conversion, one thread per row (once per matrix and precision).
-template <mix_prec P>
-__global__ void __launch_bounds__(THREADS) k_csr_convert(int n, const int64_t *rowptr,
-                                                         const int32_t *colind, const double *val,
-                                                         const double *scale, void *out,
-                                                         float *rowscale, int *flag)
+// Matrix conversion, one thread per row (once per matrix and precision): FP64 plain CSR, the
+// other formats the columns, values and padding of SELL rows (layout made on the host).
+__global__ void __launch_bounds__(THREADS) k_csr_convert_fp64(int n, const int64_t *rowptr,
+                                                              const int32_t *colind,
+                                                              const double *val,
+                                                              const double *scale, double *out)
 {
     for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS)
-        if (fmt<P>::csr_row(rowptr, colind, val, scale, i, out, rowscale)) atomicOr(flag, 1);
+        mixk_csr_row_fp64(rowptr, colind, val, scale, i, out);
+}
+
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_sell_fill(int n, const int64_t *rowptr,
+                                                       const int32_t *colind, const double *val,
+                                                       const double *scale, mixk_sell A,
+                                                       mixk_sell_out o, int *flag)
+{
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS)
+        if (fmt<P>::fill_row(A, rowptr, colind, val, scale, i, o)) atomicOr(flag, 1);
 }
 
 __global__ void __launch_bounds__(THREADS) k_diag_rsqrt(int n, const int64_t *rowptr,
@@ -432,7 +453,7 @@ static cudaError_t launch_spmv(cudaStream_t stream, const mixi_cuda_csr &A, mixi
                                mixi_cuda_vec y, double *ws)
 {
     const unsigned g = grid_warps(nblocks(A.n));
-    switch (A.lanes) {
+    switch (mixk_sell_used(P) ? 1 : A.lanes) { /* a SELL slice: one thread per row */
     case 1: k_spmv<P, 1><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
     case 2: k_spmv<P, 2><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
     case 4: k_spmv<P, 4><<<g, THREADS, 0, stream>>>(A, x, y, ws); break;
@@ -519,14 +540,22 @@ extern "C" cudaError_t mixi_cuda_dot(cudaStream_t stream, mix_prec prec, int n, 
     DISPATCH(prec, k_dot, grid_threads(n), (n, x, y, ws))
 }
 
-extern "C" cudaError_t mixi_cuda_csr_convert(cudaStream_t stream, int n, const int64_t *rowptr,
-                                             const int32_t *colind, const double *val,
-                                             const double *scale, mix_prec prec, void *out,
-                                             float *rowscale, int *d_flag)
+extern "C" cudaError_t mixi_cuda_csr_convert_fp64(cudaStream_t stream, int n, const int64_t *rowptr,
+                                                  const int32_t *colind, const double *val,
+                                                  const double *scale, double *out)
 {
     if (n <= 0) return cudaSuccess;
-    DISPATCH(prec, k_csr_convert, grid_threads(n),
-             (n, rowptr, colind, val, scale, out, rowscale, d_flag))
+    k_csr_convert_fp64<<<grid_threads(n), THREADS, 0, stream>>>(n, rowptr, colind, val, scale, out);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mixi_cuda_sell_fill(cudaStream_t stream, int n, const int64_t *rowptr,
+                                           const int32_t *colind, const double *val,
+                                           const double *scale, mix_prec prec, const mixk_sell *A,
+                                           const mixk_sell_out *out, int *d_flag)
+{
+    if (n <= 0) return cudaSuccess;
+    DISPATCH(prec, k_sell_fill, grid_threads(n), (n, rowptr, colind, val, scale, *A, *out, d_flag))
 }
 
 extern "C" cudaError_t mixi_cuda_diag_rsqrt(cudaStream_t stream, int n, const int64_t *rowptr,
