@@ -137,42 +137,37 @@ MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A
 {
     const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
     const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
-    __m256i row[4];
-    __m256d acc[8];
-    for (int g = 0; g < 4; g++)
-        row[g] = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    for (int h = 0; h < 8; h++) acc[h] = _mm256_setzero_pd();
-    for (int64_t k = base; k < end; k += MIXK_SELL_C)
-        for (int g = 0; g < 4; g++) {
-            const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k + 8 * g)));
-            const __m256 xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row[g], off), 4);
-            const __m256 a = avx2_sell_vals(P, A->val, k + 8 * g);
-            acc[2 * g] = _mm256_add_pd(acc[2 * g], _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
-                                                                 _mm256_cvtps_pd(_mm256_castps256_ps128(xj))));
-            acc[2 * g + 1] = _mm256_add_pd(acc[2 * g + 1], _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
-                                                                         _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1))));
+    /* Eight rows at a time over all the slots (the slice's slots stay in L1 between groups), so
+     * that the two FP64 sums and the row numbers stay in registers. */
+    for (int g = 0; g < MIXK_SELL_C / 8; g++) {
+        const __m256i row = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+        for (int64_t k = base + 8 * g; k < end; k += MIXK_SELL_C) {
+            const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
+            const __m256 xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4);
+            const __m256 a = avx2_sell_vals(P, A->val, k);
+            lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
+                                                 _mm256_cvtps_pd(_mm256_castps256_ps128(xj))));
+            hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
+                                                 _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1))));
         }
-    for (int g = 0; g < 4; g++) {
         const int64_t i = i0 + 8 * g;
         const __m256 xi = _mm256_loadu_ps(x + i);
-        __m256 d, h = _mm256_setzero_ps();
+        __m256 d;
         if (P == MIX_FIXED16) {
             d = _mm256_loadu_ps((const float *)A->diag + i);
             const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(A->rexp + i)));
-            h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+            const __m256 h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+            lo = _mm256_mul_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(h)));
+            hi = _mm256_mul_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1)));
         } else {
             d = avx2_sell_vals(P, A->diag, i);
         }
-        __m128 out[2];
-        for (int half = 0; half < 2; half++) {
-            const __m128 dh = half ? _mm256_extractf128_ps(d, 1) : _mm256_castps256_ps128(d);
-            const __m128 xh = half ? _mm256_extractf128_ps(xi, 1) : _mm256_castps256_ps128(xi);
-            __m256d sum = acc[2 * g + half];
-            if (P == MIX_FIXED16)
-                sum = _mm256_mul_pd(sum, _mm256_cvtps_pd(half ? _mm256_extractf128_ps(h, 1) : _mm256_castps256_ps128(h)));
-            out[half] = _mm256_cvtpd_ps(_mm256_add_pd(sum, _mm256_mul_pd(_mm256_cvtps_pd(dh), _mm256_cvtps_pd(xh))));
-        }
-        _mm256_storeu_ps(y + 8 * g, _mm256_set_m128(out[1], out[0]));
+        lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(d)),
+                                             _mm256_cvtps_pd(_mm256_castps256_ps128(xi))));
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(d, 1)),
+                                             _mm256_cvtps_pd(_mm256_extractf128_ps(xi, 1))));
+        _mm256_storeu_ps(y + 8 * g, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
     }
 }
 
