@@ -28,3 +28,10 @@ bench_bench_posv_SOURCES = bench/bench_posv.c
 bench_bench_posv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 # numpy.linalg.solve with and without the LAPACK drop-in (Debian's python3-numpy).
 EXTRA_DIST += bench/bench_numpy_dropin.sh
+# dposv_ from an unmodified LAPACK program (-llapack only), with and without the LAPACK drop-in.
+if HAVE_LAPACK
+noinst_PROGRAMS += bench/dposv_timer
+bench_dposv_timer_SOURCES = bench/dposv_timer.c
+bench_dposv_timer_LDADD = $(LAPACK_LIBS) -lm
+endif
+EXTRA_DIST += bench/bench_dposv_dropin.sh

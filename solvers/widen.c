@@ -23,27 +23,34 @@ static void widen_part(int n, const float *h, int ldh, int part, const double *r
     }
 }
 
-/* Host copies of the backend FP32 factor (n x n, ld ldf) and of up to two backend vectors of n
- * doubles (NULL: all ones), made before anything is written, so a failure leaves out untouched.
- * *host: one allocation, ld ldf floats then 2 n doubles (v1, v2) and `extra` n doubles more. */
+/* Host views of the backend FP32 factor (n x n, ld ldf) and of up to two backend vectors of n
+ * doubles (NULL: all ones), made before anything is written, so a failure leaves out untouched:
+ * the backend's own arrays when its memory is host memory (no copy of the factor), else host
+ * copies.  *w: n doubles each for v1, v2 (writable copies), then `extra` n doubles of scratch.
+ * *host: what to mixi_free. */
 static int download_factor(mix_context *ctx, int n, const float *f, int ldf, const double *v1,
-                           const double *v2, int extra, void **host, float **h, double **w)
+                           const double *v2, int extra, void **host, const float **h, double **w)
 {
     const mix_backend_ops *o = ctx->ops;
-    size_t nn, fbytes;
+    const int on_host = (o->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
+    size_t nn, fbytes = 0;
     int rc;
     *host = NULL;
     if ((rc = mixi_mul_size((size_t)n, (size_t)ldf, &nn)) ||
-        (rc = mixi_mul_size(nn, sizeof(float), &fbytes)))
+        (!on_host && (rc = mixi_mul_size(nn, sizeof(float), &fbytes))))
         return rc;
     fbytes = (fbytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
     char *p = mixi_malloc(fbytes + (size_t)n * (size_t)(2 + extra) * sizeof(double));
     if (!p) return MIX_ERR_ALLOC;
     *host = p;
-    *h = (float *)p;
     *w = (double *)(p + fbytes);
+    if (on_host) {
+        *h = f;
+    } else {
+        *h = (const float *)p;
+        if ((rc = o->download(ctx->state, p, f, nn * sizeof(float)))) return rc;
+    }
     const double *v[2] = {v1, v2};
-    if ((rc = o->download(ctx->state, *h, f, nn * sizeof(float)))) return rc;
     for (int k = 0; k < 2; k++) {
         double *wk = *w + (size_t)k * n;
         if (v[k]) {
@@ -62,7 +69,7 @@ int mixi_lu_widen(mix_context *ctx, int n, const float *lu, int ldlu, const int 
                   const double *r, const double *c, double s, double *out, int ldout)
 {
     void *host = NULL;
-    float *h;
+    const float *h;
     double *rr;
     int *perm = mixi_malloc((size_t)n * sizeof *perm);
     int rc = perm ? download_factor(ctx, n, lu, ldlu, r, c, 2, &host, &h, &rr) : MIX_ERR_ALLOC;
@@ -95,7 +102,7 @@ int mixi_chol_widen(mix_context *ctx, int n, const float *l, int ldl, const doub
                     int uplo, double *out, int ldout)
 {
     void *host = NULL;
-    float *h;
+    const float *h;
     double *dd;
     int rc = download_factor(ctx, n, l, ldl, d, NULL, 0, &host, &h, &dd);
     if (rc) goto out;
