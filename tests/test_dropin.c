@@ -254,7 +254,7 @@ static void test_chol_factor_refusals(void)
  * The widened factor is then of A + E with E's diagonal up to 32 u a_ii (mixsolve_lapack(7)). */
 static void test_shifted_chol_factor(void)
 {
-    mix_context *ctx = ctx_new();
+    mix_context *ctx = mixt_context();
     const int n = 300, k = 100;
     const double eps = 1e-4;
     double *g = test_matrix(n, 0), *full = malloc((size_t)n * n * sizeof *full),
