@@ -59,35 +59,41 @@ static double matrix_bytes(mix_context *ctx, mix_sparse *S, mix_prec p)
     return (double)bytes;
 }
 
-/* Bytes one sloppy SpMV must move at least: the matrix, x read once, y written once (and FIXED16
- * block norms of both). */
-static double spmv_bytes(double mbytes, int n, mix_prec p)
+/* The sloppy vectors' precision as mix_dcg runs them by default: FP32 over a 16-bit matrix where
+ * the backend's spmv takes it (mix_cg_params.narrow_vectors = 0), else the storage's. */
+static mix_prec vec_prec(const mix_context *ctx, mix_prec p)
 {
-    double e = (double)elem_bytes(p);
-    double b = mbytes + 2.0 * n * e;
-    if (p == MIX_FIXED16) b += 2.0 * n / 32.0 * 4.0;
+    return ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(p) : p;
+}
+
+/* Bytes one sloppy SpMV must move at least: the matrix, x read once, y written once, in the
+ * vectors' precision v (and FIXED16 vectors' block norms). */
+static double spmv_bytes(double mbytes, int n, mix_prec v)
+{
+    double b = mbytes + 2.0 * n * (double)elem_bytes(v);
+    if (v == MIX_FIXED16) b += 2.0 * n / 32.0 * 4.0;
     return b;
 }
 
-/* The same as the CPU kernels move it: 16-bit formats first decode x into a float copy (read x,
- * write 4 bytes per entry) that the rows then gather (4 bytes per entry, read once at best). */
-static double spmv_bytes_as_run(double mbytes, int n, mix_prec p)
+/* The same as the CPU kernels move it: 16-bit vectors are first decoded into a float copy (read
+ * x, write 4 bytes per entry) that the rows then gather (4 bytes per entry, read once at best). */
+static double spmv_bytes_as_run(double mbytes, int n, mix_prec v)
 {
-    double b = spmv_bytes(mbytes, n, p);
-    if (elem_bytes(p) == 2) b += n * 4.0 + n * (4.0 - 2.0);
+    double b = spmv_bytes(mbytes, n, v);
+    if (elem_bytes(v) == 2) b += n * 4.0 + n * (4.0 - 2.0);
     return b;
 }
 
-/* Best-of-reps time of the sloppy SpMV on a vector in `p` storage. */
-static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, int reps)
+/* Best-of-reps time of the SpMV of the matrix in `p` storage on vectors in `v`. */
+static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, mix_prec v, int reps)
 {
     const mix_spmat *As;
     const double *scale;
     if (mixi_sparse_sloppy(S, p, 0, &As, &scale)) return -1.0;
     const mix_backend_ops *ops = ctx->ops;
-    mix_svec x = {p, S->n, NULL, NULL}, y = {p, S->n, NULL, NULL};
+    mix_svec x = {v, S->n, NULL, NULL}, y = {v, S->n, NULL, NULL};
     size_t vb = 0, nb = 0;
-    mixi_svec_bytes(p, S->n, &vb, &nb);
+    mixi_svec_bytes(v, S->n, &vb, &nb);
     double *h = malloc((size_t)S->n * sizeof *h), best = 1e30, xy;
     double *d = NULL;
     int st = ops->alloc(ctx->state, &x.val, vb) | ops->alloc(ctx->state, &y.val, vb) |
@@ -174,11 +180,12 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
         double rel = spmv_only ? 0.0 : true_rel(A, b, x);
         if (k == 0) t64 = info2.t_solve;
         int reps = n > 100000 ? 10 : 50;
-        double ts = precond || storage[k] == MIX_PREC_AUTO ? -1.0 : time_spmv(ctx, S, storage[k], reps);
+        const mix_prec v = storage[k] == MIX_PREC_AUTO ? MIX_FP64 : vec_prec(ctx, storage[k]);
+        double ts = precond || storage[k] == MIX_PREC_AUTO ? -1.0 : time_spmv(ctx, S, storage[k], v, reps);
         double mb = storage[k] == MIX_PREC_AUTO ? -1.0 : matrix_bytes(ctx, S, storage[k]);
         if (mb < 0) ts = -1.0;
-        double gbs = ts > 0 ? spmv_bytes(mb, n, storage[k]) / ts / 1e9 : 0.0;
-        double gbs_run = ts > 0 ? spmv_bytes_as_run(mb, n, storage[k]) / ts / 1e9 : 0.0;
+        double gbs = ts > 0 ? spmv_bytes(mb, n, v) / ts / 1e9 : 0.0;
+        double gbs_run = ts > 0 ? spmv_bytes_as_run(mb, n, v) / ts / 1e9 : 0.0;
         double ms_it = 1e3 * info2.t_solve / (info2.iter > 0 ? info2.iter : 1);
         fprintf(stderr, " %d iterations, %.3f s\n", info2.iter, info2.t_solve);
         char label[64] = "";
@@ -193,8 +200,8 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
                1e3 * info2.t_solve / (info2.iter > 0 ? info2.iter : 1));
         if (ts > 0)
             printf(" %.2f | %.2f | %.0f / %.0f | %.1f / %.1f | %.0f%% / %.0f%% | %.2f |\n", 1e3 * ts,
-                   mb / (double)S->nnz, spmv_bytes(mb, n, storage[k]) / 1e6,
-                   spmv_bytes_as_run(mb, n, storage[k]) / 1e6,
+                   mb / (double)S->nnz, spmv_bytes(mb, n, v) / 1e6,
+                   spmv_bytes_as_run(mb, n, v) / 1e6,
                    gbs, gbs_run, 100.0 * gbs / triad, 100.0 * gbs_run / triad, ms_it / (1e3 * ts));
         else
             printf(" - | - | - | - | - | - |\n");
@@ -246,9 +253,10 @@ int main(int argc, char **argv)
            "timed (--spmv-only: no solves). SpMV: best of 10 (n > 1e5) or 50 calls of the sloppy spmv. "
            "Byte model: matrix = the bytes the backend's SpMV reads of it (FP64 CSR: values, 4-byte column "
            "indices, 8-byte row pointers; other formats CSR16: values, 2-byte column offsets, 2.25 bytes per "
-           "row, FIXED16 per row a float diagonal and an exponent byte); min = matrix + x read once + y written once (+ FIXED16 block norms); as run = min + the 16-bit "
-           "formats' decode pass of x (read 2, write 4 bytes per entry) and their gather of the decoded "
-           "float x (4 instead of 2 bytes per entry). \"iter / SpMV time\" = solve time per iteration / "
+           "row, FIXED16 per row a float diagonal and an exponent byte); x and y in the precision the CG "
+           "runs its vectors in (FP32 over a 16-bit matrix); min = matrix + x read once + y written once; "
+           "as run = min + a decode pass for 16-bit vectors (none by default). \"iter / SpMV time\" = solve "
+           "time per iteration / "
            "SpMV time (issue 11 target: <= 1.2).\n");
     for (int s = 0; s < nsizes; s++) {
         mixm_csr A;
