@@ -107,7 +107,7 @@ void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ip
         goto done;
     }
     free(x);
-    why = gi.status == MIX_ERR_NAN ? "nan" : "error";
+    why = gi.status == MIX_ERR_NAN ? "nan" : gi.status == MIX_ERR_UNSUPPORTED ? "range" : "error";
 forward:
     if (next_dgesv) next_dgesv(n_, nrhs_, a, lda_, ipiv, b, ldb_, info);
     else *info = -1; /* unreachable: this library needs a LAPACK after it */

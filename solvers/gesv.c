@@ -306,6 +306,12 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
     int ka = 0, kb = 0;
     mixi_matrix Ag = {P.a, P.lda, 0, 0};
     if ((rc = mixi_range_exponents(ctx, n, nrhs, &Ag, P.anrm, P.b, P.ldb, &ka, &kb))) goto out;
+    if ((ka || kb) && P.lu_out) {
+        /* The factors would be those of 2^ka A, written before the x of the scaled system is
+         * re-checked, which may still fail: the caller (the drop-in) hands it to LAPACK. */
+        rc = MIX_ERR_UNSUPPORTED;
+        goto out;
+    }
     if ((ka || kb) && !rowmajor) {
         if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
             (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||

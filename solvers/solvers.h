@@ -198,7 +198,8 @@ int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n,
                   mix_gesv_info *info, int *singular_index);
 /* The same, and when the low-precision path succeeds (info->iter >= 0) lu_out (host, column-major,
  * ld ld_lu_out, column-major layout only; may be the caller's a) receives its factors widened to
- * FP64 as dgetrf leaves them, with ipiv: P L U of a nearby matrix (the LAPACK drop-in's dgesv_). */
+ * FP64 as dgetrf leaves them, with ipiv: P L U of a nearby matrix (the LAPACK drop-in's dgesv_).
+ * A system that needs range scaling is refused with lu_out: MIX_ERR_UNSUPPORTED, nothing written. */
 int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                      double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                      mix_gesv_info *info, int *singular_index, double *lu_out, int ld_lu_out);

@@ -35,6 +35,7 @@ for p in fp32 fp16 bf16; do
   expect "dsgesv n=$n nrhs=2 routed prec=$p iter=[0-9]* info=0 "
   expect "dsgesv n=$n nrhs=2 routed prec=fp64 iter=-3 info=0 "     # singular in low precision
   expect "dgesv n=$n nrhs=1 routed prec=fp64 iter=-3 info=[1-9]"   # singular in FP64: INFO = k
+  expect "dgesv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=range"  # entries ~2^-120
   expect "dgesv n=4 nrhs=1 rejected prec=none iter=none info=-4 .* why=argument"
   expect "dsgesv n=4 nrhs=1 rejected prec=none iter=none info=-9 .* why=argument"
   expect "dsposv n=$n nrhs=2 routed prec=$p iter=[0-9]* info=0 "

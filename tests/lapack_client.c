@@ -207,6 +207,26 @@ static void test_dsgesv(int n, int nrhs)
     free(a), free(a0), free(b), free(x), free(work), free(swork), free(ipiv);
 }
 
+/* Entries near 2^-120 (beyond the 2^-64 mixsolve solves unscaled): FP64 accuracy, and A, IPIV
+ * the factors of A itself (mixsolve's would be those of the rescaled matrix: the drop-in hands
+ * such a call to LAPACK). */
+static void test_dgesv_tiny(int n, int nrhs)
+{
+    double *a = dalloc((size_t)n * n), *a0 = dalloc((size_t)n * n), *b = dalloc((size_t)n * nrhs),
+           *b0 = dalloc((size_t)n * nrhs);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv), info = -99;
+    random_matrix(n, a0, 15, WELL_CONDITIONED(n), ldexp(1.0, -120));
+    random_fill((size_t)n * nrhs, b0, 16, 1.0);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    memcpy(b, b0, (size_t)n * nrhs * sizeof *b);
+    dgesv_(&n, &nrhs, a, &n, ipiv, b, &n, &info);
+    double be = backward_error(n, nrhs, a0, b0, b), fe = factor_error(n, a0, a, ipiv);
+    check(info == 0 && be <= fp64_level(n), "dgesv: entries near 2^-120, FP64 backward error", be);
+    check(fe >= 0 && fe <= 64 * n * DBL_EPSILON, "dgesv: entries near 2^-120, factors of A itself",
+          fe);
+    free(a), free(a0), free(b), free(b0), free(ipiv);
+}
+
 /* A zero column: INFO = the index dgetrf reports, B untouched, as LAPACK's dgesv. */
 static void test_singular(int n)
 {
@@ -459,6 +479,7 @@ int main(int argc, char **argv)
     test_dgesv(n, 3);
     test_dsgesv(n, 2);
     test_singular(n);
+    test_dgesv_tiny(n, 2);
     test_dsposv(n, 2);
     test_dposv(n, 'L', 2);
     test_dposv(n, 'U', 1);

@@ -299,10 +299,43 @@ static void test_shifted_chol_factor(void)
     mix_context_destroy(ctx);
 }
 
+/* dgesv_'s factors for a system that needs range scaling (entries below 2^-64): refused with a
+ * factor wanted (MIX_ERR_UNSUPPORTED, a and x unchanged: the drop-in hands it to LAPACK), since
+ * the factors would be those of the rescaled matrix and would be written before the rescaled x
+ * is re-checked; solved without. */
+static void test_widened_factors_range(void)
+{
+    mix_context *ctx = mixt_context();
+    const int n = 200;
+    double *a0 = test_matrix(n, 0), *a = malloc((size_t)n * n * sizeof *a),
+           *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    int *ipiv = malloc((size_t)n * sizeof *ipiv);
+    for (size_t k = 0; k < (size_t)n * n; k++) a0[k] = ldexp(a0[k], -120);
+    for (int i = 0; i < n; i++) b[i] = cos(i), x[i] = -7.0;
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP32;
+    mix_gesv_info info;
+    int sing = -1;
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    /* Before the refusal: status 0 and factors of 2^120 A (factor error 3e35). */
+    CU_ASSERT_EQUAL(mixi_dgesv_lapack(ctx, &p, n, 1, a, n, ipiv, b, n, x, n, &info, &sing, 1),
+                    MIX_ERR_UNSUPPORTED);
+    CU_ASSERT(memcmp(a, a0, (size_t)n * n * sizeof *a) == 0);
+    int unwritten = 1;
+    for (int i = 0; i < n; i++) unwritten &= x[i] == -7.0;
+    CU_ASSERT(unwritten);
+    CU_ASSERT_EQUAL(mixi_dgesv_lapack(ctx, &p, n, 1, a, n, ipiv, b, n, x, n, &info, &sing, 0), 0);
+    CU_ASSERT(info.iter >= 0 && info.backward_error < 1e-14);
+    free(a0), free(a), free(b), free(x), free(ipiv);
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test dropin_tests[] = {
     {"mix_gesv_auto_prec arguments", test_auto_prec_arguments},
     {"mix_gesv_auto_prec = AUTO's choice", test_auto_prec_matches_auto},
     {"widened low-precision factors (dgesv_)", test_widened_factors},
+    {"dgesv_ factors: range scaling refused", test_widened_factors_range},
     {"widened low-precision Cholesky factor (dposv_)", test_widened_chol_factor},
     {"dposv_ hand-over: not SPD, range scaling", test_chol_factor_refusals},
     {"widened Cholesky factor after a diagonal shift", test_shifted_chol_factor},
