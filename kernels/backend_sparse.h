@@ -17,9 +17,11 @@
  *             slice; a slice with an entry farther than int16 from its diagonal, or whose padding
  *             would more than double it, keeps its rows in a plain CSR escape part (int32_t
  *             columns), so that every valid CSR converts exactly.  Values: MIX_FP32 float;
- *             MIX_FP16 / MIX_BF16 uint16_t bit patterns; MIX_FIXED16 int16_t q on a power-of-two
- *             step per row, a_ij = q 2^(E_i - 127) with the byte E_i the smallest with
- *             max_{j!=i} |a_ij| <= 32767 2^(E_i - 127), and the diagonal as a float.  A row scale
+ *             MIX_FP16 / MIX_BF16 uint16_t bit patterns; MIX_FIXED16 int16_t q on a step per
+ *             row, a_ij = q c 2^(E_i - 127) with c in [1, 2) one float per matrix (the mantissa
+ *             of the largest |a_ij|, i != j, so that rows of equal magnitudes are held exactly)
+ *             and the byte E_i the smallest with max_{j!=i} |a_ij| <= 32767 c 2^(E_i - 127),
+ *             and the diagonal as a float.  A row scale
  *             taken over the diagonal too would round the off-diagonal entries of a diagonally
  *             dominant row coarsely (3D Poisson: 722 CG iterations, 573 so).
  *   3D Poisson 150^3 (6.96 nonzeros per row): FIXED16 4.2 bytes per nonzero, FP16/BF16 3.8, FP32

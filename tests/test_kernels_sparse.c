@@ -425,8 +425,16 @@ static double out_term(const sv_host *a, const sv_host *b, int64_t i)
 
 /* |a_ij| as stored in `p` (the conversion's rounding, done with the shared format code), so
  * that R bounds the sums the kernels really add; FIXED16: the diagonal (diag) is a float, the
- * other entries are on the power-of-two step of rmax = max_{j!=i} |a_ij| of the row. */
-static double stored_abs(mix_prec p, double v, double rmax, int diag)
+ * other entries are on the step of rmax = max_{j!=i} |a_ij| of the row and the matrix's
+ * mantissa c (fixed16_mant). */
+static float fixed16_mant(const mixm_csr *A, const double *sc)
+{
+    double g = 0.0;
+    for (int i = 0; i < A->nrows; i++)
+        g = fmax(g, mixk_fixed16_row_offmax(A->rowptr, A->colind, A->val, sc, i));
+    return mixk_fixed16_mant(g);
+}
+static double stored_abs(mix_prec p, double v, double rmax, float c, int diag)
 {
     switch (p) {
     case MIX_FP32: return fabs((double)(float)v);
@@ -434,8 +442,8 @@ static double stored_abs(mix_prec p, double v, double rmax, int diag)
     case MIX_BF16: return fabs((double)mixk_bf16_to_f32(mixk_f64_to_bf16(v)));
     case MIX_FIXED16: {
         if (diag) return fabs((double)(float)v);
-        const double h = (double)mixk_fixed16_exp_step(mixk_fixed16_row_exp(rmax));
-        return h > 0.0 ? fabs((double)mixk_fixed16_encode_f64(v, 1.0 / h) * h) : 0.0;
+        const double h = mixk_fixed16_row_step(mixk_fixed16_row_exp(rmax, c), c);
+        return h > 0.0 ? fabs((double)mixk_fixed16_encode_f64(v / h, 1.0) * h) : 0.0;
     }
     default: return fabs(v);
     }
@@ -475,6 +483,7 @@ static void spmv_case(int mean, int lanes, int exact)
             if (exact) CU_ASSERT(sv_same_bits(&yd, &yr));
             int bad = 0;
             double sabs = 0.0, rows = 0.0;
+            const float cm = fixed16_mant(&f.A, with_scale ? sc : NULL);
             for (int i = 0; i < SK_N; i++) {
                 double R = 0.0, rmax = 0.0, si = with_scale ? sc[i] : 1.0;
                 const int64_t q0 = f.A.rowptr[i], q1 = f.A.rowptr[i + 1];
@@ -484,7 +493,7 @@ static void spmv_case(int mean, int lanes, int exact)
                 for (int64_t q = q0; q < q1; q++) {
                     int j = f.A.colind[q];
                     double a = si * f.A.val[q] * (with_scale ? sc[j] : 1.0);
-                    R += stored_abs(p, a, rmax, j == i) * fabs(sv_at(&hx, j));
+                    R += stored_abs(p, a, rmax, cm, j == i) * fabs(sv_at(&hx, j));
                 }
                 const double arith = 4.0 * ((double)(q1 - q0) + 4.0) * unit_roundoff(p) * R;
                 if (!(fabs(sv_at(&yd, i) - sv_at(&yr, i)) <= arith + out_term(&yd, &yr, i))) bad++;
@@ -510,9 +519,9 @@ static void spmv_case(int mean, int lanes, int exact)
 }
 
 /* a_ij as stored in `p`, signed (stored_abs's rounding). */
-static double stored_val(mix_prec p, double v, double rmax, int diag)
+static double stored_val(mix_prec p, double v, double rmax, float c, int diag)
 {
-    return copysign(stored_abs(p, v, rmax, diag), v);
+    return copysign(stored_abs(p, v, rmax, c, diag), v);
 }
 
 /* FP32 vectors over a 16-bit matrix (mix_cg_params.narrow_vectors = 0): each row's sum is
@@ -551,6 +560,7 @@ static void spmv_acc_vectors(int portable)
             sv_host hy32, hy16;
             CU_ASSERT_FATAL(sv_get(f.dev, &y32, &hy32) && sv_get(f.dev, &Y16.d, &hy16));
             int off = 0, unrounded = 0;
+            const float cm = fixed16_mant(&f.A, NULL);
             float *yf = (float *)(void *)hy32.val;
             for (int i = 0; i < SK_N; i++) {
                 double e = 0.0, R = 0.0, rmax = 0.0;
@@ -559,7 +569,7 @@ static void spmv_acc_vectors(int portable)
                     if (f.A.colind[q] != i) rmax = fmax(rmax, fabs(f.A.val[q]));
                 for (int64_t q = q0; q < q1; q++) {
                     const int j = f.A.colind[q];
-                    const double t = stored_val(p, f.A.val[q], rmax, j == i) * xd[j];
+                    const double t = stored_val(p, f.A.val[q], rmax, cm, j == i) * xd[j];
                     e += t;
                     R += fabs(t);
                 }

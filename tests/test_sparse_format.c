@@ -116,8 +116,16 @@ static int sf_escape_matrix(mixm_csr *A)
 
 /* ---- the stored matrix, decoded ------------------------------------------------------------------ */
 
-/* The value the format must store for v (row max `off` for FIXED16's step), as a double. */
-static double expected_value(mix_prec p, double v, double off, int diag)
+/* The value the format must store for v (FIXED16's step from the row max `off` and the matrix's
+ * mantissa c), as a double. */
+static float mant_of(const mixm_csr *A, const double *sc)
+{
+    double g = 0.0;
+    for (int i = 0; i < A->nrows; i++)
+        g = fmax(g, mixk_fixed16_row_offmax(A->rowptr, A->colind, A->val, sc, i));
+    return mixk_fixed16_mant(g);
+}
+static double expected_value(mix_prec p, double v, double off, float c, int diag)
 {
     switch (p) {
     case MIX_FP32: return (double)(float)v;
@@ -125,9 +133,8 @@ static double expected_value(mix_prec p, double v, double off, int diag)
     case MIX_BF16: return (double)mixk_bf16_to_f32(mixk_f64_to_bf16(v));
     default: {
         if (diag) return (double)(float)v;
-        const unsigned E = mixk_fixed16_row_exp(off);
-        const double h = (double)mixk_fixed16_exp_step(E);
-        return E ? mixk_fixed16_encode_f64(v, 1.0 / h) * h : 0.0;
+        const double h = mixk_fixed16_row_step(mixk_fixed16_row_exp(off, c), c);
+        return h > 0.0 ? mixk_fixed16_encode_f64(v / h, 1.0) * h : 0.0;
     }
     }
 }
@@ -152,6 +159,8 @@ typedef struct {
 static roundtrip check_roundtrip(mix_prec p, const mixk_sell *C, const mixm_csr *A, const double *sc)
 {
     roundtrip rt = {0, 0, 0, 0};
+    const float c = mant_of(A, sc);
+    if (p == MIX_FIXED16 && C->fmant != c) rt.bad_vals++;
     const int64_t ns = mixk_sell_nslice(A->nrows);
     for (int64_t s = 0; s < ns; s++) rt.esc_slices += (C->slice[s] & MIXK_SELL_ESC) != 0;
     for (int i = 0; i < A->nrows; i++) {
@@ -173,7 +182,7 @@ static roundtrip check_roundtrip(mix_prec p, const mixk_sell *C, const mixm_csr 
             const int64_t at = mixk_sell_place(C, i, q++, &e2);
             const int64_t cj = esc ? C->ecol[at] : i + C->col[at];
             if (e2 != esc || cj != j) rt.bad_cols++;
-            else if (mixk_sell_value(p, C, i, at, esc) != expected_value(p, v, off, 0)) rt.bad_vals++;
+            else if (mixk_sell_value(p, C, i, at, esc) != expected_value(p, v, off, c, 0)) rt.bad_vals++;
         }
         if (esc) {
             if (C->erp[C->eslice[s] + t + 1] - C->erp[C->eslice[s] + t] != q) rt.bad_cols++;
@@ -186,8 +195,8 @@ static roundtrip check_roundtrip(mix_prec p, const mixk_sell *C, const mixm_csr 
                 if (C->col[at] != 0 || mixk_sell_value(p, C, i, at, 0) != 0.0) rt.bad_pad++;
             }
         }
-        if (mixk_sell_value(p, C, i, -1, 0) != expected_value(p, d, off, 1)) rt.bad_vals++;
-        if (p == MIX_FIXED16 && C->rexp[i] != mixk_fixed16_row_exp(off)) rt.bad_vals++;
+        if (mixk_sell_value(p, C, i, -1, 0) != expected_value(p, d, off, c, 1)) rt.bad_vals++;
+        if (p == MIX_FIXED16 && C->rexp[i] != mixk_fixed16_row_exp(off, c)) rt.bad_vals++;
     }
     return rt;
 }
@@ -299,20 +308,21 @@ static void check_spmv(sf_fix *f, mix_prec p, const mixm_csr *A, const double *s
     CU_ASSERT(!nb || !memcmp(y.norm, y2.norm, nb));
     CU_ASSERT(!memcmp(&xy, &xy2, sizeof xy));
     long bad = 0;
+    const float c = mant_of(A, sc);
     double xax = 0.0, xy_bound = 0.0;
     for (int i = 0; i < n; i++) {
         double ref = 0.0, err = 0.0, R = 0.0, off = 0.0;
         const int64_t m = A->rowptr[i + 1] - A->rowptr[i];
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (A->colind[k] != i) off = fmax(off, fabs(sc ? (sc[i] * A->val[k]) * sc[A->colind[k]] : A->val[k]));
-        const double h = (double)mixk_fixed16_exp_step(mixk_fixed16_row_exp(off));
+        const double h = mixk_fixed16_row_step(mixk_fixed16_row_exp(off, c), c);
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             const int j = A->colind[k];
             const double v = sc ? (sc[i] * A->val[k]) * sc[j] : A->val[k], xj = sv_value(&x, j);
             ref += v * xj;
             const double e = p != MIX_FIXED16 ? value_err(p, v) : j == i ? 0x1p-24 * fabs(v) : 0.5 * h;
             err += e * fabs(xj);
-            R += fabs(expected_value(p, v, off, j == i) * xj);
+            R += fabs(expected_value(p, v, off, c, j == i) * xj);
         }
         const double bound = err + (double)(m + 4) * 0x1p-23 * R + out_err(&y, i);
         if (!(fabs(sv_value(&y, i) - ref) <= bound)) bad++;

@@ -98,27 +98,47 @@ static inline MIX_HD float mixk_fixed16_decode(int16_t q, float step)
 #endif
 }
 
-/* The step of a FIXED16 matrix row, a_ij = q_ij h with h = 2^(E-127), stored as the one byte E
- * (the biased exponent of the float h): the smallest E in [1, 254] with m = max_{j!=i} |a_ij| <=
- * 32767 h, so that |q| <= 32767 without clamping and |q| > 16383 for the largest entry (14 to 15
- * bits; a power of two makes the row's scaling exact and costs one byte instead of a float's
- * four).  E = 0 for m = 0 (h = 0).  Below m = 32767 * 2^-126 (about 4.8e-34) E stays 1 and the
- * row loses accuracy, as the float scale of the vector blocks does below 9.6e-35.  m finite. */
-static inline MIX_HD unsigned mixk_fixed16_row_exp(double m)
+/* The step of a FIXED16 matrix row, a_ij = q_ij h_i with h_i = c 2^(E_i-127): c in [1, 2) one
+ * float per matrix (mixk_fixed16_mant: the mantissa of the largest off-diagonal magnitude, so
+ * that rows of equal magnitudes, a Jacobi-scaled stencil's, hold it exactly: -1/6 with a
+ * power of two alone was off by 2.3e-5 and cost FIXED16 CG 15 % more iterations), and per row
+ * the byte E_i (the biased exponent of a float 2^(E_i-127)), the smallest in [1, 254] with
+ * m_i = max_{j!=i} |a_ij| <= 32767 h_i, so that |q| <= 32767 without clamping and |q| > 16383
+ * for the row's largest entry (14 to 15 bits for one byte instead of a float's four).  E = 0
+ * for m_i = 0 (h = 0).  Below m = 32767 * 2^-126 (about 4.8e-34) E stays 1 and the row loses
+ * accuracy, as the float norms of the vector blocks do below 9.6e-35.  m finite. */
+static inline MIX_HD float mixk_fixed16_mant(double m)
+{
+    if (!(m > 0.0) || m > 1e300) return 1.0f;
+    int e;
+    const double f = 2.0 * frexp(m, &e); /* [1, 2) */
+    const float c = (float)f;
+    return c < 2.0f ? c : 1.0f; /* f just below 2 may round up to 2 */
+}
+
+static inline MIX_HD unsigned mixk_fixed16_row_exp(double m, float c)
 {
     if (!(m > 0.0)) return 0u;
     int e;
-    (void)frexp(m, &e); /* m in [2^(e-1), 2^e) */
-    int p = e - 15;     /* 32767 * 2^p = 2^e - 2^p, below m only when m is that close to 2^e */
-    if (m > (double)MIXK_FIXED16_QMAX * ldexp(1.0, p)) p++;
+    (void)frexp(m / (double)c, &e); /* m / c in about [2^(e-1), 2^e) */
+    int p = e - 16;
+    /* 32767 c 2^p is exact in double: the smallest p with m <= it. */
+    while (m > (double)MIXK_FIXED16_QMAX * (double)c * ldexp(1.0, p)) p++;
+    while (m <= (double)MIXK_FIXED16_QMAX * (double)c * ldexp(1.0, p - 1) && p + 127 > 1) p--;
     const int E = p + 127;
     return E < 1 ? 1u : E > 254 ? 254u : (unsigned)E;
 }
 
-/* h = 2^(E-127) from the byte (0 gives 0). */
+/* 2^(E-127) as a float from the byte (0 gives 0). */
 static inline MIX_HD float mixk_fixed16_exp_step(unsigned E)
 {
     return mixk_bits_f32((uint32_t)E << 23);
+}
+
+/* The row's step h = c 2^(E-127), exact in double. */
+static inline MIX_HD double mixk_fixed16_row_step(unsigned E, float c)
+{
+    return (double)c * (double)mixk_fixed16_exp_step(E);
 }
 
 /* FP64 input (matrix values): the product and the rounding in double. */

@@ -36,6 +36,7 @@ typedef struct {
     const void *val;       /* slots, in the storage format */
     const void *diag;      /* n: the format's element (FIXED16: float) */
     const uint8_t *rexp;   /* FIXED16: per row the exponent byte of its step; else NULL */
+    float fmant;           /* FIXED16: the steps' mantissa (kernels/common/fixed16.h) */
     const int64_t *eslice; /* nslice: escaped slices' first index into erp */
     const int64_t *erp;    /* 33 per escaped slice */
     const int32_t *ecol;   /* escape entries */

@@ -103,7 +103,7 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void
  * residuals itself): mixk_spmv_row_fp64.  Every other storage format is SELL-32
  * (kernels/common/sell.h): a row sums its off-diagonal slots in slot order (= column order;
  * padding adds 0 x_i), then finishes with one rounding: s + d_i x_i, FIXED16 s h_i + d_i x_i
- * (h_i = 2^(rexp_i - 127), exact).  A vector body running rows side by side adds in this order
+ * (h_i = c 2^(rexp_i - 127), exact in double: kernels/common/fixed16.h).  A vector body running rows side by side adds in this order
  * to give the same bits. */
 #define MIXK_SPMV_ROW(NAME, ACC, LDA, LDX)                                                     \
     static inline MIX_HD ACC NAME(const int64_t *rowptr, const int32_t *colind,                \
@@ -195,7 +195,7 @@ MIXK_SELL_ELEMENT_FINISH(bf16, float, MIXK_LDA_BF16)
 static inline MIX_HD MIXK_ALWAYS_INLINE float mixk_sell_finish_fixed16(const mixk_sell *A, int64_t i,
                                                                       double s, float xi)
 {
-    return (float)(s * (double)mixk_fixed16_exp_step(A->rexp[i]) +
+    return (float)(s * mixk_fixed16_row_step(A->rexp[i], A->fmant) +
                    (double)((const float *)A->diag)[i] * (double)xi);
 }
 
@@ -332,37 +332,48 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_fixed16(void *
     mixk_svec_st_block_fixed16_f64(v, norm, blk, x, cnt);
 }
 
+/* The largest off-diagonal magnitude of row i of diag(scale) A diag(scale) (NaN if one is NaN):
+ * over all rows, what mixk_fixed16_mant takes. */
+static inline MIX_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, const int32_t *colind,
+                                                    const double *a, const double *scale, int64_t i)
+{
+    double off = 0.0;
+    for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
+        if (colind[k] == i) continue;
+        const double v = MIXK_SCALED(a, scale, i, colind[k], k);
+        const double av = v < 0.0 ? -v : v;
+        if (av > off || av != av) off = av; /* a NaN, once in, stays */
+    }
+    return off;
+}
+
 /* One FIXED16 matrix row from the FP64 values a (times diag(scale) on both sides when scale is
  * not NULL, as (scale_i a_ij) scale_j): the diagonal to diag[i] as the nearest float (0 when the
- * row has none), the other entries to q_ij = round(a_ij / h_i) on the row's power-of-two step
- * h_i (mixk_fixed16_row_exp; rexp[i] its byte), padding slots 0.  Splitting the diagonal off keeps
- * the off-diagonal entries of a diagonally dominant row from being rounded on the diagonal's
- * scale (3D Poisson: 722 CG iterations against 573).  Returns 1 if a value does not fit a float
- * (or is NaN). */
+ * row has none), the other entries to q_ij = round(a_ij / h_i) on the row's step h_i = c 2^(E-127)
+ * (c = A->fmant, E = rexp[i]: mixk_fixed16_row_exp), padding slots 0.  Splitting the diagonal off
+ * keeps the off-diagonal entries of a diagonally dominant row from being rounded on the
+ * diagonal's scale (3D Poisson: 722 CG iterations against 573).  Returns 1 if a value does not
+ * fit a float (or is NaN). */
 static inline MIX_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const int64_t *rowptr,
                                                     const int32_t *colind, const double *a,
                                                     const double *scale, int64_t i,
                                                     const mixk_sell_out *o)
 {
     const int64_t k0 = rowptr[i], k1 = rowptr[i + 1];
-    double off = 0.0, d = 0.0;
-    for (int64_t k = k0; k < k1; k++) {
-        const double v = MIXK_SCALED(a, scale, i, colind[k], k);
-        if (colind[k] == i) d = v;
-        else {
-            const double av = v < 0.0 ? -v : v;
-            if (av > off || av != av) off = av; /* a NaN, once in, stays */
-        }
-    }
+    double d = 0.0;
+    for (int64_t k = k0; k < k1; k++)
+        if (colind[k] == i) d = MIXK_SCALED(a, scale, i, colind[k], k);
+    const double off = mixk_fixed16_row_offmax(rowptr, colind, a, scale, i);
     const int bad = mixk_prec_overflows(MIX_FP32, d) || d != d || off != off ||
                     off > mixk_prec_max_finite(MIX_FP32);
-    const unsigned E = bad ? 0u : mixk_fixed16_row_exp(off);
-    const double inv = E ? ldexp(1.0, 127 - (int)E) : 0.0; /* 1 / h, exact */
+    const unsigned E = bad ? 0u : mixk_fixed16_row_exp(off, A->fmant);
+    const double h = mixk_fixed16_row_step(E, A->fmant);
     int esc = 0;
     int64_t q = 0;
     for (int64_t k = k0; k < k1; k++) {
         if (colind[k] == i) continue;
-        const int16_t c = mixk_fixed16_encode_f64(MIXK_SCALED(a, scale, i, colind[k], k), inv);
+        const double v = MIXK_SCALED(a, scale, i, colind[k], k);
+        const int16_t c = h > 0.0 ? mixk_fixed16_encode_f64(v / h, 1.0) : (int16_t)0;
         const int64_t at = mixk_sell_place(A, i, q++, &esc);
         if (esc) {
             o->ecol[at] = colind[k];
@@ -398,7 +409,7 @@ static inline MIX_HD double mixk_sell_value(mix_prec p, const mixk_sell *A, int6
     case MIX_BF16: return mixk_lda_bf16(v, at);
     case MIX_FIXED16:
         return k < 0 ? (double)((const float *)v)[at]
-                     : (double)mixk_lda_fixed16(v, at) * mixk_fixed16_exp_step(A->rexp[i]);
+                     : (double)mixk_lda_fixed16(v, at) * mixk_fixed16_row_step(A->rexp[i], A->fmant);
     default: return 0.0;
     }
 }

@@ -158,8 +158,9 @@ MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A
             d = _mm256_loadu_ps((const float *)A->diag + i);
             const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(A->rexp + i)));
             const __m256 h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
-            lo = _mm256_mul_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(h)));
-            hi = _mm256_mul_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1)));
+            const __m256d c = _mm256_set1_pd((double)A->fmant); /* h c: exact */
+            lo = _mm256_mul_pd(lo, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_castps256_ps128(h))));
+            hi = _mm256_mul_pd(hi, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1))));
         } else {
             d = avx2_sell_vals(P, A->diag, i);
         }
@@ -413,9 +414,17 @@ static int convert_sell(const mix_spmat *A64, mix_prec prec, const double *scale
         st = MIX_ERR_ALLOC;
     if (!st) {
         mixk_sell_layout(n, cnt, far, A->slice, A->eslice, A->erp, &nslots, &nesc, &nerp);
+        double gmax = 0.0; /* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa */
+        if (fixed) {
+#pragma omp parallel for reduction(max : gmax) schedule(static) if (n > PAR_MIN)
+            for (int i = 0; i < n; i++) {
+                const double m = mixk_fixed16_row_offmax(A64->rowptr, A64->colind, A64->val, scale, i);
+                gmax = m != m ? HUGE_VAL : m > gmax ? m : gmax;
+            }
+        }
         A->sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
-                              .diag = A->diag, .rexp = A->rexp, .eslice = A->eslice,
-                              .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
+                              .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
+                              .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
         const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
         A->bytes = mixk_sell_index_bytes(n, nslots, nesc, nerp) + (nslots + nesc) * (int64_t)el +
                    (int64_t)n * (int64_t)del + (fixed ? n : 0);

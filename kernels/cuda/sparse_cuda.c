@@ -1,4 +1,5 @@
 /* sparse_cuda.c: the CUDA backend's sparse operations (CSR matrices on the device, sloppy-vector kernels, FP64 reductions). */
+#include <math.h>
 #include <string.h>
 #include "lib/core/core.h"
 #include "kernels/backend_sparse.h"
@@ -199,10 +200,26 @@ static int convert_sell(mixi_cuda_state *s, const mix_spmat *A64, mix_prec prec,
         if (!st && nerp) st = h2d(s, A->eslice, heslice, (size_t)ns * sizeof *heslice);
         if (!st && nerp) st = h2d(s, A->erp, herp, (size_t)nerp * sizeof *herp);
     }
+    /* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (on the host, from
+     * the FP64 copy's values and the scale, with the shared row code). */
+    double gmax = 0.0, *hval = NULL, *hsc = NULL;
+    if (!st && fixed) {
+        hval = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *hval);
+        hsc = scale ? mixi_malloc((size_t)n * sizeof *hsc) : NULL;
+        st = hval && (!scale || hsc) ? MIX_SUCCESS : MIX_ERR_ALLOC;
+        if (!st && nnz > 0) st = mixi_cuda_backend.download(s, hval, A64->val, (size_t)nnz * sizeof *hval);
+        if (!st && scale) st = mixi_cuda_backend.download(s, hsc, scale, (size_t)n * sizeof *hsc);
+        for (int i = 0; !st && i < n; i++) {
+            const double m = mixk_fixed16_row_offmax(rp, ci, hval, hsc, i);
+            gmax = m != m ? HUGE_VAL : m > gmax ? m : gmax;
+        }
+    }
+    mixi_free(hval);
+    mixi_free(hsc);
     if (!st) {
         A->d.sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
-                                .diag = A->diag, .rexp = A->rexp, .eslice = A->eslice,
-                                .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
+                                .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
+                                .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
         A->bytes = mixk_sell_index_bytes(n, nslots, nesc, nerp) + (nslots + nesc) * (int64_t)el +
                    (int64_t)n * (int64_t)del + (fixed ? n : 0);
         st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream));
