@@ -197,48 +197,33 @@ static int speedup_data(const bench_set *s, bench_method m, const mix_prec *prec
 static const mix_prec lu_low[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
 static const mix_prec cg_low[] = {MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
 
-static const char *write_plots(const bench_set *s, int *made)
+/* Iterations against the condition estimate, one data block per precision: one row per run of
+ * method m without fallback.  The number of rows. */
+static int iters_cond_data(const bench_set *s, bench_method m, const mix_prec *precs, int np, const char *file)
 {
-    static char conv_matrix[64];
-    *made = 0;
-    int n_lu = speedup_data(s, BENCH_LU, lu_low, 4, "speedup_lu.dat");
-    int n_cg = speedup_data(s, BENCH_CG, cg_low, 4, "speedup_cg.dat");
-    /* Iterations against the condition estimate: one row per LU-IR run without fallback. */
-    FILE *f = open_in(s, "iters_cond.dat");
-    int n_it = 0, n_itcg = 0;
-    if (f) {
-        for (int k = 0; k < 4; k++) {
-            fprintf(f, "# %s\n", mix_prec_name(lu_low[k]));
-            for (int i = 0; i < s->count; i++) {
-                const bench_result *r = &s->r[i];
-                if (r->method == BENCH_LU && r->prec == lu_low[k] && r->outcome == BENCH_OK && r->kappa1 > 0 &&
-                    isfinite(r->kappa1)) {
-                    fprintf(f, "%.6e %d %s\n", r->kappa1, r->iter, r->matrix);
-                    n_it++;
-                }
+    FILE *f = open_in(s, file);
+    int rows = 0;
+    if (!f) return 0;
+    for (int k = 0; k < np; k++) {
+        fprintf(f, "# %s\n", mix_prec_name(precs[k]));
+        for (int i = 0; i < s->count; i++) {
+            const bench_result *r = &s->r[i];
+            if (r->method == m && r->prec == precs[k] && r->outcome == BENCH_OK && r->kappa1 > 0 &&
+                isfinite(r->kappa1)) {
+                fprintf(f, "%.6e %d %s\n", r->kappa1, r->iter, r->matrix);
+                rows++;
             }
-            fprintf(f, "\n\n");
         }
-        fclose(f);
+        fprintf(f, "\n\n");
     }
-    f = open_in(s, "iters_cond_cg.dat");
-    if (f) {
-        for (int k = 0; k < 5; k++) {
-            mix_prec p = k == 0 ? MIX_FP64 : cg_low[k - 1];
-            fprintf(f, "# %s\n", mix_prec_name(p));
-            for (int i = 0; i < s->count; i++) {
-                const bench_result *r = &s->r[i];
-                if (r->method == BENCH_CG && r->prec == p && r->outcome == BENCH_OK && r->kappa1 > 0 &&
-                    isfinite(r->kappa1)) {
-                    fprintf(f, "%.6e %d %s\n", r->kappa1, r->iter, r->matrix);
-                    n_itcg++;
-                }
-            }
-            fprintf(f, "\n\n");
-        }
-        fclose(f);
-    }
-    /* Convergence history: the matrix whose FP16 LU-IR needed the most iterations without fallback. */
+    fclose(f);
+    return rows;
+}
+
+/* Convergence history of the matrix whose FP16 LU-IR needed the most iterations without fallback
+ * (its name into matrix): 1 when written. */
+static int history_data(const bench_set *s, char *matrix, size_t len)
+{
     const bench_result *pick = NULL;
     for (int i = 0; i < s->count; i++) {
         const bench_result *r = &s->r[i];
@@ -246,20 +231,31 @@ static const char *write_plots(const bench_set *s, int *made)
             (!pick || r->iter > pick->iter))
             pick = r;
     }
-    int n_hist = 0;
-    if (pick && (f = open_in(s, "history.dat"))) {
-        snprintf(conv_matrix, sizeof conv_matrix, "%s", pick->matrix);
-        for (int k = 0; k < 4; k++) {
-            const bench_result *r = find(s, pick->matrix, BENCH_LU, lu_low[k]);
-            fprintf(f, "# %s\n", mix_prec_name(lu_low[k]));
-            for (int j = 0; r && j < r->hist_len; j++)
-                if (r->hist[j] > 0) fprintf(f, "%d %.6e\n", j, r->hist[j]);
-            fprintf(f, "\n\n");
-        }
-        fclose(f);
-        n_hist = 1;
+    FILE *f;
+    if (!pick || !(f = open_in(s, "history.dat"))) return 0;
+    snprintf(matrix, len, "%s", pick->matrix);
+    for (int k = 0; k < 4; k++) {
+        const bench_result *r = find(s, pick->matrix, BENCH_LU, lu_low[k]);
+        fprintf(f, "# %s\n", mix_prec_name(lu_low[k]));
+        for (int j = 0; r && j < r->hist_len; j++)
+            if (r->hist[j] > 0) fprintf(f, "%d %.6e\n", j, r->hist[j]);
+        fprintf(f, "\n\n");
     }
-    f = open_in(s, "plots.gp");
+    fclose(f);
+    return 1;
+}
+
+static const char *write_plots(const bench_set *s, int *made)
+{
+    static char conv_matrix[64];
+    *made = 0;
+    int n_lu = speedup_data(s, BENCH_LU, lu_low, 4, "speedup_lu.dat");
+    int n_cg = speedup_data(s, BENCH_CG, cg_low, 4, "speedup_cg.dat");
+    static const mix_prec cg_all[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+    const int n_it = iters_cond_data(s, BENCH_LU, lu_low, 4, "iters_cond.dat");
+    const int n_itcg = iters_cond_data(s, BENCH_CG, cg_all, 5, "iters_cond_cg.dat");
+    const int n_hist = history_data(s, conv_matrix, sizeof conv_matrix);
+    FILE *f = open_in(s, "plots.gp");
     if (!f) return NULL;
     fprintf(f, "# plots.gp: gnuplot script written by mixsolve bench (run it in this folder).\n"
                "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1400,600 noenhanced font ',9' }"
