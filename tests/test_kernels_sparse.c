@@ -619,6 +619,72 @@ static void test_spmv_thread_per_row(void) { spmv_case(3, 1, 1); }
 static void test_spmv_subwarp(void) { spmv_case(12, 8, 0); }
 static void test_spmv_warp(void) { spmv_case(40, 32, 0); }
 
+/* SELL's escapes on the device: n = 40000 with a band, an entry 35000 columns away every 997th
+ * row (escaped slices) and a row of 20000 entries (escaped for its padding); every format's SpMV,
+ * one thread per row on both sides, gives the CPU's bits. */
+static void test_spmv_sell_escapes(void)
+{
+    const int n = 40000;
+    int64_t nnz = 0;
+    mixm_csr A;
+    CU_ASSERT_FATAL(!mixm_csr_alloc(&A, n, n, 5 * (int64_t)n + 20000));
+    for (int i = 0; i < n; i++) {
+        A.rowptr[i] = nnz;
+        int far = i % 997 == 5 ? (i + 35000) % n : -1;
+        for (int j = i == 100 ? 0 : i - 2; j <= i + 2 || (i == 100 && j < 20000); j++) {
+            if (j < 0 || j >= n) continue;
+            if (far >= 0 && far < j) { /* columns sorted */
+                A.colind[nnz] = far, A.val[nnz++] = -0.375;
+                far = -1;
+            }
+            A.colind[nnz] = j;
+            A.val[nnz++] = j == i ? 4.5 + (i % 5) : -0.25 - 0.125 * ((i + j) % 3);
+        }
+        if (far >= 0) A.colind[nnz] = far, A.val[nnz++] = -0.375;
+    }
+    A.rowptr[n] = nnz;
+    mix_context *dev = NULL, *ref = NULL;
+    CU_ASSERT_FATAL(!mix_context_create(&dev, mixt_backend) && !mix_context_create(&ref, MIX_BACKEND_CPU));
+    mixi_cpu_sparse_force_portable(1);
+    const mix_sparse_ops *d = dev->ops->sparse, *r = ref->ops->sparse;
+    mix_spmat *dA = NULL, *rA = NULL;
+    CU_ASSERT_FATAL(!d->csr_create(dev->state, n, A.rowptr, A.colind, A.val, &dA) &&
+                    !r->csr_create(ref->state, n, A.rowptr, A.colind, A.val, &rA));
+    double *xh = malloc((size_t)n * sizeof *xh);
+    CU_ASSERT_FATAL(xh != NULL);
+    sk_vector(n, 61, xh);
+    double *dx = sk_put(dev, xh, n);
+    CU_ASSERT_FATAL(dx != NULL);
+    for (int k = 1; k < SK_NPREC; k++) { /* the SELL formats */
+        const mix_prec p = sk_precs[k];
+        mix_spmat *dS = NULL, *rS = NULL;
+        mix_svec xd, xr, yd, yr;
+        CU_ASSERT_FATAL(!d->csr_convert(dev->state, dA, p, NULL, &dS) && !r->csr_convert(ref->state, rA, p, NULL, &rS));
+        CU_ASSERT_FATAL(!sv_alloc(dev, p, n, &xd) && !sv_alloc(ref, p, n, &xr) && !sv_alloc(dev, p, n, &yd) &&
+                        !sv_alloc(ref, p, n, &yr));
+        CU_ASSERT(!d->vec_from64(dev->state, dx, NULL, 1.0, &xd, NULL) && !r->vec_from64(ref->state, xh, NULL, 1.0, &xr, NULL));
+        double xyd, xyr;
+        CU_ASSERT(!d->spmv(dev->state, dS, &xd, &yd, &xyd) && !r->spmv(ref->state, rS, &xr, &yr, &xyr));
+        sv_host hd, hr;
+        CU_ASSERT_FATAL(sv_get(dev, &yd, &hd) && sv_get(ref, &yr, &hr));
+        CU_ASSERT(sv_same_bits(&hd, &hr));
+        CU_ASSERT(fabs(xyd - xyr) <= 1e-12 * fabs(xyr) + 1e-300); /* FP64 sums in another order */
+        sv_host_free(&hd);
+        sv_host_free(&hr);
+        sv_free(dev, &xd), sv_free(ref, &xr), sv_free(dev, &yd), sv_free(ref, &yr);
+        d->csr_destroy(dev->state, dS);
+        r->csr_destroy(ref->state, rS);
+    }
+    dev->ops->free(dev->state, dx);
+    free(xh);
+    d->csr_destroy(dev->state, dA);
+    r->csr_destroy(ref->state, rA);
+    mixi_cpu_sparse_force_portable(0);
+    mix_context_destroy(dev);
+    mix_context_destroy(ref);
+    mixm_csr_free(&A);
+}
+
 /* FP64: y = A x and r = b - A x with ||r||^2; 1/sqrt(a_ii). */
 static void test_fp64_ops(void)
 {
@@ -740,6 +806,7 @@ static const mixt_test sparse_kernel_tests[] = {
     {"spmv thread per row bits", test_spmv_thread_per_row},
     {"spmv 8 lanes per row bound", test_spmv_subwarp},
     {"spmv warp per row bound", test_spmv_warp},
+    {"spmv SELL escapes (far entries, long row) bits", test_spmv_sell_escapes},
     {"fp64 spmv residual norm diag", test_fp64_ops},
     {"convert overflow and alloc failure", test_convert_errors},
     {NULL, NULL},
