@@ -52,7 +52,7 @@ static int sf_to_csr(sf_rows *r, uint64_t seed, mixm_csr *A)
 {
     int64_t nnz = 0;
     for (int i = 0; i < r->n; i++) {
-        qsort(r->cols[i], (size_t)r->len[i], sizeof(int32_t), cmp_i32);
+        if (r->len[i] > 1) qsort(r->cols[i], (size_t)r->len[i], sizeof(int32_t), cmp_i32);
         int64_t m = 0; /* drop duplicates */
         for (int64_t k = 0; k < r->len[i]; k++)
             if (m == 0 || r->cols[i][k] != r->cols[i][m - 1]) r->cols[i][m++] = r->cols[i][k];
