@@ -493,6 +493,51 @@ static void test_params_and_args(void)
 /* 1138_bus without preconditioner: FIXED16, FP16 and BF16 stagnate on their own (FIXED16 crawls
  * to 1.9e-8 in 10 n iterations, FP16/BF16 stop near 1e-3); with escalation each hands over to
  * FP32 and then FP64 from the best x and converges, and the info record says so. */
+/* A storage whose rounded matrix sets the pace (true residual falling by less than half per
+ * reliable update, kappa u near 1) hands over to FP32 instead of crawling: 3D Poisson 32^3,
+ * Jacobi (off-diagonal entries -1/6, rounded by BF16), b = A 1 took 2155 iterations in BF16
+ * against FP64's 93 (measured); now a few reliable updates, then FP32. */
+static void test_escalation_slow_progress(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(32, &A), MIX_SUCCESS);
+    const int n = A.nrows;
+    mix_context *ctx = mixt_context();
+    mix_sparse *S;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S),
+                          MIX_SUCCESS);
+    double *ones = malloc((size_t)n * sizeof *ones), *b = malloc((size_t)n * sizeof *b),
+           *x = malloc((size_t)n * sizeof *x);
+    CU_ASSERT_FATAL(ones && b && x);
+    for (int i = 0; i < n; i++) ones[i] = 1.0;
+    mixm_csr_matvec(&A, ones, b);
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    p.precond = MIX_PRECOND_JACOBI;
+    p.sloppy_prec = MIX_FP64;
+    mix_cg_info info;
+    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    const int it64 = info.iter;
+    p.sloppy_prec = MIX_BF16;
+    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
+    CU_ASSERT(info.stages >= 2);
+    CU_ASSERT_EQUAL(info.stage_prec[0], MIX_BF16);
+    CU_ASSERT_EQUAL(info.stage_reason[0], MIX_CG_STAGNATED);
+    CU_ASSERT(info.iter <= 4 * it64);
+    /* Without escalation the stage is not cut short: it crawls to the tolerance. */
+    p.escalate = 0;
+    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info.stages, 1);
+    CU_ASSERT(info.iter > 4 * it64);
+    free(ones);
+    free(b);
+    free(x);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
 static void test_escalation(void)
 {
     char path[1024], err[256];
@@ -910,6 +955,7 @@ static const mixt_test cg_tests[] = {
     {"unreachable tolerance and iteration limit: NOT_CONVERGED, best x kept", test_not_converged},
     {"parameters and illegal arguments", test_params_and_args},
     {"escalation on 1138_bus: FIXED16/FP16/BF16 stagnate alone, converge via FP32/FP64", test_escalation},
+    {"escalation on slow progress (3D Poisson, BF16, Jacobi)", test_escalation_slow_progress},
     {"escalation past storage overflow: FIXED16, FP32 refused, FP64 solves", test_escalation_overflow},
     {"MIX_PREC_AUTO: FP64 in cache, FIXED16 when rows fit, FP32 otherwise", test_auto},
     {"sloppy conversion cached per precision", test_cache},
