@@ -8,7 +8,7 @@
 #include <omp.h>
 #endif
 #include "lib/mix_internal.h"
-#include "lib/mix_sparse.h"
+#include "solvers/cg.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"

@@ -1,7 +1,7 @@
 /* cg_api.c: the public CG entry points: parameters, argument checks, host/device staging. */
 #include <math.h>
 #include <string.h>
-#include "lib/mix_sparse.h"
+#include "solvers/cg.h"
 #include "kernels/common/prec_traits.h"
 
 void mix_cg_params_init(mix_cg_params *p)

@@ -1,7 +1,7 @@
 /* cg.c: reliable-update mixed-precision CG (QUDA's method), written once over ctx->ops->sparse. */
 #include <math.h>
 #include <string.h>
-#include "lib/mix_sparse.h"
+#include "solvers/cg.h"
 
 /* QUDA's maxResIncrease / maxResIncreaseTotal: give up after this many rises of the true
  * residual in a row / in total. */

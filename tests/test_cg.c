@@ -5,7 +5,7 @@
 #include <string.h>
 #include "tests/mixt.h"
 #include "lib/mix_internal.h"
-#include "lib/mix_sparse.h"
+#include "solvers/cg.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
@@ -592,7 +592,7 @@ static void test_escalation(void)
 }
 
 /* A matrix that overflows FP32 (and FIXED16's float diagonal): both stages say so and FP64
- * solves.  mix_dcg rescales such a system into range first (lib/cg_range.c), so the solver is
+ * solves.  mix_dcg rescales such a system into range first (solvers/cg_range.c), so the solver is
  * called directly: the escalation must hold on its own. */
 static void test_escalation_overflow(void)
 {

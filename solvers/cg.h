@@ -1,8 +1,9 @@
-/* mix_sparse.h: the mix_sparse object shared by lib/ and the CG solver (never installed). */
-#ifndef MIX_SPARSE_INTERNAL_H
-#define MIX_SPARSE_INTERNAL_H
+/* cg.h: the CG solver's entries and the matrix it works on, the mix_sparse object that
+ * lib/sparse.c creates for the user (never installed). */
+#ifndef MIX_SOLVERS_CG_H
+#define MIX_SOLVERS_CG_H
 
-#include "lib/mix_internal.h"
+#include "lib/core/core.h"
 #include "kernels/backend_sparse.h"
 
 /* An SPD matrix bound to one context: the FP64 copy (true residuals) and, converted on first
@@ -21,9 +22,19 @@ struct mix_sparse {
     mix_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
 };
 
+/* A (*A) bound to ctx, whose backend has the sparse family, from a valid CSR with sorted rows
+ * and no duplicates (lib/sparse.c checks and canonicalises the user's), amax = max |a_ij|: its
+ * FP64 backend copy, and what MIX_PREC_AUTO asks of its rows.  Returns 0, MIX_ERR_ALLOC or the
+ * backend's status (*A untouched then). */
+int mixi_sparse_new(mix_context *ctx, int n, const int64_t *rowptr, const int32_t *colind,
+                    const double *val, double amax, mix_sparse **A);
+/* Frees A with every backend copy (NULL allowed). */
+void mixi_sparse_free(mix_sparse *A);
+
 /* The sloppy matrix As = diag(S) A diag(S) for `prec` with or without Jacobi, and the scale S
- * it was made with (NULL = identity), converting and caching on first use.  Returns 0,
- * MIX_ERR_NOT_SPD (Jacobi with a_ii <= 0), MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
+ * it was made with (NULL = identity; which S a storage gets is decided in solvers/cg_matrix.c),
+ * converting and caching on first use.  Returns 0, MIX_ERR_NOT_SPD (Jacobi with a_ii <= 0),
+ * MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
 int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
                        const double **scale);
 
@@ -34,8 +45,9 @@ mix_prec mixi_cg_auto_prec(const mix_sparse *A);
 /* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,
                   double *x, mix_cg_info *info);
-/* The same for any scale of A and b (lib/cg_range.c): NaN/Inf in b refused from its entries; a
- * system whose largest entries lie outside [2^-64, 2^64] solved rescaled by powers of two. */
+/* The same for any scale of A and b (solvers/cg_range.c; what lib/cg_api.c calls): NaN/Inf in b
+ * refused from its entries; a system whose largest entries lie outside [2^-64, 2^64] solved
+ * rescaled by powers of two. */
 int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *p, mix_sparse *A,
                            const double *b, double *x, mix_cg_info *info);
 

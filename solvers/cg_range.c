@@ -1,7 +1,7 @@
 /* cg_range.c: CG on systems near the edges of the FP64 range: A and b scaled by powers of two into range, solved, scaled back, re-checked. */
 #include <math.h>
 #include <string.h>
-#include "lib/mix_sparse.h"
+#include "solvers/cg.h"
 #include "kernels/backend_dense.h"
 
 /* A and b are solved as they are while their largest entries lie in [2^-RANGE_EXP, 2^RANGE_EXP]:
@@ -140,6 +140,6 @@ out:
     ops->free(ctx->state, y2);
     ops->free(ctx->state, cvec);
     mixi_free(hc);
-    mix_sparse_destroy(T);
+    mixi_sparse_free(T);
     return st;
 }

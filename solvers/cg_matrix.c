@@ -1,0 +1,119 @@
+/* cg_matrix.c: the matrix CG works on: its FP64 backend copy, and the sloppy copies per storage
+ * precision with the scale each gets (FP16/BF16: a uniform power of two; Jacobi: 1/sqrt(a_ii)),
+ * converted and cached on first use. */
+#include <math.h>
+#include "solvers/cg.h"
+
+/* Off-diagonal entries below 2^-10 of their row's largest off-diagonal one: FIXED16 (one
+ * scale per row, 15 bits) keeps fewer than 5 bits of them (MIX_PREC_AUTO's test). */
+static int64_t fixed16_tiny(int n, const int64_t *rowptr, const int32_t *colind, const double *val)
+{
+    int64_t tiny = 0;
+    for (int i = 0; i < n; i++) {
+        double m = 0.0;
+        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+            if (colind[k] != i && fabs(val[k]) > m) m = fabs(val[k]);
+        for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+            if (colind[k] != i && val[k] != 0.0 && fabs(val[k]) < 0x1p-10 * m) tiny++;
+    }
+    return tiny;
+}
+
+int mixi_sparse_new(mix_context *ctx, int n, const int64_t *rowptr, const int32_t *colind,
+                    const double *val, double amax, mix_sparse **A)
+{
+    mix_sparse *S = mixi_calloc(1, sizeof *S);
+    if (!S) return MIX_ERR_ALLOC;
+    S->ctx = ctx;
+    S->n = n;
+    S->amax = amax;
+    S->jacobi_status = -1;
+    S->nnz = rowptr[n];
+    S->fixed16_tiny = fixed16_tiny(n, rowptr, colind, val);
+    int st = ctx->ops->sparse->csr_create(ctx->state, n, rowptr, colind, val, &S->a64);
+    if (st) {
+        mixi_sparse_free(S);
+        return st;
+    }
+    S->sloppy[0][MIX_FP64] = S->a64;
+    *A = S;
+    return MIX_SUCCESS;
+}
+
+void mixi_sparse_free(mix_sparse *A)
+{
+    if (!A) return;
+    const mix_backend_ops *ops = A->ctx->ops;
+    for (int j = 0; j < 2; j++)
+        for (int p = 0; p < MIX_NUM_PREC; p++)
+            if (A->sloppy[j][p] && A->sloppy[j][p] != A->a64)
+                ops->sparse->csr_destroy(A->ctx->state, A->sloppy[j][p]);
+    /* Converted copies may share the FP64 copy's pattern: it goes last. */
+    if (A->a64) ops->sparse->csr_destroy(A->ctx->state, A->a64);
+    ops->free(A->ctx->state, A->jacobi);
+    ops->free(A->ctx->state, A->uniform);
+    mixi_free(A);
+}
+
+/* The constant vector c with c^2 amax in [1, 4): FP16/BF16 storage of A without Jacobi. */
+static int make_uniform(mix_sparse *A)
+{
+    const mix_backend_ops *ops = A->ctx->ops;
+    size_t bytes = (size_t)A->n * sizeof(double);
+    int e = 1;
+    if (A->amax > 0.0) frexp(A->amax, &e); /* amax in [2^(e-1), 2^e) */
+    double c = ldexp(1.0, -(int)floor((e - 1) / 2.0));
+    double *h = mixi_malloc(bytes);
+    if (!h) return MIX_ERR_ALLOC;
+    for (int i = 0; i < A->n; i++) h[i] = c;
+    int st = ops->alloc(A->ctx->state, (void **)&A->uniform, bytes);
+    if (!st) st = ops->upload(A->ctx->state, A->uniform, h, bytes);
+    if (st) {
+        ops->free(A->ctx->state, A->uniform);
+        A->uniform = NULL;
+    }
+    mixi_free(h);
+    return st;
+}
+
+int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
+                       const double **scale)
+{
+    const mix_backend_ops *ops = A->ctx->ops;
+    const mix_sparse_ops *sp = ops->sparse;
+    if ((int)prec < 0 || prec >= MIX_NUM_PREC || prec == MIX_TF32) return MIX_ERR_INVALID_ARG;
+    jacobi = jacobi ? 1 : 0;
+    const double *S = NULL;
+    if (jacobi) {
+        if (A->jacobi_status < 0) {
+            if (!sp->diag_rsqrt) return MIX_ERR_NOT_IMPLEMENTED;
+            int st = ops->alloc(A->ctx->state, (void **)&A->jacobi, (size_t)A->n * sizeof(double));
+            if (st) return st;
+            st = sp->diag_rsqrt(A->ctx->state, A->a64, A->jacobi);
+            if (st && st != MIX_ERR_NOT_SPD) { /* a transient failure is not remembered */
+                ops->free(A->ctx->state, A->jacobi);
+                A->jacobi = NULL;
+                return st;
+            }
+            A->jacobi_status = st;
+        }
+        if (A->jacobi_status) return A->jacobi_status;
+        S = A->jacobi;
+    } else if (prec == MIX_FP16 || prec == MIX_BF16) {
+        if (!A->uniform) {
+            int st = make_uniform(A);
+            if (st) return st;
+        }
+        S = A->uniform;
+    }
+    if (!A->sloppy[jacobi][prec]) {
+        int st = sp->csr_convert(A->ctx->state, A->a64, prec, S, &A->sloppy[jacobi][prec]);
+        if (st) {
+            A->sloppy[jacobi][prec] = NULL;
+            return st;
+        }
+    }
+    *As = A->sloppy[jacobi][prec];
+    *scale = S;
+    return MIX_SUCCESS;
+}
