@@ -57,3 +57,6 @@ clean-fortran-test:
 # README.md's examples, compiled with its own commands against this build tree.
 TESTS += tests/readme_examples.sh
 EXTRA_DIST += tests/readme_examples.sh
+# The layers of doc/HACKING.md section 1: who includes whom, who calls whom (grep and nm).
+TESTS += tests/layering.sh
+EXTRA_DIST += tests/layering.sh

@@ -1,0 +1,103 @@
+#!/bin/sh
+# layering.sh: the include and call rules of doc/HACKING.md section 1, checked so they cannot
+# regress.  Layers, bottom up: lib/core <- kernels (common <- tables <- one folder per backend)
+# <- solvers <- lib (API) <- dropin, tools.  A file includes only its own layer and those below;
+# lib/ never names a backend; no library object calls a function defined in a layer above it.
+set -u
+LC_ALL=C; export LC_ALL # one collation for sort and comm
+top=${srcdir:-.}
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# The file a quoted include names, relative to the top of the tree: the including file's
+# directory first, then -I$(top_srcdir) and -I$(top_srcdir)/lib, as the compiler searches.
+resolve() { # including-file included-name
+  d=$(dirname "$1")
+  if [ -f "$top/$d/$2" ]; then echo "$d/$2"
+  elif [ -f "$top/$2" ]; then echo "$2"
+  elif [ -f "$top/lib/$2" ]; then echo "lib/$2"
+  else echo "$2"; fi # config.h and other generated headers
+}
+
+# Whether including-file may include target (both relative to the top).
+allowed() { # file target
+  case $2 in config.h|lib/mixsolve.h) return 0 ;; esac # configuration and public types: everyone
+  case $1 in
+    lib/core/*) case $2 in lib/core/*) return 0 ;; esac ;;
+    kernels/common/*) case $2 in kernels/common/*) return 0 ;; esac ;; # host + device: no core
+    kernels/*/*) # a backend: its folder, the tables, the common formats, the core
+      b=${1#kernels/}; b=${b%%/*}
+      case $2 in kernels/"$b"/*|kernels/common/*|lib/core/*) return 0 ;;
+                 kernels/*/*) return 1 ;;
+                 kernels/*) return 0 ;; esac ;;
+    kernels/*) case $2 in kernels/*/*) case $2 in kernels/common/*) return 0 ;; esac; return 1 ;;
+                          kernels/*|lib/core/*) return 0 ;; esac ;;
+    solvers/*) case $2 in solvers/*|kernels/common/*|lib/core/*) return 0 ;;
+                          kernels/*/*) return 1 ;;
+                          kernels/*) return 0 ;; esac ;;
+    lib/*) case $2 in lib/*|solvers/*|kernels/common/*) return 0 ;;
+                      kernels/*/*) return 1 ;;
+                      kernels/*) return 0 ;; esac ;;
+    dropin/*) case $2 in dropin/*|lib/*) return 0 ;; esac ;;
+    matrices/*) case $2 in matrices/*) return 0 ;; esac ;;
+    tools/*) case $2 in tools/*|matrices/*) return 0 ;; esac ;; # the public API only
+    *) return 0 ;; # tests/ and bench/ may look inside
+  esac
+  return 1
+}
+
+files=$(cd "$top" && find lib kernels solvers dropin matrices tools -type f \
+          \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) | sort)
+[ -n "$files" ] || fail "no sources found under $top"
+for f in $files; do
+  for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$top/$f"); do
+    t=$(resolve "$f" "$inc")
+    allowed "$f" "$t" || fail "$f includes $t (doc/HACKING.md section 1)"
+  done
+done
+
+# lib/ asks the table's flags and the registry, never a backend by name (the public header
+# lists the backend enum and documents it; it is exempt).
+for f in $(cd "$top" && find lib -type f \( -name '*.c' -o -name '*.h' \) ! -name mixsolve.h | sort); do
+  grep -n -i -E 'cuda|cpu' "$top/$f" | sed "s|^|FAIL: $f names a backend: |" | grep . && status=1
+done
+
+# Calls: no object of a layer calls a function defined in a layer above it (a header may be
+# allowed and still declare a function of a higher layer, as mixsolve.h does).  Needs the built
+# objects (make check builds them first); skipped where they or nm are missing.
+objs() { # the objects of the sources now in these directories (stale ones of moved files left out)
+  for d in "$@"; do
+    for src in $(cd "$top" && ls $d/*.c $d/*.cu 2>/dev/null); do
+      o=$(dirname "$src")/.libs/$(basename "${src%.*}").o # libtool's PIC object
+      [ -f "$o" ] || o=${src%.*}.o                        # --disable-shared
+      [ -f "$o" ] && echo "$o"
+    done
+  done
+}
+defined() { [ -n "$1" ] && nm -g --defined-only $1 2>/dev/null | awk 'NF == 3 { print $3 }' | sort -u; }
+undefined() { [ -n "$1" ] && nm -g --undefined-only $1 2>/dev/null | awk '{ print $NF }' | sort -u; }
+core=$(objs lib/core)
+kern=$(objs kernels $(cd "$top" && find kernels -mindepth 1 -maxdepth 1 -type d | sort))
+solv=$(objs solvers)
+api=$(objs lib)
+if command -v nm >/dev/null 2>&1 && [ -n "$core" ] && [ -n "$kern" ] && [ -n "$solv" ] && [ -n "$api" ]; then
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/mixsolve-layering.XXXXXX") || exit 1
+  defined "$kern" >"$tmp/kernels"
+  defined "$solv" >"$tmp/solvers"
+  defined "$api" >"$tmp/lib"
+  check_calls() { # layer-name its-objects symbol-lists-of-the-layers-above...
+    name=$1; o=$2; shift 2
+    cat "$@" | sort -u >"$tmp/above"
+    for s in $(undefined "$o" | comm -12 - "$tmp/above"); do
+      fail "$name calls $s, defined in a layer above it"
+    done
+  }
+  check_calls lib/core "$core" "$tmp/kernels" "$tmp/solvers" "$tmp/lib"
+  check_calls kernels "$kern" "$tmp/solvers" "$tmp/lib"
+  check_calls solvers "$solv" "$tmp/lib"
+  rm -rf "$tmp"
+else
+  echo "layering.sh: objects or nm not found, calls not checked"
+fi
+[ $status = 0 ] && echo "layering.sh: includes and calls follow doc/HACKING.md section 1"
+exit $status
