@@ -79,6 +79,9 @@ cudaError_t mixi_cuda_vec_accum64(cudaStream_t stream, mix_prec prec, int n, mix
 /* y = A x in A's precision; ws non-NULL: result 0 = <x, A x> from the unrounded row sums. */
 cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,
                            mixi_cuda_vec y, double *ws);
+/* The same with x and y FP32 over a 16-bit (SELL) matrix. */
+cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_csr *A, const float *x,
+                               float *y, double *ws);
 /* x += alpha p; r -= alpha ap; results 0 = ||r_new||^2, 1 = <r_new, r_old>.  x_fp32: x is an
  * FP32 vector (16-bit prec only). */
 cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, int n, double alpha,

@@ -378,10 +378,15 @@ static int sp_spmv(void *state, const mix_spmat *As, const mix_svec *x, mix_svec
     int st = check_pair(x, y);
     if (st) return st;
     if (x->n != As->d.n) return MIX_ERR_INVALID_ARG;
-    if (x->prec != As->d.prec) return MIX_ERR_UNSUPPORTED;
+    /* x, y in the matrix's precision, or FP32 over a 16-bit matrix (spmv_acc_vectors). */
+    const int acc = x->prec != As->d.prec && As->d.prec != MIX_FP64 &&
+                    x->prec == mixk_prec_acc(As->d.prec);
+    if (x->prec != As->d.prec && !acc) return MIX_ERR_UNSUPPORTED;
     double *ws = NULL;
     if (xy && (st = workspace(s, &ws))) return st;
-    if ((st = launched(mixi_cuda_spmv(s->stream, &As->d, dvec(x), dvec(y), ws)))) return st;
+    st = acc ? launched(mixi_cuda_spmv_acc(s->stream, &As->d, x->val, y->val, ws))
+             : launched(mixi_cuda_spmv(s->stream, &As->d, dvec(x), dvec(y), ws));
+    if (st) return st;
     return xy ? fetch(s, 1, xy, NULL) : MIX_SUCCESS;
 }
 
@@ -448,6 +453,7 @@ const mix_sparse_ops mixi_cuda_sparse_ops = {
     .cg_update = sp_cg_update,
     .axpby = sp_axpby,
     .dot = sp_dot,
+    .spmv_acc_vectors = 1,
 };
 
 /* Test and benchmark hook: forces the threads per row of a matrix's SpMV (1, 2, 4, ..., 32). */

@@ -96,6 +96,8 @@ template <mix_prec P> struct fmt;
         static __device__ T finish(const mixk_sell &A, const void *x, const float *xn, int64_t i, \
                                    double s)                                                      \
         { return mixk_sell_finish_##SFX(&A, i, s, mixk_svec_ld_##SFX(x, xn, i)); }                \
+        static __device__ T rowf(const mixk_sell &A, const float *x, int64_t i)                   \
+        { return mixk_sell_rowf_##SFX(&A, x, i); }                                                \
         static __device__ int fill_row(const mixk_sell &A, const int64_t *rp, const int32_t *ci,  \
                                        const double *a, const double *scale, int64_t i,           \
                                        const mixk_sell_out &o)                                    \
@@ -463,6 +465,41 @@ static cudaError_t launch_spmv(cudaStream_t stream, const mixi_cuda_csr &A, mixi
     default: return cudaErrorInvalidValue;
     }
     return cudaGetLastError();
+}
+
+// y = A x with x and y FP32 over a 16-bit SELL matrix (the CG's default vectors): one thread per
+// row, the shared row body over float x; xy from the unrounded row values, as the CPU's.
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_spmv_acc(mixi_cuda_csr A, const float *x, float *y,
+                                                      double *ws)
+{
+    double xy[1] = {0.0};
+    FOR_BLOCKS(A.n) {
+        const int64_t i = blk * BLK + lane;
+        if (i < A.n) {
+            const float v = (float)fmt<P>::rowf(A.sell, x, i);
+            if (ws) xy[0] += (double)x[i] * (double)v;
+            y[i] = v;
+        }
+    }
+    if (ws) grid_sum<1>(xy, ws);
+}
+
+extern "C" cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_csr *A,
+                                          const float *x, float *y, double *ws)
+{
+    if (A->n <= 0) return cudaSuccess;
+    const unsigned g = grid_warps(nblocks(A->n));
+#define SPMV_ACC_CASE(PP, ...)                                                                    \
+    case PP:                                                                                      \
+        if (!mixk_sell_used(PP)) return cudaErrorInvalidValue;                                    \
+        k_spmv_acc<PP><<<g, THREADS, 0, stream>>>(*A, x, y, ws);                                  \
+        return cudaGetLastError();
+    switch (A->prec) {
+        MIXK_STORAGE_FORMATS(SPMV_ACC_CASE)
+    default: return cudaErrorInvalidValue;
+    }
+#undef SPMV_ACC_CASE
 }
 
 extern "C" cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,
