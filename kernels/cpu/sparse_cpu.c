@@ -172,6 +172,69 @@ MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A
     }
 }
 
+/* The same slice sixteen rows per vector where the CPU has AVX-512F (same products, same slot
+ * order per row, so the same bits as the portable body and the AVX2 slice). */
+#define MIXI_AVX512 __attribute__((target("avx512f,avx2,f16c")))
+MIXI_AVX512 static inline __m512 avx512_sell_vals(mix_prec P, const void *v, int64_t k)
+{
+    switch (P) {
+    case MIX_FP32: return _mm512_loadu_ps((const float *)v + k);
+    case MIX_FP16: return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)((const uint16_t *)v + k)));
+    case MIX_BF16:
+        return _mm512_castsi512_ps(_mm512_slli_epi32(
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)((const uint16_t *)v + k))), 16));
+    default:
+        return _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)((const int16_t *)v + k))));
+    }
+}
+MIXI_AVX512 static inline __m512d avx512_lo_pd(__m512 a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a)); }
+MIXI_AVX512 static inline __m512d avx512_hi_pd(__m512 a)
+{
+    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
+}
+MIXI_AVX512 static void avx512_sell_slice(mix_prec P, const mixk_sell *A, const float *x, int64_t s,
+                                          float *y)
+{
+    const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
+    const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
+    for (int g = 0; g < MIXK_SELL_C / 16; g++) {
+        const __m512i row = _mm512_add_epi32(_mm512_set1_epi32(i0 + 16 * g),
+                                             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+        __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
+        for (int64_t k = base + 16 * g; k < end; k += MIXK_SELL_C) {
+            const __m512i off = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(A->col + k)));
+            const __m512 xj = _mm512_i32gather_ps(_mm512_add_epi32(row, off), x, 4);
+            const __m512 a = avx512_sell_vals(P, A->val, k);
+            lo = _mm512_add_pd(lo, _mm512_mul_pd(avx512_lo_pd(a), avx512_lo_pd(xj)));
+            hi = _mm512_add_pd(hi, _mm512_mul_pd(avx512_hi_pd(a), avx512_hi_pd(xj)));
+        }
+        const int64_t i = i0 + 16 * g;
+        const __m512 xi = _mm512_loadu_ps(x + i);
+        __m512 d;
+        if (P == MIX_FIXED16) {
+            d = _mm512_loadu_ps((const float *)A->diag + i);
+            const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(A->rexp + i)));
+            const __m512 h = _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
+            const __m512d c = _mm512_set1_pd((double)A->fmant); /* h c: exact */
+            lo = _mm512_mul_pd(lo, _mm512_mul_pd(c, avx512_lo_pd(h)));
+            hi = _mm512_mul_pd(hi, _mm512_mul_pd(c, avx512_hi_pd(h)));
+        } else {
+            d = avx512_sell_vals(P, A->diag, i);
+        }
+        lo = _mm512_add_pd(lo, _mm512_mul_pd(avx512_lo_pd(d), avx512_lo_pd(xi)));
+        hi = _mm512_add_pd(hi, _mm512_mul_pd(avx512_hi_pd(d), avx512_hi_pd(xi)));
+        _mm256_storeu_ps(y + 16 * g, _mm512_cvtpd_ps(lo));
+        _mm256_storeu_ps(y + 16 * g + 8, _mm512_cvtpd_ps(hi));
+    }
+}
+/* The slice kernel of this CPU (probed once per process). */
+MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
+                                                  int64_t s, float *y)
+{
+    if (mixi_cpu_has_avx512f()) avx512_sell_slice(P, A, x, s, y);
+    else avx2_sell_slice(P, A, x, s, y);
+}
+
 /* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|
  * (NaN if any x is NaN), q = round-to-even(x * inv_step) clamped to +-QMAX, NaN -> 0. */
 MIXI_AVX2 static MIXI_INLINE void avx2_fixed16_store(int16_t *q, float *norm, const float *x)
@@ -261,7 +324,7 @@ MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64
 /* Full slices that are not escaped run eight rows per vector (the rest row by row). */
 #define ISA_SLICE(P, A, xf, b, cnt, v)                                                             \
     (mixk_sell_used(P) && (cnt) == MIXK_SELL_C && !((A)->sell.slice[b] & MIXK_SELL_ESC) &&          \
-     (avx2_sell_slice(P, &(A)->sell, xf, b, v), 1))
+     (simd_sell_slice(P, &(A)->sell, xf, b, v), 1))
 #define ISA_ROWF(P, A, xf, i, out) \
     ((P) == MIX_FP16 && ((out) = avx2_rowf_fp16(&A->sell, xf, i), 1))
 #define T float
