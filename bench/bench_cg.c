@@ -59,13 +59,6 @@ static double matrix_bytes(mix_context *ctx, mix_sparse *S, mix_prec p)
     return (double)bytes;
 }
 
-/* The sloppy vectors' precision as mix_dcg runs them by default: FP32 over a 16-bit matrix where
- * the backend's spmv takes it (mix_cg_params.narrow_vectors = 0), else the storage's. */
-static mix_prec vec_prec(const mix_context *ctx, mix_prec p)
-{
-    return ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(p) : p;
-}
-
 /* Bytes one sloppy SpMV must move at least: the matrix, x read once, y written once, in the
  * vectors' precision v (and FIXED16 vectors' block norms). */
 static double spmv_bytes(double mbytes, int n, mix_prec v)
@@ -180,7 +173,7 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
         double rel = spmv_only ? 0.0 : true_rel(A, b, x);
         if (k == 0) t64 = info2.t_solve;
         int reps = n > 100000 ? 10 : 50;
-        const mix_prec v = storage[k] == MIX_PREC_AUTO ? MIX_FP64 : vec_prec(ctx, storage[k]);
+        const mix_prec v = storage[k] == MIX_PREC_AUTO ? MIX_FP64 : mixi_cg_vector_prec(ctx, 0, storage[k]);
         double ts = precond || storage[k] == MIX_PREC_AUTO ? -1.0 : time_spmv(ctx, S, storage[k], v, reps);
         double mb = storage[k] == MIX_PREC_AUTO ? -1.0 : matrix_bytes(ctx, S, storage[k]);
         if (mb < 0) ts = -1.0;

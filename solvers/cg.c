@@ -189,7 +189,7 @@ static int sloppy_setup(cg_loop *L)
     /* Vectors in the accumulator over a 16-bit matrix (where the backend's spmv takes them):
      * rounding r, p and A p to 16 bits cost FIXED16 42% more iterations than FP64 CG on 3D
      * Poisson 120^3 with b = A 1 (471 against 332; FP32 vectors: 358) and more time. */
-    L->vprec = !L->prm->narrow_vectors && L->sp->spmv_acc_vectors ? mixk_prec_acc(L->prec) : L->prec;
+    L->vprec = mixi_cg_vector_prec(ctx, L->prm->narrow_vectors, L->prec);
     if ((st = svec_alloc(ctx, L->vprec, n, &L->w.r))) return st;
     if ((st = svec_alloc(ctx, L->vprec, n, &L->w.p))) return st;
     if ((st = svec_alloc(ctx, L->vprec, n, &L->w.ap))) return st;
@@ -424,6 +424,11 @@ out:
     ctx->ops->free(ctx->state, L.y);
     ctx->ops->free(ctx->state, L.r64);
     return st;
+}
+
+mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage)
+{
+    return !narrow_vectors && ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(storage) : storage;
 }
 
 /* The storage precision MIX_PREC_AUTO starts with.  A matrix whose FP64 copy fits the caches

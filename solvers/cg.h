@@ -41,6 +41,10 @@ int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat
 /* MIX_PREC_AUTO's storage (solvers/cg.c): FP64 when the FP64 copy is at most this big. */
 #define MIXI_CG_AUTO_CACHE_BYTES (8.0 * 1024 * 1024)
 mix_prec mixi_cg_auto_prec(const mix_sparse *A);
+/* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
+ * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the
+ * storage's own. */
+mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage);
 
 /* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,

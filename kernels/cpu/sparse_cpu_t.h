@@ -118,27 +118,20 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A
 {
     T v[BLK], xb[BLK];
     double s[4] = {0, 0, 0, 0};
-    /* x and y in the accumulator (FP32 vectors over a 16-bit matrix): rows over x directly. */
+    /* x and y in the accumulator (FP32 vectors over a 16-bit matrix): the rows run over x itself,
+     * as they run over x decoded into xf for narrow 16-bit vectors. */
     const int wide = x->prec != P;
-    if (wide) {
-        const T *xw = (const T *)x->val + b * BLK;
+    const float *xrow = wide ? (const float *)x->val : NARROW(P) ? xf : NULL;
 #ifdef ISA_SLICE
-        if (!ISA_SLICE(P, A, (const float *)x->val, b, cnt, v))
-#endif
-            for (int t = 0; t < cnt; t++) v[t] = FN(rowf)(P, A, (const float *)x->val, b * BLK + t);
-        for (int t = 0; t < cnt; t++) s[t & 3] += (double)xw[t] * (double)v[t];
-        T *yw = (T *)y->val + b * BLK;
-        for (int t = 0; t < cnt; t++) yw[t] = v[t];
-        return (s[0] + s[1]) + (s[2] + s[3]);
-    }
-#ifdef ISA_SLICE
-    if (!ISA_SLICE(P, A, NARROW(P) ? xf : (const float *)x->val, b, cnt, v))
+    if (!ISA_SLICE(P, A, xrow ? xrow : (const float *)x->val, b, cnt, v))
 #endif
         for (int t = 0; t < cnt; t++)
-            v[t] = NARROW(P) ? FN(rowf)(P, A, xf, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
-    FN(load_block)(P, x, b, cnt, xb);
+            v[t] = xrow ? FN(rowf)(P, A, xrow, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
+    if (wide) memcpy(xb, (const T *)x->val + b * BLK, (size_t)cnt * sizeof(T));
+    else FN(load_block)(P, x, b, cnt, xb);
     for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)v[t];
-    FN(store_block)(P, y, b, v, cnt);
+    if (wide) memcpy((T *)y->val + b * BLK, v, (size_t)cnt * sizeof(T));
+    else FN(store_block)(P, y, b, v, cnt);
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 ISA_ATTR static ISA_BLK_INLINE double FN(spmv_blk)(mix_prec P, const mix_spmat *A, const mix_svec *x,
