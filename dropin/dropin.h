@@ -8,12 +8,39 @@
  * forced factor precision. */
 typedef enum { MIXD_OFF, MIXD_AUTO, MIXD_FORCE } mixd_mode;
 
+/* MIXSOLVE_LAPACK_FACTORS: what dgesv_/dposv_ may assume of the factors they leave in A.
+ * auto (default): under MIXSOLVE_LAPACK=auto, route only callers known to discard them; under a
+ * forced precision, route every caller and keep A for exact reuse.  discard: the program never
+ * uses them (route any caller, keep nothing).  keep: route any caller, keep A. */
+typedef enum { MIXD_FACTORS_AUTO, MIXD_FACTORS_DISCARD, MIXD_FACTORS_KEEP } mixd_factors_mode;
+
 typedef struct {
     mixd_mode mode;
     mix_prec forced;   /* MIXD_FORCE only */
     mix_backend backend; /* MIXSOLVE_BACKEND */
     int log_fd;        /* MIXSOLVE_LAPACK_LOG, or -1 */
+    mixd_factors_mode factors; /* MIXSOLVE_LAPACK_FACTORS */
+    const char *callers; /* MIXSOLVE_LAPACK_CALLERS, or NULL */
 } mixd_policy;
+
+/* What the caller of dgesv_/dposv_ does with the factors left in A. */
+typedef enum {
+    MIXD_FACTORS_SEEN,           /* unknown: it may reuse or read them */
+    MIXD_FACTORS_DISCARDED,      /* a known wrapper that frees them unread (NumPy) */
+    MIXD_FACTORS_CONDITION_ONLY, /* a known wrapper that only passes them to dgecon_ (R) */
+} mixd_factor_use;
+
+/* Classifies the shared object holding return_address (dladdr); user_list is
+ * MIXSOLVE_LAPACK_CALLERS. */
+mixd_factor_use mixd_caller_factor_use(const void *return_address, const char *user_list);
+
+/* Whether a dgesv_/dposv_ call from return_address may be routed (else *why says why not),
+ * and whether the original A must be kept so that its reuse stays exact. */
+typedef struct {
+    int route, keep;
+    const char *why;
+} mixd_factor_plan;
+mixd_factor_plan mixd_plan_factors(const void *return_address);
 
 /* The environment, read once per process (thread-safe). */
 const mixd_policy *mixd_policy_get(void);

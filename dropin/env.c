@@ -10,7 +10,7 @@
 #include "dropin/dropin.h"
 #include "lib/core/clock.h"
 
-static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1};
+static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1, MIXD_FACTORS_AUTO, NULL};
 static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
 static pthread_key_t ctx_key;
 
@@ -35,6 +35,11 @@ static void read_environment(void)
                 policy.forced = forced[i].prec;
             }
     }
+    const char *f = getenv("MIXSOLVE_LAPACK_FACTORS");
+    if (f && strcmp(f, "discard") == 0) policy.factors = MIXD_FACTORS_DISCARD;
+    else if (f && strcmp(f, "keep") == 0) policy.factors = MIXD_FACTORS_KEEP;
+    const char *callers = getenv("MIXSOLVE_LAPACK_CALLERS");
+    if (callers && *callers) policy.callers = strdup(callers);
     const char *b = getenv("MIXSOLVE_BACKEND");
     if (b && strcmp(b, "cpu") == 0) policy.backend = MIX_BACKEND_CPU;
     else if (b && strcmp(b, "cuda") == 0) policy.backend = MIX_BACKEND_CUDA;
@@ -97,6 +102,34 @@ mix_prec mixd_route_prec(mix_context *ctx, int n, int nrhs)
     if (policy.mode != MIXD_AUTO || mix_gesv_auto_prec(ctx, n, nrhs, &p) != MIX_SUCCESS)
         return MIX_FP64;
     return p;
+}
+
+mixd_factor_plan mixd_plan_factors(const void *return_address)
+{
+    mixd_factor_plan plan = {1, 0, NULL};
+    if (policy.factors == MIXD_FACTORS_DISCARD) return plan;
+    if (policy.factors == MIXD_FACTORS_KEEP) {
+        plan.keep = 1;
+        return plan;
+    }
+    /* Low-precision factors are kept exact for reuse wherever a caller may pass them on. */
+    switch (mixd_caller_factor_use(return_address, policy.callers)) {
+    case MIXD_FACTORS_DISCARDED:
+        return plan;
+    case MIXD_FACTORS_CONDITION_ONLY:
+        plan.keep = 1;
+        return plan;
+    case MIXD_FACTORS_SEEN:
+    default:
+        /* Only an explicit choice of precision opts an unknown caller in. */
+        if (policy.mode == MIXD_FORCE) {
+            plan.keep = 1;
+            return plan;
+        }
+        plan.route = 0;
+        plan.why = "caller";
+        return plan;
+    }
 }
 
 double mixd_now(void) { return mixi_wtime(); }

@@ -55,6 +55,7 @@ static int routed_solve(mix_context *ctx, mix_prec prec, int widen, int n, int n
 void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ipiv, double *b,
             const int *ldb_, int *info)
 {
+    const void *caller = __builtin_return_address(0);
     const mixd_policy *pol = mixd_policy_get();
     pthread_once(&next_once, find_next);
     const int n = *n_, nrhs = *nrhs_, lda = *lda_, ldb = *ldb_;
@@ -79,6 +80,12 @@ void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ip
     }
     if (n == 0 || nrhs == 0) {
         why = "empty";
+        goto forward;
+    }
+    /* The factors dgesv_ leaves in A are the caller's to reuse: route only where that is safe. */
+    const mixd_factor_plan plan = mixd_plan_factors(caller);
+    if (!plan.route) {
+        why = plan.why;
         goto forward;
     }
     if (!(ctx = mixd_context())) {

@@ -78,6 +78,7 @@ static const char *why_not_taken(const mix_gesv_info *gi, int st)
 void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const int *lda_,
             double *b, const int *ldb_, int *info, size_t uplo_len)
 {
+    const void *caller = __builtin_return_address(0);
     const mixd_policy *pol = mixd_policy_get();
     pthread_once(&next_once, find_next);
     const int n = *n_, nrhs = *nrhs_, lda = *lda_, ldb = *ldb_;
@@ -96,6 +97,12 @@ void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const 
         mixd_xerbla("DPOSV", -*info);
         mixd_log("dposv", n, nrhs, "rejected", "none", NULL, *info, mixd_now() - t0, "argument");
         goto done;
+    }
+    /* The factor dposv_ leaves in A is the caller's to reuse: route only where that is safe. */
+    const mixd_factor_plan plan = mixd_plan_factors(caller);
+    if (!plan.route) {
+        why = plan.why;
+        goto forward;
     }
     if (!(ctx = route(n, nrhs, &prec, &why))) goto forward;
     /* dposv_ overwrites B with X; mixsolve refines against the original B, so X lives apart. */

@@ -2,7 +2,7 @@
 # mixsolve's internals are linked in whole and kept private: the library exports the LAPACK names only,
 # so it can be preloaded without libmixsolve beside it and never shadows anything else.
 lib_LTLIBRARIES += dropin/libmixsolve_lapack.la
-dropin_libmixsolve_lapack_la_SOURCES = dropin/dropin.h dropin/env.c dropin/lapack_gesv.c \
+dropin_libmixsolve_lapack_la_SOURCES = dropin/dropin.h dropin/env.c dropin/caller.c dropin/lapack_gesv.c \
 	dropin/lapack_posv.c
 dropin_libmixsolve_lapack_la_LIBADD = libmixsolve_core.la $(MIX_DEP_LIBS) $(DL_LIBS) $(OPENMP_CFLAGS)
 dropin_libmixsolve_lapack_la_LDFLAGS = -shared -avoid-version -export-symbols-regex '^d(s?gesv|s?posv)_$$' \

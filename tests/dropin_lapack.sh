@@ -53,19 +53,40 @@ for p in fp32 fp16 bf16; do
   done
 done
 
-# auto: a call is routed exactly when mixsolve's AUTO predicts a low precision for it.
+# auto: this plain C program may reuse the factors dgesv_/dposv_ leave in A, so they are
+# forwarded whatever AUTO predicts; dsgesv_/dsposv_ (A unchanged) are routed as AUTO predicts.
 pred=$(./tests/dropin_autoprec $n 3) || fail "dropin_autoprec"
-run auto $n "$pred"
+run auto $n fp64
+expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=caller"
+expect "dposv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=caller"
+expect "dposv n=$n nrhs=1 forwarded prec=lapack iter=none info=0 .* why=caller"
 if [ "$pred" = fp64 ]; then
-  expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
-  expect "dposv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=auto"
+  expect "dsgesv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
 else
-  expect "dgesv n=$n nrhs=3 routed prec=$pred iter=[0-9]* info=0 "
-  expect "dposv n=$n nrhs=2 routed prec=$pred iter=[0-9]* info=0 "
+  expect "dsgesv n=$n nrhs=2 routed prec=$pred iter=[0-9]* info=0 "
 fi
+grep -q "^mixsolve_lapack d[gp][eo]sv .* routed" "$log" && fail "dgesv_/dposv_ of a plain C caller routed under auto"
+
+# Opted in: the program promises to discard the factors (MIXSOLVE_LAPACK_FACTORS=discard), or
+# names itself a discarding wrapper (MIXSOLVE_LAPACK_CALLERS): routed exactly when AUTO
+# predicts a low precision.
+for optin in MIXSOLVE_LAPACK_FACTORS=discard MIXSOLVE_LAPACK_CALLERS=/no/such/dir:tests/lapack_client; do
+  export "${optin?}"
+  run auto $n "$pred"
+  unset "${optin%%=*}"
+  if [ "$pred" = fp64 ]; then
+    expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
+    expect "dposv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=auto"
+  else
+    expect "dgesv n=$n nrhs=3 routed prec=$pred iter=[0-9]* info=0 "
+    expect "dposv n=$n nrhs=2 routed prec=$pred iter=[0-9]* info=0 "
+  fi
+done
 # Small systems: AUTO must not take a low precision, so auto forwards them.
 [ "$(./tests/dropin_autoprec 40 3)" = fp64 ] || fail "AUTO takes a low precision at n = 40"
+export MIXSOLVE_LAPACK_FACTORS=discard
 run auto 40
+unset MIXSOLVE_LAPACK_FACTORS
 expect "dgesv n=40 nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
 expect "dsgesv n=40 nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
 expect "dsposv n=40 nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
