@@ -28,15 +28,15 @@ tests_mixsolve_tests_SOURCES += tests/test_dropin.c
 # drop-in preloaded by tests/dropin_lapack.sh.
 if HAVE_LAPACK
 check_PROGRAMS += tests/lapack_client
-TESTS += tests/dropin_lapack.sh tests/dropin_numpy.sh
+TESTS += tests/dropin_lapack.sh tests/dropin_numpy.sh tests/dropin_r.sh
 endif
 tests_lapack_client_SOURCES = tests/lapack_client.c
 tests_lapack_client_LDADD = $(LAPACK_LIBS) -lpthread -lm
-EXTRA_DIST += tests/dropin_lapack.sh tests/dropin_numpy.sh tests/dropin_numpy.py
+EXTRA_DIST += tests/dropin_lapack.sh tests/dropin_numpy.sh tests/dropin_numpy.py tests/dropin_r.sh
 check_PROGRAMS += tests/dropin_autoprec
 tests_dropin_autoprec_SOURCES = tests/dropin_autoprec.c
 tests_dropin_autoprec_LDADD = lib/libmixsolve.la
-CLEANFILES += tests/dropin_lapack.log tests/dropin_lapack.out tests/dropin_numpy.log
+CLEANFILES += tests/dropin_lapack.log tests/dropin_lapack.out tests/dropin_numpy.log tests/dropin_r.log
 tests_mixsolve_tests_SOURCES += tests/test_hostile.c
 tests_mixsolve_tests_SOURCES += tests/test_sparse_format.c
 # The simple drivers and CG from several threads at once (CI also builds it with
