@@ -27,7 +27,7 @@ noinst_PROGRAMS += bench/bench_posv
 bench_bench_posv_SOURCES = bench/bench_posv.c
 bench_bench_posv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 # numpy.linalg.solve with and without the LAPACK drop-in (Debian's python3-numpy).
-EXTRA_DIST += bench/bench_numpy_dropin.sh
+EXTRA_DIST += bench/bench_numpy_dropin.sh bench/bench_r_dropin.sh
 # dposv_ from an unmodified LAPACK program (-llapack only), with and without the LAPACK drop-in.
 if HAVE_LAPACK
 noinst_PROGRAMS += bench/dposv_timer
