@@ -6,4 +6,4 @@ tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cli.c tools/cmd_info
 # "${datarootdir}"); the source tree only serves a build that is not installed.
 tools_mixsolve_CPPFLAGS = $(AM_CPPFLAGS) -DMIX_DATADIR='"$(pkgdatadir)"' -DMIX_SRCDIR='"$(abs_top_srcdir)"'
 tools_mixsolve_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -lm
-EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh tools/ci-tsan.sh tools/ci-asan.sh
+EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh tools/ci-tsan.sh tools/ci-asan.sh tools/reflapack-check.sh
