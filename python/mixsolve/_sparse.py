@@ -87,32 +87,49 @@ def _csr_arrays(A):
             np.ascontiguousarray(_as_float64(data[:nnz], "A's data")))
 
 
+_test_vectors = {}
+
+
+def _test_vector(n):
+    """A fixed pseudo-random w in [0.5, 1.5)^n, made once per n (read-only)."""
+    w = _test_vectors.get(n)
+    if w is None:
+        w = np.random.default_rng(20261125).uniform(0.5, 1.5, n)
+        w.flags.writeable = False
+        if len(_test_vectors) > 8:
+            _test_vectors.clear()
+        _test_vectors[n] = w
+    return w
+
+
 def _check_symmetric(n, indptr, indices, data):
     """Raises NotSymmetricError unless A w = A^T w for a fixed pseudo-random w, to rounding.
 
-    Two O(nnz) passes (numpy.bincount), no sorting: duplicates and unsorted rows need no
-    canonical form, explicit zeros count as absent, and a difference below the rounding of the
-    products (relative 64 eps per row) is not reported.
+    O(nnz) passes (numpy.repeat, three numpy.bincount), no sorting: duplicates and unsorted
+    rows need no canonical form, explicit zeros count as absent, and a difference below the
+    rounding of the products (relative 64 eps of the row's |A| w) is not reported.
     """
     if n == 0 or indices.size == 0:
         return
     if indices.min() < 0 or indices.max() >= n:
         raise InvalidArgumentError("a column index is outside [0, %d)" % n)
-    if np.any(np.diff(indptr) < 0) or indptr[0] != 0:
+    counts = np.diff(indptr)
+    if indptr[0] != 0 or counts.min() < 0:
         raise InvalidArgumentError("indptr must start at 0 and never decrease")
-    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(indptr))
-    w = np.random.default_rng(20261125).uniform(0.5, 1.5, n)
-    aw = np.bincount(rows, weights=data * w[indices], minlength=n)
-    atw = np.bincount(indices, weights=data * w[rows], minlength=n)
-    scale = np.bincount(rows, weights=np.abs(data) * w[indices], minlength=n)
-    scale += np.bincount(indices, weights=np.abs(data) * w[rows], minlength=n)
-    bad = np.abs(aw - atw) > 64 * np.finfo(np.float64).eps * scale
-    if np.any(bad):
+    rows = np.repeat(np.arange(n, dtype=np.intp), counts)
+    w = _test_vector(n)
+    by_row = data * w[indices]
+    diff = np.bincount(rows, weights=by_row, minlength=n)
+    diff -= np.bincount(indices, weights=data * w[rows], minlength=n)
+    # For a symmetric A, |A| w is the same by rows and by columns: the rows' sum is the scale.
+    scale = np.bincount(rows, weights=np.abs(by_row), minlength=n)
+    bad = np.abs(diff) > 128 * np.finfo(np.float64).eps * scale
+    if bad.any():
         i = int(np.argmax(bad))
         raise NotSymmetricError(
-            "cg needs a symmetric matrix: row %d of A differs from column %d (A w = %.17g, "
-            "A^T w = %.17g for a test vector w); pass check_symmetric=False to skip this test"
-            % (i, i, aw[i], atw[i]))
+            "cg needs a symmetric matrix: row %d of A differs from column %d ((A w - A^T w)_%d = "
+            "%.3g for a test vector w, |A| w = %.3g); pass check_symmetric=False to skip this "
+            "test" % (i, i, i, diff[i], scale[i]))
 
 
 def _params(rtol, maxiter, storage, precond, x0_given, escalate):
