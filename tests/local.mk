@@ -49,10 +49,10 @@ tests_threads_LDFLAGS = $(OPENMP_CFLAGS)
 # The Fortran module against mixsolve.h, and a Fortran program on it (skipped without FC).
 TESTS += tests/fortran_module.sh
 EXTRA_DIST += tests/fortran_module.sh tests/fortran_client.f90
-TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)'
+TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)' PYTHON='$(PYTHON)' MAKE='$(MAKE)'
 clean-local: clean-fortran-test
 clean-fortran-test:
-	rm -rf tests/fortran.tmp tests/readme.tmp
+	rm -rf tests/fortran.tmp tests/readme.tmp tests/cmake.tmp
 .PHONY: clean-fortran-test
 # README.md's examples, compiled with its own commands against this build tree.
 TESTS += tests/readme_examples.sh
@@ -60,3 +60,6 @@ EXTRA_DIST += tests/readme_examples.sh
 # The layers of doc/HACKING.md section 1: who includes whom, who calls whom (grep and nm).
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
+# find_package(mixsolve) from a staged `make install', by an outside CMake project.
+TESTS += tests/cmake.sh
+EXTRA_DIST += tests/cmake.sh tests/cmake/CMakeLists.txt

@@ -1,0 +1,274 @@
+"""_sparse.py: mixsolve.cg over mix_sparse_create_csr and mix_dcg (scipy.sparse.linalg.cg's conventions)."""
+import ctypes
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _lib
+from ._dense import _as_float64
+from .errors import InvalidArgumentError, NotSymmetricError
+
+STORAGES = ("auto", "fp64", "fp32", "fp16", "bf16", "fixed16")
+_INT32_MAX = 2**31 - 1
+
+
+@dataclass
+class CGInfo:
+    """The full record of a CG solve (``full_output=True``): ``mix_cg_info`` plus SciPy's info.
+
+    Attributes
+    ----------
+    info : int
+        What ``cg`` returns otherwise: 0 converged, > 0 the iteration count when the tolerance
+        was not reached, < 0 breakdown or illegal data (-status: see :func:`cg`).
+    status : int
+        libmixsolve's status (0, or a positive ``MIX_ERR_*`` code).
+    message : str
+        ``mix_strerror(status)``.
+    iter, reliable_updates : int
+        Iterations (all stages) and reliable updates (FP64 true-residual recomputations).
+    converged : bool
+    reason : str
+        Why it stopped: "converged", "max_iter", "stagnated", "breakdown_not_spd",
+        "breakdown_nan", "zero_rhs", "out_of_range" or "storage_overflow".
+    true_rel_residual : float
+        ||b - A x||2 / ||b||2 recomputed in FP64.
+    t_setup, t_solve : float
+        Seconds (conversion to the storage precision, iterations).
+    stages : list of (str, int, str)
+        The storage precisions that ran, in order: (precision, iterations, reason).
+    """
+    info: int
+    status: int
+    message: str
+    iter: int
+    reliable_updates: int
+    converged: bool
+    reason: str
+    true_rel_residual: float
+    t_setup: float
+    t_solve: float
+    stages: list = field(default_factory=list)
+
+
+def _reason(r):
+    return _lib.CG_REASONS[r] if 0 <= r < len(_lib.CG_REASONS) else str(r)
+
+
+def _csr_arrays(A):
+    """(n, indptr int64, indices int32, data float64) of A: a scipy.sparse matrix or array (any
+    format: converted to CSR, COO duplicates summed by SciPy) or a tuple (indptr, indices, data)."""
+    if isinstance(A, tuple):
+        if len(A) != 3:
+            raise InvalidArgumentError("A as a tuple must be (indptr, indices, data)")
+        indptr, indices, data = (np.asarray(t) for t in A)
+        n = indptr.shape[0] - 1
+    elif hasattr(A, "tocsr") and hasattr(A, "shape"):
+        if A.shape[0] != A.shape[1]:
+            raise InvalidArgumentError("A must be square, got shape %s" % (A.shape,))
+        if A.format != "csr":
+            A = A.tocsr()  # any format; COO's duplicates are summed here
+        indptr, indices, data = A.indptr, A.indices, A.data
+        n = A.shape[0]
+    else:
+        raise InvalidArgumentError("A must be a scipy.sparse matrix or array, or a tuple "
+                                   "(indptr, indices, data); use mixsolve.solve_spd for dense A")
+    if indptr.ndim != 1 or n < 0 or indices.ndim != 1 or data.ndim != 1:
+        raise InvalidArgumentError("indptr, indices and data must be 1-D arrays")
+    if not (np.issubdtype(indptr.dtype, np.integer) and np.issubdtype(indices.dtype, np.integer)):
+        raise InvalidArgumentError("indptr and indices must be integer arrays")
+    if n > _INT32_MAX or (indices.size and int(indices.max()) > _INT32_MAX):
+        raise InvalidArgumentError("n or a column index does not fit int32 (libmixsolve's colind)")
+    nnz = int(indptr[-1]) if n >= 0 and indptr.size else 0
+    if indices.shape[0] < nnz or data.shape[0] < nnz:
+        raise InvalidArgumentError("indices and data need indptr[-1] = %d entries" % nnz)
+    return (n, np.ascontiguousarray(indptr, dtype=np.int64),
+            np.ascontiguousarray(indices[:nnz], dtype=np.int32),
+            np.ascontiguousarray(_as_float64(data[:nnz], "A's data")))
+
+
+_test_vectors = {}
+
+
+def _test_vector(n):
+    """A fixed pseudo-random w in [0.5, 1.5)^n, made once per n (read-only)."""
+    w = _test_vectors.get(n)
+    if w is None:
+        w = np.random.default_rng(20261125).uniform(0.5, 1.5, n)
+        w.flags.writeable = False
+        if len(_test_vectors) > 8:
+            _test_vectors.clear()
+        _test_vectors[n] = w
+    return w
+
+
+def _check_symmetric(n, indptr, indices, data):
+    """Raises NotSymmetricError unless A w = A^T w for a fixed pseudo-random w, to rounding.
+
+    O(nnz) passes (numpy.repeat, three numpy.bincount), no sorting: duplicates and unsorted
+    rows need no canonical form, explicit zeros count as absent, and a difference below the
+    rounding of the products (relative 64 eps of the row's |A| w) is not reported.
+    """
+    if n == 0 or indices.size == 0:
+        return
+    if indices.min() < 0 or indices.max() >= n:
+        raise InvalidArgumentError("a column index is outside [0, %d)" % n)
+    counts = np.diff(indptr)
+    if indptr[0] != 0 or counts.min() < 0:
+        raise InvalidArgumentError("indptr must start at 0 and never decrease")
+    rows = np.repeat(np.arange(n, dtype=np.intp), counts)
+    w = _test_vector(n)
+    by_row = data * w[indices]
+    diff = np.bincount(rows, weights=by_row, minlength=n)
+    diff -= np.bincount(indices, weights=data * w[rows], minlength=n)
+    # For a symmetric A, |A| w is the same by rows and by columns: the rows' sum is the scale.
+    scale = np.bincount(rows, weights=np.abs(by_row), minlength=n)
+    bad = np.abs(diff) > 128 * np.finfo(np.float64).eps * scale
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise NotSymmetricError(
+            "cg needs a symmetric matrix: row %d of A differs from column %d ((A w - A^T w)_%d = "
+            "%.3g for a test vector w, |A| w = %.3g); pass check_symmetric=False to skip this "
+            "test" % (i, i, i, diff[i], scale[i]))
+
+
+def _params(rtol, maxiter, storage, precond, x0_given, escalate):
+    p = _lib.CGParams()
+    _lib.lib().mix_cg_params_init(ctypes.byref(p))
+    p.sloppy_prec = _lib.prec_code(storage, STORAGES, "storage")
+    p.tol = float(rtol)
+    if maxiter is not None:
+        p.max_iter = int(maxiter)
+    pc = "none" if precond is None else str(precond).lower()
+    if pc not in ("none", "jacobi"):
+        raise InvalidArgumentError("precond=%r is not one of 'jacobi', 'none', None" % (precond,))
+    p.precond = _lib.MIX_PRECOND_JACOBI if pc == "jacobi" else _lib.MIX_PRECOND_NONE
+    p.x0_given = int(x0_given)
+    p.escalate = int(bool(escalate))
+    return p
+
+
+_BREAKDOWN = (_lib.MIX_ERR_NOT_SPD, _lib.MIX_ERR_NAN, _lib.MIX_ERR_OVERFLOW)
+
+
+def _scipy_info(st, ci):
+    """SciPy's info from a mix_dcg status: 0, the iteration count, or -status on breakdown."""
+    if st == 0:
+        return 0
+    if st == _lib.MIX_ERR_NOT_CONVERGED:
+        return max(1, ci.iter)
+    if st in _BREAKDOWN:
+        return -st
+    _lib.raise_status(st, "mix_dcg")
+
+
+def _record(info, st, ci):
+    stages = [(_lib.prec_name(ci.stage_prec[k]), ci.stage_iter[k], _reason(ci.stage_reason[k]))
+              for k in range(min(ci.stages, 3))]
+    return CGInfo(info=info, status=st, message=_lib.strerror(st), iter=ci.iter,
+                  reliable_updates=ci.reliable_updates, converged=bool(ci.converged),
+                  reason=_reason(ci.reason), true_rel_residual=ci.true_rel_residual,
+                  t_setup=ci.t_setup, t_solve=ci.t_solve, stages=stages)
+
+
+def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", precond="jacobi",
+       escalate=True, check_symmetric=True, backend="auto", full_output=False):
+    """Solve ``A x = b`` for sparse symmetric positive definite A by reliable-update mixed-precision CG.
+
+    The signature and return convention of :func:`scipy.sparse.linalg.cg` where they overlap.
+    A is stored in a low precision (``storage``) for the iterations, while the residual that
+    decides convergence is recomputed in FP64: the answer satisfies ||b - A x||2 <= rtol ||b||2
+    in FP64 arithmetic.
+
+    Parameters
+    ----------
+    A : scipy.sparse matrix or array, or tuple (indptr, indices, data)
+        Square, symmetric positive definite. CSR is used as is; CSC and COO are converted to
+        CSR by SciPy (COO duplicates summed). int32 or int64 indices; rows may be unsorted and
+        hold duplicates (summed, as SciPy does). Column indices are copied to int32 and indptr
+        to int64 when they are not already (the C library's types); data that is not float64
+        is converted to a float64 copy. The library keeps its own copy of the matrix.
+        A that is not symmetric is refused (:class:`NotSymmetricError`).
+    b : (n,) array_like
+        Right-hand side; converted to float64 as A's data.
+    x0 : (n,) array_like, optional
+        Starting guess (default zero).
+    rtol : float, optional
+        Relative tolerance on the true FP64 residual (default 1e-10).
+    tol : float, optional
+        SciPy < 1.12's name for rtol; accepted, and wins when given.
+    maxiter : int, optional
+        Iteration limit over all stages (default: the library's, 10 n and at least 1000).
+    storage : {"auto", "fixed16", "fp16", "bf16", "fp32", "fp64"}, optional
+        The precision A is stored in for the iterations; "auto" takes the cheapest the matrix
+        fits.
+    precond : {"jacobi", "none", None}, optional
+        Diagonal (Jacobi) preconditioning, on by default.
+    escalate : bool, optional
+        When the storage precision stagnates, go on in the next wider one (default True).
+    check_symmetric : bool, optional
+        Test that A is symmetric before solving (two O(nnz) passes, see doc/benchmarks.md for
+        its cost); False skips the test, and a non-symmetric A then gives meaningless results.
+    backend : {"auto", "cpu", "cuda"}, optional
+        The libmixsolve backend.
+    full_output : bool, optional
+        Return a :class:`CGInfo` record instead of the integer info.
+
+    Returns
+    -------
+    x : ndarray
+        The solution, float64 of shape (n,); the best iterate when not converged.
+    info : int (or CGInfo with full_output=True)
+        0: converged. > 0: the tolerance was not reached; the iteration count.
+        < 0: breakdown or illegal data, minus libmixsolve's status: -5 (``MIX_ERR_NOT_SPD``)
+        A is not positive definite (p'Ap <= 0 in FP64, or a diagonal entry <= 0 with Jacobi),
+        -6 (``MIX_ERR_NAN``) NaN or Inf in A, b or x0, -11 (``MIX_ERR_OVERFLOW``) the solution
+        does not fit FP64. ``CGInfo.message`` says it in words.
+
+    Raises
+    ------
+    NotSymmetricError
+        A is not symmetric (a :class:`ValueError`).
+    InvalidArgumentError
+        Shapes, index ranges or option names are illegal (a :class:`ValueError`, as SciPy
+        raises for them), or a ``MIX_ERR_INVALID_ARG`` from the library.
+    OutOfMemoryError, BackendError
+        The library could not allocate, or the backend does not answer.
+
+    Notes
+    -----
+    The C call releases the GIL; each thread uses its own context, so threads may solve at once.
+    """
+    if tol is not None:
+        rtol = tol
+    n, indptr, indices, data = _csr_arrays(A)
+    b = _as_float64(b, "b").reshape(-1) if np.ndim(b) == 2 and np.shape(b)[1] == 1 else _as_float64(b, "b")
+    if b.shape != (n,):
+        raise InvalidArgumentError("b must have shape (%d,), got %s" % (n, b.shape))
+    if check_symmetric:
+        _check_symmetric(n, indptr, indices, data)
+    p = _params(rtol, maxiter, storage, precond, x0 is not None, escalate)
+    x = np.zeros(n) if x0 is None else np.array(_as_float64(x0, "x0"), dtype=np.float64).reshape(-1)
+    if x.shape != (n,):
+        raise InvalidArgumentError("x0 must have shape (%d,), got %s" % (n, x.shape))
+    b = np.ascontiguousarray(b)
+    if n == 0:
+        return (x, _record(0, 0, _lib.CGInfo())) if full_output else (x, 0)
+    lib, ctx = _lib.lib(), _lib.context(backend)
+    mat = ctypes.c_void_p()
+    st = lib.mix_sparse_create_csr(ctx, n, indptr.ctypes.data, indices.ctypes.data,
+                                   data.ctypes.data, ctypes.byref(mat))
+    if st:
+        if st not in _BREAKDOWN:
+            _lib.raise_status(st, "mix_sparse_create_csr")
+        ci = _lib.CGInfo(status=st)
+        info = -st
+        return (x, _record(info, st, ci)) if full_output else (x, info)
+    try:
+        ci = _lib.CGInfo()
+        st = lib.mix_dcg(ctx, ctypes.byref(p), mat, b.ctypes.data, x.ctypes.data, ctypes.byref(ci))
+    finally:
+        lib.mix_sparse_destroy(mat)
+    info = _scipy_info(st, ci)
+    return (x, _record(info, st, ci)) if full_output else (x, info)
+
