@@ -1,0 +1,22 @@
+# lib/mpi/local.mk: libmixsolve_mpi (when configure finds MPI): contexts and matrices spanning
+# MPI ranks, over libmixsolve.  Its sources and header travel in every tarball.
+EXTRA_DIST += lib/mpi/mixsolve_mpi.pc.in
+noinst_HEADERS += lib/mpi/mpi_internal.h
+MIX_MPI_SOURCES = lib/mpi/comm_mpi.c lib/mpi/wire.c lib/mpi/halo.c lib/mpi/dist_csr.c \
+	lib/mpi/dist_spmv.c
+if HAVE_MPI
+include_HEADERS += lib/mpi/mixsolve_mpi.h
+pkgconfig_DATA += lib/mpi/mixsolve_mpi.pc
+lib_LTLIBRARIES += lib/libmixsolve_mpi.la
+# The objects once, as a convenience archive: the shared library and the MPI tests link it.
+noinst_LTLIBRARIES += lib/mpi/libmixsolve_mpi_core.la
+lib_mpi_libmixsolve_mpi_core_la_SOURCES = $(MIX_MPI_SOURCES)
+lib_mpi_libmixsolve_mpi_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+lib_libmixsolve_mpi_la_SOURCES =
+nodist_EXTRA_lib_libmixsolve_mpi_la_SOURCES = dummy.c
+lib_libmixsolve_mpi_la_LIBADD = lib/mpi/libmixsolve_mpi_core.la lib/libmixsolve.la $(MPI_LIBS) -lm
+lib_libmixsolve_mpi_la_LDFLAGS = -version-info $(MIX_LT_VERSION) \
+	-export-symbols-regex '^mix_(context_create_mpi|sparse_create_dist_csr)$$'
+else
+EXTRA_DIST += lib/mpi/mixsolve_mpi.h $(MIX_MPI_SOURCES)
+endif
