@@ -49,7 +49,7 @@ tests_threads_LDFLAGS = $(OPENMP_CFLAGS)
 # The Fortran module against mixsolve.h, and a Fortran program on it (skipped without FC).
 TESTS += tests/fortran_module.sh
 EXTRA_DIST += tests/fortran_module.sh tests/fortran_client.f90
-TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)'
+TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)' MPIRUN='$(MPIRUN)'
 clean-local: clean-fortran-test
 clean-fortran-test:
 	rm -rf tests/fortran.tmp tests/readme.tmp
@@ -60,3 +60,14 @@ EXTRA_DIST += tests/readme_examples.sh
 # The layers of doc/HACKING.md section 1: who includes whom, who calls whom (grep and nm).
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
+# libmixsolve_mpi on 1..4 ranks (tests/mpi.sh; skipped without MPI).
+TESTS += tests/mpi.sh
+EXTRA_DIST += tests/mpi.sh tests/mpi_dist.c
+if HAVE_MPI
+check_PROGRAMS += tests/mpi_dist
+tests_mpi_dist_SOURCES = tests/mpi_dist.c
+tests_mpi_dist_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+tests_mpi_dist_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matrices/libmixmat.la \
+	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
+tests_mpi_dist_LDFLAGS = $(OPENMP_CFLAGS)
+endif

@@ -86,6 +86,7 @@ int mix_context_create_mpi(mix_context **ctx, mix_backend backend, MPI_Comm comm
         return MIX_ERR_INVALID_ARG;
     MPI_Comm dup; /* first, on every rank: MPI_Comm_dup is collective */
     if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) return MIX_ERR_COMM;
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN); /* a failure is a status, never an abort */
     mixi_mpi_state *s = calloc(1, sizeof *s);
     mix_context *c = NULL;
     int st = s ? MIX_SUCCESS : MIX_ERR_ALLOC;
