@@ -20,3 +20,13 @@ lib_libmixsolve_mpi_la_LDFLAGS = -version-info $(MIX_LT_VERSION) \
 else
 EXTRA_DIST += lib/mpi/mixsolve_mpi.h $(MIX_MPI_SOURCES)
 endif
+# The local rates of doc/scaling.md: ping-pong, allreduce, distributed SpMV per halo wire.
+EXTRA_DIST += bench/bench_mpi_halo.c
+if HAVE_MPI
+noinst_PROGRAMS += bench/bench_mpi_halo
+bench_bench_mpi_halo_SOURCES = bench/bench_mpi_halo.c
+bench_bench_mpi_halo_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+bench_bench_mpi_halo_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matrices/libmixmat.la \
+	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
+bench_bench_mpi_halo_LDFLAGS = $(OPENMP_CFLAGS)
+endif
