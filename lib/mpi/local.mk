@@ -30,3 +30,8 @@ bench_bench_mpi_halo_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 bench_bench_mpi_halo_LDFLAGS = $(OPENMP_CFLAGS)
 endif
+# Its manual page, installed with the library.
+EXTRA_DIST += doc/man3/mixsolve_mpi.3
+if HAVE_MPI
+man_MANS = doc/man3/mixsolve_mpi.3
+endif
