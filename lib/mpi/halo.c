@@ -77,12 +77,10 @@ static int bucket(const int64_t *row_starts, int size, const int64_t *pairs, int
     return MIX_SUCCESS;
 }
 
-/* Sends each owner its pairs.  Collective; st is this rank's status so far (0: take part fully,
- * else send nothing but still answer the collectives). */
-static int exchange(MPI_Comm mc, int size, needs *x, int st)
+/* Sends each owner its pairs (collective; every rank's buckets are made). */
+static int exchange(MPI_Comm mc, int size, needs *x)
 {
-    if (st) memset(x->scnt, 0, x->scnt ? (size_t)size * sizeof(int) : 0);
-    int *sc = x->scnt;
+    int st = MIX_SUCCESS, *sc = x->scnt;
     if (MPI_Alltoall(sc, 1, MPI_INT, x->rcnt, 1, MPI_INT, mc) != MPI_SUCCESS) return MIX_ERR_COMM;
     int64_t total = 0;
     for (int q = 0; q < size; q++) {
@@ -173,7 +171,7 @@ int mixi_halo_create(MPI_Comm mc, const int64_t *row_starts, int n_ghost, const 
     struct mixi_halo *h = calloc(1, sizeof *h);
     int st = h ? bucket(row_starts, size, pairs, npairs, &x) : MIX_ERR_ALLOC;
     st = mixi_mpi_agree(mc, st); /* exchange() needs every rank's buckets */
-    if (!st) st = exchange(mc, size, &x, st);
+    if (!st) st = exchange(mc, size, &x);
     if (!st) st = symmetric(&x, size, row_starts[rank], rowptr, colind);
     if (!st) {
         h->mc = mc;
