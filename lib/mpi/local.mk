@@ -35,3 +35,5 @@ EXTRA_DIST += doc/man3/mixsolve_mpi.3
 if HAVE_MPI
 man_MANS = doc/man3/mixsolve_mpi.3
 endif
+# The scaling model (doc/scaling.md) and its script.
+EXTRA_DIST += doc/scaling.md doc/scaling_model.py
