@@ -37,3 +37,20 @@ man_MANS = doc/man3/mixsolve_mpi.3
 endif
 # The scaling model (doc/scaling.md) and its script.
 EXTRA_DIST += doc/scaling.md doc/scaling_model.py
+# make installcheck: an outside MPI program (tests/mpi_consumer.c) built against the INSTALLED
+# libmixsolve_mpi through its pkg-config file, run on 2 ranks.
+EXTRA_DIST += tests/mpi_consumer.c
+CLEANFILES += tests/mpi_consumer$(EXEEXT)
+installcheck-local: installcheck-mpi
+installcheck-mpi:
+	@if test -n "$(MPIRUN)"; then \
+	  $(MKDIR_P) tests && \
+	  PKG_CONFIG_PATH="$(DESTDIR)$(libdir)/pkgconfig" $(PKG_CONFIG) --exists mixsolve_mpi && \
+	  echo "$(CC) ... tests/mpi_consumer.c \`pkg-config --cflags --libs mixsolve_mpi\`" && \
+	  $(CC) $(CFLAGS) $(WARN_CFLAGS) -o tests/mpi_consumer$(EXEEXT) $(srcdir)/tests/mpi_consumer.c \
+	    `PKG_CONFIG_PATH="$(DESTDIR)$(libdir)/pkgconfig" $(PKG_CONFIG) --define-variable=prefix="$(DESTDIR)$(prefix)" --cflags --libs mixsolve_mpi` && \
+	  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	  LD_LIBRARY_PATH="$(DESTDIR)$(libdir)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" \
+	    $(MPIRUN) -np 2 --oversubscribe ./tests/mpi_consumer$(EXEEXT); \
+	else echo "installcheck-mpi: no MPI configured, skipped"; fi
+.PHONY: installcheck-mpi
