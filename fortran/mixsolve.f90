@@ -26,7 +26,8 @@ module mixsolve
                                MIX_ERR_NAN = 6, MIX_ERR_NOT_CONVERGED = 7, MIX_ERR_IO = 8, &
                                MIX_ERR_PARSE = 9, MIX_ERR_NOT_IMPLEMENTED = 10, &
                                MIX_ERR_OVERFLOW = 11, MIX_ERR_UNSUPPORTED = 12, &
-                               MIX_ERR_INTERNAL = 13, MIX_ERR_COUNT_ = 14
+                               MIX_ERR_INTERNAL = 13, MIX_ERR_NOT_SYMMETRIC = 14, &
+                               MIX_ERR_COMM = 15, MIX_ERR_COUNT_ = 16
 
   ! ---- why the dense driver fell back / why CG stopped ---------------------------------------
   integer(c_int), parameter :: MIX_REASON_NONE = 0, MIX_REASON_DIRECT = 1, MIX_REASON_OVERFLOW = 2, &

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <pthread.h>
 #include "mix_internal.h"
+#include "lib/core/comm.h"
 
 static int create_for(mix_context **ctx, mix_backend b)
 {
@@ -17,6 +18,7 @@ static int create_for(mix_context **ctx, mix_backend b)
     }
     c->ops = ops;
     c->backend = b;
+    c->comm = &mixi_comm_serial;
     *ctx = c;
     return MIX_SUCCESS;
 }
@@ -44,6 +46,7 @@ int mix_context_create(mix_context **ctx, mix_backend backend)
 void mix_context_destroy(mix_context *ctx)
 {
     if (!ctx) return;
+    if (ctx->comm && ctx->comm->ops->fini) ctx->comm->ops->fini(ctx->comm); /* collective */
     ctx->ops->fini(ctx->state);
     mixi_free(ctx);
 }

@@ -17,6 +17,8 @@ static const char *const status_text[MIX_ERR_COUNT_] = {
     [MIX_ERR_OVERFLOW] = "A value does not fit the requested precision (overflow).",
     [MIX_ERR_UNSUPPORTED] = "The backend does not support this precision or operation.",
     [MIX_ERR_INTERNAL] = "A library or device call failed unexpectedly.",
+    [MIX_ERR_NOT_SYMMETRIC] = "The distributed matrix is not structurally symmetric: an entry (i, j) on one rank has no (j, i) on the rank owning row j.",
+    [MIX_ERR_COMM] = "An MPI call failed; every rank of the communicator returns this status.",
 };
 
 const char *mix_strerror(int status)

@@ -49,7 +49,7 @@ tests_threads_LDFLAGS = $(OPENMP_CFLAGS)
 # The Fortran module against mixsolve.h, and a Fortran program on it (skipped without FC).
 TESTS += tests/fortran_module.sh
 EXTRA_DIST += tests/fortran_module.sh tests/fortran_client.f90
-TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)' PYTHON='$(PYTHON)' MAKE='$(MAKE)'
+TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)' PYTHON='$(PYTHON)' MAKE='$(MAKE)' MPIRUN='$(MPIRUN)'
 clean-local: clean-fortran-test
 clean-fortran-test:
 	rm -rf tests/fortran.tmp tests/readme.tmp tests/cmake.tmp
@@ -63,3 +63,14 @@ EXTRA_DIST += tests/layering.sh
 # find_package(mixsolve) from a staged `make install', by an outside CMake project.
 TESTS += tests/cmake.sh
 EXTRA_DIST += tests/cmake.sh tests/cmake/CMakeLists.txt
+# libmixsolve_mpi on 1..4 ranks (tests/mpi.sh; skipped without MPI).
+TESTS += tests/mpi.sh
+EXTRA_DIST += tests/mpi.sh tests/mpi_dist.c
+if HAVE_MPI
+check_PROGRAMS += tests/mpi_dist
+tests_mpi_dist_SOURCES = tests/mpi_dist.c
+tests_mpi_dist_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+tests_mpi_dist_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matrices/libmixmat.la \
+	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
+tests_mpi_dist_LDFLAGS = $(OPENMP_CFLAGS)
+endif

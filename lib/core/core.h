@@ -12,10 +12,14 @@
 /* A context: one backend's operations table plus that backend's private state.  The table's
  * type is the kernels' (kernels/backend.h); whoever calls through ops includes that header. */
 struct mix_backend_ops;
+struct mixi_comm;
 struct mix_context {
     const struct mix_backend_ops *ops;
     void *state;          /* owned by the backend (device handles and stream, say) */
     mix_backend backend;  /* never MIX_BACKEND_AUTO */
+    /* The ranks a solve spans (lib/core/comm.h): &mixi_comm_serial unless libmixsolve_mpi's
+     * mix_context_create_mpi made the context; its fini runs in mix_context_destroy. */
+    const struct mixi_comm *comm;
 };
 
 /* All host allocation of the library goes through these, so tests can make the Nth one fail. */

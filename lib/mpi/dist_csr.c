@@ -1,0 +1,292 @@
+/* dist_csr.c: mix_sparse_create_dist_csr: a matrix distributed by rows, checked collectively
+ * (every rank returns the same status, none is left waiting), split as PETSc's MPIAIJ (owned
+ * columns, off-process columns renumbered compactly) with its halo plan.  Host allocation is
+ * malloc: libmixsolve exports only mix_ symbols, not its allocator. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/mpi/mpi_internal.h"
+
+typedef struct {
+    int64_t col;
+    double val;
+} entry;
+
+static int entry_cmp(const void *a, const void *b)
+{
+    const int64_t x = ((const entry *)a)->col, y = ((const entry *)b)->col;
+    return (x > y) - (x < y);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* What a rank can check alone before it knows n_global: the row pointers (not the entries,
+ * which are read only once the nnz total is known not to overflow). */
+static int check_rows(int n_local, const int64_t *rowptr, const int64_t *colind,
+                      const double *val, int64_t *nnz)
+{
+    *nnz = 0;
+    if (n_local < 0 || !rowptr || rowptr[0] != 0) return MIX_ERR_INVALID_ARG;
+    for (int i = 0; i < n_local; i++)
+        if (rowptr[i + 1] < rowptr[i]) return MIX_ERR_INVALID_ARG; /* rows out of order */
+    *nnz = rowptr[n_local];
+    if (*nnz > 0 && (!colind || !val)) return MIX_ERR_INVALID_ARG;
+    return MIX_SUCCESS;
+}
+
+/* Row starts from every rank's n_local and the nnz total (one MPI_Allgather), overflow-checked. */
+static int layout(mixi_dist *D, int64_t nnz, int st)
+{
+    int64_t mine[2] = {st ? 0 : D->n_local, st ? 0 : nnz};
+    int64_t *all = malloc(2 * (size_t)D->size * sizeof *all);
+    D->row_starts = malloc(((size_t)D->size + 1) * sizeof *D->row_starts);
+    const int a = mixi_mpi_agree(D->mc, all && D->row_starts ? MIX_SUCCESS : MIX_ERR_ALLOC);
+    if (a) {
+        free(all);
+        return a;
+    }
+    if (MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, D->mc) != MPI_SUCCESS)
+        st = MIX_ERR_COMM;
+    D->row_starts[0] = 0;
+    D->nnz_global = 0;
+    for (int q = 0; q < D->size; q++)
+        if (__builtin_add_overflow(D->row_starts[q], all[2 * q], &D->row_starts[q + 1]) ||
+            __builtin_add_overflow(D->nnz_global, all[2 * q + 1], &D->nnz_global))
+            st = st ? st : MIX_ERR_OVERFLOW;
+    D->row_start = D->row_starts[D->rank];
+    D->n_global = D->row_starts[D->size];
+    free(all);
+    return mixi_mpi_agree(D->mc, st);
+}
+
+/* Once n_global is known: every column in [0, n_global), every value finite. */
+static int check_entries(const mixi_dist *D, int64_t nnz, const int64_t *colind, const double *val)
+{
+    for (int64_t k = 0; k < nnz; k++)
+        if (colind[k] < 0 || colind[k] >= D->n_global) return MIX_ERR_INVALID_ARG;
+    for (int64_t k = 0; k < nnz; k++)
+        if (!isfinite(val[k])) return MIX_ERR_NAN;
+    return MIX_SUCCESS;
+}
+
+/* Rows sorted by global column, duplicates summed (as mix_sparse_create_csr): D->rp, D->v and
+ * the global columns *gcol. */
+static int canonical(mixi_dist *D, const int64_t *rowptr, const int64_t *colind,
+                     const double *val, int64_t **gcol)
+{
+    const int n = D->n_local;
+    const int64_t nnz = rowptr[n];
+    int64_t maxrow = 1;
+    for (int i = 0; i < n; i++)
+        if (rowptr[i + 1] - rowptr[i] > maxrow) maxrow = rowptr[i + 1] - rowptr[i];
+    entry *row = malloc((size_t)maxrow * sizeof *row);
+    D->rp = malloc(((size_t)n + 1) * sizeof *D->rp);
+    D->v = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *D->v);
+    *gcol = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof **gcol);
+    if (!row || !D->rp || !D->v || !*gcol) {
+        free(row);
+        return MIX_ERR_ALLOC;
+    }
+    int64_t k = 0;
+    for (int i = 0; i < n; i++) {
+        const int64_t len = rowptr[i + 1] - rowptr[i];
+        for (int64_t t = 0; t < len; t++) row[t] = (entry){colind[rowptr[i] + t], val[rowptr[i] + t]};
+        qsort(row, (size_t)len, sizeof *row, entry_cmp);
+        D->rp[i] = k;
+        for (int64_t t = 0; t < len; t++) {
+            if (k > D->rp[i] && (*gcol)[k - 1] == row[t].col) {
+                D->v[k - 1] += row[t].val;
+            } else {
+                (*gcol)[k] = row[t].col;
+                D->v[k++] = row[t].val;
+            }
+        }
+    }
+    D->rp[n] = k;
+    free(row);
+    return MIX_SUCCESS;
+}
+
+static int owned(const mixi_dist *D, int64_t j)
+{
+    return j >= D->row_start && j < D->row_start + D->n_local;
+}
+
+/* The ghosts: the distinct off-process columns, ascending. */
+static int ghosts(mixi_dist *D, const int64_t *gcol)
+{
+    const int64_t nnz = D->rp[D->n_local];
+    int64_t m = 0;
+    D->ghost = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *D->ghost);
+    if (!D->ghost) return MIX_ERR_ALLOC;
+    for (int64_t k = 0; k < nnz; k++)
+        if (!owned(D, gcol[k])) D->ghost[m++] = gcol[k];
+    qsort(D->ghost, (size_t)m, sizeof *D->ghost, cmp_i64);
+    int64_t u = 0;
+    for (int64_t t = 0; t < m; t++)
+        if (t == 0 || D->ghost[t] != D->ghost[t - 1]) D->ghost[u++] = D->ghost[t];
+    D->nnz_off = m;
+    D->nnz_diag = nnz - m;
+    if (u > INT_MAX - (int64_t)D->n_local) return MIX_ERR_OVERFLOW; /* columns are int32 */
+    D->n_ghost = (int)u;
+    return MIX_SUCCESS;
+}
+
+static int ghost_index(const mixi_dist *D, int64_t j)
+{
+    int lo = 0, hi = D->n_ghost - 1;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (D->ghost[mid] < j) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* The merged columns (owned j -> j - row_start, ghost -> n_local + its index), the interior rows
+ * then the boundary rows, and the off-process pairs (i, j), global, for the halo plan. */
+static int renumber(mixi_dist *D, const int64_t *gcol, int64_t **pairs)
+{
+    const int n = D->n_local;
+    const int64_t nnz = D->rp[n];
+    D->cx = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *D->cx);
+    D->rows = malloc((size_t)(n > 0 ? n : 1) * sizeof *D->rows);
+    *pairs = malloc(2 * (size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof **pairs);
+    if (!D->cx || !D->rows || !*pairs) return MIX_ERR_ALLOC;
+    int64_t p = 0;
+    int nb = 0;
+    for (int i = 0; i < n; i++) {
+        int boundary = 0;
+        for (int64_t k = D->rp[i]; k < D->rp[i + 1]; k++) {
+            if (owned(D, gcol[k])) {
+                D->cx[k] = (int32_t)(gcol[k] - D->row_start);
+            } else {
+                D->cx[k] = n + ghost_index(D, gcol[k]);
+                (*pairs)[2 * p] = D->row_start + i;
+                (*pairs)[2 * p++ + 1] = gcol[k];
+                boundary = 1;
+            }
+        }
+        if (boundary) D->rows[n - 1 - nb++] = i; /* from the end, reversed back below */
+        else D->rows[D->n_interior++] = i;
+    }
+    for (int a = D->n_interior, b = n - 1; a < b; a++, b--) {
+        const int t = D->rows[a];
+        D->rows[a] = D->rows[b];
+        D->rows[b] = t;
+    }
+    return MIX_SUCCESS;
+}
+
+/* PETSc's MPIAIJ split as backend matrices, from which the CG's sloppy copies (SELL-32, FIXED16,
+ * ...) convert like any matrix's.  The off-process block is n_local x n_ghost; the backends'
+ * matrices are square, so it is held in order max(n_local, n_ghost), the other rows or columns
+ * empty (a halo vector padded with zeros to that order multiplies it). */
+static int split(mixi_dist *D)
+{
+    const int n = D->n_local, m = n > D->n_ghost ? n : D->n_ghost;
+    if (n == 0) return MIX_SUCCESS;
+    int64_t *drp = malloc(((size_t)n + 1) * sizeof *drp), *orp = calloc((size_t)m + 1, sizeof *orp);
+    int32_t *dci = malloc((size_t)(D->nnz_diag > 0 ? D->nnz_diag : 1) * sizeof *dci);
+    int32_t *oci = malloc((size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof *oci);
+    double *dv = malloc((size_t)(D->nnz_diag > 0 ? D->nnz_diag : 1) * sizeof *dv);
+    double *ov = malloc((size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof *ov);
+    int st = drp && orp && dci && oci && dv && ov ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    int64_t kd = 0, ko = 0;
+    for (int i = 0; i < n && !st; i++) {
+        drp[i] = kd;
+        orp[i] = ko;
+        for (int64_t k = D->rp[i]; k < D->rp[i + 1]; k++) {
+            if (D->cx[k] < n) { dci[kd] = D->cx[k]; dv[kd++] = D->v[k]; }
+            else { oci[ko] = D->cx[k] - n; ov[ko++] = D->v[k]; }
+        }
+    }
+    if (!st) {
+        drp[n] = kd;
+        for (int i = n; i <= m; i++) orp[i] = ko;
+        st = mix_sparse_create_csr(D->ctx, n, drp, dci, dv, &D->diag);
+    }
+    if (!st && D->n_ghost > 0) st = mix_sparse_create_csr(D->ctx, m, orp, oci, ov, &D->off);
+    free(drp); free(orp); free(dci); free(oci); free(dv); free(ov);
+    return st;
+}
+
+void mixi_dist_free(mixi_dist *D)
+{
+    if (!D) return;
+    mix_sparse_destroy(D->diag);
+    mix_sparse_destroy(D->off);
+    mixi_halo_free(D->halo);
+    free(D->row_starts); free(D->ghost); free(D->rp); free(D->cx); free(D->v);
+    free(D->rows); free(D->ghostv);
+    free(D);
+}
+
+/* After the entries are known valid: the local build, then the plan (collective inside). */
+static int build(mixi_dist *D, const int64_t *rowptr, const int64_t *colind, const double *val)
+{
+    int64_t *gcol = NULL, *pairs = NULL;
+    int st = canonical(D, rowptr, colind, val, &gcol);
+    if (!st) st = ghosts(D, gcol);
+    if (!st) st = renumber(D, gcol, &pairs);
+    st = mixi_mpi_agree(D->mc, st);
+    if (!st) st = mixi_halo_create(D->mc, D->row_starts, D->n_ghost, D->ghost, pairs, D->nnz_off,
+                                   D->rp, gcol, &D->halo);
+    free(gcol);
+    free(pairs);
+    if (!st) {
+        D->ghostv = calloc((size_t)(D->n_ghost > 0 ? D->n_ghost : 1), sizeof *D->ghostv);
+        st = D->ghostv ? split(D) : MIX_ERR_ALLOC;
+        st = mixi_mpi_agree(D->mc, st);
+    }
+    return st;
+}
+
+int mixi_dist_create(mix_context *ctx, int n_local, const int64_t *rowptr, const int64_t *colind,
+                     const double *val, mixi_dist **Dp)
+{
+    if (!Dp) return MIX_ERR_INVALID_ARG;
+    *Dp = NULL;
+    const MPI_Comm mc = mixi_mpi_comm_of(ctx);
+    if (mc == MPI_COMM_NULL) return MIX_ERR_INVALID_ARG; /* not collective: no communicator */
+    mixi_dist *D = calloc(1, sizeof *D);
+    int st = mixi_mpi_agree(mc, D ? MIX_SUCCESS : MIX_ERR_ALLOC);
+    if (st) {
+        free(D);
+        return st;
+    }
+    D->ctx = ctx;
+    D->mc = mc;
+    D->rank = ctx->comm->rank;
+    D->size = ctx->comm->size;
+    D->n_local = n_local > 0 ? n_local : 0;
+    int64_t nnz = 0;
+    st = check_rows(n_local, rowptr, colind, val, &nnz);
+    st = layout(D, nnz, st);
+    if (!st) st = mixi_mpi_agree(mc, check_entries(D, nnz, colind, val));
+    if (!st) st = build(D, rowptr, colind, val);
+    if (st) {
+        mixi_dist_free(D);
+        return st;
+    }
+    *Dp = D;
+    return MIX_SUCCESS;
+}
+
+int mix_sparse_create_dist_csr(mix_context *ctx, int n_local, const int64_t *rowptr,
+                               const int64_t *colind, const double *val, mix_sparse **A)
+{
+    if (!A) return MIX_ERR_INVALID_ARG;
+    *A = NULL;
+    mixi_dist *D = NULL;
+    const int st = mixi_dist_create(ctx, n_local, rowptr, colind, val, &D);
+    if (st) return st;
+    /* Checked and built, but mix_dcg cannot run on it until the CG calls the communicator
+     * table: refuse rather than solve the local block alone. */
+    mixi_dist_free(D);
+    return MIX_ERR_NOT_IMPLEMENTED;
+}

@@ -1,0 +1,93 @@
+/* wire.c: halo values on the wire: FP64, FP32, or 16 bits with one scale per message (as QUDA's
+ * half-precision ghost zones), so a 16-bit halo costs half an FP32 one. */
+#include <math.h>
+#include <string.h>
+#include "lib/mpi/mpi_internal.h"
+#include "kernels/common/fp16.h"
+#include "kernels/common/bf16.h"
+#include "kernels/common/fixed16.h"
+
+int mixi_wire_valid(mix_prec wire)
+{
+    return wire == MIX_FP64 || wire == MIX_FP32 || wire == MIX_FP16 || wire == MIX_BF16 ||
+           wire == MIX_FIXED16;
+}
+
+/* Header bytes: FP16/BF16 an int32 power of two, FIXED16 the double max |x| (a double, so
+ * values beyond FLT_MAX keep their scale). */
+static size_t header(mix_prec wire)
+{
+    return wire == MIX_FIXED16 ? sizeof(double) : wire == MIX_FP16 || wire == MIX_BF16 ? 4 : 0;
+}
+
+size_t mixi_wire_bytes(mix_prec wire, int n)
+{
+    if (!mixi_wire_valid(wire) || n <= 0) return 0;
+    return header(wire) + (size_t)n * (size_t)mixk_prec_bytes(wire);
+}
+
+/* max |x| over the message; NaN if one is NaN (it then spreads on decoding). */
+static double amax(const double *x, const int *idx, int n)
+{
+    double m = 0.0;
+    int nan = 0;
+    for (int t = 0; t < n; t++) {
+        const double a = fabs(x[idx ? idx[t] : t]);
+        nan |= a != a;
+        m = a > m ? a : m;
+    }
+    return nan ? NAN : m;
+}
+
+void mixi_wire_pack(mix_prec wire, const double *x, const int *idx, int n, void *buf)
+{
+    unsigned char *b = buf;
+    if (wire == MIX_FP64 || wire == MIX_FP32) {
+        for (int t = 0; t < n; t++) {
+            const double v = x[idx ? idx[t] : t];
+            if (wire == MIX_FP64) memcpy(b + 8 * (size_t)t, &v, 8);
+            else { const float f = (float)v; memcpy(b + 4 * (size_t)t, &f, 4); }
+        }
+        return;
+    }
+    const double m = amax(x, idx, n);
+    uint16_t *q = (uint16_t *)(b + header(wire));
+    if (wire == MIX_FIXED16) {
+        memcpy(b, &m, sizeof m);
+        const double inv = mixk_fixed16_inv_step_f64(m);
+        for (int t = 0; t < n; t++)
+            q[t] = (uint16_t)mixk_fixed16_encode_f64(x[idx ? idx[t] : t], inv);
+        return;
+    }
+    /* A power of two: the scaling is exact, only the 16-bit rounding remains. */
+    const int32_t e = m > 0.0 && isfinite(m) ? (int32_t)ilogb(m) - 14 : 0;
+    memcpy(b, &e, 4);
+    for (int t = 0; t < n; t++) {
+        const double v = ldexp(x[idx ? idx[t] : t], -e);
+        q[t] = wire == MIX_FP16 ? mixk_f64_to_f16(v) : mixk_f64_to_bf16(v);
+    }
+}
+
+void mixi_wire_unpack(mix_prec wire, const void *buf, int n, double *out)
+{
+    const unsigned char *b = buf;
+    if (wire == MIX_FP64 || wire == MIX_FP32) {
+        for (int t = 0; t < n; t++) {
+            if (wire == MIX_FP64) memcpy(&out[t], b + 8 * (size_t)t, 8);
+            else { float f; memcpy(&f, b + 4 * (size_t)t, 4); out[t] = f; }
+        }
+        return;
+    }
+    const uint16_t *q = (const uint16_t *)(b + header(wire));
+    if (wire == MIX_FIXED16) {
+        double m;
+        memcpy(&m, b, sizeof m);
+        const double step = m / (double)MIXK_FIXED16_QMAX;
+        for (int t = 0; t < n; t++) out[t] = (double)(int16_t)q[t] * step;
+        return;
+    }
+    int32_t e;
+    memcpy(&e, b, 4);
+    for (int t = 0; t < n; t++)
+        out[t] = ldexp((double)(wire == MIX_FP16 ? mixk_f16_to_f32(q[t]) : mixk_bf16_to_f32(q[t])), e);
+}
