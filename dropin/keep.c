@@ -117,16 +117,11 @@ static void to_front(mixd_kept *k)
     lru_head = k;
 }
 
-/* Charges bytes to the cap, evicting least recently used entries other than keep_me (under
- * reg_lock); 0 when they do not fit. */
-static int reserve(size_t bytes, const mixd_kept *keep_me)
+/* Charges bytes to the cap, evicting least recently used entries (under reg_lock); 0 when they
+ * do not fit (entries evicted while in use are charged until released). */
+static int reserve(size_t bytes)
 {
-    mixd_kept *k = lru_tail;
-    while (used + bytes > cap && k) {
-        mixd_kept *prev = k->prev;
-        if (k != keep_me) unlink_entry(k);
-        k = prev;
-    }
+    while (used + bytes > cap && lru_tail) unlink_entry(lru_tail);
     if (used + bytes > cap) return 0;
     used += bytes;
     return 1;
@@ -141,7 +136,7 @@ mixd_kept *mixd_keep_begin(int n, const double *a, int lda, char uplo)
     pthread_mutex_lock(&reg_lock);
     mixd_kept *old = find(a);
     if (old) unlink_entry(old);
-    int ok = bytes <= cap && reserve(bytes, NULL);
+    int ok = bytes <= cap && reserve(bytes);
     pthread_mutex_unlock(&reg_lock);
     if (!ok) return NULL;
     mixd_kept *k = calloc(1, sizeof *k);
@@ -250,8 +245,10 @@ const int *mixd_kept_ipiv(const mixd_kept *k)
 static double *alloc_factors(mixd_kept *k, int **ipiv64, int *transient)
 {
     size_t nn = (size_t)k->n * (size_t)k->n, extra = nn * sizeof(double) + (size_t)k->n * sizeof(int);
+    /* Never evicts another original for them: only free room under the cap holds them. */
     pthread_mutex_lock(&reg_lock);
-    int kept = extra <= cap && reserve(extra, k);
+    int kept = used + extra <= cap;
+    if (kept) used += extra;
     pthread_mutex_unlock(&reg_lock);
     double *f = malloc(nn * sizeof *f);
     *ipiv64 = malloc((size_t)k->n * sizeof(int));

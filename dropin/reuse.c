@@ -105,9 +105,11 @@ static double op_norm(const mixd_reuse *r, char trans)
     return worst;
 }
 
-/* LU-IR on x (ld ldx), which holds b0 on entry: 1 when every column meets LAPACK dsgesv's
- * stopping test ||r||inf <= ||x||inf ||A||inf eps sqrt(n), with *iter steps; 0 when a step fails
- * to halve the worst scaled residual (the factors are too far from A), or NaN. */
+/* LU-IR on x (ld ldx), which holds b0 on entry.  The iteration runs until the correction is
+ * below FP64's rounding of x (so the forward error is the FP64 factors' own, not only the
+ * backward error LAPACK dsgesv stops at) or stops shrinking by half; it succeeds (1, *iter steps)
+ * when the last residual met dsgesv's test ||r||inf <= ||x||inf ||A||inf eps sqrt(n) in every
+ * column; 0 when it did not, or on NaN: the factors are too far from A. */
 static int refine(const mixd_reuse *r, char trans, int nrhs, const double *b0, double *x, int ldx,
                   double *res, double anrm, int *iter)
 {
@@ -115,29 +117,35 @@ static int refine(const mixd_reuse *r, char trans, int nrhs, const double *b0, d
     const double cte = anrm * DBL_EPSILON * sqrt((double)n);
     double prev = INFINITY;
     solve_lo(r, trans, nrhs, x, ldx);
-    for (int it = 0; it <= ITMAX; it++) {
+    for (int it = 1; it <= ITMAX; it++) {
         residual(r, trans, nrhs, b0, x, ldx, res);
-        double worst = 0;
-        int done = 1;
+        int backward_ok = 1;
         for (int j = 0; j < nrhs; j++) {
-            double rn = 0, xn = 0;
+            double rn = 0, xj = 0;
             for (int i = 0; i < n; i++) {
                 rn = fmax(rn, fabs(res[i + (size_t)j * n]));
-                xn = fmax(xn, fabs(x[i + (size_t)j * ldx]));
+                xj = fmax(xj, fabs(x[i + (size_t)j * ldx]));
             }
-            if (isnan(rn) || isnan(xn)) return 0;
-            if (!(rn <= xn * cte)) done = 0;
-            if (rn > 0) worst = fmax(worst, rn / xn);
+            if (isnan(rn) || isnan(xj)) return 0;
+            if (!(rn <= xj * cte)) backward_ok = 0;
         }
-        if (done) {
-            *iter = it;
-            return 1;
-        }
-        if (!(worst < 0.5 * prev)) return 0;
-        prev = worst;
         solve_lo(r, trans, nrhs, res, n);
-        for (int j = 0; j < nrhs; j++)
-            for (int i = 0; i < n; i++) x[i + (size_t)j * ldx] += res[i + (size_t)j * n];
+        double dn = 0; /* the largest correction relative to its column of x */
+        for (int j = 0; j < nrhs; j++) {
+            double dj = 0, xj = 0;
+            for (int i = 0; i < n; i++) {
+                double *xi = x + i + (size_t)j * ldx, d = res[i + (size_t)j * n];
+                xj = fmax(xj, fabs(*xi));
+                dj = fmax(dj, fabs(d));
+                *xi += d;
+            }
+            if (dj > 0) dn = fmax(dn, xj > 0 ? dj / xj : INFINITY);
+        }
+        if (isnan(dn)) return 0;
+        *iter = it;
+        if (dn <= DBL_EPSILON) return 1;
+        if (!(dn <= 0.5 * prev)) return backward_ok;
+        prev = dn;
     }
     return 0;
 }
