@@ -37,6 +37,13 @@ if HAVE_LAPACK
 check_PROGRAMS += tests/dropin_keep
 TESTS += tests/dropin_keep.sh
 endif
+# The registry of kept originals on its own (also under ASan and TSan: tools/ci-*.sh).
+check_PROGRAMS += tests/dropin_keep_unit
+TESTS += tests/dropin_keep_unit
+tests_dropin_keep_unit_SOURCES = tests/dropin_keep_unit.c dropin/keep.c
+tests_dropin_keep_unit_LDADD = -lpthread
+# Own object names: dropin/keep.c is also built with libtool for the drop-in.
+tests_dropin_keep_unit_CFLAGS = $(AM_CFLAGS)
 tests_dropin_keep_SOURCES = tests/dropin_keep.c
 tests_dropin_keep_LDADD = $(LAPACK_LIBS) -lm
 EXTRA_DIST += tests/dropin_keep.sh
