@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dropin/dropin.h"
+#include "dropin/keep.h"
 #include "lib/mix_internal.h"
 
 typedef void (*dgesv_fn)(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv,
@@ -82,6 +83,7 @@ void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ip
         why = "empty";
         goto forward;
     }
+    mixd_keep_forget(a); /* whatever happens, A will hold new factors */
     /* The factors dgesv_ leaves in A are the caller's to reuse: route only where that is safe. */
     const mixd_factor_plan plan = mixd_plan_factors(caller);
     if (!plan.route) {
@@ -103,8 +105,18 @@ void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ip
         why = "memory";
         goto forward;
     }
+    /* The original A, kept before the solve overwrites it, makes later reuse exact. */
+    mixd_kept *kept = NULL;
+    if (plan.keep && !(kept = mixd_keep_begin(n, a, lda, 'N'))) {
+        free(x);
+        why = "keep";
+        goto forward;
+    }
     mix_gesv_info gi;
     if (routed_solve(ctx, prec, 1, n, nrhs, a, lda, ipiv, b, ldb, x, n, &gi, info)) {
+        if (kept && *info == 0 && gi.factor_prec_used != MIX_FP64)
+            mixd_keep_commit(kept, a, lda, ipiv, gi.factor_prec_used);
+        else mixd_keep_abort(kept);
         if (*info == 0)
             for (int j = 0; j < nrhs; j++)
                 memcpy(b + (size_t)j * ldb, x + (size_t)j * n, (size_t)n * sizeof *x);
@@ -114,6 +126,7 @@ void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ip
         goto done;
     }
     free(x);
+    mixd_keep_abort(kept);
     why = gi.status == MIX_ERR_NAN ? "nan" : gi.status == MIX_ERR_UNSUPPORTED ? "range" : "error";
 forward:
     if (next_dgesv) next_dgesv(n_, nrhs_, a, lda_, ipiv, b, ldb_, info);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dropin/dropin.h"
+#include "dropin/keep.h"
 #include "lib/mix_internal.h"
 
 typedef void (*dposv_fn)(const char *uplo, const int *n, const int *nrhs, double *a,
@@ -98,6 +99,7 @@ void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const 
         mixd_log("dposv", n, nrhs, "rejected", "none", NULL, *info, mixd_now() - t0, "argument");
         goto done;
     }
+    mixd_keep_forget(a); /* whatever happens, A will hold a new factor */
     /* The factor dposv_ leaves in A is the caller's to reuse: route only where that is safe. */
     const mixd_factor_plan plan = mixd_plan_factors(caller);
     if (!plan.route) {
@@ -114,6 +116,13 @@ void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const 
     /* No FP64 fallback inside mixsolve: whenever the low-precision path fails (A not SPD
      * included), A and B are untouched and LAPACK's dposv runs on them, so INFO, the factor and
      * X are then exactly LAPACK's. */
+    /* The original triangle, kept before the solve overwrites it, makes later reuse exact. */
+    mixd_kept *kept = NULL;
+    if (plan.keep && !(kept = mixd_keep_begin(n, a, lda, u))) {
+        free(x);
+        why = "keep";
+        goto forward;
+    }
     mix_gesv_params p;
     mix_gesv_params_init(&p);
     p.factor_prec = prec;
@@ -122,6 +131,9 @@ void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const 
     int not_pd = 0;
     int st = mixi_dposv_lapack(ctx, &p, u, n, nrhs, a, lda, b, ldb, x, n, &gi, &not_pd, 1);
     if (st == MIX_SUCCESS) {
+        if (kept && gi.factor_prec_used != MIX_FP64)
+            mixd_keep_commit(kept, a, lda, NULL, gi.factor_prec_used);
+        else mixd_keep_abort(kept);
         for (int j = 0; j < nrhs; j++)
             memcpy(b + (size_t)j * ldb, x + (size_t)j * n, (size_t)n * sizeof *x);
         free(x);
@@ -131,6 +143,7 @@ void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const 
         goto done;
     }
     free(x);
+    mixd_keep_abort(kept);
     why = why_not_taken(&gi, st);
 forward:
     if (next_dposv) next_dposv(uplo, n_, nrhs_, a, lda_, b, ldb_, info, uplo_len);

@@ -32,6 +32,22 @@ TESTS += tests/dropin_lapack.sh tests/dropin_numpy.sh tests/dropin_r.sh
 endif
 tests_lapack_client_SOURCES = tests/lapack_client.c
 tests_lapack_client_LDADD = $(LAPACK_LIBS) -lpthread -lm
+# A LAPACK program that reuses the factors dgesv_/dposv_ leave, run by tests/dropin_keep.sh.
+if HAVE_LAPACK
+check_PROGRAMS += tests/dropin_keep
+TESTS += tests/dropin_keep.sh
+endif
+# The registry of kept originals on its own (also under ASan and TSan: tools/ci-*.sh).
+check_PROGRAMS += tests/dropin_keep_unit
+TESTS += tests/dropin_keep_unit
+tests_dropin_keep_unit_SOURCES = tests/dropin_keep_unit.c dropin/keep.c
+tests_dropin_keep_unit_LDADD = -lpthread
+# Own object names: dropin/keep.c is also built with libtool for the drop-in.
+tests_dropin_keep_unit_CFLAGS = $(AM_CFLAGS)
+tests_dropin_keep_SOURCES = tests/dropin_keep.c
+tests_dropin_keep_LDADD = $(LAPACK_LIBS) -lm
+EXTRA_DIST += tests/dropin_keep.sh
+CLEANFILES += tests/dropin_keep.log tests/dropin_keep.out
 EXTRA_DIST += tests/dropin_lapack.sh tests/dropin_numpy.sh tests/dropin_numpy.py tests/dropin_r.sh
 check_PROGRAMS += tests/dropin_autoprec
 tests_dropin_autoprec_SOURCES = tests/dropin_autoprec.c

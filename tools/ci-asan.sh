@@ -10,9 +10,10 @@ mkdir -p _build-asan && cd _build-asan
 make -j"$(nproc)" >/dev/null
 # Leaks inside OpenBLAS/oneDNN/libgomp thread pools are theirs, not ours: suppressed by library.
 printf 'leak:libopenblas\nleak:libgomp\nleak:libdnnl\n' >lsan.supp
-# The CUnit suite and the threads test; the drop-in and client scripts are left out here: they
+# The CUnit suite, the threads test and the drop-in's registry of kept originals on its own
+# (dropin_keep_unit); the drop-in and client scripts are left out here: they
 # LD_PRELOAD the library into, or link it with, programs built without ASan, which ASan refuses.
 ASAN_OPTIONS="detect_leaks=1:abort_on_error=0" LSAN_OPTIONS="suppressions=$PWD/lsan.supp" \
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-  make check TESTS="tests/mixsolve_tests tests/threads"
+  make check TESTS="tests/mixsolve_tests tests/threads tests/dropin_keep_unit"
 echo "ci-asan: the suite passes under ASan + UBSan"

@@ -1,0 +1,304 @@
+/* keep.c: the registry of kept originals (keep.h): an address-keyed table with an LRU list under
+ * one lock, a memory cap, and a fingerprint of the factors each entry vouches for. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dropin/keep.h"
+
+struct mixd_kept {
+    const double *addr;      /* the caller's factor array */
+    int n, lda;
+    char uplo;               /* 'N' LU, 'U'/'L' Cholesky */
+    mix_prec prec;
+    uint64_t hash;           /* of the factors left in addr */
+    int *ipiv;               /* LU: the pivots left with them */
+    double *a0;              /* the original, ld n */
+    size_t bytes;            /* charged to the cap: a0, ipiv, f64, ipiv64 */
+    int refs, live;          /* live: reachable from the table */
+    mixd_kept *hnext, *prev, *next; /* bucket chain; LRU list, most recent first */
+    pthread_mutex_t lock;    /* computing f64 once */
+    int f64_info;            /* factor's INFO for f64 */
+    double *f64;             /* true FP64 factors of a0, ld n, once computed */
+    int *ipiv64;
+};
+
+enum { BUCKETS = 1024 };
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static mixd_kept *buckets[BUCKETS], *lru_head, *lru_tail;
+static size_t used, cap;
+static atomic_size_t live_count; /* read without the lock: no entry, no look-up */
+static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
+
+static void read_cap(void)
+{
+    /* MIXSOLVE_LAPACK_KEEP_MB: MiB of kept originals (and their FP64 factors); default 1024. */
+    const char *s = getenv("MIXSOLVE_LAPACK_KEEP_MB");
+    char *end;
+    unsigned long long mb = 1024;
+    if (s && *s) {
+        unsigned long long v = strtoull(s, &end, 10);
+        if (*end == 0 && v < (SIZE_MAX >> 21)) mb = v;
+    }
+    cap = (size_t)mb << 20;
+}
+
+static size_t bucket_of(const double *a)
+{
+    uintptr_t p = (uintptr_t)a >> 4;
+    return (size_t)((p ^ (p >> 10) ^ (p >> 20)) % BUCKETS);
+}
+
+/* Four independent lanes so that hashing runs near memory bandwidth; the column index is mixed
+ * in so that moved columns change the fingerprint. */
+static uint64_t fingerprint(const double *a, int n, int lda, char uplo)
+{
+    const uint64_t m = 0x9E3779B97F4A7C15ULL;
+    uint64_t h[4] = {1, 2, 3, 4};
+    for (int j = 0; j < n; j++) {
+        int lo = uplo == 'L' ? j : 0, hi = uplo == 'U' ? j + 1 : n;
+        const double *c = a + (size_t)j * lda;
+        int i = lo;
+        for (; i + 4 <= hi; i += 4)
+            for (int l = 0; l < 4; l++) {
+                uint64_t w;
+                memcpy(&w, c + i + l, sizeof w);
+                h[l] = (h[l] ^ w) * m;
+            }
+        for (; i < hi; i++) {
+            uint64_t w;
+            memcpy(&w, c + i, sizeof w);
+            h[0] = (h[0] ^ w) * m;
+        }
+        h[1] = (h[1] ^ (uint64_t)j) * m;
+    }
+    return (h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3)) * m;
+}
+
+static void destroy(mixd_kept *k)
+{
+    used -= k->bytes; /* under reg_lock */
+    pthread_mutex_destroy(&k->lock);
+    free(k->a0), free(k->ipiv), free(k->f64), free(k->ipiv64), free(k);
+}
+
+/* Out of the table and the LRU list (under reg_lock); freed once nobody holds it. */
+static void unlink_entry(mixd_kept *k)
+{
+    mixd_kept **p = &buckets[bucket_of(k->addr)];
+    while (*p != k) p = &(*p)->hnext;
+    *p = k->hnext;
+    if (k->prev) k->prev->next = k->next;
+    else lru_head = k->next;
+    if (k->next) k->next->prev = k->prev;
+    else lru_tail = k->prev;
+    k->live = 0;
+    atomic_fetch_sub(&live_count, 1);
+    if (k->refs == 0) destroy(k);
+}
+
+static mixd_kept *find(const double *a)
+{
+    for (mixd_kept *k = buckets[bucket_of(a)]; k; k = k->hnext)
+        if (k->addr == a) return k;
+    return NULL;
+}
+
+static void to_front(mixd_kept *k)
+{
+    if (lru_head == k) return;
+    k->prev->next = k->next;
+    if (k->next) k->next->prev = k->prev;
+    else lru_tail = k->prev;
+    k->prev = NULL;
+    k->next = lru_head;
+    lru_head->prev = k;
+    lru_head = k;
+}
+
+/* Charges bytes to the cap, evicting least recently used entries (under reg_lock); 0 when they
+ * do not fit (entries evicted while in use are charged until released). */
+static int reserve(size_t bytes)
+{
+    while (used + bytes > cap && lru_tail) unlink_entry(lru_tail);
+    if (used + bytes > cap) return 0;
+    used += bytes;
+    return 1;
+}
+
+mixd_kept *mixd_keep_begin(int n, const double *a, int lda, char uplo)
+{
+    pthread_once(&cap_once, read_cap);
+    if (n <= 0) return NULL;
+    size_t nn = (size_t)n * (size_t)n, bytes = nn * sizeof(double) + sizeof(mixd_kept);
+    if (uplo == 'N') bytes += (size_t)n * sizeof(int);
+    pthread_mutex_lock(&reg_lock);
+    mixd_kept *old = find(a);
+    if (old) unlink_entry(old);
+    int ok = bytes <= cap && reserve(bytes);
+    pthread_mutex_unlock(&reg_lock);
+    if (!ok) return NULL;
+    mixd_kept *k = calloc(1, sizeof *k);
+    if (k) {
+        k->bytes = bytes;
+        k->a0 = malloc(nn * sizeof(double));
+        k->ipiv = uplo == 'N' ? malloc((size_t)n * sizeof(int)) : NULL;
+    }
+    if (!k || !k->a0 || (uplo == 'N' && !k->ipiv)) {
+        if (k) free(k->a0), free(k->ipiv), free(k);
+        pthread_mutex_lock(&reg_lock);
+        used -= bytes;
+        pthread_mutex_unlock(&reg_lock);
+        return NULL;
+    }
+    k->addr = a, k->n = n, k->lda = lda, k->uplo = uplo;
+    pthread_mutex_init(&k->lock, NULL);
+    for (int j = 0; j < n; j++) {
+        int lo = uplo == 'L' ? j : 0, hi = uplo == 'U' ? j + 1 : n;
+        memcpy(k->a0 + (size_t)j * n + lo, a + (size_t)j * lda + lo, (size_t)(hi - lo) * sizeof *a);
+    }
+    return k;
+}
+
+void mixd_keep_commit(mixd_kept *k, const double *a, int lda, const int *ipiv, mix_prec prec)
+{
+    k->hash = fingerprint(a, k->n, lda, k->uplo);
+    if (k->ipiv) memcpy(k->ipiv, ipiv, (size_t)k->n * sizeof *ipiv);
+    k->prec = prec;
+    pthread_mutex_lock(&reg_lock);
+    mixd_kept *old = find(a); /* another thread's dgesv_ on the same array meanwhile */
+    if (old) unlink_entry(old);
+    k->live = 1;
+    k->hnext = buckets[bucket_of(a)];
+    buckets[bucket_of(a)] = k;
+    k->prev = NULL;
+    k->next = lru_head;
+    if (lru_head) lru_head->prev = k;
+    else lru_tail = k;
+    lru_head = k;
+    atomic_fetch_add(&live_count, 1);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+void mixd_keep_abort(mixd_kept *k)
+{
+    if (!k) return;
+    pthread_mutex_lock(&reg_lock);
+    destroy(k);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+void mixd_keep_release(mixd_kept *k)
+{
+    pthread_mutex_lock(&reg_lock);
+    if (--k->refs == 0 && !k->live) destroy(k);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+mixd_kept *mixd_keep_lookup(const double *a, int n, int lda, char uplo, const int *ipiv)
+{
+    if (atomic_load(&live_count) == 0) return NULL;
+    pthread_mutex_lock(&reg_lock);
+    mixd_kept *k = find(a);
+    if (k && (k->n != n || k->lda != lda || k->uplo != uplo)) k = NULL;
+    if (k) k->refs++;
+    pthread_mutex_unlock(&reg_lock);
+    if (!k) return NULL;
+    /* Outside the lock: O(n^2) reads of the caller's array. */
+    int same = fingerprint(a, n, lda, uplo) == k->hash &&
+               (!k->ipiv || !ipiv || memcmp(ipiv, k->ipiv, (size_t)n * sizeof *ipiv) == 0);
+    pthread_mutex_lock(&reg_lock);
+    if (same && k->live) to_front(k);
+    else if (k->live) unlink_entry(k); /* rewritten: never ours again */
+    pthread_mutex_unlock(&reg_lock);
+    if (same) return k;
+    mixd_keep_release(k);
+    return NULL;
+}
+
+void mixd_keep_forget(const double *a)
+{
+    if (atomic_load(&live_count) == 0) return;
+    pthread_mutex_lock(&reg_lock);
+    mixd_kept *k = find(a);
+    if (k) unlink_entry(k);
+    pthread_mutex_unlock(&reg_lock);
+}
+
+const double *mixd_kept_matrix(const mixd_kept *k)
+{
+    return k->a0;
+}
+
+mix_prec mixd_kept_prec(const mixd_kept *k)
+{
+    return k->prec;
+}
+
+const int *mixd_kept_ipiv(const mixd_kept *k)
+{
+    return k->ipiv;
+}
+
+/* f64 and ipiv64 for k: kept within the cap, else transient (*transient set); NULL if no memory. */
+static double *alloc_factors(mixd_kept *k, int **ipiv64, int *transient)
+{
+    size_t nn = (size_t)k->n * (size_t)k->n, extra = nn * sizeof(double) + (size_t)k->n * sizeof(int);
+    /* Never evicts another original for them: only free room under the cap holds them. */
+    pthread_mutex_lock(&reg_lock);
+    int kept = used + extra <= cap;
+    if (kept) used += extra;
+    pthread_mutex_unlock(&reg_lock);
+    double *f = malloc(nn * sizeof *f);
+    *ipiv64 = malloc((size_t)k->n * sizeof(int));
+    if (!f || !*ipiv64) {
+        free(f), free(*ipiv64);
+        f = NULL;
+    }
+    if (kept && f) {
+        pthread_mutex_lock(&reg_lock);
+        k->bytes += extra; /* charged already; released with the entry */
+        pthread_mutex_unlock(&reg_lock);
+    } else if (kept) {
+        pthread_mutex_lock(&reg_lock);
+        used -= extra;
+        pthread_mutex_unlock(&reg_lock);
+    }
+    *transient = !(kept && f);
+    return f;
+}
+
+const double *mixd_kept_factors(mixd_kept *k, mixd_factor_fn factor, const int **ipiv,
+                                int *transient, int *info)
+{
+    pthread_mutex_lock(&k->lock);
+    *transient = 0;
+    if (k->f64) {
+        *info = k->f64_info;
+        *ipiv = k->ipiv64;
+        pthread_mutex_unlock(&k->lock);
+        return k->f64;
+    }
+    int *p64 = NULL;
+    double *f = alloc_factors(k, &p64, transient);
+    if (!f) {
+        *info = -1;
+        pthread_mutex_unlock(&k->lock);
+        return NULL;
+    }
+    memcpy(f, k->a0, (size_t)k->n * (size_t)k->n * sizeof *f);
+    *info = factor(k->n, k->uplo, f, p64);
+    *ipiv = p64;
+    if (!*transient) k->f64 = f, k->ipiv64 = p64, k->f64_info = *info;
+    pthread_mutex_unlock(&k->lock);
+    return f;
+}
+
+void mixd_keep_stats(size_t *entries, size_t *bytes)
+{
+    pthread_mutex_lock(&reg_lock);
+    *entries = atomic_load(&live_count);
+    *bytes = used;
+    pthread_mutex_unlock(&reg_lock);
+}

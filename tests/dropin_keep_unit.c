@@ -1,0 +1,150 @@
+/* dropin_keep_unit.c: the drop-in's registry of kept originals (dropin/keep.c) on its own, so
+ * that it runs under AddressSanitizer and ThreadSanitizer (tools/ci-asan.sh, tools/ci-tsan.sh),
+ * which cannot preload the drop-in: the cap, the fingerprint, LRU order, the FP64 factors
+ * computed once, and many threads keeping, looking up and forgetting at once.
+ * MIXSOLVE_LAPACK_KEEP_MB is set to 1 here.  Exit status 1 if a check failed. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dropin/keep.h"
+
+static int failures;
+
+static void check(int ok, const char *what)
+{
+    printf("%-4s %s\n", ok ? "ok" : "FAIL", what);
+    if (!ok) failures++;
+}
+
+/* An n x n "factor" array with recognisable contents, and pivots 1..n. */
+static double *array(int n, double seed, int **ipiv)
+{
+    double *a = malloc((size_t)n * n * sizeof *a);
+    *ipiv = malloc((size_t)n * sizeof **ipiv);
+    if (!a || !*ipiv) exit(2);
+    for (size_t k = 0; k < (size_t)n * n; k++) a[k] = seed + (double)k;
+    for (int i = 0; i < n; i++) (*ipiv)[i] = i + 1;
+    return a;
+}
+
+/* Keeps a (as if a routed dgesv_ had just left factors there). */
+static int keep(int n, double *a, const int *ipiv)
+{
+    mixd_kept *k = mixd_keep_begin(n, a, n, 'N');
+    if (!k) return 0;
+    a[0] += 0.5; /* the "factors" differ from the original */
+    mixd_keep_commit(k, a, n, ipiv, MIX_FP32);
+    return 1;
+}
+
+static int is_kept(int n, const double *a, const int *ipiv)
+{
+    mixd_kept *k = mixd_keep_lookup(a, n, n, 'N', ipiv);
+    if (k) mixd_keep_release(k);
+    return k != NULL;
+}
+
+static int factor_calls;
+static int fake_factor(int n, char uplo, double *f, int *ipiv)
+{
+    (void)uplo;
+    __atomic_add_fetch(&factor_calls, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < n; i++) ipiv[i] = i + 1;
+    f[0] = -f[0];
+    return 0;
+}
+
+static void single_thread(void)
+{
+    int *p1, *p2, *p[4];
+    double *big = array(400, 1, &p1), *a = array(100, 2, &p2); /* 1.28 MB, 80 kB */
+    check(!keep(400, big, p1), "cap: 1.28 MB not kept under MIXSOLVE_LAPACK_KEEP_MB=1");
+    check(keep(100, a, p2) && is_kept(100, a, p2), "kept, then found by address and contents");
+    check(is_kept(100, a, NULL), "no IPIV argument (dgecon): found by the factors alone");
+    check(!is_kept(99, a, p2) && !is_kept(100, a + 1, p2), "another order or address: not ours");
+    mixd_kept *k = mixd_keep_lookup(a, 100, 100, 'N', p2);
+    int transient = 1, info = -9;
+    const int *ipiv64;
+    const double *f = k ? mixd_kept_factors(k, fake_factor, &ipiv64, &transient, &info) : NULL;
+    check(f && !transient && info == 0 && f[0] == -2.0 && mixd_kept_matrix(k)[0] == 2.0,
+          "FP64 factors of the kept original, kept with it");
+    if (k) f = mixd_kept_factors(k, fake_factor, &ipiv64, &transient, &info);
+    check(factor_calls == 1, "FP64 factors computed once");
+    if (k) mixd_keep_release(k);
+    p2[3] = 7;
+    check(!is_kept(100, a, p2), "IPIV rewritten: not ours");
+    p2[3] = 4;
+    check(!is_kept(100, a, p2), "and forgotten for good");
+    check(keep(100, a, p2), "kept again");
+    a[5000] = -1;
+    check(!is_kept(100, a, p2), "one entry rewritten: not ours");
+    size_t entries, bytes;
+    mixd_keep_stats(&entries, &bytes);
+    check(entries == 0 && bytes == 0, "nothing held once everything is forgotten");
+    /* 320 kB each: three fit in 1 MiB, a fourth evicts the least recently used. */
+    double *s[4];
+    for (int i = 0; i < 4; i++) s[i] = array(200, 10 * i, &p[i]);
+    keep(200, s[0], p[0]), keep(200, s[1], p[1]), keep(200, s[2], p[2]);
+    is_kept(200, s[0], p[0]);
+    keep(200, s[3], p[3]);
+    check(is_kept(200, s[0], p[0]) && !is_kept(200, s[1], p[1]) && is_kept(200, s[2], p[2]) &&
+              is_kept(200, s[3], p[3]),
+          "LRU: the least recently used evicted, a recently looked-up one kept");
+    for (int i = 0; i < 4; i++) mixd_keep_forget(s[i]), free(s[i]), free(p[i]);
+    mixd_keep_stats(&entries, &bytes);
+    check(entries == 0 && bytes == 0, "forget releases everything");
+    free(big), free(a), free(p1), free(p2);
+}
+
+/* Threads keep their own arrays and look up a shared one, past the cap (evictions while others
+ * hold references). */
+static double *shared;
+static int *shared_ipiv;
+
+static void *worker(void *arg)
+{
+    int id = (int)(size_t)arg, *ipiv, bad = 0;
+    for (int round = 0; round < 200; round++) {
+        double *a = array(60 + id, id + round, &ipiv);
+        if (keep(60 + id, a, ipiv) && round % 3 == 0) {
+            mixd_kept *k = mixd_keep_lookup(a, 60 + id, 60 + id, 'N', ipiv);
+            int transient, info;
+            const int *p64;
+            const double *f = k ? mixd_kept_factors(k, fake_factor, &p64, &transient, &info) : NULL;
+            if (f && f[0] != -mixd_kept_matrix(k)[0]) bad = 1;
+            if (f && transient) free((void *)f), free((void *)p64);
+            if (k) mixd_keep_release(k);
+        }
+        is_kept(80, shared, shared_ipiv);
+        if (round % 2) mixd_keep_forget(a);
+        free(a), free(ipiv);
+    }
+    return (void *)(size_t)bad;
+}
+
+int main(void)
+{
+    setenv("MIXSOLVE_LAPACK_KEEP_MB", "1", 1);
+    single_thread();
+    shared = array(80, 3, &shared_ipiv);
+    keep(80, shared, shared_ipiv);
+    enum { T = 6 };
+    pthread_t th[T];
+    for (int t = 0; t < T; t++) pthread_create(&th[t], NULL, worker, (void *)(size_t)t);
+    int bad = 0;
+    for (int t = 0; t < T; t++) {
+        void *r;
+        pthread_join(th[t], &r);
+        bad |= r != NULL;
+    }
+    check(!bad, "6 threads keeping, looking up, evicting and forgetting: FP64 factors consistent");
+    /* Arrays freed while kept stay in the registry until evicted or forgotten: clean up. */
+    mixd_keep_forget(shared);
+    size_t entries, bytes;
+    mixd_keep_stats(&entries, &bytes);
+    printf("(%zu entries, %zu bytes still kept for freed arrays)\n", entries, bytes);
+    free(shared), free(shared_ipiv);
+    printf("%d failure(s)\n", failures);
+    return failures ? 1 : 0;
+}
