@@ -12,4 +12,4 @@ EXTRA_DIST += $(mixsolve_py_sources) python/pyproject.toml python/README.md \
 	python/tests/test_misc.py
 # make check: the suite against this build tree's library (skipped without numpy/scipy/pytest).
 TESTS += tests/python.sh
-EXTRA_DIST += tests/python.sh
+EXTRA_DIST += tests/python.sh bench/bench_python.py

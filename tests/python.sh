@@ -18,5 +18,5 @@ if [ -z "$py" ]; then
 fi
 echo "python: $py ($("$py" -c 'import sys, numpy, scipy; print(sys.version.split()[0], "numpy", numpy.__version__, "scipy", scipy.__version__)'))"
 MIXSOLVE_LIBRARY=$lib PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}" \
-  MIXSOLVE_CLI="$PWD/tools/mixsolve" PYTHONDONTWRITEBYTECODE=1 \
+  MIXSOLVE_CLI="$PWD/tools/mixsolve" MIXSOLVE_BUILDDIR="$PWD" PYTHONDONTWRITEBYTECODE=1 \
   exec "$py" -m pytest -q -p no:cacheprovider "$srcdir/python/tests"

@@ -121,3 +121,19 @@ def test_error_classes():
                 mixsolve.NotConvergedError, mixsolve.LibraryNotFoundError):
         assert issubclass(cls, mixsolve.Error)
     assert mixsolve.library_version()
+
+
+def test_found_through_pkg_config():
+    """Without MIXSOLVE_LIBRARY, pkg-config's libdir (this tree's mixsolve-uninstalled.pc) is used."""
+    builddir = os.environ.get("MIXSOLVE_BUILDDIR")
+    if not builddir:
+        pytest.skip("MIXSOLVE_BUILDDIR (set by tests/python.sh) not given")
+    env = {k: v for k, v in os.environ.items() if k != "MIXSOLVE_LIBRARY"}
+    env["PKG_CONFIG_PATH"] = os.path.join(builddir, "lib")
+    code = "import mixsolve, mixsolve._lib as l; mixsolve.solve([[2.0]], [1.0]); print(l.library_path())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    if out.returncode != 0 and "pkg-config is not on PATH" in out.stderr:
+        pytest.skip("no pkg-config")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == os.path.join(builddir, "lib", ".libs", "libmixsolve.so.1")
