@@ -148,7 +148,7 @@ static int reserve(size_t bytes)
 mixd_kept *mixd_keep_begin(int n, const double *a, int lda, char uplo)
 {
     pthread_once(&cap_once, read_cap);
-    if (n <= 0) return NULL;
+    if (n <= 0 || (size_t)n > SIZE_MAX / 2 / sizeof(double) / (size_t)n) return NULL;
     size_t nn = (size_t)n * (size_t)n, bytes = nn * sizeof(double) + sizeof(mixd_kept);
     if (uplo == 'N') bytes += (size_t)n * sizeof(int);
     pthread_mutex_lock(&reg_lock);
