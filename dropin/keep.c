@@ -76,9 +76,19 @@ static uint64_t fingerprint(const double *a, int n, int lda, char uplo)
     return (h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3)) * m;
 }
 
+/* One released original's buffer, still charged to the cap: the next copy of the same order
+ * (R's solve() in a loop) reuses it instead of faulting in n^2 fresh pages. */
+static double *spare;
+static size_t spare_count;
+
 static void destroy(mixd_kept *k)
 {
     used -= k->bytes; /* under reg_lock */
+    size_t nn = (size_t)k->n * (size_t)k->n;
+    if (!spare && k->a0) {
+        spare = k->a0, spare_count = nn, k->a0 = NULL;
+        used += nn * sizeof(double);
+    }
     pthread_mutex_destroy(&k->lock);
     free(k->a0), free(k->ipiv), free(k->f64), free(k->ipiv64), free(k);
 }
@@ -121,7 +131,15 @@ static void to_front(mixd_kept *k)
  * do not fit (entries evicted while in use are charged until released). */
 static int reserve(size_t bytes)
 {
-    while (used + bytes > cap && lru_tail) unlink_entry(lru_tail);
+    while (used + bytes > cap && (spare || lru_tail)) {
+        if (spare) { /* before any entry; an evicted entry's buffer may become the spare */
+            free(spare);
+            used -= spare_count * sizeof(double);
+            spare = NULL;
+        } else {
+            unlink_entry(lru_tail);
+        }
+    }
     if (used + bytes > cap) return 0;
     used += bytes;
     return 1;
@@ -130,19 +148,25 @@ static int reserve(size_t bytes)
 mixd_kept *mixd_keep_begin(int n, const double *a, int lda, char uplo)
 {
     pthread_once(&cap_once, read_cap);
-    if (n <= 0) return NULL;
+    if (n <= 0 || (size_t)n > SIZE_MAX / 2 / sizeof(double) / (size_t)n) return NULL;
     size_t nn = (size_t)n * (size_t)n, bytes = nn * sizeof(double) + sizeof(mixd_kept);
     if (uplo == 'N') bytes += (size_t)n * sizeof(int);
     pthread_mutex_lock(&reg_lock);
     mixd_kept *old = find(a);
     if (old) unlink_entry(old);
     int ok = bytes <= cap && reserve(bytes);
+    double *a0 = NULL;
+    if (ok && spare && spare_count == nn) { /* its charge moves to the new entry */
+        a0 = spare, spare = NULL;
+        used -= nn * sizeof(double);
+    }
     pthread_mutex_unlock(&reg_lock);
     if (!ok) return NULL;
     mixd_kept *k = calloc(1, sizeof *k);
+    if (!k) free(a0);
     if (k) {
         k->bytes = bytes;
-        k->a0 = malloc(nn * sizeof(double));
+        k->a0 = a0 ? a0 : malloc(nn * sizeof(double));
         k->ipiv = uplo == 'N' ? malloc((size_t)n * sizeof(int)) : NULL;
     }
     if (!k || !k->a0 || (uplo == 'N' && !k->ipiv)) {
@@ -299,6 +323,6 @@ void mixd_keep_stats(size_t *entries, size_t *bytes)
 {
     pthread_mutex_lock(&reg_lock);
     *entries = atomic_load(&live_count);
-    *bytes = used;
+    *bytes = used - (spare ? spare_count * sizeof(double) : 0);
     pthread_mutex_unlock(&reg_lock);
 }

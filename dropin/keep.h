@@ -52,7 +52,7 @@ typedef int (*mixd_factor_fn)(int n, char uplo, double *f, int *ipiv);
 const double *mixd_kept_factors(mixd_kept *k, mixd_factor_fn factor, const int **ipiv,
                                 int *transient, int *info);
 
-/* Entries and bytes now held (tests, and the log). */
+/* Entries and the bytes they hold (tests). */
 void mixd_keep_stats(size_t *entries, size_t *bytes);
 
 #endif

@@ -120,6 +120,7 @@ void dgetri_(const int *n, double *a, const int *lda, const int *ipiv, double *w
 void dgecon_(const char *norm, const int *n, const double *a, const int *lda, const double *anorm,
              double *rcond, double *work, int *iwork, int *info, size_t norm_len)
 {
+    const void *caller = __builtin_return_address(0);
     double t0 = mixd_now();
     const char c = mixd_upper(norm);
     const int legal = (c == '1' || c == 'O' || c == 'I') && *anorm > 0 && isfinite(*anorm);
@@ -143,6 +144,9 @@ void dgecon_(const char *norm, const int *n, const double *a, const int *lda, co
         next_dgecon(norm, n, a, lda, anorm, rcond, work, iwork, info, norm_len);
         if (k) mixd_log("dgecon", *n, 0, "forwarded", "lapack", NULL, *info, mixd_now() - t0, "memory");
     }
+    /* R's solve() drops its factors after this call (caller.c): so does the registry. */
+    if (k && mixd_caller_factor_use(caller, mixd_policy_get()->callers) == MIXD_FACTORS_CONDITION_ONLY)
+        mixd_keep_forget(a);
     if (k) mixd_keep_release(k);
     mixd_leave();
 }

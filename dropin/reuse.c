@@ -105,13 +105,14 @@ static double op_norm(const mixd_reuse *r, char trans)
     return worst;
 }
 
-/* LU-IR on x (ld ldx), which holds b0 on entry.  The iteration runs until the correction is
+/* LU-IR on x (ld ldx), which holds b0 on entry.  fine = 0: only until dsgesv's test below
+ * holds (a backward error of LAPACK's class).  fine = 1: until the correction is
  * below FP64's rounding of x (so the forward error is the FP64 factors' own, not only the
  * backward error LAPACK dsgesv stops at) or stops shrinking by half; it succeeds (1, *iter steps)
  * when the last residual met dsgesv's test ||r||inf <= ||x||inf ||A||inf eps sqrt(n) in every
  * column; 0 when it did not, or on NaN: the factors are too far from A. */
 static int refine(const mixd_reuse *r, char trans, int nrhs, const double *b0, double *x, int ldx,
-                  double *res, double anrm, int *iter)
+                  double *res, double anrm, int fine, int *iter)
 {
     const int n = r->n;
     const double cte = anrm * DBL_EPSILON * sqrt((double)n);
@@ -128,6 +129,10 @@ static int refine(const mixd_reuse *r, char trans, int nrhs, const double *b0, d
             }
             if (isnan(rn) || isnan(xj)) return 0;
             if (!(rn <= xj * cte)) backward_ok = 0;
+        }
+        if (!fine && backward_ok) { /* enough for a condition estimate (mixd_reuse_rcond) */
+            *iter = it - 1;
+            return 1;
         }
         solve_lo(r, trans, nrhs, res, n);
         double dn = 0; /* the largest correction relative to its column of x */
@@ -176,7 +181,7 @@ int mixd_reuse_solve(const mixd_reuse *r, char trans, int nrhs, double *b, int l
     for (int j = 0; j < nrhs; j++)
         memcpy(b0 + (size_t)j * n, b + (size_t)j * ldb, (size_t)n * sizeof *b);
     int st = 0;
-    if (!refine(r, trans, nrhs, b0, b, ldb, res, op_norm(r, trans), iter)) {
+    if (!refine(r, trans, nrhs, b0, b, ldb, res, op_norm(r, trans), 1, iter)) {
         *iter = -1;
         for (int j = 0; j < nrhs; j++)
             memcpy(b + (size_t)j * ldb, b0 + (size_t)j * n, (size_t)n * sizeof *b);
@@ -196,15 +201,16 @@ int mixd_reuse_rcond(const mixd_reuse *r, char norm, double anorm, double *rcond
     double est = 0, anrm[2] = {op_norm(r, 'N'), op_norm(r, 'T')};
     if (!v || !x || !b0 || !res || !isgn) st = -1;
     *iter = 0;
-    /* dgecon's loop: dlacn2 asks for A^-1 x (kase = kase1) or A^-T x; here through refined
-     * solves with the kept A, so that it estimates ||A^-1|| of A itself. */
+    /* dgecon's loop: dlacn2 asks for A^-1 x (kase = kase1) or A^-T x; here through solves
+     * refined against the kept A until their backward error is of the class of LAPACK's
+     * (||E||inf <= sqrt(n) eps ||A||inf), so that it estimates ||(A + E)^-1|| as dgecon does. */
     while (st == 0) {
         real.dlacn2(&n, v, x, isgn, &est, &kase, isave);
         if (kase == 0) break;
         char trans = kase == kase1 || r->uplo != 'N' ? 'N' : 'T';
         int it = 0;
         memcpy(b0, x, (size_t)n * sizeof *x);
-        if (!refine(r, trans, 1, b0, x, n, res, anrm[trans == 'T'], &it)) st = 1;
+        if (!refine(r, trans, 1, b0, x, n, res, anrm[trans == 'T'], 0, &it)) st = 1;
         *iter += it;
     }
     if (st == 0) *rcond = est != 0 ? (1.0 / est) / anorm : 0.0;

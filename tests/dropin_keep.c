@@ -318,6 +318,39 @@ static void fingerprint(int n)
     free(a0), free(a), free(b), free(ipiv);
 }
 
+/* Leading dimensions above the order and several right-hand sides: A (lda = n + 7) from dgesv_
+ * with 2 of them, then dgetrs_ with 3 (ldb = n + 3), against LAPACK's dgetrf_/dgetrs_. */
+static void strided(int n)
+{
+    const int lda = n + 7, ldb = n + 3, two = 2, three = 3;
+    double *a0 = ill_lu_matrix(n, 1e-3, 71), *a = DALLOC((size_t)lda * n),
+           *f = dup(a0, (size_t)n * n), *b = DALLOC((size_t)ldb * 3), *br = DALLOC((size_t)ldb * 3),
+           *xt = DALLOC((size_t)n * 3);
+    int *ipiv = xalloc((size_t)n * sizeof(int)), *ipf = xalloc((size_t)n * sizeof(int)), info;
+    for (int j = 0; j < n; j++) {
+        memcpy(a + (size_t)j * lda, a0 + (size_t)j * n, (size_t)n * sizeof *a);
+        for (int i = n; i < lda; i++) a[i + (size_t)j * lda] = NAN; /* never read */
+    }
+    random_fill((size_t)ldb * 3, b, 72);
+    dgesv_(&n, &two, a, &lda, ipiv, b, &ldb, &info);
+    check(info == 0, "dgesv, LDA = N + 7, 2 right-hand sides: INFO = 0", info);
+    dgetrf_(&n, &n, f, &n, ipf, &info);
+    random_fill((size_t)n * 3, xt, 73);
+    for (int c = 0; c < 3; c++) {
+        product(n, a0, 'N', xt + (size_t)c * n, b + (size_t)c * ldb);
+        memcpy(br + (size_t)c * ldb, b + (size_t)c * ldb, (size_t)n * sizeof *b);
+    }
+    dgetrs_("N", &n, &three, a, &lda, ipiv, b, &ldb, &info, 1);
+    dgetrs_("N", &n, &three, f, &n, ipf, br, &ldb, &info, 1);
+    double e = 0, er = 0;
+    for (int c = 0; c < 3; c++) {
+        e = fmax(e, forward_error(n, b + (size_t)c * ldb, xt + (size_t)c * n));
+        er = fmax(er, forward_error(n, br + (size_t)c * ldb, xt + (size_t)c * n));
+    }
+    within_10x("dgetrs LDA = N + 7, LDB = N + 3, 3 right-hand sides", e, er);
+    free(a0), free(a), free(f), free(b), free(br), free(xt), free(ipiv), free(ipf);
+}
+
 /* Three systems, orders n, n+1, n+2; n+1 is the least recently used when n+2 is solved. */
 static void lru(int n)
 {
@@ -364,6 +397,7 @@ int main(int argc, char **argv)
         chol_reuse(n, 'L');
         chol_reuse(n, 'U');
         fingerprint(n);
+        strided(n);
     } else {
         lru(n);
     }
