@@ -12,6 +12,7 @@
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
+#include "kernels/cpu/sparse_cpu.h"
 
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define NSTORAGE 6
@@ -96,7 +97,12 @@ static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, mix_prec v,
         for (int i = 0; i < S->n; i++) h[i] = sin(0.001 * i);
         ops->upload(ctx->state, d, h, (size_t)S->n * sizeof(double));
         ops->sparse->vec_from64(ctx->state, d, NULL, 1.0, &x, NULL);
-        ops->sparse->spmv(ctx->state, As, &x, &y, &xy); /* warm-up */
+        /* Warm-up, and the tuner's first SpMVs (it times its candidates on them) until it has
+         * chosen: the timed calls then run its choice (or the MIXSOLVE_SPMV_VARIANT forced). */
+        ops->sparse->spmv(ctx->state, As, &x, &y, &xy);
+        for (int w = 0; w < 64 && ops->sparse->spmv_variant && ops->sparse->spmv_variant(ctx->state, As) &&
+                        strcmp(ops->sparse->spmv_variant(ctx->state, As), "tuning") == 0; w++)
+            ops->sparse->spmv(ctx->state, As, &x, &y, &xy);
         for (int r = 0; r < reps; r++) {
             ops->synchronize(ctx->state);
             double t = mixm_wtime();
@@ -110,6 +116,21 @@ static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, mix_prec v,
     ops->free(ctx->state, x.norm), ops->free(ctx->state, y.norm), ops->free(ctx->state, d);
     free(h);
     return st ? -1.0 : best;
+}
+
+/* The SpMV body the backend's tuner chose for the sloppy matrix (kernels/cpu/spmv_tune.h) and,
+ * on the CPU, the share of its SELL slot rows that are contiguous over a whole slice. */
+static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out, size_t cap)
+{
+    const mix_spmat *As;
+    const double *scale;
+    if (p == MIX_PREC_AUTO || !ctx->ops->sparse->spmv_variant || mixi_sparse_sloppy(S, p, 0, &As, &scale))
+        return;
+    const char *v = ctx->ops->sparse->spmv_variant(ctx->state, As);
+    double contig = 0.0;
+    if (ctx->ops == &mixi_cpu_backend) mixi_cpu_spmv_variant(As, &contig);
+    if (p == MIX_FP64) snprintf(out, cap, "%s", v ? v : "-");
+    else snprintf(out, cap, "%s (%.0f%%)", v ? v : "-", 100.0 * contig);
 }
 
 static double true_rel(const mixm_csr *A, const double *b, const double *x)
@@ -146,8 +167,8 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
            precond ? "Jacobi" : "no preconditioner");
     printf("| storage | iter | updates | true rel. residual | status | conversion s | solve s | "
            "vs FP64 | ms/iter | SpMV ms | matrix B/nnz | SpMV MB (min / as run) | SpMV GB/s (min / as run) "
-           "| %% of triad (min / as run) | iter / SpMV time |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| %% of triad (min / as run) | iter / SpMV time | SpMV variant (contiguous slot rows) |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     double t64 = 0.0;
     for (int k = 0; k < NSTORAGE; k++) {
         mix_cg_params p;
@@ -191,13 +212,15 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
                info2.iter, info2.reliable_updates, rel, st ? mix_strerror(st) : "converged",
                t_conv, info2.t_solve, t64 / info2.t_solve,
                1e3 * info2.t_solve / (info2.iter > 0 ? info2.iter : 1));
+        char var[64] = "-";
+        spmv_variant(ctx, S, storage[k], var, sizeof var);
         if (ts > 0)
-            printf(" %.2f | %.2f | %.0f / %.0f | %.1f / %.1f | %.0f%% / %.0f%% | %.2f |\n", 1e3 * ts,
+            printf(" %.2f | %.2f | %.0f / %.0f | %.1f / %.1f | %.0f%% / %.0f%% | %.2f | %s |\n", 1e3 * ts,
                    mb / (double)S->nnz, spmv_bytes(mb, n, v) / 1e6,
                    spmv_bytes_as_run(mb, n, v) / 1e6,
-                   gbs, gbs_run, 100.0 * gbs / triad, 100.0 * gbs_run / triad, ms_it / (1e3 * ts));
+                   gbs, gbs_run, 100.0 * gbs / triad, 100.0 * gbs_run / triad, ms_it / (1e3 * ts), var);
         else
-            printf(" - | - | - | - | - | - |\n");
+            printf(" - | - | - | - | - | - | %s |\n", var);
         fflush(stdout);
     }
     free(b);
