@@ -81,7 +81,8 @@ static inline MIX_HD int16_t mixk_sell_off_c(const mixk_sell *A, int64_t k)
 /* ---- conversion from CSR (sorted rows) -------------------------------------------------------
  * 1. per row (parallel): mixk_sell_row_count;  2. once (host): mixk_sell_layout, first to size
  * the arrays, then to fill slice, eslice and erp;  3. per row (parallel): the format's
- * mixk_sell_fill_row_SFX (kernels/common/spmv_row.h) through mixk_sell_place. */
+ * mixk_sell_fill_row_SFX (kernels/common/spmv_row.h) through mixk_sell_place;  4. the
+ * contiguous-slot metadata.  kernels/common/sell_plan.h drives 1, 2 and 4 for the backends. */
 
 /* Off-diagonal entries of row i; *far = 1 if one lies beyond int16 of the diagonal. */
 static inline MIX_HD int64_t mixk_sell_row_count(const int64_t *rowptr, const int32_t *colind,

@@ -256,6 +256,8 @@ typedef struct {
  *   T     mixk_sell_row_SFX(A, x, xnorm, i), mixk_sell_rowf_SFX(A, const float *x, i)
  *   T     mixk_sell_part_SFX(A, x, xnorm, i), mixk_sell_partf_SFX(A, x, i),
  *         mixk_sell_finish_SFX(A, i, s, x_i)                       (the pieces, for vector bodies)
+ *   T     mixk_sell_partc_SFX(A, x, xnorm, i), mixk_sell_rowfc_SFX(A, x, i)   the same over the
+ *         contiguous-slot offsets (kernels/common/sell.h; the CUDA warp rows)
  *   int   mixk_sell_fill_row_SFX(A, rowptr, colind, a, scale, i, out)  row i's values, columns
  *         and padding (layout made: sell.h), returns how many values do not fit.
  * A format of one value per element (S row) writes mixk_svec_ld_SFX, mixk_svec_st_SFX,
