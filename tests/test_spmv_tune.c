@@ -208,7 +208,7 @@ static void test_tune_off(void)
     CU_ASSERT_FATAL(!f.o->csr_convert(f.ctx->state, f.A64, MIX_FP16, NULL, &As));
     mixi_spmv_tuner T;
     mixi_spmv_tuner_init(&T, MIX_FP16, 1, 1);
-    CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), "avx512-contig");
+    CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), "avx512-gather");
     const char *before = mixi_cpu_spmv_variant(As, NULL);
     CU_ASSERT(strcmp(before, "tuning") != 0);
     st_out o;
@@ -241,6 +241,8 @@ static void test_tune_pick(void)
     mixi_spmv_tuner T;
     mixi_spmv_tuner_init(&T, MIX_BF16, 1, 1);
     const double ms[] = {3.0, 2.0, 1.0, 1.5}; /* per candidate: avx2-contig fastest */
+    CU_ASSERT_EQUAL(T.ncand, 4);
+    CU_ASSERT_EQUAL(T.cand[T.dflt], MIXI_SPMV_AVX512_GATHER);
     for (int c = 0; c < MIXI_TUNE_ROUNDS * T.ncand; c++) {
         const int v = mixi_spmv_tuner_next(&T);
         int idx = 0;

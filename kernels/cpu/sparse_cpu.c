@@ -139,6 +139,49 @@ MIXI_AVX2 static MIXI_INLINE __m256 avx2_sell_vals(mix_prec P, const void *v, in
         return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)v + k))));
     }
 }
+/* How a group of rows of a slice loads x (`contig` variants): per slot row a gather or, where its
+ * mask says the group shares one offset, one vector load (SLOT_MIXED, a test per slot); or the
+ * same for every slot row (SLOT_COL: the offset from col, no test); or every slot row contiguous
+ * over all 32 rows (SLOT_SOFF: the offsets from soff, col never read). */
+enum { SLOT_GATHER, SLOT_MIXED, SLOT_COL, SLOT_SOFF };
+static inline int slot_mode(const mixk_sell *A, int64_t base, int64_t end, unsigned bit)
+{
+    unsigned all = 0xffu, any = 0u;
+    for (int64_t r = base / MIXK_SELL_C; r < end / MIXK_SELL_C; r++) {
+        all &= A->smask[r];
+        any |= A->smask[r];
+    }
+    return all & MIXK_SELL_G32 ? SLOT_SOFF : all & bit ? SLOT_COL : any & bit ? SLOT_MIXED : SLOT_GATHER;
+}
+
+/* Group g's eight rows of the slice [base, end): the FP64 sums of their slots, in slot order. */
+MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
+                                             int g, int64_t base, int64_t end, int mode,
+                                             __m256d *plo, __m256d *phi)
+{
+    const __m256i row = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    for (int64_t k = base + 8 * g; k < end; k += MIXK_SELL_C) {
+        const int64_t r = k / MIXK_SELL_C;
+        __m256 xj;
+        if (mode == SLOT_SOFF || mode == SLOT_COL ||
+            (mode == SLOT_MIXED && (A->smask[r] & MIXK_SELL_G8(g)))) { /* x read contiguously */
+            const int d = mode == SLOT_SOFF ? A->soff[r] : A->col[k];
+            xj = _mm256_loadu_ps(x + i0 + 8 * g + d);
+        } else {
+            const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
+            xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4);
+        }
+        const __m256 a = avx2_sell_vals(P, A->val, k);
+        lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
+                                             _mm256_cvtps_pd(_mm256_castps256_ps128(xj))));
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
+                                             _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1))));
+    }
+    *plo = lo;
+    *phi = hi;
+}
+
 MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A, const float *x, int64_t s,
                                                   float *y, int contig)
 {
@@ -147,23 +190,12 @@ MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A
     /* Eight rows at a time over all the slots (the slice's slots stay in L1 between groups), so
      * that the two FP64 sums and the row numbers stay in registers. */
     for (int g = 0; g < MIXK_SELL_C / 8; g++) {
-        const __m256i row = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
-        for (int64_t k = base + 8 * g; k < end; k += MIXK_SELL_C) {
-            const unsigned m = contig ? A->smask[k / MIXK_SELL_C] : 0u;
-            __m256 xj;
-            if (m & MIXK_SELL_G8(g)) { /* one offset for the eight rows: x read contiguously */
-                const int d = m & MIXK_SELL_G32 ? A->soff[k / MIXK_SELL_C] : A->col[k];
-                xj = _mm256_loadu_ps(x + i0 + 8 * g + d);
-            } else {
-                const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
-                xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4);
-            }
-            const __m256 a = avx2_sell_vals(P, A->val, k);
-            lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
-                                                 _mm256_cvtps_pd(_mm256_castps256_ps128(xj))));
-            hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
-                                                 _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1))));
+        __m256d lo, hi;
+        switch (contig ? slot_mode(A, base, end, MIXK_SELL_G8(g)) : SLOT_GATHER) {
+        case SLOT_SOFF: avx2_group(P, A, x, i0, g, base, end, SLOT_SOFF, &lo, &hi); break;
+        case SLOT_COL: avx2_group(P, A, x, i0, g, base, end, SLOT_COL, &lo, &hi); break;
+        case SLOT_MIXED: avx2_group(P, A, x, i0, g, base, end, SLOT_MIXED, &lo, &hi); break;
+        default: avx2_group(P, A, x, i0, g, base, end, SLOT_GATHER, &lo, &hi); break;
         }
         const int64_t i = i0 + 8 * g;
         const __m256 xi = _mm256_loadu_ps(x + i);
@@ -206,28 +238,44 @@ MIXI_AVX512 static inline __m512d avx512_hi_pd(__m512 a)
 {
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
 }
+MIXI_AVX512 static MIXI_INLINE void avx512_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
+                                                 int g, int64_t base, int64_t end, int mode,
+                                                 __m512d *plo, __m512d *phi)
+{
+    const __m512i row = _mm512_add_epi32(_mm512_set1_epi32(i0 + 16 * g),
+                                         _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
+    for (int64_t k = base + 16 * g; k < end; k += MIXK_SELL_C) {
+        const int64_t r = k / MIXK_SELL_C;
+        __m512 xj;
+        if (mode == SLOT_SOFF || mode == SLOT_COL ||
+            (mode == SLOT_MIXED && (A->smask[r] & MIXK_SELL_G16(g)))) {
+            const int d = mode == SLOT_SOFF ? A->soff[r] : A->col[k];
+            xj = _mm512_loadu_ps(x + i0 + 16 * g + d);
+        } else {
+            const __m512i off = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(A->col + k)));
+            xj = _mm512_i32gather_ps(_mm512_add_epi32(row, off), x, 4);
+        }
+        const __m512 a = avx512_sell_vals(P, A->val, k);
+        lo = _mm512_add_pd(lo, _mm512_mul_pd(avx512_lo_pd(a), avx512_lo_pd(xj)));
+        hi = _mm512_add_pd(hi, _mm512_mul_pd(avx512_hi_pd(a), avx512_hi_pd(xj)));
+    }
+    *plo = lo;
+    *phi = hi;
+}
+
 MIXI_AVX512 static MIXI_INLINE void avx512_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
                                                       int64_t s, float *y, int contig)
 {
     const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
     const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
     for (int g = 0; g < MIXK_SELL_C / 16; g++) {
-        const __m512i row = _mm512_add_epi32(_mm512_set1_epi32(i0 + 16 * g),
-                                             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-        __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
-        for (int64_t k = base + 16 * g; k < end; k += MIXK_SELL_C) {
-            const unsigned m = contig ? A->smask[k / MIXK_SELL_C] : 0u;
-            __m512 xj;
-            if (m & MIXK_SELL_G16(g)) { /* one offset for the sixteen rows */
-                const int d = m & MIXK_SELL_G32 ? A->soff[k / MIXK_SELL_C] : A->col[k];
-                xj = _mm512_loadu_ps(x + i0 + 16 * g + d);
-            } else {
-                const __m512i off = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(A->col + k)));
-                xj = _mm512_i32gather_ps(_mm512_add_epi32(row, off), x, 4);
-            }
-            const __m512 a = avx512_sell_vals(P, A->val, k);
-            lo = _mm512_add_pd(lo, _mm512_mul_pd(avx512_lo_pd(a), avx512_lo_pd(xj)));
-            hi = _mm512_add_pd(hi, _mm512_mul_pd(avx512_hi_pd(a), avx512_hi_pd(xj)));
+        __m512d lo, hi;
+        switch (contig ? slot_mode(A, base, end, MIXK_SELL_G16(g)) : SLOT_GATHER) {
+        case SLOT_SOFF: avx512_group(P, A, x, i0, g, base, end, SLOT_SOFF, &lo, &hi); break;
+        case SLOT_COL: avx512_group(P, A, x, i0, g, base, end, SLOT_COL, &lo, &hi); break;
+        case SLOT_MIXED: avx512_group(P, A, x, i0, g, base, end, SLOT_MIXED, &lo, &hi); break;
+        default: avx512_group(P, A, x, i0, g, base, end, SLOT_GATHER, &lo, &hi); break;
         }
         const int64_t i = i0 + 16 * g;
         const __m512 xi = _mm512_loadu_ps(x + i);

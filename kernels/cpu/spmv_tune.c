@@ -54,7 +54,9 @@ void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, in
         }
         if (!T->ncand) T->cand[T->ncand++] = MIXI_SPMV_PORTABLE;
     }
-    T->dflt = 0; /* the widest ISA's contiguous body */
+    /* The default: the widest ISA's gather body (the body before the tuner; on the AVX-512 Xeon
+     * measured, doc/benchmarks.md, gathers beat the contiguous loads by 10-20%). */
+    T->dflt = T->ncand > 1 ? 1 : 0;
     const int forced = mixi_spmv_variant_parse(getenv("MIXSOLVE_SPMV_VARIANT"));
     int applies = forced == MIXI_SPMV_PORTABLE && storage != MIX_FP64;
     for (int c = 0; c < T->ncand; c++) applies |= T->cand[c] == forced;

@@ -34,7 +34,7 @@ int mixi_spmv_tune_pick(const double *t, int nvar, int dflt);
  * matrix runs the next candidate round robin and is timed (a real SpMV: its result is used);
  * then mixi_spmv_tune_pick fixes the variant for the matrix's lifetime.  A matrix serves one
  * SpMV at a time (its decode scratch), so its tuner needs no lock. */
-#define MIXI_TUNE_ROUNDS 3
+#define MIXI_TUNE_ROUNDS 4
 typedef struct {
     int cand[MIXI_SPMV_NVAR]; /* the candidates, in order */
     int ncand, dflt;          /* dflt: an index into cand */
@@ -45,7 +45,7 @@ typedef struct {
 
 /* Candidates for a storage format on this CPU (has_avx2: AVX2 + F16C; has_avx512: AVX-512F),
  * and the environment: MIXSOLVE_SPMV_VARIANT=<name> forces a variant (where it applies),
- * MIXSOLVE_TUNE=off pins the default (the widest ISA's contiguous body). */
+ * MIXSOLVE_TUNE=off pins the default (the widest ISA's gather body, as before the tuner). */
 void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, int has_avx512);
 /* The variant the next SpMV runs. */
 int mixi_spmv_tuner_next(const mixi_spmv_tuner *T);
