@@ -73,15 +73,14 @@ int mixi_spmv_tuner_next(const mixi_spmv_tuner *T)
     return T->chosen >= 0 ? T->chosen : T->cand[T->calls % T->ncand];
 }
 
-/* Per storage format: the best rate timed (bytes/s as double bits), 0 = none. */
+/* Per storage format: the rate of the matrix tuned last (bytes/s), 0 = none.  The last, not the
+ * best: a small matrix that sat in the cache would otherwise speak for every later one. */
 static _Atomic double rates[MIX_NUM_PREC];
 
 static void note_rate(mix_prec storage, double r)
 {
     if ((int)storage < 0 || (int)storage >= MIX_NUM_PREC || !(r > 0.0) || !isfinite(r)) return;
-    double old = atomic_load(&rates[storage]);
-    while (r > old && !atomic_compare_exchange_weak(&rates[storage], &old, r)) {
-    }
+    atomic_store(&rates[storage], r);
 }
 
 double mixi_spmv_rate(mix_prec storage)

@@ -55,8 +55,8 @@ void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double 
 /* "tuning" while it times, else the chosen variant's name. */
 const char *mixi_spmv_tuner_choice(const mixi_spmv_tuner *T);
 
-/* Effective bytes/s of the fastest SpMV the tuners of this process timed in `storage` (the
- * variant they chose), 0 if none yet (kernels/backend_sparse.h, spmv_rate). */
+/* Effective bytes/s (matrix + x + y over the best time of the chosen variant) of the matrix the
+ * tuners of this process timed last in `storage`, 0 if none yet (kernels/backend_sparse.h). */
 double mixi_spmv_rate(mix_prec storage);
 
 #endif
