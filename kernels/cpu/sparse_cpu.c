@@ -296,22 +296,42 @@ MIXI_AVX512 static MIXI_INLINE void avx512_sell_slice(mix_prec P, const mixk_sel
         _mm256_storeu_ps(y + 16 * g + 8, _mm512_cvtpd_ps(hi));
     }
 }
-/* The slice bodies of the SpMV variants (kernels/cpu/spmv_tune.h), each a function of its own
- * with `contig` a constant in it; an AVX-512 variant asked of a CPU without it runs AVX2's. */
-MIXI_AVX512 static void avx512_slice_c(mix_prec P, const mixk_sell *A, const float *x, int64_t s, float *y)
+/* The slice bodies of the SpMV variants (kernels/cpu/spmv_tune.h): one AVX-512 function per
+ * format and load mode (an AVX-512 body cannot inline into the AVX2 callers; with the format a
+ * constant in it, no switch on it runs per slot: perf annotate showed one in the hot loop); an
+ * AVX-512 variant asked of a CPU without it runs AVX2's. */
+#define AVX512_SLICES(PP, SFX)                                                                     \
+    MIXI_AVX512 static void avx512_slice_c_##SFX(const mixk_sell *A, const float *x, int64_t s,     \
+                                                 float *y)                                         \
+    {                                                                                              \
+        avx512_sell_slice(PP, A, x, s, y, 1);                                                      \
+    }                                                                                              \
+    MIXI_AVX512 static void avx512_slice_g_##SFX(const mixk_sell *A, const float *x, int64_t s,     \
+                                                 float *y)                                         \
+    {                                                                                              \
+        avx512_sell_slice(PP, A, x, s, y, 0);                                                      \
+    }
+AVX512_SLICES(MIX_FP32, fp32)
+AVX512_SLICES(MIX_FP16, fp16)
+AVX512_SLICES(MIX_BF16, bf16)
+AVX512_SLICES(MIX_FIXED16, fixed16)
+#undef AVX512_SLICES
+MIXI_AVX2 static MIXI_INLINE void avx512_slice(mix_prec P, int contig, const mixk_sell *A, const float *x,
+                                               int64_t s, float *y)
 {
-    avx512_sell_slice(P, A, x, s, y, 1);
-}
-MIXI_AVX512 static void avx512_slice_g(mix_prec P, const mixk_sell *A, const float *x, int64_t s, float *y)
-{
-    avx512_sell_slice(P, A, x, s, y, 0);
+    switch (P) {
+    case MIX_FP32: (contig ? avx512_slice_c_fp32 : avx512_slice_g_fp32)(A, x, s, y); break;
+    case MIX_FP16: (contig ? avx512_slice_c_fp16 : avx512_slice_g_fp16)(A, x, s, y); break;
+    case MIX_BF16: (contig ? avx512_slice_c_bf16 : avx512_slice_g_bf16)(A, x, s, y); break;
+    default: (contig ? avx512_slice_c_fixed16 : avx512_slice_g_fixed16)(A, x, s, y); break;
+    }
 }
 MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
                                                   int64_t s, float *y, int var)
 {
     const int wide = mixi_cpu_has_avx512f();
-    if (var == MIXI_SPMV_AVX512_CONTIG && wide) avx512_slice_c(P, A, x, s, y);
-    else if (var == MIXI_SPMV_AVX512_GATHER && wide) avx512_slice_g(P, A, x, s, y);
+    if (var == MIXI_SPMV_AVX512_CONTIG && wide) avx512_slice(P, 1, A, x, s, y);
+    else if (var == MIXI_SPMV_AVX512_GATHER && wide) avx512_slice(P, 0, A, x, s, y);
     else if (var == MIXI_SPMV_AVX2_GATHER) avx2_sell_slice(P, A, x, s, y, 0);
     else avx2_sell_slice(P, A, x, s, y, 1);
 }
