@@ -12,6 +12,7 @@
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
+#include "kernels/cpu/sparse_cpu.h"
 
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define NSTORAGE 6
@@ -96,7 +97,12 @@ static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, mix_prec v,
         for (int i = 0; i < S->n; i++) h[i] = sin(0.001 * i);
         ops->upload(ctx->state, d, h, (size_t)S->n * sizeof(double));
         ops->sparse->vec_from64(ctx->state, d, NULL, 1.0, &x, NULL);
-        ops->sparse->spmv(ctx->state, As, &x, &y, &xy); /* warm-up */
+        /* Warm-up, and the tuner's first SpMVs (it times its candidates on them) until it has
+         * chosen: the timed calls then run its choice (or the MIXSOLVE_SPMV_VARIANT forced). */
+        ops->sparse->spmv(ctx->state, As, &x, &y, &xy);
+        for (int w = 0; w < 64 && ops->sparse->spmv_variant && ops->sparse->spmv_variant(ctx->state, As) &&
+                        strcmp(ops->sparse->spmv_variant(ctx->state, As), "tuning") == 0; w++)
+            ops->sparse->spmv(ctx->state, As, &x, &y, &xy);
         for (int r = 0; r < reps; r++) {
             ops->synchronize(ctx->state);
             double t = mixm_wtime();
@@ -112,6 +118,140 @@ static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, mix_prec v,
     return st ? -1.0 : best;
 }
 
+/* The SpMV body the backend's tuner chose for the sloppy matrix (kernels/cpu/spmv_tune.h) and,
+ * on the CPU, the share of its SELL slot rows that are contiguous over a whole slice. */
+static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out, size_t cap)
+{
+    const mix_spmat *As;
+    const double *scale;
+    if (p == MIX_PREC_AUTO || !ctx->ops->sparse->spmv_variant || mixi_sparse_sloppy(S, p, 0, &As, &scale))
+        return;
+    const char *v = ctx->ops->sparse->spmv_variant(ctx->state, As);
+    double contig = 0.0;
+    if (ctx->ops == &mixi_cpu_backend) mixi_cpu_spmv_variant(As, &contig);
+    if (p == MIX_FP64) snprintf(out, cap, "%s", v ? v : "-");
+    else snprintf(out, cap, "%s (%.0f%%)", v ? v : "-", 100.0 * contig);
+}
+
+/* ---- --variants: every SpMV body forced, then the tuner's, timed interleaved -------------------
+ * On a shared machine the load drifts between runs; here each round times one triad pass and one
+ * SpMV of every variant back to back, and each keeps its best round, so that the variants and the
+ * triad see the same machine. */
+static const char *const variants[] = {"tuned", "avx512-contig", "avx512-gather", "avx2-contig",
+                                       "avx2-gather", "portable"};
+#define NVARIANTS 6
+
+/* CPU seconds of the process per thread: on a shared machine the time it was not descheduled. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    return ((double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec) / threads;
+}
+
+static void triad_pass(double *a, const double *b, const double *c, size_t n, double *wall, double *cpu)
+{
+    double t = mixm_wtime(), u = cpu_now();
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
+    *wall = mixm_wtime() - t;
+    *cpu = cpu_now() - u;
+}
+
+static int svec_new(mix_context *ctx, mix_prec v, int n, mix_svec *x)
+{
+    size_t vb = 0, nb = 0;
+    mixi_svec_bytes(v, n, &vb, &nb);
+    *x = (mix_svec){v, n, NULL, NULL};
+    return ctx->ops->alloc(ctx->state, &x->val, vb) ||
+           (nb && ctx->ops->alloc(ctx->state, (void **)&x->norm, nb));
+}
+
+/* One storage format: its copies per variant (the forced ones made under MIXSOLVE_SPMV_VARIANT). */
+static void variant_rows(mix_context *ctx, mix_spmat *A64, int n, mix_prec p, const double *x64,
+                         double *ta, double *tb, double *tc, size_t tn, int rounds)
+{
+    const mix_sparse_ops *o = ctx->ops->sparse;
+    const int nv = p == MIX_FP64 ? 1 : NVARIANTS;
+    mix_spmat *As[NVARIANTS] = {NULL};
+    const mix_prec v = mixi_cg_vector_prec(ctx, 0, p);
+    mix_svec x, y;
+    double best[NVARIANTS], cbest[NVARIANTS], tbest = 1e30, tcbest = 1e30, xy;
+    if (svec_new(ctx, v, n, &x) || svec_new(ctx, v, n, &y)) return;
+    o->vec_from64(ctx->state, x64, NULL, 1.0, &x, NULL);
+    for (int k = 0; k < nv; k++) {
+        if (k) setenv("MIXSOLVE_SPMV_VARIANT", variants[k], 1);
+        else unsetenv("MIXSOLVE_SPMV_VARIANT");
+        best[k] = cbest[k] = 1e30;
+        if (o->csr_convert(ctx->state, A64, p, NULL, &As[k])) As[k] = NULL;
+        for (int w = 0; As[k] && w < 64; w++) { /* warm-up; the tuned copy tunes */
+            o->spmv(ctx->state, As[k], &x, &y, &xy);
+            if (o->spmv_variant && strcmp(o->spmv_variant(ctx->state, As[k]), "tuning") != 0) break;
+        }
+    }
+    unsetenv("MIXSOLVE_SPMV_VARIANT");
+    for (int r = 0; r < rounds; r++) {
+        double t, tc_;
+        triad_pass(ta, tb, tc, tn, &t, &tc_);
+        tbest = t < tbest ? t : tbest;
+        tcbest = tc_ < tcbest ? tc_ : tcbest;
+        for (int k = 0; k < nv; k++) {
+            if (!As[k]) continue;
+            const double t0 = mixm_wtime(), u0 = cpu_now();
+            o->spmv(ctx->state, As[k], &x, &y, &xy);
+            const double dt = mixm_wtime() - t0, du = cpu_now() - u0;
+            best[k] = dt < best[k] ? dt : best[k];
+            cbest[k] = du < cbest[k] ? du : cbest[k];
+        }
+    }
+    const double triad = 3.0 * 8.0 * (double)tn / tbest / 1e9, ctriad = 3.0 * 8.0 * (double)tn / tcbest / 1e9;
+    for (int k = 0; k < nv; k++) {
+        if (!As[k]) continue;
+        int64_t mb = 0;
+        o->csr_bytes(ctx->state, As[k], &mb);
+        const double gbs = spmv_bytes((double)mb, n, v) / best[k] / 1e9;
+        const double cgbs = spmv_bytes((double)mb, n, v) / cbest[k] / 1e9;
+        printf("| %s | %s | %s | %.2f | %.1f | %.0f%% | %.2f | %.1f | %.0f%% |\n", mix_prec_name(p),
+               p == MIX_FP64 ? "csr" : variants[k], o->spmv_variant ? o->spmv_variant(ctx->state, As[k]) : "-",
+               1e3 * best[k], gbs, 100.0 * gbs / triad, 1e3 * cbest[k], cgbs, 100.0 * cgbs / ctriad);
+        o->csr_destroy(ctx->state, As[k]);
+    }
+    printf("| %s | (triad) | - | %.2f | %.1f | 100%% | %.2f | %.1f | 100%% |\n", mix_prec_name(p), 1e3 * tbest,
+           triad, 1e3 * tcbest, ctriad);
+    ctx->ops->free(ctx->state, x.val), ctx->ops->free(ctx->state, x.norm);
+    ctx->ops->free(ctx->state, y.val), ctx->ops->free(ctx->state, y.norm);
+}
+
+static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
+{
+    const size_t tn = (size_t)1 << 25;
+    double *ta = malloc(tn * sizeof *ta), *tb = malloc(tn * sizeof *tb), *tc = malloc(tn * sizeof *tc);
+    double *x64 = malloc((size_t)A->nrows * sizeof *x64);
+    mix_spmat *A64 = NULL;
+    if (ta && tb && tc && x64 &&
+        !ctx->ops->sparse->csr_create(ctx->state, A->nrows, A->rowptr, A->colind, A->val, &A64)) {
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < tn; i++) ta[i] = 0.0, tb[i] = 1.0, tc[i] = 2.0;
+        for (int i = 0; i < A->nrows; i++) x64[i] = sin(0.001 * i);
+        printf("\n### %s: SpMV per variant, interleaved with a triad pass (best of %d rounds)\n\n", name,
+               A->nrows > 1000000 ? 10 : 20);
+        printf("Wall: best wall time; CPU: best process CPU time / threads (what a loaded machine "
+               "leaves of it); GB/s from the min byte model; triad (the same rounds): ");
+        printf("%s\n\n", "its row after each format's.");
+        printf("| storage | variant | runs | wall ms | wall GB/s | %% of triad (wall) | CPU ms | CPU GB/s | %% of triad (CPU) |\n");
+        printf("|---|---|---|---|---|---|---|---|---|\n");
+        const mix_prec ps[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+        for (int k = 0; k < 5; k++)
+            variant_rows(ctx, A64, A->nrows, ps[k], x64, ta, tb, tc, tn, A->nrows > 1000000 ? 10 : 20);
+        ctx->ops->sparse->csr_destroy(ctx->state, A64);
+    }
+    free(ta), free(tb), free(tc), free(x64);
+}
+
 static double true_rel(const mixm_csr *A, const double *b, const double *x)
 {
     double *ax = malloc((size_t)A->nrows * sizeof *ax), rr = 0.0, bb = 0.0;
@@ -121,7 +261,7 @@ static double true_rel(const mixm_csr *A, const double *b, const double *x)
     return sqrt(rr / bb);
 }
 
-/* spmv_only: the SpMV columns only (no solves). */
+/* spmv_only: 1 the SpMV columns only (no solves); 2 (--variants) the table of SpMV variants. */
 static int spmv_only;
 
 static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, int precond,
@@ -146,8 +286,8 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
            precond ? "Jacobi" : "no preconditioner");
     printf("| storage | iter | updates | true rel. residual | status | conversion s | solve s | "
            "vs FP64 | ms/iter | SpMV ms | matrix B/nnz | SpMV MB (min / as run) | SpMV GB/s (min / as run) "
-           "| %% of triad (min / as run) | iter / SpMV time |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| %% of triad (min / as run) | iter / SpMV time | SpMV variant (contiguous slot rows) |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     double t64 = 0.0;
     for (int k = 0; k < NSTORAGE; k++) {
         mix_cg_params p;
@@ -191,13 +331,15 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
                info2.iter, info2.reliable_updates, rel, st ? mix_strerror(st) : "converged",
                t_conv, info2.t_solve, t64 / info2.t_solve,
                1e3 * info2.t_solve / (info2.iter > 0 ? info2.iter : 1));
+        char var[64] = "-";
+        spmv_variant(ctx, S, storage[k], var, sizeof var);
         if (ts > 0)
-            printf(" %.2f | %.2f | %.0f / %.0f | %.1f / %.1f | %.0f%% / %.0f%% | %.2f |\n", 1e3 * ts,
+            printf(" %.2f | %.2f | %.0f / %.0f | %.1f / %.1f | %.0f%% / %.0f%% | %.2f | %s |\n", 1e3 * ts,
                    mb / (double)S->nnz, spmv_bytes(mb, n, v) / 1e6,
                    spmv_bytes_as_run(mb, n, v) / 1e6,
-                   gbs, gbs_run, 100.0 * gbs / triad, 100.0 * gbs_run / triad, ms_it / (1e3 * ts));
+                   gbs, gbs_run, 100.0 * gbs / triad, 100.0 * gbs_run / triad, ms_it / (1e3 * ts), var);
         else
-            printf(" - | - | - | - | - | - |\n");
+            printf(" - | - | - | - | - | - | %s |\n", var);
         fflush(stdout);
     }
     free(b);
@@ -213,6 +355,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--spmv-only") == 0) {
             spmv_only = 1;
+        } else if (strcmp(argv[i], "--variants") == 0) {
+            spmv_only = 2;
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             nsizes = 0;
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ","))
@@ -256,10 +400,11 @@ int main(int argc, char **argv)
         if (mixm_gen_poisson3d(sizes[s], &A)) continue;
         char name[64];
         snprintf(name, sizeof name, "3D Poisson %d^3", sizes[s]);
-        bench_matrix(ctx, name, &A, MIX_PRECOND_NONE, triad);
+        if (spmv_only == 2) variant_table(ctx, name, &A);
+        else bench_matrix(ctx, name, &A, MIX_PRECOND_NONE, triad);
         mixm_csr_free(&A);
     }
-    for (int f = 0; f < nfiles; f++) {
+    for (int f = 0; spmv_only < 2 && f < nfiles; f++) {
         mixm_csr A;
         char err[256];
         if (mixm_mtx_read(files[f], &A, NULL, err, sizeof err)) {

@@ -116,6 +116,13 @@ struct mix_sparse_ops {
 
     /* Capabilities.  1: spmv takes x and y in the accumulator precision of a 16-bit matrix. */
     int spmv_acc_vectors;
+
+    /* SpMV tuner (kernels/cpu/spmv_tune.h; NULL where a backend has none).  spmv_rate: the
+     * effective bytes/s (matrix + x + y over the chosen body's best time) of the last matrix
+     * this process's tuners timed in `storage`, 0 if none yet (CG AUTO's measured rates).  spmv_variant: the body chosen
+     * for As ("tuning" while its first SpMVs time the candidates). */
+    double (*spmv_rate)(mix_prec storage);
+    const char *(*spmv_variant)(void *state, const mix_spmat *As);
 };
 
 extern const mix_sparse_ops mixi_cpu_sparse_ops;

@@ -20,6 +20,7 @@ installcheck-local:
 	  `PKG_CONFIG_PATH="$(DESTDIR)$(libdir)/pkgconfig" $(PKG_CONFIG) --define-variable=prefix="$(DESTDIR)$(prefix)" --cflags --libs mixsolve` -lm
 	LD_LIBRARY_PATH="$(DESTDIR)$(libdir)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" ./tests/consumer$(EXEEXT)
 tests_mixsolve_tests_SOURCES += tests/test_kernels_sparse.c
+tests_mixsolve_tests_SOURCES += tests/test_spmv_tune.c
 tests_mixsolve_tests_SOURCES += tests/test_onednn.c
 tests_mixsolve_tests_SOURCES += tests/test_posv.c
 tests_mixsolve_tests_SOURCES += tests/test_edge.c

@@ -67,6 +67,7 @@ static void (*const once_suites[])(void) = {
     mixt_register_onednn,
     mixt_register_hostile,
     mixt_register_sparse_format,
+    mixt_register_spmv_tune,
 };
 static void (*const backend_suites[])(mix_backend) = {
     mixt_register_gesv, mixt_register_cg, mixt_register_kernels,

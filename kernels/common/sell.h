@@ -41,6 +41,8 @@ typedef struct {
     const int64_t *erp;    /* 33 per escaped slice */
     const int32_t *ecol;   /* escape entries */
     const void *eval;
+    const uint8_t *smask;  /* per slot row: which row groups share its offset (below); or NULL */
+    const int16_t *soff;   /* per slot row: its first row's offset */
 } mixk_sell;
 
 static inline MIX_HD int64_t mixk_sell_nslice(int64_t n)
@@ -54,10 +56,33 @@ static inline MIX_HD int64_t mixk_sell_width(const mixk_sell *A, int64_t s)
     return ((A->slice[s + 1] & MIXK_SELL_SLOT_MASK) - (A->slice[s] & MIXK_SELL_SLOT_MASK)) / MIXK_SELL_C;
 }
 
+/* ---- Contiguous slots ---------------------------------------------------------------------------
+ * A slot row (slot q of a slice: its 32 offsets col[32 r .. 32 r + 31], r the slot index / 32)
+ * whose offsets are equal over a group of rows reads x of that group contiguously: x[i0 + t + d]
+ * for t = 0 .. G - 1 is one vector load at x + i0 + d, no gather (and the same element, so the
+ * same bits).  Stencils and banded matrices are mostly such slots; the slices whose rows meet a
+ * boundary of the grid keep their gathers.  Per slot row one mask byte: bit g (0..3) rows 8g ..
+ * 8g + 7 share the offset (AVX2, 8 rows per vector), bit 4 + h rows 16h .. 16h + 15 (AVX-512),
+ * bit 6 all 32 (a CUDA warp, or a vector body that need not read col at all); and soff = the
+ * offset of the slot row's first row (that of every row where bit 6 is set).  Rows past n (the
+ * last slice) are in no group. */
+#define MIXK_SELL_G8(g) (1u << (g))
+#define MIXK_SELL_G16(h) (1u << (4 + (h)))
+#define MIXK_SELL_G32 (1u << 6)
+
+/* The offset of slot k (of row i's slice): one byte and one int16 per slot row instead of the
+ * slot's own offset where the slot row is contiguous (a warp's rows read one address). */
+static inline MIX_HD int16_t mixk_sell_off_c(const mixk_sell *A, int64_t k)
+{
+    const int64_t r = k / MIXK_SELL_C;
+    return A->smask && (A->smask[r] & MIXK_SELL_G32) ? A->soff[r] : A->col[k];
+}
+
 /* ---- conversion from CSR (sorted rows) -------------------------------------------------------
  * 1. per row (parallel): mixk_sell_row_count;  2. once (host): mixk_sell_layout, first to size
  * the arrays, then to fill slice, eslice and erp;  3. per row (parallel): the format's
- * mixk_sell_fill_row_SFX (kernels/common/spmv_row.h) through mixk_sell_place. */
+ * mixk_sell_fill_row_SFX (kernels/common/spmv_row.h) through mixk_sell_place;  4. the
+ * contiguous-slot metadata.  kernels/common/sell_plan.h drives 1, 2 and 4 for the backends. */
 
 /* Off-diagonal entries of row i; *far = 1 if one lies beyond int16 of the diagonal. */
 static inline MIX_HD int64_t mixk_sell_row_count(const int64_t *rowptr, const int32_t *colind,

@@ -135,7 +135,11 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
 /* Statements of a SELL row's off-diagonal sum: double s = sum over the row's slots (or its
  * escape entries) of LDA(val, k) LDX(x, xnorm, j_k), with A (const mixk_sell *), x, xnorm and i in
  * scope.  A macro of statements so that a backend can compile it under its own target attribute. */
-#define MIXK_SELL_SUM(s, LDA, LDX)                                                                \
+#define MIXK_SELL_SUM(s, LDA, LDX) MIXK_SELL_SUM_OFF(s, LDA, LDX, MIXK_SELL_COL)
+/* The same with slot k's offset OFF(A, k): the slot's own (the portable body), or a contiguous
+ * slot row's one offset (mixk_sell_off_c, kernels/common/sell.h): the same offsets, the same bits. */
+#define MIXK_SELL_COL(A, k) ((A)->col[k])
+#define MIXK_SELL_SUM_OFF(s, LDA, LDX, OFF)                                                       \
     double s = 0;                                                                                 \
     {                                                                                             \
         const int64_t sl_ = i / MIXK_SELL_C;                                                      \
@@ -144,7 +148,7 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
         if (!(h_ & MIXK_SELL_ESC)) {                                                              \
             const int64_t end_ = A->slice[sl_ + 1] & MIXK_SELL_SLOT_MASK;                         \
             for (int64_t k = h_ + t_; k < end_; k += MIXK_SELL_C)                                 \
-                s += (double)LDA(A->val, k) * (double)LDX(x, xnorm, i + A->col[k]);               \
+                s += (double)LDA(A->val, k) * (double)LDX(x, xnorm, i + OFF(A, k));            \
         } else {                                                                                  \
             const int64_t *e_ = A->erp + A->eslice[sl_] + t_;                                     \
             for (int64_t k = e_[0]; k < e_[1]; k++)                                               \
@@ -166,6 +170,19 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
     {                                                                                             \
         MIXK_SELL_SUM(s, LDA, MIXK_LDX_F32) /* the load drops xnorm */                            \
         return s;                                                                                 \
+    }                                                                                             \
+    /* The same over the contiguous-slot offsets (the CUDA rows: a warp reads one offset). */    \
+    static inline MIX_HD MIXK_ALWAYS_INLINE double mixk_sell_partc_##SFX(                         \
+        const mixk_sell *A, const void *x, const float *xnorm, int64_t i)                         \
+    {                                                                                             \
+        MIXK_SELL_SUM_OFF(s, LDA, LDX, mixk_sell_off_c)                                           \
+        return s;                                                                                 \
+    }                                                                                             \
+    static inline MIX_HD MIXK_ALWAYS_INLINE ACC mixk_sell_rowfc_##SFX(const mixk_sell *A,         \
+                                                                      const float *x, int64_t i)  \
+    {                                                                                             \
+        MIXK_SELL_SUM_OFF(s, LDA, MIXK_LDX_F32, mixk_sell_off_c)                                  \
+        return mixk_sell_finish_##SFX(A, i, s, x[i]);                                             \
     }                                                                                             \
     static inline MIX_HD MIXK_ALWAYS_INLINE ACC mixk_sell_row_##SFX(const mixk_sell *A, const void *x, \
                                                                     const float *xnorm, int64_t i) \
@@ -239,6 +256,8 @@ typedef struct {
  *   T     mixk_sell_row_SFX(A, x, xnorm, i), mixk_sell_rowf_SFX(A, const float *x, i)
  *   T     mixk_sell_part_SFX(A, x, xnorm, i), mixk_sell_partf_SFX(A, x, i),
  *         mixk_sell_finish_SFX(A, i, s, x_i)                       (the pieces, for vector bodies)
+ *   T     mixk_sell_partc_SFX(A, x, xnorm, i), mixk_sell_rowfc_SFX(A, x, i)   the same over the
+ *         contiguous-slot offsets (kernels/common/sell.h; the CUDA warp rows)
  *   int   mixk_sell_fill_row_SFX(A, rowptr, colind, a, scale, i, out)  row i's values, columns
  *         and padding (layout made: sell.h), returns how many values do not fit.
  * A format of one value per element (S row) writes mixk_svec_ld_SFX, mixk_svec_st_SFX,

@@ -2,6 +2,7 @@
 noinst_HEADERS += kernels/backend_dense.h kernels/backend_sparse.h
 libmixsolve_core_la_SOURCES += kernels/cpu/dense_cpu.c
 libmixsolve_core_la_SOURCES += kernels/cpu/sparse_cpu.c
+libmixsolve_core_la_SOURCES += kernels/cpu/spmv_tune.c kernels/cpu/spmv_tune.h
 libmixsolve_core_la_SOURCES += kernels/cpu/convert_cpu.c kernels/cpu/convert_cpu.h
 noinst_HEADERS += kernels/cpu/sparse_cpu_t.h
 noinst_HEADERS += kernels/cpu/sparse_cpu.h

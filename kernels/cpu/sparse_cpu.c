@@ -1,11 +1,14 @@
 /* sparse_cpu.c: the CPU backend's sparse operations: CSR copies and conversion, SpMV, fused CG vector kernels. */
 #include <math.h>
 #include <string.h>
+#include "lib/core/clock.h"
 #include "lib/core/core.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
+#include "kernels/common/sell_plan.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/sparse_cpu.h"
+#include "kernels/cpu/spmv_tune.h"
 
 #define BLK MIXK_SVEC_BLOCK
 /* Block bodies are inlined once per trip count (full block / last block) so that the full ones
@@ -33,12 +36,16 @@ struct mix_spmat {
     int32_t *ecol;
     void *eval, *diag;
     uint8_t *rexp;    /* FIXED16: the exponent byte of each row's step */
+    uint8_t *smask;   /* contiguous slots (kernels/common/sell.h) */
+    int16_t *soff;
+    int64_t slot_rows, contig_rows; /* slot rows, and those contiguous over all 32 rows */
+    mixi_spmv_tuner *tune; /* its SpMV variant (kernels/cpu/spmv_tune.h); the matrix is const to its users */
     int64_t bytes;    /* what one SpMV reads of the matrix */
     float *xf;        /* 16-bit formats: x decoded once per SpMV (one SpMV at a time) */
 };
 
 typedef struct {
-    void (*spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy);
+    void (*spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy, int var);
     void (*cg_update)(double alpha, const mix_svec *p, const mix_svec *ap, mix_svec *x,
                       mix_svec *r, double *rr, double *rd);
     void (*axpby)(double a, const mix_svec *x, double b, mix_svec *y);
@@ -132,24 +139,63 @@ MIXI_AVX2 static MIXI_INLINE __m256 avx2_sell_vals(mix_prec P, const void *v, in
         return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)v + k))));
     }
 }
+/* How a group of rows of a slice loads x (`contig` variants): per slot row a gather or, where its
+ * mask says the group shares one offset, one vector load (SLOT_MIXED, a test per slot); or the
+ * same for every slot row (SLOT_COL: the offset from col, no test); or every slot row contiguous
+ * over all 32 rows (SLOT_SOFF: the offsets from soff, col never read). */
+enum { SLOT_GATHER, SLOT_MIXED, SLOT_COL, SLOT_SOFF };
+static inline int slot_mode(const mixk_sell *A, int64_t base, int64_t end, unsigned bit)
+{
+    unsigned all = 0xffu, any = 0u;
+    for (int64_t r = base / MIXK_SELL_C; r < end / MIXK_SELL_C; r++) {
+        all &= A->smask[r];
+        any |= A->smask[r];
+    }
+    return all & MIXK_SELL_G32 ? SLOT_SOFF : all & bit ? SLOT_COL : any & bit ? SLOT_MIXED : SLOT_GATHER;
+}
+
+/* Group g's eight rows of the slice [base, end): the FP64 sums of their slots, in slot order. */
+MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
+                                             int g, int64_t base, int64_t end, int mode,
+                                             __m256d *plo, __m256d *phi)
+{
+    const __m256i row = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    for (int64_t k = base + 8 * g; k < end; k += MIXK_SELL_C) {
+        const int64_t r = k / MIXK_SELL_C;
+        __m256 xj;
+        if (mode == SLOT_SOFF || mode == SLOT_COL ||
+            (mode == SLOT_MIXED && (A->smask[r] & MIXK_SELL_G8(g)))) { /* x read contiguously */
+            const int d = mode == SLOT_SOFF ? A->soff[r] : A->col[k];
+            xj = _mm256_loadu_ps(x + i0 + 8 * g + d);
+        } else {
+            const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
+            xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4);
+        }
+        const __m256 a = avx2_sell_vals(P, A->val, k);
+        lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
+                                             _mm256_cvtps_pd(_mm256_castps256_ps128(xj))));
+        hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
+                                             _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1))));
+    }
+    *plo = lo;
+    *phi = hi;
+}
+
 MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A, const float *x, int64_t s,
-                                                  float *y)
+                                                  float *y, int contig)
 {
     const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
     const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
     /* Eight rows at a time over all the slots (the slice's slots stay in L1 between groups), so
      * that the two FP64 sums and the row numbers stay in registers. */
     for (int g = 0; g < MIXK_SELL_C / 8; g++) {
-        const __m256i row = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
-        for (int64_t k = base + 8 * g; k < end; k += MIXK_SELL_C) {
-            const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
-            const __m256 xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4);
-            const __m256 a = avx2_sell_vals(P, A->val, k);
-            lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(a)),
-                                                 _mm256_cvtps_pd(_mm256_castps256_ps128(xj))));
-            hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)),
-                                                 _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1))));
+        __m256d lo, hi;
+        switch (contig ? slot_mode(A, base, end, MIXK_SELL_G8(g)) : SLOT_GATHER) {
+        case SLOT_SOFF: avx2_group(P, A, x, i0, g, base, end, SLOT_SOFF, &lo, &hi); break;
+        case SLOT_COL: avx2_group(P, A, x, i0, g, base, end, SLOT_COL, &lo, &hi); break;
+        case SLOT_MIXED: avx2_group(P, A, x, i0, g, base, end, SLOT_MIXED, &lo, &hi); break;
+        default: avx2_group(P, A, x, i0, g, base, end, SLOT_GATHER, &lo, &hi); break;
         }
         const int64_t i = i0 + 8 * g;
         const __m256 xi = _mm256_loadu_ps(x + i);
@@ -192,21 +238,44 @@ MIXI_AVX512 static inline __m512d avx512_hi_pd(__m512 a)
 {
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1)));
 }
-MIXI_AVX512 static void avx512_sell_slice(mix_prec P, const mixk_sell *A, const float *x, int64_t s,
-                                          float *y)
+MIXI_AVX512 static MIXI_INLINE void avx512_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
+                                                 int g, int64_t base, int64_t end, int mode,
+                                                 __m512d *plo, __m512d *phi)
+{
+    const __m512i row = _mm512_add_epi32(_mm512_set1_epi32(i0 + 16 * g),
+                                         _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
+    for (int64_t k = base + 16 * g; k < end; k += MIXK_SELL_C) {
+        const int64_t r = k / MIXK_SELL_C;
+        __m512 xj;
+        if (mode == SLOT_SOFF || mode == SLOT_COL ||
+            (mode == SLOT_MIXED && (A->smask[r] & MIXK_SELL_G16(g)))) {
+            const int d = mode == SLOT_SOFF ? A->soff[r] : A->col[k];
+            xj = _mm512_loadu_ps(x + i0 + 16 * g + d);
+        } else {
+            const __m512i off = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(A->col + k)));
+            xj = _mm512_i32gather_ps(_mm512_add_epi32(row, off), x, 4);
+        }
+        const __m512 a = avx512_sell_vals(P, A->val, k);
+        lo = _mm512_add_pd(lo, _mm512_mul_pd(avx512_lo_pd(a), avx512_lo_pd(xj)));
+        hi = _mm512_add_pd(hi, _mm512_mul_pd(avx512_hi_pd(a), avx512_hi_pd(xj)));
+    }
+    *plo = lo;
+    *phi = hi;
+}
+
+MIXI_AVX512 static MIXI_INLINE void avx512_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
+                                                      int64_t s, float *y, int contig)
 {
     const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
     const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
     for (int g = 0; g < MIXK_SELL_C / 16; g++) {
-        const __m512i row = _mm512_add_epi32(_mm512_set1_epi32(i0 + 16 * g),
-                                             _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-        __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
-        for (int64_t k = base + 16 * g; k < end; k += MIXK_SELL_C) {
-            const __m512i off = _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)(A->col + k)));
-            const __m512 xj = _mm512_i32gather_ps(_mm512_add_epi32(row, off), x, 4);
-            const __m512 a = avx512_sell_vals(P, A->val, k);
-            lo = _mm512_add_pd(lo, _mm512_mul_pd(avx512_lo_pd(a), avx512_lo_pd(xj)));
-            hi = _mm512_add_pd(hi, _mm512_mul_pd(avx512_hi_pd(a), avx512_hi_pd(xj)));
+        __m512d lo, hi;
+        switch (contig ? slot_mode(A, base, end, MIXK_SELL_G16(g)) : SLOT_GATHER) {
+        case SLOT_SOFF: avx512_group(P, A, x, i0, g, base, end, SLOT_SOFF, &lo, &hi); break;
+        case SLOT_COL: avx512_group(P, A, x, i0, g, base, end, SLOT_COL, &lo, &hi); break;
+        case SLOT_MIXED: avx512_group(P, A, x, i0, g, base, end, SLOT_MIXED, &lo, &hi); break;
+        default: avx512_group(P, A, x, i0, g, base, end, SLOT_GATHER, &lo, &hi); break;
         }
         const int64_t i = i0 + 16 * g;
         const __m512 xi = _mm512_loadu_ps(x + i);
@@ -227,12 +296,44 @@ MIXI_AVX512 static void avx512_sell_slice(mix_prec P, const mixk_sell *A, const 
         _mm256_storeu_ps(y + 16 * g + 8, _mm512_cvtpd_ps(hi));
     }
 }
-/* The slice kernel of this CPU (probed once per process). */
-MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
-                                                  int64_t s, float *y)
+/* The slice bodies of the SpMV variants (kernels/cpu/spmv_tune.h): one AVX-512 function per
+ * format and load mode (an AVX-512 body cannot inline into the AVX2 callers; with the format a
+ * constant in it, no switch on it runs per slot: perf annotate showed one in the hot loop); an
+ * AVX-512 variant asked of a CPU without it runs AVX2's. */
+#define AVX512_SLICES(PP, SFX)                                                                     \
+    MIXI_AVX512 static void avx512_slice_c_##SFX(const mixk_sell *A, const float *x, int64_t s,     \
+                                                 float *y)                                         \
+    {                                                                                              \
+        avx512_sell_slice(PP, A, x, s, y, 1);                                                      \
+    }                                                                                              \
+    MIXI_AVX512 static void avx512_slice_g_##SFX(const mixk_sell *A, const float *x, int64_t s,     \
+                                                 float *y)                                         \
+    {                                                                                              \
+        avx512_sell_slice(PP, A, x, s, y, 0);                                                      \
+    }
+AVX512_SLICES(MIX_FP32, fp32)
+AVX512_SLICES(MIX_FP16, fp16)
+AVX512_SLICES(MIX_BF16, bf16)
+AVX512_SLICES(MIX_FIXED16, fixed16)
+#undef AVX512_SLICES
+MIXI_AVX2 static MIXI_INLINE void avx512_slice(mix_prec P, int contig, const mixk_sell *A, const float *x,
+                                               int64_t s, float *y)
 {
-    if (mixi_cpu_has_avx512f()) avx512_sell_slice(P, A, x, s, y);
-    else avx2_sell_slice(P, A, x, s, y);
+    switch (P) {
+    case MIX_FP32: (contig ? avx512_slice_c_fp32 : avx512_slice_g_fp32)(A, x, s, y); break;
+    case MIX_FP16: (contig ? avx512_slice_c_fp16 : avx512_slice_g_fp16)(A, x, s, y); break;
+    case MIX_BF16: (contig ? avx512_slice_c_bf16 : avx512_slice_g_bf16)(A, x, s, y); break;
+    default: (contig ? avx512_slice_c_fixed16 : avx512_slice_g_fixed16)(A, x, s, y); break;
+    }
+}
+MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
+                                                  int64_t s, float *y, int var)
+{
+    const int wide = mixi_cpu_has_avx512f();
+    if (var == MIXI_SPMV_AVX512_CONTIG && wide) avx512_slice(P, 1, A, x, s, y);
+    else if (var == MIXI_SPMV_AVX512_GATHER && wide) avx512_slice(P, 0, A, x, s, y);
+    else if (var == MIXI_SPMV_AVX2_GATHER) avx2_sell_slice(P, A, x, s, y, 0);
+    else avx2_sell_slice(P, A, x, s, y, 1);
 }
 
 /* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|
@@ -322,9 +423,9 @@ MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64
  * Zen3) 3.7 ms per SpMV against 6.3 ms for a masked gather plus horizontal sum per row. */
 #define ISA_DECODE_X(P) (mixk_prec_bytes(P) < 4)
 /* Full slices that are not escaped run eight rows per vector (the rest row by row). */
-#define ISA_SLICE(P, A, xf, b, cnt, v)                                                             \
+#define ISA_SLICE(P, A, xf, b, cnt, v, var)                                                        \
     (mixk_sell_used(P) && (cnt) == MIXK_SELL_C && !((A)->sell.slice[b] & MIXK_SELL_ESC) &&          \
-     (simd_sell_slice(P, &(A)->sell, xf, b, v), 1))
+     (simd_sell_slice(P, &(A)->sell, xf, b, v, var), 1))
 #define ISA_ROWF(P, A, xf, i, out) \
     ((P) == MIX_FP16 && ((out) = avx2_rowf_fp16(&A->sell, xf, i), 1))
 #define T float
@@ -364,6 +465,16 @@ static const cpu_svec_kernels *kernels_for(mix_prec p)
     return generic_kernels[p];
 }
 
+static void tuner_init(mixi_spmv_tuner *T, mix_prec prec)
+{
+#ifdef MIX_SPARSE_AVX2
+    const int avx2 = mixi_cpu_has_f16c() && !force_portable;
+    mixi_spmv_tuner_init(T, prec, avx2, avx2 && mixi_cpu_has_avx512f());
+#else
+    mixi_spmv_tuner_init(T, prec, 0, 0);
+#endif
+}
+
 static void spmat_free(mix_spmat *A)
 {
     if (!A) return;
@@ -380,6 +491,9 @@ static void spmat_free(mix_spmat *A)
     mixi_free(A->eval);
     mixi_free(A->diag);
     mixi_free(A->rexp);
+    mixi_free(A->smask);
+    mixi_free(A->tune);
+    mixi_free(A->soff);
     mixi_free(A->xf);
     mixi_free(A);
 }
@@ -407,7 +521,9 @@ static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32
     A->rowptr = mixi_malloc(((size_t)n + 1) * sizeof *A->rowptr);
     A->colind = mixi_malloc(nz * sizeof *A->colind);
     A->val = mixi_malloc(nz * sizeof(double));
-    if (!A->rowptr || !A->colind || !A->val) {
+    A->tune = mixi_malloc(sizeof *A->tune); /* unscaled FP64 storage runs on this matrix itself */
+    if (A->tune) tuner_init(A->tune, MIX_FP64);
+    if (!A->rowptr || !A->colind || !A->val || !A->tune) {
         spmat_free(A);
         return MIX_ERR_ALLOC;
     }
@@ -435,48 +551,77 @@ static int convert_fp64(const mix_spmat *A64, const double *scale, mix_spmat *A)
     return MIX_SUCCESS;
 }
 
-/* A SELL-32 copy (kernels/common/sell.h) in `prec`: entries per row, the layout, then each
- * row's columns and values. */
+/* Alloc of the SELL arrays sized by z (64 bytes of padding: vector loads may read past the end). */
+static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mix_spmat *A)
+{
+    const int fixed = mixk_prec_block_scaled(prec), narrow = mixk_prec_bytes(prec) < 4;
+    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
+    const size_t n = (size_t)z->n, ns = (size_t)z->nslice, nr = (size_t)mixk_sell_slot_rows(z->nslots);
+    A->slice = mixi_malloc((ns + 1) * sizeof *A->slice);
+    A->col = mixi_malloc((size_t)z->nslots * sizeof *A->col + 64);
+    A->val = mixi_malloc((size_t)z->nslots * el + 64);
+    A->diag = mixi_malloc(n * del + 64);
+    A->smask = mixi_malloc(nr + 64);
+    A->soff = mixi_malloc(nr * sizeof *A->soff + 64);
+    if (fixed) A->rexp = mixi_malloc(n + 64);
+    if (z->nerp) {
+        const size_t ne = (size_t)(z->nesc > 0 ? z->nesc : 1);
+        A->eslice = mixi_malloc(ns * sizeof *A->eslice);
+        A->erp = mixi_malloc((size_t)z->nerp * sizeof *A->erp);
+        A->ecol = mixi_malloc(ne * sizeof *A->ecol);
+        A->eval = mixi_malloc(ne * el);
+    }
+    if (narrow) A->xf = mixi_malloc((n + BLK) * sizeof(float)); /* decoded x */
+    if (!A->slice || !A->col || !A->val || !A->diag || !A->smask || !A->soff || (fixed && !A->rexp) ||
+        (z->nerp && (!A->eslice || !A->erp || !A->ecol || !A->eval)) || (narrow && !A->xf))
+        return MIX_ERR_ALLOC;
+    return MIX_SUCCESS;
+}
+
+/* Each row's columns and values (kernels/common/spmv_row.h), then the slot metadata; returns
+ * how many rows did not fit the format. */
+static long sell_fill(const mix_spmat *A64, mix_prec prec, const double *scale, mix_spmat *A)
+{
+    const int n = A64->n;
+    const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
+    long overflow = 0;
+#pragma omp parallel for reduction(+ : overflow) schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++) {
+#define FILL_ROW(PP, SFX, ...)                                                                    \
+    case PP:                                                                                      \
+        overflow += mixk_sell_fill_row_##SFX(&A->sell, A64->rowptr, A64->colind, A64->val, scale, \
+                                             i, &o);                                              \
+        break;
+        switch (prec) {
+            MIXK_STORAGE_FORMATS(FILL_ROW)
+        default: break;
+        }
+#undef FILL_ROW
+    }
+    const int64_t ns = mixk_sell_nslice(n);
+    int64_t full = 0;
+#pragma omp parallel for reduction(+ : full) schedule(static) if (n > PAR_MIN)
+    for (int64_t s = 0; s < ns; s++) full += mixk_sell_slot_meta(&A->sell, s, A->smask, A->soff);
+    A->contig_rows = full;
+    return overflow;
+}
+
+/* A SELL-32 copy (kernels/common/sell.h) in `prec`: the layout planned by
+ * kernels/common/sell_plan.h, then each row's columns and values. */
 static int convert_sell(const mix_spmat *A64, mix_prec prec, const double *scale, mix_spmat *A)
 {
     const int n = A64->n;
-    const int fixed = mixk_prec_block_scaled(prec), narrow = mixk_prec_bytes(prec) < 4;
-    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
-    const int64_t ns = mixk_sell_nslice(n);
+    const int fixed = mixk_prec_block_scaled(prec);
     int64_t *cnt = mixi_malloc((size_t)n * sizeof *cnt);
     unsigned char *far = mixi_malloc((size_t)n);
-    if (!cnt || !far) {
-        mixi_free(cnt);
-        mixi_free(far);
-        return MIX_ERR_ALLOC;
-    }
-#pragma omp parallel for schedule(static) if (n > PAR_MIN)
-    for (int i = 0; i < n; i++) {
-        int f;
-        cnt[i] = mixk_sell_row_count(A64->rowptr, A64->colind, i, &f);
-        far[i] = (unsigned char)f;
-    }
-    int64_t nslots, nesc, nerp;
-    mixk_sell_layout(n, cnt, far, NULL, NULL, NULL, &nslots, &nesc, &nerp);
-    A->slice = mixi_malloc((size_t)(ns + 1) * sizeof *A->slice);
-    /* 64 bytes of padding: vector loads may read past the last slot. */
-    A->col = mixi_malloc((size_t)nslots * sizeof *A->col + 64);
-    A->val = mixi_malloc((size_t)nslots * el + 64);
-    A->diag = mixi_malloc((size_t)n * del + 64);
-    if (fixed) A->rexp = mixi_malloc((size_t)n + 64);
-    if (nerp) {
-        A->eslice = mixi_malloc((size_t)ns * sizeof *A->eslice);
-        A->erp = mixi_malloc((size_t)nerp * sizeof *A->erp);
-        A->ecol = mixi_malloc((size_t)(nesc > 0 ? nesc : 1) * sizeof *A->ecol);
-        A->eval = mixi_malloc((size_t)(nesc > 0 ? nesc : 1) * el);
-    }
-    if (narrow) A->xf = mixi_malloc(((size_t)n + BLK) * sizeof(float)); /* decoded x */
-    int st = MIX_SUCCESS;
-    if (!A->slice || !A->col || !A->val || !A->diag || (fixed && !A->rexp) ||
-        (nerp && (!A->eslice || !A->erp || !A->ecol || !A->eval)) || (narrow && !A->xf))
-        st = MIX_ERR_ALLOC;
+    mixk_sell_sizes z;
+    int st = cnt && far ? MIX_SUCCESS : MIX_ERR_ALLOC;
     if (!st) {
-        mixk_sell_layout(n, cnt, far, A->slice, A->eslice, A->erp, &nslots, &nesc, &nerp);
+        mixk_sell_plan_count(n, A64->rowptr, A64->colind, cnt, far, &z);
+        st = sell_alloc(&z, prec, A);
+    }
+    if (!st) {
+        mixk_sell_plan_layout(cnt, far, &z, A->slice, A->eslice, A->erp);
         double gmax = 0.0; /* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa */
         if (fixed) {
 #pragma omp parallel for reduction(max : gmax) schedule(static) if (n > PAR_MIN)
@@ -487,25 +632,11 @@ static int convert_sell(const mix_spmat *A64, mix_prec prec, const double *scale
         }
         A->sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
                               .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
-                              .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
-        const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
-        A->bytes = mixk_sell_index_bytes(n, nslots, nesc, nerp) + (nslots + nesc) * (int64_t)el +
-                   (int64_t)n * (int64_t)del + (fixed ? n : 0);
-        long overflow = 0;
-#pragma omp parallel for reduction(+ : overflow) schedule(static) if (n > PAR_MIN)
-        for (int i = 0; i < n; i++) {
-#define FILL_ROW(PP, SFX, ...)                                                                    \
-    case PP:                                                                                      \
-        overflow += mixk_sell_fill_row_##SFX(&A->sell, A64->rowptr, A64->colind, A64->val, scale, \
-                                             i, &o);                                              \
-        break;
-            switch (prec) {
-                MIXK_STORAGE_FORMATS(FILL_ROW)
-            default: break;
-            }
-#undef FILL_ROW
-        }
-        if (overflow) st = MIX_ERR_OVERFLOW;
+                              .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval,
+                              .smask = A->smask, .soff = A->soff};
+        A->bytes = mixk_sell_plan_bytes(&z, prec);
+        A->slot_rows = mixk_sell_slot_rows(z.nslots);
+        if (sell_fill(A64, prec, scale, A)) st = MIX_ERR_OVERFLOW;
     }
     mixi_free(cnt);
     mixi_free(far);
@@ -523,8 +654,11 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
     A->prec = prec;
     A->n = A64->n;
     A->nnz = A64->nnz;
-    const int st = mixk_sell_used(prec) ? convert_sell(A64, prec, scale, A)
-                                        : convert_fp64(A64, scale, A);
+    A->tune = mixi_malloc(sizeof *A->tune);
+    int st = !A->tune ? MIX_ERR_ALLOC
+             : mixk_sell_used(prec) ? convert_sell(A64, prec, scale, A)
+                                    : convert_fp64(A64, scale, A);
+    if (A->tune) tuner_init(A->tune, prec);
     if (st) {
         spmat_free(A);
         return st;
@@ -624,8 +758,35 @@ static int cpu_spmv(void *state, const mix_spmat *A, const mix_svec *x, mix_svec
     if (!k) return MIX_ERR_INVALID_ARG;
     const mix_prec vp = x->prec == A->prec ? A->prec : mixk_prec_acc(A->prec);
     if (x->prec != vp || y->prec != vp) return MIX_ERR_UNSUPPORTED;
-    k->spmv(A, x, y, xy);
+    mixi_spmv_tuner *T = A->tune;
+    const int var = T ? mixi_spmv_tuner_next(T) : MIXI_SPMV_PORTABLE;
+    if (var == MIXI_SPMV_PORTABLE) k = generic_kernels[A->prec];
+    if (!T || (T->chosen >= 0 && T->calls >= MIXI_TUNE_ROUNDS)) {
+        k->spmv(A, x, y, xy, var);
+        return MIX_SUCCESS;
+    }
+    /* Tuning: this SpMV, timed, is one of the table's (its result is the caller's). */
+    const double t0 = mixi_wtime();
+    k->spmv(A, x, y, xy, var);
+    const double t = mixi_wtime() - t0;
+    size_t vb = 16, nb = 0;
+    mixi_svec_bytes(vp, A->n, &vb, &nb);
+    mixi_spmv_tuner_done(T, A->prec, var, t, (double)A->bytes + 2.0 * (double)(vb - 16 + nb));
     return MIX_SUCCESS;
+}
+
+static double cpu_spmv_rate(mix_prec storage) { return mixi_spmv_rate(storage); }
+
+static const char *cpu_spmv_variant(void *state, const mix_spmat *A)
+{
+    (void)state;
+    return A && A->tune ? mixi_spmv_tuner_choice(A->tune) : NULL;
+}
+
+const char *mixi_cpu_spmv_variant(const mix_spmat *A, double *contig)
+{
+    if (contig) *contig = A && A->slot_rows ? (double)A->contig_rows / (double)A->slot_rows : 0.0;
+    return cpu_spmv_variant(NULL, A);
 }
 
 static int cpu_cg_update(void *state, double alpha, const mix_svec *p, const mix_svec *ap,
@@ -677,4 +838,6 @@ const mix_sparse_ops mixi_cpu_sparse_ops = {
     .axpby = cpu_axpby,
     .dot = cpu_dot,
     .spmv_acc_vectors = 1,
+    .spmv_rate = cpu_spmv_rate,
+    .spmv_variant = cpu_spmv_variant,
 };

@@ -12,4 +12,8 @@ void mixi_cpu_sparse_force_portable(int on);
 /* A CPU matrix's SELL layout (host memory), NULL for an FP64 (plain CSR) matrix. */
 const mixk_sell *mixi_cpu_spmat_sell(const struct mix_spmat *A);
 
+/* The SpMV variant the tuner chose for a CPU matrix (kernels/cpu/spmv_tune.h; "tuning" before it
+ * chose), and in *contig (may be NULL) the share of its slot rows contiguous over 32 rows. */
+const char *mixi_cpu_spmv_variant(const struct mix_spmat *A, double *contig);
+
 #endif

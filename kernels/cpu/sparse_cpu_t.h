@@ -4,8 +4,9 @@
  * BLK, PAR_MIN and MIXI_INLINE from sparse_cpu.c.  For T = float an ISA may define hooks that
  * take over a format, returning 1 when they did (0: the portable body from kernels/common):
  *   ISA_LD_BLOCK(P, v, b, cnt, x), ISA_ST_BLOCK(P, v, b, x, cnt),
- *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out), ISA_SLICE(P, A, xf, b, cnt, v)
- *   (the rows of block b, a SELL slice, into v[0..cnt) from the float x xf);
+ *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out), ISA_SLICE(P, A, xf, b, cnt, v, var)
+ *   (the rows of block b, a SELL slice, into v[0..cnt) from the float x xf, by the SpMV
+ *   variant var of kernels/cpu/spmv_tune.h);
  * and ISA_DECODE_X(P): whether the SpMV decodes x once into floats for P (see NARROW).
  * ISA_ATTR is the function attribute of the ISA (a target attribute; empty for the baseline), and
  * ISA_BLK_INLINE how the per-block bodies called from the OpenMP regions are inlined.
@@ -114,7 +115,7 @@ ISA_ATTR static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const flo
 
 /* y = A x, rounded into y; returns <x, A x> of the block from the unrounded products. */
 ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A, const mix_svec *x,
-                                         mix_svec *y, const float *xf, int64_t b, int cnt)
+                                         mix_svec *y, const float *xf, int64_t b, int cnt, int var)
 {
     T v[BLK], xb[BLK];
     double s[4] = {0, 0, 0, 0};
@@ -123,7 +124,9 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A
     const int wide = x->prec != P;
     const float *xrow = wide ? (const float *)x->val : NARROW(P) ? xf : NULL;
 #ifdef ISA_SLICE
-    if (!ISA_SLICE(P, A, xrow ? xrow : (const float *)x->val, b, cnt, v))
+    if (!ISA_SLICE(P, A, xrow ? xrow : (const float *)x->val, b, cnt, v, var))
+#else
+    (void)var;
 #endif
         for (int t = 0; t < cnt; t++)
             v[t] = xrow ? FN(rowf)(P, A, xrow, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
@@ -135,9 +138,10 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 ISA_ATTR static ISA_BLK_INLINE double FN(spmv_blk)(mix_prec P, const mix_spmat *A, const mix_svec *x,
-                                       mix_svec *y, const float *xf, int64_t b, int cnt)
+                                       mix_svec *y, const float *xf, int64_t b, int cnt, int var)
 {
-    return BOTH(FN(spmv_block)(P, A, x, y, xf, b, BLK), FN(spmv_block)(P, A, x, y, xf, b, cnt), cnt);
+    return BOTH(FN(spmv_block)(P, A, x, y, xf, b, BLK, var), FN(spmv_block)(P, A, x, y, xf, b, cnt, var),
+                cnt);
 }
 /* Narrow formats: block b of x decoded into the float scratch (T is float for them). */
 ISA_ATTR static ISA_BLK_INLINE void FN(decode_blk)(mix_prec P, const mix_svec *x, float *xf, int64_t b, int cnt)
@@ -249,7 +253,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
 #define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
 #define MIXI_INSTANCE(PP, PFX)                                                                    \
     ISA_ATTR static void MIXI_CAT(PFX, spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y,           \
-                                    double *xy)                                                   \
+                                    double *xy, int var)                                          \
     {                                                                                             \
         const int64_t n = A->n;                                                                   \
         double acc = 0.0;                                                                         \
@@ -261,7 +265,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
                 MIXI_BLOCKS(n) FN(decode_blk)(PP, x, xf, b, CNT(n, b));                           \
             }                                                                                     \
             _Pragma("omp for reduction(+ : acc) schedule(static)")                                \
-            MIXI_BLOCKS(n) acc += FN(spmv_blk)(PP, A, x, y, xf, b, CNT(n, b));                    \
+            MIXI_BLOCKS(n) acc += FN(spmv_blk)(PP, A, x, y, xf, b, CNT(n, b), var);               \
         }                                                                                         \
         *xy = acc;                                                                                \
     }                                                                                             \

@@ -4,6 +4,7 @@
 #include "lib/core/core.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
+#include "kernels/common/sell_plan.h"
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_sparse.h"
 
@@ -20,6 +21,8 @@ struct mix_spmat {
     int32_t *ecol;
     void *eval, *diag;
     uint8_t *rexp;         /* FIXED16 */
+    uint8_t *smask;        /* contiguous slots (kernels/common/sell.h) */
+    int16_t *soff;
     int64_t bytes;         /* what one SpMV reads of the matrix */
     int owns_pattern;
 };
@@ -111,6 +114,8 @@ static void sp_destroy(void *state, mix_spmat *A)
     mixi_cuda_backend.free(state, A->eval);
     mixi_cuda_backend.free(state, A->diag);
     mixi_cuda_backend.free(state, A->rexp);
+    mixi_cuda_backend.free(state, A->smask);
+    mixi_cuda_backend.free(state, A->soff);
     mixi_free(A);
 }
 
@@ -155,15 +160,87 @@ out:
     return MIX_SUCCESS;
 }
 
-/* The SELL copy: the layout made on the host from the FP64 copy's pattern (the shared
- * kernels/common code, as the CPU backend makes it), the rows' columns and values on the device. */
+/* The contiguous-slot metadata (kernels/common/sell_plan.h), made on the host from the filled
+ * offsets as the CPU backend makes it: a warp's rows then read one offset per contiguous slot. */
+static int sell_meta(mixi_cuda_state *s, mix_spmat *A, const mixk_sell_sizes *z, const int64_t *hslice)
+{
+    const int64_t nr = mixk_sell_slot_rows(z->nslots);
+    if (nr == 0) return MIX_SUCCESS;
+    int16_t *hcol = mixi_malloc((size_t)z->nslots * sizeof *hcol), *hoff = mixi_malloc((size_t)nr * sizeof *hoff);
+    uint8_t *hmask = mixi_malloc((size_t)nr);
+    int st = hcol && hoff && hmask ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    if (!st) st = mixi_cuda_backend.download(s, hcol, A->col, (size_t)z->nslots * sizeof *hcol);
+    if (!st) st = dalloc(s, (void **)&A->smask, (size_t)nr);
+    if (!st) st = dalloc(s, (void **)&A->soff, (size_t)nr * sizeof *hoff);
+    if (!st) {
+        const mixk_sell h = {.n = z->n, .slice = hslice, .col = hcol};
+        for (int64_t sl = 0; sl < z->nslice; sl++) mixk_sell_slot_meta(&h, sl, hmask, hoff);
+        st = h2d(s, A->smask, hmask, (size_t)nr);
+    }
+    if (!st) st = h2d(s, A->soff, hoff, (size_t)nr * sizeof *hoff);
+    if (!st) {
+        A->d.sell.smask = A->smask;
+        A->d.sell.soff = A->soff;
+    }
+    mixi_free(hcol);
+    mixi_free(hoff);
+    mixi_free(hmask);
+    return st;
+}
+
+/* Device arrays of the SELL copy sized by z, the layout's uploaded. */
+static int sell_alloc(mixi_cuda_state *s, mix_prec prec, const mixk_sell_sizes *z, const int64_t *hslice,
+                      const int64_t *heslice, const int64_t *herp, mix_spmat *A)
+{
+    const int fixed = mixk_prec_block_scaled(prec);
+    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
+    const size_t ns = (size_t)z->nslice, sb = (ns + 1) * sizeof *hslice, nesc = (size_t)(z->nesc > 0 ? z->nesc : 1);
+    const size_t nslots = (size_t)(z->nslots > 0 ? z->nslots : 1), nerp = (size_t)z->nerp;
+    int st = dalloc(s, (void **)&A->slice, sb);
+    if (!st) st = dalloc(s, (void **)&A->col, nslots * sizeof(int16_t));
+    if (!st) st = dalloc(s, &A->val, nslots * el);
+    if (!st) st = dalloc(s, &A->diag, (size_t)z->n * del);
+    if (!st && fixed) st = dalloc(s, (void **)&A->rexp, (size_t)z->n);
+    if (!st && nerp) st = dalloc(s, (void **)&A->eslice, ns * sizeof *heslice);
+    if (!st && nerp) st = dalloc(s, (void **)&A->erp, nerp * sizeof *herp);
+    if (!st && nerp) st = dalloc(s, (void **)&A->ecol, nesc * sizeof(int32_t));
+    if (!st && nerp) st = dalloc(s, &A->eval, nesc * el);
+    if (!st) st = h2d(s, A->slice, hslice, sb);
+    if (!st && nerp) st = h2d(s, A->eslice, heslice, ns * sizeof *heslice);
+    if (!st && nerp) st = h2d(s, A->erp, herp, nerp * sizeof *herp);
+    return st;
+}
+
+/* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (on the host, from the
+ * FP64 copy's values and the scale, with the shared row code). */
+static int sell_gmax(mixi_cuda_state *s, const mix_spmat *A64, const int64_t *rp, const int32_t *ci,
+                     const double *scale, double *gmax)
+{
+    const int n = A64->d.n;
+    const int64_t nnz = A64->d.nnz;
+    double *hval = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *hval);
+    double *hsc = scale ? mixi_malloc((size_t)n * sizeof *hsc) : NULL;
+    int st = hval && (!scale || hsc) ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    if (!st && nnz > 0) st = mixi_cuda_backend.download(s, hval, A64->val, (size_t)nnz * sizeof *hval);
+    if (!st && scale) st = mixi_cuda_backend.download(s, hsc, scale, (size_t)n * sizeof *hsc);
+    *gmax = 0.0;
+    for (int i = 0; !st && i < n; i++) {
+        const double m = mixk_fixed16_row_offmax(rp, ci, hval, hsc, i);
+        *gmax = m != m ? HUGE_VAL : m > *gmax ? m : *gmax;
+    }
+    mixi_free(hval);
+    mixi_free(hsc);
+    return st;
+}
+
+/* The SELL copy: the layout planned on the host from the FP64 copy's pattern (the shared
+ * kernels/common/sell_plan.h, as the CPU backend plans it), the rows' columns and values on the
+ * device, then the contiguous-slot metadata. */
 static int convert_sell(mixi_cuda_state *s, const mix_spmat *A64, mix_prec prec,
                         const double *scale, mix_spmat *A)
 {
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz, ns = mixk_sell_nslice(n);
-    const int fixed = mixk_prec_block_scaled(prec);
-    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
     int64_t *rp = mixi_malloc(((size_t)n + 1) * sizeof *rp), *cnt = mixi_malloc((size_t)n * sizeof *cnt);
     int32_t *ci = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *ci);
     unsigned char *far = mixi_malloc((size_t)n);
@@ -171,57 +248,25 @@ static int convert_sell(mixi_cuda_state *s, const mix_spmat *A64, mix_prec prec,
     int flag = 0, st = rp && cnt && ci && far ? MIX_SUCCESS : MIX_ERR_ALLOC;
     if (!st) st = mixi_cuda_backend.download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
     if (!st && nnz > 0) st = mixi_cuda_backend.download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
-    int64_t nslots = 0, nesc = 0, nerp = 0;
+    mixk_sell_sizes z = {0};
     if (!st) {
-        for (int i = 0; i < n; i++) {
-            int f;
-            cnt[i] = mixk_sell_row_count(rp, ci, i, &f);
-            far[i] = (unsigned char)f;
-        }
-        mixk_sell_layout(n, cnt, far, NULL, NULL, NULL, &nslots, &nesc, &nerp);
+        mixk_sell_plan_count(n, rp, ci, cnt, far, &z);
         hslice = mixi_malloc((size_t)(ns + 1) * sizeof *hslice);
         heslice = mixi_malloc((size_t)ns * sizeof *heslice);
-        herp = mixi_malloc((size_t)(nerp > 0 ? nerp : 1) * sizeof *herp);
+        herp = mixi_malloc((size_t)(z.nerp > 0 ? z.nerp : 1) * sizeof *herp);
         if (!hslice || !heslice || !herp) st = MIX_ERR_ALLOC;
     }
     if (!st) {
-        mixk_sell_layout(n, cnt, far, hslice, heslice, herp, &nslots, &nesc, &nerp);
-        const size_t sb = (size_t)(ns + 1) * sizeof *hslice;
-        if (!st) st = dalloc(s, (void **)&A->slice, sb);
-        if (!st) st = dalloc(s, (void **)&A->col, (size_t)(nslots > 0 ? nslots : 1) * sizeof(int16_t));
-        if (!st) st = dalloc(s, &A->val, (size_t)(nslots > 0 ? nslots : 1) * el);
-        if (!st) st = dalloc(s, &A->diag, (size_t)n * del);
-        if (!st && fixed) st = dalloc(s, (void **)&A->rexp, (size_t)n);
-        if (!st && nerp) st = dalloc(s, (void **)&A->eslice, (size_t)ns * sizeof *heslice);
-        if (!st && nerp) st = dalloc(s, (void **)&A->erp, (size_t)nerp * sizeof *herp);
-        if (!st && nerp) st = dalloc(s, (void **)&A->ecol, (size_t)(nesc > 0 ? nesc : 1) * sizeof(int32_t));
-        if (!st && nerp) st = dalloc(s, &A->eval, (size_t)(nesc > 0 ? nesc : 1) * el);
-        if (!st) st = h2d(s, A->slice, hslice, sb);
-        if (!st && nerp) st = h2d(s, A->eslice, heslice, (size_t)ns * sizeof *heslice);
-        if (!st && nerp) st = h2d(s, A->erp, herp, (size_t)nerp * sizeof *herp);
+        mixk_sell_plan_layout(cnt, far, &z, hslice, heslice, herp);
+        st = sell_alloc(s, prec, &z, hslice, heslice, herp, A);
     }
-    /* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (on the host, from
-     * the FP64 copy's values and the scale, with the shared row code). */
-    double gmax = 0.0, *hval = NULL, *hsc = NULL;
-    if (!st && fixed) {
-        hval = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *hval);
-        hsc = scale ? mixi_malloc((size_t)n * sizeof *hsc) : NULL;
-        st = hval && (!scale || hsc) ? MIX_SUCCESS : MIX_ERR_ALLOC;
-        if (!st && nnz > 0) st = mixi_cuda_backend.download(s, hval, A64->val, (size_t)nnz * sizeof *hval);
-        if (!st && scale) st = mixi_cuda_backend.download(s, hsc, scale, (size_t)n * sizeof *hsc);
-        for (int i = 0; !st && i < n; i++) {
-            const double m = mixk_fixed16_row_offmax(rp, ci, hval, hsc, i);
-            gmax = m != m ? HUGE_VAL : m > gmax ? m : gmax;
-        }
-    }
-    mixi_free(hval);
-    mixi_free(hsc);
+    double gmax = 0.0;
+    if (!st && mixk_prec_block_scaled(prec)) st = sell_gmax(s, A64, rp, ci, scale, &gmax);
     if (!st) {
         A->d.sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
                                 .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
                                 .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
-        A->bytes = mixk_sell_index_bytes(n, nslots, nesc, nerp) + (nslots + nesc) * (int64_t)el +
-                   (int64_t)n * (int64_t)del + (fixed ? n : 0);
+        A->bytes = mixk_sell_plan_bytes(&z, prec);
         st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream));
     }
     const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
@@ -229,6 +274,7 @@ static int convert_sell(mixi_cuda_state *s, const mix_spmat *A64, mix_prec prec,
                                                prec, &A->d.sell, &o, s->d_flag));
     if (!st) st = read_flag(s, &flag);
     if (!st && (flag & 1)) st = MIX_ERR_OVERFLOW;
+    if (!st) st = sell_meta(s, A, &z, hslice);
     mixi_free(rp);
     mixi_free(cnt);
     mixi_free(ci);

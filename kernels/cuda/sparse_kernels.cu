@@ -92,12 +92,12 @@ template <mix_prec P> struct fmt;
         { return mixk_svec_ld_##SFX(v, nm, i); }                                                  \
         static __device__ double part(const mixk_sell &A, const void *x, const float *xn,        \
                                       int64_t i)                                                  \
-        { return mixk_sell_part_##SFX(&A, x, xn, i); }                                            \
+        { return mixk_sell_partc_##SFX(&A, x, xn, i); } /* contiguous slots: one offset */     \
         static __device__ T finish(const mixk_sell &A, const void *x, const float *xn, int64_t i, \
                                    double s)                                                      \
         { return mixk_sell_finish_##SFX(&A, i, s, mixk_svec_ld_##SFX(x, xn, i)); }                \
         static __device__ T rowf(const mixk_sell &A, const float *x, int64_t i)                   \
-        { return mixk_sell_rowf_##SFX(&A, x, i); }                                                \
+        { return mixk_sell_rowfc_##SFX(&A, x, i); }                                               \
         static __device__ int fill_row(const mixk_sell &A, const int64_t *rp, const int32_t *ci,  \
                                        const double *a, const double *scale, int64_t i,           \
                                        const mixk_sell_out &o)                                    \

@@ -1,0 +1,114 @@
+/* spmv_tune.c: the CPU SpMV tuner: candidates per format and CPU, timing of the first SpMVs, a pure choice from the timings. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kernels/cpu/spmv_tune.h"
+
+static const char *const names[MIXI_SPMV_NVAR] = {"avx512-contig", "avx512-gather", "avx2-contig",
+                                                  "avx2-gather",   "portable",      "csr"};
+
+const char *mixi_spmv_variant_name(int var)
+{
+    return var >= 0 && var < MIXI_SPMV_NVAR ? names[var] : "?";
+}
+
+int mixi_spmv_variant_parse(const char *name)
+{
+    for (int v = 0; name && v < MIXI_SPMV_NVAR; v++)
+        if (strcmp(name, names[v]) == 0) return v;
+    return -1;
+}
+
+int mixi_spmv_tune_pick(const double *t, int nvar, int dflt)
+{
+    int best = -1;
+    for (int v = 0; v < nvar; v++)
+        if (t[v] > 0.0 && isfinite(t[v]) && (best < 0 || t[v] < t[best])) best = v;
+    if (best >= 0 && dflt >= 0 && dflt < nvar && t[dflt] > 0.0 && isfinite(t[dflt]) &&
+        t[dflt] <= 1.02 * t[best])
+        return dflt;
+    return best;
+}
+
+static int tune_off(void)
+{
+    const char *e = getenv("MIXSOLVE_TUNE");
+    return e && (strcmp(e, "off") == 0 || strcmp(e, "0") == 0);
+}
+
+void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, int has_avx512)
+{
+    memset(T, 0, sizeof *T);
+    T->chosen = -1;
+    if (storage == MIX_FP64) {
+        T->cand[T->ncand++] = MIXI_SPMV_CSR;
+    } else {
+        if (has_avx512) {
+            T->cand[T->ncand++] = MIXI_SPMV_AVX512_CONTIG;
+            T->cand[T->ncand++] = MIXI_SPMV_AVX512_GATHER;
+        }
+        if (has_avx2) {
+            T->cand[T->ncand++] = MIXI_SPMV_AVX2_CONTIG;
+            T->cand[T->ncand++] = MIXI_SPMV_AVX2_GATHER;
+        }
+        if (!T->ncand) T->cand[T->ncand++] = MIXI_SPMV_PORTABLE;
+    }
+    /* The default: the widest ISA's gather body (the body before the tuner; on the AVX-512 Xeon
+     * measured, doc/benchmarks.md, gathers beat the contiguous loads by 10-20%). */
+    T->dflt = T->ncand > 1 ? 1 : 0;
+    const int forced = mixi_spmv_variant_parse(getenv("MIXSOLVE_SPMV_VARIANT"));
+    int applies = forced == MIXI_SPMV_PORTABLE && storage != MIX_FP64;
+    for (int c = 0; c < T->ncand; c++) applies |= T->cand[c] == forced;
+    if (applies) {
+        T->chosen = forced;
+        return;
+    }
+    /* Tuning off: the default at once; FP64's one body is still timed for mixi_spmv_rate. */
+    if (tune_off() && storage != MIX_FP64) T->chosen = T->cand[T->dflt];
+}
+
+int mixi_spmv_tuner_next(const mixi_spmv_tuner *T)
+{
+    return T->chosen >= 0 ? T->chosen : T->cand[T->calls % T->ncand];
+}
+
+/* Per storage format: the rate of the matrix tuned last (bytes/s), 0 = none.  The last, not the
+ * best: a small matrix that sat in the cache would otherwise speak for every later one. */
+static _Atomic double rates[MIX_NUM_PREC];
+
+static void note_rate(mix_prec storage, double r)
+{
+    if ((int)storage < 0 || (int)storage >= MIX_NUM_PREC || !(r > 0.0) || !isfinite(r)) return;
+    atomic_store(&rates[storage], r);
+}
+
+double mixi_spmv_rate(mix_prec storage)
+{
+    if ((int)storage < 0 || (int)storage >= MIX_NUM_PREC) return 0.0;
+    return atomic_load(&rates[storage]);
+}
+
+void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double seconds,
+                          double bytes)
+{
+    if (T->chosen >= 0 && T->calls >= MIXI_TUNE_ROUNDS) return; /* fixed and rate noted */
+    int c = 0;
+    while (c < T->ncand && T->cand[c] != var) c++;
+    if (c < T->ncand && seconds > 0.0 && (T->best[c] <= 0.0 || seconds < T->best[c]))
+        T->best[c] = seconds;
+    T->calls++;
+    if (T->chosen >= 0) { /* forced or pinned: its rate only, from its first calls */
+        if (seconds > 0.0) note_rate(storage, bytes / seconds);
+        return;
+    }
+    if (T->calls < MIXI_TUNE_ROUNDS * T->ncand) return;
+    const int pick = mixi_spmv_tune_pick(T->best, T->ncand, T->dflt);
+    T->chosen = T->cand[pick >= 0 ? pick : T->dflt];
+    if (pick >= 0) note_rate(storage, bytes / T->best[pick]);
+}
+
+const char *mixi_spmv_tuner_choice(const mixi_spmv_tuner *T)
+{
+    return T->chosen >= 0 ? mixi_spmv_variant_name(T->chosen) : "tuning";
+}

@@ -1,0 +1,62 @@
+/* spmv_tune.h: the CPU SpMV variants and the per-matrix kernel tuner that picks one (spmv_tune.c). */
+#ifndef MIX_SPMV_TUNE_H
+#define MIX_SPMV_TUNE_H
+
+#include <stdint.h>
+#include "lib/mixsolve.h"
+
+/* Bodies of a full SELL slice; all give the bits of the portable row body (same products, same
+ * slot order per row), so the tuner may pick any.  CONTIG: contiguous slots load x with one
+ * vector load (kernels/common/sell.h), the others gather; AVX512: 16 rows per vector, AVX2: 8.
+ * PORTABLE: kernels/common's row bodies only (forced, never tuned).  FP64 storage (plain CSR)
+ * has one body, MIXI_SPMV_CSR. */
+enum {
+    MIXI_SPMV_AVX512_CONTIG,
+    MIXI_SPMV_AVX512_GATHER,
+    MIXI_SPMV_AVX2_CONTIG,
+    MIXI_SPMV_AVX2_GATHER,
+    MIXI_SPMV_PORTABLE,
+    MIXI_SPMV_CSR,
+    MIXI_SPMV_NVAR
+};
+
+const char *mixi_spmv_variant_name(int var);
+/* The variant named `name` (as mixi_spmv_variant_name gives it), or -1. */
+int mixi_spmv_variant_parse(const char *name);
+
+/* The choice from a timing table: t[v] the best time of variant v (<= 0, NaN or Inf: not
+ * timed); the fastest, except that the default `dflt` is kept while within 2% of it (noise
+ * must not move the choice off the default for nothing); ties go to the lower index.  -1 if
+ * no variant was timed.  A pure function: the same table gives the same choice. */
+int mixi_spmv_tune_pick(const double *t, int nvar, int dflt);
+
+/* The per-matrix tuner.  Each of the first MIXI_TUNE_ROUNDS x (number of candidates) SpMVs of a
+ * matrix runs the next candidate round robin and is timed (a real SpMV: its result is used);
+ * then mixi_spmv_tune_pick fixes the variant for the matrix's lifetime.  A matrix serves one
+ * SpMV at a time (its decode scratch), so its tuner needs no lock. */
+#define MIXI_TUNE_ROUNDS 4
+typedef struct {
+    int cand[MIXI_SPMV_NVAR]; /* the candidates, in order */
+    int ncand, dflt;          /* dflt: an index into cand */
+    int calls;                /* SpMVs timed so far */
+    int chosen;               /* the variant once fixed, else -1 */
+    double best[MIXI_SPMV_NVAR]; /* per candidate index: best time */
+} mixi_spmv_tuner;
+
+/* Candidates for a storage format on this CPU (has_avx2: AVX2 + F16C; has_avx512: AVX-512F),
+ * and the environment: MIXSOLVE_SPMV_VARIANT=<name> forces a variant (where it applies),
+ * MIXSOLVE_TUNE=off pins the default (the widest ISA's gather body, as before the tuner). */
+void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, int has_avx512);
+/* The variant the next SpMV runs. */
+int mixi_spmv_tuner_next(const mixi_spmv_tuner *T);
+/* Records that SpMV's time (seconds) of `var`; bytes: what it moved (for mixi_spmv_rate). */
+void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double seconds,
+                          double bytes);
+/* "tuning" while it times, else the chosen variant's name. */
+const char *mixi_spmv_tuner_choice(const mixi_spmv_tuner *T);
+
+/* Effective bytes/s (matrix + x + y over the best time of the chosen variant) of the matrix the
+ * tuners of this process timed last in `storage`, 0 if none yet (kernels/backend_sparse.h). */
+double mixi_spmv_rate(mix_prec storage);
+
+#endif
