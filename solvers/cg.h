@@ -20,6 +20,8 @@ struct mix_sparse {
     int jacobi_status;  /* -1 not computed yet, else 0 or MIX_ERR_NOT_SPD */
     double *uniform;    /* backend n-vector c (power of two, c^2 amax in [1,4)) for FP16/BF16 */
     mix_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
+    double eta[2][MIX_NUM_PREC];  /* storage error of each sloppy copy (mixi_cg_storage_error) */
+    int eta_known[2][MIX_NUM_PREC]; /* 0 (calloc) until measured */
 };
 
 /* A (*A) bound to ctx, whose backend has the sparse family, from a valid CSR with sorted rows
@@ -37,6 +39,26 @@ void mixi_sparse_free(mix_sparse *A);
  * MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
 int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
                        const double **scale);
+
+/* The Lanczos tridiagonal matrix of a CG run (solvers/cg_lanczos.c), for the extreme
+ * eigenvalues, and so kappa, of the matrix CG iterates on. */
+#define MIXI_LANCZOS_MAX 256
+typedef struct {
+    int k;                                     /* rows so far */
+    double d[MIXI_LANCZOS_MAX], e[MIXI_LANCZOS_MAX]; /* diagonal, off-diagonal (e[j] = T_{j,j+1}) */
+    double alpha_prev, beta_prev;
+} mixi_lanczos;
+void mixi_lanczos_reset(mixi_lanczos *T);
+/* One CG step: its alpha and the beta of the next direction (0: restart, T starts over). */
+void mixi_lanczos_push(mixi_lanczos *T, double alpha, double beta);
+/* The smallest and largest eigenvalues of T: 1, or 0 when fewer than 2 rows or not positive. */
+int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax);
+
+/* How far the sloppy copy As of `prec` (with or without Jacobi) is from the FP64 matrix it
+ * stands for: ||(As - S A S) v|| / ||v|| for a fixed vector v of random signs, an estimate of
+ * ||As - S A S||_2 (solvers/cg_storage.c; measured once per copy, cached in A->eta).  0 for
+ * FP64. */
+int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
 
 /* MIX_PREC_AUTO's storage (solvers/cg.c): FP64 when the FP64 copy is at most this big. */
 #define MIXI_CG_AUTO_CACHE_BYTES (8.0 * 1024 * 1024)

@@ -88,7 +88,10 @@ static void check_model(const char *name, const mixm_csr *A, int precond, int na
     solve_all(name, A, precond, 1, narrow, out);
     for (int k = 0; k < NSTORAGE; k++) {
         CU_ASSERT_EQUAL(out[k].status, MIX_SUCCESS);
-        CU_ASSERT_EQUAL(out[k].stages, 1);
+        /* FP16 and BF16 round the Jacobi-scaled stencil (-1/6): the kappa rule may hand them
+         * over to FP32 (test_escalation_kappa). */
+        if (!(precond && (storage[k] == MIX_FP16 || storage[k] == MIX_BF16)))
+            CU_ASSERT_EQUAL(out[k].stages, 1);
     }
     double it64 = out[0].iter;
     CU_ASSERT(out[1].iter <= fp32_max * it64);
