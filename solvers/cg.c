@@ -114,6 +114,10 @@ static int true_pap(mix_context *ctx, const mix_sparse *A, const mix_svec *p, co
     return st;
 }
 
+/* 0 makes the sloppy loop take the unfused cg_update and axpby (tests: same bits). */
+static int cg_fused = 1;
+void mixi_cg_set_fused(int on) { cg_fused = on; }
+
 /* One stage's loop state: the FP64 solution y and residual r64, the sloppy vectors, the norms
  * the update rules compare, and what the stage reports. */
 typedef struct {
@@ -141,6 +145,8 @@ typedef struct {
     int checked_k;          /* rows of T at the last spectrum check */
     int hand_over;          /* the spectrum asks for a wider storage at the next update */
     int to_fp64;            /* the budget rule stopped the stage: FP64 next, no FP32 between */
+    int fused;              /* the backend's two-pass step is used (cg_rupdate, cg_xpupdate) */
+    int x_pending;          /* fused: xs += alpha p is still owed (done with p's update) */
     int iter_left;          /* of the caller's budget, all stages, when the stage began */
     int anc_iter;           /* the budget rule's recent anchor: iteration, true residual */
     double anc_tn, tn0;     /* ... and the stage's first true residual */
@@ -216,6 +222,7 @@ static int sloppy_setup(cg_loop *L)
     /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in FP32
      * every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
     if ((st = svec_alloc(ctx, mixk_prec_acc(L->prec), n, &L->w.xs))) return st;
+    L->fused = cg_fused && L->sp->cg_rupdate && L->sp->cg_xpupdate && L->w.xs.prec == L->vprec;
     L->sigma = 1.0;
     if ((st = L->sp->vec_from64(ctx->state, L->r64, L->S, L->sigma, &L->w.r, &L->rr))) return st;
     const double sigma = range_sigma(L->vprec, L->rr, L->sigma, n);
@@ -273,12 +280,34 @@ static int sloppy_step(cg_loop *L, double *rr_new, double *rdot, int *act)
         return MIX_ERR_NOT_CONVERGED;
     }
     L->alpha = L->rr / pap;
-    if ((st = L->sp->cg_update(state, L->alpha, &L->w.p, &L->w.ap, &L->w.xs, &L->w.r, rr_new,
-                               rdot)))
-        return st;
+    st = L->fused ? L->sp->cg_rupdate(state, L->alpha, &L->w.ap, &L->w.r, rr_new, rdot)
+                  : MIX_ERR_UNSUPPORTED;
+    if (st == MIX_ERR_UNSUPPORTED) { /* vectors the fused passes do not take */
+        L->fused = 0;
+        st = L->sp->cg_update(state, L->alpha, &L->w.p, &L->w.ap, &L->w.xs, &L->w.r, rr_new, rdot);
+    }
+    if (st) return st;
+    L->x_pending = L->fused;
     L->iter++;
     *act = isfinite(*rr_new) && isfinite(*rdot) ? CG_NEXT : CG_BREAKDOWN;
     return MIX_SUCCESS;
+}
+
+/* The fused form: xs += alpha p where the step left it owed (before xs or p are used
+ * otherwise); alpha p + 1 xs rounds as xs + alpha p. */
+static int settle_x(cg_loop *L)
+{
+    if (!L->x_pending) return MIX_SUCCESS;
+    L->x_pending = 0;
+    return L->sp->axpby(L->ctx->state, L->alpha, &L->w.p, 1.0, &L->w.xs);
+}
+
+/* p = r + beta p, with the owed x update in the same pass where the step was fused. */
+static int next_direction(cg_loop *L, double beta)
+{
+    if (!L->x_pending) return L->sp->axpby(L->ctx->state, 1.0, &L->w.r, beta, &L->w.p);
+    L->x_pending = 0;
+    return L->sp->cg_xpupdate(L->ctx->state, L->alpha, beta, &L->w.p, &L->w.r, &L->w.xs);
 }
 
 /* After each step: the step's alpha and the next direction's beta extend the Lanczos matrix;
@@ -465,15 +494,16 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
                 /* Polak-Ribiere; Fletcher-Reeves when its numerator is negative. */
                 const double num = rr_new - rdot;
                 const double beta = (num > 0.0 ? num : rr_new) / L.rr;
-                if ((st = sp->axpby(ctx->state, 1.0, &L.w.r, beta, &L.w.p))) goto out;
+                if ((st = next_direction(&L, beta))) goto out;
                 L.rr = rr_new;
                 if ((st = spectrum_step(&L, beta))) goto out;
                 continue;
             }
-            if ((st = reliable_update(&L, rr_new, max_iter, &act))) goto out;
+            if ((st = settle_x(&L)) || (st = reliable_update(&L, rr_new, max_iter, &act))) goto out;
             if (act == CG_STOP) break;
         }
         if (act == CG_BREAKDOWN) {
+            L.x_pending = 0; /* xs is dropped below */
             /* Only the storage precision overflowed: one more residual rise, then restart. */
             if (++L.res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
                 L.reason = MIX_CG_STAGNATED;

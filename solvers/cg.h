@@ -68,6 +68,10 @@ mix_prec mixi_cg_auto_prec(const mix_sparse *A);
  * storage's own. */
 mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage);
 
+/* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
+ * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */
+void mixi_cg_set_fused(int on);
+
 /* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,
                   double *x, mix_cg_info *info);

@@ -847,6 +847,50 @@ static void test_escalation_budget(void)
     mixm_csr_free(&A);
 }
 
+/* The fused two-pass step (cg_rupdate, cg_xpupdate) against the unfused cg_update and axpby:
+ * the same roundings in the same order, so the same iterations and the same bits of x, for every
+ * storage, with and without Jacobi, with narrow vectors (which take the unfused passes) too.
+ * n below the kernels' OpenMP threshold: the FP64 sums then add in one fixed order. */
+static void test_fused_agrees(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(15, &A), MIX_SUCCESS); /* n = 3375 */
+    const int n = A.nrows;
+    mix_context *ctx = mixt_context();
+    mix_sparse *S;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    double *b = malloc((size_t)n * sizeof *b), *x1 = malloc((size_t)n * sizeof *x1),
+           *x2 = malloc((size_t)n * sizeof *x2);
+    CU_ASSERT_FATAL(b && x1 && x2);
+    rhs(n, 11, b);
+    for (int k = 0; k < NSTORAGE; k++)
+        for (int v = 0; v < 3; v++) {
+            mix_cg_params p;
+            mix_cg_params_init(&p);
+            p.sloppy_prec = storage[k];
+            p.precond = v != 1 ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+            p.narrow_vectors = v == 2;
+            mix_cg_info i1, i2;
+            const int s1 = mix_dcg(ctx, &p, S, b, x1, &i1);
+            mixi_cg_set_fused(0);
+            const int s2 = mix_dcg(ctx, &p, S, b, x2, &i2);
+            mixi_cg_set_fused(1);
+            CU_ASSERT_EQUAL(s1, MIX_SUCCESS);
+            CU_ASSERT_EQUAL(s1, s2);
+            CU_ASSERT_EQUAL(i1.iter, i2.iter);
+            CU_ASSERT_EQUAL(i1.stages, i2.stages);
+            CU_ASSERT_EQUAL(i1.reliable_updates, i2.reliable_updates);
+            CU_ASSERT_EQUAL(i1.kappa, i2.kappa);
+            CU_ASSERT_EQUAL(memcmp(x1, x2, (size_t)n * sizeof *x1), 0);
+        }
+    free(b);
+    free(x1);
+    free(x2);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
 /* The sloppy copy is made once per (precision, preconditioner) and reused. */
 static void test_cache(void)
 {
@@ -1132,6 +1176,7 @@ static const mixt_test cg_tests[] = {
     {"escalation on kappa: FP16 on a Jacobi-scaled stencil hands over", test_escalation_kappa},
     {"budget-aware escalation: every storage within 2x FP64's iterations (1138_bus)",
      test_escalation_budget},
+    {"fused and unfused CG steps: same iterations, same bits", test_fused_agrees},
     {"MIX_PREC_AUTO: FP64 in cache, FIXED16 when rows fit, FP32 otherwise", test_auto},
     {"sloppy conversion cached per precision", test_cache},
     {"allocation failure at every allocation: MIX_ERR_ALLOC, nothing leaked", test_alloc_failure},

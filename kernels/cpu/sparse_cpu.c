@@ -6,6 +6,7 @@
 #include "kernels/common/spmv_row.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/sparse_cpu.h"
+#include "kernels/cpu/vec_cpu.h"
 
 #define BLK MIXK_SVEC_BLOCK
 /* Block bodies are inlined once per trip count (full block / last block) so that the full ones
@@ -677,4 +678,7 @@ const mix_sparse_ops mixi_cpu_sparse_ops = {
     .axpby = cpu_axpby,
     .dot = cpu_dot,
     .spmv_acc_vectors = 1,
+    .cg_rupdate = mixi_cpu_cg_rupdate,
+    .cg_xpupdate = mixi_cpu_cg_xpupdate,
+    .spmv_rate = mixi_cpu_spmv_rate,
 };
