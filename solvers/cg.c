@@ -543,19 +543,6 @@ mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_pre
     return !narrow_vectors && ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(storage) : storage;
 }
 
-/* The storage precision MIX_PREC_AUTO starts with.  A matrix whose FP64 copy fits the caches
- * moves no memory traffic that 16-bit values could save, so FP64 (no conversion, no rounding);
- * otherwise FIXED16 (int16 with a per-row scale: more bits than FP16 or BF16 for the same
- * bytes) when the rows' range allows it, i.e. almost no off-diagonal entry lies below 2^-10
- * of its row's largest (there it keeps fewer than 5 significant bits); else FP32. */
-mix_prec mixi_cg_auto_prec(const mix_sparse *A)
-{
-    const double fp64_bytes = (double)A->nnz * 12.0 + (double)A->n * 8.0;
-    if (fp64_bytes <= MIXI_CG_AUTO_CACHE_BYTES) return MIX_FP64;
-    if (A->fixed16_tiny * 100 <= A->nnz) return MIX_FIXED16;
-    return MIX_FP32;
-}
-
 /* A stage that stops for want of precision (the storage's floor, a rounded copy of A that is
  * not SPD, a matrix that does not fit the format) hands over to the next wider storage. */
 static int escalates(int st, int reason)

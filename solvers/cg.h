@@ -60,9 +60,13 @@ int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax);
  * FP64. */
 int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
 
-/* MIX_PREC_AUTO's storage (solvers/cg.c): FP64 when the FP64 copy is at most this big. */
+/* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 when the FP64 copy is at most this big. */
 #define MIXI_CG_AUTO_CACHE_BYTES (8.0 * 1024 * 1024)
 mix_prec mixi_cg_auto_prec(const mix_sparse *A);
+/* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
+ * all): FP64 when its copy fits the cache above, else the smallest predicted time per iteration
+ * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg_auto.c). */
+mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
 /* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
  * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the
  * storage's own. */

@@ -667,6 +667,22 @@ static void test_auto(void)
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S),
                           MIX_SUCCESS);
     CU_ASSERT_EQUAL(mixi_cg_auto_prec(S), MIX_FIXED16);
+    /* By measured SpMV rates (bytes/s; what a tuner reports): the issue's AVX2-only AMD CPU, where
+     * the 16-bit SpMV ran at a third of FP64's rate, takes FP32 or FP64, not FIXED16; a CPU where
+     * every format streams at one rate takes FIXED16; a rate missing for one candidate means the
+     * byte model for all.  The choice is a function of the rates alone. */
+    double rate[MIX_NUM_PREC] = {0};
+    rate[MIX_FP64] = 18e9, rate[MIX_FP32] = 9.8e9, rate[MIX_FIXED16] = 4.5e9;
+    const mix_prec slow16 = mixi_cg_auto_choose(S, rate);
+    CU_ASSERT(slow16 == MIX_FP32 || slow16 == MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), slow16);
+    rate[MIX_FP32] = 4.0e9; /* and FP32 no better */
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), MIX_FP64);
+    rate[MIX_FP64] = rate[MIX_FP32] = rate[MIX_FIXED16] = 20e9;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), MIX_FIXED16);
+    rate[MIX_FP32] = 0.0;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), MIX_FIXED16);
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, NULL), MIX_FIXED16);
     mix_sparse_destroy(S);
     /* Every other off-diagonal entry 1e-4 of its row's largest. */
     for (int i = 0; i < A.nrows; i++)
