@@ -313,8 +313,9 @@ static int next_direction(cg_loop *L, double beta)
 /* After each step: the step's alpha and the next direction's beta extend the Lanczos matrix;
  * every CG_LANCZOS_EVERY rows its extreme eigenvalues refine [lmin, lmax] (Ritz values lie in
  * the spectrum, so the widest interval seen is the best).  A stage that may escalate then weighs
- * its storage error against lmin: eta / lmin above CG_EPS_MAX (kappa u of the issue: FP16 on
- * a Jacobi-scaled stencil, any 16-bit storage at kappa ~ 1e8) hands over at the next update. */
+ * its storage error against lmin: eta / lmin (kappa times the relative error of the stored A)
+ * above CG_EPS_MAX hands over at the next update (FP16 on the Jacobi-scaled 3D Poisson stencil:
+ * 0.07 at 60^3, 503 iterations alone, 225 handed over to FP32 after 33). */
 static int spectrum_step(cg_loop *L, double beta)
 {
     mixi_lanczos_push(&L->T, L->alpha, beta);
