@@ -80,6 +80,7 @@ module mixsolve
     integer(c_int) :: stages
     integer(c_int) :: stage_prec(MIX_CG_MAX_STAGES), stage_iter(MIX_CG_MAX_STAGES), &
                       stage_reason(MIX_CG_MAX_STAGES)
+    real(c_double) :: kappa
   end type mix_cg_info
 
   interface

@@ -113,6 +113,15 @@ struct mix_sparse_ops {
     /* y = a x + b y (p = r + beta p; re-projection; rescaling). */
     int (*axpby)(void *state, double a, const mix_svec *x, double b, mix_svec *y);
     int (*dot)(void *state, const mix_svec *x, const mix_svec *y, double *xy); /* <x, y> */
+    /* The same step in two fused passes (kernels/cpu/vec_cpu.c; NULL where a backend has none,
+     * and MIX_ERR_UNSUPPORTED unless all vectors are FP32 or all FP64: the solver then takes
+     * cg_update and axpby, which give the same bits).  cg_rupdate: r -= alpha Ap with *rr and
+     * *rr_dot_old as cg_update's; cg_xpupdate, once beta is known: x += alpha p, then
+     * p = r + beta p, in one pass that reads p once (5 vector reads per step instead of 6). */
+    int (*cg_rupdate)(void *state, double alpha, const mix_svec *Ap, mix_svec *r, double *rr,
+                      double *rr_dot_old);
+    int (*cg_xpupdate)(void *state, double alpha, double beta, mix_svec *p, const mix_svec *r,
+                       mix_svec *x);
 
     /* Capabilities.  1: spmv takes x and y in the accumulator precision of a 16-bit matrix. */
     int spmv_acc_vectors;

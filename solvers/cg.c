@@ -13,6 +13,16 @@
  * would crawl on (3D Poisson 32^3, Jacobi, BF16: 2155 iterations against FP64's 93). */
 #define CG_MAX_WEAK_UPDATES 3
 #define CG_WEAK_DROP 0.5
+/* The spectrum of the sloppy matrix is estimated from the Lanczos matrix of the stage's steps
+ * once it has CG_LANCZOS_FIRST rows, then every CG_LANCZOS_EVERY rows (solvers/cg_lanczos.c). */
+#define CG_LANCZOS_FIRST 32
+#define CG_LANCZOS_EVERY 32
+/* A storage hands over to a wider one when its measured error eta (solvers/cg_storage.c) is
+ * above this fraction of the smallest eigenvalue found: eta / lambda_min is kappa times the
+ * storage's relative error, how far the sloppy system's solution is from the true one. */
+#define CG_EPS_MAX 0.02
+/* The budget rule measures the convergence rate over at least this many iterations. */
+#define CG_RATE_MIN_ITER 20
 
 typedef struct {
     mix_context *ctx;
@@ -104,6 +114,10 @@ static int true_pap(mix_context *ctx, const mix_sparse *A, const mix_svec *p, co
     return st;
 }
 
+/* 0 makes the sloppy loop take the unfused cg_update and axpby (tests: same bits). */
+static int cg_fused = 1;
+void mixi_cg_set_fused(int on) { cg_fused = on; }
+
 /* One stage's loop state: the FP64 solution y and residual r64, the sloppy vectors, the norms
  * the update rules compare, and what the stage reports. */
 typedef struct {
@@ -124,6 +138,18 @@ typedef struct {
     double rnorm, r0norm, maxrr;
     int iter, updates, reason, converged;
     int res_inc, res_inc_total, weak, may_escalate;
+    mixi_lanczos T;         /* of the stage's steps */
+    double alpha;           /* of the last step */
+    double lmin, lmax;      /* extreme eigenvalues of the sloppy matrix found so far (0: none) */
+    double eta;             /* the storage's error (< 0: not measured yet) */
+    int checked_k;          /* rows of T at the last spectrum check */
+    int hand_over;          /* the spectrum asks for a wider storage at the next update */
+    int to_fp64;            /* the budget rule stopped the stage: FP64 next, no FP32 between */
+    int fused;              /* the backend's two-pass step is used (cg_rupdate, cg_xpupdate) */
+    int x_pending;          /* fused: xs += alpha p is still owed (done with p's update) */
+    int iter_left;          /* of the caller's budget, all stages, when the stage began */
+    int anc_iter;           /* the budget rule's recent anchor: iteration, true residual */
+    double anc_tn, tn0;     /* ... and the stage's first true residual */
 } cg_loop;
 
 /* What the loop does after a step or an update. */
@@ -196,6 +222,7 @@ static int sloppy_setup(cg_loop *L)
     /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in FP32
      * every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
     if ((st = svec_alloc(ctx, mixk_prec_acc(L->prec), n, &L->w.xs))) return st;
+    L->fused = cg_fused && L->sp->cg_rupdate && L->sp->cg_xpupdate && L->w.xs.prec == L->vprec;
     L->sigma = 1.0;
     if ((st = L->sp->vec_from64(ctx->state, L->r64, L->S, L->sigma, &L->w.r, &L->rr))) return st;
     const double sigma = range_sigma(L->vprec, L->rr, L->sigma, n);
@@ -208,6 +235,7 @@ static int sloppy_setup(cg_loop *L)
     if ((st = L->sp->vec_zero(ctx->state, &L->w.xs))) return st;
     L->rnorm = L->r0norm = L->maxrr = sqrt(L->rr);
     L->may_escalate = L->prm->escalate && L->prec != MIX_FP64;
+    L->anc_tn = L->tn0 = L->tnorm;
     return MIX_SUCCESS;
 }
 
@@ -221,6 +249,7 @@ static int sloppy_restart(cg_loop *L)
     if (!st) st = stored_rr(ctx, &L->w.r, &L->rr);
     if (!st) st = svec_copy(ctx, &L->w.p, &L->w.r);
     L->rnorm = L->r0norm = L->maxrr = sqrt(L->rr);
+    L->T.beta_prev = 0.0; /* p = r: a new Lanczos block */
     return st;
 }
 
@@ -250,12 +279,87 @@ static int sloppy_step(cg_loop *L, double *rr_new, double *rdot, int *act)
         L->reason = MIX_CG_STAGNATED; /* the storage precision is too coarse for A */
         return MIX_ERR_NOT_CONVERGED;
     }
-    if ((st = L->sp->cg_update(state, L->rr / pap, &L->w.p, &L->w.ap, &L->w.xs, &L->w.r, rr_new,
-                               rdot)))
-        return st;
+    L->alpha = L->rr / pap;
+    st = L->fused ? L->sp->cg_rupdate(state, L->alpha, &L->w.ap, &L->w.r, rr_new, rdot)
+                  : MIX_ERR_UNSUPPORTED;
+    if (st == MIX_ERR_UNSUPPORTED) { /* vectors the fused passes do not take */
+        L->fused = 0;
+        st = L->sp->cg_update(state, L->alpha, &L->w.p, &L->w.ap, &L->w.xs, &L->w.r, rr_new, rdot);
+    }
+    if (st) return st;
+    L->x_pending = L->fused;
     L->iter++;
     *act = isfinite(*rr_new) && isfinite(*rdot) ? CG_NEXT : CG_BREAKDOWN;
     return MIX_SUCCESS;
+}
+
+/* The fused form: xs += alpha p where the step left it owed (before xs or p are used
+ * otherwise); alpha p + 1 xs rounds as xs + alpha p. */
+static int settle_x(cg_loop *L)
+{
+    if (!L->x_pending) return MIX_SUCCESS;
+    L->x_pending = 0;
+    return L->sp->axpby(L->ctx->state, L->alpha, &L->w.p, 1.0, &L->w.xs);
+}
+
+/* p = r + beta p, with the owed x update in the same pass where the step was fused. */
+static int next_direction(cg_loop *L, double beta)
+{
+    if (!L->x_pending) return L->sp->axpby(L->ctx->state, 1.0, &L->w.r, beta, &L->w.p);
+    L->x_pending = 0;
+    return L->sp->cg_xpupdate(L->ctx->state, L->alpha, beta, &L->w.p, &L->w.r, &L->w.xs);
+}
+
+/* After each step: the step's alpha and the next direction's beta extend the Lanczos matrix;
+ * every CG_LANCZOS_EVERY rows its extreme eigenvalues refine [lmin, lmax] (Ritz values lie in
+ * the spectrum, so the widest interval seen is the best).  A stage that may escalate then weighs
+ * its storage error against lmin: eta / lmin (kappa times the relative error of the stored A)
+ * above CG_EPS_MAX hands over at the next update (FP16 on the Jacobi-scaled 3D Poisson stencil:
+ * 0.07 at 60^3, 503 iterations alone, 225 handed over to FP32 after 33). */
+static int spectrum_step(cg_loop *L, double beta)
+{
+    mixi_lanczos_push(&L->T, L->alpha, beta);
+    const int k = L->T.k;
+    if (k == L->checked_k || k < CG_LANCZOS_FIRST || k % CG_LANCZOS_EVERY) return MIX_SUCCESS;
+    L->checked_k = k;
+    double lo, hi;
+    if (!mixi_lanczos_extremes(&L->T, &lo, &hi)) return MIX_SUCCESS;
+    if (!(L->lmin > 0.0) || lo < L->lmin) L->lmin = lo;
+    if (hi > L->lmax) L->lmax = hi;
+    if (!L->may_escalate) return MIX_SUCCESS;
+    if (L->eta < 0.0) {
+        int st = mixi_cg_storage_error(L->A, L->prec, L->prm->precond == MIX_PRECOND_JACOBI,
+                                       &L->eta);
+        if (st) return st;
+    }
+    if (L->eta > CG_EPS_MAX * L->lmin) L->hand_over = 1;
+    return MIX_SUCCESS;
+}
+
+/* Iterations still needed to reach the target from tn at the geometric rate seen since
+ * (it0, tn0); infinite without progress. */
+static double iters_to_go(const cg_loop *L, double tn, int it0, double tn0)
+{
+    const double rate = log(tn / tn0) / (L->iter - it0);
+    return rate < 0.0 ? log(L->target / tn) / rate : INFINITY;
+}
+
+/* The budget rule: a stage that may escalate and, at the rate it has kept since it began and
+ * at its recent rate (since an anchor moved forward each time the stage doubles), would both
+ * need more iterations than the caller's budget has left hands over now, while a wider storage
+ * can still finish within it (a structural matrix whose 16-bit stages crawled steadily into the
+ * 20000-iteration limit where FP64 needed 17369). */
+static int over_budget(cg_loop *L, double tn)
+{
+    if (!L->may_escalate || L->iter - L->anc_iter < CG_RATE_MIN_ITER) return 0;
+    const double left = (double)L->iter_left - L->iter;
+    const int slow = iters_to_go(L, tn, 0, L->tn0) > left &&
+                     iters_to_go(L, tn, L->anc_iter, L->anc_tn) > left;
+    if (L->iter >= 2 * L->anc_iter + CG_RATE_MIN_ITER) {
+        L->anc_iter = L->iter;
+        L->anc_tn = tn;
+    }
+    return slow;
 }
 
 /* Whether the true residual tn at this update says the storage has reached its floor: a rise
@@ -302,6 +406,7 @@ static int reproject(cg_loop *L, double rr_new)
     const double beta = rr_s <= 4.0 * rr_it ? rr_s / (L->rr * ratio * ratio) : 0.0;
     /* p <- r + beta (ratio p - c r) */
     if ((st = L->sp->axpby(state, 1.0 - beta * c, &L->w.r, beta * ratio, &L->w.p))) return st;
+    if ((st = spectrum_step(L, beta))) return st;
     L->sigma = sigma_new;
     L->rr = rr_s;
     L->rnorm = L->r0norm = L->maxrr = sqrt(rr_s);
@@ -338,7 +443,7 @@ static int reliable_update(cg_loop *L, double rr_new, int max_iter, int *act)
         L->converged = 1;
         return MIX_SUCCESS;
     }
-    if (stalls(L, tn, claimed_drop)) {
+    if (stalls(L, tn, claimed_drop) || L->hand_over || (L->to_fp64 = over_budget(L, tn))) {
         L->reason = MIX_CG_STAGNATED;
         return MIX_SUCCESS;
     }
@@ -352,7 +457,8 @@ static int reliable_update(cg_loop *L, double rr_new, int max_iter, int *act)
  * most max_iter iterations; info->iter, reliable_updates, reason, converged, true_rel_residual,
  * t_setup and t_solve describe this run only. */
 static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, int x0_given,
-                    int max_iter, mix_sparse *A, const double *b, double *x, mix_cg_info *info)
+                    int max_iter, int iter_left, mix_sparse *A, const double *b, double *x,
+                    mix_cg_info *info, int *to_fp64)
 {
     const mix_sparse_ops *sp = ctx->ops->sparse;
     double t0 = mixi_wtime(), t1 = t0, bb = 0.0;
@@ -362,6 +468,8 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
     L.ctx = ctx, L.sp = sp, L.prm = prm, L.A = A, L.b = b, L.x = x, L.prec = prec;
     L.reason = MIX_CG_MAX_ITER;
     L.best = INFINITY;
+    L.eta = -1.0;
+    L.iter_left = iter_left;
     memset(info, 0, sizeof *info);
     if (!sp || !sp->residual64 || !sp->nrm2sq64 || !sp->vec_from64 || !sp->vec_accum64 ||
         !sp->vec_zero || !sp->spmv || !sp->cg_update || !sp->axpby || !sp->dot)
@@ -381,19 +489,22 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
             if (L.rnorm > L.maxrr) L.maxrr = L.rnorm;
             /* The iterated residual relative to the last true one estimates the true one. */
             const int near_done = L.rnorm / L.r0norm * L.tnorm <= L.target;
-            const int update = L.rnorm < prm->delta * L.maxrr || L.rnorm < prm->delta * L.r0norm;
+            const int update = L.rnorm < prm->delta * L.maxrr || L.rnorm < prm->delta * L.r0norm ||
+                               L.hand_over;
             if (!(update || near_done || L.iter == max_iter)) {
                 /* Polak-Ribiere; Fletcher-Reeves when its numerator is negative. */
                 const double num = rr_new - rdot;
                 const double beta = (num > 0.0 ? num : rr_new) / L.rr;
-                if ((st = sp->axpby(ctx->state, 1.0, &L.w.r, beta, &L.w.p))) goto out;
+                if ((st = next_direction(&L, beta))) goto out;
                 L.rr = rr_new;
+                if ((st = spectrum_step(&L, beta))) goto out;
                 continue;
             }
-            if ((st = reliable_update(&L, rr_new, max_iter, &act))) goto out;
+            if ((st = settle_x(&L)) || (st = reliable_update(&L, rr_new, max_iter, &act))) goto out;
             if (act == CG_STOP) break;
         }
         if (act == CG_BREAKDOWN) {
+            L.x_pending = 0; /* xs is dropped below */
             /* Only the storage precision overflowed: one more residual rise, then restart. */
             if (++L.res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
                 L.reason = MIX_CG_STAGNATED;
@@ -417,6 +528,8 @@ out:
     if (!looped) t1 = t2; /* stopped before iterating: all of it was setup */
     info->t_setup = t1 - t0;
     info->t_solve = t2 - t1;
+    info->kappa = L.lmin > 0.0 ? L.lmax / L.lmin : 0.0;
+    *to_fp64 = L.to_fp64;
     svec_free(ctx, &L.w.r);
     svec_free(ctx, &L.w.p);
     svec_free(ctx, &L.w.ap);
@@ -429,19 +542,6 @@ out:
 mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage)
 {
     return !narrow_vectors && ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(storage) : storage;
-}
-
-/* The storage precision MIX_PREC_AUTO starts with.  A matrix whose FP64 copy fits the caches
- * moves no memory traffic that 16-bit values could save, so FP64 (no conversion, no rounding);
- * otherwise FIXED16 (int16 with a per-row scale: more bits than FP16 or BF16 for the same
- * bytes) when the rows' range allows it, i.e. almost no off-diagonal entry lies below 2^-10
- * of its row's largest (there it keeps fewer than 5 significant bits); else FP32. */
-mix_prec mixi_cg_auto_prec(const mix_sparse *A)
-{
-    const double fp64_bytes = (double)A->nnz * 12.0 + (double)A->n * 8.0;
-    if (fp64_bytes <= MIXI_CG_AUTO_CACHE_BYTES) return MIX_FP64;
-    if (A->fixed16_tiny * 100 <= A->nnz) return MIX_FIXED16;
-    return MIX_FP32;
 }
 
 /* A stage that stops for want of precision (the storage's floor, a rounded copy of A that is
@@ -464,14 +564,15 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     const int n = A->n;
     const int budget = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? 10 * n : 1000);
     mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? mixi_cg_auto_prec(A) : prm->sloppy_prec;
-    int x0_given = prm->x0_given, iter = 0, updates = 0, st;
-    double t_setup = 0.0, t_solve = 0.0;
+    int x0_given = prm->x0_given, iter = 0, updates = 0, st, to_fp64 = 0;
+    double t_setup = 0.0, t_solve = 0.0, kappa = 0.0;
     mix_cg_info stage, total;
     memset(&total, 0, sizeof total);
     for (;;) {
         const int windowed = prm->escalate && prec != MIX_FP64 && stage_window(n) < budget - iter;
-        st = cg_stage(ctx, prm, prec, x0_given, windowed ? stage_window(n) : budget - iter, A, b,
-                      x, &stage);
+        st = cg_stage(ctx, prm, prec, x0_given, windowed ? stage_window(n) : budget - iter,
+                      budget - iter, A, b, x, &stage, &to_fp64);
+        if (stage.kappa > kappa) kappa = stage.kappa; /* more steps, a wider estimate */
         if (windowed && st == MIX_ERR_NOT_CONVERGED && stage.reason == MIX_CG_MAX_ITER)
             stage.reason = MIX_CG_STAGNATED; /* the window, not the caller's limit */
         iter += stage.iter;
@@ -487,7 +588,8 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         /* FIXED16 / FP16 / BF16 -> FP32 -> FP64, each from the best FP64 x so far. */
         if (!prm->escalate || prec == MIX_FP64 || iter >= budget || !escalates(st, stage.reason))
             break;
-        prec = prec == MIX_FP32 ? MIX_FP64 : MIX_FP32;
+        /* Each restart costs CG its Krylov space: a stage short of budget goes straight to FP64. */
+        prec = prec == MIX_FP32 || to_fp64 ? MIX_FP64 : MIX_FP32;
         x0_given = 1;
     }
     *info = stage; /* status, converged, reason and residual of the last stage */
@@ -499,5 +601,6 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     memcpy(info->stage_prec, total.stage_prec, sizeof total.stage_prec);
     memcpy(info->stage_iter, total.stage_iter, sizeof total.stage_iter);
     memcpy(info->stage_reason, total.stage_reason, sizeof total.stage_reason);
+    info->kappa = kappa;
     return st;
 }

@@ -20,6 +20,8 @@ struct mix_sparse {
     int jacobi_status;  /* -1 not computed yet, else 0 or MIX_ERR_NOT_SPD */
     double *uniform;    /* backend n-vector c (power of two, c^2 amax in [1,4)) for FP16/BF16 */
     mix_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
+    double eta[2][MIX_NUM_PREC];  /* storage error of each sloppy copy (mixi_cg_storage_error) */
+    int eta_known[2][MIX_NUM_PREC]; /* 0 (calloc) until measured */
 };
 
 /* A (*A) bound to ctx, whose backend has the sparse family, from a valid CSR with sorted rows
@@ -38,13 +40,41 @@ void mixi_sparse_free(mix_sparse *A);
 int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
                        const double **scale);
 
-/* MIX_PREC_AUTO's storage (solvers/cg.c): FP64 when the FP64 copy is at most this big. */
+/* The Lanczos tridiagonal matrix of a CG run (solvers/cg_lanczos.c), for the extreme
+ * eigenvalues, and so kappa, of the matrix CG iterates on. */
+#define MIXI_LANCZOS_MAX 256
+typedef struct {
+    int k;                                     /* rows so far */
+    double d[MIXI_LANCZOS_MAX], e[MIXI_LANCZOS_MAX]; /* diagonal, off-diagonal (e[j] = T_{j,j+1}) */
+    double alpha_prev, beta_prev;
+} mixi_lanczos;
+void mixi_lanczos_reset(mixi_lanczos *T);
+/* One CG step: its alpha and the beta of the next direction (0: restart, T starts over). */
+void mixi_lanczos_push(mixi_lanczos *T, double alpha, double beta);
+/* The smallest and largest eigenvalues of T: 1, or 0 when fewer than 2 rows or not positive. */
+int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax);
+
+/* How far the sloppy copy As of `prec` (with or without Jacobi) is from the FP64 matrix it
+ * stands for: ||(As - S A S) v|| / ||v|| for a fixed vector v of random signs, an estimate of
+ * ||As - S A S||_2 (solvers/cg_storage.c; measured once per copy, cached in A->eta).  0 for
+ * FP64. */
+int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
+
+/* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 when the FP64 copy is at most this big. */
 #define MIXI_CG_AUTO_CACHE_BYTES (8.0 * 1024 * 1024)
 mix_prec mixi_cg_auto_prec(const mix_sparse *A);
+/* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
+ * all): FP64 when its copy fits the cache above, else the smallest predicted time per iteration
+ * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg_auto.c). */
+mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
 /* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
  * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the
  * storage's own. */
 mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage);
+
+/* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
+ * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */
+void mixi_cg_set_fused(int on);
 
 /* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,

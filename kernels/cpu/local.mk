@@ -12,3 +12,4 @@ libmixsolve_core_la_SOURCES += kernels/cpu/onednn_gemm.c
 endif
 noinst_HEADERS += kernels/cpu/avx2_lanes.h
 libmixsolve_core_la_SOURCES += kernels/cpu/chol_cpu.c kernels/cpu/chol_cpu.h
+libmixsolve_core_la_SOURCES += kernels/cpu/vec_cpu.c kernels/cpu/vec_cpu.h

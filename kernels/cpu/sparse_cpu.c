@@ -9,6 +9,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/sparse_cpu.h"
 #include "kernels/cpu/spmv_tune.h"
+#include "kernels/cpu/vec_cpu.h"
 
 #define BLK MIXK_SVEC_BLOCK
 /* Block bodies are inlined once per trip count (full block / last block) so that the full ones
@@ -840,4 +841,6 @@ const mix_sparse_ops mixi_cpu_sparse_ops = {
     .spmv_acc_vectors = 1,
     .spmv_rate = cpu_spmv_rate,
     .spmv_variant = cpu_spmv_variant,
+    .cg_rupdate = mixi_cpu_cg_rupdate,
+    .cg_xpupdate = mixi_cpu_cg_xpupdate,
 };

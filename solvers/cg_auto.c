@@ -1,0 +1,65 @@
+/* cg_auto.c: MIX_PREC_AUTO's storage, by predicted time per iteration: bytes an iteration moves
+ * in each candidate storage over the rate the backend measured for it (kernels/backend_sparse.h,
+ * spmv_rate), or over one common rate (the byte model) where it measured none. */
+#include "solvers/cg.h"
+
+/* FP32 arithmetic costs CG iterations on smooth right-hand sides: 334 against FP64's 278 on 3D
+ * Poisson 100^3 with Jacobi, 18-24% on 60^3 (issue 21); a storage is charged for it. */
+#define AUTO_ITER_FACTOR_FP32 1.2
+/* Vectors an iteration streams: SpMV p -> Ap (2), r -= alpha Ap (3), x += alpha p and
+ * p = r + beta p (5), as solvers/cg.c's fused step does. */
+#define AUTO_VECTOR_PASSES 10.0
+
+/* Bytes of the matrix per SpMV (kernels/backend_sparse.h's layouts; SELL padding ignored): FP64
+ * CSR 12 per nonzero and the row pointers; SELL the off-diagonal values and int16 offsets and the
+ * diagonal apart (FIXED16: a float and an exponent byte). */
+static double matrix_bytes(const mix_sparse *A, mix_prec p)
+{
+    const double n = A->n, off = (double)A->nnz - n > 0 ? (double)A->nnz - n : 0.0;
+    switch (p) {
+    case MIX_FP64: return 12.0 * (double)A->nnz + 8.0 * n;
+    case MIX_FP32: return 6.0 * off + 4.0 * n;
+    case MIX_FIXED16: return 4.0 * off + 5.0 * n;
+    default: return 4.0 * off + 2.0 * n;
+    }
+}
+
+/* Predicted seconds (byte model: bytes) per FP64-equivalent iteration.  The vectors stream at the
+ * FP64 rate where one was measured (they are contiguous, as the FP64 CSR arrays are). */
+static double iter_cost(const mix_sparse *A, mix_prec p, const double *rate, int measured)
+{
+    const double vb = AUTO_VECTOR_PASSES * A->n * (p == MIX_FP64 ? 8.0 : 4.0);
+    const double t = measured ? matrix_bytes(A, p) / rate[p] + vb / rate[MIX_FP64]
+                              : matrix_bytes(A, p) + vb;
+    return p == MIX_FP64 ? t : AUTO_ITER_FACTOR_FP32 * t;
+}
+
+mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC])
+{
+    const double fp64_bytes = (double)A->nnz * 12.0 + (double)A->n * 8.0;
+    if (fp64_bytes <= MIXI_CG_AUTO_CACHE_BYTES) return MIX_FP64;
+    /* FIXED16 only where its row scale keeps the entries (mixi_sparse_new counts the tiny
+     * ones); FP16 and BF16 are never cheaper than FIXED16 (same bytes, fewer bits). */
+    const mix_prec cand[3] = {MIX_FIXED16, MIX_FP32, MIX_FP64};
+    const int fixed16_ok = A->fixed16_tiny * 100 <= A->nnz;
+    int measured = rate != NULL;
+    for (int k = 0; k < 3 && measured; k++) measured = rate[cand[k]] > 0.0;
+    mix_prec best = MIX_FP64;
+    double tbest = iter_cost(A, MIX_FP64, rate, measured);
+    for (int k = 0; k < 2; k++) {
+        if (cand[k] == MIX_FIXED16 && !fixed16_ok) continue;
+        const double t = iter_cost(A, cand[k], rate, measured);
+        if (t < tbest) tbest = t, best = cand[k];
+    }
+    return best;
+}
+
+mix_prec mixi_cg_auto_prec(const mix_sparse *A)
+{
+    const mix_sparse_ops *sp = A->ctx->ops->sparse;
+    double rate[MIX_NUM_PREC] = {0};
+    if (sp->spmv_rate)
+        for (int p = 0; p < MIX_NUM_PREC; p++)
+            if (mixk_prec_storage((mix_prec)p)) rate[p] = sp->spmv_rate((mix_prec)p);
+    return mixi_cg_auto_choose(A, rate);
+}

@@ -1,0 +1,103 @@
+/* cg_storage.c: how far a sloppy copy of A is from the matrix it stands for, measured with one
+ * SpMV in each precision (what the escalation rule of solvers/cg.c weighs against kappa). */
+#include <math.h>
+#include <string.h>
+#include "solvers/cg.h"
+
+typedef struct {
+    mix_svec xs, ys, w, u; /* sloppy v and As v; FP64 S v and A S v */
+    double *v64, *z64;
+} storage_tmp;
+
+static int tmp_svec(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
+{
+    size_t vb, nb;
+    int st = mixi_svec_bytes(prec, n, &vb, &nb);
+    v->prec = prec;
+    v->n = n;
+    if (!st) st = ctx->ops->alloc(ctx->state, &v->val, vb);
+    if (!st && nb) st = ctx->ops->alloc(ctx->state, (void **)&v->norm, nb);
+    return st;
+}
+
+static void tmp_free(mix_context *ctx, storage_tmp *t)
+{
+    mix_svec *v[4] = {&t->xs, &t->ys, &t->w, &t->u};
+    for (int k = 0; k < 4; k++) {
+        ctx->ops->free(ctx->state, v[k]->val);
+        ctx->ops->free(ctx->state, v[k]->norm);
+    }
+    ctx->ops->free(ctx->state, t->v64);
+    ctx->ops->free(ctx->state, t->z64);
+}
+
+/* v = random signs (a fixed sequence: the same estimate on every run), in backend memory.  Signs
+ * are exact in every storage, so As v carries the rounding of A alone; for such a v,
+ * E ||E v||^2 = ||E||_F^2, and ||E v|| / ||v|| is the RMS 2-norm of E's rows. */
+static int upload_signs(mix_context *ctx, int n, double *v64)
+{
+    double *h = mixi_malloc((size_t)n * sizeof *h);
+    if (!h) return MIX_ERR_ALLOC;
+    uint64_t s = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < n; i++) {
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        h[i] = (s >> 63) ? 1.0 : -1.0;
+    }
+    int st = ctx->ops->upload(ctx->state, v64, h, (size_t)n * sizeof *h);
+    mixi_free(h);
+    return st;
+}
+
+static int measure(mix_sparse *A, const mix_spmat *As, const double *S, mix_prec vprec,
+                   storage_tmp *t, double *eta)
+{
+    mix_context *ctx = A->ctx;
+    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const int n = A->n;
+    const size_t b64 = (size_t)n * sizeof(double);
+    double xy, zz;
+    int st;
+    if ((st = ctx->ops->alloc(ctx->state, (void **)&t->v64, b64)) ||
+        (st = ctx->ops->alloc(ctx->state, (void **)&t->z64, b64)) ||
+        (st = tmp_svec(ctx, vprec, n, &t->xs)) || (st = tmp_svec(ctx, vprec, n, &t->ys)) ||
+        (st = tmp_svec(ctx, MIX_FP64, n, &t->w)) || (st = tmp_svec(ctx, MIX_FP64, n, &t->u)))
+        return st;
+    if ((st = upload_signs(ctx, n, t->v64)) ||
+        (st = sp->vec_from64(ctx->state, t->v64, NULL, 1.0, &t->xs, NULL)) ||
+        (st = sp->spmv(ctx->state, As, &t->xs, &t->ys, &xy)) ||
+        (st = ctx->ops->memset0(ctx->state, t->z64, b64)) ||
+        (st = sp->vec_accum64(ctx->state, &t->ys, NULL, 1.0, t->z64)) ||
+        (st = sp->vec_from64(ctx->state, t->v64, S, 1.0, &t->w, NULL)) ||
+        (st = sp->spmv(ctx->state, A->a64, &t->w, &t->u, &xy)) ||
+        (st = sp->vec_accum64(ctx->state, &t->u, S, -1.0, t->z64)) ||
+        (st = sp->nrm2sq64(ctx->state, n, t->z64, &zz)))
+        return st;
+    *eta = isfinite(zz) ? sqrt(zz / n) : INFINITY;
+    return MIX_SUCCESS;
+}
+
+int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta)
+{
+    jacobi = jacobi ? 1 : 0;
+    if (prec == MIX_FP64) {
+        *eta = 0.0;
+        return MIX_SUCCESS;
+    }
+    if (A->eta_known[jacobi][prec]) {
+        *eta = A->eta[jacobi][prec];
+        return MIX_SUCCESS;
+    }
+    const mix_spmat *As;
+    const double *S;
+    int st = mixi_sparse_sloppy(A, prec, jacobi, &As, &S);
+    if (st) return st;
+    storage_tmp t;
+    memset(&t, 0, sizeof t);
+    st = measure(A, As, S, mixi_cg_vector_prec(A->ctx, 0, prec), &t, eta);
+    tmp_free(A->ctx, &t);
+    if (!st) {
+        A->eta[jacobi][prec] = *eta;
+        A->eta_known[jacobi][prec] = 1;
+    }
+    return st;
+}
