@@ -63,6 +63,32 @@ static size_t span(int rows, int cols, int ld)
     return (size_t)(cols - 1) * (size_t)ld + (size_t)rows;
 }
 
+int mixi_unalias(mix_context *ctx, const double **b, size_t sb, const double *x, size_t sx,
+                 double **copy)
+{
+    size_t bbytes, xbytes;
+    int rc;
+    *copy = NULL;
+    if ((rc = mixi_mul_size(sb, sizeof(double), &bbytes)) ||
+        (rc = mixi_mul_size(sx, sizeof(double), &xbytes)))
+        return rc;
+    if (!mixi_overlap(*b, bbytes, x, xbytes)) return MIX_SUCCESS;
+    if ((rc = ctx->ops->alloc(ctx->state, (void **)copy, bbytes)) ||
+        (rc = ctx->ops->copy(ctx->state, *copy, *b, bbytes))) {
+        ctx->ops->free(ctx->state, *copy);
+        *copy = NULL;
+        return rc;
+    }
+    *b = *copy;
+    return MIX_SUCCESS;
+}
+
+/* Elements spanned by B (or X) in the given layout. */
+static size_t span_rhs(int layout, int n, int nrhs, int ld)
+{
+    return layout == MIX_ROW_MAJOR ? span(nrhs, n, ld) : span(n, nrhs, ld);
+}
+
 /* Host a/b/x on a backend whose memory is not host memory: stage through backend buffers.  The
  * x span is uploaded first so that its padding rows survive the download. */
 static int run_staged(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
@@ -109,10 +135,17 @@ static int dgesv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, int 
         mix_gesv_params_init(&defaults);
         p = &defaults;
     }
-    /* Backend memory that is host memory needs no staging. */
-    if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY)
-        return mixi_gesv_run_lu(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing,
-                                lu_out, lda);
+    /* Backend memory that is host memory needs no staging (staging separates b from x). */
+    if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) {
+        double *bcopy;
+        int rc = mixi_unalias(ctx, &b, span_rhs(layout, n, nrhs, ldb), x,
+                              span_rhs(layout, n, nrhs, ldx), &bcopy);
+        if (rc) return info->status = rc;
+        rc = mixi_gesv_run_lu(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing,
+                              lu_out, lda);
+        ctx->ops->free(ctx->state, bcopy);
+        return rc;
+    }
     return run_staged(ctx, p, layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, info, sing, lu_out);
 }
 
@@ -161,8 +194,14 @@ int mix_dgesv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, int
         mix_gesv_params_init(&defaults);
         p = &defaults;
     }
-    return mixi_gesv_run(ctx, p, layout, n, nrhs, d_a, lda, ipiv, d_b, ldb, d_x, ldx,
-                         info ? info : &local, &sing);
+    double *bcopy;
+    if ((st = mixi_unalias(ctx, &d_b, span_rhs(layout, n, nrhs, ldb), d_x,
+                           span_rhs(layout, n, nrhs, ldx), &bcopy)))
+        return (info ? info : &local)->status = st;
+    st = mixi_gesv_run(ctx, p, layout, n, nrhs, d_a, lda, ipiv, d_b, ldb, d_x, ldx,
+                       info ? info : &local, &sing);
+    ctx->ops->free(ctx->state, bcopy);
+    return st;
 }
 
 /* The four simple drivers differ only in the factor precision. */

@@ -50,6 +50,12 @@ static size_t span(int rows, int cols, int ld)
     return (size_t)(cols - 1) * (size_t)ld + (size_t)rows;
 }
 
+/* Elements spanned by B (or X) in the given layout. */
+static size_t span_rhs(int layout, int n, int nrhs, int ld)
+{
+    return layout == MIX_ROW_MAJOR ? span(nrhs, n, ld) : span(n, nrhs, ld);
+}
+
 /* Host a/b/x on a backend whose memory is not host memory: stage through backend buffers (the x
  * span is uploaded first so that its padding rows survive the download). */
 static int run_staged(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
@@ -97,9 +103,16 @@ static int dposv_ir(mix_context *ctx, const mix_gesv_params *p, int layout, char
         mix_gesv_params_init(&defaults);
         p = &defaults;
     }
-    if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) /* backend memory is host memory: no staging */
-        return mixi_posv_run_factor(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info,
-                                    not_pd, l_out, lda);
+    if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) { /* no staging (which separates b from x) */
+        double *bcopy;
+        int rc = mixi_unalias(ctx, &b, span_rhs(layout, n, nrhs, ldb), x,
+                              span_rhs(layout, n, nrhs, ldx), &bcopy);
+        if (rc) return info->status = rc;
+        rc = mixi_posv_run_factor(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info,
+                                  not_pd, l_out, lda);
+        ctx->ops->free(ctx->state, bcopy);
+        return rc;
+    }
     return run_staged(ctx, p, layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, info, not_pd, l_out);
 }
 
@@ -138,8 +151,14 @@ int mix_dposv_ir_gpu(mix_context *ctx, const mix_gesv_params *p, int layout, cha
         mix_gesv_params_init(&defaults);
         p = &defaults;
     }
-    return mixi_posv_run(ctx, p, layout, uplo, n, nrhs, d_a, lda, d_b, ldb, d_x, ldx,
-                         info ? info : &local, &not_pd);
+    double *bcopy;
+    if ((st = mixi_unalias(ctx, &d_b, span_rhs(layout, n, nrhs, ldb), d_x,
+                           span_rhs(layout, n, nrhs, ldx), &bcopy)))
+        return (info ? info : &local)->status = st;
+    st = mixi_posv_run(ctx, p, layout, uplo, n, nrhs, d_a, lda, d_b, ldb, d_x, ldx,
+                       info ? info : &local, &not_pd);
+    ctx->ops->free(ctx->state, bcopy);
+    return st;
 }
 
 /* The four simple drivers differ only in the factor precision. */

@@ -4,11 +4,11 @@
 #include "solvers/solvers.h"
 
 /* Backend allocation of count * size bytes (never 0 bytes, so a NULL result always means failure). */
-static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
+static int balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size)
 {
     size_t bytes;
     *ptr = NULL;
-    if (mixi_mul_size(count ? count : 1, size, &bytes)) return MIX_ERR_ALLOC;
+    if (mixi_mul3_size(rows ? rows : 1, cols ? cols : 1, size, &bytes)) return MIX_ERR_ALLOC;
     return ctx->ops->alloc(ctx->state, ptr, bytes);
 }
 
@@ -102,24 +102,23 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     void *gwork = NULL, *pwork = NULL;
     mixi_gmres_ws gm = {0};
     int rc, use_gmres = p->refine != MIX_REFINE_CLASSICAL, scale = p->scale && prec == MIX_FP16;
-    size_t pbytes = 0, nn;
+    size_t pbytes = 0;
     double t0 = mixi_wtime();
     *reason = MIX_REASON_NONE;
 
     /* Every workspace once, before any work. */
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->getrf_panel_f32_worksize(ctx->state, n, prec == MIX_FP32 && d->getrf_f32 ? n : nb,
+    if ((rc = d->getrf_panel_f32_worksize(ctx->state, n, prec == MIX_FP32 && d->getrf_f32 ? n : nb,
                                           &pbytes)) ||
-        (rc = balloc(ctx, (void **)&lu, nn, sizeof(float))) ||
-        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, sizeof(int))) ||
+        (rc = balloc(ctx, (void **)&lu, (size_t)n, (size_t)n, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, 1, sizeof(int))) ||
         (prec != MIX_FP32 &&
-         (rc = balloc(ctx, &gwork, mixi_lu_gemm_work_floats(n, nb), sizeof(float)))) ||
-        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1))) ||
-        (rc = balloc(ctx, (void **)&swork, (size_t)n * (size_t)nrhs, sizeof(float))) ||
-        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-        (scale && (rc = balloc(ctx, (void **)&r, (size_t)n, sizeof(double)))) ||
-        (scale && (rc = balloc(ctx, (void **)&c, (size_t)n, sizeof(double)))) ||
-        (scale && !(host = mixi_malloc((size_t)n * sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
+         (rc = balloc(ctx, &gwork, mixi_lu_gemm_work_floats(n, nb), 1, sizeof(float)))) ||
+        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1, 1))) ||
+        (rc = balloc(ctx, (void **)&swork, (size_t)n, (size_t)nrhs, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+        (scale && (rc = balloc(ctx, (void **)&r, (size_t)n, 1, sizeof(double)))) ||
+        (scale && (rc = balloc(ctx, (void **)&c, (size_t)n, 1, sizeof(double)))) ||
+        (scale && !(host = mixi_malloc_n((size_t)n, sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
         (use_gmres && (rc = mixi_gmres_ws_alloc(ctx, n, p->gmres_restart, &gm))))
         goto out;
 
@@ -197,18 +196,17 @@ static int fp64_solve(const problem *P, int trans_out, double *a_out, int lda_ou
     double *f = NULL, *res = NULL;
     int *dipiv = NULL;
     void *work = NULL;
-    size_t wbytes = 0, nn;
+    size_t wbytes = 0;
     int rc, finfo = 0;
     double *xn = NULL;
     double t0 = mixi_wtime();
     *sing = 0;
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->getrf_f64_worksize(ctx->state, n, &wbytes)) ||
-        (rc = balloc(ctx, (void **)&f, nn, sizeof(double))) ||
-        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, sizeof(int))) ||
-        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-        (wbytes && (rc = balloc(ctx, &work, wbytes, 1))) ||
-        (!(xn = mixi_malloc((size_t)nrhs * 3 * sizeof(double))) && (rc = MIX_ERR_ALLOC)))
+    if ((rc = d->getrf_f64_worksize(ctx->state, n, &wbytes)) ||
+        (rc = balloc(ctx, (void **)&f, (size_t)n, (size_t)n, sizeof(double))) ||
+        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, 1, sizeof(int))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+        (wbytes && (rc = balloc(ctx, &work, wbytes, 1, 1))) ||
+        (!(xn = mixi_malloc_n((size_t)nrhs * 3, sizeof(double))) && (rc = MIX_ERR_ALLOC)))
         goto out;
     if ((rc = d->lacpy_f64(ctx->state, 0, n, n, P->a, P->lda, f, n)) ||
         (rc = d->getrf_f64(ctx->state, n, f, n, dipiv, work, &finfo)) ||
@@ -280,9 +278,9 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
     int rc, sing = 0;
     problem P = {ctx, n, nrhs, a, lda, b, ldb, x, ldx, 0.0, rowmajor ? NULL : lu_out, ld_lu_out};
     if (rowmajor) { /* column-major working copies; results are transposed back */
-        if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&x64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a64, (size_t)n, (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&x64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = d->lacpy_f64(ctx->state, 1, n, n, a, lda, a64, n)) ||
             (rc = d->lacpy_f64(ctx->state, 1, nrhs, n, b, ldb, b64, n)))
             goto out;
@@ -313,8 +311,8 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
         goto out;
     }
     if ((ka || kb) && !rowmajor) {
-        if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a64, (size_t)n, (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = d->lacpy_f64(ctx->state, 0, n, n, a, lda, a64, n)) ||
             (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, b, ldb, b64, n)))
             goto out;

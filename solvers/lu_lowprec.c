@@ -1,4 +1,5 @@
 /* lu_lowprec.c: blocked right-looking LU in FP32 storage with trailing updates in a chosen GEMM precision. */
+#include <stdint.h>
 #include "solvers/solvers.h"
 
 int mixi_lu_block_size(int n)
@@ -13,7 +14,9 @@ int mixi_lu_block_size(int n)
 size_t mixi_lu_gemm_work_floats(int n, int nb)
 {
     /* Largest update: (n - nb) x nb panel L21 plus nb x (n - nb) block U12. */
-    return 2 * (size_t)n * (size_t)nb;
+    size_t floats;
+    /* Saturates: the allocation of SIZE_MAX floats then fails cleanly. */
+    return mixi_mul3_size(2, (size_t)n, (size_t)nb, &floats) ? SIZE_MAX : floats;
 }
 
 int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int *ipiv, int nb,

@@ -34,11 +34,11 @@ typedef struct {
     int ld_l_out;
 } problem;
 
-static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
+static int balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size)
 {
     size_t bytes;
     *ptr = NULL;
-    if (mixi_mul_size(count ? count : 1, size, &bytes)) return MIX_ERR_ALLOC;
+    if (mixi_mul3_size(rows ? rows : 1, cols ? cols : 1, size, &bytes)) return MIX_ERR_ALLOC;
     return ctx->ops->alloc(ctx->state, ptr, bytes);
 }
 
@@ -122,21 +122,20 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     mixi_pcg_ws cg = {0};
     const int use_gmres = p->refine == MIX_REFINE_GMRES;
     const int use_cg = p->refine == MIX_REFINE_CG || p->refine == MIX_REFINE_AUTO;
-    size_t pbytes = 0, nn;
+    size_t pbytes = 0;
     int rc;
     double t0 = mixi_wtime();
     *reason = MIX_REASON_NONE;
 
     /* Every workspace once, before any work. */
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->potrf_f32_worksize(ctx->state, whole ? n : nb, &pbytes)) ||
-        (rc = balloc(ctx, (void **)&l, nn, sizeof(float))) ||
-        (!whole && (rc = balloc(ctx, &gwork, mixi_chol_gemm_work_floats(n, nb), sizeof(float)))) ||
-        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1))) ||
-        (rc = balloc(ctx, (void **)&swork, (size_t)n * (size_t)nrhs, sizeof(float))) ||
-        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-        (scaled && (rc = balloc(ctx, (void **)&dsc, (size_t)n, sizeof(double)))) ||
-        (scaled && !(host = mixi_malloc((size_t)n * sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
+    if ((rc = d->potrf_f32_worksize(ctx->state, whole ? n : nb, &pbytes)) ||
+        (rc = balloc(ctx, (void **)&l, (size_t)n, (size_t)n, sizeof(float))) ||
+        (!whole && (rc = balloc(ctx, &gwork, mixi_chol_gemm_work_floats(n, nb), 1, sizeof(float)))) ||
+        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1, 1))) ||
+        (rc = balloc(ctx, (void **)&swork, (size_t)n, (size_t)nrhs, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+        (scaled && (rc = balloc(ctx, (void **)&dsc, (size_t)n, 1, sizeof(double)))) ||
+        (scaled && !(host = mixi_malloc_n((size_t)n, sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
         (use_gmres && (rc = mixi_gmres_ws_alloc(ctx, n, p->gmres_restart, &gm))) ||
         (use_cg && (rc = mixi_pcg_ws_alloc(ctx, n, p->gmres_restart, &cg))))
         goto out;
@@ -261,16 +260,15 @@ static int fp64_solve(const problem *P, int direct, mix_gesv_info *info, int *no
     double *a = (double *)P->A.a; /* the caller's matrix: its triangle receives the factor */
     double *f = NULL, *res = NULL, *host = NULL;
     void *work = NULL;
-    size_t wbytes = 0, nn;
+    size_t wbytes = 0;
     int rc, finfo = 0, ldf = direct ? P->A.lda : n;
     double t0 = mixi_wtime();
     *not_pd = 0;
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->potrf_f64_worksize(ctx->state, n, &wbytes)) ||
-        (!direct && (rc = balloc(ctx, (void **)&f, nn, sizeof(double)))) ||
-        (!direct && (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double)))) ||
-        (wbytes && (rc = balloc(ctx, &work, wbytes, 1))) ||
-        (!direct && !(host = mixi_malloc((size_t)nrhs * 3 * sizeof(double))) &&
+    if ((rc = d->potrf_f64_worksize(ctx->state, n, &wbytes)) ||
+        (!direct && (rc = balloc(ctx, (void **)&f, (size_t)n, (size_t)n, sizeof(double)))) ||
+        (!direct && (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double)))) ||
+        (wbytes && (rc = balloc(ctx, &work, wbytes, 1, 1))) ||
+        (!direct && !(host = mixi_malloc_n((size_t)nrhs * 3, sizeof(double))) &&
          (rc = MIX_ERR_ALLOC)))
         goto out;
     if (direct) f = a;
@@ -369,8 +367,8 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
     problem P = {ctx, n, nrhs, {a, lda, 1, lower ? MIXK_LOWER : MIXK_UPPER}, b, ldb, x, ldx, 0.0,
                  rowmajor ? NULL : l_out, ld_l_out};
     if (rowmajor) { /* column-major copies of B and X; X is transposed back */
-        if ((rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&x64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&b64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&x64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = d->lacpy_f64(ctx->state, 1, nrhs, n, b, ldb, b64, n)))
             goto out;
         P.b = b64; P.ldb = n;
@@ -394,8 +392,8 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
         goto out;
     }
     if (ka || kb) {
-        if ((rc = balloc(ctx, (void **)&a_s, (size_t)n * (size_t)n, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&b_s, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a_s, (size_t)n, (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b_s, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = copy_triangle(ctx, P.A.uplo, n, P.A.a, P.A.lda, a_s, n)) ||
             (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P.b, P.ldb, b_s, n)))
             goto out;
@@ -408,7 +406,7 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
             goto out;
         /* The solve works on a second copy (the FP64 path factors it in place); a_s stays the
          * scaled A that the x returned is re-checked against. */
-        if ((rc = balloc(ctx, (void **)&a_f, (size_t)n * (size_t)n, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a_f, (size_t)n, (size_t)n, sizeof(double))) ||
             (rc = copy_triangle(ctx, P.A.uplo, n, a_s, n, a_f, n)))
             goto out;
         P.A.a = a_f;

@@ -24,7 +24,7 @@ static int out_of_range(double v)
 /* Largest |entry| of the m x n column-major array (host scratch of n doubles). */
 static int absmax(mix_context *ctx, int m, int n, const double *a, int lda, double *out)
 {
-    double *col = mixi_malloc((size_t)(n > 0 ? n : 1) * sizeof *col);
+    double *col = mixi_malloc_n((size_t)(n > 0 ? n : 1), sizeof *col);
     if (!col) return MIX_ERR_ALLOC;
     int rc = ctx->ops->dense->col_absmax_f64(ctx->state, m, n, a, lda, col);
     double mx = 0.0;
@@ -156,12 +156,13 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
 {
     const mix_dense_ops *d = ctx->ops->dense;
     double *y = NULL, *r = NULL, *host = NULL;
-    size_t nn = (size_t)n * (size_t)nrhs;
+    size_t nn;
     int rc;
-    if ((rc = ctx->ops->alloc(ctx->state, (void **)&y, nn * sizeof(double))) ||
-        (rc = ctx->ops->alloc(ctx->state, (void **)&r, nn * sizeof(double))))
+    if ((rc = mixi_mul3_size((size_t)n, (size_t)nrhs, sizeof(double), &nn)) ||
+        (rc = ctx->ops->alloc(ctx->state, (void **)&y, nn)) ||
+        (rc = ctx->ops->alloc(ctx->state, (void **)&r, nn)))
         goto out;
-    if (!(host = mixi_malloc((size_t)nrhs * 3 * sizeof(double)))) {
+    if (!(host = mixi_malloc_n((size_t)nrhs * 3, sizeof(double)))) {
         rc = MIX_ERR_ALLOC;
         goto out;
     }

@@ -41,8 +41,8 @@ typedef struct {
 
 static int columns_alloc(columns *c, int nrhs)
 {
-    c->rn = mixi_malloc((size_t)nrhs * 4 * sizeof(double));
-    c->active = mixi_malloc((size_t)nrhs * 4 * sizeof(int));
+    c->rn = mixi_malloc_n((size_t)nrhs * 4, sizeof(double));
+    c->active = mixi_malloc_n((size_t)nrhs * 4, sizeof(int));
     if (!c->rn || !c->active) return MIX_ERR_ALLOC;
     c->xn = c->rn + nrhs;
     c->bn = c->xn + nrhs;
@@ -212,7 +212,7 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
     int rc;
     *res = (mixi_refine_result){0};
     if ((rc = columns_alloc(&c, nrhs))) goto out;
-    if (!(ratio = mixi_malloc((size_t)nrhs * sizeof *ratio))) {
+    if (!(ratio = mixi_malloc_n((size_t)nrhs, sizeof *ratio))) {
         rc = MIX_ERR_ALLOC;
         goto out;
     }
