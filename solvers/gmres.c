@@ -11,6 +11,7 @@ int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws)
     if (m > n) m = n;
     if (m < 1) m = 1;
     ws->m = m;
+    ws->deadline = 0.0;
     ws->V = ws->w = ws->h = ws->host = NULL;
     if (mixi_mul3_size((size_t)n, (size_t)m + 1, sizeof(double), &vbytes) ||
         mixi_mul_size((size_t)m + 1, sizeof(double), &hbytes) ||
@@ -91,7 +92,8 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
         int lucky = hn == 0.0;
         if (!lucky && (rc = o->copy(st, V_(k + 1), w, (size_t)n * sizeof(double)))) return rc;
         if (!lucky && (rc = dn->scal_f64(st, n, 1.0 / hn, V_(k + 1)))) return rc;
-        if (lucky || fabs(g[k + 1]) <= rtol * beta) {
+        if (lucky || fabs(g[k + 1]) <= rtol * beta ||
+            (ws->deadline > 0.0 && mixi_wtime() > ws->deadline)) {
             k++;
             break;
         }

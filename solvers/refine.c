@@ -24,6 +24,12 @@
  * with and without it, 19 of them took one more outer iteration (801 against 782 in all);
  * 2 more fallbacks in 9000 draws of n <= 4 (tests/test_posv.c). */
 #define MARGIN 0.5
+/* Hard cap on the refinement's time, as a fraction of the FP64 solve it competes with: however
+ * promising its pace looked, a refinement that has cost this much is abandoned, so that a failing
+ * one costs at most the low-precision factorization + REFINE_CAP + the FP64 fallback (issue 20:
+ * a forced BF16 dgesv whose GMRES stagnated without stalling cost 15x dgesv).  Krylov cycles
+ * stop at the same deadline, so one cycle cannot overshoot it by much. */
+#define REFINE_CAP 0.5
 /* The cost-aware stop never acts on a rest predicted below this: a decision on so little time
  * is noise (and would make small solves depend on the machine's load). */
 #define MIN_BUDGET_S 0.1
@@ -40,6 +46,7 @@ typedef struct {
     int *last_mode;             /* mode of the correction that led to this round's residual */
     double cte;                 /* column j has converged when rn[j] <= xn[j] * cte */
     double t_round;             /* wall clock when the previous round's residuals were judged */
+    double t_start;             /* wall clock when the refinement began */
     double budget;              /* seconds the rest may take (job->budget_s, or predicted from
                                    job->fp64_flops at the first check); 0 = no limit */
     double min_rest;            /* rests below this are never acted on */
@@ -173,13 +180,18 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     for (int j = 0; j < job->nrhs; j++)
         if (c->active[j] && c->stall[j] >= STALL_STEPS) return STOP_GIVE_UP;
     double now = mixi_wtime();
-    if (it >= 2 && c->budget <= 0.0 && job->fp64_flops > 0.0) {
-        /* Asked for only once rounds have shown a pace: a solve that converges at once never
-         * pays for the FP64 rate's calibration. */
+    if (it >= 1 && c->budget <= 0.0 && job->fp64_flops > 0.0) {
+        /* Asked for only after a first correction: a solve that converges at once never pays
+         * for the FP64 rate's calibration; known before the first Krylov cycle of AUTO. */
         c->budget = mixi_fp64_seconds(job->ctx, job->fp64_flops, job->fp64_floor);
         if (mixi_fp64_seconds_forced()) c->min_rest = 0.0;
     }
-    if (c->budget > 0.0 && it >= 2 && too_slow(job, c, ratio, now)) return STOP_TOO_SLOW;
+    if (c->budget > 0.0) {
+        const double deadline = c->t_start + REFINE_CAP * c->budget;
+        if (it >= 2 && (now > deadline || too_slow(job, c, ratio, now))) return STOP_TOO_SLOW;
+        if (job->gmres) job->gmres->deadline = deadline;
+        if (job->cg) job->cg->deadline = deadline;
+    }
     c->t_round = now;
     return GO_ON;
 }
@@ -235,7 +247,9 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
                                                                                 : MODE_CLASSICAL;
         c.last_mode[j] = c.mode[j];
     }
-    c.t_round = mixi_wtime();
+    c.t_round = c.t_start = mixi_wtime();
+    if (job->gmres) job->gmres->deadline = 0.0;
+    if (job->cg) job->cg->deadline = 0.0;
     c.budget = job->budget_s;
     c.min_rest = MIN_BUDGET_S;
     if ((rc = job->ctx->ops->dense->col_absmax_f64(job->ctx->state, n, nrhs, job->b, job->ldb,

@@ -108,6 +108,7 @@ typedef struct {
     double *w;        /* backend, n */
     double *h;        /* backend, m + 1: CGS2 projections */
     double *host;     /* host: (m+1) m Hessenberg + 4 (m+1) Givens/rhs/solution/projections */
+    double deadline;  /* > 0: wall clock (mixi_wtime) at which a cycle stops with the steps done */
 } mixi_gmres_ws;
 /* Allocates the workspace (one per solve); mixi_gmres_ws_free releases it (zeroed struct allowed). */
 int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws);
@@ -122,6 +123,7 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
 typedef struct {
     int max_its;
     double *r, *z, *p, *q; /* backend, n each */
+    double deadline;       /* > 0: wall clock (mixi_wtime) at which CG stops with the steps done */
 } mixi_pcg_ws;
 int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws);
 void mixi_pcg_ws_free(mix_context *ctx, mixi_pcg_ws *ws);
