@@ -13,13 +13,6 @@ static const double shift_steps[] = {4.0, 32.0};
  * of L reach at most 256 (|l_ij| <= sqrt(a_ii)) and small ones stay above FP16's subnormal
  * range; the diagonal itself is never rounded to FP16 (storage is FP32). */
 #define NARROW_RANGE_SCALE 0x1p14
-/* Below this order the cost-aware fallback stays off (LU's threshold, solvers/gesv.c). */
-#define COST_FALLBACK_MIN_N 512
-
-mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs)
-{
-    return mixi_gesv_auto_choice(ctx, n, nrhs);
-}
 
 typedef struct {
     mix_context *ctx;
@@ -190,7 +183,7 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
      * scratch (n^3/3 flops and the solves) at the calibrated FP64 rate, and never less than one
      * low-precision factorisation took.  Small systems: FP64 is cheap, and a stop on so little
      * time would be noise. */
-    double fp64_flops = p->cost_fallback && n >= COST_FALLBACK_MIN_N
+    double fp64_flops = p->cost_fallback && n >= MIXI_COST_FALLBACK_MIN_N
                             ? (double)n * n * n / 3.0 + 2.0 * (double)n * n * nrhs
                             : 0.0;
     mixi_refine_job job = {ctx, p, n, nrhs, P->A, P->b, P->ldb, P->x, P->ldx, res, &M.base,

@@ -5,9 +5,32 @@
 #include "lib/core/core.h"
 #include "kernels/backend_dense.h"
 
-/* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */
+/* ---- Policy (policy.c): AUTO, the cost model, thresholds, block sizes --------------------- */
 /* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
 int mixi_lu_block_size(int n);
+/* Below this order the cost-aware fallback stays off: the whole low-precision attempt costs a
+ * few milliseconds at most, and the one-time rate calibration (about 2 ms) would cost more. */
+#define MIXI_COST_FALLBACK_MIN_N 512
+/* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
+ * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
+ * 768, 1.3x at 1024, 1.45x at 2048; 768 leaves room for a first call's fixed costs (the 2-core Zen3
+ * of the first measurements broke even near 1024). */
+#define MIXI_GESV_AUTO_MIN_N 768
+/* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
+ * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
+mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
+/* Predicted seconds of an FP64 factorization of `flops` operations: at the backend's calibrated
+ * FP64 GEMM rate (a lower bound, so a fallback comes early rather than late), and at least
+ * `floor`; 0 when the backend has no rate and floor is 0. */
+double mixi_fp64_seconds(mix_context *ctx, double flops, double floor);
+/* Test hook: seconds > 0 replaces every such prediction (0 restores them); while it is set,
+ * the cost-aware stop also acts on rests too short to judge otherwise. */
+void mixi_set_fp64_seconds(double seconds);
+int mixi_fp64_seconds_forced(void);
+/* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice. */
+mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
+
+/* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */
 /* Floats of GEMM workspace the blocked LU needs (compute != FP32 rounds its inputs into it). */
 size_t mixi_lu_gemm_work_floats(int n, int nb);
 /* Right-looking blocked LU with partial pivoting of the n x n FP32 matrix a (backend memory), in
@@ -175,22 +198,6 @@ typedef struct {
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 
 /* ---- Driver (gesv.c) ------------------------------------------------------------------------ */
-/* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
- * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
- * 768, 1.3x at 1024, 1.45x at 2048; 768 leaves room for a first call's fixed costs (the 2-core Zen3
- * of the first measurements broke even near 1024). */
-#define MIXI_GESV_AUTO_MIN_N 768
-/* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
- * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
-mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
-/* Predicted seconds of an FP64 factorization of `flops` operations: at the backend's calibrated
- * FP64 GEMM rate (a lower bound, so a fallback comes early rather than late), and at least
- * `floor`; 0 when the backend has no rate and floor is 0. */
-double mixi_fp64_seconds(mix_context *ctx, double flops, double floor);
-/* Test hook: seconds > 0 replaces every such prediction (0 restores them); while it is set,
- * the cost-aware stop also acts on rests too short to judge otherwise. */
-void mixi_set_fp64_seconds(double seconds);
-int mixi_fp64_seconds_forced(void);
 /* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
  * already checked by lib/gesv_api.c, p never NULL (lib/ passes mix_gesv_params_init's defaults).
  * Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64 factors are in a), MIX_ERR_NAN
@@ -240,9 +247,6 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
                       double *berr);
 
 /* ---- Driver for SPD systems (posv.c) -------------------------------------------------------- */
-/* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice (same GEMM
- * rates; both factorisations are GEMM-bound). */
-mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 /* The whole SPD solve with a, b, x in backend memory (layout as given), A read from its uplo
  * ('L'/'U') triangle only; arguments already checked by lib/posv_api.c, p never NULL.  Returns 0,
  * MIX_ERR_NOT_SPD (*not_pd_index = k: the leading minor of order k is not positive definite in
