@@ -155,24 +155,12 @@ static int fp64_solve(const problem *P, int trans_out, double *a_out, int lda_ou
     if (finfo > 0) {
         *sing = finfo;
     } else {
-        double *rn = xn + nrhs, *bn = rn + nrhs;
+        const mixi_matrix A = {P->a, P->lda, 0, 0};
         if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, P->x, P->ldx)) ||
             (rc = d->getrs_f64(ctx->state, n, nrhs, f, n, dipiv, P->x, P->ldx)) ||
-            (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, res, n)) ||
-            (rc = d->gemm_f64(ctx->state, 0, 0, n, nrhs, n, -1.0, P->a, P->lda, P->x, P->ldx, 1.0,
-                              res, n)) ||
-            (rc = d->col_absmax_f64(ctx->state, n, nrhs, res, n, rn)) ||
-            (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->x, P->ldx, xn)) ||
-            (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->b, P->ldb, bn)))
+            (rc = mixi_backward_error(ctx, n, nrhs, &A, P->anrm, P->b, P->ldb, P->x, P->ldx, res,
+                                      xn, &info->backward_error)))
             goto out;
-        double berr = 0.0;
-        for (int j = 0; j < nrhs; j++) {
-            double den = P->anrm * xn[j] + bn[j];
-            /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
-            double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
-            if (!(be <= berr)) berr = be; /* a NaN shows */
-        }
-        info->backward_error = berr;
     }
     /* The caller's a receives the FP64 factors (in its own layout) and ipiv the pivots. */
     if ((rc = d->lacpy_f64(ctx->state, trans_out, n, n, f, n, a_out, lda_out)) ||

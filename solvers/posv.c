@@ -216,31 +216,6 @@ out:
     return rc;
 }
 
-/* Backward error of the columns of X (host scratch: 3 nrhs doubles; res: n x nrhs backend). */
-static int backward_error(const problem *P, double *res, double *host, double *berr)
-{
-    mix_context *ctx = P->ctx;
-    const mix_dense_ops *d = ctx->ops->dense;
-    const int n = P->n, nrhs = P->nrhs;
-    double *xn = host, *rn = xn + nrhs, *bn = rn + nrhs;
-    int rc;
-    if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, res, n)) ||
-        (rc = mixi_matrix_apply(ctx, &P->A, n, nrhs, -1.0, P->x, P->ldx, 1.0, res, n)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, res, n, rn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->x, P->ldx, xn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->b, P->ldb, bn)))
-        return rc;
-    double worst = 0.0;
-    for (int j = 0; j < nrhs; j++) {
-        double den = P->anrm * xn[j] + bn[j];
-        /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
-        double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
-        if (!(be <= worst)) worst = be; /* a NaN shows */
-    }
-    *berr = worst;
-    return MIX_SUCCESS;
-}
-
 /* FP64 Cholesky.  Chosen directly: dpotrf in the caller's triangle, as dposv.  After a failed
  * low-precision attempt: on a copy of the triangle, so the backward error can be measured
  * against A, then the factor goes to the caller's triangle.  *not_pd = k > 0 as dpotrf's info. */
@@ -278,7 +253,8 @@ static int fp64_solve(const problem *P, int direct, mix_gesv_info *info, int *no
             (rc = d->potrs_f64(ctx->state, uplo, n, nrhs, f, ldf, P->x, P->ldx)))
             goto out;
         /* Chosen directly, A is gone: no backward error (0), as no FP64 solver measures one. */
-        if (!direct && (rc = backward_error(P, res, host, &info->backward_error))) goto out;
+        if (!direct && (rc = mixi_backward_error(ctx, n, nrhs, &P->A, P->anrm, P->b, P->ldb, P->x, P->ldx, res, host,
+                                                  &info->backward_error))) goto out;
     }
     if (!direct && (rc = copy_triangle(ctx, uplo, n, f, n, a, P->A.lda))) goto out;
     if ((rc = o->synchronize(ctx->state))) goto out;

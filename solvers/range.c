@@ -125,31 +125,6 @@ int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, 
     return MIX_SUCCESS;
 }
 
-/* max over columns of ||b - A y||inf / (||A||inf ||y||inf + ||b||inf), y n x nrhs (ld n);
- * r: n x nrhs scratch, host: 3 nrhs doubles. */
-static int backward_error(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm,
-                          const double *bs, int ldb, const double *y, double *r, double *host,
-                          double *berr)
-{
-    const mix_dense_ops *d = ctx->ops->dense;
-    double *xn = host, *rn = host + nrhs, *bn = rn + nrhs;
-    int rc;
-    if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, bs, ldb, r, n)) ||
-        (rc = mixi_matrix_apply(ctx, As, n, nrhs, -1.0, y, n, 1.0, r, n)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, r, n, rn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, y, n, xn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, bs, ldb, bn)))
-        return rc;
-    double worst = 0.0;
-    for (int j = 0; j < nrhs; j++) {
-        double den = anrm * xn[j] + bn[j];
-        double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
-        if (!(be <= worst)) worst = be;
-    }
-    *berr = worst;
-    return MIX_SUCCESS;
-}
-
 int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm_s,
                       const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
                       double *berr)
@@ -169,7 +144,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
     /* The backward error of y in the scaled system, as solved ... */
     double be_y, be_x;
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
-        (rc = backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, r, host, &be_y)))
+        (rc = mixi_backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, n, r, host, &be_y)))
         goto out;
     /* ... x = 2^(ka - kb) y returned ... */
     if ((rc = mixi_scale_pow2_f64(ctx, n, nrhs, x, ldx, ka - kb)) ||
@@ -185,7 +160,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
      * overflow in the user's units cost it, measured where no norm overflows. */
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
         (rc = mixi_scale_pow2_f64(ctx, n, nrhs, y, n, kb - ka)) ||
-        (rc = backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, r, host, &be_x)))
+        (rc = mixi_backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, n, r, host, &be_x)))
         goto out;
     /* Worse than the solve left it and than the stopping test allows: digits were lost to
      * underflow in the user's units; the answer cannot be held to the tolerance. */

@@ -165,10 +165,8 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
             judge_column(job, c, j, it);
             left += c->active[j];
         }
-        double den = job->anrm * c->xn[j] + c->bn[j];
-        /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
-        double be = den > 0.0 ? c->rn[j] / den : (c->rn[j] == 0.0 ? 0.0 : NAN);
-        if (!(be <= berr)) berr = be;
+        double be = mixi_berr_column(c->rn[j], c->xn[j], c->bn[j], job->anrm);
+        if (!(be <= berr)) berr = be; /* a NaN shows */
     }
     res->backward_error = berr;
     if (p->residual_history && it < p->history_capacity) {

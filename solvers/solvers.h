@@ -2,6 +2,7 @@
 #ifndef MIX_SOLVERS_H
 #define MIX_SOLVERS_H
 
+#include <math.h>
 #include "lib/core/core.h"
 #include "kernels/backend_dense.h"
 
@@ -80,6 +81,20 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
     if (k == 1) return d->gemv_f64(ctx->state, 0, n, n, alpha, A->a, A->lda, x, beta, y);
     return d->gemm_f64(ctx->state, 0, 0, n, k, n, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
 }
+
+/* ---- Backward error (berr.c) ------------------------------------------------------------------ */
+/* ||r||inf / (||A||inf ||x||inf + ||b||inf) of one column from its norms.  The denominator is 0
+ * only for x = b = 0 (then r = 0); a NaN anywhere must show, never read as 0. */
+static inline double mixi_berr_column(double rn, double xn, double bn, double anrm)
+{
+    double den = anrm * xn + bn;
+    return den > 0.0 ? rn / den : (rn == 0.0 ? 0.0 : NAN);
+}
+/* The largest over the nrhs columns of X (ld ldx) of the above, with r = B - A X computed in
+ * FP64 (r: n x nrhs backend scratch, ld n; host: 3 nrhs doubles of scratch). */
+int mixi_backward_error(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
+                        const double *b, int ldb, const double *x, int ldx, double *r,
+                        double *host, double *berr);
 
 /* ---- Preconditioner: what refinement sees of a low-precision factorisation ------------------ */
 /* M^{-1} applied to blocks of FP64 vectors, whatever factorisation stands behind it (LU, Cholesky).
