@@ -186,7 +186,9 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     }
     if (c->budget > 0.0) {
         const double deadline = c->t_start + REFINE_CAP * c->budget;
-        if (it >= 2 && (now > deadline || too_slow(job, c, ratio, now))) return STOP_TOO_SLOW;
+        /* Past the deadline, unless the time spent is too short to judge (load noise). */
+        const int late = now > deadline && now - c->t_start > c->min_rest;
+        if (it >= 2 && (late || too_slow(job, c, ratio, now))) return STOP_TOO_SLOW;
         if (job->gmres) job->gmres->deadline = deadline;
         if (job->cg) job->cg->deadline = deadline;
     }
