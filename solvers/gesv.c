@@ -177,6 +177,46 @@ out:
     return rc;
 }
 
+/* FP64 chosen directly (AUTO below its threshold, or MIX_FP64), on the caller's column-major a:
+ * LAPACK's dgesv in place, no copy of A and no pass dgesv would not make.  The backward error
+ * needs the A just factored, so it is not measured (0, as for Cholesky; iter -1 says so); x is
+ * still checked, so NaN/Inf out of finite data (reciprocals of subnormal pivots) never passes. */
+static int fp64_direct(const problem *P, double *a, int lda, int *ipiv, mix_gesv_info *info,
+                       int *sing)
+{
+    mix_context *ctx = P->ctx;
+    const mix_backend_ops *o = ctx->ops;
+    const mix_dense_ops *d = o->dense;
+    const int n = P->n, nrhs = P->nrhs, host = (o->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
+    int *dipiv = host ? ipiv : NULL, rc, finfo = 0;
+    void *work = NULL;
+    size_t wbytes = 0, bad = 0;
+    double t0 = mixi_wtime();
+    *sing = 0;
+    if ((rc = d->getrf_f64_worksize(ctx->state, n, &wbytes)) ||
+        (!host && (rc = balloc(ctx, (void **)&dipiv, (size_t)n, 1, sizeof(int)))) ||
+        (wbytes && (rc = balloc(ctx, &work, wbytes, 1, 1))) ||
+        (rc = d->getrf_f64(ctx->state, n, a, lda, dipiv, work, &finfo)) ||
+        (rc = o->synchronize(ctx->state)))
+        goto out;
+    info->t_factor += mixi_wtime() - t0;
+    t0 = mixi_wtime();
+    if (finfo > 0) *sing = finfo;
+    else if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, P->x, P->ldx)) ||
+             (rc = d->getrs_f64(ctx->state, n, nrhs, a, lda, dipiv, P->x, P->ldx)) ||
+             (rc = d->count_nonfinite_f64(ctx->state, n, nrhs, P->x, P->ldx, &bad)))
+        goto out;
+    info->backward_error = bad ? NAN : 0.0;
+    if ((!host && (rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int)))) ||
+        (rc = o->synchronize(ctx->state)))
+        goto out;
+    info->t_refine += mixi_wtime() - t0;
+out:
+    if (!host) o->free(ctx->state, dipiv);
+    o->free(ctx->state, work);
+    return rc;
+}
+
 int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
                   double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                   mix_gesv_info *info, int *singular_index)
@@ -280,7 +320,11 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
             goto out;
         }
         info->factor_prec_used = MIX_FP64;
-        if ((rc = fp64_solve(&P, rowmajor, a, lda, ipiv, info, &sing))) goto out;
+        if (reason == MIX_REASON_DIRECT && !rowmajor && !ka && !kb)
+            rc = fp64_direct(&P, a, lda, ipiv, info, &sing);
+        else
+            rc = fp64_solve(&P, rowmajor, a, lda, ipiv, info, &sing);
+        if (rc) goto out;
         /* The factors of 2^ka A went to a: U back to A's units. */
         if (ka && (rc = mixi_scale_upper_pow2_f64(ctx, rowmajor, n, a, lda, -ka))) goto out;
         if (sing) {

@@ -214,7 +214,7 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 
 /* ---- Driver (gesv.c) ------------------------------------------------------------------------ */
 /* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
- * already checked by lib/gesv_api.c, p never NULL (lib/ passes mix_gesv_params_init's defaults).
+ * already checked by lib/dense_api.c, p never NULL (lib/ passes mix_gesv_params_init's defaults).
  * Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64 factors are in a), MIX_ERR_NAN
  * (nothing written) or another MIX_ERR_*.  info is filled. */
 int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
@@ -263,7 +263,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
 
 /* ---- Driver for SPD systems (posv.c) -------------------------------------------------------- */
 /* The whole SPD solve with a, b, x in backend memory (layout as given), A read from its uplo
- * ('L'/'U') triangle only; arguments already checked by lib/posv_api.c, p never NULL.  Returns 0,
+ * ('L'/'U') triangle only; arguments already checked by lib/dense_api.c, p never NULL.  Returns 0,
  * MIX_ERR_NOT_SPD (*not_pd_index = k: the leading minor of order k is not positive definite in
  * FP64; the partial FP64 factor is in a's triangle, as dpotrf leaves it), MIX_ERR_NAN (nothing
  * written) or another MIX_ERR_*.  info is filled.  With iter < 0 a's uplo triangle holds the
