@@ -1,6 +1,7 @@
 /* cg_api.c: the public CG entry points: parameters, argument checks, host/device staging. */
 #include <math.h>
 #include <string.h>
+#include "mix_internal.h"
 #include "solvers/cg.h"
 #include "kernels/common/prec_traits.h"
 
@@ -42,6 +43,18 @@ static int finish(int st, mix_cg_info *info, mix_cg_info *local)
     return st;
 }
 
+/* b and x in backend memory.  x == b (or overlapping): CG writes x (zeroed first unless x0_given)
+ * while it still reads b, so b is copied first (n doubles). */
+static int solve_unaliased(mix_context *ctx, const mix_cg_params *p, mix_sparse *A,
+                           const double *b, double *x, mix_cg_info *info, mix_cg_info *local)
+{
+    double *bcopy;
+    int st = mixi_unalias(ctx, &b, (size_t)A->n, x, (size_t)A->n, &bcopy);
+    if (!st) st = mixi_cg_solve_in_range(ctx, p, A, b, x, local);
+    ctx->ops->free(ctx->state, bcopy);
+    return finish(st, info, local);
+}
+
 int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b, double *x,
             mix_cg_info *info)
 {
@@ -55,7 +68,7 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
         p = &defaults;
     }
     if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) /* host memory is backend memory */
-        return finish(mixi_cg_solve_in_range(ctx, p, A, b, x, &local), info, &local);
+        return solve_unaliased(ctx, p, A, b, x, info, &local);
 
     /* Other backends: stage b and x through backend memory. */
     const mix_backend_ops *ops = ctx->ops;
@@ -92,5 +105,5 @@ int mix_dcg_gpu(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const d
         mix_cg_params_init(&defaults);
         p = &defaults;
     }
-    return finish(mixi_cg_solve_in_range(ctx, p, A, d_b, d_x, &local), info, &local);
+    return solve_unaliased(ctx, p, A, d_b, d_x, info, &local);
 }

@@ -9,6 +9,5 @@ lib_libmixsolve_la_LDFLAGS = -version-info $(MIX_LT_VERSION) -export-symbols-reg
 nodist_EXTRA_lib_libmixsolve_la_SOURCES = dummy.c
 EXTRA_DIST += lib/mixsolve.pc.in
 libmixsolve_core_la_SOURCES += lib/sparse.c lib/cg_api.c
-libmixsolve_core_la_SOURCES += lib/gesv_api.c
-libmixsolve_core_la_SOURCES += lib/posv_api.c
+libmixsolve_core_la_SOURCES += lib/dense_api.c
 EXTRA_DIST += lib/mixsolve-uninstalled.pc.in

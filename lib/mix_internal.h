@@ -33,6 +33,13 @@ int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int
                       double *a, int lda, const double *b, int ldb, double *x, int ldx,
                       mix_gesv_info *info, int *not_pd, int widen);
 
+/* Aliased right-hand side and solution (the dense and CG drivers): when the sb elements at *b
+ * overlap the sx at x, *b is copied into a backend buffer (*copy, to be freed with the backend's
+ * free; NULL when no copy was needed) and *b points at it, so the solve may write x while it
+ * still reads b.  Both in backend memory. */
+int mixi_unalias(mix_context *ctx, const double **b, size_t sb, const double *x, size_t sx,
+                 double **copy);
+
 /* Backend registry (lib/registry.c over kernels/registry.c): the table of a compiled backend
  * whose required operations are all there, or NULL; a backend's id from its name (or "auto"),
  * 1 if found; whether a table has every required operation. */

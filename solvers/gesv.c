@@ -4,74 +4,12 @@
 #include "solvers/solvers.h"
 
 /* Backend allocation of count * size bytes (never 0 bytes, so a NULL result always means failure). */
-static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
+static int balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size)
 {
     size_t bytes;
     *ptr = NULL;
-    if (mixi_mul_size(count ? count : 1, size, &bytes)) return MIX_ERR_ALLOC;
+    if (mixi_mul3_size(rows ? rows : 1, cols ? cols : 1, size, &bytes)) return MIX_ERR_ALLOC;
     return ctx->ops->alloc(ctx->state, ptr, bytes);
-}
-
-/* A 16-bit or TF32 factor must refine longer than FP32's (measured on randsvd kappa = 1e2: 3
- * rounds for FP32, 50-60 GMRES steps for BF16; each round streams A in FP64 and the factors).
- * With calibrated rates it is taken only where its GEMM is this much faster than FP32's and the
- * O(n^3) factorization outweighs the longer O(n^2) refinement. */
-#define AUTO_LOWPREC_MIN_GAIN 4.0
-#define AUTO_LOWPREC_MIN_N 12288
-
-/* MIX_PREC_AUTO on a large matrix.  Backends with calibrated GEMM rates (the CPU): FP32, unless
- * a native lower precision is far faster at a size where its factorization dominates.  Others
- * (CUDA, where Tensor Cores make the factorization dominate at every size that reaches here):
- * the fastest native GEMM precision, preferring more mantissa bits among equally fast ones
- * (FP16 over BF16; TF32 over FP32). */
-static mix_prec auto_precision(mix_context *ctx, int n)
-{
-    static const mix_prec order[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32};
-    const mix_dense_ops *d = ctx->ops->dense;
-    double r32 = 0.0;
-    /* Below that size FP32 without measuring anything: a rate calibration pays oneDNN's one-time
-     * kernel generation, which only a factorization this large amortises. */
-    if (d->gemm_rate && n < AUTO_LOWPREC_MIN_N) return MIX_FP32;
-    mix_caps caps = {0};
-    if (ctx->ops->caps(&caps)) return MIX_FP32;
-    if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP32, &r32) && r32 > 0.0) {
-        for (size_t i = 0; i + 1 < sizeof order / sizeof order[0]; i++) {
-            double r = 0.0;
-            if (caps.gemm[order[i]] == MIX_PREC_NATIVE &&
-                !d->gemm_rate(ctx->state, order[i], &r) && r >= AUTO_LOWPREC_MIN_GAIN * r32)
-                return order[i];
-        }
-        return MIX_FP32;
-    }
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if (caps.gemm[order[i]] == MIX_PREC_NATIVE) return order[i];
-    return MIX_FP32;
-}
-
-/* Below this order the cost-aware fallback stays off: the whole low-precision attempt costs a
- * few milliseconds at most, and the one-time rate calibration (about 2 ms) would cost more. */
-#define MIXI_COST_FALLBACK_MIN_N 512
-
-/* Test hook: a positive value replaces the predicted FP64 solve time (seconds). */
-static _Atomic double fp64_seconds_override;
-
-void mixi_set_fp64_seconds(double seconds) { fp64_seconds_override = seconds; }
-int mixi_fp64_seconds_forced(void) { return fp64_seconds_override > 0.0; }
-
-double mixi_fp64_seconds(mix_context *ctx, double flops, double floor)
-{
-    double forced = fp64_seconds_override, rate = 0.0, t = 0.0;
-    if (forced > 0.0) return forced;
-    const mix_dense_ops *d = ctx->ops->dense;
-    if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP64, &rate) && rate > 0.0)
-        t = flops / (rate * 1e9);
-    return t > floor ? t : floor;
-}
-
-mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs)
-{
-    (void)nrhs;
-    return n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx, n);
 }
 
 typedef struct {
@@ -102,24 +40,23 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     void *gwork = NULL, *pwork = NULL;
     mixi_gmres_ws gm = {0};
     int rc, use_gmres = p->refine != MIX_REFINE_CLASSICAL, scale = p->scale && prec == MIX_FP16;
-    size_t pbytes = 0, nn;
+    size_t pbytes = 0;
     double t0 = mixi_wtime();
     *reason = MIX_REASON_NONE;
 
     /* Every workspace once, before any work. */
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->getrf_panel_f32_worksize(ctx->state, n, prec == MIX_FP32 && d->getrf_f32 ? n : nb,
+    if ((rc = d->getrf_panel_f32_worksize(ctx->state, n, prec == MIX_FP32 && d->getrf_f32 ? n : nb,
                                           &pbytes)) ||
-        (rc = balloc(ctx, (void **)&lu, nn, sizeof(float))) ||
-        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, sizeof(int))) ||
+        (rc = balloc(ctx, (void **)&lu, (size_t)n, (size_t)n, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, 1, sizeof(int))) ||
         (prec != MIX_FP32 &&
-         (rc = balloc(ctx, &gwork, mixi_lu_gemm_work_floats(n, nb), sizeof(float)))) ||
-        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1))) ||
-        (rc = balloc(ctx, (void **)&swork, (size_t)n * (size_t)nrhs, sizeof(float))) ||
-        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-        (scale && (rc = balloc(ctx, (void **)&r, (size_t)n, sizeof(double)))) ||
-        (scale && (rc = balloc(ctx, (void **)&c, (size_t)n, sizeof(double)))) ||
-        (scale && !(host = mixi_malloc((size_t)n * sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
+         (rc = balloc(ctx, &gwork, mixi_lu_gemm_work_floats(n, nb), 1, sizeof(float)))) ||
+        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1, 1))) ||
+        (rc = balloc(ctx, (void **)&swork, (size_t)n, (size_t)nrhs, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+        (scale && (rc = balloc(ctx, (void **)&r, (size_t)n, 1, sizeof(double)))) ||
+        (scale && (rc = balloc(ctx, (void **)&c, (size_t)n, 1, sizeof(double)))) ||
+        (scale && !(host = mixi_malloc_n((size_t)n, sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
         (use_gmres && (rc = mixi_gmres_ws_alloc(ctx, n, p->gmres_restart, &gm))))
         goto out;
 
@@ -197,18 +134,17 @@ static int fp64_solve(const problem *P, int trans_out, double *a_out, int lda_ou
     double *f = NULL, *res = NULL;
     int *dipiv = NULL;
     void *work = NULL;
-    size_t wbytes = 0, nn;
+    size_t wbytes = 0;
     int rc, finfo = 0;
     double *xn = NULL;
     double t0 = mixi_wtime();
     *sing = 0;
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->getrf_f64_worksize(ctx->state, n, &wbytes)) ||
-        (rc = balloc(ctx, (void **)&f, nn, sizeof(double))) ||
-        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, sizeof(int))) ||
-        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-        (wbytes && (rc = balloc(ctx, &work, wbytes, 1))) ||
-        (!(xn = mixi_malloc((size_t)nrhs * 3 * sizeof(double))) && (rc = MIX_ERR_ALLOC)))
+    if ((rc = d->getrf_f64_worksize(ctx->state, n, &wbytes)) ||
+        (rc = balloc(ctx, (void **)&f, (size_t)n, (size_t)n, sizeof(double))) ||
+        (rc = balloc(ctx, (void **)&dipiv, (size_t)n, 1, sizeof(int))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+        (wbytes && (rc = balloc(ctx, &work, wbytes, 1, 1))) ||
+        (!(xn = mixi_malloc_n((size_t)nrhs * 3, sizeof(double))) && (rc = MIX_ERR_ALLOC)))
         goto out;
     if ((rc = d->lacpy_f64(ctx->state, 0, n, n, P->a, P->lda, f, n)) ||
         (rc = d->getrf_f64(ctx->state, n, f, n, dipiv, work, &finfo)) ||
@@ -219,24 +155,12 @@ static int fp64_solve(const problem *P, int trans_out, double *a_out, int lda_ou
     if (finfo > 0) {
         *sing = finfo;
     } else {
-        double *rn = xn + nrhs, *bn = rn + nrhs;
+        const mixi_matrix A = {P->a, P->lda, 0, 0};
         if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, P->x, P->ldx)) ||
             (rc = d->getrs_f64(ctx->state, n, nrhs, f, n, dipiv, P->x, P->ldx)) ||
-            (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, res, n)) ||
-            (rc = d->gemm_f64(ctx->state, 0, 0, n, nrhs, n, -1.0, P->a, P->lda, P->x, P->ldx, 1.0,
-                              res, n)) ||
-            (rc = d->col_absmax_f64(ctx->state, n, nrhs, res, n, rn)) ||
-            (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->x, P->ldx, xn)) ||
-            (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->b, P->ldb, bn)))
+            (rc = mixi_backward_error(ctx, n, nrhs, &A, P->anrm, P->b, P->ldb, P->x, P->ldx, res,
+                                      xn, &info->backward_error)))
             goto out;
-        double berr = 0.0;
-        for (int j = 0; j < nrhs; j++) {
-            double den = P->anrm * xn[j] + bn[j];
-            /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
-            double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
-            if (!(be <= berr)) berr = be; /* a NaN shows */
-        }
-        info->backward_error = berr;
     }
     /* The caller's a receives the FP64 factors (in its own layout) and ipiv the pivots. */
     if ((rc = d->lacpy_f64(ctx->state, trans_out, n, n, f, n, a_out, lda_out)) ||
@@ -250,6 +174,46 @@ out:
     o->free(ctx->state, res);
     o->free(ctx->state, work);
     mixi_free(xn);
+    return rc;
+}
+
+/* FP64 chosen directly (AUTO below its threshold, or MIX_FP64), on the caller's column-major a:
+ * LAPACK's dgesv in place, no copy of A and no pass dgesv would not make.  The backward error
+ * needs the A just factored, so it is not measured (0, as for Cholesky; iter -1 says so); x is
+ * still checked, so NaN/Inf out of finite data (reciprocals of subnormal pivots) never passes. */
+static int fp64_direct(const problem *P, double *a, int lda, int *ipiv, mix_gesv_info *info,
+                       int *sing)
+{
+    mix_context *ctx = P->ctx;
+    const mix_backend_ops *o = ctx->ops;
+    const mix_dense_ops *d = o->dense;
+    const int n = P->n, nrhs = P->nrhs, host = (o->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
+    int *dipiv = host ? ipiv : NULL, rc, finfo = 0;
+    void *work = NULL;
+    size_t wbytes = 0, bad = 0;
+    double t0 = mixi_wtime();
+    *sing = 0;
+    if ((rc = d->getrf_f64_worksize(ctx->state, n, &wbytes)) ||
+        (!host && (rc = balloc(ctx, (void **)&dipiv, (size_t)n, 1, sizeof(int)))) ||
+        (wbytes && (rc = balloc(ctx, &work, wbytes, 1, 1))) ||
+        (rc = d->getrf_f64(ctx->state, n, a, lda, dipiv, work, &finfo)) ||
+        (rc = o->synchronize(ctx->state)))
+        goto out;
+    info->t_factor += mixi_wtime() - t0;
+    t0 = mixi_wtime();
+    if (finfo > 0) *sing = finfo;
+    else if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, P->x, P->ldx)) ||
+             (rc = d->getrs_f64(ctx->state, n, nrhs, a, lda, dipiv, P->x, P->ldx)) ||
+             (rc = d->count_nonfinite_f64(ctx->state, n, nrhs, P->x, P->ldx, &bad)))
+        goto out;
+    info->backward_error = bad ? NAN : 0.0;
+    if ((!host && (rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int)))) ||
+        (rc = o->synchronize(ctx->state)))
+        goto out;
+    info->t_refine += mixi_wtime() - t0;
+out:
+    if (!host) o->free(ctx->state, dipiv);
+    o->free(ctx->state, work);
     return rc;
 }
 
@@ -280,9 +244,9 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
     int rc, sing = 0;
     problem P = {ctx, n, nrhs, a, lda, b, ldb, x, ldx, 0.0, rowmajor ? NULL : lu_out, ld_lu_out};
     if (rowmajor) { /* column-major working copies; results are transposed back */
-        if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&x64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a64, (size_t)n, (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&x64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = d->lacpy_f64(ctx->state, 1, n, n, a, lda, a64, n)) ||
             (rc = d->lacpy_f64(ctx->state, 1, nrhs, n, b, ldb, b64, n)))
             goto out;
@@ -313,8 +277,8 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
         goto out;
     }
     if ((ka || kb) && !rowmajor) {
-        if ((rc = balloc(ctx, (void **)&a64, (size_t)n * (size_t)n, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a64, (size_t)n, (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = d->lacpy_f64(ctx->state, 0, n, n, a, lda, a64, n)) ||
             (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, b, ldb, b64, n)))
             goto out;
@@ -356,7 +320,11 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
             goto out;
         }
         info->factor_prec_used = MIX_FP64;
-        if ((rc = fp64_solve(&P, rowmajor, a, lda, ipiv, info, &sing))) goto out;
+        if (reason == MIX_REASON_DIRECT && !rowmajor && !ka && !kb)
+            rc = fp64_direct(&P, a, lda, ipiv, info, &sing);
+        else
+            rc = fp64_solve(&P, rowmajor, a, lda, ipiv, info, &sing);
+        if (rc) goto out;
         /* The factors of 2^ka A went to a: U back to A's units. */
         if (ka && (rc = mixi_scale_upper_pow2_f64(ctx, rowmajor, n, a, lda, -ka))) goto out;
         if (sing) {

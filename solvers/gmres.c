@@ -5,14 +5,22 @@
 int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws)
 {
     const mix_backend_ops *o = ctx->ops;
-    size_t vbytes;
+    size_t vbytes, hbytes, host_bytes;
+    /* A Krylov space of an n x n system has at most n dimensions: a larger restart only costs
+     * memory (and near 2^31 its sizes would not fit). */
+    if (m > n) m = n;
+    if (m < 1) m = 1;
     ws->m = m;
+    ws->deadline = 0.0;
     ws->V = ws->w = ws->h = ws->host = NULL;
-    if (mixi_mul_size((size_t)n * sizeof(double), (size_t)m + 1, &vbytes)) return MIX_ERR_ALLOC;
+    if (mixi_mul3_size((size_t)n, (size_t)m + 1, sizeof(double), &vbytes) ||
+        mixi_mul_size((size_t)m + 1, sizeof(double), &hbytes) ||
+        mixi_mul3_size((size_t)m + 1, (size_t)m + 4, sizeof(double), &host_bytes))
+        return MIX_ERR_ALLOC;
     if (o->alloc(ctx->state, (void **)&ws->V, vbytes) ||
         o->alloc(ctx->state, (void **)&ws->w, (size_t)n * sizeof(double)) ||
-        o->alloc(ctx->state, (void **)&ws->h, ((size_t)m + 1) * sizeof(double)) ||
-        !(ws->host = mixi_malloc(((size_t)m + 1) * ((size_t)m + 4) * sizeof(double)))) {
+        o->alloc(ctx->state, (void **)&ws->h, hbytes) ||
+        !(ws->host = mixi_malloc(host_bytes))) {
         mixi_gmres_ws_free(ctx, ws);
         return MIX_ERR_ALLOC;
     }
@@ -84,7 +92,8 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
         int lucky = hn == 0.0;
         if (!lucky && (rc = o->copy(st, V_(k + 1), w, (size_t)n * sizeof(double)))) return rc;
         if (!lucky && (rc = dn->scal_f64(st, n, 1.0 / hn, V_(k + 1)))) return rc;
-        if (lucky || fabs(g[k + 1]) <= rtol * beta) {
+        if (lucky || fabs(g[k + 1]) <= rtol * beta ||
+            (ws->deadline > 0.0 && mixi_wtime() > ws->deadline)) {
             k++;
             break;
         }

@@ -1,7 +1,7 @@
 # solvers/local.mk: algorithms written once over the backend operations table.
 libmixsolve_core_la_SOURCES += solvers/cg.c
 noinst_HEADERS += solvers/solvers.h
-libmixsolve_core_la_SOURCES += solvers/lu_lowprec.c solvers/scaling.c solvers/gmres.c solvers/refine.c solvers/gesv.c
+libmixsolve_core_la_SOURCES += solvers/lu_lowprec.c solvers/scaling.c solvers/gmres.c solvers/refine.c solvers/berr.c solvers/policy.c solvers/gesv.c
 libmixsolve_core_la_SOURCES += solvers/range.c
 libmixsolve_core_la_SOURCES += solvers/precond_lu.c
 libmixsolve_core_la_SOURCES += solvers/widen.c

@@ -1,19 +1,13 @@
 /* lu_lowprec.c: blocked right-looking LU in FP32 storage with trailing updates in a chosen GEMM precision. */
+#include <stdint.h>
 #include "solvers/solvers.h"
-
-int mixi_lu_block_size(int n)
-{
-    /* Measured on the CPU backend (doc/benchmarks.md): 256 is best from n ~ 1000 up; small
-     * matrices take one smaller panel step so the GEMM still does most of the work. */
-    if (n <= 256) return n < 64 ? (n > 0 ? n : 1) : 64;
-    if (n <= 1024) return 128;
-    return 256;
-}
 
 size_t mixi_lu_gemm_work_floats(int n, int nb)
 {
     /* Largest update: (n - nb) x nb panel L21 plus nb x (n - nb) block U12. */
-    return 2 * (size_t)n * (size_t)nb;
+    size_t floats;
+    /* Saturates: the allocation of SIZE_MAX floats then fails cleanly. */
+    return mixi_mul3_size(2, (size_t)n, (size_t)nb, &floats) ? SIZE_MAX : floats;
 }
 
 int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int *ipiv, int nb,

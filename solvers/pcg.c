@@ -7,6 +7,7 @@ int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws)
     const mix_backend_ops *o = ctx->ops;
     size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
     ws->max_its = max_its;
+    ws->deadline = 0.0;
     ws->r = ws->z = ws->p = ws->q = NULL;
     if (o->alloc(ctx->state, (void **)&ws->r, bytes) ||
         o->alloc(ctx->state, (void **)&ws->z, bytes) ||
@@ -61,6 +62,7 @@ int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
             return rc;
         *its = k + 1;
         if (!(rr > rtol * r0)) break; /* converged (or NaN: the caller sees it) */
+        if (ws->deadline > 0.0 && mixi_wtime() > ws->deadline) break; /* the outer cap */
         double rz_new;
         if ((rc = mixi_precond_apply(M, 1, r, n, z, n)) ||
             (rc = dn->dot_f64(st, n, r, z, &rz_new)))

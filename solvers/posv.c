@@ -13,13 +13,6 @@ static const double shift_steps[] = {4.0, 32.0};
  * of L reach at most 256 (|l_ij| <= sqrt(a_ii)) and small ones stay above FP16's subnormal
  * range; the diagonal itself is never rounded to FP16 (storage is FP32). */
 #define NARROW_RANGE_SCALE 0x1p14
-/* Below this order the cost-aware fallback stays off (LU's threshold, solvers/gesv.c). */
-#define COST_FALLBACK_MIN_N 512
-
-mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs)
-{
-    return mixi_gesv_auto_choice(ctx, n, nrhs);
-}
 
 typedef struct {
     mix_context *ctx;
@@ -34,11 +27,11 @@ typedef struct {
     int ld_l_out;
 } problem;
 
-static int balloc(mix_context *ctx, void **ptr, size_t count, size_t size)
+static int balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size)
 {
     size_t bytes;
     *ptr = NULL;
-    if (mixi_mul_size(count ? count : 1, size, &bytes)) return MIX_ERR_ALLOC;
+    if (mixi_mul3_size(rows ? rows : 1, cols ? cols : 1, size, &bytes)) return MIX_ERR_ALLOC;
     return ctx->ops->alloc(ctx->state, ptr, bytes);
 }
 
@@ -122,21 +115,20 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     mixi_pcg_ws cg = {0};
     const int use_gmres = p->refine == MIX_REFINE_GMRES;
     const int use_cg = p->refine == MIX_REFINE_CG || p->refine == MIX_REFINE_AUTO;
-    size_t pbytes = 0, nn;
+    size_t pbytes = 0;
     int rc;
     double t0 = mixi_wtime();
     *reason = MIX_REASON_NONE;
 
     /* Every workspace once, before any work. */
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->potrf_f32_worksize(ctx->state, whole ? n : nb, &pbytes)) ||
-        (rc = balloc(ctx, (void **)&l, nn, sizeof(float))) ||
-        (!whole && (rc = balloc(ctx, &gwork, mixi_chol_gemm_work_floats(n, nb), sizeof(float)))) ||
-        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1))) ||
-        (rc = balloc(ctx, (void **)&swork, (size_t)n * (size_t)nrhs, sizeof(float))) ||
-        (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-        (scaled && (rc = balloc(ctx, (void **)&dsc, (size_t)n, sizeof(double)))) ||
-        (scaled && !(host = mixi_malloc((size_t)n * sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
+    if ((rc = d->potrf_f32_worksize(ctx->state, whole ? n : nb, &pbytes)) ||
+        (rc = balloc(ctx, (void **)&l, (size_t)n, (size_t)n, sizeof(float))) ||
+        (!whole && (rc = balloc(ctx, &gwork, mixi_chol_gemm_work_floats(n, nb), 1, sizeof(float)))) ||
+        (pbytes && (rc = balloc(ctx, &pwork, pbytes, 1, 1))) ||
+        (rc = balloc(ctx, (void **)&swork, (size_t)n, (size_t)nrhs, sizeof(float))) ||
+        (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+        (scaled && (rc = balloc(ctx, (void **)&dsc, (size_t)n, 1, sizeof(double)))) ||
+        (scaled && !(host = mixi_malloc_n((size_t)n, sizeof(double))) && (rc = MIX_ERR_ALLOC)) ||
         (use_gmres && (rc = mixi_gmres_ws_alloc(ctx, n, p->gmres_restart, &gm))) ||
         (use_cg && (rc = mixi_pcg_ws_alloc(ctx, n, p->gmres_restart, &cg))))
         goto out;
@@ -191,7 +183,7 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
      * scratch (n^3/3 flops and the solves) at the calibrated FP64 rate, and never less than one
      * low-precision factorisation took.  Small systems: FP64 is cheap, and a stop on so little
      * time would be noise. */
-    double fp64_flops = p->cost_fallback && n >= COST_FALLBACK_MIN_N
+    double fp64_flops = p->cost_fallback && n >= MIXI_COST_FALLBACK_MIN_N
                             ? (double)n * n * n / 3.0 + 2.0 * (double)n * n * nrhs
                             : 0.0;
     mixi_refine_job job = {ctx, p, n, nrhs, P->A, P->b, P->ldb, P->x, P->ldx, res, &M.base,
@@ -224,31 +216,6 @@ out:
     return rc;
 }
 
-/* Backward error of the columns of X (host scratch: 3 nrhs doubles; res: n x nrhs backend). */
-static int backward_error(const problem *P, double *res, double *host, double *berr)
-{
-    mix_context *ctx = P->ctx;
-    const mix_dense_ops *d = ctx->ops->dense;
-    const int n = P->n, nrhs = P->nrhs;
-    double *xn = host, *rn = xn + nrhs, *bn = rn + nrhs;
-    int rc;
-    if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, res, n)) ||
-        (rc = mixi_matrix_apply(ctx, &P->A, n, nrhs, -1.0, P->x, P->ldx, 1.0, res, n)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, res, n, rn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->x, P->ldx, xn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, P->b, P->ldb, bn)))
-        return rc;
-    double worst = 0.0;
-    for (int j = 0; j < nrhs; j++) {
-        double den = P->anrm * xn[j] + bn[j];
-        /* den is 0 only for x = b = 0 (then r = 0); a NaN anywhere must show, not read 0. */
-        double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
-        if (!(be <= worst)) worst = be; /* a NaN shows */
-    }
-    *berr = worst;
-    return MIX_SUCCESS;
-}
-
 /* FP64 Cholesky.  Chosen directly: dpotrf in the caller's triangle, as dposv.  After a failed
  * low-precision attempt: on a copy of the triangle, so the backward error can be measured
  * against A, then the factor goes to the caller's triangle.  *not_pd = k > 0 as dpotrf's info. */
@@ -261,16 +228,15 @@ static int fp64_solve(const problem *P, int direct, mix_gesv_info *info, int *no
     double *a = (double *)P->A.a; /* the caller's matrix: its triangle receives the factor */
     double *f = NULL, *res = NULL, *host = NULL;
     void *work = NULL;
-    size_t wbytes = 0, nn;
+    size_t wbytes = 0;
     int rc, finfo = 0, ldf = direct ? P->A.lda : n;
     double t0 = mixi_wtime();
     *not_pd = 0;
-    if ((rc = mixi_mul_size((size_t)n, (size_t)n, &nn)) ||
-        (rc = d->potrf_f64_worksize(ctx->state, n, &wbytes)) ||
-        (!direct && (rc = balloc(ctx, (void **)&f, nn, sizeof(double)))) ||
-        (!direct && (rc = balloc(ctx, (void **)&res, (size_t)n * (size_t)nrhs, sizeof(double)))) ||
-        (wbytes && (rc = balloc(ctx, &work, wbytes, 1))) ||
-        (!direct && !(host = mixi_malloc((size_t)nrhs * 3 * sizeof(double))) &&
+    if ((rc = d->potrf_f64_worksize(ctx->state, n, &wbytes)) ||
+        (!direct && (rc = balloc(ctx, (void **)&f, (size_t)n, (size_t)n, sizeof(double)))) ||
+        (!direct && (rc = balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, sizeof(double)))) ||
+        (wbytes && (rc = balloc(ctx, &work, wbytes, 1, 1))) ||
+        (!direct && !(host = mixi_malloc_n((size_t)nrhs * 3, sizeof(double))) &&
          (rc = MIX_ERR_ALLOC)))
         goto out;
     if (direct) f = a;
@@ -287,7 +253,8 @@ static int fp64_solve(const problem *P, int direct, mix_gesv_info *info, int *no
             (rc = d->potrs_f64(ctx->state, uplo, n, nrhs, f, ldf, P->x, P->ldx)))
             goto out;
         /* Chosen directly, A is gone: no backward error (0), as no FP64 solver measures one. */
-        if (!direct && (rc = backward_error(P, res, host, &info->backward_error))) goto out;
+        if (!direct && (rc = mixi_backward_error(ctx, n, nrhs, &P->A, P->anrm, P->b, P->ldb, P->x, P->ldx, res, host,
+                                                  &info->backward_error))) goto out;
     }
     if (!direct && (rc = copy_triangle(ctx, uplo, n, f, n, a, P->A.lda))) goto out;
     if ((rc = o->synchronize(ctx->state))) goto out;
@@ -369,8 +336,8 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
     problem P = {ctx, n, nrhs, {a, lda, 1, lower ? MIXK_LOWER : MIXK_UPPER}, b, ldb, x, ldx, 0.0,
                  rowmajor ? NULL : l_out, ld_l_out};
     if (rowmajor) { /* column-major copies of B and X; X is transposed back */
-        if ((rc = balloc(ctx, (void **)&b64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&x64, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&b64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&x64, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = d->lacpy_f64(ctx->state, 1, nrhs, n, b, ldb, b64, n)))
             goto out;
         P.b = b64; P.ldb = n;
@@ -394,8 +361,8 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
         goto out;
     }
     if (ka || kb) {
-        if ((rc = balloc(ctx, (void **)&a_s, (size_t)n * (size_t)n, sizeof(double))) ||
-            (rc = balloc(ctx, (void **)&b_s, (size_t)n * (size_t)nrhs, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a_s, (size_t)n, (size_t)n, sizeof(double))) ||
+            (rc = balloc(ctx, (void **)&b_s, (size_t)n, (size_t)nrhs, sizeof(double))) ||
             (rc = copy_triangle(ctx, P.A.uplo, n, P.A.a, P.A.lda, a_s, n)) ||
             (rc = d->lacpy_f64(ctx->state, 0, n, nrhs, P.b, P.ldb, b_s, n)))
             goto out;
@@ -408,7 +375,7 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
             goto out;
         /* The solve works on a second copy (the FP64 path factors it in place); a_s stays the
          * scaled A that the x returned is re-checked against. */
-        if ((rc = balloc(ctx, (void **)&a_f, (size_t)n * (size_t)n, sizeof(double))) ||
+        if ((rc = balloc(ctx, (void **)&a_f, (size_t)n, (size_t)n, sizeof(double))) ||
             (rc = copy_triangle(ctx, P.A.uplo, n, a_s, n, a_f, n)))
             goto out;
         P.A.a = a_f;

@@ -1,5 +1,6 @@
 /* range.c: dense systems near the edges of the FP64 range: exact power-of-two scaling into range, and the re-check of x in the user's units. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include "solvers/solvers.h"
 
@@ -24,7 +25,7 @@ static int out_of_range(double v)
 /* Largest |entry| of the m x n column-major array (host scratch of n doubles). */
 static int absmax(mix_context *ctx, int m, int n, const double *a, int lda, double *out)
 {
-    double *col = mixi_malloc((size_t)(n > 0 ? n : 1) * sizeof *col);
+    double *col = mixi_malloc_n((size_t)(n > 0 ? n : 1), sizeof *col);
     if (!col) return MIX_ERR_ALLOC;
     int rc = ctx->ops->dense->col_absmax_f64(ctx->state, m, n, a, lda, col);
     double mx = 0.0;
@@ -73,17 +74,20 @@ int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A
     return MIX_SUCCESS;
 }
 
-/* Column j of an m x n column-major array times 2^k, in two steps when 2^k does not fit. */
-static int scale_cols(mix_context *ctx, int rows, int j0, int j1, double *a, int lda, int k,
-                      int upper)
+/* Lines of an array times 2^k, exactly, in two steps when 2^k does not fit a double: line i
+ * (i < count) starts at a + i (ld + diag) and holds len0 + i dlen entries.  One loop for every
+ * shape: whole columns (diag 0, dlen 0), a triangle's columns or rows from the diagonal (diag 1,
+ * dlen -1), an upper triangle's columns down to it (diag 0, len0 1, dlen 1). */
+static int scale_lines(mix_context *ctx, int count, double *a, int ld, int diag, int len0,
+                       int dlen, int k)
 {
     const mix_dense_ops *d = ctx->ops->dense;
-    int k1 = k / 2, k2 = k - k1;
-    for (int j = j0; j < j1; j++) {
-        int len = upper ? (j + 1 < rows ? j + 1 : rows) : rows;
-        double *col = a + (size_t)j * (size_t)lda;
-        int rc = d->scal_f64(ctx->state, len, ldexp(1.0, k1), col);
-        if (!rc && k2) rc = d->scal_f64(ctx->state, len, ldexp(1.0, k2), col);
+    const int k1 = k / 2, k2 = k - k1;
+    for (int i = 0; k && i < count; i++) {
+        double *line = a + (size_t)i * (size_t)(ld + diag);
+        const int len = len0 + i * dlen;
+        int rc = d->scal_f64(ctx->state, len, ldexp(1.0, k1), line);
+        if (!rc && k2) rc = d->scal_f64(ctx->state, len, ldexp(1.0, k2), line);
         if (rc) return rc;
     }
     return MIX_SUCCESS;
@@ -91,63 +95,22 @@ static int scale_cols(mix_context *ctx, int rows, int j0, int j1, double *a, int
 
 int mixi_scale_pow2_f64(mix_context *ctx, int m, int n, double *a, int lda, int k)
 {
-    if (k == 0 || m == 0 || n == 0) return MIX_SUCCESS;
-    if (lda == m) return scale_cols(ctx, m * n, 0, 1, a, 0, k, 0); /* one contiguous block */
-    return scale_cols(ctx, m, 0, n, a, lda, k, 0);
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    if (lda == m && (size_t)m * (size_t)n <= INT_MAX) /* one contiguous block */
+        return scale_lines(ctx, 1, a, 0, 0, m * n, 0, k);
+    return scale_lines(ctx, n, a, lda, 0, m, 0, k);
 }
 
 int mixi_scale_lower_pow2_f64(mix_context *ctx, int n, double *a, int lda, int k)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
-    int k1 = k / 2, k2 = k - k1;
-    for (int j = 0; k && j < n; j++) {
-        double *col = a + (size_t)j * (size_t)lda + j;
-        int rc = d->scal_f64(ctx->state, n - j, ldexp(1.0, k1), col);
-        if (!rc && k2) rc = d->scal_f64(ctx->state, n - j, ldexp(1.0, k2), col);
-        if (rc) return rc;
-    }
-    return MIX_SUCCESS;
+    return scale_lines(ctx, n, a, lda, 1, n, -1, k);
 }
 
 int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, int lda, int k)
 {
-    if (k == 0) return MIX_SUCCESS;
-    if (!rowmajor) return scale_cols(ctx, n, 0, n, a, lda, k, 1);
-    /* Row-major: row i of U is contiguous from its diagonal. */
-    const mix_dense_ops *d = ctx->ops->dense;
-    int k1 = k / 2, k2 = k - k1;
-    for (int i = 0; i < n; i++) {
-        double *row = a + (size_t)i * (size_t)lda + i;
-        int rc = d->scal_f64(ctx->state, n - i, ldexp(1.0, k1), row);
-        if (!rc && k2) rc = d->scal_f64(ctx->state, n - i, ldexp(1.0, k2), row);
-        if (rc) return rc;
-    }
-    return MIX_SUCCESS;
-}
-
-/* max over columns of ||b - A y||inf / (||A||inf ||y||inf + ||b||inf), y n x nrhs (ld n);
- * r: n x nrhs scratch, host: 3 nrhs doubles. */
-static int backward_error(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm,
-                          const double *bs, int ldb, const double *y, double *r, double *host,
-                          double *berr)
-{
-    const mix_dense_ops *d = ctx->ops->dense;
-    double *xn = host, *rn = host + nrhs, *bn = rn + nrhs;
-    int rc;
-    if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, bs, ldb, r, n)) ||
-        (rc = mixi_matrix_apply(ctx, As, n, nrhs, -1.0, y, n, 1.0, r, n)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, r, n, rn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, y, n, xn)) ||
-        (rc = d->col_absmax_f64(ctx->state, n, nrhs, bs, ldb, bn)))
-        return rc;
-    double worst = 0.0;
-    for (int j = 0; j < nrhs; j++) {
-        double den = anrm * xn[j] + bn[j];
-        double be = den > 0.0 ? rn[j] / den : (rn[j] == 0.0 ? 0.0 : NAN);
-        if (!(be <= worst)) worst = be;
-    }
-    *berr = worst;
-    return MIX_SUCCESS;
+    /* Row-major: row i of U is contiguous from its diagonal, as a lower column is. */
+    if (rowmajor) return scale_lines(ctx, n, a, lda, 1, n, -1, k);
+    return scale_lines(ctx, n, a, lda, 0, 1, 1, k);
 }
 
 int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm_s,
@@ -156,19 +119,20 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
 {
     const mix_dense_ops *d = ctx->ops->dense;
     double *y = NULL, *r = NULL, *host = NULL;
-    size_t nn = (size_t)n * (size_t)nrhs;
+    size_t nn;
     int rc;
-    if ((rc = ctx->ops->alloc(ctx->state, (void **)&y, nn * sizeof(double))) ||
-        (rc = ctx->ops->alloc(ctx->state, (void **)&r, nn * sizeof(double))))
+    if ((rc = mixi_mul3_size((size_t)n, (size_t)nrhs, sizeof(double), &nn)) ||
+        (rc = ctx->ops->alloc(ctx->state, (void **)&y, nn)) ||
+        (rc = ctx->ops->alloc(ctx->state, (void **)&r, nn)))
         goto out;
-    if (!(host = mixi_malloc((size_t)nrhs * 3 * sizeof(double)))) {
+    if (!(host = mixi_malloc_n((size_t)nrhs * 3, sizeof(double)))) {
         rc = MIX_ERR_ALLOC;
         goto out;
     }
     /* The backward error of y in the scaled system, as solved ... */
     double be_y, be_x;
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
-        (rc = backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, r, host, &be_y)))
+        (rc = mixi_backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, n, r, host, &be_y)))
         goto out;
     /* ... x = 2^(ka - kb) y returned ... */
     if ((rc = mixi_scale_pow2_f64(ctx, n, nrhs, x, ldx, ka - kb)) ||
@@ -184,7 +148,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
      * overflow in the user's units cost it, measured where no norm overflows. */
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
         (rc = mixi_scale_pow2_f64(ctx, n, nrhs, y, n, kb - ka)) ||
-        (rc = backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, r, host, &be_x)))
+        (rc = mixi_backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, n, r, host, &be_x)))
         goto out;
     /* Worse than the solve left it and than the stopping test allows: digits were lost to
      * underflow in the user's units; the answer cannot be held to the tolerance. */

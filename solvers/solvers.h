@@ -2,12 +2,36 @@
 #ifndef MIX_SOLVERS_H
 #define MIX_SOLVERS_H
 
+#include <math.h>
 #include "lib/core/core.h"
 #include "kernels/backend_dense.h"
 
-/* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */
+/* ---- Policy (policy.c): AUTO, the cost model, thresholds, block sizes --------------------- */
 /* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
 int mixi_lu_block_size(int n);
+/* Below this order the cost-aware fallback stays off: the whole low-precision attempt costs a
+ * few milliseconds at most, and the one-time rate calibration (about 2 ms) would cost more. */
+#define MIXI_COST_FALLBACK_MIN_N 512
+/* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
+ * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
+ * 768, 1.3x at 1024, 1.45x at 2048; 768 leaves room for a first call's fixed costs (the 2-core Zen3
+ * of the first measurements broke even near 1024). */
+#define MIXI_GESV_AUTO_MIN_N 768
+/* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
+ * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
+mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
+/* Predicted seconds of an FP64 factorization of `flops` operations: at the backend's calibrated
+ * FP64 GEMM rate (a lower bound, so a fallback comes early rather than late), and at least
+ * `floor`; 0 when the backend has no rate and floor is 0. */
+double mixi_fp64_seconds(mix_context *ctx, double flops, double floor);
+/* Test hook: seconds > 0 replaces every such prediction (0 restores them); while it is set,
+ * the cost-aware stop also acts on rests too short to judge otherwise. */
+void mixi_set_fp64_seconds(double seconds);
+int mixi_fp64_seconds_forced(void);
+/* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice. */
+mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
+
+/* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */
 /* Floats of GEMM workspace the blocked LU needs (compute != FP32 rounds its inputs into it). */
 size_t mixi_lu_gemm_work_floats(int n, int nb);
 /* Right-looking blocked LU with partial pivoting of the n x n FP32 matrix a (backend memory), in
@@ -57,6 +81,20 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
     if (k == 1) return d->gemv_f64(ctx->state, 0, n, n, alpha, A->a, A->lda, x, beta, y);
     return d->gemm_f64(ctx->state, 0, 0, n, k, n, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
 }
+
+/* ---- Backward error (berr.c) ------------------------------------------------------------------ */
+/* ||r||inf / (||A||inf ||x||inf + ||b||inf) of one column from its norms.  The denominator is 0
+ * only for x = b = 0 (then r = 0); a NaN anywhere must show, never read as 0. */
+static inline double mixi_berr_column(double rn, double xn, double bn, double anrm)
+{
+    double den = anrm * xn + bn;
+    return den > 0.0 ? rn / den : (rn == 0.0 ? 0.0 : NAN);
+}
+/* The largest over the nrhs columns of X (ld ldx) of the above, with r = B - A X computed in
+ * FP64 (r: n x nrhs backend scratch, ld n; host: 3 nrhs doubles of scratch). */
+int mixi_backward_error(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
+                        const double *b, int ldb, const double *x, int ldx, double *r,
+                        double *host, double *berr);
 
 /* ---- Preconditioner: what refinement sees of a low-precision factorisation ------------------ */
 /* M^{-1} applied to blocks of FP64 vectors, whatever factorisation stands behind it (LU, Cholesky).
@@ -108,6 +146,7 @@ typedef struct {
     double *w;        /* backend, n */
     double *h;        /* backend, m + 1: CGS2 projections */
     double *host;     /* host: (m+1) m Hessenberg + 4 (m+1) Givens/rhs/solution/projections */
+    double deadline;  /* > 0: wall clock (mixi_wtime) at which a cycle stops with the steps done */
 } mixi_gmres_ws;
 /* Allocates the workspace (one per solve); mixi_gmres_ws_free releases it (zeroed struct allowed). */
 int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws);
@@ -122,6 +161,7 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
 typedef struct {
     int max_its;
     double *r, *z, *p, *q; /* backend, n each */
+    double deadline;       /* > 0: wall clock (mixi_wtime) at which CG stops with the steps done */
 } mixi_pcg_ws;
 int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws);
 void mixi_pcg_ws_free(mix_context *ctx, mixi_pcg_ws *ws);
@@ -173,24 +213,8 @@ typedef struct {
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 
 /* ---- Driver (gesv.c) ------------------------------------------------------------------------ */
-/* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
- * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
- * 768, 1.3x at 1024, 1.45x at 2048; 768 leaves room for a first call's fixed costs (the 2-core Zen3
- * of the first measurements broke even near 1024). */
-#define MIXI_GESV_AUTO_MIN_N 768
-/* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
- * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
-mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
-/* Predicted seconds of an FP64 factorization of `flops` operations: at the backend's calibrated
- * FP64 GEMM rate (a lower bound, so a fallback comes early rather than late), and at least
- * `floor`; 0 when the backend has no rate and floor is 0. */
-double mixi_fp64_seconds(mix_context *ctx, double flops, double floor);
-/* Test hook: seconds > 0 replaces every such prediction (0 restores them); while it is set,
- * the cost-aware stop also acts on rests too short to judge otherwise. */
-void mixi_set_fp64_seconds(double seconds);
-int mixi_fp64_seconds_forced(void);
 /* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
- * already checked by lib/gesv_api.c, p never NULL (lib/ passes mix_gesv_params_init's defaults).
+ * already checked by lib/dense_api.c, p never NULL (lib/ passes mix_gesv_params_init's defaults).
  * Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64 factors are in a), MIX_ERR_NAN
  * (nothing written) or another MIX_ERR_*.  info is filled. */
 int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
@@ -238,11 +262,8 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
                       double *berr);
 
 /* ---- Driver for SPD systems (posv.c) -------------------------------------------------------- */
-/* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice (same GEMM
- * rates; both factorisations are GEMM-bound). */
-mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 /* The whole SPD solve with a, b, x in backend memory (layout as given), A read from its uplo
- * ('L'/'U') triangle only; arguments already checked by lib/posv_api.c, p never NULL.  Returns 0,
+ * ('L'/'U') triangle only; arguments already checked by lib/dense_api.c, p never NULL.  Returns 0,
  * MIX_ERR_NOT_SPD (*not_pd_index = k: the leading minor of order k is not positive definite in
  * FP64; the partial FP64 factor is in a's triangle, as dpotrf leaves it), MIX_ERR_NAN (nothing
  * written) or another MIX_ERR_*.  info is filled.  With iter < 0 a's uplo triangle holds the

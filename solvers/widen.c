@@ -40,7 +40,11 @@ static int download_factor(mix_context *ctx, int n, const float *f, int ldf, con
         (!on_host && (rc = mixi_mul_size(nn, sizeof(float), &fbytes))))
         return rc;
     fbytes = (fbytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
-    char *p = mixi_malloc(fbytes + (size_t)n * (size_t)(2 + extra) * sizeof(double));
+    size_t vbytes, bytes;
+    if ((rc = mixi_mul3_size((size_t)n, (size_t)(2 + extra), sizeof(double), &vbytes)) ||
+        (rc = mixi_add_size(fbytes, vbytes, &bytes)))
+        return rc;
+    char *p = mixi_malloc(bytes);
     if (!p) return MIX_ERR_ALLOC;
     *host = p;
     *w = (double *)(p + fbytes);
@@ -71,7 +75,7 @@ int mixi_lu_widen(mix_context *ctx, int n, const float *lu, int ldlu, const int 
     void *host = NULL;
     const float *h;
     double *rr;
-    int *perm = mixi_malloc((size_t)n * sizeof *perm);
+    int *perm = mixi_malloc_n((size_t)n, sizeof *perm);
     int rc = perm ? download_factor(ctx, n, lu, ldlu, r, c, 2, &host, &h, &rr) : MIX_ERR_ALLOC;
     if (rc) goto out;
     double *cc = rr + n, *d = cc + n, *dinv = d + n;

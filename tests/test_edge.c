@@ -751,6 +751,151 @@ static void test_gen_cg_nonfinite(void)
     mixm_csr_free(&A);
 }
 
+/* ---- The API probe of issue 20: aliased b and x, a huge GMRES restart ------------------------ */
+
+enum { ALIAS_N = 200, ALIAS_NRHS = 2 };
+
+/* A random n x n matrix made diagonally dominant (symmetric when sym), column-major. */
+static void dominant(int n, int sym, uint64_t seed, double *a)
+{
+    double *r = mixt_rand64((size_t)n * n, seed);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            a[i + (size_t)j * n] = sym ? 0.5 * (r[i + (size_t)j * n] + r[j + (size_t)i * n])
+                                       : r[i + (size_t)j * n];
+    for (int i = 0; i < n; i++) a[i + (size_t)i * n] += n;
+    free(r);
+}
+
+/* One dense driver (gesv's or posv's table entry) with x the very array b, or overlapping it
+ * by half a column (shift > 0): success and a backward error against the original A and b. */
+static void alias_one(mix_context *ctx, const char *name, int spd, mix_prec prec, int simple,
+                      char uplo, const double *a0, const double *b0, size_t shift)
+{
+    const int n = ALIAS_N, nrhs = ALIAS_NRHS;
+    double *a = malloc(sizeof(double) * n * n), *buf = calloc((size_t)n * nrhs + shift, 8);
+    int *ipiv = malloc(sizeof(int) * n), iter = 0, st;
+    CU_ASSERT_FATAL(a && buf && ipiv);
+    memcpy(a, a0, sizeof(double) * n * n);
+    double *b = buf + shift, *x = buf; /* x's columns straddle b's when shift > 0 */
+    memcpy(b, b0, sizeof(double) * n * nrhs);
+    if (simple) {
+        int (*const g[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
+            mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
+        int (*const s[])(int, char, int, int, double *, int, double *, int, double *, int, int *) = {
+            mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
+        st = spd ? s[simple - 1](MIX_COL_MAJOR, uplo, n, nrhs, a, n, b, n, x, n, &iter)
+                 : g[simple - 1](MIX_COL_MAJOR, n, nrhs, a, n, ipiv, b, n, x, n, &iter);
+    } else {
+        mix_gesv_params p;
+        mix_gesv_params_init(&p);
+        p.factor_prec = prec;
+        st = spd ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, uplo, n, nrhs, a, n, b, n, x, n, NULL)
+                 : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, a, n, ipiv, b, n, x, n, NULL);
+    }
+    double be = mixm_dense_backward_error(n, nrhs, a0, n, b0, n, x, n);
+    CU_ASSERT_EQUAL(st, 0);
+    CU_ASSERT(be <= mixt_berr_bound(n));
+    if (st != 0 || !(be <= mixt_berr_bound(n)))
+        printf("\n    %s shift %zu: status %d iter %d backward error %.3e", name, shift, st, iter, be);
+    free(a);
+    free(buf);
+    free(ipiv);
+}
+
+/* b and x the same array (or overlapping) in every dense driver: supported, b is read before x
+ * is written (doc/man3/mix_dsgesv.3); never a success with a wrong answer. */
+static void test_alias_dense(void)
+{
+    const int n = ALIAS_N;
+    double *a = malloc(sizeof(double) * n * n), *s = malloc(sizeof(double) * n * n);
+    double *b = mixt_rand64((size_t)n * ALIAS_NRHS, 7);
+    CU_ASSERT_FATAL(a && s && b);
+    dominant(n, 0, 5, a);
+    dominant(n, 1, 6, s);
+    mix_context *ctx = mixt_context();
+    for (size_t shift = 0; shift <= n / 2; shift += n / 2)
+        for (int d = 0; d < NDENSE; d++) {
+            const dense_driver *g = &dense_drivers[d];
+            alias_one(ctx, g->name, 0, g->prec, g->simple, 'L', a, b, shift);
+            alias_one(ctx, spd_drivers[d].name, 1, spd_drivers[d].prec, spd_drivers[d].simple,
+                      spd_drivers[d].uplo, s, b, shift);
+        }
+    mix_context_destroy(ctx);
+    free(a);
+    free(s);
+    free(b);
+}
+
+/* mix_dcg with x == b: success with a true residual within the tolerance. */
+static void test_alias_cg(void)
+{
+    const int n = 100;
+    mixm_csr A;
+    tridiag(n, 1.0, &A);
+    mix_context *ctx = mixt_context();
+    mix_sparse *S;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    double b0[100], xb[100];
+    for (int i = 0; i < n; i++) b0[i] = xb[i] = 1.0 + (i % 7);
+    for (int given = 0; given < 2; given++) {
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        p.x0_given = given; /* x0 = b itself, or zero */
+        memcpy(xb, b0, sizeof b0);
+        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, xb, xb, NULL), MIX_SUCCESS);
+        double rel = mixt_cg_true_rel(&A, b0, xb);
+        CU_ASSERT(rel <= 1e-9);
+        if (!(rel <= 1e-9)) printf("\n    x0_given %d: true residual %.3e", given, rel);
+    }
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
+/* gmres_restart far beyond n (10^6, and INT_MAX, where (m+1)(m+4) 8 bytes wraps a 64-bit size
+ * near 2^30.5): clamped to n, a correct solution; never an allocation failure or worse. */
+static void test_gmres_huge_restart(void)
+{
+    const int n = 600;
+    double *a = malloc(sizeof(double) * n * n), *b = mixt_rand64(n, 3), *x = malloc(8 * n);
+    double *s = malloc(sizeof(double) * n * n);
+    int *ipiv = malloc(sizeof(int) * n);
+    CU_ASSERT_FATAL(a && b && x && s && ipiv);
+    mixm_gen_randsvd(n, 1e4, 3, 11, a);
+    mixm_gen_randsvd_spd(n, 1e4, 3, 12, s);
+    mix_context *ctx = mixt_context();
+    const int restarts[] = {1000000, 1518500250 /* ~2^30.5 */, 2147483647};
+    for (int k = 0; k < 3; k++)
+        for (int spd = 0; spd < 2; spd++) {
+            mix_gesv_params p;
+            mix_gesv_params_init(&p);
+            p.factor_prec = MIX_BF16;
+            p.refine = MIX_REFINE_GMRES;
+            p.gmres_restart = restarts[k];
+            mix_gesv_info info;
+            double *m = malloc(sizeof(double) * n * n);
+            CU_ASSERT_FATAL(m != NULL);
+            memcpy(m, spd ? s : a, sizeof(double) * n * n);
+            int st = spd ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, m, n, b, n, x, n, &info)
+                         : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, m, n, ipiv, b, n, x, n, &info);
+            double be = mixm_dense_backward_error(n, 1, spd ? s : a, n, b, n, x, n);
+            CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+            CU_ASSERT(be <= mixt_berr_bound(n));
+            if (st || !(be <= mixt_berr_bound(n)))
+                printf("\n    %s restart %d: %s, backward error %.3e", spd ? "posv" : "gesv",
+                       restarts[k], mix_strerror(st), be);
+            free(m);
+        }
+    mix_context_destroy(ctx);
+    free(a);
+    free(b);
+    free(x);
+    free(s);
+    free(ipiv);
+}
+
 static const mixt_test edge_tests[] = {
     {"LU on a subnormal matrix (defect 1)", test_lu_subnormal},
     {"LU near overflow", test_lu_huge},
@@ -765,6 +910,9 @@ static const mixt_test edge_tests[] = {
     {"generator: Cholesky, every driver, A and b scaled by 2^k", test_gen_posv_scaled},
     {"generator: CG, every storage and preconditioner, scaled by 2^k", test_gen_cg_scaled},
     {"generator: CG, NaN/Inf in each argument", test_gen_cg_nonfinite},
+    {"aliased b and x: every dense driver (issue 20)", test_alias_dense},
+    {"aliased b and x: mix_dcg (issue 20)", test_alias_cg},
+    {"GMRES restart of 10^6 and near 2^31 (issue 20)", test_gmres_huge_restart},
     {NULL, NULL},
 };
 

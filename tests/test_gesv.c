@@ -800,7 +800,8 @@ static void test_alloc_failure(void)
 {
     alloc_sweep(MIX_FP16, MIX_REFINE_AUTO, MIX_COL_MAJOR, 1e3);   /* scaling + GMRES workspace */
     alloc_sweep(MIX_FP32, MIX_REFINE_CLASSICAL, MIX_ROW_MAJOR, 10.0); /* transposed copies */
-    alloc_sweep(MIX_FP64, MIX_REFINE_AUTO, MIX_COL_MAJOR, 10.0);  /* FP64 path */
+    /* FP64 path: row-major, as a column-major FP64 solve runs in place (one workspace at most). */
+    alloc_sweep(MIX_FP64, MIX_REFINE_AUTO, MIX_ROW_MAJOR, 10.0);
     alloc_sweep(MIX_BF16, MIX_REFINE_GMRES, MIX_COL_MAJOR, 1e14); /* fallback after low precision */
 }
 

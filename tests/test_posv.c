@@ -940,6 +940,45 @@ static void test_refine_cost_stop(void)
     mix_context_destroy(ctx);
 }
 
+/* The stopping margin (issue 20, xlintstds DSPOSV N = 2 UPLO = U type 6): a solution accepted
+ * without fallback passes LAPACK's test ||b - A x||inf < sqrt(n) eps ||A||inf ||x||inf
+ * (dpot06, eps = 2^-53) also on a residual computed another way (both triangles, rows in
+ * reverse order: another BLAS's summation), on thousands of small ill-conditioned draws. */
+static void test_stopping_margin(void)
+{
+    enum { DRAWS = 3000 };
+    int bad = 0, accepted = 0;
+    for (int n = 2; n <= 4; n++)
+        for (int t = 0; t < DRAWS; t++) {
+            double a0[16], a[16], b[4], x[4];
+            mixm_gen_randsvd_spd(n, sqrt(0.1 / DBL_EPSILON), 3, 1000 * (uint64_t)n + t, a0);
+            for (int i = 0; i < n; i++) b[i] = 1.0 / (i + 1) - 0.3 * (t % 3);
+            memcpy(a, a0, sizeof a);
+            int iter = 0;
+            char uplo = t & 1 ? 'U' : 'L';
+            CU_ASSERT_EQUAL_FATAL(mix_dsposv(MIX_COL_MAJOR, uplo, n, 1, a, n, b, n, x, n, &iter), 0);
+            if (iter < 0) continue; /* fell back: LAPACK's dposv answer */
+            accepted++;
+            double rn = 0.0, an = 0.0, xn = 0.0;
+            for (int i = n - 1; i >= 0; i--) {
+                double r = b[i], rowsum = 0.0;
+                for (int j = n - 1; j >= 0; j--) {
+                    r -= a0[i + j * n] * x[j];
+                    rowsum += fabs(a0[i + j * n]);
+                }
+                if (fabs(r) > rn) rn = fabs(r);
+                if (rowsum > an) an = rowsum;
+                if (fabs(x[i]) > xn) xn = fabs(x[i]);
+            }
+            double ratio = rn / (an * xn * 0x1p-53);
+            if (!(ratio < sqrt((double)n))) {
+                if (bad++ < 5) printf("\n    n %d draw %d %c: %.3f >= sqrt(n)", n, t, uplo, ratio);
+            }
+        }
+    printf("\n    %d accepted without fallback, %d over LAPACK's threshold", accepted, bad);
+    CU_ASSERT_EQUAL(bad, 0);
+}
+
 static const mixt_test driver_tests[] = {
     {"agreement with LAPACKE_dposv, every precision, both uplo", test_agrees_with_dposv},
     {"SPD randsvd to kappa 1e4 (1e6) without fallback", test_randsvd_no_fallback},
@@ -951,6 +990,7 @@ static const mixt_test driver_tests[] = {
     {"every allocation failing", test_alloc_failure},
     {"CG-IR inner iterations and residual history", test_cg_ir_history},
     {"refinement's cost-aware stop", test_refine_cost_stop},
+    {"stopping margin: LAPACK's test on another residual", test_stopping_margin},
     {NULL, NULL},
 };
 

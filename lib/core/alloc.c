@@ -58,3 +58,31 @@ int mixi_mul_size(size_t a, size_t b, size_t *out)
     *out = a * b;
     return MIX_SUCCESS;
 }
+
+int mixi_add_size(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) return MIX_ERR_ALLOC;
+    *out = a + b;
+    return MIX_SUCCESS;
+}
+
+int mixi_mul3_size(size_t a, size_t b, size_t c, size_t *out)
+{
+    size_t ab;
+    if (mixi_mul_size(a, b, &ab)) return MIX_ERR_ALLOC;
+    return mixi_mul_size(ab, c, out);
+}
+
+void *mixi_malloc_n(size_t count, size_t size)
+{
+    size_t bytes;
+    return mixi_mul_size(count, size, &bytes) ? NULL : mixi_malloc(bytes);
+}
+
+int mixi_overlap(const void *p, size_t pbytes, const void *q, size_t qbytes)
+{
+    /* Compared as integers: relational operators on pointers to different objects are undefined. */
+    uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+    if (!p || !q || !pbytes || !qbytes) return 0;
+    return a < b ? b - a < pbytes : a - b < qbytes;
+}

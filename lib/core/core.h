@@ -32,8 +32,15 @@ void mixi_alloc_fail_after(long n);
 int mixi_alloc_should_fail(void);
 long mixi_alloc_live(void); /* outstanding host allocations, for leak tests */
 
-/* Overflow-checked size arithmetic: 0 on success, MIX_ERR_ALLOC when a*b does not fit. */
+/* Overflow-checked size arithmetic: 0 on success, MIX_ERR_ALLOC when the result does not fit
+ * (every workspace size goes through these, so a huge parameter is an error, never a wrap). */
 int mixi_mul_size(size_t a, size_t b, size_t *out);
+int mixi_add_size(size_t a, size_t b, size_t *out);
+int mixi_mul3_size(size_t a, size_t b, size_t c, size_t *out);
+/* mixi_malloc of count * size bytes, NULL when that does not fit. */
+void *mixi_malloc_n(size_t count, size_t size);
+/* Whether the byte ranges [p, p + pbytes) and [q, q + qbytes) share a byte (aliased arguments). */
+int mixi_overlap(const void *p, size_t pbytes, const void *q, size_t qbytes);
 
 /* Wall clock in seconds (monotonic): mixi_wtime, header-only (libmixmat's users share it). */
 #include "lib/core/clock.h"
