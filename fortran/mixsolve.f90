@@ -269,6 +269,13 @@ module mixsolve
       import :: c_ptr
       type(c_ptr), value :: a
     end subroutine
+    ! The SpMV body the tuner chose for a's copy in storage (c_null_ptr: none yet).
+    type(c_ptr) function mix_sparse_spmv_variant(a, storage, jacobi) &
+        bind(C, name="mix_sparse_spmv_variant")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), value :: storage, jacobi
+    end function
     subroutine mix_cg_params_init(p) bind(C, name="mix_cg_params_init")
       import :: mix_cg_params
       type(mix_cg_params), intent(out) :: p

@@ -223,6 +223,10 @@ typedef struct {
 void mix_cg_params_init(mix_cg_params *p);
 int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b, double *x,
             mix_cg_info *info);
+/* The SpMV body the backend's tuner chose for A's sloppy copy in `storage` (Jacobi-scaled when
+ * jacobi != 0), e.g. "avx512-gather"; "tuning" while its first SpMVs time the candidates; NULL
+ * when A has no such copy (no solve used it yet) or the backend has no tuner (mix_dcg(3)). */
+const char *mix_sparse_spmv_variant(const mix_sparse *A, mix_prec storage, int jacobi);
 /* The same with b and x in device memory (CUDA context). */
 int mix_dcg_gpu(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *d_b,
                 double *d_x, mix_cg_info *info);

@@ -108,3 +108,11 @@ int mix_sparse_create_csr(mix_context *ctx, int n, const int64_t *rowptr, const 
 }
 
 void mix_sparse_destroy(mix_sparse *A) { mixi_sparse_free(A); }
+
+const char *mix_sparse_spmv_variant(const mix_sparse *A, mix_prec storage, int jacobi)
+{
+    if (!A || (int)storage < 0 || storage >= MIX_NUM_PREC) return NULL;
+    const mix_sparse_ops *sp = A->ctx->ops->sparse;
+    const mix_spmat *As = A->sloppy[jacobi ? 1 : 0][storage];
+    return As && sp && sp->spmv_variant ? sp->spmv_variant(A->ctx->state, As) : NULL;
+}

@@ -261,8 +261,8 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
 }
 
 /* The CG run's lines on stdout. */
-static void report_cg(mix_context *ctx, const mix_cg_params *prm, int st, const mix_cg_info *info, double res,
-                      double t)
+static void report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_sparse *S, int st,
+                      const mix_cg_info *info, double res, double t)
 {
     printf("method          : cg (reliable-update CG), storage %s, %s, backend %s\n",
            mix_prec_name(prm->sloppy_prec), prm->precond ? "Jacobi" : "no preconditioner",
@@ -275,6 +275,13 @@ static void report_cg(mix_context *ctx, const mix_cg_params *prm, int st, const 
             printf("%s %s %d it", k ? " ->" : "", mix_prec_name(info->stage_prec[k]), info->stage_iter[k]);
         printf("\n");
     }
+    /* The tuner's SpMV body per storage that ran (mix_dcg(3), Tuner). */
+    printf("spmv body       :");
+    for (int k = 0; k < info->stages; k++) {
+        const char *v = mix_sparse_spmv_variant(S, info->stage_prec[k], prm->precond == MIX_PRECOND_JACOBI);
+        printf("%s %s %s", k ? "," : "", mix_prec_name(info->stage_prec[k]), v ? v : "-");
+    }
+    printf("%s\n", getenv("MIXSOLVE_TUNE") && strcmp(getenv("MIXSOLVE_TUNE"), "off") == 0 ? " (MIXSOLVE_TUNE=off)" : "");
     printf("fallback        : none (CG)\n");
     printf("true residual   : %.3e (solver), %.3e (recomputed in FP64), tol %.1e\n", info->true_rel_residual, res,
            prm->tol);
@@ -301,7 +308,6 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     memset(&info, 0, sizeof info);
     st = mix_dcg(ctx, &prm, S, b, x, &info);
     double t = mixm_wtime() - t0;
-    mix_sparse_destroy(S);
     if (st == MIX_ERR_NOT_SPD || info.reason == MIX_CG_BREAKDOWN_NOT_SPD) {
         *not_spd = 1;
         if (quiet_not_spd) return CLI_SOLVER_FAILED;
@@ -309,7 +315,8 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     /* ||b - A x|| / ||b|| again, here, range-safe (||b||^2 may under- or overflow); NaN stays. */
     double res = NAN;
     mixm_csr_recheck(A, b, x, NULL, &res);
-    report_cg(ctx, &prm, st, &info, res, t);
+    report_cg(ctx, &prm, S, st, &info, res, t);
+    mix_sparse_destroy(S);
     if (st) return cli_error(CLI_SOLVER_FAILED, "%s: CG failed: %s", o->file, mix_strerror(st));
     if (!(res <= 10 * prm.tol))
         return cli_error(CLI_SOLVER_FAILED, "%s: recomputed residual %.3e exceeds the tolerance", o->file, res);
