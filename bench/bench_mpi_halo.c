@@ -88,6 +88,23 @@ static void spmv_rates(mix_context *ctx, int nx)
                    mix_prec_name(wires[w % 3]), w >= 3 ? "neighbor" : "p2p",
                    1e3 * best, (long long)D->halo->bytes_sent, bytes / best * 1e-9);
     }
+    /* The exchange alone (pack, messages, unpack): what the mechanism itself costs. */
+    for (int w = 0; w < 6; w++) {
+        mixi_halo_use_neighbor(D->halo, w >= 3);
+        double best = 1e30;
+        for (int r = 0; r < 50; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            mixi_halo_begin(D->halo, wires[w % 3], x);
+            mixi_halo_end(D->halo, D->ghostv);
+            double t = MPI_Wtime() - t0;
+            MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (t < best) best = t;
+        }
+        if (rank == 0)
+            printf("halo exchange alone, %-7s, %-8s: %.1f us\n", mix_prec_name(wires[w % 3]),
+                   w >= 3 ? "neighbor" : "p2p", 1e6 * best);
+    }
     free(x);
     free(y);
     mixi_dist_free(D);
