@@ -70,21 +70,40 @@ static void spmv_rates(mix_context *ctx, int nx)
     double *x = malloc(((size_t)D->n_local + 1) * sizeof *x), *y = malloc(((size_t)D->n_local + 1) * sizeof *y);
     for (int i = 0; i < D->n_local; i++) x[i] = 1.0 + 1e-3 * (i % 97);
     const mix_prec wires[] = {MIX_FP64, MIX_FP32, MIX_FIXED16};
-    for (int w = 0; w < 3; w++) {
+    for (int w = 0; w < 6; w++) {
+        mixi_halo_use_neighbor(D->halo, w >= 3); /* point-to-point, then MPI_Ineighbor_alltoallv */
         double best = 1e30;
         for (int r = 0; r < 10; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             const double t0 = MPI_Wtime();
-            mixi_dist_spmv(D, wires[w], x, y);
+            mixi_dist_spmv(D, wires[w % 3], x, y);
             double t = MPI_Wtime() - t0;
             MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             if (t < best) best = t;
         }
         const double bytes = 12.0 * (double)(D->nnz_diag + D->nnz_off) + 16.0 * D->n_local;
         if (rank == 0)
-            printf("dist SpMV %d^3 on %d ranks, %-7s halo: %.2f ms, %lld halo bytes sent by rank 0, "
-                   "%.2f GB/s of CSR FP64 traffic per rank\n", nx, size, mix_prec_name(wires[w]),
+            printf("dist SpMV %d^3 on %d ranks, %-7s halo, %-8s: %.2f ms, %lld halo bytes sent by "
+                   "rank 0, %.2f GB/s of CSR FP64 traffic per rank\n", nx, size,
+                   mix_prec_name(wires[w % 3]), w >= 3 ? "neighbor" : "p2p",
                    1e3 * best, (long long)D->halo->bytes_sent, bytes / best * 1e-9);
+    }
+    /* The exchange alone (pack, messages, unpack): what the mechanism itself costs. */
+    for (int w = 0; w < 6; w++) {
+        mixi_halo_use_neighbor(D->halo, w >= 3);
+        double best = 1e30;
+        for (int r = 0; r < 50; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            mixi_halo_begin(D->halo, wires[w % 3], x);
+            mixi_halo_end(D->halo, D->ghostv);
+            double t = MPI_Wtime() - t0;
+            MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (t < best) best = t;
+        }
+        if (rank == 0)
+            printf("halo exchange alone, %-7s, %-8s: %.1f us\n", mix_prec_name(wires[w % 3]),
+                   w >= 3 ? "neighbor" : "p2p", 1e6 * best);
     }
     free(x);
     free(y);

@@ -7,6 +7,9 @@ import math
 T_ROW = {"fp64": 14.36e-9, "fixed16": 10.80e-9}   # s per unknown per CG iteration
 SPMV_SHARE = {"fp64": 10.19 / 14.36, "fixed16": 4.05 / 10.80}  # of an iteration, in the SpMV
 CORE_BW = 10.5e9      # B/s the core's FP64 SpMV streams (107 MB in 10.19 ms)
+# Packing and unpacking a halo value, beyond what FP64's copy costs (bench_mpi_halo, the
+# exchange alone: 10^4 values each way, FIXED16 30.6 us against FP64 16.5 us; FP32 no dearer).
+PACK = {"fp64": 0.0, "fp32": 0.0, "fixed16": 1.4e-9}  # s per value, one core
 # ---- assumed (not measurable on one 2-core VM) ----
 NIC_BW = 12.5e9       # B/s: 100 Gb/s InfiniBand (HDR100) per node
 LAT = 1.5e-6          # s per point-to-point message
@@ -44,7 +47,8 @@ def iteration(N, P, storage, wire, speedup=1.0, share=1, overlap=True):
     t_spmv = SPMV_SHARE[storage] * t_loc
     b, h = WIRE[wire]
     halo = f * (m * m * b + h)
-    t_halo = f * LAT + halo * share / NIC_BW if f else 0.0
+    t_pack = 2 * f * m * m * PACK[wire] / speedup  # pack what goes, unpack what comes
+    t_halo = f * LAT + halo * share / NIC_BW + t_pack if f else 0.0
     t_ar = N_ALLREDUCE * AR_STEP * math.log2(P) if P > 1 else 0.0
     bnd = min(1.0, f / m)  # share of the rows that wait for the halo
     if overlap:

@@ -140,13 +140,18 @@ static void check_spmv(mix_context *ctx, const mixm_csr *A, int kind, const char
     for (int w = 0; w < 5; w++) {
         received_x(A, starts, wires[w], x, xr);
         mixm_csr_matvec(A, xr, yref);
-        st = mixi_dist_spmv(D, wires[w], x + starts[rank], y);
-        CHECK(st == 0, "%s: spmv: %s", name, mix_strerror(st));
-        int bad = 0;
-        for (int i = 0; i < s.n_local; i++) bad += memcmp(&y[i], &yref[starts[rank] + i], sizeof *y) != 0;
-        CHECK(bad == 0, "%s kind %d wire %s: %d rows differ from the serial product", name, kind,
-              mix_prec_name(wires[w]), bad);
-        bytes[w] = D->halo->bytes_sent;
+        for (int nb = 0; nb < 2; nb++) { /* point-to-point, then the neighbourhood collective */
+            mixi_halo_use_neighbor(D->halo, nb);
+            memset(y, 0xff, ((size_t)s.n_local + 1) * sizeof *y);
+            st = mixi_dist_spmv(D, wires[w], x + starts[rank], y);
+            CHECK(st == 0, "%s: spmv: %s", name, mix_strerror(st));
+            int bad = 0;
+            for (int i = 0; i < s.n_local; i++) bad += memcmp(&y[i], &yref[starts[rank] + i], sizeof *y) != 0;
+            CHECK(bad == 0, "%s kind %d wire %s %s: %d rows differ from the serial product", name,
+                  kind, mix_prec_name(wires[w]), nb ? "neighbor" : "p2p", bad);
+            CHECK(nb == 0 || D->halo->bytes_sent == bytes[w], "%s: bytes differ between modes", name);
+            bytes[w] = D->halo->bytes_sent;
+        }
     }
     /* 16 bits a value and one scale per message: about half an FP32 halo. */
     if (bytes[1] >= 4000)

@@ -32,6 +32,11 @@ struct mixi_halo {
     int n_ghost;
     unsigned char *sbuf, *rbuf;   /* message k at k's offset: 8 bytes header room + 8 per value */
     MPI_Request *req;             /* nrecv receives, then nsend sends */
+    /* The same exchange as one MPI_Ineighbor_alltoallv on a graph communicator of these
+     * neighbours (made at creation), when neighbor is set: counts and displacements in bytes. */
+    MPI_Comm graph;
+    int neighbor;
+    int *scount, *sdispl, *rcount, *rdispl;
     mix_prec wire;                /* of the exchange in flight */
     int active;
     int64_t bytes_sent;           /* by the last exchange: headers and values */
@@ -56,6 +61,8 @@ int mixi_halo_create(MPI_Comm mc, const int64_t *row_starts, int n_ghost, const 
                      const int64_t *colind, struct mixi_halo **h);
 void mixi_halo_free(struct mixi_halo *h);
 int mixi_halo_begin(struct mixi_halo *h, mix_prec wire, const double *x);
+/* Point-to-point (0, the default) or the neighbourhood collective (1), for the next exchanges. */
+void mixi_halo_use_neighbor(struct mixi_halo *h, int on);
 int mixi_halo_end(struct mixi_halo *h, double *ghost);
 
 /* A matrix distributed by rows.  merged: every local row in its original column order with
