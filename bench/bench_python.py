@@ -121,7 +121,7 @@ def cg(m, reps):
     print("  scipy SpMV %.4f s each: %.1f GB/s of CSR (12 bytes/nnz + vectors); %d iterations "
           "of SpMV alone %.2f s" % (spmv, (A.nnz * 12 + 3 * n * 8) / spmv / 1e9, its, its * spmv))
     t_check, _ = best(lambda: mixsolve._sparse._check_symmetric(
-        n, A.indptr.astype(np.int64), A.indices, A.data), reps)
+        n, A.indptr, A.indices, A.data), reps)
     t_nock, _ = best(lambda: mixsolve.cg(A, b, rtol=1e-10, check_symmetric=False), reps)
     print("  symmetry check %.3f s = %.1f%% of mixsolve.cg (%.3f s without it)"
           % (t_check, 100 * t_check / tm, t_nock))
