@@ -109,13 +109,11 @@ _test_vectors = {}
 
 
 def _test_vector(n):
-    """(w, -w): a fixed pseudo-random w in [0.5, 1.5)^n, made once per n (read-only)."""
+    """A fixed pseudo-random w in [0.5, 1.5)^n, made once per n (read-only)."""
     w = _test_vectors.get(n)
     if w is None:
-        v = np.random.default_rng(20261125).uniform(0.5, 1.5, n)
-        w = (v, -v)
-        for t in w:
-            t.flags.writeable = False
+        w = np.random.default_rng(20261125).uniform(0.5, 1.5, n)
+        w.flags.writeable = False
         if len(_test_vectors) > 8:
             _test_vectors.clear()
         _test_vectors[n] = w
@@ -130,20 +128,27 @@ except ImportError:  # NumPy only (tuple input without SciPy), or a SciPy that m
 _SYM_TOL = 128 * np.finfo(np.float64).eps
 
 
-def _asymmetric_rows(n, indptr, indices, data, w, mw):
-    """(A w - A^T w, |A| w) through SciPy's compiled CSR kernels: y += A x for the CSR arrays, and
-    y += A^T x by reading the same arrays as CSC.  Three O(nnz) passes in C, no temporaries
-    the size of nnz but |data|."""
+def _asymmetric_rows(n, indptr, indices, data, w):
+    """(A w - A^T w, |A| w) through SciPy's compiled CSR kernels (y += A x for the CSR arrays,
+    y += A^T x reading them as CSC), or None when A w and A^T w agree to the last bit.
+
+    For sorted rows without duplicates, a symmetric A gives bit-identical A w and A^T w (both
+    sum a_ij w_j over increasing j), so the common case costs two products and a compare; the
+    third product (the rounding scale |A| w) is paid only when they differ."""
     y = np.zeros(2 * n)
-    diff, scale = y[:n], y[n:]
-    _csr_matvec(n, n, indptr, indices, data, w, diff)
-    _csc_matvec(n, n, indptr, indices, data, mw, diff)
-    _csr_matvec(n, n, indptr, indices, np.abs(data), w, scale)
-    return diff, scale
+    aw, atw = y[:n], y[n:]
+    _csr_matvec(n, n, indptr, indices, data, w, aw)
+    _csc_matvec(n, n, indptr, indices, data, w, atw)
+    if aw.tobytes() == atw.tobytes():  # a bytes compare: cheaper than numpy.array_equal here
+        return None
+    aw -= atw
+    atw.fill(0.0)
+    _csr_matvec(n, n, indptr, indices, np.abs(data), w, atw)
+    return aw, atw
 
 
 def _asymmetric_rows_numpy(n, indptr, indices, data, w):
-    """The same as _asymmetric_rows with NumPy alone (numpy.repeat and three numpy.bincount)."""
+    """(A w - A^T w, |A| w) with NumPy alone (numpy.repeat and three numpy.bincount)."""
     rows = np.repeat(np.arange(n, dtype=np.intp), np.diff(indptr))
     by_row = data * w[indices]
     diff = np.bincount(rows, weights=by_row, minlength=n)
@@ -155,16 +160,19 @@ def _check_symmetric(n, indptr, indices, data):
     """Raises NotSymmetricError unless A w = A^T w for a fixed pseudo-random w, to rounding.
 
     The arrays must already have passed mix_sparse_create_csr's checks (indptr from 0 and never
-    decreasing, column indices in [0, n)), and indptr and indices must share a dtype.  Three
-    O(nnz) passes, no sorting: duplicates and unsorted rows need no canonical form, explicit
+    decreasing, column indices in [0, n)), and indptr and indices must share a dtype.  Two or
+    three O(nnz) passes, no sorting: duplicates and unsorted rows need no canonical form, explicit
     zeros count as absent, and a difference below the rounding of the products (relative
     128 eps of the row's |A| w) is not reported.
     """
     if n == 0 or indices.size == 0:
         return
-    w, mw = _test_vector(n)
+    w = _test_vector(n)
     if _csr_matvec is not None:
-        diff, scale = _asymmetric_rows(n, indptr, indices, data, w, mw)
+        rows = _asymmetric_rows(n, indptr, indices, data, w)
+        if rows is None:
+            return
+        diff, scale = rows
     else:
         diff, scale = _asymmetric_rows_numpy(n, indptr, indices, data, w)
     # For a symmetric A, |A| w is the same by rows and by columns: the rows' sum is the scale.
@@ -177,7 +185,27 @@ def _check_symmetric(n, indptr, indices, data):
             "test" % (i, i, i, diff[i], scale[i]))
 
 
+_params_cache = {}
+
+
 def _params(rtol, maxiter, storage, precond, x0_given, escalate):
+    """The mix_cg_params for these options; made once per set of options, then shared (mix_dcg
+    only reads it), because building it is a visible part of a small solve's overhead."""
+    try:
+        key = (rtol, maxiter, storage, precond, x0_given, escalate)
+        p = _params_cache.get(key)
+    except TypeError:  # an unhashable option value: build it every time
+        key, p = None, None
+    if p is None:
+        p = _make_params(rtol, maxiter, storage, precond, x0_given, escalate)
+        if key is not None:
+            if len(_params_cache) > 32:
+                _params_cache.clear()
+            _params_cache[key] = p
+    return p
+
+
+def _make_params(rtol, maxiter, storage, precond, x0_given, escalate):
     p = _lib.CGParams()
     _lib.lib().mix_cg_params_init(ctypes.byref(p))
     p.sloppy_prec = _lib.prec_code(storage, STORAGES, "storage")
