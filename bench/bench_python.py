@@ -8,11 +8,13 @@
             residual: mixsolve at rtol 1e-10 first, then SciPy with its tolerance set to the true
             residual mixsolve reached (tightened until SciPy's true residual is as small).
   overhead  the Python call vs the bare C call (ctypes straight to mix_dgesv_ir / mix_dcg on
-            prepared arrays) at n = 1000, for solve and cg; and the cost of cg's symmetry check.
+            prepared arrays) at n = 1000, for solve and cg, with and without cg's symmetry
+            check: MEDIAN of max(--reps, 20) interleaved calls (solve), 10x that many (cg).
 
 Usage: python3 bench/bench_python.py [dense|cg|overhead|all] [--n 4096] [--grid 100] [--reps 3]
 Find the library as the package does (MIXSOLVE_LIBRARY, pkg-config, loader); put python/ on
-PYTHONPATH to use the source tree's package.  Times: best of --reps, seconds (wall clock).
+PYTHONPATH to use the source tree's package.  Times: best of --reps (overhead: median), seconds
+(wall clock).
 """
 import argparse
 import ctypes
@@ -28,15 +30,20 @@ import mixsolve
 from mixsolve import _lib
 
 
-def interleaved(fns, reps):
-    """Best time of each of fns, called in turn (so that load from other jobs hits all alike)."""
+def interleaved(fns, reps, stat=min):
+    """stat (min: best, or median) of each of fns' times, called in turn (so that load from
+    other jobs hits all alike)."""
     times = [[] for _ in fns]
     for _ in range(reps):
         for k, fn in enumerate(fns):
             t = time.perf_counter()
             fn()
             times[k].append(time.perf_counter() - t)
-    return [min(t) for t in times]
+    return [stat(t) for t in times]
+
+
+def median(t):
+    return float(np.median(t))
 
 
 def best(fn, reps):
@@ -121,7 +128,7 @@ def cg(m, reps):
     print("  scipy SpMV %.4f s each: %.1f GB/s of CSR (12 bytes/nnz + vectors); %d iterations "
           "of SpMV alone %.2f s" % (spmv, (A.nnz * 12 + 3 * n * 8) / spmv / 1e9, its, its * spmv))
     t_check, _ = best(lambda: mixsolve._sparse._check_symmetric(
-        n, A.indptr.astype(np.int64), A.indices, A.data), reps)
+        n, A.indptr, A.indices, A.data), reps)
     t_nock, _ = best(lambda: mixsolve.cg(A, b, rtol=1e-10, check_symmetric=False), reps)
     print("  symmetry check %.3f s = %.1f%% of mixsolve.cg (%.3f s without it)"
           % (t_check, 100 * t_check / tm, t_nock))
@@ -173,17 +180,20 @@ def overhead(reps):
     reps = max(reps, 20)
     a_copy = A.copy()
     tc, tp, to = interleaved([c_dense(A, b), lambda: mixsolve.solve(A, b),
-                              lambda: mixsolve.solve(a_copy, b, overwrite_a=True)], reps)
+                              lambda: mixsolve.solve(a_copy, b, overwrite_a=True)], reps, median)
     _, info = mixsolve.solve(A, b, return_info=True)
-    print("overhead solve n=%d (%s): C call %.2f ms | mixsolve.solve %.2f ms (%+.1f%%) | "
+    print("overhead solve n=%d (%s), medians: C call %.2f ms | mixsolve.solve %.2f ms "
+          "(%+.1f%%) | "
           "overwrite_a=True %.2f ms (%+.1f%%)"
           % (n, info.precision, 1e3 * tc, 1e3 * tp, 100 * (tp / tc - 1), 1e3 * to,
              100 * (to / tc - 1)))
     L = poisson3d(10)  # 1000 unknowns
     bs = rng.uniform(-1, 1, 1000)
     tc, tp, tn = interleaved([c_cg(L, bs), lambda: mixsolve.cg(L, bs),
-                              lambda: mixsolve.cg(L, bs, check_symmetric=False)], 10 * reps)
-    print("overhead cg Poisson 10^3 (n=1000): C calls %.3f ms | mixsolve.cg %.3f ms (%+.1f%%) | "
+                              lambda: mixsolve.cg(L, bs, check_symmetric=False)], 10 * reps,
+                             median)
+    print("overhead cg Poisson 10^3 (n=1000), medians: C calls %.3f ms | mixsolve.cg %.3f ms "
+          "(%+.1f%%) | "
           "check_symmetric=False %.3f ms (%+.1f%%)"
           % (1e3 * tc, 1e3 * tp, 100 * (tp / tc - 1), 1e3 * tn, 100 * (tn / tc - 1)))
 

@@ -56,8 +56,10 @@ def _reason(r):
 
 
 def _csr_arrays(A):
-    """(n, indptr int64, indices int32, data float64) of A: a scipy.sparse matrix or array (any
-    format: converted to CSR, COO duplicates summed by SciPy) or a tuple (indptr, indices, data)."""
+    """(n, indptr int64, indices int32, data float64, (indptr, indices) for the symmetry test) of
+    A: a scipy.sparse matrix or array (any format: converted to CSR, COO duplicates summed by
+    SciPy) or a tuple (indptr, indices, data).  Index ranges are left to mix_sparse_create_csr,
+    which checks them; only what the int32/int64 conversion could hide is checked here."""
     if isinstance(A, tuple):
         if len(A) != 3:
             raise InvalidArgumentError("A as a tuple must be (indptr, indices, data)")
@@ -75,18 +77,34 @@ def _csr_arrays(A):
                                    "(indptr, indices, data); use mixsolve.solve_spd for dense A")
     if indptr.ndim != 1 or n < 0 or indices.ndim != 1 or data.ndim != 1:
         raise InvalidArgumentError("indptr, indices and data must be 1-D arrays")
-    if not (np.issubdtype(indptr.dtype, np.integer) and np.issubdtype(indices.dtype, np.integer)):
-        raise InvalidArgumentError("indptr and indices must be integer arrays")
-    if n > _INT32_MAX or (indices.size and int(indices.max()) > _INT32_MAX):
-        raise InvalidArgumentError("n or a column index does not fit int32 (libmixsolve's colind)")
-    nnz = int(indptr[-1]) if n >= 0 and indptr.size else 0
+    # SciPy's own index arrays are int32 or int64 already: skip the generic dtype tests for them.
+    if indices.dtype not in _INDEX_TYPES or indptr.dtype not in _INDEX_TYPES:
+        if not (np.issubdtype(indptr.dtype, np.integer) and np.issubdtype(indices.dtype, np.integer)):
+            raise InvalidArgumentError("indptr and indices must be integer arrays")
+    nnz = int(indptr[-1]) if indptr.size else 0
     if indices.shape[0] < nnz or data.shape[0] < nnz:
         raise InvalidArgumentError("indices and data need indptr[-1] = %d entries" % nnz)
-    return (n, np.ascontiguousarray(indptr, dtype=np.int64),
-            np.ascontiguousarray(indices[:nnz], dtype=np.int32),
-            np.ascontiguousarray(_as_float64(data[:nnz], "A's data")))
+    if indices.shape[0] > nnz:
+        indices = indices[:nnz]
+    if data.shape[0] > nnz:
+        data = data[:nnz]
+    # A narrowing to int32 would wrap an index that does not fit: test before converting.
+    if n > _INT32_MAX:
+        raise InvalidArgumentError("n = %d does not fit int32 (libmixsolve's n)" % n)
+    if indices.dtype != np.int32 and indices.size and (int(indices.min()) < 0 or
+                                                       int(indices.max()) > _INT32_MAX):
+        raise InvalidArgumentError("a column index is outside [0, %d)" % n)
+    ip64 = np.ascontiguousarray(indptr, dtype=np.int64)
+    ix32 = np.ascontiguousarray(indices, dtype=np.int32)
+    data = np.ascontiguousarray(_as_float64(data, "A's data"))
+    if indptr.dtype == indices.dtype and indices.dtype in _INDEX_TYPES:
+        check = (np.ascontiguousarray(indptr), np.ascontiguousarray(indices))
+    else:  # SciPy's kernels want both index arrays of one dtype, int32 or int64
+        check = (ip64, ix32.astype(np.int64))
+    return n, ip64, ix32, data, check
 
 
+_INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 _test_vectors = {}
 
 
@@ -102,28 +120,63 @@ def _test_vector(n):
     return w
 
 
-def _check_symmetric(n, indptr, indices, data):
-    """Raises NotSymmetricError unless A w = A^T w for a fixed pseudo-random w, to rounding.
+try:  # SciPy's compiled CSR/CSC products: three of them are the whole test (see _check_symmetric)
+    from scipy.sparse._sparsetools import csc_matvec as _csc_matvec, csr_matvec as _csr_matvec
+except ImportError:  # NumPy only (tuple input without SciPy), or a SciPy that moved them
+    _csr_matvec = _csc_matvec = None
 
-    O(nnz) passes (numpy.repeat, three numpy.bincount), no sorting: duplicates and unsorted
-    rows need no canonical form, explicit zeros count as absent, and a difference below the
-    rounding of the products (relative 64 eps of the row's |A| w) is not reported.
-    """
-    if n == 0 or indices.size == 0:
-        return
-    if indices.min() < 0 or indices.max() >= n:
-        raise InvalidArgumentError("a column index is outside [0, %d)" % n)
-    counts = np.diff(indptr)
-    if indptr[0] != 0 or counts.min() < 0:
-        raise InvalidArgumentError("indptr must start at 0 and never decrease")
-    rows = np.repeat(np.arange(n, dtype=np.intp), counts)
-    w = _test_vector(n)
+_SYM_TOL = 128 * np.finfo(np.float64).eps
+
+
+def _asymmetric_rows(n, indptr, indices, data, w):
+    """(A w - A^T w, |A| w) through SciPy's compiled CSR kernels (y += A x for the CSR arrays,
+    y += A^T x reading them as CSC), or None when A w and A^T w agree to the last bit.
+
+    For sorted rows without duplicates, a symmetric A gives bit-identical A w and A^T w (both
+    sum a_ij w_j over increasing j), so the common case costs two products and a compare; the
+    third product (the rounding scale |A| w) is paid only when they differ."""
+    y = np.zeros(2 * n)
+    aw, atw = y[:n], y[n:]
+    _csr_matvec(n, n, indptr, indices, data, w, aw)
+    _csc_matvec(n, n, indptr, indices, data, w, atw)
+    if aw.tobytes() == atw.tobytes():  # a bytes compare: cheaper than numpy.array_equal here
+        return None
+    aw -= atw
+    atw.fill(0.0)
+    _csr_matvec(n, n, indptr, indices, np.abs(data), w, atw)
+    return aw, atw
+
+
+def _asymmetric_rows_numpy(n, indptr, indices, data, w):
+    """(A w - A^T w, |A| w) with NumPy alone (numpy.repeat and three numpy.bincount)."""
+    rows = np.repeat(np.arange(n, dtype=np.intp), np.diff(indptr))
     by_row = data * w[indices]
     diff = np.bincount(rows, weights=by_row, minlength=n)
     diff -= np.bincount(indices, weights=data * w[rows], minlength=n)
+    return diff, np.bincount(rows, weights=np.abs(by_row), minlength=n)
+
+
+def _check_symmetric(n, indptr, indices, data):
+    """Raises NotSymmetricError unless A w = A^T w for a fixed pseudo-random w, to rounding.
+
+    The arrays must already have passed mix_sparse_create_csr's checks (indptr from 0 and never
+    decreasing, column indices in [0, n)), and indptr and indices must share a dtype.  Two or
+    three O(nnz) passes, no sorting: duplicates and unsorted rows need no canonical form, explicit
+    zeros count as absent, and a difference below the rounding of the products (relative
+    128 eps of the row's |A| w) is not reported.
+    """
+    if n == 0 or indices.size == 0:
+        return
+    w = _test_vector(n)
+    if _csr_matvec is not None:
+        rows = _asymmetric_rows(n, indptr, indices, data, w)
+        if rows is None:
+            return
+        diff, scale = rows
+    else:
+        diff, scale = _asymmetric_rows_numpy(n, indptr, indices, data, w)
     # For a symmetric A, |A| w is the same by rows and by columns: the rows' sum is the scale.
-    scale = np.bincount(rows, weights=np.abs(by_row), minlength=n)
-    bad = np.abs(diff) > 128 * np.finfo(np.float64).eps * scale
+    bad = np.abs(diff) > _SYM_TOL * scale
     if bad.any():
         i = int(np.argmax(bad))
         raise NotSymmetricError(
@@ -132,7 +185,27 @@ def _check_symmetric(n, indptr, indices, data):
             "test" % (i, i, i, diff[i], scale[i]))
 
 
+_params_cache = {}
+
+
 def _params(rtol, maxiter, storage, precond, x0_given, escalate):
+    """The mix_cg_params for these options; made once per set of options, then shared (mix_dcg
+    only reads it), because building it is a visible part of a small solve's overhead."""
+    try:
+        key = (rtol, maxiter, storage, precond, x0_given, escalate)
+        p = _params_cache.get(key)
+    except TypeError:  # an unhashable option value: build it every time
+        key, p = None, None
+    if p is None:
+        p = _make_params(rtol, maxiter, storage, precond, x0_given, escalate)
+        if key is not None:
+            if len(_params_cache) > 32:
+                _params_cache.clear()
+            _params_cache[key] = p
+    return p
+
+
+def _make_params(rtol, maxiter, storage, precond, x0_given, escalate):
     p = _lib.CGParams()
     _lib.lib().mix_cg_params_init(ctypes.byref(p))
     p.sloppy_prec = _lib.prec_code(storage, STORAGES, "storage")
@@ -207,8 +280,11 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
     escalate : bool, optional
         When the storage precision stagnates, go on in the next wider one (default True).
     check_symmetric : bool, optional
-        Test that A is symmetric before solving (two O(nnz) passes, see doc/benchmarks.md for
-        its cost); False skips the test, and a non-symmetric A then gives meaningless results.
+        Test that A is symmetric before solving (default): A w against A^T w for a fixed
+        random w, two O(nnz) products in SciPy's compiled code (a third when rows are unsorted
+        or hold duplicates; NumPy passes when SciPy is absent), about 3% of a 1000-row Poisson
+        solve (doc/benchmarks.md). False skips the test, and a non-symmetric A then gives
+        meaningless results.
     backend : {"auto", "cpu", "cuda"}, optional
         The libmixsolve backend.
     full_output : bool, optional
@@ -241,12 +317,10 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
     """
     if tol is not None:
         rtol = tol
-    n, indptr, indices, data = _csr_arrays(A)
+    n, indptr, indices, data, check = _csr_arrays(A)
     b = _as_float64(b, "b").reshape(-1) if np.ndim(b) == 2 and np.shape(b)[1] == 1 else _as_float64(b, "b")
     if b.shape != (n,):
         raise InvalidArgumentError("b must have shape (%d,), got %s" % (n, b.shape))
-    if check_symmetric:
-        _check_symmetric(n, indptr, indices, data)
     p = _params(rtol, maxiter, storage, precond, x0 is not None, escalate)
     x = np.zeros(n) if x0 is None else np.array(_as_float64(x0, "x0"), dtype=np.float64).reshape(-1)
     if x.shape != (n,):
@@ -256,6 +330,7 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
         return (x, _record(0, 0, _lib.CGInfo())) if full_output else (x, 0)
     lib, ctx = _lib.lib(), _lib.context(backend)
     mat = ctypes.c_void_p()
+    # The library validates the arrays (index ranges, indptr) before the symmetry test reads them.
     st = lib.mix_sparse_create_csr(ctx, n, indptr.ctypes.data, indices.ctypes.data,
                                    data.ctypes.data, ctypes.byref(mat))
     if st:
@@ -265,10 +340,11 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
         info = -st
         return (x, _record(info, st, ci)) if full_output else (x, info)
     try:
+        if check_symmetric:
+            _check_symmetric(n, check[0], check[1], data)
         ci = _lib.CGInfo()
         st = lib.mix_dcg(ctx, ctypes.byref(p), mat, b.ctypes.data, x.ctypes.data, ctypes.byref(ci))
     finally:
         lib.mix_sparse_destroy(mat)
     info = _scipy_info(st, ci)
     return (x, _record(info, st, ci)) if full_output else (x, info)
-
