@@ -124,9 +124,14 @@ struct mix_dense_ops {
     /* *norm (host) = ||A||_inf of the symmetric A (NaN if its triangle holds a NaN). */
     int (*norm_inf_sym_f64)(void *state, int uplo, int n, const double *a, int lda, double *norm);
     /* C := alpha A B + beta C, A n x n symmetric (its uplo triangle), B and C n x k (BLAS dsymm
-     * with side = left; dsymv when k = 1). */
+     * with side = left, also for k = 1: the refinement's residual, computed as LAPACK's dsposv
+     * and its test harness compute theirs, so that both read the same bits). */
     int (*symm_f64)(void *state, int uplo, int n, int k, double alpha, const double *a, int lda,
                     const double *b, int ldb, double beta, double *c, int ldc);
+    /* y := alpha A x + beta y, A symmetric (its uplo triangle): the Krylov steps' product (BLAS
+     * dsymv, faster than dsymm on one column).  NULL: symm_f64 with k = 1. */
+    int (*symv_f64)(void *state, int uplo, int n, double alpha, const double *a, int lda,
+                    const double *x, double beta, double *y);
     /* The LOWER triangle (diagonal included) of out := fl32(s D A D), D = diag(d) (d backend, n
      * entries, or NULL = 1), from the uplo triangle of the symmetric A (transposed when upper);
      * out's strict upper triangle is not written.  *overflow as convert_f64_to_f32, counted on

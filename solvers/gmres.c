@@ -61,7 +61,7 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
     g[0] = beta;
     for (k = 0; k < m; k++) {
         /* w = M^{-1} A v_k */
-        if ((rc = mixi_matrix_apply(ctx, A, n, 1, 1.0, V_(k), n, 0.0, w, n))) return rc;
+        if ((rc = mixi_matrix_matvec(ctx, A, n, 1.0, V_(k), 0.0, w))) return rc;
         if ((rc = mixi_precond_apply(M, 1, w, n, w, n))) return rc;
         /* Classical Gram-Schmidt twice: two block projections, stable like MGS, BLAS-2 speed. */
         for (int i = 0; i <= k; i++) H_(i, k) = 0.0;

@@ -50,7 +50,7 @@ int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
         (rc = o->copy(st, p, z, bytes)))
         return rc;
     for (int k = 0; k < ws->max_its; k++) {
-        if ((rc = mixi_matrix_apply(ctx, A, n, 1, 1.0, p, n, 0.0, q, n)) ||
+        if ((rc = mixi_matrix_matvec(ctx, A, n, 1.0, p, 0.0, q)) ||
             (rc = dn->dot_f64(st, n, p, q, &pq)))
             return rc;
         /* p'Ap <= 0: A (or M, rounded) is not SPD along p; keep the steps done, the outer

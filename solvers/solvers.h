@@ -70,7 +70,8 @@ typedef struct {
     int sym;         /* 0: general; 1: symmetric, only its `uplo` triangle is read */
     int uplo;        /* MIXK_LOWER | MIXK_UPPER when sym */
 } mixi_matrix;
-/* Y := alpha A X + beta Y for n x k blocks (k = 1: the matrix-vector product, ldx/ldy unused). */
+/* Y := alpha A X + beta Y for n x k blocks, with the kernels LAPACK's dsgesv/dsposv use for their
+ * residuals (dgemv for one general column, dsymm for symmetric blocks): the residuals. */
 static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int n, int k,
                                     double alpha, const double *x, int ldx, double beta, double *y,
                                     int ldy)
@@ -80,6 +81,15 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
         return d->symm_f64(ctx->state, A->uplo, n, k, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
     if (k == 1) return d->gemv_f64(ctx->state, 0, n, n, alpha, A->a, A->lda, x, beta, y);
     return d->gemm_f64(ctx->state, 0, 0, n, k, n, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
+}
+/* y := alpha A x + beta y, the Krylov steps' product: the fastest kernel for one column. */
+static inline int mixi_matrix_matvec(mix_context *ctx, const mixi_matrix *A, int n, double alpha,
+                                     const double *x, double beta, double *y)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    if (A->sym && d->symv_f64)
+        return d->symv_f64(ctx->state, A->uplo, n, alpha, A->a, A->lda, x, beta, y);
+    return mixi_matrix_apply(ctx, A, n, 1, alpha, x, n, beta, y, n);
 }
 
 /* ---- Backward error (berr.c) ------------------------------------------------------------------ */

@@ -80,10 +80,19 @@ int mixi_cpu_symm_f64(void *state, int uplo, int n, int k, double alpha, const d
     (void)state;
     if (n == 0 || k == 0) return MIX_SUCCESS;
     CBLAS_UPLO u = uplo == MIXK_UPPER ? CblasUpper : CblasLower;
-    if (k == 1) /* the matrix-vector product of every Krylov step: dsymv is the faster kernel */
-        cblas_dsymv(CblasColMajor, u, n, alpha, a, lda, b, 1, beta, c, 1);
-    else
-        cblas_dsymm(CblasColMajor, CblasLeft, u, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    /* dsymm also for one column: a residual at rounding level read by dsymv and by dsymm differs
+     * by up to 3x at n = 2 (Reference-LAPACK's xlintstds, OpenBLAS HASWELL kernels). */
+    cblas_dsymm(CblasColMajor, CblasLeft, u, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return MIX_SUCCESS;
+}
+
+int mixi_cpu_symv_f64(void *state, int uplo, int n, double alpha, const double *a, int lda,
+                      const double *x, double beta, double *y)
+{
+    (void)state;
+    if (n == 0) return MIX_SUCCESS;
+    cblas_dsymv(CblasColMajor, uplo == MIXK_UPPER ? CblasUpper : CblasLower, n, alpha, a, lda, x,
+                1, beta, y, 1);
     return MIX_SUCCESS;
 }
 

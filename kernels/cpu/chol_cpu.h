@@ -10,6 +10,8 @@ int mixi_cpu_norm_inf_sym_f64(void *state, int uplo, int n, const double *a, int
                               double *norm);
 int mixi_cpu_symm_f64(void *state, int uplo, int n, int k, double alpha, const double *a, int lda,
                       const double *b, int ldb, double beta, double *c, int ldc);
+int mixi_cpu_symv_f64(void *state, int uplo, int n, double alpha, const double *a, int lda,
+                      const double *x, double beta, double *y);
 int mixi_cpu_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int n,
                                     const double *a, int lda, const double *d, double s,
                                     float *out, int ldo, size_t *overflow);

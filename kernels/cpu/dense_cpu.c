@@ -627,6 +627,7 @@ const mix_dense_ops mixi_cpu_dense_ops = {
     .getrs_f64 = cpu_getrs_f64,
     .norm_inf_sym_f64 = mixi_cpu_norm_inf_sym_f64,
     .symm_f64 = mixi_cpu_symm_f64,
+    .symv_f64 = mixi_cpu_symv_f64,
     .convert_sym_f64_to_f32 = mixi_cpu_convert_sym_f64_to_f32,
     .potrf_f32_worksize = mixi_cpu_potrf_f32_worksize,
     .potrf_f32 = mixi_cpu_potrf_f32,
