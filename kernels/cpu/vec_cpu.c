@@ -58,6 +58,17 @@ VEC_PASSES(avx2, VEC_AVX2_ATTR, double, f64)
 #include <immintrin.h>
 #define VEC_AVX512_ATTR __attribute__((target("avx512f,avx2")))
 
+/* The 128 bytes VEC_AHEAD bytes ahead of v, into L1: the hardware prefetchers alone left the
+ * passes stalled on their loads (perf annotate).  Poisson 150^3, back to back: FIXED16 8.9-9.2
+ * -> 8.2-8.3 ms per iteration, FP32 11.2 -> 10.3, FP64 23.2 -> 22.3.  A prefetch of an address
+ * past the end of an array does not fault. */
+#define VEC_AHEAD 4096
+#define VEC_PREFETCH(v)                                                                           \
+    do {                                                                                          \
+        _mm_prefetch((const char *)((uintptr_t)(v) + VEC_AHEAD), _MM_HINT_T0);                    \
+        _mm_prefetch((const char *)((uintptr_t)(v) + VEC_AHEAD + 64), _MM_HINT_T0);               \
+    } while (0)
+
 /* s += the 8 lanes of v, first the low four then the high four. */
 VEC_AVX512_ATTR static inline void avx512_sum4(__m256d *s, __m512d v)
 {
@@ -81,6 +92,8 @@ VEC_AVX512_ATTR static inline void avx512_rblk_f32(float a, const float *ap, flo
 {
     const __m512 va = _mm512_set1_ps(a);
     __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
+    VEC_PREFETCH(r);
+    VEC_PREFETCH(ap);
     for (int k = 0; k < MIXK_CG_BLK; k += 16) {
         const __m512 ro = _mm512_loadu_ps(r + k);
         const __m512 rn = _mm512_sub_ps(ro, _mm512_mul_ps(va, _mm512_loadu_ps(ap + k)));
@@ -101,6 +114,10 @@ VEC_AVX512_ATTR static inline void avx512_rblk_f64(double a, const double *ap, d
 {
     const __m512d va = _mm512_set1_pd(a);
     __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
+    VEC_PREFETCH(r);
+    VEC_PREFETCH(r + 16);
+    VEC_PREFETCH(ap);
+    VEC_PREFETCH(ap + 16);
     for (int k = 0; k < MIXK_CG_BLK; k += 8) {
         const __m512d ro = _mm512_loadu_pd(r + k);
         const __m512d rn = _mm512_sub_pd(ro, _mm512_mul_pd(va, _mm512_loadu_pd(ap + k)));
@@ -116,6 +133,9 @@ VEC_AVX512_ATTR static inline void avx512_xpblk_f32(float a, float b, float *x, 
                                                     const float *r)
 {
     const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+    VEC_PREFETCH(x);
+    VEC_PREFETCH(p);
+    VEC_PREFETCH(r);
     for (int k = 0; k < MIXK_CG_BLK; k += 16) {
         const __m512 pk = _mm512_loadu_ps(p + k);
         _mm512_storeu_ps(x + k, _mm512_add_ps(_mm512_loadu_ps(x + k), _mm512_mul_ps(va, pk)));
@@ -127,6 +147,12 @@ VEC_AVX512_ATTR static inline void avx512_xpblk_f64(double a, double b, double *
                                                     const double *r)
 {
     const __m512d va = _mm512_set1_pd(a), vb = _mm512_set1_pd(b);
+    VEC_PREFETCH(x);
+    VEC_PREFETCH(x + 16);
+    VEC_PREFETCH(p);
+    VEC_PREFETCH(p + 16);
+    VEC_PREFETCH(r);
+    VEC_PREFETCH(r + 16);
     for (int k = 0; k < MIXK_CG_BLK; k += 8) {
         const __m512d pk = _mm512_loadu_pd(p + k);
         _mm512_storeu_pd(x + k, _mm512_add_pd(_mm512_loadu_pd(x + k), _mm512_mul_pd(va, pk)));
