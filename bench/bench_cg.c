@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -263,6 +264,9 @@ static double true_rel(const mixm_csr *A, const double *b, const double *x)
 
 /* spmv_only: 1 the SpMV columns only (no solves); 2 (--variants) the table of SpMV variants. */
 static int spmv_only;
+/* --storage NAME: only that row (and FP64's, the "vs FP64" reference unless NAME is fp64): for
+ * profiling one storage's solve. */
+static const char *only_storage;
 
 static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, int precond,
                          double triad)
@@ -297,6 +301,7 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
         mix_cg_info info2;
         /* The sloppy copy is made (and timed) first, as a first solve would; the solve then finds
          * it cached.  AUTO's choice was made by the row of that precision. */
+        if (only_storage && strcasecmp(only_storage, mix_prec_name(storage[k])) != 0) continue;
         fprintf(stderr, "  %s ...", mix_prec_name(storage[k]));
         double t_conv = 0.0;
         if (storage[k] != MIX_PREC_AUTO) {
@@ -357,6 +362,8 @@ int main(int argc, char **argv)
             spmv_only = 1;
         } else if (strcmp(argv[i], "--variants") == 0) {
             spmv_only = 2;
+        } else if (strcmp(argv[i], "--storage") == 0 && i + 1 < argc) {
+            only_storage = argv[++i];
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
             nsizes = 0;
             for (char *s = strtok(argv[++i], ","); s && nsizes < 8; s = strtok(NULL, ","))

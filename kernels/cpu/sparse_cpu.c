@@ -412,6 +412,31 @@ MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64
     return 0;
 }
 
+/* <x, v> over a full block in the template's four interleaved FP64 partial sums, held as the
+ * lanes of one register (lane j adds t = j mod 4 in element order: the same bits).  The scalar
+ * loop kept them in memory and took 13% of a FIXED16 CG solve (perf, 3D Poisson 150^3). */
+MIXI_AVX2 static inline double avx2_fold4(__m256d s)
+{
+    const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+    return _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
+}
+MIXI_AVX2 static inline double avx2_dot4_float(const float *x, const float *v)
+{
+    __m256d s = _mm256_setzero_pd();
+    for (int t = 0; t < BLK; t += 4)
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + t)),
+                                           _mm256_cvtps_pd(_mm_loadu_ps(v + t))));
+    return avx2_fold4(s);
+}
+MIXI_AVX2 static inline double avx2_dot4_double(const double *x, const double *v)
+{
+    __m256d s = _mm256_setzero_pd();
+    for (int t = 0; t < BLK; t += 4)
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_loadu_pd(x + t), _mm256_loadu_pd(v + t)));
+    return avx2_fold4(s);
+}
+#define ISA_DOT4(x, v) MIXI_CAT(avx2_dot4_, T)(x, v)
+
 #define ISA avx2
 #define T double
 #define TACC MIX_FP64
@@ -438,6 +463,7 @@ MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64
 #undef ISA_ROWF
 #undef ISA_SLICE
 #undef ISA_DECODE_X
+#undef ISA_DOT4
 
 static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
     MIXK_STORAGE_FORMATS(MIXI_TABLE_ENTRY)};

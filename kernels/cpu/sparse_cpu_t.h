@@ -7,7 +7,8 @@
  *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out), ISA_SLICE(P, A, xf, b, cnt, v, var)
  *   (the rows of block b, a SELL slice, into v[0..cnt) from the float x xf, by the SpMV
  *   variant var of kernels/cpu/spmv_tune.h);
- * and ISA_DECODE_X(P): whether the SpMV decodes x once into floats for P (see NARROW).
+ * ISA_DECODE_X(P): whether the SpMV decodes x once into floats for P (see NARROW);
+ * and ISA_DOT4(x, v): <x, v> over a full block of T, in the four partial sums of spmv_block.
  * ISA_ATTR is the function attribute of the ISA (a target attribute; empty for the baseline), and
  * ISA_BLK_INLINE how the per-block bodies called from the OpenMP regions are inlined.
  * The bodies are written once over a constant precision P (the switches fold away); the
@@ -132,10 +133,18 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A
             v[t] = xrow ? FN(rowf)(P, A, xrow, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
     if (wide) memcpy(xb, (const T *)x->val + b * BLK, (size_t)cnt * sizeof(T));
     else FN(load_block)(P, x, b, cnt, xb);
-    for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)v[t];
+    double dot;
+#ifdef ISA_DOT4
+    if (cnt == BLK) dot = ISA_DOT4(xb, v);
+    else
+#endif
+    {
+        for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)v[t];
+        dot = (s[0] + s[1]) + (s[2] + s[3]);
+    }
     if (wide) memcpy((T *)y->val + b * BLK, v, (size_t)cnt * sizeof(T));
     else FN(store_block)(P, y, b, v, cnt);
-    return (s[0] + s[1]) + (s[2] + s[3]);
+    return dot;
 }
 ISA_ATTR static ISA_BLK_INLINE double FN(spmv_blk)(mix_prec P, const mix_spmat *A, const mix_svec *x,
                                        mix_svec *y, const float *xf, int64_t b, int cnt, int var)
