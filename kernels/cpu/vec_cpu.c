@@ -13,9 +13,21 @@
 
 static int one_wide_prec(mix_prec p) { return p == MIX_FP32 || p == MIX_FP64; }
 
+/* A full block of the scalar bodies, with a constant trip count (ISA##_rblk_ / ISA##_xpblk_: the
+ * AVX-512 instance below has its own). */
+#define VEC_FULL_BLOCKS(ISA, ATTR, T, SFX)                                                        \
+    ATTR static inline void ISA##_rblk_##SFX(T a, const T *ap, T *r, double *rr, double *rd)     \
+    {                                                                                             \
+        mixk_cg_rupdate_##SFX(a, ap, r, MIXK_CG_BLK, rr, rd);                                     \
+    }                                                                                             \
+    ATTR static inline void ISA##_xpblk_##SFX(T a, T bt, T *x, T *p, const T *r)                 \
+    {                                                                                             \
+        mixk_cg_xpupdate_##SFX(a, bt, x, p, r, MIXK_CG_BLK);                                      \
+    }
+
 /* The passes over one element type (T, suffix SFX of cg_update.h), instantiated for the baseline
- * ISA and for AVX2 (chosen at run time, as sparse_cpu.c does); no FMA in either, so the same
- * bits.  A full block gets a constant trip count. */
+ * ISA, AVX2 and AVX-512F (chosen at run time, as sparse_cpu.c does); no FMA in any, so the same
+ * bits.  Full blocks take ISA##_rblk_/ISA##_xpblk_, a partial last block the scalar body. */
 #define VEC_PASSES(ISA, ATTR, T, SFX)                                                             \
     ATTR static void ISA##_rupdate_##SFX(int64_t n, T a, const T *ap, T *r, double *rr, double *rd) \
     {                                                                                             \
@@ -24,7 +36,7 @@ static int one_wide_prec(mix_prec p) { return p == MIX_FP32 || p == MIX_FP64; }
         for (int64_t b = 0; b < NBLK(n); b++) {                                                   \
             const int64_t o = b * MIXK_CG_BLK;                                                    \
             double prr, prd;                                                                      \
-            if (CNT(n, b) == MIXK_CG_BLK) mixk_cg_rupdate_##SFX(a, ap + o, r + o, MIXK_CG_BLK, &prr, &prd); \
+            if (CNT(n, b) == MIXK_CG_BLK) ISA##_rblk_##SFX(a, ap + o, r + o, &prr, &prd);        \
             else mixk_cg_rupdate_##SFX(a, ap + o, r + o, CNT(n, b), &prr, &prd);                  \
             acc_rr += prr;                                                                        \
             acc_rd += prd;                                                                        \
@@ -37,16 +49,20 @@ static int one_wide_prec(mix_prec p) { return p == MIX_FP32 || p == MIX_FP64; }
         _Pragma("omp parallel for schedule(static) if (n > VEC_PAR_MIN)")                         \
         for (int64_t b = 0; b < NBLK(n); b++) {                                                   \
             const int64_t o = b * MIXK_CG_BLK;                                                    \
-            if (CNT(n, b) == MIXK_CG_BLK) mixk_cg_xpupdate_##SFX(a, bt, x + o, p + o, r + o, MIXK_CG_BLK); \
+            if (CNT(n, b) == MIXK_CG_BLK) ISA##_xpblk_##SFX(a, bt, x + o, p + o, r + o);         \
             else mixk_cg_xpupdate_##SFX(a, bt, x + o, p + o, r + o, CNT(n, b));                   \
         }                                                                                         \
     }
 
+VEC_FULL_BLOCKS(generic, , float, f32)
+VEC_FULL_BLOCKS(generic, , double, f64)
 VEC_PASSES(generic, , float, f32)
 VEC_PASSES(generic, , double, f64)
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define VEC_AVX2 1
 #define VEC_AVX2_ATTR __attribute__((target("avx2")))
+VEC_FULL_BLOCKS(avx2, VEC_AVX2_ATTR, float, f32)
+VEC_FULL_BLOCKS(avx2, VEC_AVX2_ATTR, double, f64)
 VEC_PASSES(avx2, VEC_AVX2_ATTR, float, f32)
 VEC_PASSES(avx2, VEC_AVX2_ATTR, double, f64)
 /* AVX-512F passes, the same bits as the scalar bodies of cg_update.h: the four FP64 partial
@@ -160,36 +176,8 @@ VEC_AVX512_ATTR static inline void avx512_xpblk_f64(double a, double b, double *
     }
 }
 
-/* The parallel loops of VEC_PASSES over the blocks above. */
-#define VEC_AVX512_PASSES(T, SFX)                                                                 \
-    VEC_AVX512_ATTR static void avx512_rupdate_##SFX(int64_t n, T a, const T *ap, T *r, double *rr, \
-                                                     double *rd)                                  \
-    {                                                                                             \
-        double acc_rr = 0.0, acc_rd = 0.0;                                                        \
-        _Pragma("omp parallel for reduction(+ : acc_rr, acc_rd) schedule(static) if (n > VEC_PAR_MIN)") \
-        for (int64_t b = 0; b < NBLK(n); b++) {                                                   \
-            const int64_t o = b * MIXK_CG_BLK;                                                    \
-            double prr, prd;                                                                      \
-            if (CNT(n, b) == MIXK_CG_BLK) avx512_rblk_##SFX(a, ap + o, r + o, &prr, &prd);        \
-            else mixk_cg_rupdate_##SFX(a, ap + o, r + o, CNT(n, b), &prr, &prd);                  \
-            acc_rr += prr;                                                                        \
-            acc_rd += prd;                                                                        \
-        }                                                                                         \
-        *rr = acc_rr;                                                                             \
-        *rd = acc_rd;                                                                             \
-    }                                                                                             \
-    VEC_AVX512_ATTR static void avx512_xpupdate_##SFX(int64_t n, T a, T bt, T *x, T *p, const T *r) \
-    {                                                                                             \
-        _Pragma("omp parallel for schedule(static) if (n > VEC_PAR_MIN)")                         \
-        for (int64_t b = 0; b < NBLK(n); b++) {                                                   \
-            const int64_t o = b * MIXK_CG_BLK;                                                    \
-            if (CNT(n, b) == MIXK_CG_BLK) avx512_xpblk_##SFX(a, bt, x + o, p + o, r + o);         \
-            else mixk_cg_xpupdate_##SFX(a, bt, x + o, p + o, r + o, CNT(n, b));                   \
-        }                                                                                         \
-    }
-
-VEC_AVX512_PASSES(float, f32)
-VEC_AVX512_PASSES(double, f64)
+VEC_PASSES(avx512, VEC_AVX512_ATTR, float, f32)
+VEC_PASSES(avx512, VEC_AVX512_ATTR, double, f64)
 #endif
 
 /* 2: AVX-512F; 1: AVX2 + F16C (sparse_cpu.c's test); 0: the portable body. */
