@@ -15,7 +15,7 @@ struct mix_sparse {
     int n;
     int64_t nnz;        /* after duplicates were summed */
     double amax;        /* max |a_ij| */
-    int64_t fixed16_tiny; /* off-diagonal entries below 2^-10 of their row's largest one */
+    int64_t fixed16_tiny; /* off-diagonal entries below 2^-8 of their row's largest one */
     mix_spmat *a64;     /* backend FP64 copy */
     double *jacobi;     /* backend n-vector 1/sqrt(a_ii), made on the first Jacobi solve */
     int jacobi_status;  /* -1 not computed yet, else 0 or MIX_ERR_NOT_SPD */
@@ -62,6 +62,9 @@ void mixi_lanczos_reset(mixi_lanczos *T);
 void mixi_lanczos_push(mixi_lanczos *T, double alpha, double beta);
 /* The smallest and largest eigenvalues of T: 1, or 0 when fewer than 2 rows or not positive. */
 int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax);
+/* sqrt(kappa) / 2 ln(2 / tol): CG's iteration bound at condition number kappa; 0 for a kappa
+ * below 1 or a tol outside (0, 1). */
+double mixi_cg_iter_bound(double kappa, double tol);
 
 /* How far the sloppy copy As of `prec` (with or without Jacobi) is from the FP64 matrix it
  * stands for: ||(As - S A S) v|| / ||v|| for a fixed vector v of random signs, an estimate of
@@ -69,11 +72,14 @@ int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax);
  * FP64. */
 int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
 
-/* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 when the FP64 copy is at most this big. */
-#define MIXI_CG_AUTO_CACHE_BYTES (8.0 * 1024 * 1024)
+/* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 below this order.  A sloppy stage that
+ * hands over to FP64 after its first kappa estimates (32-96 iterations, solvers/cg.c) costs
+ * small matrices more than it can win: their CG runs a few hundred iterations (bundled
+ * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
+#define MIXI_CG_AUTO_MIN_N 4096
 mix_prec mixi_cg_auto_prec(const mix_sparse *A);
 /* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
- * all): FP64 when its copy fits the cache above, else the smallest predicted time per iteration
+ * all): FP64 below the order above, else the smallest predicted time per iteration
  * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg_auto.c). */
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
 /* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator

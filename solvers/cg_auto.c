@@ -1,6 +1,10 @@
 /* cg_auto.c: MIX_PREC_AUTO's storage, by predicted time per iteration: bytes an iteration moves
  * in each candidate storage over the rate the backend measured for it (kernels/backend_sparse.h,
- * spmv_rate), or over one common rate (the byte model) where it measured none. */
+ * spmv_rate), or over one common rate (the byte model) where it measured none.  Not a cache
+ * test: on the Xeon of doc/benchmarks.md FP32 and FIXED16 CG beat FP64 CG per iteration on
+ * matrices of 1-4 MB too (the SELL bodies vectorise, FP64's CSR does not), 1.3-1.8x in the main
+ * job.  Where the kappa found on the way says a sloppy storage would crawl, solvers/cg.c hands
+ * over to FP64 (mixi_cg_iter_bound). */
 #include "solvers/cg.h"
 
 /* FP32 arithmetic costs CG iterations on smooth right-hand sides: 334 against FP64's 278 on 3D
@@ -36,8 +40,7 @@ static double iter_cost(const mix_sparse *A, mix_prec p, const double *rate, int
 
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC])
 {
-    const double fp64_bytes = (double)A->nnz * 12.0 + (double)A->n * 8.0;
-    if (fp64_bytes <= MIXI_CG_AUTO_CACHE_BYTES) return MIX_FP64;
+    if (A->n < MIXI_CG_AUTO_MIN_N) return MIX_FP64;
     /* FIXED16 only where its row scale keeps the entries (mixi_sparse_new counts the tiny
      * ones); FP16 and BF16 are never cheaper than FIXED16 (same bytes, fewer bits). */
     const mix_prec cand[3] = {MIX_FIXED16, MIX_FP32, MIX_FP64};
