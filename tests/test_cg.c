@@ -850,8 +850,9 @@ static void test_escalation_kappa(void)
     mixm_csr_free(&A);
 }
 
-/* Budget-aware escalation: on 1138_bus (Jacobi), with max_iter twice FP64's iterations, every
- * storage converges within it, where FIXED16 alone crawls past it. */
+/* Budget-aware escalation: on 1138_bus (Jacobi), with max_iter 1.2 times FP64's iterations,
+ * every storage converges within it, where FIXED16 alone crawls past it (2 times before the
+ * hand-over on CG's iteration bound). */
 static void test_escalation_budget(void)
 {
     char path[1024], err[256];
@@ -871,7 +872,7 @@ static void test_escalation_budget(void)
     p.sloppy_prec = MIX_FP64;
     mix_cg_info info;
     CU_ASSERT_EQUAL_FATAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-    p.max_iter = 2 * info.iter;
+    p.max_iter = info.iter + info.iter / 5;
     p.sloppy_prec = MIX_FIXED16;
     p.escalate = 0;
     CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_CONVERGED);
@@ -1217,7 +1218,7 @@ static const mixt_test cg_tests[] = {
     {"Lanczos extremes by Sturm bisection on the 1-D Laplacian", test_lanczos_sturm},
     {"kappa estimate against the 1-D Laplacian's spectrum", test_kappa_laplacian},
     {"escalation on kappa: FP16 on a Jacobi-scaled stencil hands over", test_escalation_kappa},
-    {"budget-aware escalation: every storage within 2x FP64's iterations (1138_bus)",
+    {"budget-aware escalation: every storage within 1.2x FP64's iterations (1138_bus)",
      test_escalation_budget},
     {"fused and unfused CG steps: same iterations, same bits", test_fused_agrees},
     {"MIX_PREC_AUTO: FP64 in cache, FIXED16 when rows fit, FP32 otherwise", test_auto},
