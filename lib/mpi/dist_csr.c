@@ -275,7 +275,9 @@ static int build(mixi_dist *D, const int64_t *rowptr, const int64_t *colind, con
         D->ghostv = calloc((size_t)(D->n_ghost > 0 ? D->n_ghost : 1), sizeof *D->ghostv);
         /* The sloppy halo's widened values, made now so that no exchange can fail alone. */
         D->halo->sx = malloc((size_t)(D->n_local > 0 ? D->n_local : 1) * sizeof *D->halo->sx);
-        st = D->ghostv && D->halo->sx ? split(D) : MIX_ERR_ALLOC;
+        const int ns = D->halo->send_off[D->halo->nsend];
+        D->halo->sdec = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *D->halo->sdec);
+        st = D->ghostv && D->halo->sx && D->halo->sdec ? split(D) : MIX_ERR_ALLOC;
         st = mixi_mpi_agree(D->mc, st);
     }
     return st;

@@ -41,6 +41,7 @@ struct mixi_halo {
     int active;
     int64_t bytes_sent;           /* by the last exchange: headers and values */
     double *sx;                   /* the values sent of a sloppy vector, widened (at send_idx) */
+    double *sdec;                 /* the same as decoded, one run per message */
 };
 
 /* Bytes of one message of n values on `wire` (header included); 0 for a wire that is none. */
@@ -63,8 +64,9 @@ int mixi_halo_create(MPI_Comm mc, const int64_t *row_starts, int n_ghost, const 
 void mixi_halo_free(struct mixi_halo *h);
 int mixi_halo_begin(struct mixi_halo *h, mix_prec wire, const double *x);
 /* The same from a sloppy vector in host memory (kernels/backend_sparse.h's mix_svec layout):
- * only the values sent are read. */
-int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, const void *val,
+ * only the values sent are read; in an FP32 or FP64 vector they are replaced by what the
+ * receivers decode (lib/core/comm.h). */
+int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, void *val,
                        const float *norm);
 /* Point-to-point (0, the default) or the neighbourhood collective (1), for the next exchanges. */
 void mixi_halo_use_neighbor(struct mixi_halo *h, int on);
