@@ -74,9 +74,9 @@ int mixi_halo_end(struct mixi_halo *h, double *ghost);
 
 /* A matrix distributed by rows.  merged: every local row in its original column order with
  * columns renumbered (owned j -> j - row_start, ghost k -> n_local + k), so that FP64 rows sum
- * in the serial order; diag/off: PETSc's MPIAIJ split as backend matrices, for the sloppy
- * formats (off is embedded in a square matrix of order n_pad + n_ghost, ghost k at column
- * n_pad + k, since the backends' matrices are square: lib/core/comm.h, mixi_dist_link).  A rank
+ * in the serial order; diag and the windows' off blocks: PETSc's MPIAIJ split as backend
+ * matrices, for the sloppy formats (each off block embedded in a square matrix, since the
+ * backends' matrices are square: lib/core/comm.h, mixi_dist_link and mixi_dist_win).  A rank
  * owning no row holds the 1 x 1 block [1] (the link's phantom unknown).  link: what the CG
  * reads; mix_sparse_create_dist_csr hands diag over as the user's matrix, pointing to it. */
 typedef struct mixi_dist {
@@ -93,7 +93,7 @@ typedef struct mixi_dist {
     int n_interior;
     int *rows;                    /* the interior rows, then the boundary rows */
     int64_t nnz_diag, nnz_off;
-    mix_sparse *diag, *off;       /* NULL when empty */
+    mix_sparse *diag;             /* the local block (link.win[k].off: the off-process ones) */
     struct mixi_halo *halo;
     double *ghostv;               /* n_ghost received values */
     double amax;                  /* max |a_ij| of the whole matrix */
