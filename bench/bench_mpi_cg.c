@@ -1,5 +1,6 @@
-/* bench_mpi_cg.c: mix_dcg across MPI ranks on 3D Poisson (slabs of rows, Jacobi, b = A ones,
- * tol 1e-10) per storage, beside bench_cg's single process: iterations, solve time (best of
+/* bench_mpi_cg.c: mix_dcg across MPI ranks on 3D Poisson (slabs of rows, tol 1e-10; bench_cg's
+ * and bench/petsc_cg.c's system: b uniform in [-0.5, 0.5) from seed 2024, no preconditioner)
+ * per storage, beside bench_cg's single process: iterations, solve time (best of
  * REPS), ms per iteration, the CPU time rank 0's process spent in that solve (what a loaded,
  * shared machine disturbs least) and the halo bytes a rank sends per sloppy SpMV.  Rank 0
  * prints one Markdown row per storage.
@@ -22,7 +23,7 @@ static double cpu_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* This rank's even slab of rows (global int64 columns) and its part of b = A ones. */
+/* This rank's even slab of rows (global int64 columns) and its part of b. */
 static int slab(mix_context *ctx, const mixm_csr *A, mix_sparse **S, double **b, int *n_local)
 {
     const int64_t r0 = (int64_t)A->nrows * rank / size, r1 = (int64_t)A->nrows * (rank + 1) / size;
@@ -32,8 +33,12 @@ static int slab(mix_context *ctx, const mixm_csr *A, mix_sparse **S, double **b,
     *b = calloc((size_t)n + 1, sizeof **b);
     for (int i = 0; i <= n; i++) rp[i] = A->rowptr[r0 + i] - k0;
     for (int64_t k = 0; k < nnz; k++) ci[k] = A->colind[k0 + k];
-    for (int i = 0; i < n; i++)
-        for (int64_t k = A->rowptr[r0 + i]; k < A->rowptr[r0 + i + 1]; k++) (*b)[i] += A->val[k];
+    mixm_rng g;
+    mixm_rng_seed(&g, 2024);
+    for (int64_t i = 0; i < r1; i++) {
+        const double u = mixm_rng_uniform(&g) - 0.5;
+        if (i >= r0) (*b)[i - r0] = u;
+    }
     const int st = mix_sparse_create_dist_csr(ctx, n, rp, ci, A->val + k0, S);
     free(rp);
     free(ci);
@@ -69,7 +74,7 @@ int main(int argc, char **argv)
         mix_cg_params p;
         mix_cg_params_init(&p);
         p.sloppy_prec = ps[t];
-        p.precond = MIX_PRECOND_JACOBI;
+        p.precond = MIX_PRECOND_NONE;
         mix_cg_info info;
         double best = 1e30, cpu = 1e30;
         for (int r = 0; r < reps; r++) {
