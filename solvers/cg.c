@@ -363,7 +363,7 @@ static int spectrum_step(cg_loop *L, double beta)
     /* kappa whose CG bound exceeds n: the sloppy storage would crawl to its stage window and
      * then FP32 after it (1138_bus, FP32: 1138 iterations, then FP64 625; FP64 alone 1002), so
      * FP64 takes over now (solvers/cg_lanczos.c, mixi_cg_iter_bound). */
-    if (mixi_cg_iter_bound(L->lmax / L->lmin, L->prm->tol) > L->A->n)
+    if (mixi_cg_iter_bound(L->lmax / L->lmin, L->prm->tol) > mixi_cg_n(L->A))
         L->hand_over = L->to_fp64 = 1;
     return MIX_SUCCESS;
 }
