@@ -71,5 +71,29 @@ mixcg 1 -pc_type jacobi -rescale -ksp_initial_guess_nonzero && check "nonzero in
 if mixcg 1 -pc_type ilu; then fail "-pc_type ilu accepted"
 else grep -q "accepts only -pc_type jacobi" "$out" || fail "-pc_type ilu refused without a clear message"
 fi
+
+# PETSc's own tutorial src/ksp/ksp/tutorials/ex2.c (2D Laplacian), as shipped with PETSc: built
+# here when its source and pkg-config's flags are found, run with PETSc's CG and with mixcg.
+pc=PETSc; pkg-config --exists $pc 2>/dev/null || pc=petsc
+ex2=$(pkg-config --variable=prefix $pc 2>/dev/null)/share/petsc/examples/src/ksp/ksp/tutorials/ex2.c
+if [ -f "$ex2" ] && ${CC:-cc} -o tests/petsc_ex2 "$ex2" $(pkg-config --cflags --libs $pc ompi-c) -lm \
+     >/dev/null 2>&1; then
+  prog=./tests/petsc_ex2
+  for np in 1 2; do
+    run "$np" -m 60 -n 60 -ksp_type cg -pc_type jacobi && ref=$(awk '/^Norm of error/ { print $6 }' "$out") ||
+      { fail "PETSc's ex2 with CG on $np ranks"; continue; }
+    if mixcg "$np" -m 60 -n 60 -pc_type jacobi -mixcg_storage fixed16; then
+      awk -v ref="$ref" '/^Norm of error/ { ok = $4 < 1e-3 && $6 <= ref * 1.25 + 2 } END { exit !ok }' "$out" ||
+        fail "PETSc's ex2 with mixcg on $np ranks"
+      echo "PETSc's ex2 on $np rank(s): CG $ref iterations; mixcg fixed16: $(grep '^Norm' "$out")"
+    elif grep -q "no distributed CG yet" "$out"; then
+      echo "SKIP: PETSc's ex2 with mixcg on $np ranks: no distributed CG in this build"
+    else fail "PETSc's ex2 with mixcg on $np ranks exited with an error"
+    fi
+  done
+  rm -f tests/petsc_ex2
+else
+  echo "SKIP: PETSc's tutorial ex2.c not found or not built ($ex2)"
+fi
 [ $status = 0 ] && echo "petsc.sh: PETSc's KSP mixcg checks passed"
 exit $status
