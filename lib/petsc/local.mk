@@ -18,3 +18,5 @@ man7_MANS = doc/man7/mixsolve_petsc.7
 else
 EXTRA_DIST += $(MIX_PETSC_SOURCES)
 endif
+# The side-by-side benchmark with KSPCG (doc/benchmarks.md).
+EXTRA_DIST += bench/petsc_mixcg.sh
