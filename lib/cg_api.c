@@ -31,9 +31,19 @@ static int check_args(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, c
             return -2;
     }
     if (!A || A->ctx != ctx) return -3;
-    if (!b) return -4;
-    if (!x) return -5;
+    const int phantom = A->dist && A->dist->phantom; /* a rank owning no row needs no b, x */
+    if (!b && !phantom) return -4;
+    if (!x && !phantom) return -5;
     return 0;
+}
+
+/* A distributed A: every rank returns the largest illegal argument any rank found (0: none), so
+ * that no rank enters the solve alone.  (A rank whose A itself is bad cannot reach the others.) */
+static int agree_args(mix_sparse *A, int illegal)
+{
+    if (illegal == -3 || !A->dist) return illegal;
+    double v = -illegal;
+    return mixi_cg_max(A, &v, 1) ? illegal : -(int)v;
 }
 
 static int finish(int st, mix_cg_info *info, mix_cg_info *local)
@@ -61,11 +71,16 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
     mix_cg_info local;
     memset(&local, 0, sizeof local);
     mix_cg_params defaults;
-    const int illegal = check_args(ctx, p, A, b, x);
+    int illegal = check_args(ctx, p, A, b, x);
+    if (A && illegal != -3) illegal = agree_args(A, illegal);
     if (illegal) return illegal; /* -i, nothing written: the expert drivers' rule */
     if (!p) {
         mix_cg_params_init(&defaults);
         p = &defaults;
+    }
+    if (A->dist && A->dist->phantom) { /* the one isolated unknown: b_0 = 0, so x_0 = 0 */
+        double b0 = 0.0, x0 = 0.0;
+        return solve_unaliased(ctx, p, A, &b0, &x0, info, &local);
     }
     if (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) /* host memory is backend memory */
         return solve_unaliased(ctx, p, A, b, x, info, &local);

@@ -62,7 +62,7 @@ static int svec_copy(mix_context *ctx, mix_svec *dst, const mix_svec *src)
 /* The power of two that brings the RMS of a vector with squared norm vv near 2^-6: FP16 vectors
  * are renormalised at each reliable update so that r neither underflows nor leaves p and A p
  * too little room below FP16's 65504. */
-static double normaliser(double vv, int n)
+static double normaliser(double vv, double n)
 {
     double rms = sqrt(vv / n);
     if (!(rms > 0.0) || !isfinite(rms)) return 1.0;
@@ -76,7 +76,7 @@ static double normaliser(double vv, int n)
  * [2^-32, 2^32], where r, p or A p would soon underflow or overflow FP32's exponent range (a
  * system near the edges of the FP64 range, or one whose residual has fallen a long way);
  * scaling by a power of two is exact, so the iterates are otherwise unchanged.  FP64: never. */
-static double range_sigma(mix_prec prec, double vv, double sigma, int n)
+static double range_sigma(mix_prec prec, double vv, double sigma, double n)
 {
     if (prec == MIX_FP64) return sigma;
     double rms = sqrt(vv / n);
@@ -91,14 +91,23 @@ static double range_sigma(mix_prec prec, double vv, double sigma, int n)
  * solution: 2796 iterations instead of 4; bcsstk16 with Jacobi: 582 instead of 326).  The other
  * formats keep the FP64 norm: for FIXED16 the stored norm made bcsstk16 (Jacobi) take 5247
  * iterations instead of 303.  Once per reliable update. */
-static int stored_rr(mix_context *ctx, const mix_svec *r, double *rr)
+static int stored_rr(mix_context *ctx, const mix_sparse *A, const mix_svec *r, double *rr)
 {
     if (r->prec != MIX_FP16) return MIX_SUCCESS;
-    return ctx->ops->sparse->dot(ctx->state, r, r, rr);
+    const int st = ctx->ops->sparse->dot(ctx->state, r, r, rr);
+    return st ? st : mixi_cg_sum(A, rr, 1);
+}
+
+/* The sloppy residual r from r64 and its squared norm, summed over the ranks. */
+static int residual_from64(mix_context *ctx, const mix_sparse *A, const double *r64,
+                           const double *S, double sigma, mix_svec *r, double *rr)
+{
+    const int st = ctx->ops->sparse->vec_from64(ctx->state, r64, S, sigma, r, rr);
+    return st ? st : mixi_cg_sum(A, rr, 1);
 }
 
 /* p'Ap of the direction S p with the FP64 matrix (temporaries: only on a breakdown). */
-static int true_pap(mix_context *ctx, const mix_sparse *A, const mix_svec *p, const double *S,
+static int true_pap(mix_context *ctx, mix_sparse *A, const mix_svec *p, const double *S,
                     double *pap)
 {
     const mix_backend_ops *ops = ctx->ops;
@@ -108,10 +117,12 @@ static int true_pap(mix_context *ctx, const mix_sparse *A, const mix_svec *p, co
     if (!st) st = ops->alloc(ctx->state, &ap64.val, bytes);
     if (!st) st = ops->memset0(ctx->state, p64.val, bytes);
     if (!st) st = ops->sparse->vec_accum64(ctx->state, p, S, 1.0, p64.val);
-    if (!st) st = ops->sparse->spmv(ctx->state, A->a64, &p64, &ap64, pap);
+    if (!st && !A->dist) st = ops->sparse->spmv(ctx->state, A->a64, &p64, &ap64, pap);
+    if (!st && A->dist && !(st = mixi_cg_apply64(A, p64.val, ap64.val)))
+        st = ops->sparse->dot(ctx->state, &p64, &ap64, pap);
     ops->free(ctx->state, p64.val);
     ops->free(ctx->state, ap64.val);
-    return st;
+    return st || !A->dist ? st : mixi_cg_sum(A, pap, 1);
 }
 
 /* 0 makes the sloppy loop take the unfused cg_update and axpby (tests: same bits). */
@@ -131,6 +142,7 @@ typedef struct {
     const mix_spmat *As;    /* the sloppy matrix */
     const double *S;        /* Jacobi scaling or NULL */
     cg_work w;
+    mixi_cg_halo h;         /* distributed A: the off-process block and its vectors */
     double *y, *r64;
     double target, best;    /* tol ||b||; true residual of x */
     double tnorm;           /* true ||r|| at the last update */
@@ -165,6 +177,7 @@ static int stage_start(cg_loop *L, int x0_given, double *bb, int *done)
     /* From here on x always holds the best answer known (x0, or 0 when none was given). */
     int st = x0_given ? MIX_SUCCESS : ops->memset0(L->ctx->state, L->x, bytes64);
     if (!st) st = L->sp->nrm2sq64(L->ctx->state, L->A->n, L->b, bb);
+    if (!st) st = mixi_cg_sum(L->A, bb, 1);
     if (st) return st;
     if (!isfinite(*bb)) {
         L->reason = MIX_CG_BREAKDOWN_NAN;
@@ -183,10 +196,11 @@ static int stage_start(cg_loop *L, int x0_given, double *bb, int *done)
     /* Measured before the sloppy setup, so that a stop there (Jacobi on a non-positive
      * diagonal, overflow) still reports the true residual of the x returned. */
     double rr_true;
-    if ((st = ops->alloc(L->ctx->state, (void **)&L->y, bytes64))) return st;
-    if ((st = ops->alloc(L->ctx->state, (void **)&L->r64, bytes64))) return st;
-    if ((st = ops->copy(L->ctx->state, L->y, L->x, bytes64))) return st;
-    if ((st = L->sp->residual64(L->ctx->state, L->A->a64, L->b, L->y, L->r64, &rr_true))) return st;
+    if (!(st = ops->alloc(L->ctx->state, (void **)&L->y, bytes64)) &&
+        !(st = ops->alloc(L->ctx->state, (void **)&L->r64, bytes64)))
+        st = ops->copy(L->ctx->state, L->y, L->x, bytes64);
+    if ((st = mixi_cg_agree(L->A, st))) return st; /* no rank goes on alone */
+    if ((st = mixi_cg_residual64(L->A, L->b, L->y, L->r64, &rr_true))) return st;
     if (!isfinite(rr_true)) {
         L->best = INFINITY;
         L->reason = MIX_CG_BREAKDOWN_NAN;
@@ -209,6 +223,7 @@ static int sloppy_setup(cg_loop *L)
     mix_context *ctx = L->ctx;
     const int n = L->A->n;
     int st = mixi_sparse_sloppy(L->A, L->prec, L->prm->precond == MIX_PRECOND_JACOBI, &L->As, &L->S);
+    st = mixi_cg_agree(L->A, st); /* a non-positive a_ii on one rank stops them all */
     if (st == MIX_ERR_NOT_SPD) L->reason = MIX_CG_BREAKDOWN_NOT_SPD;
     if (st == MIX_ERR_OVERFLOW) L->reason = MIX_CG_STORAGE_OVERFLOW;
     if (st) return st;
@@ -216,21 +231,26 @@ static int sloppy_setup(cg_loop *L)
      * rounding r, p and A p to 16 bits cost FIXED16 42% more iterations than FP64 CG on 3D
      * Poisson 120^3 with b = A 1 (471 against 332; FP32 vectors: 358) and more time. */
     L->vprec = mixi_cg_vector_prec(ctx, L->prm->narrow_vectors, L->prec);
-    if ((st = svec_alloc(ctx, L->vprec, n, &L->w.r))) return st;
-    if ((st = svec_alloc(ctx, L->vprec, n, &L->w.p))) return st;
-    if ((st = svec_alloc(ctx, L->vprec, n, &L->w.ap))) return st;
-    /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in FP32
-     * every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
-    if ((st = svec_alloc(ctx, mixk_prec_acc(L->prec), n, &L->w.xs))) return st;
+    if (!(st = svec_alloc(ctx, L->vprec, n, &L->w.r)) &&
+        !(st = svec_alloc(ctx, L->vprec, n, &L->w.p)) &&
+        !(st = svec_alloc(ctx, L->vprec, n, &L->w.ap)))
+        /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in
+         * FP32 every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
+        st = svec_alloc(ctx, mixk_prec_acc(L->prec), n, &L->w.xs);
+    if ((st = mixi_cg_agree(L->A, st))) return st;
+    st = mixi_cg_halo_setup(L->A, L->prec, L->prm->precond == MIX_PRECOND_JACOBI, L->S, L->vprec,
+                            &L->h);
+    if (st == MIX_ERR_OVERFLOW) L->reason = MIX_CG_STORAGE_OVERFLOW;
+    if (st) return st;
     L->fused = cg_fused && L->sp->cg_rupdate && L->sp->cg_xpupdate && L->w.xs.prec == L->vprec;
     L->sigma = 1.0;
-    if ((st = L->sp->vec_from64(ctx->state, L->r64, L->S, L->sigma, &L->w.r, &L->rr))) return st;
-    const double sigma = range_sigma(L->vprec, L->rr, L->sigma, n);
+    if ((st = residual_from64(ctx, L->A, L->r64, L->S, L->sigma, &L->w.r, &L->rr))) return st;
+    const double sigma = range_sigma(L->vprec, L->rr, L->sigma, mixi_cg_n(L->A));
     if (sigma != L->sigma) {
         L->sigma = sigma;
-        if ((st = L->sp->vec_from64(ctx->state, L->r64, L->S, L->sigma, &L->w.r, &L->rr))) return st;
+        if ((st = residual_from64(ctx, L->A, L->r64, L->S, L->sigma, &L->w.r, &L->rr))) return st;
     }
-    if ((st = stored_rr(ctx, &L->w.r, &L->rr))) return st;
+    if ((st = stored_rr(ctx, L->A, &L->w.r, &L->rr))) return st;
     if ((st = svec_copy(ctx, &L->w.p, &L->w.r))) return st;
     if ((st = L->sp->vec_zero(ctx->state, &L->w.xs))) return st;
     L->rnorm = L->r0norm = L->maxrr = sqrt(L->rr);
@@ -245,8 +265,8 @@ static int sloppy_restart(cg_loop *L)
 {
     mix_context *ctx = L->ctx;
     int st = L->sp->vec_zero(ctx->state, &L->w.xs);
-    if (!st) st = L->sp->vec_from64(ctx->state, L->r64, L->S, L->sigma, &L->w.r, &L->rr);
-    if (!st) st = stored_rr(ctx, &L->w.r, &L->rr);
+    if (!st) st = residual_from64(ctx, L->A, L->r64, L->S, L->sigma, &L->w.r, &L->rr);
+    if (!st) st = stored_rr(ctx, L->A, &L->w.r, &L->rr);
     if (!st) st = svec_copy(ctx, &L->w.p, &L->w.r);
     L->rnorm = L->r0norm = L->maxrr = sqrt(L->rr);
     L->T.beta_prev = 0.0; /* p = r: a new Lanczos block */
@@ -260,14 +280,15 @@ static int sloppy_step(cg_loop *L, double *rr_new, double *rdot, int *act)
 {
     void *state = L->ctx->state;
     double pap;
-    int st = L->sp->spmv(state, L->As, &L->w.p, &L->w.ap, &pap);
+    int st = mixi_cg_spmv(L->A, &L->h, L->As, &L->w.p, &L->w.ap, &pap);
     *act = CG_BREAKDOWN;
     if (st || isnan(pap) || isinf(pap)) return st;
     if (pap <= 0.0) {
         /* A direction that is exactly zero in its storage (it underflowed) says nothing about
          * A: restart from the true residual instead of calling A indefinite. */
         double pp;
-        if ((st = L->sp->dot(state, &L->w.p, &L->w.p, &pp))) return st;
+        if ((st = L->sp->dot(state, &L->w.p, &L->w.p, &pp)) || (st = mixi_cg_sum(L->A, &pp, 1)))
+            return st;
         if (!(pp > 0.0)) return MIX_SUCCESS;
         /* Not SPD, either A itself or only its rounded copy: p'Ap in FP64 tells which. */
         if ((st = true_pap(L->ctx, L->A, &L->w.p, L->S, &pap))) return st;
@@ -287,6 +308,12 @@ static int sloppy_step(cg_loop *L, double *rr_new, double *rdot, int *act)
         st = L->sp->cg_update(state, L->alpha, &L->w.p, &L->w.ap, &L->w.xs, &L->w.r, rr_new, rdot);
     }
     if (st) return st;
+    if (L->A->dist) { /* the step's two dots in one reduction */
+        double v[2] = {*rr_new, *rdot};
+        if ((st = mixi_cg_sum(L->A, v, 2))) return st;
+        *rr_new = v[0];
+        *rdot = v[1];
+    }
     L->x_pending = L->fused;
     L->iter++;
     *act = isfinite(*rr_new) && isfinite(*rdot) ? CG_NEXT : CG_BREAKDOWN;
@@ -389,15 +416,16 @@ static int reproject(cg_loop *L, double rr_new)
 {
     void *state = L->ctx->state;
     double rr_s, rp;
-    int st = L->sp->vec_from64(state, L->r64, L->S, L->sigma, &L->w.r, &rr_s);
+    int st = residual_from64(L->ctx, L->A, L->r64, L->S, L->sigma, &L->w.r, &rr_s);
     if (st) return st;
-    const double sigma_new = range_sigma(L->vprec, rr_s, L->sigma, L->A->n);
+    const double sigma_new = range_sigma(L->vprec, rr_s, L->sigma, mixi_cg_n(L->A));
     if (sigma_new != L->sigma &&
-        (st = L->sp->vec_from64(state, L->r64, L->S, sigma_new, &L->w.r, &rr_s)))
+        (st = residual_from64(L->ctx, L->A, L->r64, L->S, sigma_new, &L->w.r, &rr_s)))
         return st;
-    if ((st = stored_rr(L->ctx, &L->w.r, &rr_s))) return st;
+    if ((st = stored_rr(L->ctx, L->A, &L->w.r, &rr_s))) return st;
     const double ratio = sigma_new / L->sigma;
-    if ((st = L->sp->dot(state, &L->w.r, &L->w.p, &rp))) return st;
+    if ((st = L->sp->dot(state, &L->w.r, &L->w.p, &rp)) || (st = mixi_cg_sum(L->A, &rp, 1)))
+        return st;
     const double c = ratio * rp / rr_s;
     /* When the true residual is well above the iterated one (more than 2x; or the sloppy one is
      * exactly zero, e.g. A diagonal), the old direction belongs to a residual that was not the
@@ -423,14 +451,14 @@ static int reliable_update(cg_loop *L, double rr_new, int max_iter, int *act)
     double rr_true;
     int st = L->sp->vec_accum64(ctx->state, &L->w.xs, L->S, 1.0 / L->sigma, L->y);
     if (!st) st = L->sp->vec_zero(ctx->state, &L->w.xs);
-    if (!st) st = L->sp->residual64(ctx->state, L->A->a64, L->b, L->y, L->r64, &rr_true);
+    if (!st) st = mixi_cg_residual64(L->A, L->b, L->y, L->r64, &rr_true);
     if (st) return st;
     L->updates++;
     if (!isfinite(rr_true)) {
         /* xs overflowed its storage: go back to the best y, whose residual is finite. */
         *act = CG_BREAKDOWN;
         st = ctx->ops->copy(ctx->state, L->y, L->x, bytes64);
-        return st ? st : L->sp->residual64(ctx->state, L->A->a64, L->b, L->y, L->r64, &rr_true);
+        return st ? st : mixi_cg_residual64(L->A, L->b, L->y, L->r64, &rr_true);
     }
     const double tn = sqrt(rr_true);
     if (tn < L->best) {
@@ -536,6 +564,7 @@ out:
     svec_free(ctx, &L.w.xs);
     ctx->ops->free(ctx->state, L.y);
     ctx->ops->free(ctx->state, L.r64);
+    mixi_cg_halo_free(A, &L.h);
     return st;
 }
 
@@ -558,12 +587,24 @@ static int escalates(int st, int reason)
  * Jacobi: 11380 iterations to 1.9e-8, against 2865 for FP64 CG to 1e-10). */
 static int stage_window(int n) { return n > 100 ? n : 100; }
 
+/* MIX_PREC_AUTO on a distributed matrix: each rank weighs its own block (its cache, its rates),
+ * then all take the widest storage any rank chose, so that every rank runs the same stages. */
+static mix_prec auto_prec(const mix_sparse *A)
+{
+    const mix_prec mine = mixi_cg_auto_prec(A);
+    double bytes = mixk_prec_bytes(mine);
+    if (!A->dist || mixi_cg_max(A, &bytes, 1)) return mine;
+    return bytes >= 8.0 ? MIX_FP64 : bytes >= 4.0 ? MIX_FP32 : MIX_FIXED16;
+}
+
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, const double *b,
                   double *x, mix_cg_info *info)
 {
-    const int n = A->n;
-    const int budget = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? 10 * n : 1000);
-    mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? mixi_cg_auto_prec(A) : prm->sloppy_prec;
+    /* The whole matrix's order: every rank sets the same budget and windows. */
+    const double ng = mixi_cg_n(A);
+    const int n = ng < 0x1p30 ? (int)ng : 1 << 30;
+    const int budget = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? (n < 0x0ccccccc ? 10 * n : 0x7fffffff) : 1000);
+    mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? auto_prec(A) : prm->sloppy_prec;
     int x0_given = prm->x0_given, iter = 0, updates = 0, st, to_fp64 = 0;
     double t_setup = 0.0, t_solve = 0.0, kappa = 0.0;
     mix_cg_info stage, total;
@@ -602,5 +643,9 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     memcpy(info->stage_iter, total.stage_iter, sizeof total.stage_iter);
     memcpy(info->stage_reason, total.stage_reason, sizeof total.stage_reason);
     info->kappa = kappa;
+    if (A->dist) { /* the slowest rank's times, so that info is the same everywhere */
+        double t[2] = {t_setup, t_solve};
+        if (!mixi_cg_max(A, t, 2)) info->t_setup = t[0], info->t_solve = t[1];
+    }
     return st;
 }

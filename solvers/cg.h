@@ -4,6 +4,7 @@
 #define MIX_SOLVERS_CG_H
 
 #include "lib/core/core.h"
+#include "lib/core/comm.h"
 #include "kernels/backend_sparse.h"
 
 /* An SPD matrix bound to one context: the FP64 copy (true residuals) and, converted on first
@@ -22,6 +23,14 @@ struct mix_sparse {
     mix_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
     double eta[2][MIX_NUM_PREC];  /* storage error of each sloppy copy (mixi_cg_storage_error) */
     int eta_known[2][MIX_NUM_PREC]; /* 0 (calloc) until measured */
+    /* Distributed by rows (libmixsolve_mpi; lib/core/comm.h): NULL on one process.  Then this
+     * object is the local block, amax is the whole matrix's, and the off-process block's sloppy
+     * copies are cached here with the [local, ghost] scale each was made with ([0] FP16/BF16's
+     * uniform one, [1] Jacobi's; made collectively on first use). */
+    mixi_dist_link *dist;
+    mix_spmat *off_sloppy[2][MIX_NUM_PREC];
+    double *off_scale[2];
+    int off_scale_done[2];
 };
 
 /* A (*A) bound to ctx, whose backend has the sparse family, from a valid CSR with sorted rows
@@ -71,6 +80,35 @@ mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC
  * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the
  * storage's own. */
 mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage);
+
+/* The distributed parts of CG's steps (solvers/cg_dist.c).  On one process (A->dist NULL) the
+ * reductions return at once and the products are the backend's, so the serial bits hold. */
+int mixi_cg_sum(const mix_sparse *A, double *v, int k);      /* v[0..k-1] summed over the ranks */
+int mixi_cg_max(const mix_sparse *A, double *v, int k);
+int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest status of all ranks */
+double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
+/* r = b - A x in FP64 over the ranks (the halo in FP64), *rr = ||r||^2 summed. */
+int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *r, double *rr);
+/* y = A x in FP64 over the ranks (true p'Ap on a breakdown). */
+int mixi_cg_apply64(mix_sparse *A, const double *x, double *y);
+/* What one stage's distributed sloppy SpMV needs: the off-process block in the stage's storage
+ * (NULL: no ghost here) and two vectors of its order (ghost values in, its product out). */
+typedef struct {
+    const mix_spmat *off;
+    mix_svec g, y;
+    mix_prec wire;
+} mixi_cg_halo;
+/* Collective: the off-process block of `prec` (scaled by the local block's S where S is not
+ * NULL, with the ghosts' S fetched once) and the vectors in vprec.  0 on a serial A. */
+int mixi_cg_halo_setup(mix_sparse *A, mix_prec prec, int jacobi, const double *S, mix_prec vprec,
+                       mixi_cg_halo *h);
+void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h);
+/* ap = As p over the ranks: the halo of p starts on the stage's wire, the local block runs while
+ * it travels, then the off-process block adds the ghosts' part; *pap = <p, A p> summed.  Any
+ * rank's failure is every rank's status (it travels in the same reduction). */
+int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mix_spmat *As, const mix_svec *p,
+                 mix_svec *ap, double *pap);
+void mixi_cg_off_free(mix_sparse *A); /* the cached off-process copies (mixi_sparse_free) */
 
 /* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
  * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */

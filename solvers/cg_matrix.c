@@ -44,6 +44,11 @@ void mixi_sparse_free(mix_sparse *A)
 {
     if (!A) return;
     const mix_backend_ops *ops = A->ctx->ops;
+    /* Distributed: the off-process copies share the off block's pattern, which the link frees. */
+    if (A->dist) {
+        mixi_cg_off_free(A);
+        A->dist->free(A->dist);
+    }
     for (int j = 0; j < 2; j++)
         for (int p = 0; p < MIX_NUM_PREC; p++)
             if (A->sloppy[j][p] && A->sloppy[j][p] != A->a64)

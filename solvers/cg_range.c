@@ -58,6 +58,12 @@ int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_spars
     /* NaN/Inf in b: a failure, decided on the entries (||b||^2 may overflow for a finite b). */
     double bmax;
     int st = d->col_absmax_f64(ctx->state, n, 1, b, n, &bmax);
+    if (A->dist) { /* every rank decides on the largest |b_i| of all (NaN counts as Inf) */
+        double v[2] = {isnan(bmax) ? INFINITY : bmax, st};
+        const int s = mixi_cg_max(A, v, 2);
+        st = s ? s : v[1] != 0.0 ? mixi_cg_agree(A, st) : MIX_SUCCESS;
+        bmax = v[0];
+    }
     if (st) return stop_early(ctx, prm, n, x, info, st, MIX_CG_MAX_ITER, NAN);
     if (!isfinite(bmax))
         return stop_early(ctx, prm, n, x, info, MIX_ERR_NAN, MIX_CG_BREAKDOWN_NAN, NAN);
@@ -68,6 +74,8 @@ int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_spars
     const int m = ea > RANGE_EXP || ea < -RANGE_EXP ? (int)ceil((1 - ea) / 2.0) : 0;
     /* In range, or b = 0 (whose answer x = 0 needs no scaling). */
     if ((kb == 0 && m == 0) || bmax == 0.0) return mixi_cg_solve(ctx, prm, A, b, x, info);
+    if (A->dist) /* the rescaled copy below is of one process's matrix */
+        return stop_early(ctx, prm, n, x, info, MIX_ERR_UNSUPPORTED, MIX_CG_OUT_OF_RANGE, NAN);
 
     /* A' = 4^m A, b' = 2^kb b: A' y = b' with y = 2^(kb - 2m) x, and the same relative residual. */
     const size_t bytes = (size_t)n * sizeof(double);

@@ -72,7 +72,10 @@ static int measure(mix_sparse *A, const mix_spmat *As, const double *S, mix_prec
         (st = sp->vec_accum64(ctx->state, &t->u, S, -1.0, t->z64)) ||
         (st = sp->nrm2sq64(ctx->state, n, t->z64, &zz)))
         return st;
-    *eta = isfinite(zz) ? sqrt(zz / n) : INFINITY;
+    /* Distributed: the local blocks' errors over the whole matrix's rows (the off-process
+     * block's rounding is left out), the same eta on every rank. */
+    if ((st = mixi_cg_sum(A, &zz, 1))) return st;
+    *eta = isfinite(zz) ? sqrt(zz / mixi_cg_n(A)) : INFINITY;
     return MIX_SUCCESS;
 }
 

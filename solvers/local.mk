@@ -6,5 +6,6 @@ libmixsolve_core_la_SOURCES += solvers/range.c
 libmixsolve_core_la_SOURCES += solvers/precond_lu.c
 libmixsolve_core_la_SOURCES += solvers/widen.c
 libmixsolve_core_la_SOURCES += solvers/precond_chol.c solvers/chol_lowprec.c solvers/pcg.c solvers/posv.c
-libmixsolve_core_la_SOURCES += solvers/cg_matrix.c solvers/cg_range.c solvers/cg_lanczos.c solvers/cg_storage.c solvers/cg_auto.c
+libmixsolve_core_la_SOURCES += solvers/cg_matrix.c solvers/cg_range.c solvers/cg_lanczos.c solvers/cg_storage.c solvers/cg_auto.c \
+	solvers/cg_dist.c
 noinst_HEADERS += solvers/cg.h

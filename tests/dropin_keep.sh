@@ -10,7 +10,10 @@ log=$PWD/tests/dropin_keep.log
 out=tests/dropin_keep.out
 n=${DROPIN_KEEP_N:-500}
 status=0
-fail() { echo "FAIL: $*"; status=1; }
+# Failures are repeated at the end: CI shows only the tail of a long log.
+failures=
+fail() { echo "FAIL: $*"; status=1; failures="$failures
+  $*"; }
 expect() { grep -q "^mixsolve_lapack $1" "$log" || fail "no log line '$1'"; }
 count() { grep -c "^mixsolve_lapack $1" "$log"; }
 # run WHAT N VAR=VALUE...: the client under the drop-in; only the client's own lines may appear.
@@ -74,4 +77,5 @@ run lru 600 MIXSOLVE_LAPACK=fp32 MIXSOLVE_LAPACK_KEEP_MB=6 DROPIN_KEEP_EVICTED=1
 [ "$(count "dgetrs n=600 nrhs=1 routed")" = 2 ] || fail "LRU: order 600 evicted"
 [ "$(count "dgetrs n=601 nrhs=1 routed")" = 0 ] || fail "LRU: order 601 not evicted"
 [ "$(count "dgetrs n=602 nrhs=1 routed")" = 1 ] || fail "LRU: order 602 not kept"
+[ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

@@ -7,7 +7,10 @@ client=./tests/lapack_client
 log=$PWD/tests/dropin_lapack.log
 n=1100
 status=0
-fail() { echo "FAIL: $*"; status=1; }
+# Failures are repeated at the end: CI shows only the tail of a long log.
+failures=
+fail() { echo "FAIL: $*"; status=1; failures="$failures
+  $*"; }
 expect() { grep -q "^mixsolve_lapack $1" "$log" || fail "no log line '$1'"; }
 # max|P L U - A| / max|A| allowed for the factors dgesv_ leaves, by factor precision.
 tol_for() { case $1 in fp32) echo 1e-4 ;; tf32 | fp16) echo 0.05 ;; bf16) echo 0.3 ;; *) echo 1e-12 ;; esac; }
@@ -105,4 +108,5 @@ rm -f "$log"
 LAPACK_CLIENT_FACTOR_TOL=$(tol_for fp32) LAPACK_CLIENT_FACTOR_PREC=fp32 LD_PRELOAD=$lib MIXSOLVE_LAPACK=fp32 $client 40 >tests/dropin_lapack.out 2>&1 || fail "client without log"
 grep -v -e '^ok ' -e 'failure(s)$' tests/dropin_lapack.out && fail "output other than the client's"
 [ -e "$log" ] && fail "a log written without MIXSOLVE_LAPACK_LOG"
+[ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

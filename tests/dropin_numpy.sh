@@ -13,7 +13,10 @@ if ! $py -c 'import numpy' 2>/dev/null; then
   exit 77
 fi
 status=0
-fail() { echo "FAIL: $*"; status=1; }
+# Failures are repeated at the end: CI shows only the tail of a long log.
+failures=
+fail() { echo "FAIL: $*"; status=1; failures="$failures
+  $*"; }
 # FP64 level: LAPACK dsgesv's stopping test bounds the backward error by about sqrt(n) eps.
 level=$($py -c "import math; print(8 * math.sqrt($n) * 2.0**-52)")
 accurate() { $py -c "import sys; sys.exit(0 if 0 <= float('$1') <= $level else 1)"; }
@@ -47,4 +50,5 @@ echo "AUTO predicts $pred for n = $n on this machine"
 check auto "$pred"
 [ "$pred" = fp32 ] || check fp32 fp32
 rm -f tests/dropin_numpy_*.npy
+[ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

@@ -12,7 +12,10 @@ if ! command -v Rscript >/dev/null 2>&1; then
   exit 77
 fi
 status=0
-fail() { echo "FAIL: $*"; status=1; }
+# Failures are repeated at the end: CI shows only the tail of a long log.
+failures=
+fail() { echo "FAIL: $*"; status=1; failures="$failures
+  $*"; }
 script='set.seed(20261124); n <- as integer
 a <- matrix(rnorm(n * n), n); b <- rnorm(n)
 x <- solve(a, b)
@@ -35,4 +38,5 @@ else
   grep -q "^mixsolve_lapack dgesv n=$n nrhs=1 routed prec=$pred " "$log" || fail "R's solve() not routed"
 fi
 rm -f "$log"
+[ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

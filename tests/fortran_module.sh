@@ -13,7 +13,10 @@ mod=$srcdir/fortran/mixsolve.f90
 work=tests/fortran.tmp
 rm -rf "$work" && mkdir -p "$work"
 status=0
-fail() { echo "FAIL: $*"; status=1; }
+# Failures are repeated at the end: CI shows only the tail of a long log.
+failures=
+fail() { echo "FAIL: $*"; status=1; failures="$failures
+  $*"; }
 
 for f in $(sed -n 's/^[a-z].*[ *]\(mix_[a-z0-9_]*\)(.*/\1/p' "$hdr"); do
   grep -q "name=\"$f\"" "$mod" || fail "$f has no interface in fortran/mixsolve.f90: add one"
@@ -55,4 +58,5 @@ $FC $FCFLAGS -Ifortran -o "$work/fortran_client" "$srcdir/tests/fortran_client.f
   -L"$libdir" -lmixsolve -Wl,-rpath,"$libdir" || fail "tests/fortran_client.f90 does not build"
 "$work/fortran_client" || fail "tests/fortran_client"
 [ $status = 0 ] && rm -rf "$work"
+[ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

@@ -7,7 +7,10 @@ set -u
 LC_ALL=C; export LC_ALL # one collation for sort and comm
 top=${srcdir:-.}
 status=0
-fail() { echo "FAIL: $*"; status=1; }
+# Failures are repeated at the end: CI shows only the tail of a long log.
+failures=
+fail() { echo "FAIL: $*"; status=1; failures="$failures
+  $*"; }
 
 # The file a quoted include names, relative to the top of the tree: the including file's
 # directory first, then -I$(top_srcdir) and -I$(top_srcdir)/lib, as the compiler searches.
@@ -101,4 +104,5 @@ else
   echo "layering.sh: objects or nm not found, calls not checked"
 fi
 [ $status = 0 ] && echo "layering.sh: includes and calls follow doc/HACKING.md section 1"
+[ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

@@ -10,7 +10,10 @@ readme=$srcdir/README.md
 work=$PWD/tests/readme.tmp
 rm -rf "$work" && mkdir -p "$work"
 status=0
-fail() { echo "FAIL: $*"; status=1; }
+# Failures are repeated at the end: CI shows only the tail of a long log.
+failures=
+fail() { echo "FAIL: $*"; status=1; failures="$failures
+  $*"; }
 # The fenced ```c blocks, in order, as block1.c, block2.c ...; the `cc` lines of ```sh blocks.
 awk -v dir="$work" '
   /^```c$/ { n++; f = dir "/block" n ".c"; inc = 1; next }
@@ -84,4 +87,5 @@ elif [ -f "$work/CMakeLists1.txt" ]; then
   done <"$work/cmakecommands"
 fi
 [ $status = 0 ] && rm -rf "$work"
+[ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

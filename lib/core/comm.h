@@ -31,6 +31,10 @@ typedef struct mixi_comm_ops {
      * to `wire` (MIX_FP64 for a true residual; MIX_FP32, MIX_FP16, MIX_BF16 or MIX_FIXED16 with
      * one scale per message); the receives are posted.  Nothing may change x until halo_end. */
     int (*halo_begin)(const mixi_comm *c, struct mixi_halo *h, mix_prec wire, const double *x);
+    /* The same from a sloppy vector in host memory (a mix_svec's prec, val and norm, n_local
+     * values): the values sent are read where they lie, never widened whole first. */
+    int (*halo_begin_sv)(const mixi_comm *c, struct mixi_halo *h, mix_prec wire, mix_prec prec,
+                         const void *val, const float *norm);
     /* Wait for the halo started last and decode it into ghost (the plan's n_ghost FP64 values,
      * in the off-process block's compact column order). */
     int (*halo_end)(const mixi_comm *c, struct mixi_halo *h, double *ghost);
@@ -43,6 +47,27 @@ struct mixi_comm {
     void *state; /* the table's own (an MPI communicator and its scratch); NULL when serial */
     int rank, size;
 };
+
+/* A matrix distributed by rows as the CG sees it (libmixsolve_mpi fills it in at creation; the
+ * CG of solvers/ reads it).  The mix_sparse holding it is this rank's local block: its rows and
+ * the columns it owns, in local numbering.  The off-process block is a mix_sparse `off` of order
+ * n_pad + n_ghost whose rows 0..n_local-1 hold the entries of ghost columns, ghost k at column
+ * n_pad + k (n_pad: n_local rounded up to a FIXED16 vector block, so that the ghost part of a
+ * sloppy vector starts on a block); one Jacobi or uniform scale vector over [local, ghost]
+ * then scales it as diag(s) A diag(s) scales the whole matrix.  Host memory only. */
+struct mix_sparse;
+typedef struct mixi_dist_link {
+    const mixi_comm *comm;   /* the context's */
+    struct mixi_halo *halo;  /* owned by libmixsolve_mpi */
+    int64_t n_global;        /* rows of the whole matrix (the decisions' n) */
+    int n_ghost, n_pad;
+    /* This rank owns no row: its block is one isolated unknown (a_00 = 1, b_0 = x_0 = 0), so that
+     * every rank runs the same steps; it adds nothing to a sum. */
+    int phantom;
+    struct mix_sparse *off;  /* NULL when this rank has no ghost */
+    double *ghost;           /* n_ghost FP64 values, where halo_end decodes */
+    void (*free)(struct mixi_dist_link *d); /* frees off, the halo and itself (collective) */
+} mixi_dist_link;
 
 /* One process: sums, extrema and agreements of one rank are the values themselves; no halo. */
 extern const mixi_comm mixi_comm_serial;

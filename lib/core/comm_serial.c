@@ -22,6 +22,13 @@ static int serial_halo_begin(const mixi_comm *c, struct mixi_halo *h, mix_prec w
     return h ? MIX_ERR_INVALID_ARG : MIX_SUCCESS; /* one process owns every column */
 }
 
+static int serial_halo_begin_sv(const mixi_comm *c, struct mixi_halo *h, mix_prec wire,
+                                mix_prec prec, const void *val, const float *norm)
+{
+    (void)c, (void)wire, (void)prec, (void)val, (void)norm;
+    return h ? MIX_ERR_INVALID_ARG : MIX_SUCCESS;
+}
+
 static int serial_halo_end(const mixi_comm *c, struct mixi_halo *h, double *ghost)
 {
     (void)c, (void)ghost;
@@ -36,6 +43,7 @@ static const mixi_comm_ops serial_ops = {
     .all = serial_flag,
     .agree = serial_flag,
     .halo_begin = serial_halo_begin,
+    .halo_begin_sv = serial_halo_begin_sv,
     .halo_end = serial_halo_end,
     .fini = NULL,
 };

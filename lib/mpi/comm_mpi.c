@@ -45,6 +45,13 @@ static int mpi_halo_begin(const mixi_comm *c, struct mixi_halo *h, mix_prec wire
     return h ? mixi_halo_begin(h, wire, x) : MIX_SUCCESS;
 }
 
+static int mpi_halo_begin_sv(const mixi_comm *c, struct mixi_halo *h, mix_prec wire, mix_prec prec,
+                             const void *val, const float *norm)
+{
+    (void)c;
+    return h ? mixi_halo_begin_sv(h, wire, prec, val, norm) : MIX_SUCCESS;
+}
+
 static int mpi_halo_end(const mixi_comm *c, struct mixi_halo *h, double *ghost)
 {
     (void)c;
@@ -66,6 +73,7 @@ const mixi_comm_ops mixi_comm_mpi_ops = {
     .all = mpi_all,
     .agree = mpi_agree,
     .halo_begin = mpi_halo_begin,
+    .halo_begin_sv = mpi_halo_begin_sv,
     .halo_end = mpi_halo_end,
     .fini = mpi_fini,
 };

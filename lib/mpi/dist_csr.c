@@ -4,9 +4,11 @@
  * malloc: libmixsolve exports only mix_ symbols, not its allocator. */
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/mpi/mpi_internal.h"
+#include "solvers/cg.h"
 
 typedef struct {
     int64_t col;
@@ -71,6 +73,18 @@ static int check_entries(const mixi_dist *D, int64_t nnz, const int64_t *colind,
         if (colind[k] < 0 || colind[k] >= D->n_global) return MIX_ERR_INVALID_ARG;
     for (int64_t k = 0; k < nnz; k++)
         if (!isfinite(val[k])) return MIX_ERR_NAN;
+    return MIX_SUCCESS;
+}
+
+/* max |a_ij| over the ranks: FP16/BF16's uniform scale and the range test decide alike. */
+static int global_amax(mixi_dist *D, int64_t nnz, const double *val)
+{
+    double m = 0.0;
+    for (int64_t k = 0; k < nnz; k++)
+        if (fabs(val[k]) > m) m = fabs(val[k]);
+    if (MPI_Allreduce(MPI_IN_PLACE, &m, 1, MPI_DOUBLE, MPI_MAX, D->mc) != MPI_SUCCESS)
+        return mixi_mpi_agree(D->mc, MIX_ERR_COMM);
+    D->amax = m;
     return MIX_SUCCESS;
 }
 
@@ -182,14 +196,27 @@ static int renumber(mixi_dist *D, const int64_t *gcol, int64_t **pairs)
     return MIX_SUCCESS;
 }
 
+/* The block of a rank owning no row: one isolated unknown, [1]. */
+static int phantom(mixi_dist *D)
+{
+    const int64_t rp[2] = {0, 1};
+    const int32_t ci[1] = {0};
+    const double v[1] = {1.0};
+    return mix_sparse_create_csr(D->ctx, 1, rp, ci, v, &D->diag);
+}
+
 /* PETSc's MPIAIJ split as backend matrices, from which the CG's sloppy copies (SELL-32, FIXED16,
  * ...) convert like any matrix's.  The off-process block is n_local x n_ghost; the backends'
- * matrices are square, so it is held in order max(n_local, n_ghost), the other rows or columns
- * empty (a halo vector padded with zeros to that order multiplies it). */
+ * matrices are square, so it is held in order n_pad + n_ghost, ghost k at column n_pad + k, the
+ * other rows empty (a vector of that order, zero but for its ghost part, multiplies it). */
 static int split(mixi_dist *D)
 {
-    const int n = D->n_local, m = n > D->n_ghost ? n : D->n_ghost;
-    if (n == 0) return MIX_SUCCESS;
+    const int n = D->n_local;
+    if (n == 0) return phantom(D);
+    const int pad = (n + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * MIXI_SVEC_BLOCK;
+    if (D->n_ghost > INT_MAX - pad) return MIX_ERR_OVERFLOW;
+    const int m = pad + D->n_ghost;
+    D->link.n_pad = pad;
     int64_t *drp = malloc(((size_t)n + 1) * sizeof *drp), *orp = calloc((size_t)m + 1, sizeof *orp);
     int32_t *dci = malloc((size_t)(D->nnz_diag > 0 ? D->nnz_diag : 1) * sizeof *dci);
     int32_t *oci = malloc((size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof *oci);
@@ -202,7 +229,7 @@ static int split(mixi_dist *D)
         orp[i] = ko;
         for (int64_t k = D->rp[i]; k < D->rp[i + 1]; k++) {
             if (D->cx[k] < n) { dci[kd] = D->cx[k]; dv[kd++] = D->v[k]; }
-            else { oci[ko] = D->cx[k] - n; ov[ko++] = D->v[k]; }
+            else { oci[ko] = D->cx[k] - n + pad; ov[ko++] = D->v[k]; }
         }
     }
     if (!st) {
@@ -213,6 +240,12 @@ static int split(mixi_dist *D)
     if (!st && D->n_ghost > 0) st = mix_sparse_create_csr(D->ctx, m, orp, oci, ov, &D->off);
     free(drp); free(orp); free(dci); free(oci); free(dv); free(ov);
     return st;
+}
+
+/* The link's free: the whole distributed part (the local block is the user's object). */
+static void link_free(mixi_dist_link *l)
+{
+    mixi_dist_free((mixi_dist *)(void *)((char *)l - offsetof(mixi_dist, link)));
 }
 
 void mixi_dist_free(mixi_dist *D)
@@ -240,7 +273,9 @@ static int build(mixi_dist *D, const int64_t *rowptr, const int64_t *colind, con
     free(pairs);
     if (!st) {
         D->ghostv = calloc((size_t)(D->n_ghost > 0 ? D->n_ghost : 1), sizeof *D->ghostv);
-        st = D->ghostv ? split(D) : MIX_ERR_ALLOC;
+        /* The sloppy halo's widened values, made now so that no exchange can fail alone. */
+        D->halo->sx = malloc((size_t)(D->n_local > 0 ? D->n_local : 1) * sizeof *D->halo->sx);
+        st = D->ghostv && D->halo->sx ? split(D) : MIX_ERR_ALLOC;
         st = mixi_mpi_agree(D->mc, st);
     }
     return st;
@@ -268,6 +303,7 @@ int mixi_dist_create(mix_context *ctx, int n_local, const int64_t *rowptr, const
     st = check_rows(n_local, rowptr, colind, val, &nnz);
     st = layout(D, nnz, st);
     if (!st) st = mixi_mpi_agree(mc, check_entries(D, nnz, colind, val));
+    if (!st) st = global_amax(D, nnz, val);
     if (!st) st = build(D, rowptr, colind, val);
     if (st) {
         mixi_dist_free(D);
@@ -277,16 +313,37 @@ int mixi_dist_create(mix_context *ctx, int n_local, const int64_t *rowptr, const
     return MIX_SUCCESS;
 }
 
+/* The CG reads the distributed part through the link (lib/core/comm.h); the local block, which
+ * the user holds as A, points to it and frees it with itself. */
+static void attach(mixi_dist *D, mix_sparse *A)
+{
+    mixi_dist_link *l = &D->link;
+    l->comm = D->ctx->comm;
+    l->halo = D->halo;
+    l->n_global = D->n_global;
+    l->n_ghost = D->n_ghost;
+    l->phantom = D->n_local == 0;
+    l->off = D->off;
+    l->ghost = D->ghostv;
+    l->free = link_free;
+    A->amax = D->amax;
+    A->dist = l;
+    D->diag = NULL; /* now the user's */
+}
+
 int mix_sparse_create_dist_csr(mix_context *ctx, int n_local, const int64_t *rowptr,
                                const int64_t *colind, const double *val, mix_sparse **A)
 {
     if (!A) return MIX_ERR_INVALID_ARG;
     *A = NULL;
     mixi_dist *D = NULL;
+    /* The halo is packed from and decoded into the CG's vectors where they lie: host memory. */
+    if (mixi_mpi_comm_of(ctx) != MPI_COMM_NULL && !(ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY))
+        return mixi_mpi_agree(mixi_mpi_comm_of(ctx), MIX_ERR_UNSUPPORTED);
     const int st = mixi_dist_create(ctx, n_local, rowptr, colind, val, &D);
     if (st) return st;
-    /* Checked and built, but mix_dcg cannot run on it until the CG calls the communicator
-     * table: refuse rather than solve the local block alone. */
-    mixi_dist_free(D);
-    return MIX_ERR_NOT_IMPLEMENTED;
+    mix_sparse *L = D->diag;
+    attach(D, L);
+    *A = L;
+    return MIX_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/mpi/mpi_internal.h"
+#include "kernels/common/spmv_row.h"
 
 #define HALO_TAG 0x6d78 /* "mx" */
 
@@ -41,7 +42,7 @@ void mixi_halo_free(struct mixi_halo *h)
     if (!h) return;
     free(h->send_rank); free(h->recv_rank); free(h->send_off); free(h->recv_off);
     free(h->send_idx); free(h->sbuf); free(h->rbuf); free(h->req);
-    free(h->scount); free(h->sdispl); free(h->rcount); free(h->rdispl);
+    free(h->scount); free(h->sdispl); free(h->rcount); free(h->rdispl); free(h->sx);
     if (h->graph != MPI_COMM_NULL) MPI_Comm_free(&h->graph);
     free(h);
 }
@@ -279,4 +280,34 @@ int mixi_halo_end(struct mixi_halo *h, double *ghost)
         mixi_wire_unpack(h->wire, h->rbuf + rbase(h, k), h->recv_off[k + 1] - h->recv_off[k],
                          ghost + h->recv_off[k]);
     return MIX_SUCCESS;
+}
+
+/* One value of a sloppy vector, widened to FP64 exactly. */
+static double sv_load(mix_prec prec, const void *val, const float *norm, int i)
+{
+    switch (prec) {
+    case MIX_FP64: return mixk_svec_ld_fp64(val, norm, i);
+    case MIX_FP32: return mixk_svec_ld_fp32(val, norm, i);
+    case MIX_FP16: return mixk_svec_ld_fp16(val, norm, i);
+    case MIX_BF16: return mixk_svec_ld_bf16(val, norm, i);
+    default: return mixk_svec_ld_fixed16(val, norm, i);
+    }
+}
+
+int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, const void *val,
+                       const float *norm)
+{
+    if (prec == MIX_FP64) return mixi_halo_begin(h, wire, val);
+    if (prec != MIX_FP32 && prec != MIX_FP16 && prec != MIX_BF16 && prec != MIX_FIXED16)
+        return MIX_ERR_INVALID_ARG;
+    const int ns = h->send_off[h->nsend];
+    if (!h->sx) { /* indexed as the owned vector, of which only the values sent are written */
+        int m = 0;
+        for (int t = 0; t < ns; t++)
+            if (h->send_idx[t] + 1 > m) m = h->send_idx[t] + 1;
+        h->sx = malloc((size_t)(m > 0 ? m : 1) * sizeof *h->sx);
+        if (!h->sx) return MIX_ERR_ALLOC;
+    }
+    for (int t = 0; t < ns; t++) h->sx[h->send_idx[t]] = sv_load(prec, val, norm, h->send_idx[t]);
+    return mixi_halo_begin(h, wire, h->sx);
 }
