@@ -1,18 +1,25 @@
 /* petsc_client.c: an ordinary PETSc program (it knows nothing of mixsolve): 3D Poisson n^3 by
- * KSPSolve with the KSP and PC from the command line, b = A x_exact.  It prints, for each solve,
- * the iterations, the converged reason, the true relative residual ||b - A x|| / ||b|| and the
- * relative error against x_exact.  -rescale solves a second time after MatScale(A, 2) (the same
- * b: x halves), which a solver caching the matrix must notice.  Run by tests/petsc.sh. */
+ * KSPSolve with the KSP and PC from the command line, b = A x_exact (-empty_last: the last process
+ * owns no row).  It prints, for each solve, the iterations, the converged reason, the true
+ * relative residual ||b - A x|| / ||b|| and the relative error against x_exact.  -rescale solves
+ * a second time after MatScale(A, 2) (the same b: x halves), which a solver caching the matrix
+ * must notice.  Run by tests/petsc.sh. */
 #include <petscksp.h>
 
-static PetscErrorCode poisson(PetscInt n, Mat *A)
+/* empty_last: the last process owns no row (the others split them), else PETSc's layout. */
+static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
 {
     const PetscInt N = n * n * n;
-    PetscInt lo, hi;
+    PetscInt lo, hi, m = PETSC_DECIDE;
+    PetscMPIInt rank, size;
 
     PetscFunctionBegin;
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    if (empty_last && size > 1)
+        m = rank == size - 1 ? 0 : N / (size - 1) + (rank < N % (size - 1) ? 1 : 0);
     PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-    PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
+    PetscCall(MatSetSizes(*A, m, m, N, N));
     PetscCall(MatSetFromOptions(*A));
     PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
     PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 6, NULL));
@@ -66,12 +73,13 @@ int main(int argc, char **argv)
     Vec x, b, xe;
     KSP ksp;
     PetscInt n = 16, lo, hi;
-    PetscBool rescale = PETSC_FALSE;
+    PetscBool rescale = PETSC_FALSE, empty_last = PETSC_FALSE;
 
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-rescale", &rescale, NULL));
-    PetscCall(poisson(n, &A));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-empty_last", &empty_last, NULL));
+    PetscCall(poisson(n, empty_last, &A));
     PetscCall(MatCreateVecs(A, &x, &b));
     PetscCall(VecDuplicate(x, &xe));
     PetscCall(VecGetOwnershipRange(xe, &lo, &hi));
