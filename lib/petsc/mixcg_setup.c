@@ -77,6 +77,9 @@ static PetscErrorCode convert(KSP ksp, KSP_MixCG *mc, Mat A)
     PetscFunctionBegin;
     PetscCallMPI(MPI_Comm_size(comm, &size));
     PetscCall(mixi_petsc_get_rows(A, &c));
+    if (c.n_local > INT_MAX) PetscCall(mixi_petsc_free_rows(&c)); /* 64-bit PetscInt builds */
+    PetscCheck(c.n_local <= INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "KSP mixcg: a rank owning more than INT_MAX rows");
     int st = mix_sparse_create_dist_csr(mc->ctx, (int)c.n_local, c.rowptr, c.colind, c.val, &mc->A);
     if (st == MIX_ERR_NOT_IMPLEMENTED && size == 1) {
         PetscCall(PetscInfo(ksp, "mix_sparse_create_dist_csr: %s; serial mixsolve matrix\n",
