@@ -24,12 +24,9 @@ struct mix_sparse {
     double eta[2][MIX_NUM_PREC];  /* storage error of each sloppy copy (mixi_cg_storage_error) */
     int eta_known[2][MIX_NUM_PREC]; /* 0 (calloc) until measured */
     /* Distributed by rows (libmixsolve_mpi; lib/core/comm.h): NULL on one process.  Then this
-     * object is the local block, amax is the whole matrix's, and the off-process block's sloppy
-     * copies are cached here with the [local, ghost] scale each was made with ([0] FP16/BF16's
-     * uniform one, [1] Jacobi's; made collectively on first use). */
+     * object is the local block and amax is the whole matrix's; the windows' scales for S of
+     * kind [0] uniform, [1] Jacobi are made collectively once (off_scale_done). */
     mixi_dist_link *dist;
-    mix_spmat *off_sloppy[2][MIX_NUM_PREC];
-    double *off_scale[2];
     int off_scale_done[2];
 };
 
@@ -94,9 +91,11 @@ int mixi_cg_apply64(mix_sparse *A, const double *x, double *y);
 /* What one stage's distributed sloppy SpMV needs: the off-process block in the stage's storage
  * (NULL: no ghost here) and two vectors of its order (ghost values in, its product out). */
 typedef struct {
-    const mix_spmat *off;
-    mix_svec g, y;
     mix_prec wire;
+    struct {
+        const mix_spmat *off;
+        mix_svec g, y;
+    } w[MIXI_DIST_WIN_MAX];
 } mixi_cg_halo;
 /* Collective: the off-process block of `prec` (scaled by the local block's S where S is not
  * NULL, with the ghosts' S fetched once) and the vectors in vprec.  0 on a serial A. */

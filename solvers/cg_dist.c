@@ -29,8 +29,8 @@ int mixi_cg_agree(const mix_sparse *A, int st)
 
 double mixi_cg_n(const mix_sparse *A) { return A->dist ? (double)A->dist->n_global : A->n; }
 
-/* The first or the last values of a sloppy vector as a vector of their own (the ghost part
- * starts on a FIXED16 block, n_pad being a multiple of MIXI_SVEC_BLOCK). */
+/* n values of a sloppy vector from `first` on as a vector of their own (first a multiple of
+ * MIXI_SVEC_BLOCK, so that a FIXED16 vector's norms line up). */
 static mix_svec view(const mix_svec *v, int first, int n)
 {
     mix_svec w = *v;
@@ -59,6 +59,29 @@ static void svec_del(mix_context *ctx, mix_svec *v)
     v->norm = NULL;
 }
 
+/* y[first..first+len) += the window's off-process part of A x, in FP64 (ghosts in d->ghost). */
+static int window64(mix_sparse *A, const mixi_dist_win *w, double *y)
+{
+    mix_context *ctx = A->ctx;
+    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const int m = w->off->n;
+    mix_svec g = {MIX_FP64, m, NULL, NULL}, o = {MIX_FP64, m, NULL, NULL};
+    double xy;
+    int st;
+    if (!(st = ctx->ops->alloc(ctx->state, &g.val, (size_t)m * sizeof(double))) &&
+        !(st = ctx->ops->alloc(ctx->state, &o.val, (size_t)m * sizeof(double))) &&
+        !(st = ctx->ops->memset0(ctx->state, g.val, (size_t)w->pad * sizeof(double))) &&
+        !(st = ctx->ops->copy(ctx->state, (double *)g.val + w->pad, A->dist->ghost + w->g0,
+                              (size_t)w->ng * sizeof(double))) &&
+        !(st = sp->spmv(ctx->state, w->off->a64, &g, &o, &xy))) {
+        const mix_svec head = view(&o, 0, w->len);
+        st = sp->vec_accum64(ctx->state, &head, NULL, 1.0, y + w->first);
+    }
+    ctx->ops->free(ctx->state, g.val);
+    ctx->ops->free(ctx->state, o.val);
+    return st;
+}
+
 /* y = A x in FP64 over the ranks: x's halo in FP64 travels while the local block runs. */
 int mixi_cg_apply64(mix_sparse *A, const double *x, double *y)
 {
@@ -73,20 +96,7 @@ int mixi_cg_apply64(mix_sparse *A, const double *x, double *y)
     const int st2 = sp->spmv(ctx->state, A->a64, &xv, &yv, &xy);
     const int st3 = c->ops->halo_end(c, d->halo, d->ghost);
     st = st ? st : st2 ? st2 : st3;
-    if (st || !d->off) return st;
-    const int m = d->off->n;
-    mix_svec g = {MIX_FP64, m, NULL, NULL}, o = {MIX_FP64, m, NULL, NULL};
-    if (!(st = ctx->ops->alloc(ctx->state, &g.val, (size_t)m * sizeof(double))) &&
-        !(st = ctx->ops->alloc(ctx->state, &o.val, (size_t)m * sizeof(double))) &&
-        !(st = ctx->ops->memset0(ctx->state, g.val, (size_t)d->n_pad * sizeof(double))) &&
-        !(st = ctx->ops->copy(ctx->state, (double *)g.val + d->n_pad, d->ghost,
-                              (size_t)d->n_ghost * sizeof(double))) &&
-        !(st = sp->spmv(ctx->state, d->off->a64, &g, &o, &xy))) {
-        const mix_svec head = view(&o, 0, A->n);
-        st = sp->vec_accum64(ctx->state, &head, NULL, 1.0, y);
-    }
-    ctx->ops->free(ctx->state, g.val);
-    ctx->ops->free(ctx->state, o.val);
+    for (int k = 0; k < d->n_win && !st; k++) st = window64(A, &d->win[k], y);
     return st;
 }
 
@@ -114,8 +124,8 @@ int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *
     return MIX_SUCCESS;
 }
 
-/* The [local, 0, ghost] scale of the off-process block for S (the local block's Jacobi or
- * uniform scale): the ghosts' S through one FP64 halo.  Collective, also where no ghost is. */
+/* The windows' [local, 0, ghost] scales for S (the local block's Jacobi or uniform scale): the
+ * ghosts' S through one FP64 halo.  Collective, also where no ghost is. */
 static int off_scale(mix_sparse *A, int kind, const double *S)
 {
     mix_context *ctx = A->ctx;
@@ -124,13 +134,14 @@ static int off_scale(mix_sparse *A, int kind, const double *S)
     int st = c->ops->halo_begin(c, d->halo, MIX_FP64, S);
     const int st2 = c->ops->halo_end(c, d->halo, d->ghost);
     st = st ? st : st2;
-    if (!st && d->off) {
-        const size_t m = (size_t)d->off->n;
-        st = ctx->ops->alloc(ctx->state, (void **)&A->off_scale[kind], m * sizeof(double));
-        if (!st) st = ctx->ops->memset0(ctx->state, A->off_scale[kind], m * sizeof(double));
-        if (!st) st = ctx->ops->copy(ctx->state, A->off_scale[kind], S, (size_t)A->n * sizeof(double));
-        if (!st) st = ctx->ops->copy(ctx->state, A->off_scale[kind] + d->n_pad, d->ghost,
-                                     (size_t)d->n_ghost * sizeof(double));
+    for (int k = 0; k < d->n_win && !st; k++) {
+        mixi_dist_win *w = &d->win[k];
+        const size_t m = (size_t)w->off->n;
+        double **sc = &w->scale[kind];
+        st = ctx->ops->alloc(ctx->state, (void **)sc, m * sizeof(double));
+        if (!st) st = ctx->ops->memset0(ctx->state, *sc, m * sizeof(double));
+        if (!st) st = ctx->ops->copy(ctx->state, *sc, S + w->first, (size_t)w->len * sizeof(double));
+        if (!st) st = ctx->ops->copy(ctx->state, *sc + w->pad, d->ghost + w->g0, (size_t)w->ng * sizeof(double));
     }
     st = mixi_cg_agree(A, st);
     if (!st) A->off_scale_done[kind] = 1;
@@ -147,38 +158,71 @@ static mix_prec halo_wire(mix_prec storage)
     return storage == MIX_FP16 || storage == MIX_BF16 ? MIX_FIXED16 : storage;
 }
 
+/* Window k's sloppy copy in `prec` and its two vectors. */
+static int window_setup(mix_sparse *A, int k, mix_prec prec, int jacobi, const double *S,
+                        mix_prec vprec, mixi_cg_halo *h)
+{
+    mix_context *ctx = A->ctx;
+    const mix_sparse_ops *sp = ctx->ops->sparse;
+    mixi_dist_win *w = &A->dist->win[k];
+    const int j = jacobi ? 1 : 0;
+    int st = MIX_SUCCESS;
+    if (!w->sloppy[j][prec] &&
+        (st = sp->csr_convert(ctx->state, w->off->a64, prec, S ? w->scale[j] : NULL, &w->sloppy[j][prec]))) {
+        w->sloppy[j][prec] = NULL;
+        return st;
+    }
+    h->w[k].off = w->sloppy[j][prec];
+    if (!(st = svec_new(ctx, vprec, w->off->n, &h->w[k].g)) &&
+        !(st = svec_new(ctx, vprec, w->off->n, &h->w[k].y)))
+        st = sp->vec_zero(ctx->state, &h->w[k].g); /* the local part stays zero */
+    return st;
+}
+
 int mixi_cg_halo_setup(mix_sparse *A, mix_prec prec, int jacobi, const double *S, mix_prec vprec,
                        mixi_cg_halo *h)
 {
     memset(h, 0, sizeof *h);
     if (!A->dist) return MIX_SUCCESS;
-    mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
-    mixi_dist_link *d = A->dist;
-    const int kind = jacobi ? 1 : 0, j = jacobi ? 1 : 0;
+    const int kind = jacobi ? 1 : 0;
     int st = MIX_SUCCESS;
     h->wire = halo_wire(prec);
-    /* Every rank takes this branch alike: S is NULL for the same storages everywhere. */
+    /* Every rank takes this branch alike: S is NULL for the same storages everywhere.  Jacobi's
+     * scale is kind 1, FP16/BF16's uniform one kind 0 (so a scale's kind is the copy's j). */
     if (S && !A->off_scale_done[kind]) st = off_scale(A, kind, S);
     if (st) return st;
-    if (d->off && !A->off_sloppy[j][prec])
-        st = sp->csr_convert(ctx->state, d->off->a64, prec, S ? A->off_scale[kind] : NULL,
-                             &A->off_sloppy[j][prec]);
-    if (st) A->off_sloppy[j][prec] = NULL;
-    if (!st && d->off) {
-        h->off = A->off_sloppy[j][prec];
-        if (!(st = svec_new(ctx, vprec, d->off->n, &h->g)) &&
-            !(st = svec_new(ctx, vprec, d->off->n, &h->y)))
-            st = sp->vec_zero(ctx->state, &h->g); /* the local part stays zero */
-    }
+    for (int k = 0; k < A->dist->n_win && !st; k++) st = window_setup(A, k, prec, jacobi, S, vprec, h);
     return mixi_cg_agree(A, st);
 }
 
 void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h)
 {
-    svec_del(A->ctx, &h->g);
-    svec_del(A->ctx, &h->y);
-    h->off = NULL;
+    for (int k = 0; k < MIXI_DIST_WIN_MAX; k++) {
+        svec_del(A->ctx, &h->w[k].g);
+        svec_del(A->ctx, &h->w[k].y);
+        h->w[k].off = NULL;
+    }
+}
+
+/* ap[window] += the window's off-process part of As p (ghosts in d->ghost); *po += its share
+ * of p'Ap. */
+static int window_spmv(mix_sparse *A, mixi_cg_halo *h, int k, const mix_svec *p, mix_svec *ap,
+                       double *po)
+{
+    mix_context *ctx = A->ctx;
+    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_dist_win *w = &A->dist->win[k];
+    mix_svec tail = view(&h->w[k].g, w->pad, w->ng);
+    const mix_svec head = view(&h->w[k].y, 0, w->len), pw = view(p, w->first, w->len);
+    mix_svec apw = view(ap, w->first, w->len);
+    double gy, d = 0.0;
+    int st;
+    if (!(st = sp->vec_from64(ctx->state, A->dist->ghost + w->g0, NULL, 1.0, &tail, NULL)) &&
+        !(st = sp->spmv(ctx->state, h->w[k].off, &h->w[k].g, &h->w[k].y, &gy)) &&
+        !(st = sp->dot(ctx->state, &pw, &head, &d)))
+        st = sp->axpby(ctx->state, 1.0, &head, 1.0, &apw);
+    *po += d;
+    return st;
 }
 
 int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mix_spmat *As, const mix_svec *p,
@@ -189,20 +233,12 @@ int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mix_spmat *As, const mix_
     if (!A->dist) return sp->spmv(ctx->state, As, p, ap, pap);
     const mixi_dist_link *d = A->dist;
     const mixi_comm *c = d->comm;
-    double v[2] = {0.0, 0.0}, gy, po = 0.0;
+    double v[2] = {0.0, 0.0};
     int st = c->ops->halo_begin_sv(c, d->halo, h->wire, p->prec, p->val, p->norm);
     const int st2 = sp->spmv(ctx->state, As, p, ap, &v[0]); /* while the halo travels */
     const int st3 = c->ops->halo_end(c, d->halo, d->ghost);
     st = st ? st : st2 ? st2 : st3;
-    if (!st && h->off) {
-        mix_svec tail = view(&h->g, d->n_pad, d->n_ghost);
-        const mix_svec head = view(&h->y, 0, A->n);
-        if (!(st = sp->vec_from64(ctx->state, d->ghost, NULL, 1.0, &tail, NULL)) &&
-            !(st = sp->spmv(ctx->state, h->off, &h->g, &h->y, &gy)) &&
-            !(st = sp->dot(ctx->state, p, &head, &po)))
-            st = sp->axpby(ctx->state, 1.0, &head, 1.0, ap);
-        v[0] += po;
-    }
+    for (int k = 0; k < d->n_win && !st; k++) st = window_spmv(A, h, k, p, ap, &v[0]);
     v[1] = st;
     const int s = mixi_cg_sum(A, v, 2);
     if (s) return s;
@@ -214,9 +250,12 @@ int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mix_spmat *As, const mix_
 void mixi_cg_off_free(mix_sparse *A)
 {
     const mix_backend_ops *ops = A->ctx->ops;
-    for (int j = 0; j < 2; j++) {
-        for (int p = 0; p < MIX_NUM_PREC; p++)
-            if (A->off_sloppy[j][p]) ops->sparse->csr_destroy(A->ctx->state, A->off_sloppy[j][p]);
-        ops->free(A->ctx->state, A->off_scale[j]);
+    for (int k = 0; k < A->dist->n_win; k++) {
+        mixi_dist_win *w = &A->dist->win[k];
+        for (int j = 0; j < 2; j++) {
+            for (int p = 0; p < MIX_NUM_PREC; p++)
+                if (w->sloppy[j][p]) ops->sparse->csr_destroy(A->ctx->state, w->sloppy[j][p]);
+            ops->free(A->ctx->state, w->scale[j]);
+        }
     }
 }

@@ -1,6 +1,8 @@
 #!/bin/sh
 # mpi.sh: libmixsolve_mpi's test (tests/mpi_dist) on 1, 2, 3 and 4 ranks (oversubscribed: this
-# may be a 2-core machine); skipped (77) where configure built no MPI.
+# may be a 2-core machine), then `mpirun -np P mixsolve solve FILE.mtx --method cg`: the same
+# exit codes as the serial command, one report (rank 0's), a failure never a hang; skipped (77)
+# where configure built no MPI.
 set -u
 prog=./tests/mpi_dist
 [ -x "$prog" ] && [ -n "${MPIRUN:-}" ] || { echo "SKIP: libmixsolve_mpi not built"; exit 77; }
@@ -12,4 +14,38 @@ for np in 1 2 3 4; do
   # timeout: a rank left waiting would otherwise hang make check.
   timeout 300 "$MPIRUN" -np "$np" --oversubscribe "$prog" || { echo "FAIL: $np ranks"; status=1; }
 done
+
+cli=./tools/mixsolve
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mixsolve-mpi.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+"$cli" gen poisson3d 14 -o "$tmp/p.mtx" >/dev/null || { echo "FAIL: gen"; exit 1; }
+# run NP WANT-EXIT ARGS...: the exit code, and the report printed once (by rank 0 only).
+run() {
+  np=$1 want=$2; shift 2
+  timeout 120 "$MPIRUN" -np "$np" --oversubscribe "$cli" solve "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" = "$want" ] || { echo "FAIL: $np ranks, solve $*: exit $rc, want $want"; cat "$tmp/out" "$tmp/err"; status=1; }
+  lines=$(grep -c '^mixsolve:' "$tmp/err")
+  [ "$want" = 0 ] || [ "$lines" -ge 1 ] || { echo "FAIL: $np ranks, solve $*: no error line"; status=1; }
+  [ "$lines" -le 1 ] || { echo "FAIL: $np ranks, solve $*: $lines error lines (only rank 0 prints)"; status=1; }
+}
+for np in 1 2 3 4; do
+  for prec in fixed16 fp32 auto; do
+    run "$np" 0 "$tmp/p.mtx" --method cg --prec "$prec"
+    [ "$(grep -c '^status' "$tmp/out")" = 1 ] && grep -q "^ranks *: $np " "$tmp/out" &&
+      grep -q '^status *: converged' "$tmp/out" || { echo "FAIL: $np ranks, $prec: report"; cat "$tmp/out"; status=1; }
+  done
+done
+run 2 0 "$tmp/p.mtx" --method cg --precond none --out "$tmp/x.mtx"
+[ -s "$tmp/x.mtx" ] || { echo "FAIL: --out wrote nothing"; status=1; }
+run 3 1 "$tmp/p.mtx" --method cg --max-iter 3 --prec fp64   # not converged: a solver failure
+run 2 2 "$tmp/p.mtx" --method lu                             # only CG runs across ranks
+run 2 2 "$tmp/missing.mtx" --method cg                        # unreadable input
+run 4 2 "$tmp/p.mtx" --method cg --prec tf32                  # bad usage
+# Structurally unsymmetric across the ranks: found collectively, reported once.
+printf '%%%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n1 4 1\n' >"$tmp/u.mtx"
+run 2 1 "$tmp/u.mtx" --method cg
+grep -q 'not structurally symmetric' "$tmp/err" || { echo "FAIL: unsymmetric: $(cat "$tmp/err")"; status=1; }
+echo "mpi.sh: mixsolve solve across ranks: done"
+[ $status = 0 ] || echo "mpi.sh failed"
 exit $status

@@ -135,7 +135,18 @@ static void check_spmv(mix_context *ctx, const mixm_csr *A, int kind, const char
     CHECK(D->nnz_diag + D->nnz_off == s.rowptr[s.n_local], "%s: split loses entries", name);
     /* A rank owning no row holds the phantom 1 x 1 block. */
     CHECK(D->diag != NULL && D->diag->n == (s.n_local > 0 ? s.n_local : 1) &&
-          (D->off != NULL) == (D->n_ghost > 0), "%s: blocks", name);
+          (D->link.n_win > 0) == (D->n_ghost > 0), "%s: blocks", name);
+    /* The windows hold every off-process entry, each row once. */
+    int64_t in_win = 0;
+    for (int k = 0; k < D->link.n_win; k++) {
+        const mixi_dist_win *w = &D->link.win[k];
+        CHECK(w->first % MIXI_SVEC_BLOCK == 0 && w->pad % MIXI_SVEC_BLOCK == 0 && w->len > 0 &&
+              w->first + w->len <= s.n_local && (k == 0 || w->first >= D->link.win[0].first + D->link.win[0].len),
+              "%s: window %d", name, k);
+        in_win += w->off->nnz;
+    }
+    CHECK(in_win == D->nnz_off, "%s: windows hold %lld of %lld off-process entries", name,
+          (long long)in_win, (long long)D->nnz_off);
     mixm_rng r;
     mixm_rng_seed(&r, 42);
     double *x = malloc((size_t)n * sizeof *x), *xr = malloc((size_t)n * sizeof *xr);
@@ -184,8 +195,8 @@ static void check_sloppy(mix_context *ctx, const mixm_csr *A)
             st = mixi_sparse_sloppy(D->diag, ps[t], 0, &As, &scale);
             CHECK(st == 0, "diag block to %s: %s", mix_prec_name(ps[t]), mix_strerror(st));
         }
-        if (D->off) {
-            st = mixi_sparse_sloppy(D->off, ps[t], 0, &As, &scale);
+        for (int k = 0; k < D->link.n_win; k++) {
+            st = mixi_sparse_sloppy(D->link.win[k].off, ps[t], 0, &As, &scale);
             CHECK(st == 0, "off block to %s: %s", mix_prec_name(ps[t]), mix_strerror(st));
         }
     }
@@ -488,14 +499,15 @@ int main(int argc, char **argv)
      * keeps to 2%.  494_bus (kappa ~ 4e6) needs 1500-1900 iterations with two or three stage
      * hand-overs, and any change of rounding moves that count: FP64 alone, whose only difference
      * is the order of the reductions' sums, takes 1585 on 4 ranks against 1559, and the 16-bit
-     * storages move by up to 8% either way; 10% there. */
+     * storages move by up to 10% either way (FP16 with Jacobi, 4 ranks: 869 against 788); 15%
+     * there: it checks convergence, the solution and identical info on a hard matrix. */
     const char *files[2] = {"gr_30_30.mtx", "494_bus.mtx"};
     for (int f = 0; f < 2; f++) {
         mixm_csr B = {0};
         char path[1024], err[256];
         snprintf(path, sizeof path, "%s/matrices/data/%s", MIXT_SRCDIR, files[f]);
         CHECK(mixm_mtx_read(path, &B, NULL, err, sizeof err) == 0, "%s: %s", files[f], err);
-        if (B.nrows) check_solve(ctx, serial, &B, 2, files[f], f ? 10 : 2);
+        if (B.nrows) check_solve(ctx, serial, &B, 2, files[f], f ? 15 : 2);
         mixm_csr_free(&B);
     }
     check_solve_bad(ctx, &P);

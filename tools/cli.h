@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include "mixsolve.h"
 #include "matrices/mixmat.h"
+#include "matrices/mmio.h"
 
 /* Exit statuses of the command (DESIGN.md section 4). */
 enum { CLI_OK = 0, CLI_SOLVER_FAILED = 1, CLI_USAGE = 2 };
@@ -41,6 +42,42 @@ int cli_parse_double(const char *s, double *v);         /* finite */
  * diagonal: the matrices CG is tried on.  Rows must be sorted (the reader and generators do so);
  * O(nnz log(row length)). */
 int cli_spd_candidate(const mixm_csr *A);
+
+/* mixsolve solve's options and system (tools/cmd_solve.c), shared with its MPI form. */
+typedef struct {
+    const char *file, *rhs, *out;
+    int method; /* 0 auto, 1 lu, 2 cg, 3 chol */
+    mix_prec prec;
+    mix_refine refine;
+    mix_backend backend;
+    double tol;
+    long max_iter;
+    int jacobi;
+} solve_opts;
+#define CLI_SOLVE_DEFAULTS {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1}
+/* The system as read: A, b (from --rhs or A * ones) and the solution x. */
+typedef struct {
+    mixm_csr A;
+    mixm_mtx_header h;
+    double *b, *x;
+    double t_read;
+} solve_problem;
+/* The options and the matrix file: -1 to go on, else the exit status (--help, an error). */
+int cli_solve_args(int argc, char **argv, solve_opts *o);
+/* A read and checked; b (and x = 0): 0 or the exit status, its one line printed. */
+int cli_solve_load_matrix(const solve_opts *o, solve_problem *p);
+int cli_solve_load_rhs(const solve_opts *o, solve_problem *p);
+void cli_cg_params(const solve_opts *o, mix_cg_params *prm);
+/* The CG run's lines on stdout (S: the matrix, for its SpMV bodies; res: recomputed here). */
+void cli_report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_sparse *S, int st,
+                   const mix_cg_info *info, double res, double t);
+
+#ifdef MIX_CLI_MPI
+/* Built where configure found MPI (tools/cmd_solve_mpi.c): whether an MPI launcher (mpirun)
+ * started this process, and `mixsolve solve` across its ranks. */
+int cli_mpi_launched(void);
+int cmd_solve_mpi(int argc, char **argv);
+#endif
 
 int cmd_info(int argc, char **argv);
 int cmd_solve(int argc, char **argv);

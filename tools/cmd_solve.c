@@ -29,24 +29,6 @@ static void solve_usage(FILE *f)
             "2 bad usage or input.\n");
 }
 
-typedef struct {
-    const char *file, *rhs, *out;
-    int method; /* 0 auto, 1 lu, 2 cg, 3 chol */
-    mix_prec prec;
-    mix_refine refine;
-    mix_backend backend;
-    double tol;
-    long max_iter;
-    int jacobi;
-} solve_opts;
-
-/* The system as read: A, b (from --rhs or A * ones) and the solution x. */
-typedef struct {
-    mixm_csr A;
-    mixm_mtx_header h;
-    double *b, *x;
-    double t_read;
-} solve_problem;
 
 /* Index of `s` in the NULL-terminated `words`, -1 when absent. */
 static int word_index(const char *s, const char *const *words)
@@ -100,7 +82,7 @@ static int solve_option(int c, const char *v, solve_opts *o)
 }
 
 /* The options and the matrix file: -1 to go on, else the exit status (--help, an error). */
-static int solve_args(int argc, char **argv, solve_opts *o)
+int cli_solve_args(int argc, char **argv, solve_opts *o)
 {
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},          {"rhs", required_argument, NULL, 'r'},
@@ -132,7 +114,7 @@ static int solve_args(int argc, char **argv, solve_opts *o)
 }
 
 /* Reads A and refuses what cannot be solved before any n-sized work: 0 or the exit status. */
-static int load_matrix(const solve_opts *o, solve_problem *p)
+int cli_solve_load_matrix(const solve_opts *o, solve_problem *p)
 {
     char err[512];
     double t0 = mixm_wtime();
@@ -154,7 +136,7 @@ static int load_matrix(const solve_opts *o, solve_problem *p)
 }
 
 /* b from --rhs (n x 1) or b = A * ones, and x = 0: 0 or the exit status. */
-static int load_rhs(const solve_opts *o, solve_problem *p)
+int cli_solve_load_rhs(const solve_opts *o, solve_problem *p)
 {
     const int n = p->A.nrows;
     p->x = calloc((size_t)n, sizeof *p->x);
@@ -261,8 +243,8 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
 }
 
 /* The CG run's lines on stdout. */
-static void report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_sparse *S, int st,
-                      const mix_cg_info *info, double res, double t)
+void cli_report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_sparse *S, int st,
+                   const mix_cg_info *info, double res, double t)
 {
     printf("method          : cg (reliable-update CG), storage %s, %s, backend %s\n",
            mix_prec_name(prm->sloppy_prec), prm->precond ? "Jacobi" : "no preconditioner",
@@ -288,6 +270,15 @@ static void report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_spar
     printf("times           : setup %.4f s, solve %.4f s, total %.4f s\n", info->t_setup, info->t_solve, t);
 }
 
+void cli_cg_params(const solve_opts *o, mix_cg_params *prm)
+{
+    mix_cg_params_init(prm);
+    prm->sloppy_prec = o->prec; /* auto: mix_dcg's MIX_PREC_AUTO */
+    if (o->tol > 0) prm->tol = o->tol;
+    if (o->max_iter > 0) prm->max_iter = (int)o->max_iter;
+    prm->precond = o->jacobi ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+}
+
 /* 0 solved, else the CLI status; *not_spd set when CG saw a non-positive curvature. */
 static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, const double *b, double *x,
                   int quiet_not_spd, int *not_spd)
@@ -295,11 +286,7 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     *not_spd = 0;
     if (o->prec == MIX_TF32) return cli_error(CLI_USAGE, "--prec tf32 is for lu only (cg: fp64, fp32, fp16, bf16, fixed16)");
     mix_cg_params prm;
-    mix_cg_params_init(&prm);
-    prm.sloppy_prec = o->prec; /* auto: mix_dcg's MIX_PREC_AUTO */
-    if (o->tol > 0) prm.tol = o->tol;
-    if (o->max_iter > 0) prm.max_iter = (int)o->max_iter;
-    prm.precond = o->jacobi ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+    cli_cg_params(o, &prm);
     mix_sparse *S = NULL;
     double t0 = mixm_wtime();
     int st = mix_sparse_create_csr(ctx, A->nrows, A->rowptr, A->colind, A->val, &S);
@@ -315,7 +302,7 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     /* ||b - A x|| / ||b|| again, here, range-safe (||b||^2 may under- or overflow); NaN stays. */
     double res = NAN;
     mixm_csr_recheck(A, b, x, NULL, &res);
-    report_cg(ctx, &prm, S, st, &info, res, t);
+    cli_report_cg(ctx, &prm, S, st, &info, res, t);
     mix_sparse_destroy(S);
     if (st) return cli_error(CLI_SOLVER_FAILED, "%s: CG failed: %s", o->file, mix_strerror(st));
     if (!(res <= 10 * prm.tol))
@@ -344,14 +331,17 @@ static int run_method(mix_context *ctx, const solve_opts *o, solve_problem *p, i
 
 int cmd_solve(int argc, char **argv)
 {
-    solve_opts o = {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1};
-    int rc = solve_args(argc, argv, &o);
+#ifdef MIX_CLI_MPI
+    if (cli_mpi_launched()) return cmd_solve_mpi(argc, argv); /* under mpirun: across the ranks */
+#endif
+    solve_opts o = CLI_SOLVE_DEFAULTS;
+    int rc = cli_solve_args(argc, argv, &o);
     if (rc >= 0) return rc;
     solve_problem p;
     memset(&p, 0, sizeof p);
     mix_context *ctx = NULL;
     int st;
-    if ((rc = load_matrix(&o, &p)) || (rc = load_rhs(&o, &p))) goto out;
+    if ((rc = cli_solve_load_matrix(&o, &p)) || (rc = cli_solve_load_rhs(&o, &p))) goto out;
     if ((st = mix_context_create(&ctx, o.backend))) {
         rc = cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o.backend), mix_strerror(st));
         goto out;

@@ -7,3 +7,12 @@ tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cli.c tools/cmd_info
 tools_mixsolve_CPPFLAGS = $(AM_CPPFLAGS) -DMIX_DATADIR='"$(pkgdatadir)"' -DMIX_SRCDIR='"$(abs_top_srcdir)"'
 tools_mixsolve_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -lm
 EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh tools/ci-tsan.sh tools/ci-asan.sh tools/reflapack-check.sh
+# Where configure found MPI, mixsolve links libmixsolve_mpi and MPI (a conditional link, one
+# binary): `mpirun -np P mixsolve solve FILE.mtx --method cg` solves across the ranks; run
+# without a launcher it is the serial command and never initialises MPI.
+EXTRA_DIST += tools/cmd_solve_mpi.c
+if HAVE_MPI
+tools_mixsolve_SOURCES += tools/cmd_solve_mpi.c
+tools_mixsolve_CPPFLAGS += $(MPI_CFLAGS) -DMIX_CLI_MPI
+tools_mixsolve_LDADD += lib/libmixsolve_mpi.la $(MPI_LIBS)
+endif

@@ -32,9 +32,13 @@ typedef struct mixi_comm_ops {
      * one scale per message); the receives are posted.  Nothing may change x until halo_end. */
     int (*halo_begin)(const mixi_comm *c, struct mixi_halo *h, mix_prec wire, const double *x);
     /* The same from a sloppy vector in host memory (a mix_svec's prec, val and norm, n_local
-     * values): the values sent are read where they lie, never widened whole first. */
+     * values): the values sent are read where they lie, never widened whole first.  In an FP32
+     * or FP64 vector they are then replaced by what the receivers decode, so that every rank
+     * multiplies the same vector: the wire's rounding perturbs the direction CG takes, never
+     * the symmetry of A (3D Poisson 20^3, 3 ranks, FIXED16: 77 iterations with the owner's
+     * values kept, against 69 on one process). */
     int (*halo_begin_sv)(const mixi_comm *c, struct mixi_halo *h, mix_prec wire, mix_prec prec,
-                         const void *val, const float *norm);
+                         void *val, const float *norm);
     /* Wait for the halo started last and decode it into ghost (the plan's n_ghost FP64 values,
      * in the off-process block's compact column order). */
     int (*halo_end)(const mixi_comm *c, struct mixi_halo *h, double *ghost);
@@ -50,23 +54,38 @@ struct mixi_comm {
 
 /* A matrix distributed by rows as the CG sees it (libmixsolve_mpi fills it in at creation; the
  * CG of solvers/ reads it).  The mix_sparse holding it is this rank's local block: its rows and
- * the columns it owns, in local numbering.  The off-process block is a mix_sparse `off` of order
- * n_pad + n_ghost whose rows 0..n_local-1 hold the entries of ghost columns, ghost k at column
- * n_pad + k (n_pad: n_local rounded up to a FIXED16 vector block, so that the ghost part of a
- * sloppy vector starts on a block); one Jacobi or uniform scale vector over [local, ghost]
- * then scales it as diag(s) A diag(s) scales the whole matrix.  Host memory only. */
+ * the columns it owns, in local numbering.  The off-process entries lie in the rows that border
+ * other ranks, which cluster (a slab's first and last planes): each of at most two windows of
+ * local rows [first, first + len) holds its off-process entries as a mix_sparse `off` of order
+ * pad + ng, row r being local row first + r and ghost g0 + k at column pad + k (first and pad
+ * multiples of a FIXED16 vector block, so that both parts of a sloppy vector start on a block);
+ * one Jacobi or uniform scale vector over [local, 0, ghost] then scales it as diag(s) A diag(s)
+ * scales the whole matrix, and the products touch the window's rows only.  Host memory only. */
 struct mix_sparse;
+struct mix_spmat;
+typedef struct {
+    int first, len, pad;     /* local rows [first, first + len); the ghost part starts at pad */
+    int g0, ng;              /* the ghosts [g0, g0 + ng) its rows name */
+    struct mix_sparse *off;
+    /* The CG's (solvers/cg_dist.c): the sloppy copies [jacobi][storage] and the [local, ghost]
+     * scales ([0] FP16/BF16's uniform one, [1] Jacobi's), made on first use. */
+    struct mix_spmat *sloppy[2][MIX_NUM_PREC];
+    double *scale[2];
+} mixi_dist_win;
+
+#define MIXI_DIST_WIN_MAX 2
 typedef struct mixi_dist_link {
     const mixi_comm *comm;   /* the context's */
     struct mixi_halo *halo;  /* owned by libmixsolve_mpi */
     int64_t n_global;        /* rows of the whole matrix (the decisions' n) */
-    int n_ghost, n_pad;
+    int n_ghost;
     /* This rank owns no row: its block is one isolated unknown (a_00 = 1, b_0 = x_0 = 0), so that
      * every rank runs the same steps; it adds nothing to a sum. */
     int phantom;
-    struct mix_sparse *off;  /* NULL when this rank has no ghost */
+    int n_win;               /* 0 when this rank has no ghost */
+    mixi_dist_win win[MIXI_DIST_WIN_MAX];
     double *ghost;           /* n_ghost FP64 values, where halo_end decodes */
-    void (*free)(struct mixi_dist_link *d); /* frees off, the halo and itself (collective) */
+    void (*free)(struct mixi_dist_link *d); /* frees the windows' off, the halo and itself */
 } mixi_dist_link;
 
 /* One process: sums, extrema and agreements of one rank are the values themselves; no halo. */

@@ -23,7 +23,7 @@ static int serial_halo_begin(const mixi_comm *c, struct mixi_halo *h, mix_prec w
 }
 
 static int serial_halo_begin_sv(const mixi_comm *c, struct mixi_halo *h, mix_prec wire,
-                                mix_prec prec, const void *val, const float *norm)
+                                mix_prec prec, void *val, const float *norm)
 {
     (void)c, (void)wire, (void)prec, (void)val, (void)norm;
     return h ? MIX_ERR_INVALID_ARG : MIX_SUCCESS;

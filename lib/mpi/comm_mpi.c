@@ -46,7 +46,7 @@ static int mpi_halo_begin(const mixi_comm *c, struct mixi_halo *h, mix_prec wire
 }
 
 static int mpi_halo_begin_sv(const mixi_comm *c, struct mixi_halo *h, mix_prec wire, mix_prec prec,
-                             const void *val, const float *norm)
+                             void *val, const float *norm)
 {
     (void)c;
     return h ? mixi_halo_begin_sv(h, wire, prec, val, norm) : MIX_SUCCESS;

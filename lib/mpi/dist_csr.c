@@ -205,40 +205,97 @@ static int phantom(mixi_dist *D)
     return mix_sparse_create_csr(D->ctx, 1, rp, ci, v, &D->diag);
 }
 
-/* PETSc's MPIAIJ split as backend matrices, from which the CG's sloppy copies (SELL-32, FIXED16,
- * ...) convert like any matrix's.  The off-process block is n_local x n_ghost; the backends'
- * matrices are square, so it is held in order n_pad + n_ghost, ghost k at column n_pad + k, the
- * other rows empty (a vector of that order, zero but for its ghost part, multiplies it). */
-static int split(mixi_dist *D)
+/* The local block (owned columns) as a backend matrix, from which the CG's sloppy copies
+ * (SELL-32, FIXED16, ...) convert like any matrix's. */
+static int split_diag(mixi_dist *D)
 {
     const int n = D->n_local;
-    if (n == 0) return phantom(D);
-    const int pad = (n + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * MIXI_SVEC_BLOCK;
-    if (D->n_ghost > INT_MAX - pad) return MIX_ERR_OVERFLOW;
-    const int m = pad + D->n_ghost;
-    D->link.n_pad = pad;
-    int64_t *drp = malloc(((size_t)n + 1) * sizeof *drp), *orp = calloc((size_t)m + 1, sizeof *orp);
+    int64_t *drp = malloc(((size_t)n + 1) * sizeof *drp);
     int32_t *dci = malloc((size_t)(D->nnz_diag > 0 ? D->nnz_diag : 1) * sizeof *dci);
-    int32_t *oci = malloc((size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof *oci);
     double *dv = malloc((size_t)(D->nnz_diag > 0 ? D->nnz_diag : 1) * sizeof *dv);
-    double *ov = malloc((size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof *ov);
-    int st = drp && orp && dci && oci && dv && ov ? MIX_SUCCESS : MIX_ERR_ALLOC;
-    int64_t kd = 0, ko = 0;
+    int st = drp && dci && dv ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    int64_t kd = 0;
     for (int i = 0; i < n && !st; i++) {
         drp[i] = kd;
-        orp[i] = ko;
-        for (int64_t k = D->rp[i]; k < D->rp[i + 1]; k++) {
+        for (int64_t k = D->rp[i]; k < D->rp[i + 1]; k++)
             if (D->cx[k] < n) { dci[kd] = D->cx[k]; dv[kd++] = D->v[k]; }
-            else { oci[ko] = D->cx[k] - n + pad; ov[ko++] = D->v[k]; }
-        }
     }
     if (!st) {
         drp[n] = kd;
-        for (int i = n; i <= m; i++) orp[i] = ko;
         st = mix_sparse_create_csr(D->ctx, n, drp, dci, dv, &D->diag);
     }
-    if (!st && D->n_ghost > 0) st = mix_sparse_create_csr(D->ctx, m, orp, oci, ov, &D->off);
-    free(drp); free(orp); free(dci); free(oci); free(dv); free(ov);
+    free(drp); free(dci); free(dv);
+    return st;
+}
+
+static int blk_down(int i) { return i / MIXI_SVEC_BLOCK * MIXI_SVEC_BLOCK; }
+
+/* The windows of rows holding the off-process entries (lib/core/comm.h): the boundary rows
+ * (D->rows from n_interior, ascending) split at their largest gap when it spans a quarter of
+ * the block (a slab's first and last planes), else one window; each from a FIXED16 vector
+ * block's start to one's end (or the last row). */
+static void windows(mixi_dist *D)
+{
+    const int n = D->n_local, nb = n - D->n_interior;
+    const int *bnd = D->rows + D->n_interior;
+    mixi_dist_link *l = &D->link;
+    if (nb == 0 || D->n_ghost == 0) return;
+    int at = 0, gap = 0;
+    for (int t = 1; t < nb; t++)
+        if (bnd[t] - bnd[t - 1] > gap) gap = bnd[t] - bnd[t - 1], at = t;
+    int lo[2] = {bnd[0], at ? bnd[at] : 0}, hi[2] = {at ? bnd[at - 1] : bnd[nb - 1], bnd[nb - 1]};
+    l->n_win = at && gap > n / 4 ? 2 : 1;
+    if (l->n_win == 1) hi[0] = bnd[nb - 1];
+    for (int k = 0; k < l->n_win; k++) {
+        const int end = hi[k] + 1 + MIXI_SVEC_BLOCK - 1;
+        l->win[k].first = blk_down(lo[k]);
+        l->win[k].len = (blk_down(end) < n ? blk_down(end) : n) - l->win[k].first;
+    }
+    if (l->n_win == 2 && l->win[1].first < l->win[0].first + l->win[0].len) { /* they touch */
+        l->n_win = 1;
+        l->win[0].len = l->win[1].first + l->win[1].len - l->win[0].first;
+    }
+}
+
+/* Window w's off-process entries as a backend matrix of order pad + ng (lib/core/comm.h). */
+static int window_block(mixi_dist *D, mixi_dist_win *w)
+{
+    const int n = D->n_local;
+    int g0 = INT_MAX, g1 = -1;
+    for (int i = w->first; i < w->first + w->len; i++)
+        for (int64_t k = D->rp[i]; k < D->rp[i + 1]; k++)
+            if (D->cx[k] >= n) {
+                g0 = D->cx[k] - n < g0 ? D->cx[k] - n : g0;
+                g1 = D->cx[k] - n > g1 ? D->cx[k] - n : g1;
+            }
+    if (g1 < 0) g0 = g1 = 0; /* a window without entries: an empty block */
+    w->g0 = g0;
+    w->ng = g1 - g0 + 1;
+    w->pad = (w->len + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * MIXI_SVEC_BLOCK;
+    if (w->ng > INT_MAX - w->pad) return MIX_ERR_OVERFLOW;
+    const int m = w->pad + w->ng;
+    int64_t *orp = calloc((size_t)m + 1, sizeof *orp), ko = 0;
+    int32_t *oci = malloc((size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof *oci);
+    double *ov = malloc((size_t)(D->nnz_off > 0 ? D->nnz_off : 1) * sizeof *ov);
+    int st = orp && oci && ov ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    for (int r = 0; r < w->len && !st; r++) {
+        orp[r] = ko;
+        for (int64_t k = D->rp[w->first + r]; k < D->rp[w->first + r + 1]; k++)
+            if (D->cx[k] >= n) { oci[ko] = D->cx[k] - n - g0 + w->pad; ov[ko++] = D->v[k]; }
+    }
+    for (int r = w->len; r <= m && !st; r++) orp[r] = ko;
+    if (!st) st = mix_sparse_create_csr(D->ctx, m, orp, oci, ov, &w->off);
+    free(orp); free(oci); free(ov);
+    return st;
+}
+
+/* PETSc's MPIAIJ split: the local block, and the off-process entries by windows of rows. */
+static int split(mixi_dist *D)
+{
+    if (D->n_local == 0) return phantom(D);
+    int st = split_diag(D);
+    windows(D);
+    for (int k = 0; k < D->link.n_win && !st; k++) st = window_block(D, &D->link.win[k]);
     return st;
 }
 
@@ -252,7 +309,7 @@ void mixi_dist_free(mixi_dist *D)
 {
     if (!D) return;
     mix_sparse_destroy(D->diag);
-    mix_sparse_destroy(D->off);
+    for (int k = 0; k < D->link.n_win; k++) mix_sparse_destroy(D->link.win[k].off);
     mixi_halo_free(D->halo);
     free(D->row_starts); free(D->ghost); free(D->rp); free(D->cx); free(D->v);
     free(D->rows); free(D->ghostv);
@@ -275,7 +332,9 @@ static int build(mixi_dist *D, const int64_t *rowptr, const int64_t *colind, con
         D->ghostv = calloc((size_t)(D->n_ghost > 0 ? D->n_ghost : 1), sizeof *D->ghostv);
         /* The sloppy halo's widened values, made now so that no exchange can fail alone. */
         D->halo->sx = malloc((size_t)(D->n_local > 0 ? D->n_local : 1) * sizeof *D->halo->sx);
-        st = D->ghostv && D->halo->sx ? split(D) : MIX_ERR_ALLOC;
+        const int ns = D->halo->send_off[D->halo->nsend];
+        D->halo->sdec = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *D->halo->sdec);
+        st = D->ghostv && D->halo->sx && D->halo->sdec ? split(D) : MIX_ERR_ALLOC;
         st = mixi_mpi_agree(D->mc, st);
     }
     return st;
@@ -323,7 +382,6 @@ static void attach(mixi_dist *D, mix_sparse *A)
     l->n_global = D->n_global;
     l->n_ghost = D->n_ghost;
     l->phantom = D->n_local == 0;
-    l->off = D->off;
     l->ghost = D->ghostv;
     l->free = link_free;
     A->amax = D->amax;

@@ -42,7 +42,7 @@ void mixi_halo_free(struct mixi_halo *h)
     if (!h) return;
     free(h->send_rank); free(h->recv_rank); free(h->send_off); free(h->recv_off);
     free(h->send_idx); free(h->sbuf); free(h->rbuf); free(h->req);
-    free(h->scount); free(h->sdispl); free(h->rcount); free(h->rdispl); free(h->sx);
+    free(h->scount); free(h->sdispl); free(h->rcount); free(h->rdispl); free(h->sx); free(h->sdec);
     if (h->graph != MPI_COMM_NULL) MPI_Comm_free(&h->graph);
     free(h);
 }
@@ -294,11 +294,28 @@ static double sv_load(mix_prec prec, const void *val, const float *norm, int i)
     }
 }
 
-int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, const void *val,
+/* The values sent, as the receivers decode them, written back where the vector can hold them
+ * exactly as the receivers will (FP64; FP32, which rounds the decoded value as vec_from64 does
+ * on the receiving side). */
+static void write_back(struct mixi_halo *h, mix_prec prec, void *val)
+{
+    if (prec != MIX_FP64 && prec != MIX_FP32) return;
+    for (int k = 0; k < h->nsend; k++) {
+        const int a = h->send_off[k], n = h->send_off[k + 1] - a;
+        mixi_wire_unpack(h->wire, h->sbuf + sbase(h, k), n, h->sdec + a);
+    }
+    const int ns = h->send_off[h->nsend];
+    for (int t = 0; t < ns; t++) {
+        if (prec == MIX_FP64) ((double *)val)[h->send_idx[t]] = h->sdec[t];
+        else ((float *)val)[h->send_idx[t]] = (float)h->sdec[t];
+    }
+}
+
+int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, void *val,
                        const float *norm)
 {
-    if (prec == MIX_FP64) return mixi_halo_begin(h, wire, val);
-    if (prec != MIX_FP32 && prec != MIX_FP16 && prec != MIX_BF16 && prec != MIX_FIXED16)
+    if (prec == MIX_FP64 && wire == MIX_FP64) return mixi_halo_begin(h, wire, val);
+    if (prec != MIX_FP64 && prec != MIX_FP32 && prec != MIX_FP16 && prec != MIX_BF16 && prec != MIX_FIXED16)
         return MIX_ERR_INVALID_ARG;
     const int ns = h->send_off[h->nsend];
     if (!h->sx) { /* indexed as the owned vector, of which only the values sent are written */
@@ -308,6 +325,10 @@ int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, const 
         h->sx = malloc((size_t)(m > 0 ? m : 1) * sizeof *h->sx);
         if (!h->sx) return MIX_ERR_ALLOC;
     }
+    if (!h->sdec && !(h->sdec = malloc((size_t)(ns > 0 ? ns : 1) * sizeof *h->sdec)))
+        return MIX_ERR_ALLOC;
     for (int t = 0; t < ns; t++) h->sx[h->send_idx[t]] = sv_load(prec, val, norm, h->send_idx[t]);
-    return mixi_halo_begin(h, wire, h->sx);
+    const int st = mixi_halo_begin(h, wire, h->sx);
+    if (!st && wire != MIX_FP64) write_back(h, prec, val);
+    return st;
 }

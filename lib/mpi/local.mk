@@ -30,6 +30,16 @@ bench_bench_mpi_halo_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 bench_bench_mpi_halo_LDFLAGS = $(OPENMP_CFLAGS)
 endif
+# The distributed CG per storage (doc/scaling.md's 2-rank table).
+EXTRA_DIST += bench/bench_mpi_cg.c
+if HAVE_MPI
+noinst_PROGRAMS += bench/bench_mpi_cg
+bench_bench_mpi_cg_SOURCES = bench/bench_mpi_cg.c
+bench_bench_mpi_cg_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+bench_bench_mpi_cg_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matrices/libmixmat.la \
+	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
+bench_bench_mpi_cg_LDFLAGS = $(OPENMP_CFLAGS)
+endif
 # Its manual page, installed with the library.
 EXTRA_DIST += doc/man3/mixsolve_mpi.3
 if HAVE_MPI

@@ -41,6 +41,7 @@ struct mixi_halo {
     int active;
     int64_t bytes_sent;           /* by the last exchange: headers and values */
     double *sx;                   /* the values sent of a sloppy vector, widened (at send_idx) */
+    double *sdec;                 /* the same as decoded, one run per message */
 };
 
 /* Bytes of one message of n values on `wire` (header included); 0 for a wire that is none. */
@@ -63,8 +64,9 @@ int mixi_halo_create(MPI_Comm mc, const int64_t *row_starts, int n_ghost, const 
 void mixi_halo_free(struct mixi_halo *h);
 int mixi_halo_begin(struct mixi_halo *h, mix_prec wire, const double *x);
 /* The same from a sloppy vector in host memory (kernels/backend_sparse.h's mix_svec layout):
- * only the values sent are read. */
-int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, const void *val,
+ * only the values sent are read; in an FP32 or FP64 vector they are replaced by what the
+ * receivers decode (lib/core/comm.h). */
+int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, void *val,
                        const float *norm);
 /* Point-to-point (0, the default) or the neighbourhood collective (1), for the next exchanges. */
 void mixi_halo_use_neighbor(struct mixi_halo *h, int on);
@@ -72,9 +74,9 @@ int mixi_halo_end(struct mixi_halo *h, double *ghost);
 
 /* A matrix distributed by rows.  merged: every local row in its original column order with
  * columns renumbered (owned j -> j - row_start, ghost k -> n_local + k), so that FP64 rows sum
- * in the serial order; diag/off: PETSc's MPIAIJ split as backend matrices, for the sloppy
- * formats (off is embedded in a square matrix of order n_pad + n_ghost, ghost k at column
- * n_pad + k, since the backends' matrices are square: lib/core/comm.h, mixi_dist_link).  A rank
+ * in the serial order; diag and the windows' off blocks: PETSc's MPIAIJ split as backend
+ * matrices, for the sloppy formats (each off block embedded in a square matrix, since the
+ * backends' matrices are square: lib/core/comm.h, mixi_dist_link and mixi_dist_win).  A rank
  * owning no row holds the 1 x 1 block [1] (the link's phantom unknown).  link: what the CG
  * reads; mix_sparse_create_dist_csr hands diag over as the user's matrix, pointing to it. */
 typedef struct mixi_dist {
@@ -91,7 +93,7 @@ typedef struct mixi_dist {
     int n_interior;
     int *rows;                    /* the interior rows, then the boundary rows */
     int64_t nnz_diag, nnz_off;
-    mix_sparse *diag, *off;       /* NULL when empty */
+    mix_sparse *diag;             /* the local block (link.win[k].off: the off-process ones) */
     struct mixi_halo *halo;
     double *ghostv;               /* n_ghost received values */
     double amax;                  /* max |a_ij| of the whole matrix */
