@@ -91,3 +91,12 @@ tests_mpi_dist_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matri
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 tests_mpi_dist_LDFLAGS = $(OPENMP_CFLAGS)
 endif
+# libmixsolve_petsc.so through an unmodified PETSc program (tests/petsc.sh; skipped without PETSc).
+TESTS += tests/petsc.sh
+EXTRA_DIST += tests/petsc.sh tests/petsc_client.c
+if HAVE_PETSC
+check_PROGRAMS += tests/petsc_client
+tests_petsc_client_SOURCES = tests/petsc_client.c
+tests_petsc_client_CPPFLAGS = $(MPI_CFLAGS) $(PETSC_CFLAGS)
+tests_petsc_client_LDADD = $(PETSC_LIBS) $(MPI_LIBS) -lm
+endif

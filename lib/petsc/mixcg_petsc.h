@@ -1,0 +1,49 @@
+/* mixcg_petsc.h: libmixsolve_petsc's internals: the state of one KSP of type mixcg and the steps
+ * its files share.  Never installed; the plugin exports only its registration function. */
+#ifndef MIX_PETSC_MIXCG_H
+#define MIX_PETSC_MIXCG_H
+
+#include <stdint.h>
+#include <petsc/private/kspimpl.h>
+#include "lib/mpi/mixsolve_mpi.h"
+
+/* The rows this rank owns, as CSR with global 0-based columns (ascending within a row). */
+typedef struct {
+    PetscInt n_local, row_start, n_global;
+    int64_t *rowptr, *colind;
+    double *val;
+} mixi_petsc_csr;
+
+typedef struct {
+    /* Options (-mixcg_*). */
+    mix_prec storage;
+    mix_backend backend;
+    double delta;
+    PetscBool escalate, narrow;
+    /* The contexts: over the KSP's communicator, and a serial one for the one-process fallback
+     * while libmixsolve_mpi has no distributed CG (mix_sparse_create_dist_csr answering
+     * MIX_ERR_NOT_IMPLEMENTED). */
+    mix_context *ctx, *serial;
+    /* The cached operator: whose (PetscObjectId) at which state, in which context. */
+    mix_sparse *A;
+    mix_context *A_ctx;
+    PetscObjectId A_id;
+    PetscObjectState A_state;
+    PetscInt n_global;
+    PetscBool distributed;
+    int builds;              /* conversions so far (KSPView) */
+    mix_cg_info info;        /* of the last solve (KSPView) */
+    int jacobi, solved;
+} KSP_MixCG;
+
+/* mat_rows.c */
+PetscErrorCode mixi_petsc_get_rows(Mat A, mixi_petsc_csr *c);
+PetscErrorCode mixi_petsc_free_rows(mixi_petsc_csr *c);
+/* mixcg_setup.c: the matrix converted again when the operator or its state changed. */
+PetscErrorCode mixi_petsc_sync(KSP ksp);
+PetscErrorCode mixi_petsc_release(KSP ksp);
+PetscErrorCode mixi_petsc_jacobi(KSP ksp, int *jacobi);
+/* mixcg_solve.c */
+PetscErrorCode mixi_petsc_solve(KSP ksp);
+
+#endif

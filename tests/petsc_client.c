@@ -1,0 +1,112 @@
+/* petsc_client.c: an ordinary PETSc program (it knows nothing of mixsolve): 3D Poisson n^3 by
+ * KSPSolve with the KSP and PC from the command line, b = A x_exact (-empty_last: the last process
+ * owns no row).  It prints, for each solve, the iterations, the converged reason, the true
+ * relative residual ||b - A x|| / ||b|| and the relative error against x_exact.  -rescale solves
+ * a second time after MatScale(A, 2) (the same b: x halves), which a solver caching the matrix
+ * must notice.  Run by tests/petsc.sh. */
+#include <petscksp.h>
+
+/* empty_last: the last process owns no row (the others split them), else PETSc's layout. */
+static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
+{
+    const PetscInt N = n * n * n;
+    PetscInt lo, hi, m = PETSC_DECIDE;
+    PetscMPIInt rank, size;
+
+    PetscFunctionBegin;
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    if (empty_last && size > 1)
+        m = rank == size - 1 ? 0 : N / (size - 1) + (rank < N % (size - 1) ? 1 : 0);
+    PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+    PetscCall(MatSetSizes(*A, m, m, N, N));
+    PetscCall(MatSetFromOptions(*A));
+    PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 6, NULL));
+    PetscCall(MatGetOwnershipRange(*A, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++) {
+        const PetscInt c[3] = {i % n, (i / n) % n, i / (n * n)}, s[3] = {1, n, n * n};
+        PetscInt cols[7], m = 0;
+        PetscScalar v[7];
+        for (int d = 0; d < 3; d++) {
+            if (c[d] > 0) cols[m] = i - s[d], v[m++] = -1.0;
+            if (c[d] < n - 1) cols[m] = i + s[d], v[m++] = -1.0;
+        }
+        cols[m] = i, v[m++] = 6.0;
+        PetscCall(MatSetValues(*A, 1, &i, m, cols, v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+    PetscFunctionReturn(0);
+}
+
+static PetscErrorCode report(KSP ksp, Mat A, Vec b, Vec x, Vec xe, PetscReal scale, int k)
+{
+    Vec r, e;
+    PetscReal rn, bn, en, xn;
+    PetscInt its;
+    KSPConvergedReason reason;
+
+    PetscFunctionBegin;
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(VecDuplicate(b, &e));
+    PetscCall(MatMult(A, x, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &rn));
+    PetscCall(VecNorm(b, NORM_2, &bn));
+    PetscCall(VecWAXPY(e, -scale, xe, x)); /* the exact solution of this solve: scale x_exact */
+    PetscCall(VecNorm(e, NORM_2, &en));
+    PetscCall(VecNorm(xe, NORM_2, &xn));
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solve %d: iterations %d reason %s true_rel_residual %.3e "
+                          "rel_error %.3e\n", k, (int)its, KSPConvergedReasons[reason],
+                          (double)(rn / bn), (double)(en / (scale * xn))));
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&e));
+    PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+    Mat A;
+    Vec x, b, xe;
+    KSP ksp;
+    PetscInt n = 16, lo, hi;
+    PetscBool rescale = PETSC_FALSE, empty_last = PETSC_FALSE;
+
+    PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-rescale", &rescale, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-empty_last", &empty_last, NULL));
+    PetscCall(poisson(n, empty_last, &A));
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecDuplicate(x, &xe));
+    PetscCall(VecGetOwnershipRange(xe, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++) { /* the same values on any number of processes */
+        PetscScalar v = 1.0 + (PetscScalar)((i * 7919) % 1000) / 1000.0;
+        PetscCall(VecSetValues(xe, 1, &i, &v, INSERT_VALUES));
+    }
+    PetscCall(VecAssemblyBegin(xe));
+    PetscCall(VecAssemblyEnd(xe));
+    PetscCall(MatMult(A, xe, b));
+
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(report(ksp, A, b, x, xe, 1.0, 1));
+    if (rescale) {
+        PetscCall(MatScale(A, 2.0));
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(report(ksp, A, b, x, xe, 0.5, 2));
+    }
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&xe));
+    PetscCall(MatDestroy(&A));
+    PetscCall(PetscFinalize());
+    return 0;
+}
