@@ -123,33 +123,6 @@ static int chol_lowprec_finish(mixi_lowprec *L, const mixi_dense_problem *P, int
                            P->ld_f_out);
 }
 
-static int chol_fp64_worksize(mix_context *ctx, int n, size_t *bytes)
-{
-    return ctx->ops->dense->potrf_f64_worksize(ctx->state, n, bytes);
-}
-
-static int chol_fp64_factor(mix_context *ctx, int uplo, int n, double *a, int lda, int *ipiv,
-                            void *work, int *info)
-{
-    (void)ipiv;
-    return ctx->ops->dense->potrf_f64(ctx->state, uplo, n, a, lda, work, info);
-}
-
-static int chol_fp64_solve(mix_context *ctx, int uplo, int n, int nrhs, const double *a, int lda,
-                           const int *ipiv, double *x, int ldx)
-{
-    (void)ipiv;
-    return ctx->ops->dense->potrs_f64(ctx->state, uplo, n, nrhs, a, lda, x, ldx);
-}
-
-/* The factor of 4^m A (k = 2m) times 2^-m is that of A. */
-static int chol_unscale(mix_context *ctx, int uplo, int trans, int n, double *a, int lda, int k)
-{
-    const mixi_matrix F = {a, lda, 1, uplo};
-    (void)trans;
-    return mixi_matrix_scale_pow2(ctx, n, &F, a, k / 2);
-}
-
 const mixi_factorization mixi_chol_factorization = {
     .sym = 1,
     .err_factor = MIX_ERR_NOT_SPD,
@@ -160,8 +133,4 @@ const mixi_factorization mixi_chol_factorization = {
     .fp64_flops = chol_flops,
     .lowprec_factor = chol_lowprec_factor,
     .lowprec_finish = chol_lowprec_finish,
-    .fp64_worksize = chol_fp64_worksize,
-    .fp64_factor = chol_fp64_factor,
-    .fp64_solve = chol_fp64_solve,
-    .unscale = chol_unscale,
 };

@@ -89,47 +89,46 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
 {
     mix_context *ctx = P->ctx;
     const mix_backend_ops *o = ctx->ops;
-    const mixi_factorization *F = P->F;
-    const int n = P->n, nrhs = P->nrhs, uplo = P->A.uplo;
+    const int n = P->n, nrhs = P->nrhs;
     const int inplace = direct && P->A.a == P->home, host = o->flags & MIXI_BACKEND_HOST_MEMORY;
-    double *f = inplace ? P->home : NULL, *res = NULL, *xn = NULL;
-    const int ldf = inplace ? P->ldhome : n;
+    double *res = NULL, *xn = NULL;
+    /* The factors' matrix: the home itself, or an n x n copy of A. */
+    mixi_matrix F = {inplace ? P->home : NULL, inplace ? P->ldhome : n, P->A.sym, P->A.uplo};
     int *dipiv = host ? ipiv : NULL, rc, finfo = 0;
     void *work = NULL;
     size_t wbytes = 0, bad = 0;
     double t0 = mixi_wtime();
     *sing = 0;
-    if ((rc = F->fp64_worksize(ctx, n, &wbytes)) ||
-        (!inplace && (rc = mixi_balloc(ctx, (void **)&f, (size_t)n, (size_t)n, sizeof(double)))) ||
+    if ((rc = mixi_matrix_factor_worksize(ctx, n, &F, &wbytes)) ||
+        (!inplace && (rc = mixi_balloc(ctx, (void **)&F.a, (size_t)n, (size_t)n, 8))) ||
         (ipiv && !host && (rc = mixi_balloc(ctx, (void **)&dipiv, (size_t)n, 1, sizeof(int)))) ||
         (!inplace && (rc = mixi_balloc(ctx, (void **)&res, (size_t)n, (size_t)nrhs, 8))) ||
         (wbytes && (rc = mixi_balloc(ctx, &work, wbytes, 1, 1))) ||
         (!inplace && !(xn = mixi_malloc_n((size_t)nrhs * 3, sizeof(double))) &&
          (rc = MIX_ERR_ALLOC)) ||
-        (!inplace && (rc = mixi_matrix_copy(ctx, n, &P->A, 0, f, n))) ||
-        (rc = F->fp64_factor(ctx, uplo, n, f, ldf, dipiv, work, &finfo)) ||
+        (!inplace && (rc = mixi_matrix_copy(ctx, n, &P->A, 0, (double *)F.a, n))) ||
+        (rc = mixi_matrix_factor(ctx, n, &F, (double *)F.a, dipiv, work, &finfo)) ||
         (rc = o->synchronize(ctx->state)))
         goto out;
     info->t_factor += mixi_wtime() - t0;
     t0 = mixi_wtime();
     if (finfo > 0) *sing = finfo;
     else if ((rc = o->dense->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, P->x, P->ldx)) ||
-             (rc = F->fp64_solve(ctx, uplo, n, nrhs, f, ldf, dipiv, P->x, P->ldx)) ||
-             (inplace && F->fp64_nan_fails &&
+             (rc = mixi_matrix_factor_solve(ctx, n, &F, dipiv, nrhs, P->x, P->ldx)) ||
+             (inplace && P->F->fp64_nan_fails &&
               (rc = o->dense->count_nonfinite_f64(ctx->state, n, nrhs, P->x, P->ldx, &bad))) ||
              (!inplace && (rc = mixi_backward_error(ctx, n, nrhs, &P->A, P->anrm, P->b, P->ldb,
                                                     P->x, P->ldx, res, xn,
                                                     &info->backward_error))))
         goto out;
     if (bad) info->backward_error = NAN;
-    const mixi_matrix Fm = {f, n, F->sym, uplo};
-    if ((!inplace && (rc = mixi_matrix_copy(ctx, n, &Fm, P->trans, P->home, P->ldhome))) ||
+    if ((!inplace && (rc = mixi_matrix_copy(ctx, n, &F, P->trans, P->home, P->ldhome))) ||
         (ipiv && !host && (rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int)))) ||
         (rc = o->synchronize(ctx->state)))
         goto out;
     info->t_refine += mixi_wtime() - t0;
 out:
-    if (!inplace) o->free(ctx->state, f);
+    if (!inplace) o->free(ctx->state, (double *)F.a);
     if (!host) o->free(ctx->state, dipiv);
     o->free(ctx->state, res);
     o->free(ctx->state, work);
@@ -172,8 +171,8 @@ static int fallback(const mixi_dense_problem *P, int reason, double *a, int lda,
     if ((rc = fp64_solve(P, reason == MIX_REASON_DIRECT, ipiv, info, &sing))) return rc;
     /* The factors of 2^ka A: back to A's units, then (a second copy) to the caller's a. */
     const mixi_matrix H = {P->home, P->ldhome, P->F->sym, P->A.uplo};
-    if ((P->ka && (rc = P->F->unscale(P->ctx, P->A.uplo, P->trans, P->n, P->home, P->ldhome,
-                                      -P->ka))) ||
+    if ((P->ka && (rc = mixi_matrix_factor_scale_pow2(P->ctx, P->n, &H, P->home, P->trans,
+                                                      -P->ka))) ||
         (P->home != a && (rc = mixi_matrix_copy(P->ctx, P->n, &H, 0, a, lda))))
         return rc;
     if (sing) {

@@ -69,13 +69,6 @@ struct mixi_factorization {
     int (*lowprec_factor)(mixi_lowprec *L, const mixi_dense_problem *P, int *reason);
     /* After converged refinement: pivots to ipiv (host) and the widened factors to P->f_out. */
     int (*lowprec_finish)(mixi_lowprec *L, const mixi_dense_problem *P, int *ipiv);
-    int (*fp64_worksize)(mix_context *ctx, int n, size_t *bytes);
-    int (*fp64_factor)(mix_context *ctx, int uplo, int n, double *a, int lda, int *ipiv,
-                       void *work, int *info);
-    int (*fp64_solve)(mix_context *ctx, int uplo, int n, int nrhs, const double *a, int lda,
-                      const int *ipiv, double *x, int ldx);
-    /* The FP64 factors of 2^k A (ld lda; transposed when trans) back to A's units. */
-    int (*unscale)(mix_context *ctx, int uplo, int trans, int n, double *a, int lda, int k);
 };
 
 extern const mixi_factorization mixi_lu_factorization;   /* lu_factor.c */

@@ -60,32 +60,6 @@ static int lu_lowprec_finish(mixi_lowprec *L, const mixi_dense_problem *P, int *
     return rc;
 }
 
-static int lu_fp64_worksize(mix_context *ctx, int n, size_t *bytes)
-{
-    return ctx->ops->dense->getrf_f64_worksize(ctx->state, n, bytes);
-}
-
-static int lu_fp64_factor(mix_context *ctx, int uplo, int n, double *a, int lda, int *ipiv,
-                          void *work, int *info)
-{
-    (void)uplo;
-    return ctx->ops->dense->getrf_f64(ctx->state, n, a, lda, ipiv, work, info);
-}
-
-static int lu_fp64_solve(mix_context *ctx, int uplo, int n, int nrhs, const double *a, int lda,
-                         const int *ipiv, double *x, int ldx)
-{
-    (void)uplo;
-    return ctx->ops->dense->getrs_f64(ctx->state, n, nrhs, a, lda, ipiv, x, ldx);
-}
-
-/* The factors of 2^k A: only U carries the scale (L is unit lower triangular). */
-static int lu_unscale(mix_context *ctx, int uplo, int trans, int n, double *a, int lda, int k)
-{
-    (void)uplo;
-    return mixi_scale_upper_pow2_f64(ctx, trans, n, a, lda, k);
-}
-
 const mixi_factorization mixi_lu_factorization = {
     .sym = 0,
     .err_factor = MIX_ERR_SINGULAR,
@@ -96,8 +70,4 @@ const mixi_factorization mixi_lu_factorization = {
     .fp64_flops = lu_flops,
     .lowprec_factor = lu_lowprec_factor,
     .lowprec_finish = lu_lowprec_finish,
-    .fp64_worksize = lu_fp64_worksize,
-    .fp64_factor = lu_fp64_factor,
-    .fp64_solve = lu_fp64_solve,
-    .unscale = lu_unscale,
 };

@@ -1,4 +1,4 @@
-/* matrix.c: the dense flow's FP64 matrix, whole (LU) or one triangle (Cholesky): norm, NaN/Inf count, copy, exact scaling, and workspace. */
+/* matrix.c: the dense flow's FP64 matrix, whole (LU) or one triangle (Cholesky): norm, NaN/Inf count, copy, exact scaling, LAPACK's FP64 factorization, workspace. */
 #include "solvers/solvers.h"
 
 int mixi_balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size)
@@ -58,4 +58,36 @@ int mixi_matrix_scale_pow2(mix_context *ctx, int n, const mixi_matrix *A, double
     if (!A->sym) return mixi_scale_pow2_f64(ctx, n, n, a, A->lda, k);
     if (A->uplo == MIXK_LOWER) return mixi_scale_lower_pow2_f64(ctx, n, a, A->lda, k);
     return mixi_scale_upper_pow2_f64(ctx, 0, n, a, A->lda, k);
+}
+
+int mixi_matrix_factor_worksize(mix_context *ctx, int n, const mixi_matrix *A, size_t *bytes)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    if (A->sym) return d->potrf_f64_worksize(ctx->state, n, bytes);
+    return d->getrf_f64_worksize(ctx->state, n, bytes);
+}
+
+int mixi_matrix_factor(mix_context *ctx, int n, const mixi_matrix *A, double *a, int *ipiv,
+                       void *work, int *info)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    if (A->sym) return d->potrf_f64(ctx->state, A->uplo, n, a, A->lda, work, info);
+    return d->getrf_f64(ctx->state, n, a, A->lda, ipiv, work, info);
+}
+
+int mixi_matrix_factor_solve(mix_context *ctx, int n, const mixi_matrix *F, const int *ipiv,
+                             int nrhs, double *x, int ldx)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    if (F->sym) return d->potrs_f64(ctx->state, F->uplo, n, nrhs, F->a, F->lda, x, ldx);
+    return d->getrs_f64(ctx->state, n, nrhs, F->a, F->lda, ipiv, x, ldx);
+}
+
+int mixi_matrix_factor_scale_pow2(mix_context *ctx, int n, const mixi_matrix *F, double *a,
+                                  int trans, int k)
+{
+    /* LU: only U carries the scale (L is unit lower triangular); Cholesky: the factor of 4^m A
+     * (k = 2m) is 2^m times that of A. */
+    if (F->sym) return mixi_matrix_scale_pow2(ctx, n, F, a, k / 2);
+    return mixi_scale_upper_pow2_f64(ctx, trans, n, a, F->lda, k);
 }

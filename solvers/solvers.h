@@ -256,6 +256,16 @@ int mixi_matrix_copy(mix_context *ctx, int n, const mixi_matrix *A, int trans, d
                      int ldd);
 /* A's stored part, in a (ld lda), times 2^k exactly. */
 int mixi_matrix_scale_pow2(mix_context *ctx, int n, const mixi_matrix *A, double *a, int k);
+/* LAPACK's FP64 factorization of A's shape, dgetrf (ipiv: n, global 1-based) or dpotrf (its
+ * triangle), in a (ld A->lda), its workspace, and the solve with the factors F (dgetrs, dpotrs). */
+int mixi_matrix_factor_worksize(mix_context *ctx, int n, const mixi_matrix *A, size_t *bytes);
+int mixi_matrix_factor(mix_context *ctx, int n, const mixi_matrix *A, double *a, int *ipiv,
+                       void *work, int *info);
+int mixi_matrix_factor_solve(mix_context *ctx, int n, const mixi_matrix *F, const int *ipiv,
+                             int nrhs, double *x, int ldx);
+/* The FP64 factors of 2^k A, in a (ld F->lda; transposed when trans), back to A's units. */
+int mixi_matrix_factor_scale_pow2(mix_context *ctx, int n, const mixi_matrix *F, double *a,
+                                  int trans, int k);
 /* Backend allocation of rows * cols * size bytes (never 0 bytes: NULL always means failure). */
 int mixi_balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size);
 
