@@ -4,38 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cblas.h>
 #include <lapacke.h>
 #include "mixsolve.h"
 #include "matrices/generators.h"
+#include "bench/bench_dense.h"
 
-static void loadavg(char *buf, size_t len)
-{
-    snprintf(buf, len, "?");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (!f) return;
-    if (fgets(buf, (int)len, f)) buf[strcspn(buf, " ")] = '\0'; /* the 1-minute figure */
-    fclose(f);
-}
-
-enum { M_DPOSV, M_DSPOSV, M_MIX };
-typedef struct {
-    const char *name;
-    int kind;
-    mix_prec prec;
-    mix_refine refine;
-} method;
-
-static const method methods[] = {
-    {"LAPACKE_dposv", M_DPOSV, MIX_FP64, MIX_REFINE_AUTO},
-    {"LAPACKE_dsposv", M_DSPOSV, MIX_FP32, MIX_REFINE_CLASSICAL},
-    {"mix_dsposv (FP32)", M_MIX, MIX_FP32, MIX_REFINE_AUTO},
-    {"mix_dxposv (TF32)", M_MIX, MIX_TF32, MIX_REFINE_AUTO},
-    {"mix_dhposv (FP16)", M_MIX, MIX_FP16, MIX_REFINE_AUTO},
-    {"mix_dbposv (BF16)", M_MIX, MIX_BF16, MIX_REFINE_AUTO},
-    {"AUTO", M_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
-    {"GMRES-IR BF16", M_MIX, MIX_BF16, MIX_REFINE_GMRES},
+static const bench_method methods[] = {
+    {"LAPACKE_dposv", BENCH_LAPACK64, MIX_FP64, MIX_REFINE_AUTO},
+    {"LAPACKE_dsposv", BENCH_LAPACK_MIXED, MIX_FP32, MIX_REFINE_CLASSICAL},
+    {"mix_dsposv (FP32)", BENCH_MIX, MIX_FP32, MIX_REFINE_AUTO},
+    {"mix_dxposv (TF32)", BENCH_MIX, MIX_TF32, MIX_REFINE_AUTO},
+    {"mix_dhposv (FP16)", BENCH_MIX, MIX_FP16, MIX_REFINE_AUTO},
+    {"mix_dbposv (BF16)", BENCH_MIX, MIX_BF16, MIX_REFINE_AUTO},
+    {"AUTO", BENCH_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
+    {"GMRES-IR BF16", BENCH_MIX, MIX_BF16, MIX_REFINE_GMRES},
 };
 #define NMETHODS (sizeof methods / sizeof methods[0])
 
@@ -110,15 +93,6 @@ static int gen_hadamard_spd(int n, double kappa, uint64_t seed, double *a)
     return MIX_SUCCESS;
 }
 
-/* CPU time of the process (all threads): on a loaded machine it shows the work a method does
- * where the wall clock mostly shows the queue it waited in. */
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_posv [-n N]... [-k KAPPA]... [-m MODE] [-r REPS] [-g haar|fast]\n"
@@ -128,58 +102,64 @@ static void usage(void)
                     "  the simple drivers' settings: AUTO refinement (classical, then CG-IR)\n");
 }
 
+static int call(mix_context *ctx, const bench_method *m, int n, double *w, int *ipiv, double *b,
+                double *x, int *iter, mix_gesv_info *info)
+{
+    (void)ipiv;
+    if (m->kind == BENCH_LAPACK64) {
+        memcpy(x, b, (size_t)n * sizeof *x);
+        return LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, w, n, x, n);
+    }
+    if (m->kind == BENCH_LAPACK_MIXED)
+        return LAPACKE_dsposv(LAPACK_COL_MAJOR, 'L', n, 1, w, n, b, n, x, n, iter);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = m->prec;
+    p.refine = m->refine;
+    return mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, w, n, b, n, x, n, info);
+}
+
+/* One row of the table. */
+static void row(int n, double kappa, const bench_method *m, const bench_result *r, double t_ref,
+                double c_ref, double berr)
+{
+    char it[32] = "-", prof[48] = "-";
+    if (m->kind == BENCH_LAPACK_MIXED) snprintf(it, sizeof it, "%d", r->iter);
+    if (m->kind == BENCH_MIX) {
+        if (m->prec == MIX_PREC_AUTO)
+            snprintf(it, sizeof it, "%d (%d) %s", r->iter, r->inner, mix_prec_name(r->used));
+        else
+            snprintf(it, sizeof it, "%d (%d)", r->iter, r->inner);
+        snprintf(prof, sizeof prof, "%.4f / %.4f", r->tf, r->tr);
+    }
+    printf("| %d | %.0e | %s%s | %.4f | %.1f | %.2f | %.3f | %.2f | %s | %.1e | %s |\n", n, kappa,
+           m->name, r->st ? " (error)" : "", r->best, n * (double)n * n / 3.0 / r->best / 1e9,
+           t_ref / r->best, r->cpu, c_ref / r->cpu, it, berr, prof);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
-    int sizes[16], nsizes = 0, mode = 3, reps = 1, haar = 0;
-    double kappas[8];
-    int nkappas = 0;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 >= argc) { usage(); return 2; }
-        if (!strcmp(argv[i], "-n") && nsizes < 16) sizes[nsizes++] = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-k") && nkappas < 8) kappas[nkappas++] = atof(argv[++i]);
-        else if (!strcmp(argv[i], "-m")) mode = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-r")) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-g")) haar = !strcmp(argv[++i], "haar");
-        else { usage(); return 2; }
-    }
-    if (!nsizes) sizes[nsizes++] = 2048, sizes[nsizes++] = 4096;
-    if (!nkappas) kappas[nkappas++] = 1e2;
-    if (reps < 1 || mode < 1 || mode > 5) { usage(); return 2; }
-
-    mix_context *ctx;
-    if (mix_context_create(&ctx, MIX_BACKEND_CPU)) {
-        fprintf(stderr, "bench_posv: no CPU context\n");
-        return 1;
-    }
-    mix_caps caps;
-    mix_backend_caps(MIX_BACKEND_CPU, &caps);
-    char load0[32], load1[32], date[64];
-    loadavg(load0, sizeof load0);
-    time_t t = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
-    printf("CPU: %s; %s; OpenBLAS core %s, %d threads; %s; randsvd mode %d; best of %d\n\n",
-           caps.device, caps.libraries, openblas_get_corename(), openblas_get_num_threads(), date,
-           mode, reps);
-    printf("| n | kappa | method | time (s) | GFLOP/s | speedup vs dposv | CPU time (s) | CPU-time "
-           "ratio | iter (inner) | backward error | factor / refine (s) |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-
-    for (int si = 0; si < nsizes; si++)
-        for (int ki = 0; ki < nkappas; ki++) {
-            int n = sizes[si];
-            double kappa = kappas[ki];
-            size_t nn = (size_t)n * n;
-            double *a = malloc(nn * sizeof *a), *w = malloc(nn * sizeof *w);
-            double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-            if (!a || !w || !b || !x) {
-                fprintf(stderr, "bench_posv: out of memory at n = %d\n", n);
-                return 1;
-            }
+    bench_opts o = {.mode = 3, .reps = 1};
+    if (bench_parse(argc, argv, 1, &o)) { usage(); return 2; }
+    if (!o.nsizes) o.sizes[o.nsizes++] = 2048, o.sizes[o.nsizes++] = 4096;
+    if (!o.nkappas) o.kappas[o.nkappas++] = 1e2;
+    if (o.reps < 1 || o.mode < 1 || o.mode > 5) { usage(); return 2; }
+    mix_context *ctx = bench_start("bench_posv", &o,
+                                   "| n | kappa | method | time (s) | GFLOP/s | speedup vs dposv | "
+                                   "CPU time (s) | CPU-time ratio | iter (inner) | backward error "
+                                   "| factor / refine (s) |",
+                                   "|---|---|---|---|---|---|---|---|---|---|---|");
+    if (!ctx) return 1;
+    for (int si = 0; si < o.nsizes; si++)
+        for (int ki = 0; ki < o.nkappas; ki++) {
+            int n = o.sizes[si], *ipiv, fast = !o.haar && n > 0 && (n & (n - 1)) == 0;
+            double kappa = o.kappas[ki], *a, *w, *b, *x;
+            if (bench_alloc("bench_posv", n, 0, &a, &w, &b, &x, &ipiv)) return 1;
             fprintf(stderr, "generating n = %d, kappa = %g (%s)\n", n, kappa,
-                    !haar && (n & (n - 1)) == 0 ? "Hadamard" : "Haar");
-            int fast = !haar && n > 0 && (n & (n - 1)) == 0;
+                    fast ? "Hadamard" : "Haar");
             if (fast ? gen_hadamard_spd(n, kappa, 2024 + (uint64_t)n, a)
-                     : mixm_gen_randsvd_spd(n, kappa, mode, 2024 + (uint64_t)n, a)) {
+                     : mixm_gen_randsvd_spd(n, kappa, o.mode, 2024 + (uint64_t)n, a)) {
                 fprintf(stderr, "bench_posv: generator failed at n = %d\n", n);
                 return 1;
             }
@@ -187,62 +167,14 @@ int main(int argc, char **argv)
             cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, a, n, x, 1, 0.0, b, 1);
             double t_ref = 0.0, c_ref = 0.0;
             for (size_t mi = 0; mi < NMETHODS; mi++) {
-                const method *m = &methods[mi];
-                double best = INFINITY, tf = 0, tr = 0, cpu = 0;
-                int iter = 0, inner = 0, st = 0;
-                mix_prec info_prec = MIX_FP64;
-                for (int r = 0; r < reps; r++) {
-                    memcpy(w, a, nn * sizeof *w);
-                    mix_gesv_info info = {0};
-                    double t0 = mixm_wtime(), c0 = cpu_seconds();
-                    if (m->kind == M_DPOSV) {
-                        memcpy(x, b, (size_t)n * sizeof *x);
-                        st = LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, w, n, x, n);
-                    } else if (m->kind == M_DSPOSV) {
-                        st = LAPACKE_dsposv(LAPACK_COL_MAJOR, 'L', n, 1, w, n, b, n, x, n, &iter);
-                    } else {
-                        mix_gesv_params p;
-                        mix_gesv_params_init(&p);
-                        p.factor_prec = m->prec;
-                        p.refine = m->refine;
-                        st = mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, w, n, b, n, x, n,
-                                          &info);
-                    }
-                    double el = mixm_wtime() - t0, ce = cpu_seconds() - c0;
-                    if (el < best) {
-                        best = el;
-                        cpu = ce;
-                        if (m->kind == M_MIX) {
-                            info_prec = info.factor_prec_used;
-                            iter = info.iter;
-                            inner = info.inner_iter;
-                            tf = info.t_factor;
-                            tr = info.t_refine;
-                        }
-                    }
-                }
-                if (m->kind == M_DPOSV) t_ref = best, c_ref = cpu;
-                double berr = mixm_dense_backward_error(n, 1, a, n, b, n, x, n);
-                char it[32] = "-", prof[48] = "-";
-                if (m->kind == M_DSPOSV) snprintf(it, sizeof it, "%d", iter);
-                if (m->kind == M_MIX) {
-                    if (m->prec == MIX_PREC_AUTO)
-                        snprintf(it, sizeof it, "%d (%d) %s", iter, inner,
-                                 mix_prec_name(info_prec));
-                    else
-                        snprintf(it, sizeof it, "%d (%d)", iter, inner);
-                    snprintf(prof, sizeof prof, "%.4f / %.4f", tf, tr);
-                }
-                printf("| %d | %.0e | %s%s | %.4f | %.1f | %.2f | %.3f | %.2f | %s | %.1e | %s |\n", n,
-                       kappa, m->name, st ? " (error)" : "", best,
-                       n * (double)n * n / 3.0 / best / 1e9, t_ref / best, cpu, c_ref / cpu, it,
-                       berr, prof);
-                fflush(stdout);
+                bench_result r;
+                bench_time(ctx, &methods[mi], o.reps, n, a, w, NULL, b, x, call, &r);
+                if (methods[mi].kind == BENCH_LAPACK64) t_ref = r.best, c_ref = r.cpu;
+                row(n, kappa, &methods[mi], &r, t_ref, c_ref,
+                    mixm_dense_backward_error(n, 1, a, n, b, n, x, n));
             }
             free(a); free(w); free(b); free(x);
         }
-    loadavg(load1, sizeof load1);
-    printf("\nload average (1 min) at start %s, at end %s\n", load0, load1);
-    mix_context_destroy(ctx);
+    bench_finish(ctx);
     return 0;
 }

@@ -1,0 +1,112 @@
+/* bench_dense.c: what bench_gesv and bench_posv share (bench_dense.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cblas.h>
+#include "bench/bench_dense.h"
+#include "matrices/mixmat.h"
+
+static char load0[32];
+
+static void loadavg(char *buf, size_t len)
+{
+    snprintf(buf, len, "?");
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f) return;
+    if (fgets(buf, (int)len, f)) buf[strcspn(buf, " ")] = '\0'; /* the 1-minute figure */
+    fclose(f);
+}
+
+/* CPU time of the process (all threads): on a loaded machine it shows the work a method does
+ * where the wall clock mostly shows the queue it waited in. */
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int bench_parse(int argc, char **argv, int with_g, bench_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc) return 2;
+        if (!strcmp(argv[i], "-n") && o->nsizes < 16) o->sizes[o->nsizes++] = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-k") && o->nkappas < 8) o->kappas[o->nkappas++] = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-m")) o->mode = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-r")) o->reps = atoi(argv[++i]);
+        else if (with_g && !strcmp(argv[i], "-g")) o->haar = !strcmp(argv[++i], "haar");
+        else return 2;
+    }
+    return 0;
+}
+
+mix_context *bench_start(const char *prog, const bench_opts *o, const char *head,
+                         const char *rule)
+{
+    mix_context *ctx;
+    if (mix_context_create(&ctx, MIX_BACKEND_CPU)) {
+        fprintf(stderr, "%s: no CPU context\n", prog);
+        return NULL;
+    }
+    mix_caps caps;
+    mix_backend_caps(MIX_BACKEND_CPU, &caps);
+    char date[64];
+    loadavg(load0, sizeof load0);
+    time_t t = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
+    printf("CPU: %s; %s; OpenBLAS core %s, %d threads; %s; randsvd mode %d; best of %d\n\n",
+           caps.device, caps.libraries, openblas_get_corename(), openblas_get_num_threads(), date,
+           o->mode, o->reps);
+    printf("%s\n%s\n", head, rule);
+    return ctx;
+}
+
+void bench_finish(mix_context *ctx)
+{
+    char load1[32];
+    loadavg(load1, sizeof load1);
+    printf("\nload average (1 min) at start %s, at end %s\n", load0, load1);
+    mix_context_destroy(ctx);
+}
+
+void bench_time(mix_context *ctx, const bench_method *m, int reps, int n, const double *a,
+                double *w, int *ipiv, double *b, double *x, bench_call call, bench_result *r)
+{
+    *r = (bench_result){.best = INFINITY, .used = m->prec};
+    for (int k = 0; k < reps; k++) {
+        memcpy(w, a, (size_t)n * n * sizeof *w);
+        mix_gesv_info info = {0};
+        int iter = 0;
+        double t0 = mixm_wtime(), c0 = cpu_seconds();
+        r->st = call(ctx, m, n, w, ipiv, b, x, &iter, &info);
+        double el = mixm_wtime() - t0, ce = cpu_seconds() - c0;
+        if (m->kind == BENCH_LAPACK_MIXED) r->iter = iter;
+        if (el < r->best) {
+            r->best = el;
+            r->cpu = ce;
+            if (m->kind == BENCH_MIX) {
+                r->used = info.factor_prec_used;
+                r->iter = info.iter;
+                r->inner = info.inner_iter;
+                r->tf = info.t_factor;
+                r->tr = info.t_refine;
+            }
+        }
+    }
+}
+
+int bench_alloc(const char *prog, int n, int with_ipiv, double **a, double **w, double **b,
+                double **x, int **ipiv)
+{
+    size_t nn = (size_t)n * n;
+    *a = malloc(nn * sizeof **a);
+    *w = malloc(nn * sizeof **w);
+    *b = malloc((size_t)n * sizeof **b);
+    *x = malloc((size_t)n * sizeof **x);
+    *ipiv = with_ipiv ? malloc((size_t)n * sizeof **ipiv) : NULL;
+    if (*a && *w && *b && *x && (*ipiv || !with_ipiv)) return 0;
+    fprintf(stderr, "%s: out of memory at n = %d\n", prog, n);
+    return 1;
+}
