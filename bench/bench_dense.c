@@ -28,6 +28,23 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void bench_common_methods(const char *family, bench_method *out)
+{
+    static char names[BENCH_COMMON][32];
+    static const char letter[] = "sxhb";
+    static const mix_prec prec[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+    static const char *const label[] = {"FP32", "TF32", "FP16", "BF16"};
+    snprintf(names[0], sizeof names[0], "LAPACKE_d%s", family);
+    snprintf(names[1], sizeof names[1], "LAPACKE_ds%s", family);
+    out[0] = (bench_method){names[0], BENCH_LAPACK64, MIX_FP64, MIX_REFINE_AUTO};
+    out[1] = (bench_method){names[1], BENCH_LAPACK_MIXED, MIX_FP32, MIX_REFINE_CLASSICAL};
+    for (int i = 0; i < 4; i++) {
+        snprintf(names[2 + i], sizeof names[2 + i], "mix_d%c%s (%s)", letter[i], family,
+                 label[i]);
+        out[2 + i] = (bench_method){names[2 + i], BENCH_MIX, prec[i], MIX_REFINE_AUTO};
+    }
+}
+
 int bench_parse(int argc, char **argv, int with_g, bench_opts *o)
 {
     for (int i = 1; i < argc; i++) {

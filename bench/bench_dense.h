@@ -28,6 +28,10 @@ typedef struct {
     mix_prec used;            /* the factor precision mixsolve took */
 } bench_result;
 
+/* The first BENCH_COMMON methods of either table: LAPACKE_d<family>, LAPACKE_ds<family>, then
+ * the simple drivers mix_d?<family> (FP32, TF32, FP16, BF16); family "gesv" or "posv". */
+#define BENCH_COMMON 6
+void bench_common_methods(const char *family, bench_method *out);
 /* Options -n -k -m -r (and -g haar|fast where with_g); 0, or 2 after a bad one. */
 int bench_parse(int argc, char **argv, int with_g, bench_opts *o);
 /* A CPU context; the machine line and the table's head printed.  NULL on failure. */

@@ -16,19 +16,14 @@ static const char *kappa_str(double kappa)
     return buf;
 }
 
-static const bench_method methods[] = {
-    {"LAPACKE_dgesv", BENCH_LAPACK64, MIX_FP64, MIX_REFINE_AUTO},
-    {"LAPACKE_dsgesv", BENCH_LAPACK_MIXED, MIX_FP32, MIX_REFINE_CLASSICAL},
-    {"mix_dsgesv (FP32)", BENCH_MIX, MIX_FP32, MIX_REFINE_AUTO},
-    {"mix_dxgesv (TF32)", BENCH_MIX, MIX_TF32, MIX_REFINE_AUTO},
-    {"mix_dhgesv (FP16)", BENCH_MIX, MIX_FP16, MIX_REFINE_AUTO},
-    {"mix_dbgesv (BF16)", BENCH_MIX, MIX_BF16, MIX_REFINE_AUTO},
+/* After bench_common_methods' six. */
+static const bench_method extra[] = {
     {"GMRES-IR FP32", BENCH_MIX, MIX_FP32, MIX_REFINE_GMRES},
     {"GMRES-IR FP16", BENCH_MIX, MIX_FP16, MIX_REFINE_GMRES},
     {"GMRES-IR BF16", BENCH_MIX, MIX_BF16, MIX_REFINE_GMRES},
     {"mix_dgesv_ir AUTO", BENCH_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
 };
-#define NMETHODS (sizeof methods / sizeof methods[0])
+#define NMETHODS (BENCH_COMMON + sizeof extra / sizeof extra[0])
 
 static void usage(void)
 {
@@ -84,6 +79,9 @@ int main(int argc, char **argv)
                                    "iter (inner) | backward error | factor / refine (s) |",
                                    "|---|---|---|---|---|---|---|---|---|");
     if (!ctx) return 1;
+    bench_method methods[NMETHODS];
+    bench_common_methods("gesv", methods);
+    memcpy(methods + BENCH_COMMON, extra, sizeof extra);
     for (int si = 0; si < o.nsizes; si++)
         for (int ki = 0; ki < o.nkappas; ki++) {
             int n = o.sizes[si], *ipiv;

@@ -10,17 +10,12 @@
 #include "matrices/generators.h"
 #include "bench/bench_dense.h"
 
-static const bench_method methods[] = {
-    {"LAPACKE_dposv", BENCH_LAPACK64, MIX_FP64, MIX_REFINE_AUTO},
-    {"LAPACKE_dsposv", BENCH_LAPACK_MIXED, MIX_FP32, MIX_REFINE_CLASSICAL},
-    {"mix_dsposv (FP32)", BENCH_MIX, MIX_FP32, MIX_REFINE_AUTO},
-    {"mix_dxposv (TF32)", BENCH_MIX, MIX_TF32, MIX_REFINE_AUTO},
-    {"mix_dhposv (FP16)", BENCH_MIX, MIX_FP16, MIX_REFINE_AUTO},
-    {"mix_dbposv (BF16)", BENCH_MIX, MIX_BF16, MIX_REFINE_AUTO},
+/* After bench_common_methods' six. */
+static const bench_method extra[] = {
     {"AUTO", BENCH_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
     {"GMRES-IR BF16", BENCH_MIX, MIX_BF16, MIX_REFINE_GMRES},
 };
-#define NMETHODS (sizeof methods / sizeof methods[0])
+#define NMETHODS (BENCH_COMMON + sizeof extra / sizeof extra[0])
 
 /* ---- A fast SPD generator for power-of-two n ------------------------------------------------
  * The Haar-random Q of mixm_gen_randsvd_spd costs ~3 n^3 flops (minutes at n = 8192 on a shared
@@ -151,6 +146,9 @@ int main(int argc, char **argv)
                                    "| factor / refine (s) |",
                                    "|---|---|---|---|---|---|---|---|---|---|---|");
     if (!ctx) return 1;
+    bench_method methods[NMETHODS];
+    bench_common_methods("posv", methods);
+    memcpy(methods + BENCH_COMMON, extra, sizeof extra);
     for (int si = 0; si < o.nsizes; si++)
         for (int ki = 0; ki < o.nkappas; ki++) {
             int n = o.sizes[si], *ipiv, fast = !o.haar && n > 0 && (n & (n - 1)) == 0;

@@ -267,13 +267,10 @@ int mix_gesv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec)
     int name(int layout, int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb,      \
              double *x, int ldx, int *iter)                                                       \
     {                                                                                             \
-        const dense_call c = LU_CALL(layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, NULL);        \
-        return simple(prec, &c, iter);                                                            \
+        return simple(prec, &LU_CALL(layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, NULL), iter); \
     }
-SIMPLE_GESV(mix_dsgesv, MIX_FP32)
-SIMPLE_GESV(mix_dxgesv, MIX_TF32)
-SIMPLE_GESV(mix_dhgesv, MIX_FP16)
-SIMPLE_GESV(mix_dbgesv, MIX_BF16)
+SIMPLE_GESV(mix_dsgesv, MIX_FP32) SIMPLE_GESV(mix_dxgesv, MIX_TF32)
+SIMPLE_GESV(mix_dhgesv, MIX_FP16) SIMPLE_GESV(mix_dbgesv, MIX_BF16)
 
 /* ---- Cholesky ------------------------------------------------------------------------------- */
 
@@ -309,10 +306,7 @@ int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int
     int name(int layout, char uplo, int n, int nrhs, double *a, int lda, double *b, int ldb,      \
              double *x, int ldx, int *iter)                                                       \
     {                                                                                             \
-        const dense_call c = CHOL_CALL(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, NULL);      \
-        return simple(prec, &c, iter);                                                            \
+        return simple(prec, &CHOL_CALL(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, NULL), iter);\
     }
-SIMPLE_POSV(mix_dsposv, MIX_FP32)
-SIMPLE_POSV(mix_dxposv, MIX_TF32)
-SIMPLE_POSV(mix_dhposv, MIX_FP16)
-SIMPLE_POSV(mix_dbposv, MIX_BF16)
+SIMPLE_POSV(mix_dsposv, MIX_FP32) SIMPLE_POSV(mix_dxposv, MIX_TF32)
+SIMPLE_POSV(mix_dhposv, MIX_FP16) SIMPLE_POSV(mix_dbposv, MIX_BF16)

@@ -110,8 +110,8 @@ static int chol_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int
     if (scaled && mixk_prec_range_scaling(L->prec)) L->s = NARROW_RANGE_SCALE;
     if ((rc = factor_attempts(L, P, &failed, reason)) || *reason) return rc;
     if (failed) *reason = MIX_REASON_FACTOR_FAILED;
-    mixi_chol_precond_init(&L->precond.chol, ctx, n, L->f, n, L->r, L->s, L->swork);
-    L->M = &L->precond.chol.base;
+    mixi_chol_precond_init(&L->precond, ctx, n, L->f, n, L->r, L->s, L->swork);
+    L->M = &L->precond.base;
     return MIX_SUCCESS;
 }
 
@@ -124,13 +124,6 @@ static int chol_lowprec_finish(mixi_lowprec *L, const mixi_dense_problem *P, int
 }
 
 const mixi_factorization mixi_chol_factorization = {
-    .sym = 1,
-    .err_factor = MIX_ERR_NOT_SPD,
-    .fp64_nan_fails = 0,
-    .range_second_copy = 1,
-    .supported = chol_supported,
-    .auto_choice = mixi_posv_auto_choice,
-    .fp64_flops = chol_flops,
-    .lowprec_factor = chol_lowprec_factor,
-    .lowprec_finish = chol_lowprec_finish,
-};
+    .sym = 1, .err_factor = MIX_ERR_NOT_SPD, .fp64_nan_fails = 0, .range_second_copy = 1,
+    .supported = chol_supported, .auto_choice = mixi_posv_auto_choice, .fp64_flops = chol_flops,
+    .lowprec_factor = chol_lowprec_factor, .lowprec_finish = chol_lowprec_finish};

@@ -47,10 +47,7 @@ typedef struct {
     double s;                 /* scalar scaling */
     double t0, t_floor;       /* start, and the time the FP64 solve takes at least */
     const mixi_precond *M;    /* set by lowprec_factor on success */
-    union {
-        mixi_lu_precond lu;
-        mixi_chol_precond chol;
-    } precond;
+    mixi_factor_precond precond;
 } mixi_lowprec;
 
 struct mixi_factorization {

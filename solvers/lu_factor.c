@@ -46,8 +46,8 @@ static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *
     if (rc || (rc = ctx->ops->synchronize(ctx->state))) return rc;
     L->t_floor = mixi_wtime() - L->t0;
     if (failed) *reason = MIX_REASON_FACTOR_FAILED;
-    mixi_lu_precond_init(&L->precond.lu, ctx, n, L->f, n, L->ipiv, L->r, L->c, L->s, L->swork);
-    L->M = &L->precond.lu.base;
+    mixi_lu_precond_init(&L->precond, ctx, n, L->f, n, L->ipiv, L->r, L->c, L->s, L->swork);
+    L->M = &L->precond.base;
     return MIX_SUCCESS;
 }
 
@@ -61,13 +61,6 @@ static int lu_lowprec_finish(mixi_lowprec *L, const mixi_dense_problem *P, int *
 }
 
 const mixi_factorization mixi_lu_factorization = {
-    .sym = 0,
-    .err_factor = MIX_ERR_SINGULAR,
-    .fp64_nan_fails = 1,
-    .range_second_copy = 0,
-    .supported = lu_supported,
-    .auto_choice = mixi_gesv_auto_choice,
-    .fp64_flops = lu_flops,
-    .lowprec_factor = lu_lowprec_factor,
-    .lowprec_finish = lu_lowprec_finish,
-};
+    .sym = 0, .err_factor = MIX_ERR_SINGULAR, .fp64_nan_fails = 1, .range_second_copy = 0,
+    .supported = lu_supported, .auto_choice = mixi_gesv_auto_choice, .fp64_flops = lu_flops,
+    .lowprec_factor = lu_lowprec_factor, .lowprec_finish = lu_lowprec_finish};

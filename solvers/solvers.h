@@ -122,31 +122,24 @@ static inline int mixi_precond_apply(const mixi_precond *M, int k, const double 
     return M->apply(M, k, r, ldr, c, ldc);
 }
 
-/* LU (precond_lu.c): M^{-1} = C (P^T L U)^{-1} s R from the blocked low-precision LU of s R A C. */
+/* The low-precision factors as a preconditioner, either family:
+ * LU (precond_lu.c): M^{-1} = C (P^T L U)^{-1} s R from the blocked low-precision LU of s R A C;
+ * Cholesky (precond_chol.c): M^{-1} = D (L L^T)^{-1} s D from the low-precision Cholesky of
+ * s D A D (+ a diagonal shift; ipiv and c NULL, d in r). */
 typedef struct {
     mixi_precond base;
-    const float *lu;
-    int ldlu;
+    const float *f;
+    int ldf;
     const int *ipiv;
     const double *r, *c; /* backend, or NULL when unscaled */
     double s;
     float *work;         /* backend, n * nrhs floats */
-} mixi_lu_precond;
-void mixi_lu_precond_init(mixi_lu_precond *M, mix_context *ctx, int n, const float *lu, int ldlu,
-                          const int *ipiv, const double *r, const double *c, double s, float *work);
-
-/* Cholesky (precond_chol.c): M^{-1} = D (L L^T)^{-1} s D from the low-precision Cholesky of
- * s D A D (+ a diagonal shift). */
-typedef struct {
-    mixi_precond base;
-    const float *l;
-    int ldl;
-    const double *d;     /* backend, or NULL when unscaled */
-    double s;
-    float *work;         /* backend, n * nrhs floats */
-} mixi_chol_precond;
-void mixi_chol_precond_init(mixi_chol_precond *M, mix_context *ctx, int n, const float *l, int ldl,
-                            const double *d, double s, float *work);
+} mixi_factor_precond;
+void mixi_lu_precond_init(mixi_factor_precond *M, mix_context *ctx, int n, const float *lu,
+                          int ldlu, const int *ipiv, const double *r, const double *c, double s,
+                          float *work);
+void mixi_chol_precond_init(mixi_factor_precond *M, mix_context *ctx, int n, const float *l,
+                            int ldl, const double *d, double s, float *work);
 
 /* ---- GMRES (gmres.c) ------------------------------------------------------------------------ */
 typedef struct {
