@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <cblas.h>
+#include "matrices/generators.h"
 #include "bench/bench_dense.h"
 #include "matrices/mixmat.h"
 
@@ -28,7 +29,7 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void bench_common_methods(const char *family, bench_method *out)
+static void common_methods(const char *family, bench_method *out)
 {
     static char names[BENCH_COMMON][32];
     static const char letter[] = "sxhb";
@@ -59,7 +60,7 @@ int bench_parse(int argc, char **argv, int with_g, bench_opts *o)
     return 0;
 }
 
-mix_context *bench_start(const char *prog, const bench_opts *o, const char *head,
+static mix_context *start(const char *prog, const bench_opts *o, const char *head,
                          const char *rule)
 {
     mix_context *ctx;
@@ -80,7 +81,7 @@ mix_context *bench_start(const char *prog, const bench_opts *o, const char *head
     return ctx;
 }
 
-void bench_finish(mix_context *ctx)
+static void finish(mix_context *ctx)
 {
     char load1[32];
     loadavg(load1, sizeof load1);
@@ -88,7 +89,7 @@ void bench_finish(mix_context *ctx)
     mix_context_destroy(ctx);
 }
 
-void bench_time(mix_context *ctx, const bench_method *m, int reps, int n, const double *a,
+static void time_method(mix_context *ctx, const bench_method *m, int reps, int n, const double *a,
                 double *w, int *ipiv, double *b, double *x, bench_call call, bench_result *r)
 {
     *r = (bench_result){.best = INFINITY, .used = m->prec};
@@ -114,7 +115,7 @@ void bench_time(mix_context *ctx, const bench_method *m, int reps, int n, const 
     }
 }
 
-int bench_alloc(const char *prog, int n, int with_ipiv, double **a, double **w, double **b,
+static int alloc_problem(const char *prog, int n, int with_ipiv, double **a, double **w, double **b,
                 double **x, int **ipiv)
 {
     size_t nn = (size_t)n * n;
@@ -126,4 +127,35 @@ int bench_alloc(const char *prog, int n, int with_ipiv, double **a, double **w, 
     if (*a && *w && *b && *x && (*ipiv || !with_ipiv)) return 0;
     fprintf(stderr, "%s: out of memory at n = %d\n", prog, n);
     return 1;
+}
+
+int bench_run(const char *prog, const char *family, const bench_opts *o, const char *head,
+              const char *rule, const bench_method *extra, size_t nextra, bench_problem problem,
+              bench_call call, bench_row row)
+{
+    bench_method methods[BENCH_COMMON + 8];
+    const size_t nm = BENCH_COMMON + (nextra < 8 ? nextra : 8);
+    common_methods(family, methods);
+    memcpy(methods + BENCH_COMMON, extra, (nm - BENCH_COMMON) * sizeof *extra);
+    mix_context *ctx = start(prog, o, head, rule);
+    if (!ctx) return 1;
+    for (int si = 0; si < o->nsizes; si++)
+        for (int ki = 0; ki < o->nkappas; ki++) {
+            int n = o->sizes[si], *ipiv;
+            double kappa = o->kappas[ki], *a, *w, *b, *x;
+            if (alloc_problem(prog, n, !strcmp(family, "gesv"), &a, &w, &b, &x, &ipiv) ||
+                problem(o, n, kappa, a, b, x))
+                return 1;
+            bench_result ref = {0};
+            for (size_t mi = 0; mi < nm; mi++) {
+                bench_result r;
+                time_method(ctx, &methods[mi], o->reps, n, a, w, ipiv, b, x, call, &r);
+                if (methods[mi].kind == BENCH_LAPACK64) ref = r;
+                row(o, n, kappa, &methods[mi], &r, &ref,
+                    mixm_dense_backward_error(n, 1, a, n, b, n, x, n));
+            }
+            free(a); free(w); free(b); free(x); free(ipiv);
+        }
+    finish(ctx);
+    return 0;
 }

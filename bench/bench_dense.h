@@ -28,22 +28,20 @@ typedef struct {
     mix_prec used;            /* the factor precision mixsolve took */
 } bench_result;
 
-/* The first BENCH_COMMON methods of either table: LAPACKE_d<family>, LAPACKE_ds<family>, then
+/* bench_run's first BENCH_COMMON methods: LAPACKE_d<family>, LAPACKE_ds<family>, then
  * the simple drivers mix_d?<family> (FP32, TF32, FP16, BF16); family "gesv" or "posv". */
 #define BENCH_COMMON 6
-void bench_common_methods(const char *family, bench_method *out);
 /* Options -n -k -m -r (and -g haar|fast where with_g); 0, or 2 after a bad one. */
 int bench_parse(int argc, char **argv, int with_g, bench_opts *o);
-/* A CPU context; the machine line and the table's head printed.  NULL on failure. */
-mix_context *bench_start(const char *prog, const bench_opts *o, const char *head,
-                         const char *rule);
-/* The load line; ctx destroyed. */
-void bench_finish(mix_context *ctx);
-/* The best of o->reps calls of m (w := a before each). */
-void bench_time(mix_context *ctx, const bench_method *m, int reps, int n, const double *a,
-                double *w, int *ipiv, double *b, double *x, bench_call call, bench_result *r);
-/* ipiv: n ints when with_ipiv; a, w: n x n; b, x: n.  0, or 1 (message printed) when short. */
-int bench_alloc(const char *prog, int n, int with_ipiv, double **a, double **w, double **b,
-                double **x, int **ipiv);
+/* A (n x n) and b = A x for the problem (n, kappa) (x: scratch); 0, or 1 with a message. */
+typedef int (*bench_problem)(const bench_opts *o, int n, double kappa, double *a, double *b,
+                             double *x);
+/* One row of the table; ref: the LAPACK FP64 driver's result (the first method). */
+typedef void (*bench_row)(const bench_opts *o, int n, double kappa, const bench_method *m,
+                          const bench_result *r, const bench_result *ref, double berr);
+/* The table: the common methods, then extra[nextra], on every (size, kappa) of o. */
+int bench_run(const char *prog, const char *family, const bench_opts *o, const char *head,
+              const char *rule, const bench_method *extra, size_t nextra, bench_problem problem,
+              bench_call call, bench_row row);
 
 #endif

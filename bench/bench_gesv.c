@@ -16,14 +16,13 @@ static const char *kappa_str(double kappa)
     return buf;
 }
 
-/* After bench_common_methods' six. */
+/* After bench_run's common six. */
 static const bench_method extra[] = {
     {"GMRES-IR FP32", BENCH_MIX, MIX_FP32, MIX_REFINE_GMRES},
     {"GMRES-IR FP16", BENCH_MIX, MIX_FP16, MIX_REFINE_GMRES},
     {"GMRES-IR BF16", BENCH_MIX, MIX_BF16, MIX_REFINE_GMRES},
     {"mix_dgesv_ir AUTO", BENCH_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
 };
-#define NMETHODS (BENCH_COMMON + sizeof extra / sizeof extra[0])
 
 static void usage(void)
 {
@@ -49,8 +48,8 @@ static int call(mix_context *ctx, const bench_method *m, int n, double *w, int *
 }
 
 /* One row of the table. */
-static void row(int n, const char *kappa, const bench_method *m, const bench_result *r,
-                double t_ref, double berr)
+static void row(const bench_opts *o, int n, double kappa, const bench_method *m,
+                const bench_result *r, const bench_result *ref, double berr)
 {
     char it[32] = "-", prof[48] = "-", name[64];
     if (m->kind == BENCH_LAPACK_MIXED) snprintf(it, sizeof it, "%d", r->iter);
@@ -61,10 +60,20 @@ static void row(int n, const char *kappa, const bench_method *m, const bench_res
     snprintf(name, sizeof name, "%s%s%s%s", m->name, m->prec == MIX_PREC_AUTO ? " (took " : "",
              m->prec == MIX_PREC_AUTO ? mix_prec_name(r->used) : "",
              m->prec == MIX_PREC_AUTO ? ")" : "");
-    printf("| %d | %s | %s%s | %.4f | %.1f | %.2f | %s | %.1e | %s |\n", n, kappa, name,
-           r->st ? " (error)" : "", r->best, 2.0 * n * (double)n * n / 3.0 / r->best / 1e9,
-           t_ref / r->best, it, berr, prof);
+    printf("| %d | %s | %s%s | %.4f | %.1f | %.2f | %s | %.1e | %s |\n", n,
+           o->mode == 0 ? "uniform" : kappa_str(kappa), name, r->st ? " (error)" : "", r->best,
+           2.0 * n * (double)n * n / 3.0 / r->best / 1e9, ref->best / r->best, it, berr, prof);
     fflush(stdout);
+}
+
+static int problem(const bench_opts *o, int n, double kappa, double *a, double *b, double *x)
+{
+    fprintf(stderr, "generating n = %d, kappa = %g\n", n, kappa);
+    if (o->mode == 0) mixm_gen_random_dense(n, 2024 + (uint64_t)n, a);
+    else mixm_gen_randsvd(n, kappa, o->mode, 2024 + (uint64_t)n, a);
+    for (int i = 0; i < n; i++) x[i] = 1.0 + sin((double)i);
+    cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, a, n, x, 1, 0.0, b, 1);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -74,34 +83,9 @@ int main(int argc, char **argv)
     if (!o.nsizes) o.sizes[o.nsizes++] = 1000, o.sizes[o.nsizes++] = 2000, o.sizes[o.nsizes++] = 4000;
     if (!o.nkappas) o.kappas[o.nkappas++] = 1e2, o.kappas[o.nkappas++] = 1e6;
     if (o.reps < 1 || o.mode < 0 || o.mode > 5) { usage(); return 2; }
-    mix_context *ctx = bench_start("bench_gesv", &o,
-                                   "| n | kappa | method | time (s) | GFLOP/s | speedup vs dgesv | "
-                                   "iter (inner) | backward error | factor / refine (s) |",
-                                   "|---|---|---|---|---|---|---|---|---|");
-    if (!ctx) return 1;
-    bench_method methods[NMETHODS];
-    bench_common_methods("gesv", methods);
-    memcpy(methods + BENCH_COMMON, extra, sizeof extra);
-    for (int si = 0; si < o.nsizes; si++)
-        for (int ki = 0; ki < o.nkappas; ki++) {
-            int n = o.sizes[si], *ipiv;
-            double kappa = o.kappas[ki], *a, *w, *b, *x;
-            if (bench_alloc("bench_gesv", n, 1, &a, &w, &b, &x, &ipiv)) return 1;
-            fprintf(stderr, "generating n = %d, kappa = %g\n", n, kappa);
-            if (o.mode == 0) mixm_gen_random_dense(n, 2024 + (uint64_t)n, a);
-            else mixm_gen_randsvd(n, kappa, o.mode, 2024 + (uint64_t)n, a);
-            for (int i = 0; i < n; i++) x[i] = 1.0 + sin((double)i);
-            cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, 1.0, a, n, x, 1, 0.0, b, 1);
-            double t_ref = 0.0;
-            for (size_t mi = 0; mi < NMETHODS; mi++) {
-                bench_result r;
-                bench_time(ctx, &methods[mi], o.reps, n, a, w, ipiv, b, x, call, &r);
-                if (methods[mi].kind == BENCH_LAPACK64) t_ref = r.best;
-                row(n, o.mode == 0 ? "uniform" : kappa_str(kappa), &methods[mi], &r, t_ref,
-                    mixm_dense_backward_error(n, 1, a, n, b, n, x, n));
-            }
-            free(a); free(w); free(b); free(x); free(ipiv);
-        }
-    bench_finish(ctx);
-    return 0;
+    return bench_run("bench_gesv", "gesv", &o,
+                     "| n | kappa | method | time (s) | GFLOP/s | speedup vs dgesv | "
+                     "iter (inner) | backward error | factor / refine (s) |",
+                     "|---|---|---|---|---|---|---|---|---|", extra,
+                     sizeof extra / sizeof extra[0], problem, call, row);
 }

@@ -10,12 +10,11 @@
 #include "matrices/generators.h"
 #include "bench/bench_dense.h"
 
-/* After bench_common_methods' six. */
+/* After bench_run's common six. */
 static const bench_method extra[] = {
     {"AUTO", BENCH_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
     {"GMRES-IR BF16", BENCH_MIX, MIX_BF16, MIX_REFINE_GMRES},
 };
-#define NMETHODS (BENCH_COMMON + sizeof extra / sizeof extra[0])
 
 /* ---- A fast SPD generator for power-of-two n ------------------------------------------------
  * The Haar-random Q of mixm_gen_randsvd_spd costs ~3 n^3 flops (minutes at n = 8192 on a shared
@@ -115,10 +114,11 @@ static int call(mix_context *ctx, const bench_method *m, int n, double *w, int *
 }
 
 /* One row of the table. */
-static void row(int n, double kappa, const bench_method *m, const bench_result *r, double t_ref,
-                double c_ref, double berr)
+static void row(const bench_opts *o, int n, double kappa, const bench_method *m,
+                const bench_result *r, const bench_result *ref, double berr)
 {
     char it[32] = "-", prof[48] = "-";
+    (void)o;
     if (m->kind == BENCH_LAPACK_MIXED) snprintf(it, sizeof it, "%d", r->iter);
     if (m->kind == BENCH_MIX) {
         if (m->prec == MIX_PREC_AUTO)
@@ -129,8 +129,22 @@ static void row(int n, double kappa, const bench_method *m, const bench_result *
     }
     printf("| %d | %.0e | %s%s | %.4f | %.1f | %.2f | %.3f | %.2f | %s | %.1e | %s |\n", n, kappa,
            m->name, r->st ? " (error)" : "", r->best, n * (double)n * n / 3.0 / r->best / 1e9,
-           t_ref / r->best, r->cpu, c_ref / r->cpu, it, berr, prof);
+           ref->best / r->best, r->cpu, ref->cpu / r->cpu, it, berr, prof);
     fflush(stdout);
+}
+
+static int problem(const bench_opts *o, int n, double kappa, double *a, double *b, double *x)
+{
+    int fast = !o->haar && n > 0 && (n & (n - 1)) == 0;
+    fprintf(stderr, "generating n = %d, kappa = %g (%s)\n", n, kappa, fast ? "Hadamard" : "Haar");
+    if (fast ? gen_hadamard_spd(n, kappa, 2024 + (uint64_t)n, a)
+             : mixm_gen_randsvd_spd(n, kappa, o->mode, 2024 + (uint64_t)n, a)) {
+        fprintf(stderr, "bench_posv: generator failed at n = %d\n", n);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) x[i] = 1.0 + sin((double)i);
+    cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, a, n, x, 1, 0.0, b, 1);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -140,39 +154,9 @@ int main(int argc, char **argv)
     if (!o.nsizes) o.sizes[o.nsizes++] = 2048, o.sizes[o.nsizes++] = 4096;
     if (!o.nkappas) o.kappas[o.nkappas++] = 1e2;
     if (o.reps < 1 || o.mode < 1 || o.mode > 5) { usage(); return 2; }
-    mix_context *ctx = bench_start("bench_posv", &o,
-                                   "| n | kappa | method | time (s) | GFLOP/s | speedup vs dposv | "
-                                   "CPU time (s) | CPU-time ratio | iter (inner) | backward error "
-                                   "| factor / refine (s) |",
-                                   "|---|---|---|---|---|---|---|---|---|---|---|");
-    if (!ctx) return 1;
-    bench_method methods[NMETHODS];
-    bench_common_methods("posv", methods);
-    memcpy(methods + BENCH_COMMON, extra, sizeof extra);
-    for (int si = 0; si < o.nsizes; si++)
-        for (int ki = 0; ki < o.nkappas; ki++) {
-            int n = o.sizes[si], *ipiv, fast = !o.haar && n > 0 && (n & (n - 1)) == 0;
-            double kappa = o.kappas[ki], *a, *w, *b, *x;
-            if (bench_alloc("bench_posv", n, 0, &a, &w, &b, &x, &ipiv)) return 1;
-            fprintf(stderr, "generating n = %d, kappa = %g (%s)\n", n, kappa,
-                    fast ? "Hadamard" : "Haar");
-            if (fast ? gen_hadamard_spd(n, kappa, 2024 + (uint64_t)n, a)
-                     : mixm_gen_randsvd_spd(n, kappa, o.mode, 2024 + (uint64_t)n, a)) {
-                fprintf(stderr, "bench_posv: generator failed at n = %d\n", n);
-                return 1;
-            }
-            for (int i = 0; i < n; i++) x[i] = 1.0 + sin((double)i);
-            cblas_dsymv(CblasColMajor, CblasLower, n, 1.0, a, n, x, 1, 0.0, b, 1);
-            double t_ref = 0.0, c_ref = 0.0;
-            for (size_t mi = 0; mi < NMETHODS; mi++) {
-                bench_result r;
-                bench_time(ctx, &methods[mi], o.reps, n, a, w, NULL, b, x, call, &r);
-                if (methods[mi].kind == BENCH_LAPACK64) t_ref = r.best, c_ref = r.cpu;
-                row(n, kappa, &methods[mi], &r, t_ref, c_ref,
-                    mixm_dense_backward_error(n, 1, a, n, b, n, x, n));
-            }
-            free(a); free(w); free(b); free(x);
-        }
-    bench_finish(ctx);
-    return 0;
+    return bench_run("bench_posv", "posv", &o,
+                     "| n | kappa | method | time (s) | GFLOP/s | speedup vs dposv | CPU time (s) | "
+                     "CPU-time ratio | iter (inner) | backward error | factor / refine (s) |",
+                     "|---|---|---|---|---|---|---|---|---|---|---|", extra,
+                     sizeof extra / sizeof extra[0], problem, call, row);
 }
