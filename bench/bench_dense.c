@@ -46,22 +46,27 @@ static void common_methods(const char *family, bench_method *out)
     }
 }
 
-int bench_parse(int argc, char **argv, int with_g, bench_opts *o)
+/* 0, or 2 after a bad option or a mode outside [d->min_mode, 5]; sizes and kappas from d only
+ * where none is given. */
+static int parse(int argc, char **argv, const bench_opts *d, bench_opts *o)
 {
+    *o = *d;
+    o->nsizes = o->nkappas = 0;
     for (int i = 1; i < argc; i++) {
         if (i + 1 >= argc) return 2;
         if (!strcmp(argv[i], "-n") && o->nsizes < 16) o->sizes[o->nsizes++] = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-k") && o->nkappas < 8) o->kappas[o->nkappas++] = atof(argv[++i]);
         else if (!strcmp(argv[i], "-m")) o->mode = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-r")) o->reps = atoi(argv[++i]);
-        else if (with_g && !strcmp(argv[i], "-g")) o->haar = !strcmp(argv[++i], "haar");
+        else if (d->with_g && !strcmp(argv[i], "-g")) o->haar = !strcmp(argv[++i], "haar");
         else return 2;
     }
-    return 0;
+    if (!o->nsizes) memcpy(o->sizes, d->sizes, sizeof d->sizes), o->nsizes = d->nsizes;
+    if (!o->nkappas) memcpy(o->kappas, d->kappas, sizeof d->kappas), o->nkappas = d->nkappas;
+    return o->reps < 1 || o->mode < d->min_mode || o->mode > 5 ? 2 : 0;
 }
 
-static mix_context *start(const char *prog, const bench_opts *o, const char *head,
-                         const char *rule)
+static mix_context *start(const char *prog, const bench_opts *o, const char *head)
 {
     mix_context *ctx;
     if (mix_context_create(&ctx, MIX_BACKEND_CPU)) {
@@ -77,7 +82,9 @@ static mix_context *start(const char *prog, const bench_opts *o, const char *hea
     printf("CPU: %s; %s; OpenBLAS core %s, %d threads; %s; randsvd mode %d; best of %d\n\n",
            caps.device, caps.libraries, openblas_get_corename(), openblas_get_num_threads(), date,
            o->mode, o->reps);
-    printf("%s\n%s\n", head, rule);
+    printf("%s\n", head);
+    for (const char *c = head; *c; c++) /* the rule: one |---| a column */
+        fputs(*c != '|' ? "" : c[1] ? "|---" : "|\n", stdout);
     return ctx;
 }
 
@@ -129,15 +136,20 @@ static int alloc_problem(const char *prog, int n, int with_ipiv, double **a, dou
     return 1;
 }
 
-int bench_run(const char *prog, const char *family, const bench_opts *o, const char *head,
-              const char *rule, const bench_method *extra, size_t nextra, bench_problem problem,
+int bench_run(int argc, char **argv, const bench_opts *d, int (*usage)(void), const char *family,
+              const char *head, const bench_method *extra, size_t nextra, bench_problem problem,
               bench_call call, bench_row row)
 {
+    bench_opts opts;
+    const bench_opts *o = &opts;
+    if (parse(argc, argv, d, &opts)) return usage();
+    char prog[32];
+    snprintf(prog, sizeof prog, "bench_%s", family);
     bench_method methods[BENCH_COMMON + 8];
     const size_t nm = BENCH_COMMON + (nextra < 8 ? nextra : 8);
     common_methods(family, methods);
     memcpy(methods + BENCH_COMMON, extra, (nm - BENCH_COMMON) * sizeof *extra);
-    mix_context *ctx = start(prog, o, head, rule);
+    mix_context *ctx = start(prog, o, head);
     if (!ctx) return 1;
     for (int si = 0; si < o->nsizes; si++)
         for (int ki = 0; ki < o->nkappas; ki++) {

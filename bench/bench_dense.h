@@ -14,6 +14,7 @@ typedef struct {
 
 typedef struct {
     int sizes[16], nsizes, mode, reps, haar;
+    int with_g, min_mode;   /* the defaults': -g accepted; the least -m */
     double kappas[8];
     int nkappas;
 } bench_opts;
@@ -31,17 +32,17 @@ typedef struct {
 /* bench_run's first BENCH_COMMON methods: LAPACKE_d<family>, LAPACKE_ds<family>, then
  * the simple drivers mix_d?<family> (FP32, TF32, FP16, BF16); family "gesv" or "posv". */
 #define BENCH_COMMON 6
-/* Options -n -k -m -r (and -g haar|fast where with_g); 0, or 2 after a bad one. */
-int bench_parse(int argc, char **argv, int with_g, bench_opts *o);
 /* A (n x n) and b = A x for the problem (n, kappa) (x: scratch); 0, or 1 with a message. */
 typedef int (*bench_problem)(const bench_opts *o, int n, double kappa, double *a, double *b,
                              double *x);
 /* One row of the table; ref: the LAPACK FP64 driver's result (the first method). */
 typedef void (*bench_row)(const bench_opts *o, int n, double kappa, const bench_method *m,
                           const bench_result *r, const bench_result *ref, double berr);
-/* The table: the common methods, then extra[nextra], on every (size, kappa) of o. */
-int bench_run(const char *prog, const char *family, const bench_opts *o, const char *head,
-              const char *rule, const bench_method *extra, size_t nextra, bench_problem problem,
+/* bench_<family>'s main: options -n -k -m -r (-g haar|fast where d->with_g) over the defaults
+ * d (usage() after a bad one), then the table (its head: the column names) of the common
+ * methods and extra[nextra] on every (size, kappa). */
+int bench_run(int argc, char **argv, const bench_opts *d, int (*usage)(void), const char *family,
+              const char *head, const bench_method *extra, size_t nextra, bench_problem problem,
               bench_call call, bench_row row);
 
 #endif

@@ -24,11 +24,12 @@ static const bench_method extra[] = {
     {"mix_dgesv_ir AUTO", BENCH_MIX, MIX_PREC_AUTO, MIX_REFINE_AUTO},
 };
 
-static void usage(void)
+static int usage(void)
 {
     fprintf(stderr, "usage: bench_gesv [-n N]... [-k KAPPA]... [-m MODE] [-r REPS]\n"
                     "  defaults: -n 1000 -n 2000 -n 4000 -k 1e2 -k 1e6 -m 3 -r 1 (best of REPS)\n"
                     "  -m 0: uniform random entries in [0, 1) instead of randsvd (kappa ignored)\n");
+    return 2;
 }
 
 static int call(mix_context *ctx, const bench_method *m, int n, double *w, int *ipiv, double *b,
@@ -78,14 +79,11 @@ static int problem(const bench_opts *o, int n, double kappa, double *a, double *
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {.mode = 3, .reps = 1};
-    if (bench_parse(argc, argv, 0, &o)) { usage(); return 2; }
-    if (!o.nsizes) o.sizes[o.nsizes++] = 1000, o.sizes[o.nsizes++] = 2000, o.sizes[o.nsizes++] = 4000;
-    if (!o.nkappas) o.kappas[o.nkappas++] = 1e2, o.kappas[o.nkappas++] = 1e6;
-    if (o.reps < 1 || o.mode < 0 || o.mode > 5) { usage(); return 2; }
-    return bench_run("bench_gesv", "gesv", &o,
-                     "| n | kappa | method | time (s) | GFLOP/s | speedup vs dgesv | "
-                     "iter (inner) | backward error | factor / refine (s) |",
-                     "|---|---|---|---|---|---|---|---|---|", extra,
-                     sizeof extra / sizeof extra[0], problem, call, row);
+    static const bench_opts defaults = {
+        .sizes = {1000, 2000, 4000}, .nsizes = 3, .kappas = {1e2, 1e6}, .nkappas = 2, .mode = 3,
+        .reps = 1};
+    return bench_run(argc, argv, &defaults, usage, "gesv",
+                     "| n | kappa | method | time (s) | GFLOP/s | speedup vs dgesv | iter (inner) | "
+                     "backward error | factor / refine (s) |",
+                     extra, sizeof extra / sizeof extra[0], problem, call, row);
 }

@@ -87,13 +87,14 @@ static int gen_hadamard_spd(int n, double kappa, uint64_t seed, double *a)
     return MIX_SUCCESS;
 }
 
-static void usage(void)
+static int usage(void)
 {
     fprintf(stderr, "usage: bench_posv [-n N]... [-k KAPPA]... [-m MODE] [-r REPS] [-g haar|fast]\n"
                     "  defaults: -n 2048 -n 4096 -k 1e2 -m 3 -r 1 (best of REPS), -g fast: the\n"
                     "  Hadamard-based SPD generator (geometric eigenvalues) for power-of-two n,\n"
                     "  Haar-random randsvd (mode -m) otherwise or with -g haar\n"
                     "  the simple drivers' settings: AUTO refinement (classical, then CG-IR)\n");
+    return 2;
 }
 
 static int call(mix_context *ctx, const bench_method *m, int n, double *w, int *ipiv, double *b,
@@ -149,14 +150,11 @@ static int problem(const bench_opts *o, int n, double kappa, double *a, double *
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {.mode = 3, .reps = 1};
-    if (bench_parse(argc, argv, 1, &o)) { usage(); return 2; }
-    if (!o.nsizes) o.sizes[o.nsizes++] = 2048, o.sizes[o.nsizes++] = 4096;
-    if (!o.nkappas) o.kappas[o.nkappas++] = 1e2;
-    if (o.reps < 1 || o.mode < 1 || o.mode > 5) { usage(); return 2; }
-    return bench_run("bench_posv", "posv", &o,
+    static const bench_opts defaults = {.sizes = {2048, 4096}, .nsizes = 2, .kappas = {1e2},
+                                        .nkappas = 1, .mode = 3, .reps = 1,
+                                        .with_g = 1, .min_mode = 1};
+    return bench_run(argc, argv, &defaults, usage, "posv",
                      "| n | kappa | method | time (s) | GFLOP/s | speedup vs dposv | CPU time (s) | "
                      "CPU-time ratio | iter (inner) | backward error | factor / refine (s) |",
-                     "|---|---|---|---|---|---|---|---|---|---|---|", extra,
-                     sizeof extra / sizeof extra[0], problem, call, row);
+                     extra, sizeof extra / sizeof extra[0], problem, call, row);
 }
