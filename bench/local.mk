@@ -5,7 +5,7 @@ bench_bench_gpu_gesv_SOURCES = bench/bench_gpu_gesv.c
 bench_bench_gpu_gesv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 endif
 noinst_PROGRAMS += bench/bench_gesv
-bench_bench_gesv_SOURCES = bench/bench_gesv.c
+bench_bench_gesv_SOURCES = bench/bench_gesv.c bench/bench_dense.c
 bench_bench_gesv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 if HAVE_CUDA
 noinst_PROGRAMS += bench/bench_gpu_cg
@@ -19,12 +19,12 @@ bench_bench_cg_SOURCES = bench/bench_cg.c
 bench_bench_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_SRCDIR='"$(abs_top_srcdir)"'
 bench_bench_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 bench_bench_cg_LDFLAGS = $(OPENMP_CFLAGS)
-noinst_HEADERS += bench/bench_gpu.h
+noinst_HEADERS += bench/bench_gpu.h bench/bench_dense.h
 # PETSc's KSPCG on the bench_cg problem, for comparison (optional: the script builds it only where
 # PETSc and MPI are installed; never linked into anything here).
 EXTRA_DIST += bench/petsc_cg.c bench/petsc_cg.sh
 noinst_PROGRAMS += bench/bench_posv
-bench_bench_posv_SOURCES = bench/bench_posv.c
+bench_bench_posv_SOURCES = bench/bench_posv.c bench/bench_dense.c
 bench_bench_posv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 # numpy.linalg.solve with and without the LAPACK drop-in (Debian's python3-numpy).
 EXTRA_DIST += bench/bench_numpy_dropin.sh bench/bench_r_dropin.sh

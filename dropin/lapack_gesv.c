@@ -100,16 +100,12 @@ void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ip
         goto forward;
     }
     /* dgesv_ overwrites B with X; mixsolve refines against the original B, so X lives apart. */
-    double *x = malloc((size_t)n * (size_t)nrhs * sizeof *x);
-    if (!x) {
-        why = "memory";
-        goto forward;
-    }
     /* The original A, kept before the solve overwrites it, makes later reuse exact. */
+    double *x = malloc((size_t)n * (size_t)nrhs * sizeof *x);
     mixd_kept *kept = NULL;
-    if (plan.keep && !(kept = mixd_keep_begin(n, a, lda, 'N'))) {
+    if (!x || (plan.keep && !(kept = mixd_keep_begin(n, a, lda, 'N')))) {
+        why = x ? "keep" : "memory";
         free(x);
-        why = "keep";
         goto forward;
     }
     mix_gesv_info gi;

@@ -117,7 +117,7 @@ struct mix_dense_ops {
     int (*getrs_f64)(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
                      double *b, int ldb);
 
-    /* --- Symmetric positive definite systems (solvers/chol_lowprec.c, solvers/posv.c) -------
+    /* --- Symmetric positive definite systems (solvers/chol_lowprec.c, solvers/chol_factor.c) -------
      * A symmetric matrix is given by its `uplo` triangle (MIXK_LOWER | MIXK_UPPER) alone; the
      * other triangle is never read (it may hold anything, NaN included).  The low-precision
      * Cholesky factor is always the lower triangle L of an FP32 matrix, A = L L^T. */

@@ -10,21 +10,8 @@
 /* Any other failure of the simple drivers (no backend, a library or device call failed). */
 #define SIMPLE_ERR_OTHER (-1011)
 
-/* One call of either family: spd selects Cholesky (uplo) or LU (ipiv).  f_out: host, column-major,
- * ld lda: the widened low-precision factors on success (the drop-in), or NULL. */
-typedef struct {
-    int spd;
-    char uplo;
-    int *ipiv;
-    int layout, n, nrhs;
-    double *a;
-    int lda;
-    const double *b;
-    int ldb;
-    double *x;
-    int ldx;
-    double *f_out;
-} dense_call;
+/* One call of either family: spd selects Cholesky (uplo) or LU (ipiv). */
+typedef mixi_dense_call dense_call;
 
 void mix_gesv_params_init(mix_gesv_params *p)
 {
@@ -118,18 +105,6 @@ int mixi_unalias(mix_context *ctx, const double **b, size_t sb, const double *x,
     return MIX_SUCCESS;
 }
 
-/* The solver of the call's family, with a, b, x in backend memory; *idx: the zero pivot (LU) or
- * the first leading minor not positive definite (Cholesky), LAPACK's INFO > 0. */
-static int solve(mix_context *ctx, const mix_gesv_params *p, const dense_call *c,
-                 mix_gesv_info *info, int *idx)
-{
-    if (c->spd)
-        return mixi_posv_run_factor(ctx, p, c->layout, c->uplo, c->n, c->nrhs, c->a, c->lda, c->b,
-                                    c->ldb, c->x, c->ldx, info, idx, c->f_out, c->lda);
-    return mixi_gesv_run_lu(ctx, p, c->layout, c->n, c->nrhs, c->a, c->lda, c->ipiv, c->b, c->ldb,
-                            c->x, c->ldx, info, idx, c->f_out, c->lda);
-}
-
 /* The status with which the FP64 factors are in a: singular (LU) or not positive definite. */
 static int factor_failed(const dense_call *c) { return c->spd ? MIX_ERR_NOT_SPD : MIX_ERR_SINGULAR; }
 
@@ -153,7 +128,7 @@ static int run_staged(mix_context *ctx, const mix_gesv_params *p, const dense_ca
     dc.a = da;
     dc.b = db;
     dc.x = dx;
-    rc = solve(ctx, p, &dc, info, idx);
+    rc = mixi_dense_run(ctx, p, &dc, info, idx);
     if (rc == MIX_SUCCESS && (rc = o->download(ctx->state, c->x, dx, sx * sizeof(double))))
         goto out;
     /* iter < 0: the FP64 factors were written into the backend copy of a (a triangle: the whole
@@ -186,7 +161,7 @@ static int run_host(mix_context *ctx, const mix_gesv_params *p, const dense_call
     double *bcopy;
     int rc = mixi_unalias(ctx, &dc.b, span_rhs(c, c->ldb), c->x, span_rhs(c, c->ldx), &bcopy);
     if (rc) return info->status = rc;
-    rc = solve(ctx, p, &dc, info, idx);
+    rc = mixi_dense_run(ctx, p, &dc, info, idx);
     ctx->ops->free(ctx->state, bcopy);
     return rc;
 }
@@ -207,7 +182,7 @@ static int run_device(mix_context *ctx, const mix_gesv_params *p, const dense_ca
     double *bcopy;
     int rc = mixi_unalias(ctx, &dc.b, span_rhs(c, c->ldb), c->x, span_rhs(c, c->ldx), &bcopy);
     if (rc) return info->status = rc;
-    rc = solve(ctx, p, &dc, info, &idx);
+    rc = mixi_dense_run(ctx, p, &dc, info, &idx);
     ctx->ops->free(ctx->state, bcopy);
     return rc;
 }
@@ -292,13 +267,10 @@ int mix_gesv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec)
     int name(int layout, int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb,      \
              double *x, int ldx, int *iter)                                                       \
     {                                                                                             \
-        const dense_call c = LU_CALL(layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, NULL);        \
-        return simple(prec, &c, iter);                                                            \
+        return simple(prec, &LU_CALL(layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, NULL), iter); \
     }
-SIMPLE_GESV(mix_dsgesv, MIX_FP32)
-SIMPLE_GESV(mix_dxgesv, MIX_TF32)
-SIMPLE_GESV(mix_dhgesv, MIX_FP16)
-SIMPLE_GESV(mix_dbgesv, MIX_BF16)
+SIMPLE_GESV(mix_dsgesv, MIX_FP32) SIMPLE_GESV(mix_dxgesv, MIX_TF32)
+SIMPLE_GESV(mix_dhgesv, MIX_FP16) SIMPLE_GESV(mix_dbgesv, MIX_BF16)
 
 /* ---- Cholesky ------------------------------------------------------------------------------- */
 
@@ -334,10 +306,7 @@ int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int
     int name(int layout, char uplo, int n, int nrhs, double *a, int lda, double *b, int ldb,      \
              double *x, int ldx, int *iter)                                                       \
     {                                                                                             \
-        const dense_call c = CHOL_CALL(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, NULL);      \
-        return simple(prec, &c, iter);                                                            \
+        return simple(prec, &CHOL_CALL(layout, uplo, n, nrhs, a, lda, b, ldb, x, ldx, NULL), iter);\
     }
-SIMPLE_POSV(mix_dsposv, MIX_FP32)
-SIMPLE_POSV(mix_dxposv, MIX_TF32)
-SIMPLE_POSV(mix_dhposv, MIX_FP16)
-SIMPLE_POSV(mix_dbposv, MIX_BF16)
+SIMPLE_POSV(mix_dsposv, MIX_FP32) SIMPLE_POSV(mix_dxposv, MIX_TF32)
+SIMPLE_POSV(mix_dhposv, MIX_FP16) SIMPLE_POSV(mix_dbposv, MIX_BF16)

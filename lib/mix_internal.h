@@ -15,7 +15,7 @@ void mixi_default_enter(mix_context *ctx);
 void mixi_default_leave(mix_context *ctx);
 
 /* mix_dgesv_ir for column-major host a, b, x (arguments already checked) with the index of a zero
- * pivot in *sing (as mixi_gesv_run); for the LAPACK drop-in.  widen != 0: when the low-precision
+ * pivot in *sing (as mixi_dense_run); for the LAPACK drop-in.  widen != 0: when the low-precision
  * path succeeds, a receives its factors widened to FP64 (with ipiv: dgetrf's output for a nearby
  * matrix), so dgesv_ leaves valid factors; otherwise a is unchanged then.  On the FP64 path a
  * holds the FP64 factors as with mix_dgesv_ir. */
@@ -26,7 +26,7 @@ int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrh
 /* mix_dposv_ir for column-major host a, b, x (arguments already checked) with the order of the
  * first non-positive-definite leading minor in *not_pd (LAPACK dsposv's INFO); for the drop-in.
  * widen != 0: when the low-precision path succeeds, a's uplo triangle receives its Cholesky
- * factor widened to FP64 (dpotrf's output for a nearby matrix: mixi_posv_run_factor), so dposv_
+ * factor widened to FP64 (dpotrf's output for a nearby matrix: mixi_dense_run), so dposv_
  * leaves a valid factor; a system needing range scaling then gives MIX_ERR_UNSUPPORTED, nothing
  * written.  widen = 0: a unchanged on success, as dsposv must. */
 int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,

@@ -1,14 +1,5 @@
 /* chol_lowprec.c: blocked right-looking Cholesky in FP32 storage with trailing updates in a chosen GEMM precision. */
-#include <stdint.h>
 #include "solvers/solvers.h"
-
-size_t mixi_chol_gemm_work_floats(int n, int nb)
-{
-    /* syrk_f32's workspace for the largest update: 2 (n - nb) nb floats. */
-    size_t floats;
-    /* Saturates: the allocation of SIZE_MAX floats then fails cleanly. */
-    return mixi_mul3_size(2, (size_t)n, (size_t)nb, &floats) ? SIZE_MAX : floats;
-}
 
 int mixi_chol_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int nb,
                       void *gemm_work, void *panel_work, int *failed)

@@ -3,14 +3,15 @@
 
 static int lu_apply(const mixi_precond *self, int k, const double *r, int ldr, double *c, int ldc)
 {
-    const mixi_lu_precond *M = (const mixi_lu_precond *)self;
+    const mixi_factor_precond *M = (const mixi_factor_precond *)self;
     mix_context *ctx = self->ctx;
-    return ctx->ops->dense->getrs_f32_f64(ctx->state, self->n, k, M->lu, M->ldlu, M->ipiv, M->r,
+    return ctx->ops->dense->getrs_f32_f64(ctx->state, self->n, k, M->f, M->ldf, M->ipiv, M->r,
                                           M->c, M->s, r, ldr, c, ldc, M->work);
 }
 
-void mixi_lu_precond_init(mixi_lu_precond *M, mix_context *ctx, int n, const float *lu, int ldlu,
-                          const int *ipiv, const double *r, const double *c, double s, float *work)
+void mixi_lu_precond_init(mixi_factor_precond *M, mix_context *ctx, int n, const float *lu,
+                          int ldlu, const int *ipiv, const double *r, const double *c, double s,
+                          float *work)
 {
-    *M = (mixi_lu_precond){{lu_apply, ctx, n}, lu, ldlu, ipiv, r, c, s, work};
+    *M = (mixi_factor_precond){{lu_apply, ctx, n}, lu, ldlu, ipiv, r, c, s, work};
 }

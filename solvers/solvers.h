@@ -32,7 +32,8 @@ int mixi_fp64_seconds_forced(void);
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 
 /* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */
-/* Floats of GEMM workspace the blocked LU needs (compute != FP32 rounds its inputs into it). */
+/* Floats of GEMM workspace the blocked LU needs (compute != FP32 rounds its inputs into it), and
+ * of syrk_f32's the blocked Cholesky needs: 2 n nb, the largest update's two panels. */
 size_t mixi_lu_gemm_work_floats(int n, int nb);
 /* Right-looking blocked LU with partial pivoting of the n x n FP32 matrix a (backend memory), in
  * place; ipiv backend (n ints, global 1-based).  Trailing updates through dense->gemm_f32 with
@@ -52,8 +53,6 @@ int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, 
                        double *c, double *s, double *host_tmp);
 
 /* ---- Low-precision blocked Cholesky (chol_lowprec.c) ----------------------------------------- */
-/* Floats of syrk_f32 workspace the blocked Cholesky needs (compute != FP32). */
-size_t mixi_chol_gemm_work_floats(int n, int nb);
 /* Right-looking blocked Cholesky A = L L^T of the n x n FP32 matrix a (backend; lower triangle
  * read and written), diagonal blocks by dense->potrf_f32, panels by trsm_f32, trailing updates by
  * syrk_f32 with `compute`.  *failed = k > 0 (global) when the leading minor of order k is not
@@ -123,31 +122,24 @@ static inline int mixi_precond_apply(const mixi_precond *M, int k, const double 
     return M->apply(M, k, r, ldr, c, ldc);
 }
 
-/* LU (precond_lu.c): M^{-1} = C (P^T L U)^{-1} s R from the blocked low-precision LU of s R A C. */
+/* The low-precision factors as a preconditioner, either family:
+ * LU (precond_lu.c): M^{-1} = C (P^T L U)^{-1} s R from the blocked low-precision LU of s R A C;
+ * Cholesky (precond_chol.c): M^{-1} = D (L L^T)^{-1} s D from the low-precision Cholesky of
+ * s D A D (+ a diagonal shift; ipiv and c NULL, d in r). */
 typedef struct {
     mixi_precond base;
-    const float *lu;
-    int ldlu;
+    const float *f;
+    int ldf;
     const int *ipiv;
     const double *r, *c; /* backend, or NULL when unscaled */
     double s;
     float *work;         /* backend, n * nrhs floats */
-} mixi_lu_precond;
-void mixi_lu_precond_init(mixi_lu_precond *M, mix_context *ctx, int n, const float *lu, int ldlu,
-                          const int *ipiv, const double *r, const double *c, double s, float *work);
-
-/* Cholesky (precond_chol.c): M^{-1} = D (L L^T)^{-1} s D from the low-precision Cholesky of
- * s D A D (+ a diagonal shift). */
-typedef struct {
-    mixi_precond base;
-    const float *l;
-    int ldl;
-    const double *d;     /* backend, or NULL when unscaled */
-    double s;
-    float *work;         /* backend, n * nrhs floats */
-} mixi_chol_precond;
-void mixi_chol_precond_init(mixi_chol_precond *M, mix_context *ctx, int n, const float *l, int ldl,
-                            const double *d, double s, float *work);
+} mixi_factor_precond;
+void mixi_lu_precond_init(mixi_factor_precond *M, mix_context *ctx, int n, const float *lu,
+                          int ldlu, const int *ipiv, const double *r, const double *c, double s,
+                          float *work);
+void mixi_chol_precond_init(mixi_factor_precond *M, mix_context *ctx, int n, const float *l,
+                            int ldl, const double *d, double s, float *work);
 
 /* ---- GMRES (gmres.c) ------------------------------------------------------------------------ */
 typedef struct {
@@ -222,21 +214,53 @@ typedef struct {
  * or allocation failures only; the outcome is in *res. */
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 
-/* ---- Driver (gesv.c) ------------------------------------------------------------------------ */
-/* The whole solve with a, b, x in backend memory (layout as given), ipiv on the host; arguments
- * already checked by lib/dense_api.c, p never NULL (lib/ passes mix_gesv_params_init's defaults).
- * Returns 0, MIX_ERR_SINGULAR (info->status too; the FP64 factors are in a), MIX_ERR_NAN
- * (nothing written) or another MIX_ERR_*.  info is filled. */
-int mixi_gesv_run(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
-                  double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
-                  mix_gesv_info *info, int *singular_index);
-/* The same, and when the low-precision path succeeds (info->iter >= 0) lu_out (host, column-major,
- * ld ld_lu_out, column-major layout only; may be the caller's a) receives its factors widened to
- * FP64 as dgetrf leaves them, with ipiv: P L U of a nearby matrix (the LAPACK drop-in's dgesv_).
- * A system that needs range scaling is refused with lu_out: MIX_ERR_UNSUPPORTED, nothing written. */
-int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p, int layout, int n, int nrhs,
-                     double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
-                     mix_gesv_info *info, int *singular_index, double *lu_out, int ld_lu_out);
+/* ---- The dense flow (dense_flow.c): LU and Cholesky through one set of operations ---------- */
+/* One call of either family, arguments already checked by lib/dense_api.c: a, b, x in backend
+ * memory (layout as given), ipiv (LU) on the host, A read from its uplo ('L'/'U') triangle only
+ * for spd.  f_out (host, column-major, ld lda, column-major layout only; may be a): when the
+ * low-precision path succeeds (info->iter >= 0) it receives the factors widened to FP64 as
+ * dgetrf (with ipiv) or dpotrf leave them, for a nearby matrix (the LAPACK drop-in); a system
+ * that needs range scaling is then refused, MIX_ERR_UNSUPPORTED, nothing written. */
+typedef struct {
+    int spd;
+    char uplo;
+    int *ipiv;
+    int layout, n, nrhs;
+    double *a;
+    int lda;
+    const double *b;
+    int ldb;
+    double *x;
+    int ldx;
+    double *f_out;
+} mixi_dense_call;
+/* The whole solve, p never NULL.  Returns 0, MIX_ERR_SINGULAR / MIX_ERR_NOT_SPD (*idx = LAPACK's
+ * INFO > 0; the FP64 factors are in a, as dgetrf/dpotrf leave them), MIX_ERR_NAN (nothing
+ * written) or another MIX_ERR_*; info is filled.  With iter < 0, a (a's uplo triangle) holds the
+ * FP64 factors, as LAPACK's dsgesv/dsposv. */
+int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_call *c,
+                   mix_gesv_info *info, int *idx);
+
+/* ---- The FP64 matrix of the dense flow, whole or one triangle (matrix.c) ---------------------- */
+int mixi_matrix_norm_inf(mix_context *ctx, int n, const mixi_matrix *A, double *anrm);
+int mixi_matrix_count_nonfinite(mix_context *ctx, int n, const mixi_matrix *A, size_t *bad);
+/* dst (ld ldd) := A's stored part, transposed when trans (a general A only). */
+int mixi_matrix_copy(mix_context *ctx, int n, const mixi_matrix *A, int trans, double *dst,
+                     int ldd);
+/* A's stored part, in a (ld lda), times 2^k exactly. */
+int mixi_matrix_scale_pow2(mix_context *ctx, int n, const mixi_matrix *A, double *a, int k);
+/* LAPACK's FP64 factorization of A's shape, dgetrf (ipiv: n, global 1-based) or dpotrf (its
+ * triangle), in a (ld A->lda), its workspace, and the solve with the factors F (dgetrs, dpotrs). */
+int mixi_matrix_factor_worksize(mix_context *ctx, int n, const mixi_matrix *A, size_t *bytes);
+int mixi_matrix_factor(mix_context *ctx, int n, const mixi_matrix *A, double *a, int *ipiv,
+                       void *work, int *info);
+int mixi_matrix_factor_solve(mix_context *ctx, int n, const mixi_matrix *F, const int *ipiv,
+                             int nrhs, double *x, int ldx);
+/* The FP64 factors of 2^k A, in a (ld F->lda; transposed when trans), back to A's units. */
+int mixi_matrix_factor_scale_pow2(mix_context *ctx, int n, const mixi_matrix *F, double *a,
+                                  int trans, int k);
+/* Backend allocation of rows * cols * size bytes (never 0 bytes: NULL always means failure). */
+int mixi_balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size);
 
 /* ---- Widened factors (widen.c) -------------------------------------------------------------- */
 /* Both download everything before writing to out, so a failure leaves out untouched. */
@@ -270,27 +294,5 @@ int mixi_scale_lower_pow2_f64(mix_context *ctx, int n, double *a, int lda, int k
 int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm_s,
                       const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
                       double *berr);
-
-/* ---- Driver for SPD systems (posv.c) -------------------------------------------------------- */
-/* The whole SPD solve with a, b, x in backend memory (layout as given), A read from its uplo
- * ('L'/'U') triangle only; arguments already checked by lib/dense_api.c, p never NULL.  Returns 0,
- * MIX_ERR_NOT_SPD (*not_pd_index = k: the leading minor of order k is not positive definite in
- * FP64; the partial FP64 factor is in a's triangle, as dpotrf leaves it), MIX_ERR_NAN (nothing
- * written) or another MIX_ERR_*.  info is filled.  With iter < 0 a's uplo triangle holds the
- * FP64 Cholesky factor, as LAPACK dsposv. */
-int mixi_posv_run(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
-                  int nrhs, double *a, int lda, const double *b, int ldb, double *x, int ldx,
-                  mix_gesv_info *info, int *not_pd_index);
-/* The same, and when the low-precision path succeeds (info->iter >= 0) the uplo triangle of
- * l_out (host, column-major, ld ld_l_out, column-major layout only; may be the caller's a)
- * receives its Cholesky factor widened to FP64 as dpotrf leaves it: the factor of A plus a
- * diagonal E, 0 <= E_ii <= 32 u a_ii (u: the GEMM inputs' unit roundoff), where the
- * low-precision Cholesky needed Higham and Pranesh's shift (the LAPACK drop-in's dposv_).  A
- * system that needs range scaling (entries beyond 2^+-64, solvers/range.c) is refused with
- * l_out: MIX_ERR_UNSUPPORTED before any work, nothing written. */
-int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p, int layout, char uplo, int n,
-                         int nrhs, double *a, int lda, const double *b, int ldb, double *x,
-                         int ldx, mix_gesv_info *info, int *not_pd_index, double *l_out,
-                         int ld_l_out);
 
 #endif

@@ -1,0 +1,129 @@
+/* chol_factor.c: Cholesky as a factorization of the dense flow: symmetric scaling and shifts for the low-precision Cholesky, its widened factor, LAPACK's dpotrf/dpotrs in FP64. */
+#include <math.h>
+#include "kernels/common/prec_traits.h"
+#include "solvers/dense_flow.h"
+
+/* Diagonal shifts tried, in units of the GEMM input precision's unit roundoff times the scaled
+ * diagonal, when the low-precision Cholesky of the scaled matrix breaks down (Higham and
+ * Pranesh 2021, Alg. 3.1, which doubles a small constant; two larger steps here, because each
+ * attempt costs a whole factorisation). */
+static const double shift_steps[] = {4.0, 32.0};
+/* Narrow exponent range (FP16): s = 2^14 puts the scaled diagonal in [2^14, 2^16), so entries
+ * of L reach at most 256 (|l_ij| <= sqrt(a_ii)) and small ones stay above FP16's subnormal
+ * range; the diagonal itself is never rounded to FP16 (storage is FP32). */
+#define NARROW_RANGE_SCALE 0x1p14
+
+static int chol_supported(const mix_dense_ops *d) { return d->potrs_f32_f64 && d->potrf_f64; }
+
+static double chol_flops(int n, int nrhs)
+{
+    return (double)n * n * n / 3.0 + 2.0 * (double)n * n * nrhs;
+}
+
+/* Unit roundoff of the GEMM inputs: 2^-(stored mantissa bits + 1). */
+static double unit_roundoff(mix_prec p) { return ldexp(1.0, -(mixk_prec_mant_bits(p) + 1)); }
+
+/* Symmetric power-of-two scaling (exact) into L->r: d_i = 2^-t_i with d_i^2 a_ii in [1, 4), so
+ * every entry of D A D of an SPD A lies in (-4, 4) (|a_ij| <= sqrt(a_ii a_jj)).  *nonpos = 1
+ * when some a_ii <= 0: A is not SPD, no low-precision attempt. */
+static int sym_scaling(mixi_lowprec *L, const mixi_dense_problem *P, int *nonpos)
+{
+    mix_context *ctx = L->ctx;
+    const int n = L->n;
+    size_t bytes = (size_t)n * sizeof(double);
+    int rc;
+    *nonpos = 0;
+    /* The diagonal is the 1 x n matrix with leading dimension lda + 1. */
+    if ((rc = ctx->ops->dense->lacpy_f64(ctx->state, 0, 1, n, P->A.a, P->A.lda + 1, L->r, 1)) ||
+        (rc = ctx->ops->download(ctx->state, L->host, L->r, bytes)))
+        return rc;
+    for (int i = 0; i < n; i++) {
+        double v = L->host[i];
+        if (!(v > 0.0)) {
+            *nonpos = 1;
+            return MIX_SUCCESS;
+        }
+        int e;
+        frexp(v, &e); /* v in [2^(e-1), 2^e) */
+        L->host[i] = ldexp(1.0, -(int)floor((e - 1) / 2.0));
+    }
+    return ctx->ops->upload(ctx->state, L->r, L->host, bytes);
+}
+
+/* Conversion and the Cholesky, shifted after a breakdown where scaled (at most
+ * 1 + |shift_steps| attempts); *failed as mixi_chol_lowprec's. */
+static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *failed, int *reason)
+{
+    mix_context *ctx = L->ctx;
+    const mix_dense_ops *d = ctx->ops->dense;
+    const int n = L->n, whole = L->prec == MIX_FP32;
+    const int attempts = L->r ? 1 + (int)(sizeof shift_steps / sizeof shift_steps[0]) : 1;
+    int rc;
+    for (int k = 0; k < attempts; k++) {
+        double ta = mixi_wtime();
+        /* Checked against FP32, the storage: no entry of A is a GEMM input of the Cholesky,
+         * only entries of L (about their square roots), whose overflow syrk_f32 reports. */
+        size_t overflow = 0;
+        if ((rc = d->convert_sym_f64_to_f32(ctx->state, MIX_FP32, P->A.uplo, n, P->A.a,
+                                            P->A.lda, L->r, L->s, L->f, n, &overflow)))
+            return rc;
+        if (overflow) {
+            *reason = MIX_REASON_OVERFLOW;
+            return MIX_SUCCESS;
+        }
+        /* The scaled diagonal lies in [s, 4s): the shift is relative to it. */
+        if (k > 0 &&
+            (rc = d->shift_diag_f32(ctx->state, n, L->f, n,
+                                    (float)(shift_steps[k - 1] * unit_roundoff(L->prec) * L->s))))
+            return rc;
+        if (whole) rc = d->potrf_f32(ctx->state, n, L->f, n, L->pwork, failed);
+        else rc = mixi_chol_lowprec(ctx, L->prec, n, L->f, n, L->nb, L->gwork, L->pwork, failed);
+        if (rc || (rc = ctx->ops->synchronize(ctx->state))) return rc;
+        L->t_floor = mixi_wtime() - ta;
+        /* Breakdown (failed > 0) may yield to a shift; NaN/Inf or an overflow (-1) will not. */
+        if (*failed <= 0) break;
+    }
+    return MIX_SUCCESS;
+}
+
+/* FP32 all the way: the backend's own Cholesky (the same algorithm, better tuned), unscaled. */
+static int chol_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
+{
+    mix_context *ctx = L->ctx;
+    const mix_dense_ops *d = ctx->ops->dense;
+    const int n = L->n, nb = L->nb, whole = L->prec == MIX_FP32;
+    const int scaled = L->p->scale && !whole;
+    size_t pbytes = 0;
+    int rc, failed = 0, nonpos = 0;
+    if ((rc = d->potrf_f32_worksize(ctx->state, whole ? n : nb, &pbytes)) ||
+        (!whole &&
+         (rc = mixi_balloc(ctx, &L->gwork, mixi_lu_gemm_work_floats(n, nb), 1, sizeof(float)))) ||
+        (pbytes && (rc = mixi_balloc(ctx, &L->pwork, pbytes, 1, 1))) ||
+        (scaled && (rc = mixi_balloc(ctx, (void **)&L->r, (size_t)n, 1, sizeof(double)))) ||
+        (scaled && !(L->host = mixi_malloc_n((size_t)n, sizeof(double))) && (rc = MIX_ERR_ALLOC)))
+        return rc;
+    if (scaled && (rc = sym_scaling(L, P, &nonpos))) return rc;
+    if (nonpos) { /* a_ii <= 0: not SPD in any precision; FP64 reports where */
+        *reason = MIX_REASON_FACTOR_FAILED;
+        return MIX_SUCCESS;
+    }
+    if (scaled && mixk_prec_range_scaling(L->prec)) L->s = NARROW_RANGE_SCALE;
+    if ((rc = factor_attempts(L, P, &failed, reason)) || *reason) return rc;
+    if (failed) *reason = MIX_REASON_FACTOR_FAILED;
+    mixi_chol_precond_init(&L->precond, ctx, n, L->f, n, L->r, L->s, L->swork);
+    L->M = &L->precond.base;
+    return MIX_SUCCESS;
+}
+
+static int chol_lowprec_finish(mixi_lowprec *L, const mixi_dense_problem *P, int *ipiv)
+{
+    (void)ipiv;
+    if (!P->f_out) return MIX_SUCCESS;
+    return mixi_chol_widen(L->ctx, L->n, L->f, L->n, L->r, L->s, P->A.uplo, P->f_out,
+                           P->ld_f_out);
+}
+
+const mixi_factorization mixi_chol_factorization = {
+    .sym = 1, .err_factor = MIX_ERR_NOT_SPD, .fp64_nan_fails = 0, .range_second_copy = 1,
+    .supported = chol_supported, .auto_choice = mixi_posv_auto_choice, .fp64_flops = chol_flops,
+    .lowprec_factor = chol_lowprec_factor, .lowprec_finish = chol_lowprec_finish};
