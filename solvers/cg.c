@@ -72,7 +72,7 @@ static double normaliser(double vv, int n)
 }
 
 /* The sloppy residual's scale sigma for a vector whose squared norm is vv at the current sigma.
- * FP16: always renormalised (above).  FP32, BF16, FIXED16: only when its RMS leaves
+ * A narrow exponent (FP16): always renormalised (above).  FP32, BF16, FIXED16: only when its RMS leaves
  * [2^-32, 2^32], where r, p or A p would soon underflow or overflow FP32's exponent range (a
  * system near the edges of the FP64 range, or one whose residual has fallen a long way);
  * scaling by a power of two is exact, so the iterates are otherwise unchanged.  FP64: never. */
@@ -80,12 +80,12 @@ static double range_sigma(mix_prec prec, double vv, double sigma, int n)
 {
     if (prec == MIX_FP64) return sigma;
     double rms = sqrt(vv / n);
-    if (prec != MIX_FP16 && rms >= 0x1p-32 && rms <= 0x1p32) return sigma;
+    if (!mixk_prec_narrow_exp(prec) && rms >= 0x1p-32 && rms <= 0x1p32) return sigma;
     double f = normaliser(vv, n);
     return f == 1.0 ? sigma : sigma * f;
 }
 
-/* FP16: ||r||^2 of the stored sloppy r, not of the FP64 values it was rounded from.  An FP16 r
+/* A narrow exponent (FP16): ||r||^2 of the stored sloppy r, not of the FP64 values it was rounded from.  An FP16 r
  * of wide dynamic range loses its small entries to underflow, and with the FP64 norm alpha =
  * rr / p'Ap then overshoots and the sloppy loop stalls (diagonal matrix with an FP32 partial
  * solution: 2796 iterations instead of 4; bcsstk16 with Jacobi: 582 instead of 326).  The other
@@ -93,7 +93,7 @@ static double range_sigma(mix_prec prec, double vv, double sigma, int n)
  * iterations instead of 303.  Once per reliable update. */
 static int stored_rr(mix_context *ctx, const mix_svec *r, double *rr)
 {
-    if (r->prec != MIX_FP16) return MIX_SUCCESS;
+    if (!mixk_prec_narrow_exp(r->prec)) return MIX_SUCCESS;
     return ctx->ops->sparse->dot(ctx->state, r, r, rr);
 }
 

@@ -81,7 +81,7 @@ int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat
 {
     const mix_backend_ops *ops = A->ctx->ops;
     const mix_sparse_ops *sp = ops->sparse;
-    if ((int)prec < 0 || prec >= MIX_NUM_PREC || prec == MIX_TF32) return MIX_ERR_INVALID_ARG;
+    if ((int)prec < 0 || prec >= MIX_NUM_PREC || !mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
     jacobi = jacobi ? 1 : 0;
     const double *S = NULL;
     if (jacobi) {
@@ -99,7 +99,7 @@ int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat
         }
         if (A->jacobi_status) return A->jacobi_status;
         S = A->jacobi;
-    } else if (prec == MIX_FP16 || prec == MIX_BF16) {
+    } else if (mixk_prec_short_float(prec)) {
         if (!A->uniform) {
             int st = make_uniform(A);
             if (st) return st;

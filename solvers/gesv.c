@@ -39,7 +39,7 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     double *r = NULL, *c = NULL, *res = NULL, *host = NULL;
     void *gwork = NULL, *pwork = NULL;
     mixi_gmres_ws gm = {0};
-    int rc, use_gmres = p->refine != MIX_REFINE_CLASSICAL, scale = p->scale && prec == MIX_FP16;
+    int rc, use_gmres = p->refine != MIX_REFINE_CLASSICAL, scale = p->scale && mixk_prec_range_scaling(prec);
     size_t pbytes = 0;
     double t0 = mixi_wtime();
     *reason = MIX_REASON_NONE;
