@@ -10,7 +10,7 @@
 #define MIXK_CG_BLK 32
 
 /* The vectors of one pass never overlap; saying so lets the compiler vectorise the loops. */
-#if defined(__GNUC__) || defined(__CUDACC__)
+#if defined(__GNUC__) || defined(MIXK_DEVICE_COMPILER)
 #define MIXK_RESTRICT __restrict__
 #else
 #define MIXK_RESTRICT

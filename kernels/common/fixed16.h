@@ -72,7 +72,7 @@ static inline MIX_HD float mixk_fixed16_step(float s)
  * NaN scale carries it).  The product is rounded on its own (no FMA) so host and device agree. */
 static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     float t = __fmul_rn(x, inv_step);
 #else
     float t = x * inv_step;
@@ -80,7 +80,7 @@ static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
     if (t != t) return 0;
     t = t > (float)MIXK_FIXED16_QMAX ? (float)MIXK_FIXED16_QMAX : t;
     t = t < -(float)MIXK_FIXED16_QMAX ? -(float)MIXK_FIXED16_QMAX : t;
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return (int16_t)__float2int_rn(t);
 #else
     /* Adding and removing 1.5*2^23 rounds |t| < 2^22 to an integer, ties to even (C does not
@@ -91,7 +91,7 @@ static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
 
 static inline MIX_HD float mixk_fixed16_decode(int16_t q, float step)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __fmul_rn((float)q, step);
 #else
     return (float)q * step;
@@ -144,7 +144,7 @@ static inline MIX_HD double mixk_fixed16_row_step(unsigned E, float c)
 /* FP64 input (matrix values): the product and the rounding in double. */
 static inline MIX_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     double t = __dmul_rn(x, inv_step);
 #else
     double t = x * inv_step;
@@ -152,7 +152,7 @@ static inline MIX_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
     if (t != t) return 0;
     t = t > (double)MIXK_FIXED16_QMAX ? (double)MIXK_FIXED16_QMAX : t;
     t = t < -(double)MIXK_FIXED16_QMAX ? -(double)MIXK_FIXED16_QMAX : t;
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return (int16_t)__double2int_rn(t);
 #else
     return (int16_t)(int)((t + 6755399441055744.0) - 6755399441055744.0); /* 1.5*2^52 */

@@ -9,7 +9,7 @@
  * defines and gcc/clang/MSVC honour in C++ too. */
 static inline MIX_HD uint32_t mixk_f32_bits(float x)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __float_as_uint(x);
 #else
     union { float f; uint32_t u; } c;
@@ -20,7 +20,7 @@ static inline MIX_HD uint32_t mixk_f32_bits(float x)
 
 static inline MIX_HD float mixk_bits_f32(uint32_t u)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __uint_as_float(u);
 #else
     union { float f; uint32_t u; } c;
@@ -31,7 +31,7 @@ static inline MIX_HD float mixk_bits_f32(uint32_t u)
 
 static inline MIX_HD uint64_t mixk_f64_bits(double x)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return (uint64_t)__double_as_longlong(x);
 #else
     union { double d; uint64_t u; } c;
@@ -42,7 +42,7 @@ static inline MIX_HD uint64_t mixk_f64_bits(double x)
 
 static inline MIX_HD double mixk_bits_f64(uint64_t u)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __longlong_as_double((long long)u);
 #else
     union { double d; uint64_t u; } c;
