@@ -7,7 +7,7 @@ EXTRA_DIST += doc/guide.md doc/HACKING.md
 dist_man_MANS += doc/man3/mix_dcg.3 doc/man3/mix_dcg_gpu.3 doc/man3/mix_cg_params_init.3 doc/man3/mix_sparse_create_csr.3 doc/man3/mix_sparse_destroy.3
 dist_man_MANS += doc/man3/mix_context_create.3 doc/man3/mix_context_destroy.3 doc/man3/mix_context_backend.3 \
 	doc/man3/mix_backend_caps.3 doc/man3/mix_strerror.3 doc/man3/mix_version.3 doc/man3/mix_prec_name.3 \
-	doc/man3/mix_backend_name.3 doc/man3/mix_backend_list.3
+	doc/man3/mix_backend_name.3 doc/man3/mix_backend_list.3 doc/man3/mix_prec_list.3
 dist_man_MANS += doc/man7/mixsolve_lapack.7 doc/man3/mix_gesv_auto_prec.3
 dist_man_MANS += doc/man3/mix_dsposv.3 doc/man3/mix_dxposv.3 doc/man3/mix_dhposv.3 doc/man3/mix_dbposv.3 \
 	doc/man3/mix_dposv_ir.3 doc/man3/mix_dposv_ir_gpu.3

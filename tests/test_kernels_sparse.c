@@ -27,8 +27,9 @@
 
 #define SK_N 1013 /* not a multiple of the 32-entry vector blocks; above several warps */
 
-static const mix_prec sk_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-#define SK_NPREC 5
+/* The storage precisions of the library's list, FP64 first (then the SELL formats). */
+#define sk_precs (mixt_precs(MIX_ROLE_STORAGE, 0).p)
+#define SK_NPREC (mixt_precs(MIX_ROLE_STORAGE, 0).n)
 
 typedef struct {
     mix_context *dev, *ref;

@@ -12,8 +12,9 @@
 #include "kernels/cpu/spmv_tune.h"
 #include "matrices/generators.h"
 
-static const mix_prec st_precs[] = {MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-#define ST_NPREC 4
+/* The storage precisions of the library's list but FP64 (the SELL formats). */
+#define st_precs (mixt_precs(MIX_ROLE_STORAGE, 1).p)
+#define ST_NPREC (mixt_precs(MIX_ROLE_STORAGE, 1).n)
 
 /* ---- test matrices: a band with holes, and random rows ----------------------------------------- */
 

@@ -34,6 +34,13 @@ int cli_next(cli_args *a, const char **val);
 int cli_is_help(const char *arg); /* "--help" or "-h" */
 int cli_parse_prec(const char *s, mix_prec *p);         /* fp64 .. fixed16, auto */
 int cli_parse_backend(const char *s, mix_backend *b);   /* cpu, cuda, auto */
+/* The library's precisions of a role (mix_prec_list) in its order, FP64 first (left out when
+ * `low`), then MIX_PREC_AUTO when `with_auto`; the count (out holds CLI_MAX_PRECS). */
+#define CLI_MAX_PRECS (MIX_CAPS_PREC_SLOTS + 1)
+int cli_precs(mix_prec_role role, int low, int with_auto, mix_prec *out);
+/* "fp64|fp32|...|auto" and "cpu|cuda|auto" for usage lines, from the library's lists (buf). */
+const char *cli_prec_choices(mix_prec_role role, char *buf, size_t len);
+const char *cli_backend_choices(char *buf, size_t len);
 int cli_parse_long(const char *s, long lo, long hi, long *v);
 int cli_parse_double(const char *s, double *v);         /* finite */
 

@@ -12,21 +12,24 @@
 
 static void solve_usage(FILE *f)
 {
+    char be[128], all[256], lu[256], cg[256]; /* the library's lists of backends and precisions */
     fprintf(f,
             "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|chol|cg|auto]\n"
-            "         [--prec fp64|fp32|tf32|fp16|bf16|fixed16|auto] [--refine classical|gmres|cg|auto]\n"
-            "         [--backend cpu|cuda|auto] [--tol T] [--max-iter N] [--precond jacobi|none] [--out x.mtx]\n"
+            "         [--prec %s] [--refine classical|gmres|cg|auto]\n"
+            "         [--backend %s] [--tol T] [--max-iter N] [--precond jacobi|none] [--out x.mtx]\n"
             "Solves A x = b (A square, Matrix Market, plain or .gz); b from --rhs (array or coordinate,\n"
-            "n x 1) or b = A * ones.  lu: dense LU in the factor precision (fp32, tf32, fp16, bf16;\n"
+            "n x 1) or b = A * ones.  lu: dense LU in the factor precision (%s;\n"
             "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  chol: dense Cholesky likewise, for SPD\n"
             "A, read from its lower triangle (mix_dposv_ir; --refine cg: CG-IR).\n"
-            "cg: reliable-update CG with the matrix and vectors stored in the precision (fp64, fp32,\n"
-            "fp16, bf16, fixed16) (mix_dcg).\n"
+            "cg: reliable-update CG with the matrix and vectors stored in the precision\n"
+            "(%s) (mix_dcg).\n"
             "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
             "cg finds A not SPD).  Prints iterations, backward error (lu) or true relative residual\n"
             "(cg) recomputed here in FP64, fallback and times.  CG uses the Jacobi preconditioner\n"
             "unless --precond none.  Exit: 0 solved, 1 solver failure,\n"
-            "2 bad usage or input.\n");
+            "2 bad usage or input.\n",
+            cli_prec_choices(MIX_ROLE_ALL, all, sizeof all), cli_backend_choices(be, sizeof be),
+            cli_prec_choices(MIX_ROLE_FACTOR, lu, sizeof lu), cli_prec_choices(MIX_ROLE_STORAGE, cg, sizeof cg));
 }
 
 typedef struct {
