@@ -47,6 +47,8 @@ typedef struct {
     mix_prec p[MIX_CAPS_PREC_SLOTS];
 } mixt_prec_set;
 mixt_prec_set mixt_precs(mix_prec_role role, int low);
+/* Whether mixt_backend's drivers take device pointers (the _gpu entry points accept them). */
+int mixt_device_pointers(void);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "tests/mixt.h"
+#include "lib/mix_internal.h"
 
 mix_context *mixt_context(void)
 {
@@ -115,4 +116,10 @@ mixt_prec_set mixt_precs(mix_prec_role role, int low)
     for (int k = 0; k < n && k < MIX_CAPS_PREC_SLOTS; k++)
         if (!low || all[k] != MIX_FP64) s.p[s.n++] = all[k];
     return s;
+}
+
+int mixt_device_pointers(void)
+{
+    const mix_backend_ops *ops = mixi_backend_lookup(mixt_backend);
+    return ops && (ops->flags & MIXI_BACKEND_DEVICE_POINTERS);
 }
