@@ -77,6 +77,9 @@ EXTRA_DIST += tests/readme_examples.sh
 # The layers of doc/HACKING.md section 1: who includes whom, who calls whom (grep and nm).
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
+# The extension recipes of doc/HACKING.md: precisions and backends named only where allowed.
+TESTS += tests/extension.sh
+EXTRA_DIST += tests/extension.sh
 # find_package(mixsolve) from a staged `make install', by an outside CMake project.
 TESTS += tests/cmake.sh
 EXTRA_DIST += tests/cmake.sh tests/cmake/CMakeLists.txt
