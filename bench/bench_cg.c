@@ -129,7 +129,7 @@ static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out,
         return;
     const char *v = ctx->ops->sparse->spmv_variant(ctx->state, As);
     double contig = 0.0;
-    if (ctx->ops == &mixi_cpu_backend) mixi_cpu_spmv_variant(As, &contig);
+    if (mix_context_backend(ctx) == MIX_BACKEND_CPU) mixi_cpu_spmv_variant(As, &contig);
     if (p == MIX_FP64) snprintf(out, cap, "%s", v ? v : "-");
     else snprintf(out, cap, "%s (%.0f%%)", v ? v : "-", 100.0 * contig);
 }

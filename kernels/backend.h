@@ -38,9 +38,8 @@ typedef struct mix_backend_ops {
     const mix_sparse_ops *sparse;
 } mix_backend_ops;
 
-/* Tables of the compiled backends (kernels/cpu, kernels/cuda). */
-extern const mix_backend_ops mixi_cpu_backend;
-extern const mix_backend_ops mixi_cuda_backend;
+/* Each backend's tables are declared where they are used (its own folder and kernels/registry.c),
+ * so that adding a backend edits none of the generic headers. */
 
 /* The registry (kernels/registry.c): every backend this build knows, compiled or not, in the
  * order MIX_BACKEND_AUTO tries them.  ops is NULL for a backend that is not compiled. */

@@ -173,7 +173,4 @@ struct mix_dense_ops {
     int (*gemm_rate)(void *state, mix_prec p, double *gflops);
 };
 
-extern const mix_dense_ops mixi_cpu_dense_ops;
-extern const mix_dense_ops mixi_cuda_dense_ops;
-
 #endif

@@ -134,7 +134,4 @@ struct mix_sparse_ops {
     const char *(*spmv_variant)(void *state, const mix_spmat *As);
 };
 
-extern const mix_sparse_ops mixi_cpu_sparse_ops;
-extern const mix_sparse_ops mixi_cuda_sparse_ops;
-
 #endif

@@ -9,6 +9,8 @@
 #include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/cpu_features.h"
 
+extern const mix_dense_ops mixi_cpu_dense_ops; /* dense_cpu.c */
+
 /* The O(n^2) loops go to the OpenMP team only when OpenBLAS shares that pool (as in
  * dense_cpu.c: otherwise a spinning team competes with OpenBLAS's threads). */
 

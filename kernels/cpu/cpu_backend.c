@@ -7,6 +7,9 @@
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
 
+extern const mix_dense_ops mixi_cpu_dense_ops;   /* dense_cpu.c */
+extern const mix_sparse_ops mixi_cpu_sparse_ops; /* sparse_cpu.c */
+
 static int cpu_init(void **state)
 {
     *state = NULL;

@@ -6,6 +6,9 @@
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
 
+extern const mix_dense_ops mixi_cuda_dense_ops;   /* dense_cuda.c */
+extern const mix_sparse_ops mixi_cuda_sparse_ops; /* sparse_cuda.c */
+
 
 int mixi_cuda_status(cudaError_t e)
 {

@@ -8,6 +8,8 @@
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_sparse.h"
 
+extern const mix_backend_ops mixi_cuda_backend; /* cuda_backend.c */
+
 /* A matrix on the device: FP64 plain CSR, every other format SELL-32 (kernels/backend_sparse.h).
  * Converted FP64 copies share the FP64 copy's row pointers and column indices (owns_pattern =
  * 0); mix_sparse destroys the FP64 copy last. */
