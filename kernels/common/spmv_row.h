@@ -421,11 +421,10 @@ static inline MIX_HD double mixk_sell_value(mix_prec p, const mixk_sell *A, int6
 {
     const void *v = k < 0 ? A->diag : esc ? A->eval : A->val;
     const int64_t at = k < 0 ? i : k;
+#define MIXK_SELL_VALUE_CASE_(P, SFX, ...) case P: return mixk_lda_##SFX(v, at);
     switch (p) {
-    case MIX_FP64: return mixk_lda_fp64(v, at);
-    case MIX_FP32: return mixk_lda_fp32(v, at);
-    case MIX_FP16: return mixk_lda_fp16(v, at);
-    case MIX_BF16: return mixk_lda_bf16(v, at);
+        MIXK_ELEMENT_FORMATS(MIXK_SELL_VALUE_CASE_)
+#undef MIXK_SELL_VALUE_CASE_
     case MIX_FIXED16:
         return k < 0 ? (double)((const float *)v)[at]
                      : (double)mixk_lda_fixed16(v, at) * mixk_fixed16_row_step(A->rexp[i], A->fmant);
