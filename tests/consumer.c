@@ -1,4 +1,4 @@
-/* consumer.c: an outside program built against the installed libmixsolve (make installcheck) that uses every public name of DESIGN.md section 3. */
+/* consumer.c: an outside program built against the installed libmixsolve (make installcheck) that uses every public name of doc/DESIGN.md section 3. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

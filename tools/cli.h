@@ -6,7 +6,7 @@
 #include "mixsolve.h"
 #include "matrices/mixmat.h"
 
-/* Exit statuses of the command (DESIGN.md section 4). */
+/* Exit statuses of the command (doc/DESIGN.md section 4). */
 enum { CLI_OK = 0, CLI_SOLVER_FAILED = 1, CLI_USAGE = 2 };
 
 /* Prints "mixsolve: MESSAGE" as one line on stderr and returns `code`. */
