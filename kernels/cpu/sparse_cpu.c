@@ -327,6 +327,12 @@ MIXI_AVX2 static MIXI_INLINE void avx512_slice(mix_prec P, int contig, const mix
     default: (contig ? avx512_slice_c_fixed16 : avx512_slice_g_fixed16)(A, x, s, y); break;
     }
 }
+/* The formats the vector slices load (avx2_sell_vals, avx512_sell_vals); any other format of the
+ * table runs the portable rows, so that a new one is correct before it is fast. */
+static inline int simd_sell_format(mix_prec P)
+{
+    return P == MIX_FP32 || P == MIX_FP16 || P == MIX_BF16 || P == MIX_FIXED16;
+}
 MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
                                                   int64_t s, float *y, int var)
 {
@@ -450,8 +456,8 @@ MIXI_AVX2 static inline double avx2_dot4_double(const double *x, const double *v
 #define ISA_DECODE_X(P) (mixk_prec_bytes(P) < 4)
 /* Full slices that are not escaped run eight rows per vector (the rest row by row). */
 #define ISA_SLICE(P, A, xf, b, cnt, v, var)                                                        \
-    (mixk_sell_used(P) && (cnt) == MIXK_SELL_C && !((A)->sell.slice[b] & MIXK_SELL_ESC) &&          \
-     (simd_sell_slice(P, &(A)->sell, xf, b, v, var), 1))
+    (mixk_sell_used(P) && simd_sell_format(P) && (cnt) == MIXK_SELL_C &&                            \
+     !((A)->sell.slice[b] & MIXK_SELL_ESC) && (simd_sell_slice(P, &(A)->sell, xf, b, v, var), 1))
 #define ISA_ROWF(P, A, xf, i, out) \
     ((P) == MIX_FP16 && ((out) = avx2_rowf_fp16(&A->sell, xf, i), 1))
 #define T float
