@@ -42,8 +42,11 @@ prec_allowed() {
     kernels/cpu/*|kernels/cuda/*|kernels/*/*) ;; # a backend says which formats it runs, and how
     lib/dense_api.c) ;;                # the simple drivers are named for one precision each
     lib/cg_api.c) ;;                   # the default storage of mix_cg_params_init
+    lib/mpi/wire.c) ;;                 # the halo's wire formats (a new storage needs one: HACKING.md)
     tests/test_formats.c) ;;           # conversions against an independent reference, per format
     tests/test_core.c) ;;              # the names themselves (mix_prec_name)
+    tests/consumer.c) ;;               # the ABI: the enum's values
+    tests/test_spmv_tune.c) ;;         # the tuner's cases, made for given formats
     tests/test_kernels.c|tests/test_onednn.c) ;; # per-precision GEMM rounding bounds
     tests/test_gesv.c|tests/test_posv.c|tests/test_cg.c) ;; # expected bounds per precision
     tests/test_sparse_format.c|tests/test_kernels_sparse.c) ;; # error bounds per format
@@ -99,20 +102,20 @@ pattern() { # identifiers and their lower-case names in quotes, as one ERE
     low=$(echo "$id" | sed 's/^MIX_BACKEND_//; s/^MIX_//' | tr 'A-Z' 'a-z')
     p="$p${p:+|}\\b$id\\b|\"$low\""
   done
-  echo "$p"
+  printf "%s\n" "$p"
 }
 pp=$(pattern $precs)
 bp=$(pattern $backends)
 for f in $files; do
   code=$(strip_comments "$top/$f")
   if ! prec_allowed "$f"; then
-    echo "$code" | grep -a -n -E "$pp" | while IFS= read -r line; do
+    printf "%s\n" "$code" | grep -a -n -E "$pp" | while IFS= read -r line; do
       echo "FAIL: $f:${line%%:*} names a precision: ${line#*:}"
     done | grep . && fail "$f names a precision (iterate mix_prec_list or the table's traits)"
   fi
   if ! backend_allowed "$f"; then
     case $f in kernels/*/*) d=${f#kernels/}; d=${d%%/*}; eval "[ -n \"\${own_$d:-}\" ]" && continue ;; esac
-    echo "$code" | grep -a -n -E "$bp" | while IFS= read -r line; do
+    printf "%s\n" "$code" | grep -a -n -E "$bp" | while IFS= read -r line; do
       echo "FAIL: $f:${line%%:*} names a backend: ${line#*:}"
     done | grep . && fail "$f names a backend (iterate mix_backend_list or ask the table's flags)"
   fi

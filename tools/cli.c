@@ -129,6 +129,15 @@ static void append(char *buf, size_t len, const char *name)
     if (used < len) snprintf(buf + used, len - used, "%s%s", used ? "|" : "", name);
 }
 
+int cli_prec_has(mix_prec_role role, mix_prec p)
+{
+    mix_prec all[CLI_MAX_PRECS];
+    const int n = cli_precs(role, 0, 1, all);
+    for (int k = 0; k < n; k++)
+        if (all[k] == p) return 1;
+    return 0;
+}
+
 const char *cli_prec_choices(mix_prec_role role, char *buf, size_t len)
 {
     mix_prec p[CLI_MAX_PRECS];

@@ -40,6 +40,7 @@ int cli_parse_backend(const char *s, mix_backend *b);   /* cpu, cuda, auto */
 int cli_precs(mix_prec_role role, int low, int with_auto, mix_prec *out);
 /* "fp64|fp32|...|auto" and "cpu|cuda|auto" for usage lines, from the library's lists (buf). */
 const char *cli_prec_choices(mix_prec_role role, char *buf, size_t len);
+int cli_prec_has(mix_prec_role role, mix_prec p); /* p is of the role, or MIX_PREC_AUTO */
 const char *cli_backend_choices(char *buf, size_t len);
 int cli_parse_long(const char *s, long lo, long hi, long *v);
 int cli_parse_double(const char *s, double *v);         /* finite */

@@ -225,8 +225,10 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
     if (n > DENSE_MAX)
         return cli_error(CLI_USAGE, "%s: n = %d is too large for dense LU (limit %d); use --method cg", o->file,
                          n, DENSE_MAX);
-    if (o->prec == MIX_FIXED16)
-        return cli_error(CLI_USAGE, "--prec fixed16 is for cg only (lu: fp64, fp32, tf32, fp16, bf16)");
+    char names[256];
+    if (!cli_prec_has(MIX_ROLE_FACTOR, o->prec))
+        return cli_error(CLI_USAGE, "--prec %s is for cg only (lu: %s)", mix_prec_name(o->prec),
+                         cli_prec_choices(MIX_ROLE_FACTOR, names, sizeof names));
     if (!chol && o->refine == MIX_REFINE_CG) return cli_error(CLI_USAGE, "--refine cg is for --method chol only");
     mixm_dense D;
     if (mixm_csr_to_dense(A, &D)) return cli_error(CLI_SOLVER_FAILED, "out of memory for a dense %d x %d copy", n, n);
@@ -296,7 +298,10 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
                   int quiet_not_spd, int *not_spd)
 {
     *not_spd = 0;
-    if (o->prec == MIX_TF32) return cli_error(CLI_USAGE, "--prec tf32 is for lu only (cg: fp64, fp32, fp16, bf16, fixed16)");
+    char names[256];
+    if (!cli_prec_has(MIX_ROLE_STORAGE, o->prec))
+        return cli_error(CLI_USAGE, "--prec %s is for lu only (cg: %s)", mix_prec_name(o->prec),
+                         cli_prec_choices(MIX_ROLE_STORAGE, names, sizeof names));
     mix_cg_params prm;
     mix_cg_params_init(&prm);
     prm.sloppy_prec = o->prec; /* auto: mix_dcg's MIX_PREC_AUTO */
@@ -339,7 +344,7 @@ static int run_method(mix_context *ctx, const solve_opts *o, solve_problem *p, i
         printf("note            : CG found A not positive definite; solving with LU-IR instead\n");
         memset(p->x, 0, (size_t)n * sizeof *p->x);
         solve_opts o2 = *o;
-        if (o2.prec == MIX_FIXED16) o2.prec = MIX_PREC_AUTO;
+        if (!cli_prec_has(MIX_ROLE_FACTOR, o2.prec)) o2.prec = MIX_PREC_AUTO; /* a CG-only storage */
         rc = run_dense(ctx, &o2, &p->A, p->b, p->x, 0);
     }
     return rc;
