@@ -2,9 +2,9 @@
 #include "config.h"
 #include "kernels/backend.h"
 
-extern const mix_backend_ops mixi_cpu_backend; /* kernels/cpu/cpu_backend.c */
+extern const mixi_backend_ops mixi_cpu_backend; /* kernels/cpu/cpu_backend.c */
 #ifdef MIX_HAVE_CUDA
-extern const mix_backend_ops mixi_cuda_backend; /* kernels/cuda/cuda_backend.c */
+extern const mixi_backend_ops mixi_cuda_backend; /* kernels/cuda/cuda_backend.c */
 #define MIXI_CUDA_OPS (&mixi_cuda_backend)
 #else
 #define MIXI_CUDA_OPS NULL /* not compiled: named, so that `info` and the errors can say so */

@@ -26,11 +26,11 @@
 
 typedef struct {
     mix_context *ctx;
-    mix_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution (FP32 when the
+    mixi_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution (FP32 when the
                             * sloppy precision is 16-bit: kernels/backend_sparse.h, cg_update) */
 } cg_work;
 
-static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
+static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
 {
     size_t vb, nb;
     int st = mixi_svec_bytes(prec, n, &vb, &nb);
@@ -42,7 +42,7 @@ static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
     return st;
 }
 
-static void svec_free(mix_context *ctx, mix_svec *v)
+static void svec_free(mix_context *ctx, mixi_svec *v)
 {
     ctx->ops->free(ctx->state, v->val);
     ctx->ops->free(ctx->state, v->norm);
@@ -50,7 +50,7 @@ static void svec_free(mix_context *ctx, mix_svec *v)
     v->norm = NULL;
 }
 
-static int svec_copy(mix_context *ctx, mix_svec *dst, const mix_svec *src)
+static int svec_copy(mix_context *ctx, mixi_svec *dst, const mixi_svec *src)
 {
     size_t vb, nb;
     int st = mixi_svec_bytes(src->prec, src->n, &vb, &nb);
@@ -91,19 +91,19 @@ static double range_sigma(mix_prec prec, double vv, double sigma, int n)
  * solution: 2796 iterations instead of 4; bcsstk16 with Jacobi: 582 instead of 326).  The other
  * formats keep the FP64 norm: for FIXED16 the stored norm made bcsstk16 (Jacobi) take 5247
  * iterations instead of 303.  Once per reliable update. */
-static int stored_rr(mix_context *ctx, const mix_svec *r, double *rr)
+static int stored_rr(mix_context *ctx, const mixi_svec *r, double *rr)
 {
     if (!mixk_prec_narrow_exp(r->prec)) return MIX_SUCCESS;
     return ctx->ops->sparse->dot(ctx->state, r, r, rr);
 }
 
 /* p'Ap of the direction S p with the FP64 matrix (temporaries: only on a breakdown). */
-static int true_pap(mix_context *ctx, const mix_sparse *A, const mix_svec *p, const double *S,
+static int true_pap(mix_context *ctx, const mix_sparse *A, const mixi_svec *p, const double *S,
                     double *pap)
 {
-    const mix_backend_ops *ops = ctx->ops;
+    const mixi_backend_ops *ops = ctx->ops;
     const size_t bytes = (size_t)A->n * sizeof(double);
-    mix_svec p64 = {MIX_FP64, A->n, NULL, NULL}, ap64 = {MIX_FP64, A->n, NULL, NULL};
+    mixi_svec p64 = {MIX_FP64, A->n, NULL, NULL}, ap64 = {MIX_FP64, A->n, NULL, NULL};
     int st = ops->alloc(ctx->state, &p64.val, bytes);
     if (!st) st = ops->alloc(ctx->state, &ap64.val, bytes);
     if (!st) st = ops->memset0(ctx->state, p64.val, bytes);
@@ -122,13 +122,13 @@ void mixi_cg_set_fused(int on) { cg_fused = on; }
  * the update rules compare, and what the stage reports. */
 typedef struct {
     mix_context *ctx;
-    const mix_sparse_ops *sp;
+    const mixi_sparse_ops *sp;
     const mix_cg_params *prm;
     mix_sparse *A;
     const double *b;
     double *x;              /* the best y seen (by true residual) */
     mix_prec prec, vprec;   /* storage of the matrix; of r, p and A p */
-    const mix_spmat *As;    /* the sloppy matrix */
+    const mixi_spmat *As;    /* the sloppy matrix */
     const double *S;        /* Jacobi scaling or NULL */
     cg_work w;
     double *y, *r64;
@@ -159,7 +159,7 @@ enum { CG_NEXT, CG_STOP, CG_BREAKDOWN };
  * (zero right-hand side, x0 already converged) or possible (NaN/Inf). */
 static int stage_start(cg_loop *L, int x0_given, double *bb, int *done)
 {
-    const mix_backend_ops *ops = L->ctx->ops;
+    const mixi_backend_ops *ops = L->ctx->ops;
     const size_t bytes64 = (size_t)L->A->n * sizeof(double);
     *done = 1;
     /* From here on x always holds the best answer known (x0, or 0 when none was given). */
@@ -460,7 +460,7 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
                     int max_iter, int iter_left, mix_sparse *A, const double *b, double *x,
                     mix_cg_info *info, int *to_fp64)
 {
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     double t0 = mixi_wtime(), t1 = t0, bb = 0.0;
     int st, done = 1, looped = 0;
     cg_loop L;

@@ -15,11 +15,11 @@ struct mix_sparse {
     int64_t nnz;        /* after duplicates were summed */
     double amax;        /* max |a_ij| */
     int64_t fixed16_tiny; /* off-diagonal entries below 2^-10 of their row's largest one */
-    mix_spmat *a64;     /* backend FP64 copy */
+    mixi_spmat *a64;     /* backend FP64 copy */
     double *jacobi;     /* backend n-vector 1/sqrt(a_ii), made on the first Jacobi solve */
     int jacobi_status;  /* -1 not computed yet, else 0 or MIX_ERR_NOT_SPD */
     double *uniform;    /* backend n-vector c (power of two, c^2 amax in [1,4)) for FP16/BF16 */
-    mix_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
+    mixi_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
     double eta[2][MIX_NUM_PREC];  /* storage error of each sloppy copy (mixi_cg_storage_error) */
     int eta_known[2][MIX_NUM_PREC]; /* 0 (calloc) until measured */
 };
@@ -37,7 +37,7 @@ void mixi_sparse_free(mix_sparse *A);
  * it was made with (NULL = identity; which S a storage gets is decided in solvers/cg_matrix.c),
  * converting and caching on first use.  Returns 0, MIX_ERR_NOT_SPD (Jacobi with a_ii <= 0),
  * MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
-int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
+int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mixi_spmat **As,
                        const double **scale);
 
 /* The Lanczos tridiagonal matrix of a CG run (solvers/cg_lanczos.c), for the extreme

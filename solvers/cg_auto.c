@@ -57,7 +57,7 @@ mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC
 
 mix_prec mixi_cg_auto_prec(const mix_sparse *A)
 {
-    const mix_sparse_ops *sp = A->ctx->ops->sparse;
+    const mixi_sparse_ops *sp = A->ctx->ops->sparse;
     double rate[MIX_NUM_PREC] = {0};
     if (sp->spmv_rate)
         for (int p = 0; p < MIX_NUM_PREC; p++)

@@ -31,8 +31,8 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
                          mix_gesv_info *info, int *reason)
 {
     mix_context *ctx = P->ctx;
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     const int n = P->n, nrhs = P->nrhs, nb = mixi_lu_block_size(n);
     float *lu = NULL, *swork = NULL;
     int *dipiv = NULL;
@@ -128,8 +128,8 @@ static int fp64_solve(const problem *P, int trans_out, double *a_out, int lda_ou
                       mix_gesv_info *info, int *sing)
 {
     mix_context *ctx = P->ctx;
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     const int n = P->n, nrhs = P->nrhs;
     double *f = NULL, *res = NULL;
     int *dipiv = NULL;
@@ -185,8 +185,8 @@ static int fp64_direct(const problem *P, double *a, int lda, int *ipiv, mix_gesv
                        int *sing)
 {
     mix_context *ctx = P->ctx;
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     const int n = P->n, nrhs = P->nrhs, host = (o->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
     int *dipiv = host ? ipiv : NULL, rc, finfo = 0;
     void *work = NULL;
@@ -229,8 +229,8 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
                      double *a, int lda, int *ipiv, const double *b, int ldb, double *x, int ldx,
                      mix_gesv_info *info, int *singular_index, double *lu_out, int ld_lu_out)
 {
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     mix_gesv_params p = *p_in;
     const mix_gesv_info zero = {0};
     *info = zero;

@@ -29,7 +29,7 @@ static mix_prec auto_precision(mix_context *ctx, int n)
     int last = 1;
     while (mixk_prec_auto_nth(last + 1) != MIX_PREC_AUTO) last++;
     const mix_prec dflt = mixk_prec_auto_nth(last);
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     double r32 = 0.0;
     /* Below that size the default without measuring anything: a rate calibration pays oneDNN's
      * one-time kernel generation, which only a factorization this large amortises. */
@@ -61,7 +61,7 @@ double mixi_fp64_seconds(mix_context *ctx, double flops, double floor)
 {
     double forced = fp64_seconds_override, rate = 0.0, t = 0.0;
     if (forced > 0.0) return forced;
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP64, &rate) && rate > 0.0)
         t = flops / (rate * 1e9);
     return t > floor ? t : floor;

@@ -43,7 +43,7 @@ static double unit_roundoff(mix_prec p) { return ldexp(1.0, -(mixk_prec_mant_bit
 static int copy_triangle(mix_context *ctx, int uplo, int n, const double *src, int lds,
                          double *dst, int ldd)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     for (int j = 0; j < n; j++) {
         int i0 = uplo == MIXK_LOWER ? j : 0, len = uplo == MIXK_LOWER ? n - j : j + 1;
         int rc = d->lacpy_f64(ctx->state, 0, len, 1, src + (size_t)j * lds + i0, lds,
@@ -56,7 +56,7 @@ static int copy_triangle(mix_context *ctx, int uplo, int n, const double *src, i
 /* Number of NaN/Inf entries in the uplo triangle of A (only called when ||A|| is not finite). */
 static int count_bad_triangle(mix_context *ctx, const mixi_matrix *A, int n, size_t *bad)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     *bad = 0;
     for (int j = 0; j < n; j++) {
         int i0 = A->uplo == MIXK_LOWER ? j : 0, len = A->uplo == MIXK_LOWER ? n - j : j + 1;
@@ -102,8 +102,8 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
                          mix_gesv_info *info, int *reason)
 {
     mix_context *ctx = P->ctx;
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     const int n = P->n, nrhs = P->nrhs, nb = mixi_lu_block_size(n);
     /* FP32 all the way: the backend's own Cholesky is the same algorithm, better tuned. */
     const int whole = prec == MIX_FP32;
@@ -222,8 +222,8 @@ out:
 static int fp64_solve(const problem *P, int direct, mix_gesv_info *info, int *not_pd)
 {
     mix_context *ctx = P->ctx;
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     const int n = P->n, nrhs = P->nrhs, uplo = P->A.uplo;
     double *a = (double *)P->A.a; /* the caller's matrix: its triangle receives the factor */
     double *f = NULL, *res = NULL, *host = NULL;
@@ -293,7 +293,7 @@ static int fallback_iter(int reason, int max_iter)
 static int check_input(problem *P, int *bad)
 {
     mix_context *ctx = P->ctx;
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     size_t bad_a = 0, bad_b = 0;
     int rc;
     if ((rc = d->norm_inf_sym_f64(ctx->state, P->A.uplo, P->n, P->A.a, P->A.lda, &P->anrm)) ||
@@ -317,8 +317,8 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
                          int ldx, mix_gesv_info *info, int *not_pd_index, double *l_out,
                          int ld_l_out)
 {
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     mix_gesv_params p = *p_in;
     const mix_gesv_info zero = {0};
     *info = zero;

@@ -22,8 +22,8 @@ static double inv_pow2(double v)
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
                        double *c, double *s, double *host_tmp)
 {
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     size_t bytes = (size_t)n * sizeof(double);
     int rc;
     *s = 1.0;

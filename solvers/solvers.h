@@ -77,7 +77,7 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
                                     double alpha, const double *x, int ldx, double beta, double *y,
                                     int ldy)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (A->sym)
         return d->symm_f64(ctx->state, A->uplo, n, k, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
     if (k == 1) return d->gemv_f64(ctx->state, 0, n, n, alpha, A->a, A->lda, x, beta, y);
@@ -87,7 +87,7 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
 static inline int mixi_matrix_matvec(mix_context *ctx, const mixi_matrix *A, int n, double alpha,
                                      const double *x, double beta, double *y)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (A->sym && d->symv_f64)
         return d->symv_f64(ctx->state, A->uplo, n, alpha, A->a, A->lda, x, beta, y);
     return mixi_matrix_apply(ctx, A, n, 1, alpha, x, n, beta, y, n);

@@ -120,6 +120,6 @@ mixt_prec_set mixt_precs(mix_prec_role role, int low)
 
 int mixt_device_pointers(void)
 {
-    const mix_backend_ops *ops = mixi_backend_lookup(mixt_backend);
+    const mixi_backend_ops *ops = mixi_backend_lookup(mixt_backend);
     return ops && (ops->flags & MIXI_BACKEND_DEVICE_POINTERS);
 }

@@ -173,7 +173,7 @@ static void check_sloppy(mix_context *ctx, const mixm_csr *A)
     CHECK(st == 0, "sloppy: create: %s", mix_strerror(st));
     const mix_prec ps[] = {MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
     for (int t = 0; !st && t < 4; t++) {
-        const mix_spmat *As;
+        const mixi_spmat *As;
         const double *scale;
         if (D->diag) {
             st = mixi_sparse_sloppy(D->diag, ps[t], 0, &As, &scale);

@@ -118,7 +118,7 @@ static void test_registry(void)
         for (int j = 0; j < k; j++) CU_ASSERT(list[j] != list[k]);
         mix_caps caps;
         CU_ASSERT_EQUAL_FATAL(mix_backend_caps(list[k], &caps), MIX_SUCCESS);
-        const mix_backend_ops *ops = mixi_backend_lookup(list[k]);
+        const mixi_backend_ops *ops = mixi_backend_lookup(list[k]);
         CU_ASSERT_EQUAL(ops != NULL, caps.compiled);
         if (!ops) continue;
         CU_ASSERT(mixi_backend_valid(ops));
@@ -134,7 +134,7 @@ static void test_registry(void)
     mix_backend b = MIX_BACKEND_CPU;
     CU_ASSERT(mixi_backend_by_name("auto", &b) && b == MIX_BACKEND_AUTO);
     CU_ASSERT(!mixi_backend_by_name("hip", &b) && !mixi_backend_by_name(NULL, &b));
-    mix_backend_ops broken = *mixi_backend_lookup(MIX_BACKEND_CPU);
+    mixi_backend_ops broken = *mixi_backend_lookup(MIX_BACKEND_CPU);
     CU_ASSERT(mixi_backend_valid(&broken));
     broken.memset0 = NULL;
     CU_ASSERT(!mixi_backend_valid(&broken));

@@ -19,7 +19,7 @@
 
 typedef struct {
     mix_context *ctx;
-    const mix_dense_ops *d;
+    const mixi_dense_ops *d;
 } ops_fix;
 
 static int ops_open(ops_fix *f)

@@ -7,8 +7,8 @@
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
 
-extern const mix_dense_ops mixi_cpu_dense_ops;   /* dense_cpu.c */
-extern const mix_sparse_ops mixi_cpu_sparse_ops; /* sparse_cpu.c */
+extern const mixi_dense_ops mixi_cpu_dense_ops;   /* dense_cpu.c */
+extern const mixi_sparse_ops mixi_cpu_sparse_ops; /* sparse_cpu.c */
 
 static int cpu_init(void **state)
 {
@@ -112,7 +112,7 @@ static int cpu_synchronize(void *state)
     return MIX_SUCCESS;
 }
 
-const mix_backend_ops mixi_cpu_backend = {
+const mixi_backend_ops mixi_cpu_backend = {
     .flags = MIXI_BACKEND_HOST_MEMORY | MIXI_BACKEND_CONCURRENT,
     .init = cpu_init,
     .fini = cpu_fini,

@@ -6,8 +6,8 @@
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
 
-extern const mix_dense_ops mixi_cuda_dense_ops;   /* dense_cuda.c */
-extern const mix_sparse_ops mixi_cuda_sparse_ops; /* sparse_cuda.c */
+extern const mixi_dense_ops mixi_cuda_dense_ops;   /* dense_cuda.c */
+extern const mixi_sparse_ops mixi_cuda_sparse_ops; /* sparse_cuda.c */
 
 
 int mixi_cuda_status(cudaError_t e)
@@ -237,7 +237,7 @@ static int cuda_synchronize(void *state)
     return mixi_cuda_status(cudaStreamSynchronize(s->stream));
 }
 
-const mix_backend_ops mixi_cuda_backend = {
+const mixi_backend_ops mixi_cuda_backend = {
     .flags = MIXI_BACKEND_DEVICE_POINTERS,
     .init = cuda_init,
     .fini = cuda_fini,
