@@ -29,19 +29,16 @@
  * Rows are sorted without duplicates. */
 typedef struct mixi_spmat mixi_spmat;
 
-/* Elements of a FIXED16 vector per shared norm (QUDA's per-site norm, here a block of rows). */
-#define MIXI_SVEC_BLOCK 32
-
 /* A "sloppy" vector: n values in backend memory in one storage precision (MIX_FP64, MIX_FP32,
  * MIX_FP16, MIX_BF16 or MIX_FIXED16, element types as for mixi_spmat).  FIXED16: v_i =
- * q_i * norm[i / MIXI_SVEC_BLOCK] / 32767 with norm = max |v| of the block (q rounded to
+ * q_i * norm[i / MIXK_SVEC_BLOCK] / 32767 with norm = max |v| of the block (q rounded to
  * nearest, ties to even; norm 0 means the block is zero).  The struct itself lives on the host;
  * val and norm point into backend memory and are allocated by the caller (mixi_svec_bytes). */
 typedef struct {
     mix_prec prec;
     int n;
     void *val;   /* n elements */
-    float *norm; /* FIXED16: ceil(n / MIXI_SVEC_BLOCK) block norms; NULL otherwise */
+    float *norm; /* FIXED16: ceil(n / MIXK_SVEC_BLOCK) block norms; NULL otherwise */
 } mixi_svec;
 
 /* Bytes to allocate for the value and norm arrays of an n-vector in `prec`; 0 = MIX_SUCCESS, or
@@ -53,7 +50,7 @@ static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_
     /* 16 bytes of padding: vector loops may load (never use, never store) past the end. */
     *val_bytes = (size_t)n * el + 16;
     *norm_bytes = mixk_prec_block_scaled(prec)
-                      ? ((size_t)n + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * sizeof(float) : 0;
+                      ? ((size_t)n + MIXK_SVEC_BLOCK - 1) / MIXK_SVEC_BLOCK * sizeof(float) : 0;
     return MIX_SUCCESS;
 }
 

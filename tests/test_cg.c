@@ -1115,10 +1115,10 @@ static void test_fixed16_matrix_format(void)
         CU_ASSERT_EQUAL(ctx->ops->memset0(ctx->state, dy, b64), MIX_SUCCESS);
         CU_ASSERT_EQUAL(sp->vec_accum64(ctx->state, &y, NULL, 1.0, dy), MIX_SUCCESS);
         CU_ASSERT_EQUAL(ctx->ops->download(ctx->state, yh, dy, b64), MIX_SUCCESS);
-        for (int b0 = 0; b0 < n; b0 += MIXI_SVEC_BLOCK) {
+        for (int b0 = 0; b0 < n; b0 += MIXK_SVEC_BLOCK) {
             double bmax = 0.0;
-            for (int i = b0; i < n && i < b0 + MIXI_SVEC_BLOCK; i++) bmax = fmax(bmax, fabs(ref[i]));
-            for (int i = b0; i < n && i < b0 + MIXI_SVEC_BLOCK; i++) {
+            for (int i = b0; i < n && i < b0 + MIXK_SVEC_BLOCK; i++) bmax = fmax(bmax, fabs(ref[i]));
+            for (int i = b0; i < n && i < b0 + MIXK_SVEC_BLOCK; i++) {
                 /* half a step of y's block (its norm is within the float sums of bmax), and
                  * the float rounding of the row sum and of the scale factors */
                 const double tol = 0.5 * 1.001 * bmax / 32767.0 + 1e-6 * sum[i];

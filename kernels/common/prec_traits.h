@@ -33,6 +33,10 @@
  *   GEMM   0 if it is not a dense factor precision (mix_gesv_params.factor_prec); otherwise
  *          its place in the order MIX_PREC_AUTO tries the native GEMM precisions (solvers/
  *          policy.c): 1 first, the largest below FP64's is the default, FP64 is never tried */
+/* Elements of a block-scaled (B row) vector per shared norm (QUDA's per-site norm, here a block
+ * of rows): the one definition, for the tables (kernels/backend_sparse.h) and kernels/common. */
+#define MIXK_SVEC_BLOCK 32
+
 #define MIXK_NARROW_EXP 1
 #define MIXK_CG_AUTO 2
 #define MIXK_PRECISION_ROWS(S, B, G)                                                             \

@@ -12,7 +12,6 @@
  * float, FP16/BF16 bit patterns, or FIXED16 int16 q (a matrix row on its power-of-two step with
  * its diagonal apart as a float; a vector with one float norm per block of MIXK_SVEC_BLOCK
  * entries).  Arithmetic type: double for FP64, else float. */
-#define MIXK_SVEC_BLOCK 32
 
 /* Loads of one element of a sloppy vector as its arithmetic type (`norm` only for FIXED16). */
 static inline MIX_HD double mixk_svec_ld_fp64(const void *v, const float *norm, int64_t i)
