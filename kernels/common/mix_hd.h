@@ -1,14 +1,14 @@
-/* mix_hd.h: the device-pass macros of kernels/common, named for no vendor: MIX_HD marks functions compiled for the host and a device, MIXK_DEVICE_PASS the device side of a compile. */
-#ifndef MIX_HD_H
-#define MIX_HD_H
+/* mix_hd.h: the device-pass macros of kernels/common, named for no vendor: MIXK_HD marks functions compiled for the host and a device, MIXK_DEVICE_PASS the device side of a compile. */
+#ifndef MIXK_HD_H
+#define MIXK_HD_H
 
 /* A device backend's compiler (CUDA's nvcc, HIP's hipcc) compiles kernels/common for both sides.
  * A new device toolchain is one more test here, not an edit of every header. */
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define MIXK_DEVICE_COMPILER 1
-#define MIX_HD __host__ __device__
+#define MIXK_HD __host__ __device__
 #else
-#define MIX_HD
+#define MIXK_HD
 #endif
 
 /* The device side of such a compile: the bodies use the device's intrinsics (__float_as_uint,

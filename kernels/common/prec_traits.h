@@ -58,7 +58,7 @@
 /* One accessor per column: a switch the compiler folds away for a constant precision.
  * Precisions outside the list answer 0 (or MIX_PREC_AUTO for the accumulator). */
 #define MIXK_TRAIT_(NAME, TYPE, COL, NONE)                                                    \
-    static inline MIX_HD TYPE NAME(mix_prec p)                                                 \
+    static inline MIXK_HD TYPE NAME(mix_prec p)                                                 \
     {                                                                                          \
         switch (p) {                                                                           \
             MIXK_PRECISIONS(COL)                                                               \
@@ -89,27 +89,27 @@ MIXK_TRAIT_(mixk_prec_auto_rank, int, MIXK_COL_GEMM_, 0)       /* AUTO's dense o
 MIXK_TRAIT_(mixk_prec_name, const char *, MIXK_COL_NAME_, "?")
 
 /* A dense factor precision (mix_gesv_params.factor_prec). */
-static inline MIX_HD int mixk_prec_gemm(mix_prec p) { return mixk_prec_auto_rank(p) != 0; }
+static inline MIXK_HD int mixk_prec_gemm(mix_prec p) { return mixk_prec_auto_rank(p) != 0; }
 
 /* An exponent narrower than FP32's: values leave its range where FP32's would not, so the
  * solvers keep them in range (MIXK_NARROW_EXP). */
-static inline MIX_HD int mixk_prec_narrow_exp(mix_prec p)
+static inline MIXK_HD int mixk_prec_narrow_exp(mix_prec p)
 {
     return (mixk_prec_role(p) & MIXK_NARROW_EXP) != 0;
 }
 
 /* The dense solver scales the matrix into range before converting to `p`: a narrow exponent. */
-static inline MIX_HD int mixk_prec_range_scaling(mix_prec p) { return mixk_prec_narrow_exp(p); }
+static inline MIXK_HD int mixk_prec_range_scaling(mix_prec p) { return mixk_prec_narrow_exp(p); }
 
 /* A candidate of CG's MIX_PREC_AUTO storage (MIXK_CG_AUTO). */
-static inline MIX_HD int mixk_prec_cg_auto(mix_prec p)
+static inline MIXK_HD int mixk_prec_cg_auto(mix_prec p)
 {
     return (mixk_prec_role(p) & MIXK_CG_AUTO) != 0;
 }
 
 /* The dense factor precision MIX_PREC_AUTO tries at place `rank` (1 first); MIX_PREC_AUTO past
  * the last.  FP64, the highest rank, is the answer when nothing is tried, never a try. */
-static inline MIX_HD mix_prec mixk_prec_auto_nth(int rank)
+static inline MIXK_HD mix_prec mixk_prec_auto_nth(int rank)
 {
     int top = 0;
     mix_prec found = MIX_PREC_AUTO;
@@ -122,7 +122,7 @@ static inline MIX_HD mix_prec mixk_prec_auto_nth(int rank)
 }
 
 /* A sparse storage precision (S row). */
-static inline MIX_HD int mixk_prec_storage(mix_prec p)
+static inline MIXK_HD int mixk_prec_storage(mix_prec p)
 {
     switch (p) {
         MIXK_STORAGE_FORMATS(MIXK_COL_STORAGE_)
@@ -131,7 +131,7 @@ static inline MIX_HD int mixk_prec_storage(mix_prec p)
 }
 
 /* A block-scaled storage precision (B row): vectors carry block norms. */
-static inline MIX_HD int mixk_prec_block_scaled(mix_prec p)
+static inline MIXK_HD int mixk_prec_block_scaled(mix_prec p)
 {
     switch (p) {
         MIXK_BLOCK_FORMATS(MIXK_COL_STORAGE_)
@@ -141,7 +141,7 @@ static inline MIX_HD int mixk_prec_block_scaled(mix_prec p)
 
 /* A storage precision of one float value per element narrower than FP32 (FP16, BF16): CG stores
  * A scaled by a uniform power of two (solvers/cg_matrix.c). */
-static inline MIX_HD int mixk_prec_short_float(mix_prec p)
+static inline MIXK_HD int mixk_prec_short_float(mix_prec p)
 {
     return mixk_prec_storage(p) && !mixk_prec_block_scaled(p) &&
            mixk_prec_bytes(p) < mixk_prec_bytes(MIX_FP32);
@@ -149,13 +149,13 @@ static inline MIX_HD int mixk_prec_short_float(mix_prec p)
 
 /* Whether `a` rounds (to nearest) to +-Inf in `p`: at or above the overflow limit, Inf
  * included; NaN does not overflow. */
-static inline MIX_HD int mixk_prec_overflows(mix_prec p, double a)
+static inline MIXK_HD int mixk_prec_overflows(mix_prec p, double a)
 {
     return fabs(a) >= mixk_prec_overflow_limit(p);
 }
 
 /* Whether `a` is finite once rounded to nearest in `p`: NaN and Inf are not. */
-static inline MIX_HD int mixk_prec_fits(mix_prec p, double a)
+static inline MIXK_HD int mixk_prec_fits(mix_prec p, double a)
 {
     return fabs(a) < mixk_prec_overflow_limit(p);
 }
