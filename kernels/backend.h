@@ -38,10 +38,10 @@ typedef struct mixi_backend_ops {
     const mixi_sparse_ops *sparse;
 } mixi_backend_ops;
 
-/* Each backend's tables are declared where they are used (its own folder and kernels/registry.c),
+/* Each backend's tables are declared where they are used (its own folder and kernels/backend_list.c),
  * so that adding a backend edits none of the generic headers. */
 
-/* The registry (kernels/registry.c): every backend this build knows, compiled or not, in the
+/* The registry (kernels/backend_list.c): every backend this build knows, compiled or not, in the
  * order MIX_BACKEND_AUTO tries them.  ops is NULL for a backend that is not compiled. */
 typedef struct {
     mix_backend id;

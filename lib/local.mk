@@ -1,5 +1,5 @@
 # lib/local.mk: the public API layer and the installed library.
-libmixsolve_core_la_SOURCES += lib/status.c lib/context.c lib/registry.c
+libmixsolve_core_la_SOURCES += lib/status.c lib/context.c lib/backend_lookup.c
 include lib/core/local.mk
 noinst_HEADERS += lib/mix_internal.h
 lib_libmixsolve_la_SOURCES =

@@ -61,7 +61,7 @@ prec_allowed() {
 backend_allowed() {
   case $1 in
     lib/mixsolve.h) ;;                 # the enum
-    kernels/registry.c) ;;             # the list itself
+    kernels/backend_list.c) ;;             # the list itself
     kernels/common/*) ;;               # device-pass macros (mix_hd.h)
     tests/test_core.c) ;;              # the names and the registry themselves
     tests/test_kernels_sparse.c) ;;    # a backend's own lane setting (mixi_cuda_spmat_set_lanes)

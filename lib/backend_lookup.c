@@ -1,4 +1,4 @@
-/* registry.c: the backends as lib/ sees them: names, lookup, capabilities, each table checked once (the list itself is kernels/registry.c). */
+/* backend_lookup.c: the backends as lib/ sees them: names, lookup, capabilities, each table checked once (the list itself is kernels/backend_list.c). */
 #include <pthread.h>
 #include <string.h>
 #include "mix_internal.h"

@@ -1,4 +1,4 @@
-/* registry.c: the backends of this build in the order MIX_BACKEND_AUTO tries them; adding a backend is its folder plus one line here. */
+/* backend_list.c: the backends of this build in the order MIX_BACKEND_AUTO tries them; adding a backend is its folder plus one line here. */
 #include "config.h"
 #include "kernels/backend.h"
 
