@@ -52,7 +52,7 @@ static size_t elem_bytes(mix_prec p) { return p == MIX_FP64 ? 8 : p == MIX_FP32 
  * the backend cannot say. */
 static double matrix_bytes(mix_context *ctx, mix_sparse *S, mix_prec p)
 {
-    const mix_spmat *As;
+    const mixi_spmat *As;
     const double *scale;
     int64_t bytes = 0;
     if (!ctx->ops->sparse->csr_bytes || mixi_sparse_sloppy(S, p, 0, &As, &scale) ||
@@ -82,11 +82,11 @@ static double spmv_bytes_as_run(double mbytes, int n, mix_prec v)
 /* Best-of-reps time of the SpMV of the matrix in `p` storage on vectors in `v`. */
 static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, mix_prec v, int reps)
 {
-    const mix_spmat *As;
+    const mixi_spmat *As;
     const double *scale;
     if (mixi_sparse_sloppy(S, p, 0, &As, &scale)) return -1.0;
-    const mix_backend_ops *ops = ctx->ops;
-    mix_svec x = {v, S->n, NULL, NULL}, y = {v, S->n, NULL, NULL};
+    const mixi_backend_ops *ops = ctx->ops;
+    mixi_svec x = {v, S->n, NULL, NULL}, y = {v, S->n, NULL, NULL};
     size_t vb = 0, nb = 0;
     mixi_svec_bytes(v, S->n, &vb, &nb);
     double *h = malloc((size_t)S->n * sizeof *h), best = 1e30, xy;
@@ -123,13 +123,13 @@ static double time_spmv(mix_context *ctx, mix_sparse *S, mix_prec p, mix_prec v,
  * on the CPU, the share of its SELL slot rows that are contiguous over a whole slice. */
 static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out, size_t cap)
 {
-    const mix_spmat *As;
+    const mixi_spmat *As;
     const double *scale;
     if (p == MIX_PREC_AUTO || !ctx->ops->sparse->spmv_variant || mixi_sparse_sloppy(S, p, 0, &As, &scale))
         return;
     const char *v = ctx->ops->sparse->spmv_variant(ctx->state, As);
     double contig = 0.0;
-    if (ctx->ops == &mixi_cpu_backend) mixi_cpu_spmv_variant(As, &contig);
+    if (mix_context_backend(ctx) == MIX_BACKEND_CPU) mixi_cpu_spmv_variant(As, &contig);
     if (p == MIX_FP64) snprintf(out, cap, "%s", v ? v : "-");
     else snprintf(out, cap, "%s (%.0f%%)", v ? v : "-", 100.0 * contig);
 }
@@ -163,24 +163,24 @@ static void triad_pass(double *a, const double *b, const double *c, size_t n, do
     *cpu = cpu_now() - u;
 }
 
-static int svec_new(mix_context *ctx, mix_prec v, int n, mix_svec *x)
+static int svec_new(mix_context *ctx, mix_prec v, int n, mixi_svec *x)
 {
     size_t vb = 0, nb = 0;
     mixi_svec_bytes(v, n, &vb, &nb);
-    *x = (mix_svec){v, n, NULL, NULL};
+    *x = (mixi_svec){v, n, NULL, NULL};
     return ctx->ops->alloc(ctx->state, &x->val, vb) ||
            (nb && ctx->ops->alloc(ctx->state, (void **)&x->norm, nb));
 }
 
 /* One storage format: its copies per variant (the forced ones made under MIXSOLVE_SPMV_VARIANT). */
-static void variant_rows(mix_context *ctx, mix_spmat *A64, int n, mix_prec p, const double *x64,
+static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, const double *x64,
                          double *ta, double *tb, double *tc, size_t tn, int rounds)
 {
-    const mix_sparse_ops *o = ctx->ops->sparse;
+    const mixi_sparse_ops *o = ctx->ops->sparse;
     const int nv = p == MIX_FP64 ? 1 : NVARIANTS;
-    mix_spmat *As[NVARIANTS] = {NULL};
+    mixi_spmat *As[NVARIANTS] = {NULL};
     const mix_prec v = mixi_cg_vector_prec(ctx, 0, p);
-    mix_svec x, y;
+    mixi_svec x, y;
     double best[NVARIANTS], cbest[NVARIANTS], tbest = 1e30, tcbest = 1e30, xy;
     if (svec_new(ctx, v, n, &x) || svec_new(ctx, v, n, &y)) return;
     o->vec_from64(ctx->state, x64, NULL, 1.0, &x, NULL);
@@ -232,7 +232,7 @@ static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
     const size_t tn = (size_t)1 << 25;
     double *ta = malloc(tn * sizeof *ta), *tb = malloc(tn * sizeof *tb), *tc = malloc(tn * sizeof *tc);
     double *x64 = malloc((size_t)A->nrows * sizeof *x64);
-    mix_spmat *A64 = NULL;
+    mixi_spmat *A64 = NULL;
     if (ta && tb && tc && x64 &&
         !ctx->ops->sparse->csr_create(ctx->state, A->nrows, A->rowptr, A->colind, A->val, &A64)) {
 #pragma omp parallel for schedule(static)
@@ -305,7 +305,7 @@ static void bench_matrix(mix_context *ctx, const char *name, const mixm_csr *A, 
         fprintf(stderr, "  %s ...", mix_prec_name(storage[k]));
         double t_conv = 0.0;
         if (storage[k] != MIX_PREC_AUTO) {
-            const mix_spmat *As;
+            const mixi_spmat *As;
             const double *scale;
             t_conv = mixm_wtime();
             mixi_sparse_sloppy(S, storage[k], precond, &As, &scale);

@@ -252,11 +252,11 @@ static double spmv_bytes(mix_prec p, int n, int64_t nnz)
 /* Our SpMV through the operations table, seconds per call (best of reps x 20 calls). */
 static double our_spmv_time(mix_context *ctx, mix_sparse *S, mix_prec p, int jacobi, int reps)
 {
-    const mix_spmat *As;
+    const mixi_spmat *As;
     const double *sc;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     if (mixi_sparse_sloppy(S, p, jacobi, &As, &sc)) return NAN;
-    mix_svec x = {p, S->n, NULL, NULL}, y = {p, S->n, NULL, NULL};
+    mixi_svec x = {p, S->n, NULL, NULL}, y = {p, S->n, NULL, NULL};
     size_t vb, nb;
     double best = INFINITY;
     double *h = malloc((size_t)S->n * sizeof *h), *d = NULL;

@@ -11,13 +11,13 @@ if HAVE_CUDA
 noinst_PROGRAMS += bench/bench_gpu_cg
 bench_bench_gpu_cg_SOURCES = bench/bench_gpu_cg.c
 bench_bench_gpu_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_MATRIX_DIR='"$(abs_top_srcdir)/matrices/data"'
-bench_bench_gpu_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+bench_bench_gpu_cg_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 bench_bench_gpu_cg_LDFLAGS = $(OPENMP_CFLAGS)
 endif
 noinst_PROGRAMS += bench/bench_cg
 bench_bench_cg_SOURCES = bench/bench_cg.c
 bench_bench_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_SRCDIR='"$(abs_top_srcdir)"'
-bench_bench_cg_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+bench_bench_cg_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 bench_bench_cg_LDFLAGS = $(OPENMP_CFLAGS)
 noinst_HEADERS += bench/bench_gpu.h bench/bench_dense.h
 # PETSc's KSPCG on the bench_cg problem, for comparison (optional: the script builds it only where

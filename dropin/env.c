@@ -22,17 +22,16 @@ static void destroy_context(void *ctx)
 static void read_environment(void)
 {
     const char *m = getenv("MIXSOLVE_LAPACK");
-    static const struct {
-        const char *name;
-        mix_prec prec;
-    } forced[] = {{"fp32", MIX_FP32}, {"tf32", MIX_TF32}, {"fp16", MIX_FP16}, {"bf16", MIX_BF16}};
     if (m && *m && strcmp(m, "auto") != 0) {
-        /* An unknown value changes nothing in the program's answers: forward everything. */
+        /* An unknown value changes nothing in the program's answers: forward everything.  The
+         * precisions it may force are the library's low-precision factor precisions. */
+        mix_prec forced[MIX_CAPS_PREC_SLOTS];
+        const int nf = mix_prec_list(MIX_ROLE_FACTOR, forced, MIX_CAPS_PREC_SLOTS);
         policy.mode = MIXD_OFF;
-        for (size_t i = 0; i < sizeof forced / sizeof forced[0]; i++)
-            if (strcmp(m, forced[i].name) == 0) {
+        for (int i = 0; i < nf && i < MIX_CAPS_PREC_SLOTS; i++)
+            if (forced[i] != MIX_FP64 && strcmp(m, mix_prec_name(forced[i])) == 0) {
                 policy.mode = MIXD_FORCE;
-                policy.forced = forced[i].prec;
+                policy.forced = forced[i];
             }
     }
     const char *f = getenv("MIXSOLVE_LAPACK_FACTORS");
@@ -41,8 +40,10 @@ static void read_environment(void)
     const char *callers = getenv("MIXSOLVE_LAPACK_CALLERS");
     if (callers && *callers) policy.callers = strdup(callers);
     const char *b = getenv("MIXSOLVE_BACKEND");
-    if (b && strcmp(b, "cpu") == 0) policy.backend = MIX_BACKEND_CPU;
-    else if (b && strcmp(b, "cuda") == 0) policy.backend = MIX_BACKEND_CUDA;
+    mix_backend all[MIX_NUM_BACKENDS]; /* the library's backends, by name */
+    const int nb = mix_backend_list(all, MIX_NUM_BACKENDS);
+    for (int k = 0; b && k < nb && k < MIX_NUM_BACKENDS; k++)
+        if (strcmp(b, mix_backend_name(all[k])) == 0) policy.backend = all[k];
     const char *log = getenv("MIXSOLVE_LAPACK_LOG");
     if (log && *log) policy.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (pthread_key_create(&ctx_key, destroy_context)) policy.mode = MIXD_OFF;

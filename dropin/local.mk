@@ -6,7 +6,7 @@ lib_LTLIBRARIES += dropin/libmixsolve_lapack.la
 dropin_libmixsolve_lapack_la_SOURCES = dropin/dropin.h dropin/env.c dropin/caller.c dropin/lapack_gesv.c \
 	dropin/lapack_posv.c dropin/keep.h dropin/keep.c dropin/reuse.h dropin/reuse.c \
 	dropin/lapack_reuse_lu.c dropin/lapack_reuse_chol.c
-dropin_libmixsolve_lapack_la_LIBADD = libmixsolve_core.la $(MIX_DEP_LIBS) $(DL_LIBS) $(OPENMP_CFLAGS)
+dropin_libmixsolve_lapack_la_LIBADD = libmixsolve_internal.la $(MIX_DEP_LIBS) $(DL_LIBS) $(OPENMP_CFLAGS)
 dropin_libmixsolve_lapack_la_LDFLAGS = -shared -avoid-version \
 	-export-symbols-regex '^d(s?gesv|s?posv|getrs|getri|gecon|gerfs|gesvx|potrs|potri|pocon|porfs|posvx)_$$' \
 	$(OPENMP_CFLAGS)

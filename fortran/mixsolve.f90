@@ -19,6 +19,7 @@ module mixsolve
                                MIX_REFINE_CG = 3
   integer(c_int), parameter :: MIX_BACKEND_AUTO = 0, MIX_BACKEND_CPU = 1, MIX_BACKEND_CUDA = 2
   integer(c_int), parameter :: MIX_NUM_BACKENDS = 3
+  integer(c_int), parameter :: MIX_ROLE_ALL = 0, MIX_ROLE_FACTOR = 1, MIX_ROLE_STORAGE = 2
 
   ! ---- status codes --------------------------------------------------------------------------
   integer(c_int), parameter :: MIX_SUCCESS = 0, MIX_ERR_INVALID_ARG = 1, MIX_ERR_ALLOC = 2, &
@@ -116,6 +117,13 @@ module mixsolve
     ! Up to max backends into list (MIX_BACKEND_AUTO's order); returns how many there are.
     integer(c_int) function mix_backend_list(list, max) bind(C, name="mix_backend_list")
       import :: c_int
+      integer(c_int), intent(out) :: list(*)
+      integer(c_int), value :: max
+    end function
+    ! Up to max precisions of a role (MIX_ROLE_*) into list; returns how many there are.
+    integer(c_int) function mix_prec_list(role, list, max) bind(C, name="mix_prec_list")
+      import :: c_int
+      integer(c_int), value :: role
       integer(c_int), intent(out) :: list(*)
       integer(c_int), value :: max
     end function

@@ -5,13 +5,13 @@
 #include <stddef.h>
 #include "mixsolve.h"
 
-typedef struct mix_dense_ops mix_dense_ops;   /* kernels/backend_dense.h */
-typedef struct mix_sparse_ops mix_sparse_ops; /* kernels/backend_sparse.h */
+typedef struct mixi_dense_ops mixi_dense_ops;   /* kernels/backend_dense.h */
+typedef struct mixi_sparse_ops mixi_sparse_ops; /* kernels/backend_sparse.h */
 
 /* "Backend memory" below is host memory for the CPU backend and device memory for CUDA.
  * Solvers never dereference backend memory; scalars come back through return arguments.
  * Every operation returns 0 or a MIX_ERR_* status; an operation a backend lacks is NULL. */
-/* What a backend's memory and state allow (mix_backend_ops.flags); lib/ decides from these,
+/* What a backend's memory and state allow (mixi_backend_ops.flags); lib/ decides from these,
  * never from which backend it is. */
 enum {
     MIXI_BACKEND_HOST_MEMORY = 1u << 0,     /* backend memory is host memory: no staging */
@@ -19,7 +19,7 @@ enum {
     MIXI_BACKEND_CONCURRENT = 1u << 2       /* one context may run calls from several threads */
 };
 
-typedef struct mix_backend_ops {
+typedef struct mixi_backend_ops {
     unsigned flags; /* MIXI_BACKEND_* */
     /* Lifecycle: init returns MIX_ERR_BACKEND when the backend cannot run here (no device). */
     int (*init)(void **state);
@@ -34,20 +34,19 @@ typedef struct mix_backend_ops {
     int (*memset0)(void *state, void *dst, size_t bytes);
     int (*synchronize)(void *state);
     /* Solver families. */
-    const mix_dense_ops *dense;
-    const mix_sparse_ops *sparse;
-} mix_backend_ops;
+    const mixi_dense_ops *dense;
+    const mixi_sparse_ops *sparse;
+} mixi_backend_ops;
 
-/* Tables of the compiled backends (kernels/cpu, kernels/cuda). */
-extern const mix_backend_ops mixi_cpu_backend;
-extern const mix_backend_ops mixi_cuda_backend;
+/* Each backend's tables are declared where they are used (its own folder and kernels/backend_list.c),
+ * so that adding a backend edits none of the generic headers. */
 
-/* The registry (kernels/registry.c): every backend this build knows, compiled or not, in the
+/* The registry (kernels/backend_list.c): every backend this build knows, compiled or not, in the
  * order MIX_BACKEND_AUTO tries them.  ops is NULL for a backend that is not compiled. */
 typedef struct {
     mix_backend id;
     const char *name;
-    const mix_backend_ops *ops;
+    const mixi_backend_ops *ops;
 } mixi_backend_entry;
 extern const mixi_backend_entry mixi_backend_registry[];
 extern const int mixi_backend_registry_size;

@@ -27,7 +27,7 @@ enum { MIXK_LEFT = 0, MIXK_RIGHT = 1 };
 enum { MIXK_LOWER = 0, MIXK_UPPER = 1 };
 enum { MIXK_NONUNIT = 0, MIXK_UNIT = 1 };
 
-struct mix_dense_ops {
+struct mixi_dense_ops {
     /* --- FP64 data movement and checks ------------------------------------------------------ */
     /* dst = src (trans = 0) or src^T (trans = 1); src is m x n (before transposition). */
     int (*lacpy_f64)(void *state, int trans, int m, int n, const double *src, int lds, double *dst,
@@ -172,8 +172,5 @@ struct mix_dense_ops {
      * times from it.  0 when unknown. */
     int (*gemm_rate)(void *state, mix_prec p, double *gflops);
 };
-
-extern const mix_dense_ops mixi_cpu_dense_ops;
-extern const mix_dense_ops mixi_cuda_dense_ops;
 
 #endif

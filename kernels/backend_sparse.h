@@ -7,7 +7,7 @@
 #include "kernels/common/prec_traits.h"
 
 /* A sparse matrix in backend memory, in one storage precision; opaque to solvers.  Each backend
- * defines struct mix_spmat in its own files (struct tags have no linkage).  Layout:
+ * defines struct mixi_spmat in its own files (struct tags have no linkage).  Layout:
  *   MIX_FP64: plain CSR, int64_t row pointers, int32_t column indices, double values (the
  *             matrix of the true residuals, and its Jacobi-scaled twin for FP64 storage).
  *   every other storage precision: SELL-32 (kernels/common/sell.h): the diagonal apart (one
@@ -27,22 +27,19 @@
  *   3D Poisson 150^3 (6.96 nonzeros per row): FIXED16 4.2 bytes per nonzero, FP16/BF16 3.8, FP32
  *   5.8, against 8.3, 7.15, 9.15 in CSR (bench/bench_cg prints them: csr_bytes).
  * Rows are sorted without duplicates. */
-typedef struct mix_spmat mix_spmat;
-
-/* Elements of a FIXED16 vector per shared norm (QUDA's per-site norm, here a block of rows). */
-#define MIXI_SVEC_BLOCK 32
+typedef struct mixi_spmat mixi_spmat;
 
 /* A "sloppy" vector: n values in backend memory in one storage precision (MIX_FP64, MIX_FP32,
- * MIX_FP16, MIX_BF16 or MIX_FIXED16, element types as for mix_spmat).  FIXED16: v_i =
- * q_i * norm[i / MIXI_SVEC_BLOCK] / 32767 with norm = max |v| of the block (q rounded to
+ * MIX_FP16, MIX_BF16 or MIX_FIXED16, element types as for mixi_spmat).  FIXED16: v_i =
+ * q_i * norm[i / MIXK_SVEC_BLOCK] / 32767 with norm = max |v| of the block (q rounded to
  * nearest, ties to even; norm 0 means the block is zero).  The struct itself lives on the host;
  * val and norm point into backend memory and are allocated by the caller (mixi_svec_bytes). */
 typedef struct {
     mix_prec prec;
     int n;
     void *val;   /* n elements */
-    float *norm; /* FIXED16: ceil(n / MIXI_SVEC_BLOCK) block norms; NULL otherwise */
-} mix_svec;
+    float *norm; /* FIXED16: ceil(n / MIXK_SVEC_BLOCK) block norms; NULL otherwise */
+} mixi_svec;
 
 /* Bytes to allocate for the value and norm arrays of an n-vector in `prec`; 0 = MIX_SUCCESS, or
  * MIX_ERR_INVALID_ARG for a precision that is no storage precision. */
@@ -53,7 +50,7 @@ static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_
     /* 16 bytes of padding: vector loops may load (never use, never store) past the end. */
     *val_bytes = (size_t)n * el + 16;
     *norm_bytes = mixk_prec_block_scaled(prec)
-                      ? ((size_t)n + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * sizeof(float) : 0;
+                      ? ((size_t)n + MIXK_SVEC_BLOCK - 1) / MIXK_SVEC_BLOCK * sizeof(float) : 0;
     return MIX_SUCCESS;
 }
 
@@ -64,36 +61,36 @@ static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_
  * Vectors passed to one operation have the same n; sloppy vectors passed to one operation have
  * the same precision.  A "scale" argument is an FP64 n-vector in backend memory or NULL (= all
  * ones).  NaN/Inf propagate into the returned scalars; the caller checks them. */
-struct mix_sparse_ops {
+struct mixi_sparse_ops {
     /* Matrices.  FP64 matrix from host CSR arrays (validated, rows sorted, no duplicates). */
     int (*csr_create)(void *state, int n, const int64_t *rowptr, const int32_t *colind,
-                      const double *val, mix_spmat **A);
+                      const double *val, mixi_spmat **A);
     /* As = diag(scale) A64 diag(scale) stored in `prec` (any storage precision, FP64 included);
      * MIX_ERR_OVERFLOW if a value does not fit FP16 (values rounding to zero are allowed).
      * As may share A64's pattern arrays: destroy As before A64. */
-    int (*csr_convert)(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
-                       mix_spmat **As);
-    void (*csr_destroy)(void *state, mix_spmat *A); /* NULL allowed */
+    int (*csr_convert)(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                       mixi_spmat **As);
+    void (*csr_destroy)(void *state, mixi_spmat *A); /* NULL allowed */
     /* Bytes one SpMV reads of A: values and index arrays (the byte model of bench/bench_cg). */
-    int (*csr_bytes)(void *state, const mix_spmat *A, int64_t *bytes);
+    int (*csr_bytes)(void *state, const mixi_spmat *A, int64_t *bytes);
     /* Jacobi: scale_i = 1/sqrt(a_ii) from the FP64 matrix; MIX_ERR_NOT_SPD if some a_ii <= 0
      * or is missing from the pattern. */
-    int (*diag_rsqrt)(void *state, const mix_spmat *A64, double *scale);
+    int (*diag_rsqrt)(void *state, const mixi_spmat *A64, double *scale);
 
     /* FP64 (true residual, accumulated solution). */
     /* r = b - A x and *rr = ||r||_2^2 in one pass (FP64 matrix). */
-    int (*residual64)(void *state, const mix_spmat *A64, const double *b, const double *x,
+    int (*residual64)(void *state, const mixi_spmat *A64, const double *b, const double *x,
                       double *r, double *rr);
     int (*nrm2sq64)(void *state, int n, const double *x, double *xx); /* *xx = ||x||_2^2 */
 
     /* Between FP64 and sloppy storage.  v = round_to_storage(alpha * scale .* x);
      * *vv = ||alpha * scale .* x||_2^2 (of the FP64 values, before rounding; vv may be NULL). */
     int (*vec_from64)(void *state, const double *x, const double *scale, double alpha,
-                      mix_svec *v, double *vv);
+                      mixi_svec *v, double *vv);
     /* y += alpha * scale .* v, in FP64 (the reliable update's y += x_sloppy). */
-    int (*vec_accum64)(void *state, const mix_svec *v, const double *scale, double alpha,
+    int (*vec_accum64)(void *state, const mixi_svec *v, const double *scale, double alpha,
                        double *y);
-    int (*vec_zero)(void *state, mix_svec *v); /* v = 0 (values and, for FIXED16, norms) */
+    int (*vec_zero)(void *state, mixi_svec *v); /* v = 0 (values and, for FIXED16, norms) */
 
     /* Sloppy loop.  y = As x, each row's sum accumulated in FP64 from the stored values (the
      * products of FP32 or narrower operands are exact there) and rounded once into y's storage;
@@ -102,26 +99,26 @@ struct mix_sparse_ops {
      * accumulator mixk_prec_acc (FP32 vectors over a 16-bit matrix); MIX_ERR_UNSUPPORTED
      * otherwise.  Without the FP64 row sums, the cancellation in A p for a smooth p (6 p_i -
      * sum of 6 neighbours on 3D Poisson) left FP32 CG 28% above FP64 CG's iterations. */
-    int (*spmv)(void *state, const mix_spmat *As, const mix_svec *x, mix_svec *y, double *xy);
+    int (*spmv)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y, double *xy);
     /* The fused CG step, one pass: x += alpha p; r -= alpha Ap; *rr = ||r_new||^2 and
      * *rr_dot_old = <r_new, r_old> (Polak-Ribiere numerator is *rr - *rr_dot_old).  x (the
      * partial solution) has p's precision or p's accumulator, mixk_prec_acc(p) (FP32 for the
      * 16-bit formats): a 16-bit accumulator loses what small steps add to it, and CG then needs
      * more iterations. */
-    int (*cg_update)(void *state, double alpha, const mix_svec *p, const mix_svec *Ap,
-                     mix_svec *x, mix_svec *r, double *rr, double *rr_dot_old);
+    int (*cg_update)(void *state, double alpha, const mixi_svec *p, const mixi_svec *Ap,
+                     mixi_svec *x, mixi_svec *r, double *rr, double *rr_dot_old);
     /* y = a x + b y (p = r + beta p; re-projection; rescaling). */
-    int (*axpby)(void *state, double a, const mix_svec *x, double b, mix_svec *y);
-    int (*dot)(void *state, const mix_svec *x, const mix_svec *y, double *xy); /* <x, y> */
+    int (*axpby)(void *state, double a, const mixi_svec *x, double b, mixi_svec *y);
+    int (*dot)(void *state, const mixi_svec *x, const mixi_svec *y, double *xy); /* <x, y> */
     /* The same step in two fused passes (kernels/cpu/vec_cpu.c; NULL where a backend has none,
      * and MIX_ERR_UNSUPPORTED unless all vectors are FP32 or all FP64: the solver then takes
      * cg_update and axpby, which give the same bits).  cg_rupdate: r -= alpha Ap with *rr and
      * *rr_dot_old as cg_update's; cg_xpupdate, once beta is known: x += alpha p, then
      * p = r + beta p, in one pass that reads p once (5 vector reads per step instead of 6). */
-    int (*cg_rupdate)(void *state, double alpha, const mix_svec *Ap, mix_svec *r, double *rr,
+    int (*cg_rupdate)(void *state, double alpha, const mixi_svec *Ap, mixi_svec *r, double *rr,
                       double *rr_dot_old);
-    int (*cg_xpupdate)(void *state, double alpha, double beta, mix_svec *p, const mix_svec *r,
-                       mix_svec *x);
+    int (*cg_xpupdate)(void *state, double alpha, double beta, mixi_svec *p, const mixi_svec *r,
+                       mixi_svec *x);
 
     /* Capabilities.  1: spmv takes x and y in the accumulator precision of a 16-bit matrix. */
     int spmv_acc_vectors;
@@ -131,10 +128,7 @@ struct mix_sparse_ops {
      * this process's tuners timed in `storage`, 0 if none yet (CG AUTO's measured rates).  spmv_variant: the body chosen
      * for As ("tuning" while its first SpMVs time the candidates). */
     double (*spmv_rate)(mix_prec storage);
-    const char *(*spmv_variant)(void *state, const mix_spmat *As);
+    const char *(*spmv_variant)(void *state, const mixi_spmat *As);
 };
-
-extern const mix_sparse_ops mixi_cpu_sparse_ops;
-extern const mix_sparse_ops mixi_cuda_sparse_ops;
 
 #endif

@@ -1,6 +1,6 @@
 # kernels/local.mk: backends behind the operations table (cpu always; cuda when configured).
 noinst_HEADERS += kernels/backend.h kernels/cpu/cpu_features.h
-libmixsolve_core_la_SOURCES += kernels/registry.c kernels/cpu/cpu_backend.c kernels/cpu/cpu_features.c
+libmixsolve_internal_la_SOURCES += kernels/backend_list.c kernels/cpu/cpu_backend.c kernels/cpu/cpu_features.c
 include kernels/common/local.mk
 include kernels/cpu/local.mk
 if HAVE_CUDA

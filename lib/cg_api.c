@@ -86,7 +86,7 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
         return solve_unaliased(ctx, p, A, b, x, info, &local);
 
     /* Other backends: stage b and x through backend memory. */
-    const mix_backend_ops *ops = ctx->ops;
+    const mixi_backend_ops *ops = ctx->ops;
     size_t bytes = (size_t)A->n * sizeof(double);
     double *db = NULL, *dx = NULL;
     int st = ops->alloc(ctx->state, (void **)&db, bytes);

@@ -7,7 +7,7 @@
 
 static int create_for(mix_context **ctx, mix_backend b)
 {
-    const mix_backend_ops *ops = mixi_backend_lookup(b);
+    const mixi_backend_ops *ops = mixi_backend_lookup(b);
     if (!ops) return MIX_ERR_BACKEND;
     mix_context *c = mixi_calloc(1, sizeof *c);
     if (!c) return MIX_ERR_ALLOC;

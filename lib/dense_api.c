@@ -113,7 +113,7 @@ static int factor_failed(const dense_call *c) { return c->spd ? MIX_ERR_NOT_SPD 
 static int run_staged(mix_context *ctx, const mix_gesv_params *p, const dense_call *c,
                       mix_gesv_info *info, int *idx)
 {
-    const mix_backend_ops *o = ctx->ops;
+    const mixi_backend_ops *o = ctx->ops;
     size_t sa = span(c->n, c->n, c->lda), sb = span_rhs(c, c->ldb), sx = span_rhs(c, c->ldx);
     double *da = NULL, *db = NULL, *dx = NULL;
     int rc;

@@ -92,6 +92,15 @@ const char *mix_backend_name(mix_backend b); /* "auto", "cpu", "cuda"; "?" if un
 /* The backends this library knows, compiled or not (mix_backend_caps tells), in the order
  * MIX_BACKEND_AUTO tries them: writes up to `max` into `list` and returns how many there are. */
 int mix_backend_list(mix_backend *list, int max);
+/* What a precision serves as (mix_prec_list). */
+typedef enum {
+    MIX_ROLE_ALL = 0,    /* every precision of this library */
+    MIX_ROLE_FACTOR = 1, /* dense factor precisions (mix_gesv_params.factor_prec), MIX_FP64 included */
+    MIX_ROLE_STORAGE = 2 /* CG storage precisions (mix_cg_params.sloppy_prec), MIX_FP64 included */
+} mix_prec_role;
+/* The precisions of `role` in mix_prec order (MIX_PREC_AUTO is none of them): writes up to `max`
+ * into `list` (which may be NULL) and returns how many there are; -1 for an unknown role. */
+int mix_prec_list(mix_prec_role role, mix_prec *list, int max);
 
 /* What a backend offers.  For each precision: 0 unsupported, 1 emulated, 2 native. */
 typedef enum { MIX_PREC_UNSUPPORTED = 0, MIX_PREC_EMULATED = 1, MIX_PREC_NATIVE = 2 } mix_prec_support;

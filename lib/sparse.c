@@ -86,7 +86,7 @@ int mix_sparse_create_csr(mix_context *ctx, int n, const int64_t *rowptr, const 
         }
     }
     if (nan) return MIX_ERR_NAN;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     if (!sp || !sp->csr_create || !sp->csr_convert || !sp->csr_destroy)
         return MIX_ERR_NOT_IMPLEMENTED;
 
@@ -112,7 +112,7 @@ void mix_sparse_destroy(mix_sparse *A) { mixi_sparse_free(A); }
 const char *mix_sparse_spmv_variant(const mix_sparse *A, mix_prec storage, int jacobi)
 {
     if (!A || (int)storage < 0 || storage >= MIX_NUM_PREC) return NULL;
-    const mix_sparse_ops *sp = A->ctx->ops->sparse;
-    const mix_spmat *As = A->sloppy[jacobi ? 1 : 0][storage];
+    const mixi_sparse_ops *sp = A->ctx->ops->sparse;
+    const mixi_spmat *As = A->sloppy[jacobi ? 1 : 0][storage];
     return As && sp && sp->spmv_variant ? sp->spmv_variant(A->ctx->state, As) : NULL;
 }

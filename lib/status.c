@@ -34,3 +34,18 @@ const char *mix_prec_name(mix_prec p)
 {
     return p == MIX_PREC_AUTO ? "auto" : mixk_prec_name(p);
 }
+
+int mix_prec_list(mix_prec_role role, mix_prec *list, int max)
+{
+    if (role != MIX_ROLE_ALL && role != MIX_ROLE_FACTOR && role != MIX_ROLE_STORAGE) return -1;
+    int n = 0;
+    for (int k = 0; k < MIX_NUM_PREC; k++) {
+        const mix_prec p = (mix_prec)k;
+        if ((role == MIX_ROLE_FACTOR && !mixk_prec_gemm(p)) ||
+            (role == MIX_ROLE_STORAGE && !mixk_prec_storage(p)))
+            continue;
+        if (list && n < max) list[n] = p;
+        n++;
+    }
+    return n;
+}

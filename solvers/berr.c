@@ -5,7 +5,7 @@ int mixi_backward_error(mix_context *ctx, int n, int nrhs, const mixi_matrix *A,
                         const double *b, int ldb, const double *x, int ldx, double *r,
                         double *host, double *berr)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     double *xn = host, *rn = xn + nrhs, *bn = rn + nrhs;
     int rc;
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, b, ldb, r, n)) ||

@@ -26,11 +26,11 @@
 
 typedef struct {
     mix_context *ctx;
-    mix_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution (FP32 when the
+    mixi_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution (FP32 when the
                             * sloppy precision is 16-bit: kernels/backend_sparse.h, cg_update) */
 } cg_work;
 
-static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
+static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
 {
     size_t vb, nb;
     int st = mixi_svec_bytes(prec, n, &vb, &nb);
@@ -42,7 +42,7 @@ static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
     return st;
 }
 
-static void svec_free(mix_context *ctx, mix_svec *v)
+static void svec_free(mix_context *ctx, mixi_svec *v)
 {
     ctx->ops->free(ctx->state, v->val);
     ctx->ops->free(ctx->state, v->norm);
@@ -50,7 +50,7 @@ static void svec_free(mix_context *ctx, mix_svec *v)
     v->norm = NULL;
 }
 
-static int svec_copy(mix_context *ctx, mix_svec *dst, const mix_svec *src)
+static int svec_copy(mix_context *ctx, mixi_svec *dst, const mixi_svec *src)
 {
     size_t vb, nb;
     int st = mixi_svec_bytes(src->prec, src->n, &vb, &nb);
@@ -72,7 +72,7 @@ static double normaliser(double vv, double n)
 }
 
 /* The sloppy residual's scale sigma for a vector whose squared norm is vv at the current sigma.
- * FP16: always renormalised (above).  FP32, BF16, FIXED16: only when its RMS leaves
+ * A narrow exponent (FP16): always renormalised (above).  FP32, BF16, FIXED16: only when its RMS leaves
  * [2^-32, 2^32], where r, p or A p would soon underflow or overflow FP32's exponent range (a
  * system near the edges of the FP64 range, or one whose residual has fallen a long way);
  * scaling by a power of two is exact, so the iterates are otherwise unchanged.  FP64: never. */
@@ -80,39 +80,39 @@ static double range_sigma(mix_prec prec, double vv, double sigma, double n)
 {
     if (prec == MIX_FP64) return sigma;
     double rms = sqrt(vv / n);
-    if (prec != MIX_FP16 && rms >= 0x1p-32 && rms <= 0x1p32) return sigma;
+    if (!mixk_prec_narrow_exp(prec) && rms >= 0x1p-32 && rms <= 0x1p32) return sigma;
     double f = normaliser(vv, n);
     return f == 1.0 ? sigma : sigma * f;
 }
 
-/* FP16: ||r||^2 of the stored sloppy r, not of the FP64 values it was rounded from.  An FP16 r
+/* A narrow exponent (FP16): ||r||^2 of the stored sloppy r, not of the FP64 values it was rounded from.  An FP16 r
  * of wide dynamic range loses its small entries to underflow, and with the FP64 norm alpha =
  * rr / p'Ap then overshoots and the sloppy loop stalls (diagonal matrix with an FP32 partial
  * solution: 2796 iterations instead of 4; bcsstk16 with Jacobi: 582 instead of 326).  The other
  * formats keep the FP64 norm: for FIXED16 the stored norm made bcsstk16 (Jacobi) take 5247
  * iterations instead of 303.  Once per reliable update. */
-static int stored_rr(mix_context *ctx, const mix_sparse *A, const mix_svec *r, double *rr)
+static int stored_rr(mix_context *ctx, const mix_sparse *A, const mixi_svec *r, double *rr)
 {
-    if (r->prec != MIX_FP16) return MIX_SUCCESS;
+    if (!mixk_prec_narrow_exp(r->prec)) return MIX_SUCCESS;
     const int st = ctx->ops->sparse->dot(ctx->state, r, r, rr);
     return st ? st : mixi_cg_sum(A, rr, 1);
 }
 
 /* The sloppy residual r from r64 and its squared norm, summed over the ranks. */
 static int residual_from64(mix_context *ctx, const mix_sparse *A, const double *r64,
-                           const double *S, double sigma, mix_svec *r, double *rr)
+                           const double *S, double sigma, mixi_svec *r, double *rr)
 {
     const int st = ctx->ops->sparse->vec_from64(ctx->state, r64, S, sigma, r, rr);
     return st ? st : mixi_cg_sum(A, rr, 1);
 }
 
 /* p'Ap of the direction S p with the FP64 matrix (temporaries: only on a breakdown). */
-static int true_pap(mix_context *ctx, mix_sparse *A, const mix_svec *p, const double *S,
+static int true_pap(mix_context *ctx, mix_sparse *A, const mixi_svec *p, const double *S,
                     double *pap)
 {
-    const mix_backend_ops *ops = ctx->ops;
+    const mixi_backend_ops *ops = ctx->ops;
     const size_t bytes = (size_t)A->n * sizeof(double);
-    mix_svec p64 = {MIX_FP64, A->n, NULL, NULL}, ap64 = {MIX_FP64, A->n, NULL, NULL};
+    mixi_svec p64 = {MIX_FP64, A->n, NULL, NULL}, ap64 = {MIX_FP64, A->n, NULL, NULL};
     int st = ops->alloc(ctx->state, &p64.val, bytes);
     if (!st) st = ops->alloc(ctx->state, &ap64.val, bytes);
     if (!st) st = ops->memset0(ctx->state, p64.val, bytes);
@@ -133,13 +133,13 @@ void mixi_cg_set_fused(int on) { cg_fused = on; }
  * the update rules compare, and what the stage reports. */
 typedef struct {
     mix_context *ctx;
-    const mix_sparse_ops *sp;
+    const mixi_sparse_ops *sp;
     const mix_cg_params *prm;
     mix_sparse *A;
     const double *b;
     double *x;              /* the best y seen (by true residual) */
     mix_prec prec, vprec;   /* storage of the matrix; of r, p and A p */
-    const mix_spmat *As;    /* the sloppy matrix */
+    const mixi_spmat *As;    /* the sloppy matrix */
     const double *S;        /* Jacobi scaling or NULL */
     cg_work w;
     mixi_cg_halo h;         /* distributed A: the off-process block and its vectors */
@@ -171,7 +171,7 @@ enum { CG_NEXT, CG_STOP, CG_BREAKDOWN };
  * (zero right-hand side, x0 already converged) or possible (NaN/Inf). */
 static int stage_start(cg_loop *L, int x0_given, double *bb, int *done)
 {
-    const mix_backend_ops *ops = L->ctx->ops;
+    const mixi_backend_ops *ops = L->ctx->ops;
     const size_t bytes64 = (size_t)L->A->n * sizeof(double);
     *done = 1;
     /* From here on x always holds the best answer known (x0, or 0 when none was given). */
@@ -493,7 +493,7 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
                     int max_iter, int iter_left, mix_sparse *A, const double *b, double *x,
                     mix_cg_info *info, int *to_fp64)
 {
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     double t0 = mixi_wtime(), t1 = t0, bb = 0.0;
     int st, done = 1, looped = 0;
     cg_loop L;
@@ -599,7 +599,7 @@ static mix_prec auto_prec(const mix_sparse *A)
     const mix_prec mine = mixi_cg_auto_prec(A);
     double bytes = mixk_prec_bytes(mine);
     if (!A->dist || mixi_cg_max(A, &bytes, 1)) return mine;
-    return bytes >= 8.0 ? MIX_FP64 : bytes >= 4.0 ? MIX_FP32 : MIX_FIXED16;
+    return mixk_prec_cg_auto_of((int)bytes);
 }
 
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, const double *b,

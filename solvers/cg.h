@@ -16,11 +16,11 @@ struct mix_sparse {
     int64_t nnz;        /* after duplicates were summed */
     double amax;        /* max |a_ij| */
     int64_t fixed16_tiny; /* off-diagonal entries below 2^-8 of their row's largest one */
-    mix_spmat *a64;     /* backend FP64 copy */
+    mixi_spmat *a64;     /* backend FP64 copy */
     double *jacobi;     /* backend n-vector 1/sqrt(a_ii), made on the first Jacobi solve */
     int jacobi_status;  /* -1 not computed yet, else 0 or MIX_ERR_NOT_SPD */
     double *uniform;    /* backend n-vector c (power of two, c^2 amax in [1,4)) for FP16/BF16 */
-    mix_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
+    mixi_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
     double eta[2][MIX_NUM_PREC];  /* storage error of each sloppy copy (mixi_cg_storage_error) */
     int eta_known[2][MIX_NUM_PREC]; /* 0 (calloc) until measured */
     /* Distributed by rows (libmixsolve_mpi; lib/core/comm.h): NULL on one process.  Then this
@@ -43,7 +43,7 @@ void mixi_sparse_free(mix_sparse *A);
  * it was made with (NULL = identity; which S a storage gets is decided in solvers/cg_matrix.c),
  * converting and caching on first use.  Returns 0, MIX_ERR_NOT_SPD (Jacobi with a_ii <= 0),
  * MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
-int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
+int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mixi_spmat **As,
                        const double **scale);
 
 /* The Lanczos tridiagonal matrix of a CG run (solvers/cg_lanczos.c), for the extreme
@@ -99,8 +99,8 @@ int mixi_cg_apply64(mix_sparse *A, const double *x, double *y);
 typedef struct {
     mix_prec wire;
     struct {
-        const mix_spmat *off;
-        mix_svec g, y;
+        const mixi_spmat *off;
+        mixi_svec g, y;
     } w[MIXI_DIST_WIN_MAX];
 } mixi_cg_halo;
 /* Collective: the off-process block of `prec` (scaled by the local block's S where S is not
@@ -111,8 +111,8 @@ void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h);
 /* ap = As p over the ranks: the halo of p starts on the stage's wire, the local block runs while
  * it travels, then the off-process block adds the ghosts' part; *pap = <p, A p> summed.  Any
  * rank's failure is every rank's status (it travels in the same reduction). */
-int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mix_spmat *As, const mix_svec *p,
-                 mix_svec *ap, double *pap);
+int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mixi_spmat *As, const mixi_svec *p,
+                 mixi_svec *ap, double *pap);
 void mixi_cg_off_free(mix_sparse *A); /* the cached off-process copies (mixi_sparse_free) */
 
 /* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its

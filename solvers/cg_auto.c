@@ -20,12 +20,9 @@
 static double matrix_bytes(const mix_sparse *A, mix_prec p)
 {
     const double n = A->n, off = (double)A->nnz - n > 0 ? (double)A->nnz - n : 0.0;
-    switch (p) {
-    case MIX_FP64: return 12.0 * (double)A->nnz + 8.0 * n;
-    case MIX_FP32: return 6.0 * off + 4.0 * n;
-    case MIX_FIXED16: return 4.0 * off + 5.0 * n;
-    default: return 4.0 * off + 2.0 * n;
-    }
+    const double b = mixk_prec_bytes(p);
+    if (p == MIX_FP64) return 12.0 * (double)A->nnz + 8.0 * n;
+    return (b + 2.0) * off + (mixk_prec_block_scaled(p) ? 5.0 : b) * n;
 }
 
 /* Predicted seconds (byte model: bytes) per FP64-equivalent iteration.  The vectors stream at the
@@ -41,25 +38,29 @@ static double iter_cost(const mix_sparse *A, mix_prec p, const double *rate, int
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC])
 {
     if (A->n < MIXI_CG_AUTO_MIN_N) return MIX_FP64;
-    /* FIXED16 only where its row scale keeps the entries (mixi_sparse_new counts the tiny
-     * ones); FP16 and BF16 are never cheaper than FIXED16 (same bytes, fewer bits). */
-    const mix_prec cand[3] = {MIX_FIXED16, MIX_FP32, MIX_FP64};
-    const int fixed16_ok = A->fixed16_tiny * 100 <= A->nnz;
+    /* The candidates are the precision table's (MIXK_CG_AUTO: FIXED16, FP32, FP64), tried from
+     * its last row up; FP16 and BF16 are never cheaper than FIXED16 (same bytes, fewer bits).
+     * A block-scaled one only where its row scale keeps the entries (mixi_sparse_new counts
+     * the tiny ones). */
+    const int block_ok = A->fixed16_tiny * 100 <= A->nnz;
     int measured = rate != NULL;
-    for (int k = 0; k < 3 && measured; k++) measured = rate[cand[k]] > 0.0;
+    for (int p = 0; p < MIX_NUM_PREC && measured; p++)
+        if (mixk_prec_cg_auto((mix_prec)p)) measured = rate[p] > 0.0;
     mix_prec best = MIX_FP64;
     double tbest = iter_cost(A, MIX_FP64, rate, measured);
-    for (int k = 0; k < 2; k++) {
-        if (cand[k] == MIX_FIXED16 && !fixed16_ok) continue;
-        const double t = iter_cost(A, cand[k], rate, measured);
-        if (t < tbest) tbest = t, best = cand[k];
+    for (int p = MIX_NUM_PREC - 1; p >= 0; p--) {
+        const mix_prec c = (mix_prec)p;
+        if (c == MIX_FP64 || !mixk_prec_cg_auto(c) || (mixk_prec_block_scaled(c) && !block_ok))
+            continue;
+        const double t = iter_cost(A, c, rate, measured);
+        if (t < tbest) tbest = t, best = c;
     }
     return best;
 }
 
 mix_prec mixi_cg_auto_prec(const mix_sparse *A)
 {
-    const mix_sparse_ops *sp = A->ctx->ops->sparse;
+    const mixi_sparse_ops *sp = A->ctx->ops->sparse;
     double rate[MIX_NUM_PREC] = {0};
     if (sp->spmv_rate)
         for (int p = 0; p < MIX_NUM_PREC; p++)

@@ -30,17 +30,17 @@ int mixi_cg_agree(const mix_sparse *A, int st)
 double mixi_cg_n(const mix_sparse *A) { return A->dist ? (double)A->dist->n_global : A->n; }
 
 /* n values of a sloppy vector from `first` on as a vector of their own (first a multiple of
- * MIXI_SVEC_BLOCK, so that a FIXED16 vector's norms line up). */
-static mix_svec view(const mix_svec *v, int first, int n)
+ * MIXK_SVEC_BLOCK, so that a FIXED16 vector's norms line up). */
+static mixi_svec view(const mixi_svec *v, int first, int n)
 {
-    mix_svec w = *v;
+    mixi_svec w = *v;
     w.n = n;
     w.val = (char *)v->val + (size_t)first * (size_t)mixk_prec_bytes(v->prec);
-    if (v->norm) w.norm = v->norm + first / MIXI_SVEC_BLOCK;
+    if (v->norm) w.norm = v->norm + first / MIXK_SVEC_BLOCK;
     return w;
 }
 
-static int svec_new(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
+static int svec_new(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
 {
     size_t vb, nb;
     int st = mixi_svec_bytes(prec, n, &vb, &nb);
@@ -51,7 +51,7 @@ static int svec_new(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
     return st;
 }
 
-static void svec_del(mix_context *ctx, mix_svec *v)
+static void svec_del(mix_context *ctx, mixi_svec *v)
 {
     ctx->ops->free(ctx->state, v->val);
     ctx->ops->free(ctx->state, v->norm);
@@ -63,9 +63,9 @@ static void svec_del(mix_context *ctx, mix_svec *v)
 static int window64(mix_sparse *A, const mixi_dist_win *w, double *y)
 {
     mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     const int m = w->off->n;
-    mix_svec g = {MIX_FP64, m, NULL, NULL}, o = {MIX_FP64, m, NULL, NULL};
+    mixi_svec g = {MIX_FP64, m, NULL, NULL}, o = {MIX_FP64, m, NULL, NULL};
     double xy;
     int st;
     if (!(st = ctx->ops->alloc(ctx->state, &g.val, (size_t)m * sizeof(double))) &&
@@ -74,7 +74,7 @@ static int window64(mix_sparse *A, const mixi_dist_win *w, double *y)
         !(st = ctx->ops->copy(ctx->state, (double *)g.val + w->pad, A->dist->ghost + w->g0,
                               (size_t)w->ng * sizeof(double))) &&
         !(st = sp->spmv(ctx->state, w->off->a64, &g, &o, &xy))) {
-        const mix_svec head = view(&o, 0, w->len);
+        const mixi_svec head = view(&o, 0, w->len);
         st = sp->vec_accum64(ctx->state, &head, NULL, 1.0, y + w->first);
     }
     ctx->ops->free(ctx->state, g.val);
@@ -86,8 +86,8 @@ static int window64(mix_sparse *A, const mixi_dist_win *w, double *y)
 int mixi_cg_apply64(mix_sparse *A, const double *x, double *y)
 {
     mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
-    mix_svec xv = {MIX_FP64, A->n, (void *)x, NULL}, yv = {MIX_FP64, A->n, y, NULL};
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
+    mixi_svec xv = {MIX_FP64, A->n, (void *)x, NULL}, yv = {MIX_FP64, A->n, y, NULL};
     double xy;
     if (!A->dist) return sp->spmv(ctx->state, A->a64, &xv, &yv, &xy);
     const mixi_dist_link *d = A->dist;
@@ -105,10 +105,10 @@ int mixi_cg_apply64(mix_sparse *A, const double *x, double *y)
 int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *r, double *rr)
 {
     mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     if (!A->dist) return sp->residual64(ctx->state, A->a64, b, x, r, rr);
     const size_t bytes = (size_t)A->n * sizeof(double);
-    mix_svec t = {MIX_FP64, A->n, NULL, NULL};
+    mixi_svec t = {MIX_FP64, A->n, NULL, NULL};
     double v[2] = {0.0, 0.0};
     int st = ctx->ops->alloc(ctx->state, &t.val, bytes);
     if (!st) st = mixi_cg_apply64(A, x, t.val);
@@ -155,7 +155,8 @@ static int off_scale(mix_sparse *A, int kind, const double *S)
  * wires, 55 with FIXED16's). */
 static mix_prec halo_wire(mix_prec storage)
 {
-    return storage == MIX_FP16 || storage == MIX_BF16 ? MIX_FIXED16 : storage;
+    const mix_prec wire = mixk_prec_block_scaled_of(mixk_prec_bytes(storage));
+    return mixk_prec_short_float(storage) && wire != MIX_PREC_AUTO ? wire : storage;
 }
 
 /* Window k's sloppy copy in `prec` and its two vectors. */
@@ -163,7 +164,7 @@ static int window_setup(mix_sparse *A, int k, mix_prec prec, int jacobi, const d
                         mix_prec vprec, mixi_cg_halo *h)
 {
     mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     mixi_dist_win *w = &A->dist->win[k];
     const int j = jacobi ? 1 : 0;
     int st = MIX_SUCCESS;
@@ -206,15 +207,15 @@ void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h)
 
 /* ap[window] += the window's off-process part of As p (ghosts in d->ghost); *po += its share
  * of p'Ap. */
-static int window_spmv(mix_sparse *A, mixi_cg_halo *h, int k, const mix_svec *p, mix_svec *ap,
+static int window_spmv(mix_sparse *A, mixi_cg_halo *h, int k, const mixi_svec *p, mixi_svec *ap,
                        double *po)
 {
     mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     const mixi_dist_win *w = &A->dist->win[k];
-    mix_svec tail = view(&h->w[k].g, w->pad, w->ng);
-    const mix_svec head = view(&h->w[k].y, 0, w->len), pw = view(p, w->first, w->len);
-    mix_svec apw = view(ap, w->first, w->len);
+    mixi_svec tail = view(&h->w[k].g, w->pad, w->ng);
+    const mixi_svec head = view(&h->w[k].y, 0, w->len), pw = view(p, w->first, w->len);
+    mixi_svec apw = view(ap, w->first, w->len);
     double gy, d = 0.0;
     int st;
     if (!(st = sp->vec_from64(ctx->state, A->dist->ghost + w->g0, NULL, 1.0, &tail, NULL)) &&
@@ -225,11 +226,11 @@ static int window_spmv(mix_sparse *A, mixi_cg_halo *h, int k, const mix_svec *p,
     return st;
 }
 
-int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mix_spmat *As, const mix_svec *p,
-                 mix_svec *ap, double *pap)
+int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mixi_spmat *As, const mixi_svec *p,
+                 mixi_svec *ap, double *pap)
 {
     mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     if (!A->dist) return sp->spmv(ctx->state, As, p, ap, pap);
     const mixi_dist_link *d = A->dist;
     const mixi_comm *c = d->comm;
@@ -249,7 +250,7 @@ int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mix_spmat *As, const mix_
 
 void mixi_cg_off_free(mix_sparse *A)
 {
-    const mix_backend_ops *ops = A->ctx->ops;
+    const mixi_backend_ops *ops = A->ctx->ops;
     for (int k = 0; k < A->dist->n_win; k++) {
         mixi_dist_win *w = &A->dist->win[k];
         for (int j = 0; j < 2; j++) {

@@ -45,7 +45,7 @@ int mixi_sparse_new(mix_context *ctx, int n, const int64_t *rowptr, const int32_
 void mixi_sparse_free(mix_sparse *A)
 {
     if (!A) return;
-    const mix_backend_ops *ops = A->ctx->ops;
+    const mixi_backend_ops *ops = A->ctx->ops;
     /* Distributed: the off-process copies share the off block's pattern, which the link frees. */
     if (A->dist) {
         mixi_cg_off_free(A);
@@ -65,7 +65,7 @@ void mixi_sparse_free(mix_sparse *A)
 /* The constant vector c with c^2 amax in [1, 4): FP16/BF16 storage of A without Jacobi. */
 static int make_uniform(mix_sparse *A)
 {
-    const mix_backend_ops *ops = A->ctx->ops;
+    const mixi_backend_ops *ops = A->ctx->ops;
     size_t bytes = (size_t)A->n * sizeof(double);
     int e = 1;
     if (A->amax > 0.0) frexp(A->amax, &e); /* amax in [2^(e-1), 2^e) */
@@ -83,12 +83,12 @@ static int make_uniform(mix_sparse *A)
     return st;
 }
 
-int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat **As,
+int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mixi_spmat **As,
                        const double **scale)
 {
-    const mix_backend_ops *ops = A->ctx->ops;
-    const mix_sparse_ops *sp = ops->sparse;
-    if ((int)prec < 0 || prec >= MIX_NUM_PREC || prec == MIX_TF32) return MIX_ERR_INVALID_ARG;
+    const mixi_backend_ops *ops = A->ctx->ops;
+    const mixi_sparse_ops *sp = ops->sparse;
+    if ((int)prec < 0 || prec >= MIX_NUM_PREC || !mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
     jacobi = jacobi ? 1 : 0;
     const double *S = NULL;
     if (jacobi) {
@@ -106,7 +106,7 @@ int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mix_spmat
         }
         if (A->jacobi_status) return A->jacobi_status;
         S = A->jacobi;
-    } else if (prec == MIX_FP16 || prec == MIX_BF16) {
+    } else if (mixk_prec_short_float(prec)) {
         if (!A->uniform) {
             int st = make_uniform(A);
             if (st) return st;

@@ -22,7 +22,7 @@ static int exponent_of(double v)
 /* v *= 2^k exactly (n doubles, backend memory), in two steps when 2^k itself would not fit. */
 static int scale_pow2(mix_context *ctx, int n, double *v, int k)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (k == 0) return MIX_SUCCESS;
     int k1 = k / 2, k2 = k - k1;
     int st = d->scal_f64(ctx->state, n, ldexp(1.0, k1), v);
@@ -48,9 +48,9 @@ static int stop_early(mix_context *ctx, const mix_cg_params *p, int n, double *x
 int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A,
                            const double *b, double *x, mix_cg_info *info)
 {
-    const mix_backend_ops *ops = ctx->ops;
-    const mix_dense_ops *d = ops->dense;
-    const mix_sparse_ops *sp = ops->sparse;
+    const mixi_backend_ops *ops = ctx->ops;
+    const mixi_dense_ops *d = ops->dense;
+    const mixi_sparse_ops *sp = ops->sparse;
     const int n = A->n;
     if (!d || !d->col_absmax_f64 || !d->scal_f64 || !sp || !sp->csr_convert || !sp->residual64)
         return mixi_cg_solve(ctx, prm, A, b, x, info);

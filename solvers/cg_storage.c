@@ -5,11 +5,11 @@
 #include "solvers/cg.h"
 
 typedef struct {
-    mix_svec xs, ys, w, u; /* sloppy v and As v; FP64 S v and A S v */
+    mixi_svec xs, ys, w, u; /* sloppy v and As v; FP64 S v and A S v */
     double *v64, *z64;
 } storage_tmp;
 
-static int tmp_svec(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
+static int tmp_svec(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
 {
     size_t vb, nb;
     int st = mixi_svec_bytes(prec, n, &vb, &nb);
@@ -22,7 +22,7 @@ static int tmp_svec(mix_context *ctx, mix_prec prec, int n, mix_svec *v)
 
 static void tmp_free(mix_context *ctx, storage_tmp *t)
 {
-    mix_svec *v[4] = {&t->xs, &t->ys, &t->w, &t->u};
+    mixi_svec *v[4] = {&t->xs, &t->ys, &t->w, &t->u};
     for (int k = 0; k < 4; k++) {
         ctx->ops->free(ctx->state, v[k]->val);
         ctx->ops->free(ctx->state, v[k]->norm);
@@ -48,11 +48,11 @@ static int upload_signs(mix_context *ctx, int n, double *v64)
     return st;
 }
 
-static int measure(mix_sparse *A, const mix_spmat *As, const double *S, mix_prec vprec,
+static int measure(mix_sparse *A, const mixi_spmat *As, const double *S, mix_prec vprec,
                    storage_tmp *t, double *eta)
 {
     mix_context *ctx = A->ctx;
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     const int n = A->n;
     const size_t b64 = (size_t)n * sizeof(double);
     double xy, zz;
@@ -90,7 +90,7 @@ int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta)
         *eta = A->eta[jacobi][prec];
         return MIX_SUCCESS;
     }
-    const mix_spmat *As;
+    const mixi_spmat *As;
     const double *S;
     int st = mixi_sparse_sloppy(A, prec, jacobi, &As, &S);
     if (st) return st;

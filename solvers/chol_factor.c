@@ -13,7 +13,7 @@ static const double shift_steps[] = {4.0, 32.0};
  * range; the diagonal itself is never rounded to FP16 (storage is FP32). */
 #define NARROW_RANGE_SCALE 0x1p14
 
-static int chol_supported(const mix_dense_ops *d) { return d->potrs_f32_f64 && d->potrf_f64; }
+static int chol_supported(const mixi_dense_ops *d) { return d->potrs_f32_f64 && d->potrf_f64; }
 
 static double chol_flops(int n, int nrhs)
 {
@@ -55,7 +55,7 @@ static int sym_scaling(mixi_lowprec *L, const mixi_dense_problem *P, int *nonpos
 static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *failed, int *reason)
 {
     mix_context *ctx = L->ctx;
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     const int n = L->n, whole = L->prec == MIX_FP32;
     const int attempts = L->r ? 1 + (int)(sizeof shift_steps / sizeof shift_steps[0]) : 1;
     int rc;
@@ -90,7 +90,7 @@ static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *fa
 static int chol_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
 {
     mix_context *ctx = L->ctx;
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     const int n = L->n, nb = L->nb, whole = L->prec == MIX_FP32;
     const int scaled = L->p->scale && !whole;
     size_t pbytes = 0;

@@ -4,7 +4,7 @@
 int mixi_chol_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int nb,
                       void *gemm_work, void *panel_work, int *failed)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     void *st = ctx->state;
     *failed = 0;
 #define A_(i, j) (a + (size_t)(j) * (size_t)lda + (size_t)(i))

@@ -44,7 +44,7 @@ static int lowprec_solve(const mixi_dense_problem *P, mix_prec prec, int *ipiv,
                          mix_gesv_info *info, int *reason)
 {
     mix_context *ctx = P->ctx;
-    const mix_backend_ops *o = ctx->ops;
+    const mixi_backend_ops *o = ctx->ops;
     const int n = P->n;
     const mix_gesv_params *p = P->p;
     mixi_lowprec L = {.ctx = ctx, .p = p, .prec = prec, .n = n, .nrhs = P->nrhs,
@@ -88,7 +88,7 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
                       int *sing)
 {
     mix_context *ctx = P->ctx;
-    const mix_backend_ops *o = ctx->ops;
+    const mixi_backend_ops *o = ctx->ops;
     const int n = P->n, nrhs = P->nrhs;
     const int inplace = direct && P->A.a == P->home, host = o->flags & MIXI_BACKEND_HOST_MEMORY;
     double *res = NULL, *xn = NULL;
@@ -190,7 +190,7 @@ static int fallback(const mixi_dense_problem *P, int reason, double *a, int lda,
 static int layout_copies(mixi_dense_problem *P, const mixi_dense_call *c)
 {
     mix_context *ctx = P->ctx;
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     const int n = P->n, nrhs = P->nrhs;
     int rc;
     if (!P->rowmajor) return MIX_SUCCESS;
@@ -296,7 +296,7 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
 int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_call *c,
                    mix_gesv_info *info, int *idx)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     const mixi_factorization *F = c->spd ? &mixi_chol_factorization : &mixi_lu_factorization;
     const mix_gesv_info zero = {0};
     *info = zero;

@@ -57,7 +57,7 @@ struct mixi_factorization {
                                of subnormal pivots), x counted when chosen directly */
     int range_second_copy;  /* a scaled system is factored in place on a second copy, the
                                factor then copied to the caller's triangle */
-    int (*supported)(const mix_dense_ops *d);
+    int (*supported)(const mixi_dense_ops *d);
     mix_prec (*auto_choice)(mix_context *ctx, int n, int nrhs);
     double (*fp64_flops)(int n, int nrhs);
     /* Allocates the family's workspace, then scales, converts and factors P->A into L->f and sets

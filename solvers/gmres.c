@@ -4,7 +4,7 @@
 
 int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws)
 {
-    const mix_backend_ops *o = ctx->ops;
+    const mixi_backend_ops *o = ctx->ops;
     size_t vbytes, hbytes, host_bytes;
     /* A Krylov space of an n x n system has at most n dimensions: a larger restart only costs
      * memory (and near 2^31 its sizes would not fit). */
@@ -40,8 +40,8 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
                      const double *rhs, double *d, double rtol, int *its)
 {
     mix_context *ctx = M->ctx;
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *dn = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *dn = o->dense;
     void *st = ctx->state;
     const int n = M->n, m = ws->m;
     double *V = ws->V, *w = ws->w;

@@ -1,7 +1,7 @@
 /* lu_factor.c: LU as a factorization of the dense flow: low-precision LU of the equilibrated A, its pivots and widened factors, LAPACK's dgetrf/dgetrs in FP64. */
 #include "solvers/dense_flow.h"
 
-static int lu_supported(const mix_dense_ops *d) { return d->getrs_f32_f64 && d->getrf_f64; }
+static int lu_supported(const mixi_dense_ops *d) { return d->getrs_f32_f64 && d->getrf_f64; }
 
 static double lu_flops(int n, int nrhs)
 {
@@ -13,9 +13,9 @@ static double lu_flops(int n, int nrhs)
 static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
 {
     mix_context *ctx = L->ctx;
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     const int n = L->n, nb = L->nb, prec = L->prec, whole = prec == MIX_FP32 && d->getrf_f32;
-    const int scale = L->p->scale && prec == MIX_FP16;
+    const int scale = L->p->scale && mixk_prec_range_scaling(prec);
     size_t pbytes = 0, overflow = 0;
     int rc, failed = 0;
     if ((rc = d->getrf_panel_f32_worksize(ctx->state, n, whole ? n : nb, &pbytes)) ||

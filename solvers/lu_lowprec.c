@@ -13,7 +13,7 @@ size_t mixi_lu_gemm_work_floats(int n, int nb)
 int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda, int *ipiv, int nb,
                     void *gemm_work, void *panel_work, int *failed)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     void *st = ctx->state;
     *failed = 0;
 #define A_(i, j) (a + (size_t)(j) * (size_t)lda + (size_t)(i))

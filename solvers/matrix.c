@@ -18,14 +18,14 @@ static void triangle_column(int uplo, int n, int j, int *i0, int *len)
 
 int mixi_matrix_norm_inf(mix_context *ctx, int n, const mixi_matrix *A, double *anrm)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (A->sym) return d->norm_inf_sym_f64(ctx->state, A->uplo, n, A->a, A->lda, anrm);
     return d->norm_inf_f64(ctx->state, n, n, A->a, A->lda, anrm);
 }
 
 int mixi_matrix_count_nonfinite(mix_context *ctx, int n, const mixi_matrix *A, size_t *bad)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (!A->sym) return d->count_nonfinite_f64(ctx->state, n, n, A->a, A->lda, bad);
     *bad = 0;
     for (int j = 0, i0, len; j < n; j++) {
@@ -42,7 +42,7 @@ int mixi_matrix_count_nonfinite(mix_context *ctx, int n, const mixi_matrix *A, s
 int mixi_matrix_copy(mix_context *ctx, int n, const mixi_matrix *A, int trans, double *dst,
                      int ldd)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (!A->sym) return d->lacpy_f64(ctx->state, trans, n, n, A->a, A->lda, dst, ldd);
     for (int j = 0, i0, len; j < n; j++) {
         triangle_column(A->uplo, n, j, &i0, &len);
@@ -62,7 +62,7 @@ int mixi_matrix_scale_pow2(mix_context *ctx, int n, const mixi_matrix *A, double
 
 int mixi_matrix_factor_worksize(mix_context *ctx, int n, const mixi_matrix *A, size_t *bytes)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (A->sym) return d->potrf_f64_worksize(ctx->state, n, bytes);
     return d->getrf_f64_worksize(ctx->state, n, bytes);
 }
@@ -70,7 +70,7 @@ int mixi_matrix_factor_worksize(mix_context *ctx, int n, const mixi_matrix *A, s
 int mixi_matrix_factor(mix_context *ctx, int n, const mixi_matrix *A, double *a, int *ipiv,
                        void *work, int *info)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (A->sym) return d->potrf_f64(ctx->state, A->uplo, n, a, A->lda, work, info);
     return d->getrf_f64(ctx->state, n, a, A->lda, ipiv, work, info);
 }
@@ -78,7 +78,7 @@ int mixi_matrix_factor(mix_context *ctx, int n, const mixi_matrix *A, double *a,
 int mixi_matrix_factor_solve(mix_context *ctx, int n, const mixi_matrix *F, const int *ipiv,
                              int nrhs, double *x, int ldx)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (F->sym) return d->potrs_f64(ctx->state, F->uplo, n, nrhs, F->a, F->lda, x, ldx);
     return d->getrs_f64(ctx->state, n, nrhs, F->a, F->lda, ipiv, x, ldx);
 }

@@ -4,7 +4,7 @@
 
 int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws)
 {
-    const mix_backend_ops *o = ctx->ops;
+    const mixi_backend_ops *o = ctx->ops;
     size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
     ws->max_its = max_its;
     ws->deadline = 0.0;
@@ -32,8 +32,8 @@ int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
                    const double *rhs, double *d, double rtol, int *its)
 {
     mix_context *ctx = M->ctx;
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *dn = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *dn = o->dense;
     void *st = ctx->state;
     const int n = M->n;
     const size_t bytes = (size_t)n * sizeof(double);

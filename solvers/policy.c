@@ -22,29 +22,33 @@ int mixi_lu_block_size(int n)
  * a native lower precision is far faster at a size where its factorization dominates.  Others
  * (CUDA, where Tensor Cores make the factorization dominate at every size that reaches here):
  * the fastest native GEMM precision, preferring more mantissa bits among equally fast ones
- * (FP16 over BF16; TF32 over FP32). */
+ * (FP16 over BF16; TF32 over FP32), in the order of the precision table's GEMM column. */
 static mix_prec auto_precision(mix_context *ctx, int n)
 {
-    static const mix_prec order[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32};
-    const mix_dense_ops *d = ctx->ops->dense;
+    /* The order and the default (the last of it) are the precision table's (GEMM column). */
+    int last = 1;
+    while (mixk_prec_auto_nth(last + 1) != MIX_PREC_AUTO) last++;
+    const mix_prec dflt = mixk_prec_auto_nth(last);
+    const mixi_dense_ops *d = ctx->ops->dense;
     double r32 = 0.0;
-    /* Below that size FP32 without measuring anything: a rate calibration pays oneDNN's one-time
-     * kernel generation, which only a factorization this large amortises. */
-    if (d->gemm_rate && n < AUTO_LOWPREC_MIN_N) return MIX_FP32;
+    /* Below that size the default without measuring anything: a rate calibration pays oneDNN's
+     * one-time kernel generation, which only a factorization this large amortises. */
+    if (d->gemm_rate && n < AUTO_LOWPREC_MIN_N) return dflt;
     mix_caps caps = {0};
-    if (ctx->ops->caps(&caps)) return MIX_FP32;
-    if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP32, &r32) && r32 > 0.0) {
-        for (size_t i = 0; i + 1 < sizeof order / sizeof order[0]; i++) {
+    if (ctx->ops->caps(&caps)) return dflt;
+    if (d->gemm_rate && !d->gemm_rate(ctx->state, dflt, &r32) && r32 > 0.0) {
+        for (int i = 1; i < last; i++) {
+            const mix_prec p = mixk_prec_auto_nth(i);
             double r = 0.0;
-            if (caps.gemm[order[i]] == MIX_PREC_NATIVE &&
-                !d->gemm_rate(ctx->state, order[i], &r) && r >= AUTO_LOWPREC_MIN_GAIN * r32)
-                return order[i];
+            if (caps.gemm[p] == MIX_PREC_NATIVE && !d->gemm_rate(ctx->state, p, &r) &&
+                r >= AUTO_LOWPREC_MIN_GAIN * r32)
+                return p;
         }
-        return MIX_FP32;
+        return dflt;
     }
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if (caps.gemm[order[i]] == MIX_PREC_NATIVE) return order[i];
-    return MIX_FP32;
+    for (int i = 1; i <= last; i++)
+        if (caps.gemm[mixk_prec_auto_nth(i)] == MIX_PREC_NATIVE) return mixk_prec_auto_nth(i);
+    return dflt;
 }
 
 /* Test hook: a positive value replaces the predicted FP64 solve time (seconds). */
@@ -57,7 +61,7 @@ double mixi_fp64_seconds(mix_context *ctx, double flops, double floor)
 {
     double forced = fp64_seconds_override, rate = 0.0, t = 0.0;
     if (forced > 0.0) return forced;
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP64, &rate) && rate > 0.0)
         t = flops / (rate * 1e9);
     return t > floor ? t : floor;

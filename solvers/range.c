@@ -81,7 +81,7 @@ int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A
 static int scale_lines(mix_context *ctx, int count, double *a, int ld, int diag, int len0,
                        int dlen, int k)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     const int k1 = k / 2, k2 = k - k1;
     for (int i = 0; k && i < count; i++) {
         double *line = a + (size_t)i * (size_t)(ld + diag);
@@ -117,7 +117,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
                       const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
                       double *berr)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     double *y = NULL, *r = NULL, *host = NULL;
     size_t nn;
     int rc;

@@ -97,7 +97,7 @@ static int next_run(const columns *c, int nrhs, int mode, int *j0, int *j1)
 /* R = B - A X on the active columns, with their norms and those of X. */
 static int residuals(const mixi_refine_job *job, columns *c)
 {
-    const mix_dense_ops *d = job->ctx->ops->dense;
+    const mixi_dense_ops *d = job->ctx->ops->dense;
     void *st = job->ctx->state;
     const int n = job->n;
     int rc;
@@ -200,7 +200,7 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
  * inner solver on A d = r, column by column), then x += d. */
 static int correct(const mixi_refine_job *job, columns *c, mixi_refine_result *res)
 {
-    const mix_dense_ops *d = job->ctx->ops->dense;
+    const mixi_dense_ops *d = job->ctx->ops->dense;
     void *st = job->ctx->state;
     const int n = job->n;
     double *r = job->r;

@@ -22,8 +22,8 @@ static double inv_pow2(double v)
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
                        double *c, double *s, double *host_tmp)
 {
-    const mix_backend_ops *o = ctx->ops;
-    const mix_dense_ops *d = o->dense;
+    const mixi_backend_ops *o = ctx->ops;
+    const mixi_dense_ops *d = o->dense;
     size_t bytes = (size_t)n * sizeof(double);
     int rc;
     *s = 1.0;
@@ -42,11 +42,11 @@ int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, 
         host_tmp[j] = f;
     }
     if ((rc = o->upload(ctx->state, c, host_tmp, bytes))) return rc;
-    if (prec == MIX_FP16 && beta > 0.0) {
-        /* Largest power of two with s * beta <= theta * 65504, so small entries use as much of
-         * FP16's normal range as possible without risking overflow. */
+    if (mixk_prec_range_scaling(prec) && beta > 0.0) {
+        /* Largest power of two with s * beta <= theta * max, so small entries use as much of
+         * the narrow normal range as possible without risking overflow. */
         int e;
-        frexp(FP16_THETA * 65504.0 / beta, &e);
+        frexp(FP16_THETA * mixk_prec_max_finite(prec) / beta, &e);
         *s = ldexp(1.0, e - 1);
     }
     return MIX_SUCCESS;

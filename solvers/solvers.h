@@ -5,6 +5,7 @@
 #include <math.h>
 #include "lib/core/core.h"
 #include "kernels/backend_dense.h"
+#include "kernels/common/prec_traits.h"
 
 /* ---- Policy (policy.c): AUTO, the cost model, thresholds, block sizes --------------------- */
 /* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
@@ -46,8 +47,8 @@ int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda
 /* ---- Scaling (scaling.c) -------------------------------------------------------------------- */
 /* Two-sided power-of-two equilibration of the n x n FP64 matrix a (backend): fills r and c (backend,
  * n each) so that diag(r) A diag(c) has every column max in [1, 2) and every row max below 2
- * (zero lines keep 1), and *s (host): 1 unless `prec` is MIX_FP16, then a power of two putting the
- * largest entry near 65504 / 256 (Higham, Pranesh & Zounon, with room for element growth).
+ * (zero lines keep 1), and *s (host): 1 unless `prec` has a narrow exponent (mixk_prec_range_scaling),
+ * then a power of two putting the largest entry near its largest finite value / 256 (Higham, Pranesh & Zounon, with room for element growth).
  * host_tmp: n doubles of host scratch. */
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
                        double *c, double *s, double *host_tmp);
@@ -75,7 +76,7 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
                                     double alpha, const double *x, int ldx, double beta, double *y,
                                     int ldy)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (A->sym)
         return d->symm_f64(ctx->state, A->uplo, n, k, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
     if (k == 1) return d->gemv_f64(ctx->state, 0, n, n, alpha, A->a, A->lda, x, beta, y);
@@ -85,7 +86,7 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
 static inline int mixi_matrix_matvec(mix_context *ctx, const mixi_matrix *A, int n, double alpha,
                                      const double *x, double beta, double *y)
 {
-    const mix_dense_ops *d = ctx->ops->dense;
+    const mixi_dense_ops *d = ctx->ops->dense;
     if (A->sym && d->symv_f64)
         return d->symv_f64(ctx->state, A->uplo, n, alpha, A->a, A->lda, x, beta, y);
     return mixi_matrix_apply(ctx, A, n, 1, alpha, x, n, beta, y, n);

@@ -31,7 +31,7 @@ static void widen_part(int n, const float *h, int ldh, int part, const double *r
 static int download_factor(mix_context *ctx, int n, const float *f, int ldf, const double *v1,
                            const double *v2, int extra, void **host, const float **h, double **w)
 {
-    const mix_backend_ops *o = ctx->ops;
+    const mixi_backend_ops *o = ctx->ops;
     const int on_host = (o->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
     size_t nn, fbytes = 0;
     int rc;

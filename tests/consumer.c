@@ -1,4 +1,4 @@
-/* consumer.c: an outside program built against the installed libmixsolve (make installcheck) that uses every public name of DESIGN.md section 3. */
+/* consumer.c: an outside program built against the installed libmixsolve (make installcheck) that uses every public name of doc/DESIGN.md section 3. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,10 +65,12 @@ static void simple_drivers(void)
 
 static void expert_driver(mix_context *ctx)
 {
-    const mix_prec precs[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16, MIX_PREC_AUTO, MIX_FP64};
+    mix_prec precs[MIX_CAPS_PREC_SLOTS + 1]; /* the library's factor precisions, then AUTO */
+    const int nprecs = mix_prec_list(MIX_ROLE_FACTOR, precs, MIX_CAPS_PREC_SLOTS);
+    precs[nprecs] = MIX_PREC_AUTO;
     const mix_refine refines[] = {MIX_REFINE_CLASSICAL, MIX_REFINE_GMRES, MIX_REFINE_AUTO};
     double hist[8];
-    for (size_t p = 0; p < sizeof precs / sizeof precs[0]; p++)
+    for (int p = 0; p <= nprecs; p++)
         for (size_t r = 0; r < 3; r++) {
             mix_gesv_params par;
             mix_gesv_info inf;
@@ -137,8 +139,11 @@ static void cg(mix_context *ctx)
     mix_sparse *A = NULL;
     check(mix_sparse_create_csr(ctx, N, rowptr, col, val, &A) == MIX_SUCCESS, "mix_sparse_create_csr");
     if (!A) return;
-    const mix_prec sloppy[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-    for (size_t k = 0; k < sizeof sloppy / sizeof sloppy[0]; k++) {
+    mix_prec sloppy[MIX_CAPS_PREC_SLOTS]; /* the library's storage precisions */
+    const int nsloppy = mix_prec_list(MIX_ROLE_STORAGE, sloppy, MIX_CAPS_PREC_SLOTS);
+    check(nsloppy >= 2 && sloppy[0] == MIX_FP64 && mix_prec_list(MIX_ROLE_ALL, NULL, 0) == MIX_NUM_PREC,
+          "mix_prec_list");
+    for (int k = 0; k < nsloppy; k++) {
         mix_cg_params p;
         mix_cg_info inf;
         mix_cg_params_init(&p);
@@ -195,8 +200,9 @@ static void cg(mix_context *ctx)
 
 static void capabilities(void)
 {
-    const mix_backend bs[] = {MIX_BACKEND_AUTO, MIX_BACKEND_CPU, MIX_BACKEND_CUDA};
-    for (int k = 1; k < 3; k++) {
+    mix_backend bs[MIX_NUM_BACKENDS]; /* the library's list */
+    const int nb = mix_backend_list(bs, MIX_NUM_BACKENDS);
+    for (int k = 0; k < nb && k < MIX_NUM_BACKENDS; k++) {
         mix_caps c;
         memset(&c, 0, sizeof c);
         const int st = mix_backend_caps(bs[k], &c);
@@ -213,7 +219,7 @@ static void capabilities(void)
             printf(" %s=%d", mix_prec_name((mix_prec)p), c.storage[p] != MIX_PREC_UNSUPPORTED);
         printf("\n");
     }
-    check(mix_backend_name(bs[0]) != NULL && MIX_NUM_BACKENDS == 3 && mix_backend_list(NULL, 0) == 2,
+    check(mix_backend_name(MIX_BACKEND_AUTO) != NULL && mix_backend_list(NULL, 0) == MIX_NUM_BACKENDS - 1,
           "backend names");
 }
 

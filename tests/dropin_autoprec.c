@@ -12,9 +12,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *env = getenv("MIXSOLVE_BACKEND");
-    mix_backend b = env && strcmp(env, "cpu") == 0    ? MIX_BACKEND_CPU
-                  : env && strcmp(env, "cuda") == 0 ? MIX_BACKEND_CUDA
-                                                    : MIX_BACKEND_AUTO;
+    mix_backend b = MIX_BACKEND_AUTO, all[MIX_NUM_BACKENDS]; /* the library's, by name */
+    const int nb = mix_backend_list(all, MIX_NUM_BACKENDS);
+    for (int k = 0; env && k < nb && k < MIX_NUM_BACKENDS; k++)
+        if (strcmp(env, mix_backend_name(all[k])) == 0) b = all[k];
     mix_context *ctx;
     mix_prec p;
     int st = mix_context_create(&ctx, b);

@@ -7,7 +7,7 @@ tests_mixsolve_tests_SOURCES = tests/runner.c tests/mixt.h tests/mixt_util.c tes
 	tests/test_gesv.c tests/test_cg.c tests/test_kernels.c
 tests_mixsolve_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CUNIT_CFLAGS) \
 	-DMIXT_SRCDIR='"$(abs_top_srcdir)"' -DMIXT_BUILDDIR='"$(abs_top_builddir)"'
-tests_mixsolve_tests_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) $(CUNIT_LIBS) -lm
+tests_mixsolve_tests_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) $(CUNIT_LIBS) -lm
 tests_mixsolve_tests_LDFLAGS = $(OPENMP_CFLAGS)
 # make installcheck: an outside program (tests/consumer.c) compiled and run against the INSTALLED
 # library through its pkg-config file; prefix is redefined so a DESTDIR staging works too.
@@ -61,7 +61,7 @@ tests_mixsolve_tests_SOURCES += tests/test_sparse_format.c
 check_PROGRAMS += tests/threads
 TESTS += tests/threads
 tests_threads_SOURCES = tests/threads.c
-tests_threads_LDADD = libmixsolve_core.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lpthread -lm
+tests_threads_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lpthread -lm
 tests_threads_LDFLAGS = $(OPENMP_CFLAGS)
 # The Fortran module against mixsolve.h, and a Fortran program on it (skipped without FC).
 TESTS += tests/fortran_module.sh
@@ -77,6 +77,9 @@ EXTRA_DIST += tests/readme_examples.sh
 # The layers of doc/HACKING.md section 1: who includes whom, who calls whom (grep and nm).
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
+# The extension recipes of doc/HACKING.md: precisions and backends named only where allowed.
+TESTS += tests/extension.sh
+EXTRA_DIST += tests/extension.sh
 # find_package(mixsolve) from a staged `make install', by an outside CMake project.
 TESTS += tests/cmake.sh
 EXTRA_DIST += tests/cmake.sh tests/cmake/CMakeLists.txt
@@ -87,7 +90,7 @@ if HAVE_MPI
 check_PROGRAMS += tests/mpi_dist
 tests_mpi_dist_SOURCES = tests/mpi_dist.c
 tests_mpi_dist_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS) -DMIXT_SRCDIR='"$(abs_top_srcdir)"'
-tests_mpi_dist_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matrices/libmixmat.la \
+tests_mpi_dist_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_internal.la matrices/libmixmat.la \
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 tests_mpi_dist_LDFLAGS = $(OPENMP_CFLAGS)
 endif

@@ -40,6 +40,15 @@ void mixt_slurp(const char *path, char *buf, size_t cap); /* "" when unreadable 
 int mixt_count_lines(const char *s);
 /* LAPACK's acceptance for refined solutions (ddrvab.f): a small multiple of eps sqrt(n). */
 double mixt_berr_bound(int n);
+/* The precisions of a role (mix_prec_list), without MIX_FP64 when `low`: what suites loop over
+ * instead of lists of their own, so that a precision added to the table reaches them. */
+typedef struct {
+    int n;
+    mix_prec p[MIX_CAPS_PREC_SLOTS];
+} mixt_prec_set;
+mixt_prec_set mixt_precs(mix_prec_role role, int low);
+/* Whether mixt_backend's drivers take device pointers (the _gpu entry points accept them). */
+int mixt_device_pointers(void);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "tests/mixt.h"
+#include "lib/mix_internal.h"
 
 mix_context *mixt_context(void)
 {
@@ -105,4 +106,20 @@ double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x)
     double rel = NAN;
     if (mixm_csr_recheck(A, b, x, NULL, &rel)) return NAN;
     return rel;
+}
+
+mixt_prec_set mixt_precs(mix_prec_role role, int low)
+{
+    mixt_prec_set s = {0, {MIX_FP64}};
+    mix_prec all[MIX_CAPS_PREC_SLOTS];
+    const int n = mix_prec_list(role, all, MIX_CAPS_PREC_SLOTS);
+    for (int k = 0; k < n && k < MIX_CAPS_PREC_SLOTS; k++)
+        if (!low || all[k] != MIX_FP64) s.p[s.n++] = all[k];
+    return s;
+}
+
+int mixt_device_pointers(void)
+{
+    const mixi_backend_ops *ops = mixi_backend_lookup(mixt_backend);
+    return ops && (ops->flags & MIXI_BACKEND_DEVICE_POINTERS);
 }

@@ -140,7 +140,7 @@ static void check_spmv(mix_context *ctx, const mixm_csr *A, int kind, const char
     int64_t in_win = 0;
     for (int k = 0; k < D->link.n_win; k++) {
         const mixi_dist_win *w = &D->link.win[k];
-        CHECK(w->first % MIXI_SVEC_BLOCK == 0 && w->pad % MIXI_SVEC_BLOCK == 0 && w->len > 0 &&
+        CHECK(w->first % MIXK_SVEC_BLOCK == 0 && w->pad % MIXK_SVEC_BLOCK == 0 && w->len > 0 &&
               w->first + w->len <= s.n_local && (k == 0 || w->first >= D->link.win[0].first + D->link.win[0].len),
               "%s: window %d", name, k);
         in_win += w->off->nnz;
@@ -189,7 +189,7 @@ static void check_sloppy(mix_context *ctx, const mixm_csr *A)
     CHECK(st == 0, "sloppy: create: %s", mix_strerror(st));
     const mix_prec ps[] = {MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
     for (int t = 0; !st && t < 4; t++) {
-        const mix_spmat *As;
+        const mixi_spmat *As;
         const double *scale;
         if (D->diag) {
             st = mixi_sparse_sloppy(D->diag, ps[t], 0, &As, &scale);

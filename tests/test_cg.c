@@ -949,7 +949,7 @@ static void test_cache(void)
     mix_cg_params_init(&p);
     CU_ASSERT_PTR_NULL(f.S->sloppy[0][MIX_FIXED16]);
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, NULL), MIX_SUCCESS);
-    const mix_spmat *first = f.S->sloppy[0][MIX_FIXED16];
+    const mixi_spmat *first = f.S->sloppy[0][MIX_FIXED16];
     CU_ASSERT_PTR_NOT_NULL(first);
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, NULL), MIX_SUCCESS);
     CU_ASSERT_PTR_EQUAL(f.S->sloppy[0][MIX_FIXED16], first);
@@ -1009,7 +1009,7 @@ static void test_alloc_failure(void)
 static void test_vector_roundtrip(void)
 {
     mix_context *ctx = mixt_context();
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     enum { N = 100 };
     double h[N], back[N];
     for (int i = 0; i < N; i++) h[i] = (i % 7 == 0 ? 1e-3 : 1.0) * sin(1.0 + i) * (1 + i / 32);
@@ -1018,7 +1018,7 @@ static void test_vector_roundtrip(void)
     CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&y, sizeof h), MIX_SUCCESS);
     CU_ASSERT_EQUAL(ctx->ops->upload(ctx->state, d, h, sizeof h), MIX_SUCCESS);
     for (int k = 0; k < NSTORAGE; k++) {
-        mix_svec v = {storage[k], N, NULL, NULL};
+        mixi_svec v = {storage[k], N, NULL, NULL};
         size_t vb = 0, nb = 0;
         CU_ASSERT_EQUAL_FATAL(mixi_svec_bytes(storage[k], N, &vb, &nb), MIX_SUCCESS);
         CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, &v.val, vb), MIX_SUCCESS);
@@ -1098,12 +1098,12 @@ static void test_fixed16_matrix_format(void)
     }
     /* The backend's copy and SpMV, with the same scale. */
     mix_context *ctx = mixt_context();
-    const mix_sparse_ops *sp = ctx->ops->sparse;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     mix_sparse *S = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
     const size_t b64 = (size_t)n * sizeof(double);
     double *dsc = NULL, *dx = NULL, *dy = NULL;
-    mix_svec x = {MIX_FIXED16, n, NULL, NULL}, y = {MIX_FIXED16, n, NULL, NULL};
+    mixi_svec x = {MIX_FIXED16, n, NULL, NULL}, y = {MIX_FIXED16, n, NULL, NULL};
     size_t vb, nb;
     CU_ASSERT_EQUAL_FATAL(mixi_svec_bytes(MIX_FIXED16, n, &vb, &nb), MIX_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&dsc, b64), MIX_SUCCESS);
@@ -1115,7 +1115,7 @@ static void test_fixed16_matrix_format(void)
     CU_ASSERT_EQUAL_FATAL(ctx->ops->alloc(ctx->state, (void **)&y.norm, nb), MIX_SUCCESS);
     CU_ASSERT_EQUAL(ctx->ops->upload(ctx->state, dsc, sc, b64), MIX_SUCCESS);
     CU_ASSERT_EQUAL(ctx->ops->upload(ctx->state, dx, xh, b64), MIX_SUCCESS);
-    mix_spmat *As = NULL;
+    mixi_spmat *As = NULL;
     CU_ASSERT_EQUAL_FATAL(sp->csr_convert(ctx->state, S->a64, MIX_FIXED16, dsc, &As), MIX_SUCCESS);
     CU_ASSERT_EQUAL(sp->vec_from64(ctx->state, dx, NULL, 1.0, &x, NULL), MIX_SUCCESS);
     /* x as stored: decoded back through the FP64 accumulation (exact for stored values). */
@@ -1142,10 +1142,10 @@ static void test_fixed16_matrix_format(void)
         CU_ASSERT_EQUAL(ctx->ops->memset0(ctx->state, dy, b64), MIX_SUCCESS);
         CU_ASSERT_EQUAL(sp->vec_accum64(ctx->state, &y, NULL, 1.0, dy), MIX_SUCCESS);
         CU_ASSERT_EQUAL(ctx->ops->download(ctx->state, yh, dy, b64), MIX_SUCCESS);
-        for (int b0 = 0; b0 < n; b0 += MIXI_SVEC_BLOCK) {
+        for (int b0 = 0; b0 < n; b0 += MIXK_SVEC_BLOCK) {
             double bmax = 0.0;
-            for (int i = b0; i < n && i < b0 + MIXI_SVEC_BLOCK; i++) bmax = fmax(bmax, fabs(ref[i]));
-            for (int i = b0; i < n && i < b0 + MIXI_SVEC_BLOCK; i++) {
+            for (int i = b0; i < n && i < b0 + MIXK_SVEC_BLOCK; i++) bmax = fmax(bmax, fabs(ref[i]));
+            for (int i = b0; i < n && i < b0 + MIXK_SVEC_BLOCK; i++) {
                 /* half a step of y's block (its norm is within the float sums of bmax), and
                  * the float rounding of the row sum and of the scale factors */
                 const double tol = 0.5 * 1.001 * bmax / 32767.0 + 1e-6 * sum[i];

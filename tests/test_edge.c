@@ -9,8 +9,9 @@
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 
-static const mix_prec cg_storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-#define NSTORAGE 5
+/* The CG storage precisions of the library's list, FP64 first. */
+#define cg_storage (mixt_precs(MIX_ROLE_STORAGE, 0).p)
+#define NSTORAGE (mixt_precs(MIX_ROLE_STORAGE, 0).n)
 
 /* tridiag(-1, 4, -1) * s, n x n, as CSR. */
 static void tridiag(int n, double s, mixm_csr *A)
@@ -642,7 +643,7 @@ static void test_gen_cg_scaled(void)
         for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
         mixm_csr_matvec(&A0, x0, b0);
         /* Reference: status and iterations of the unscaled system, per (storage, precond). */
-        int ref_st[2][NSTORAGE], ref_it[2][NSTORAGE];
+        int ref_st[2][MIX_CAPS_PREC_SLOTS], ref_it[2][MIX_CAPS_PREC_SLOTS];
         mix_sparse *S = NULL;
         CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A0.rowptr, A0.colind, A0.val, &S), 0);
         for (int pc = 0; pc < 2; pc++)

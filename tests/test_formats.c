@@ -797,6 +797,18 @@ static void test_traits_table(void)
     CU_ASSERT_EQUAL(storage, 5); /* fp64 fp32 fp16 bf16 fixed16 */
     CU_ASSERT_EQUAL(gemm, 5);    /* fp64 fp32 tf32 fp16 bf16 */
     CU_ASSERT(mixk_prec_range_scaling(MIX_FP16) && !mixk_prec_range_scaling(MIX_BF16));
+    /* The narrow-exponent trait is what the exponent bits say; AUTO's orders as before. */
+    for (int k = 0; k < MIX_NUM_PREC; k++) {
+        const mix_prec p = (mix_prec)k;
+        CU_ASSERT_EQUAL(mixk_prec_narrow_exp(p),
+                        mixk_prec_exp_bits(p) > 0 && mixk_prec_exp_bits(p) < mixk_prec_exp_bits(MIX_FP32));
+        if (mixk_prec_cg_auto(p)) CU_ASSERT(mixk_prec_storage(p));
+    }
+    CU_ASSERT(mixk_prec_short_float(MIX_FP16) && mixk_prec_short_float(MIX_BF16) &&
+              !mixk_prec_short_float(MIX_FIXED16) && !mixk_prec_short_float(MIX_FP32));
+    CU_ASSERT(mixk_prec_auto_nth(1) == MIX_FP16 && mixk_prec_auto_nth(2) == MIX_BF16 &&
+              mixk_prec_auto_nth(3) == MIX_TF32 && mixk_prec_auto_nth(4) == MIX_FP32 &&
+              mixk_prec_auto_nth(5) == MIX_PREC_AUTO && mixk_prec_auto_nth(0) == MIX_PREC_AUTO);
     CU_ASSERT(!mixk_prec_valid(MIX_PREC_AUTO) && !mixk_prec_storage(MIX_PREC_AUTO));
     CU_ASSERT(!mixk_prec_fits(MIX_FP16, NAN) && !mixk_prec_overflows(MIX_FP16, NAN));
     CU_ASSERT(mixk_prec_overflows(MIX_FP64, INFINITY));

@@ -15,7 +15,7 @@
 
 typedef struct {
     mix_context *dev, *ref;
-    const mix_dense_ops *d, *r;
+    const mixi_dense_ops *d, *r;
 } dk_fix;
 
 static int dk_open(dk_fix *f)

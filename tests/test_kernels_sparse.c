@@ -27,14 +27,15 @@
 
 #define SK_N 1013 /* not a multiple of the 32-entry vector blocks; above several warps */
 
-static const mix_prec sk_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-#define SK_NPREC 5
+/* The storage precisions of the library's list, FP64 first (then the SELL formats). */
+#define sk_precs (mixt_precs(MIX_ROLE_STORAGE, 0).p)
+#define SK_NPREC (mixt_precs(MIX_ROLE_STORAGE, 0).n)
 
 typedef struct {
     mix_context *dev, *ref;
-    const mix_sparse_ops *d, *r;
+    const mixi_sparse_ops *d, *r;
     mixm_csr A;
-    mix_spmat *dA, *rA; /* FP64 copies */
+    mixi_spmat *dA, *rA; /* FP64 copies */
 } sk_fix;
 
 /* A nonsymmetric test matrix: rows of 0 to ~2 mean entries, one row of 300, one empty row,
@@ -127,7 +128,7 @@ static int sk_get(mix_context *c, double *h, const double *p, int n)
     return c->ops->download(c->state, h, p, (size_t)n * sizeof(double));
 }
 
-static int sv_alloc(mix_context *c, mix_prec p, int n, mix_svec *v)
+static int sv_alloc(mix_context *c, mix_prec p, int n, mixi_svec *v)
 {
     size_t vb, nb;
     memset(v, 0, sizeof *v);
@@ -141,7 +142,7 @@ static int sv_alloc(mix_context *c, mix_prec p, int n, mix_svec *v)
     return st;
 }
 
-static void sv_free(mix_context *c, mix_svec *v)
+static void sv_free(mix_context *c, mixi_svec *v)
 {
     c->ops->free(c->state, v->val);
     c->ops->free(c->state, v->norm);
@@ -158,7 +159,7 @@ typedef struct {
     size_t vb, nb;
 } sv_host;
 
-static int sv_get(mix_context *c, const mix_svec *v, sv_host *h)
+static int sv_get(mix_context *c, const mixi_svec *v, sv_host *h)
 {
     memset(h, 0, sizeof *h);
     h->prec = v->prec;
@@ -216,7 +217,7 @@ static void sk_vector(int n, uint64_t seed, double *x)
 /* The same sloppy vector on both backends, made by vec_from64 from the same FP64 data (which
  * test_from64 checks to agree bit for bit). */
 typedef struct {
-    mix_svec d, r;
+    mixi_svec d, r;
 } sv_pair;
 
 static int pair_make(sk_fix *f, mix_prec p, uint64_t seed, double alpha, sv_pair *v)
@@ -463,7 +464,7 @@ static void spmv_case(int mean, int lanes, int exact)
             CU_ASSERT_FATAL(sc != NULL);
             for (int i = 0; i < SK_N; i++) sc[i] = 1.0 / (1.0 + (i % 7) * 0.25);
             double *dsc = sk_put(f.dev, sc, SK_N);
-            mix_spmat *dS = NULL, *rS = NULL;
+            mixi_spmat *dS = NULL, *rS = NULL;
             CU_ASSERT_FATAL(dsc != NULL);
             CU_ASSERT_FATAL(!f.d->csr_convert(f.dev->state, f.dA, p, with_scale ? dsc : NULL, &dS));
             CU_ASSERT_FATAL(!f.r->csr_convert(f.ref->state, f.rA, p, with_scale ? sc : NULL, &rS));
@@ -537,10 +538,10 @@ static void spmv_acc_vectors(int portable)
     const mix_prec narrow[] = {MIX_FP16, MIX_BF16, MIX_FIXED16};
     for (int k = 0; k < 3; k++) {
         const mix_prec p = narrow[k];
-        mix_spmat *dS = NULL;
+        mixi_spmat *dS = NULL;
         CU_ASSERT_FATAL(!f.d->csr_convert(f.dev->state, f.dA, p, NULL, &dS));
         sv_pair X16, Y16;
-        mix_svec x32, y32;
+        mixi_svec x32, y32;
         CU_ASSERT_FATAL(pair_make(&f, p, 43, 1.0, &X16) && pair_make(&f, p, 44, 1.0, &Y16));
         CU_ASSERT_FATAL(!sv_alloc(f.dev, MIX_FP32, SK_N, &x32) && !sv_alloc(f.dev, MIX_FP32, SK_N, &y32));
         sv_host hx16;
@@ -646,8 +647,8 @@ static void test_spmv_sell_escapes(void)
     mix_context *dev = NULL, *ref = NULL;
     CU_ASSERT_FATAL(!mix_context_create(&dev, mixt_backend) && !mix_context_create(&ref, MIX_BACKEND_CPU));
     mixi_cpu_sparse_force_portable(1);
-    const mix_sparse_ops *d = dev->ops->sparse, *r = ref->ops->sparse;
-    mix_spmat *dA = NULL, *rA = NULL;
+    const mixi_sparse_ops *d = dev->ops->sparse, *r = ref->ops->sparse;
+    mixi_spmat *dA = NULL, *rA = NULL;
     CU_ASSERT_FATAL(!d->csr_create(dev->state, n, A.rowptr, A.colind, A.val, &dA) &&
                     !r->csr_create(ref->state, n, A.rowptr, A.colind, A.val, &rA));
     double *xh = malloc((size_t)n * sizeof *xh);
@@ -657,8 +658,8 @@ static void test_spmv_sell_escapes(void)
     CU_ASSERT_FATAL(dx != NULL);
     for (int k = 1; k < SK_NPREC; k++) { /* the SELL formats */
         const mix_prec p = sk_precs[k];
-        mix_spmat *dS = NULL, *rS = NULL;
-        mix_svec xd, xr, yd, yr;
+        mixi_spmat *dS = NULL, *rS = NULL;
+        mixi_svec xd, xr, yd, yr;
         CU_ASSERT_FATAL(!d->csr_convert(dev->state, dA, p, NULL, &dS) && !r->csr_convert(ref->state, rA, p, NULL, &rS));
         CU_ASSERT_FATAL(!sv_alloc(dev, p, n, &xd) && !sv_alloc(ref, p, n, &xr) && !sv_alloc(dev, p, n, &yd) &&
                         !sv_alloc(ref, p, n, &yr));
@@ -771,7 +772,7 @@ static void test_convert_errors(void)
     B.colind[1] = 1;
     B.val[0] = 1e6; /* beyond FP16's 65504 */
     B.val[1] = 1.0;
-    mix_spmat *dB = NULL, *S = NULL;
+    mixi_spmat *dB = NULL, *S = NULL;
     CU_ASSERT_FATAL(!f.d->csr_create(f.dev->state, 2, B.rowptr, B.colind, B.val, &dB));
     CU_ASSERT_EQUAL(f.d->csr_convert(f.dev->state, dB, MIX_FP16, NULL, &S), MIX_ERR_OVERFLOW);
     CU_ASSERT(S == NULL);
@@ -782,7 +783,7 @@ static void test_convert_errors(void)
     long live = mixi_alloc_live();
     int st = MIX_ERR_ALLOC, k;
     for (k = 0; k < 20 && st == MIX_ERR_ALLOC; k++) {
-        mix_spmat *C = NULL, *D = NULL;
+        mixi_spmat *C = NULL, *D = NULL;
         mixi_alloc_fail_after(k);
         st = f.d->csr_create(f.dev->state, 2, B.rowptr, B.colind, B.val, &C);
         if (!st) st = f.d->csr_convert(f.dev->state, C, MIX_FIXED16, NULL, &D);

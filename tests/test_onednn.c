@@ -20,7 +20,7 @@ static int op_gemm(int engine, mix_prec p, int m, int n, int k, float alpha, con
                    int lda, const float *b, int ldb, float beta, const float *c0, float *c,
                    int ldc, size_t *ovf)
 {
-    const mix_dense_ops *d = mixi_backend_lookup(MIX_BACKEND_CPU)->dense;
+    const mixi_dense_ops *d = mixi_backend_lookup(MIX_BACKEND_CPU)->dense;
     float *work = malloc(((size_t)m * k + (size_t)k * n + 1) * sizeof *work);
     memcpy(c, c0, (size_t)ldc * n * sizeof *c);
     mixi_cpu_gemm_force_engine(engine);

@@ -139,7 +139,7 @@ static double expected_value(mix_prec p, double v, double off, float c, int diag
     }
 }
 
-static double sv_value(const mix_svec *v, int64_t i)
+static double sv_value(const mixi_svec *v, int64_t i)
 {
     switch (v->prec) {
     case MIX_FP32: return mixk_svec_ld_fp32(v->val, v->norm, i);
@@ -205,8 +205,8 @@ static roundtrip check_roundtrip(mix_prec p, const mixk_sell *C, const mixm_csr 
 
 typedef struct {
     mix_context *ctx;
-    const mix_sparse_ops *sp;
-    mix_spmat *A64;
+    const mixi_sparse_ops *sp;
+    mixi_spmat *A64;
 } sf_fix;
 
 static int sf_open(sf_fix *f, const mixm_csr *A)
@@ -223,7 +223,7 @@ static void sf_close(sf_fix *f)
     mix_context_destroy(f->ctx);
 }
 
-static int sv_new(mix_prec p, int n, mix_svec *v)
+static int sv_new(mix_prec p, int n, mixi_svec *v)
 {
     size_t vb, nb;
     memset(v, 0, sizeof *v);
@@ -235,7 +235,7 @@ static int sv_new(mix_prec p, int n, mix_svec *v)
     return v->val && (!nb || v->norm);
 }
 
-static void sv_del(mix_svec *v)
+static void sv_del(mixi_svec *v)
 {
     free(v->val);
     free(v->norm);
@@ -266,7 +266,7 @@ static double value_err(mix_prec p, double a)
 
 /* One unit of y's storage at |y| (FIXED16: half the step of y's block, plus the float rounding
  * of the encoder). */
-static double out_err(const mix_svec *y, int64_t i)
+static double out_err(const mixi_svec *y, int64_t i)
 {
     const double a = fabs(sv_value(y, i));
     switch (y->prec) {
@@ -287,12 +287,12 @@ static void check_spmv(sf_fix *f, mix_prec p, const mixm_csr *A, const double *s
 {
     const int n = A->nrows;
     double *xh = malloc((size_t)n * sizeof *xh);
-    mix_svec x, y, y2;
+    mixi_svec x, y, y2;
     CU_ASSERT_FATAL(xh && sv_new(p, n, &x) && sv_new(p, n, &y) && sv_new(p, n, &y2));
     sf_vector(n, 101, xh);
     CU_ASSERT_FATAL(!f->sp->vec_from64(f->ctx->state, xh, NULL, 1.0, &x, NULL));
-    const mix_spmat *As = NULL;
-    mix_spmat *S = NULL;
+    const mixi_spmat *As = NULL;
+    mixi_spmat *S = NULL;
     const int conv = f->sp->csr_convert(f->ctx->state, f->A64, p, sc, &S);
     if (conv) printf("convert %s: %s\n", mix_prec_name(p), mix_strerror(conv));
     CU_ASSERT_FATAL(!conv);
@@ -356,7 +356,7 @@ static void roundtrips(const mixm_csr *A, long expected_escapes)
     CU_ASSERT_FATAL(sc != NULL);
     for (int k = 0; k < SF_NPREC; k++) {
         for (int scaled = 0; scaled < 2; scaled++) {
-            mix_spmat *S = NULL;
+            mixi_spmat *S = NULL;
             CU_ASSERT_FATAL(!f.sp->csr_convert(f.ctx->state, f.A64, sf_precs[k], scaled ? sc : NULL, &S));
             const mixk_sell *C = mixi_cpu_spmat_sell(S);
             CU_ASSERT_FATAL(C != NULL);
@@ -456,7 +456,7 @@ static void test_bytes(void)
     CU_ASSERT_EQUAL(b, 12 * A.rowptr[A.nrows] + 8 * (A.nrows + 1));
     const double most[SF_NPREC] = {6.0, 3.9, 3.9, 4.5};
     for (int k = 0; k < SF_NPREC; k++) {
-        mix_spmat *S = NULL;
+        mixi_spmat *S = NULL;
         CU_ASSERT_FATAL(!f.sp->csr_convert(f.ctx->state, f.A64, sf_precs[k], NULL, &S));
         CU_ASSERT(!f.sp->csr_bytes(f.ctx->state, S, &b));
         CU_ASSERT(b > 0 && b <= most[k] * nnz);
@@ -477,7 +477,7 @@ static void test_convert_errors(void)
     double *big = malloc((size_t)A.nrows * sizeof *big);
     CU_ASSERT_FATAL(big != NULL);
     for (int i = 0; i < A.nrows; i++) big[i] = i == 40 ? 1e3 : 1.0; /* a_40,40 * 1e6 > 65504 */
-    mix_spmat *S = NULL;
+    mixi_spmat *S = NULL;
     CU_ASSERT_EQUAL(f.sp->csr_convert(f.ctx->state, f.A64, MIX_FP16, big, &S), MIX_ERR_OVERFLOW);
     CU_ASSERT(S == NULL);
     CU_ASSERT_EQUAL(f.sp->csr_convert(f.ctx->state, f.A64, MIX_FIXED16, big, &S), MIX_SUCCESS);

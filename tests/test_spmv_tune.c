@@ -12,8 +12,9 @@
 #include "kernels/cpu/spmv_tune.h"
 #include "matrices/generators.h"
 
-static const mix_prec st_precs[] = {MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-#define ST_NPREC 4
+/* The storage precisions of the library's list but FP64 (the SELL formats). */
+#define st_precs (mixt_precs(MIX_ROLE_STORAGE, 1).p)
+#define ST_NPREC (mixt_precs(MIX_ROLE_STORAGE, 1).n)
 
 /* ---- test matrices: a band with holes, and random rows ----------------------------------------- */
 
@@ -50,8 +51,8 @@ static int st_make(int n, int hw, int hole, int extra, uint64_t seed, mixm_csr *
 
 typedef struct {
     mix_context *ctx;
-    const mix_sparse_ops *o;
-    mix_spmat *A64;
+    const mixi_sparse_ops *o;
+    mixi_spmat *A64;
     int n;
     double *x64;
 } st_fix;
@@ -79,19 +80,19 @@ static void st_close(st_fix *f)
     mix_context_destroy(f->ctx);
 }
 
-static void sv_new(const st_fix *f, mix_prec p, mix_svec *v)
+static void sv_new(const st_fix *f, mix_prec p, mixi_svec *v)
 {
     size_t vb = 0, nb = 0;
     CU_ASSERT_FATAL(!mixi_svec_bytes(p, f->n, &vb, &nb));
-    *v = (mix_svec){p, f->n, calloc(1, vb), nb ? calloc(1, nb) : NULL};
+    *v = (mixi_svec){p, f->n, calloc(1, vb), nb ? calloc(1, nb) : NULL};
     CU_ASSERT_FATAL(v->val && (!nb || v->norm));
 }
 
 /* `calls` SpMVs of As on x (the fixture's x in vp); every one's y and xy must equal the first's;
  * the first goes to *out. */
-static int st_spmv(const st_fix *f, const mix_spmat *As, mix_prec vp, int calls, st_out *out)
+static int st_spmv(const st_fix *f, const mixi_spmat *As, mix_prec vp, int calls, st_out *out)
 {
-    mix_svec x, y;
+    mixi_svec x, y;
     sv_new(f, vp, &x);
     sv_new(f, vp, &y);
     CU_ASSERT_FATAL(!f->o->vec_from64(f->ctx->state, f->x64, NULL, 1.0, &x, NULL));
@@ -133,7 +134,7 @@ static double st_variants(const mixm_csr *A)
         for (int wide = 0; wide < 2; wide++) {
             const mix_prec p = st_precs[k], vp = wide ? MIX_FP32 : p;
             if (wide && p == MIX_FP32) continue;
-            mix_spmat *As = NULL;
+            mixi_spmat *As = NULL;
             st_out ref, got;
             mixi_cpu_sparse_force_portable(1);
             CU_ASSERT_FATAL(!f.o->csr_convert(f.ctx->state, f.A64, p, NULL, &As));
@@ -204,7 +205,7 @@ static void test_tune_off(void)
     st_fix f;
     st_open(&f, &A);
     setenv("MIXSOLVE_TUNE", "off", 1);
-    mix_spmat *As = NULL;
+    mixi_spmat *As = NULL;
     CU_ASSERT_FATAL(!f.o->csr_convert(f.ctx->state, f.A64, MIX_FP16, NULL, &As));
     mixi_spmv_tuner T;
     mixi_spmv_tuner_init(&T, MIX_FP16, 1, 1);

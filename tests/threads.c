@@ -82,10 +82,11 @@ static int cg_round(int id, int r)
         fprintf(stderr, "thread %d: CG setup failed\n", id);
         bad = 1;
     } else {
-        const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+        mix_prec precs[MIX_CAPS_PREC_SLOTS]; /* the library's storage precisions */
+        const int np = mix_prec_list(MIX_ROLE_STORAGE, precs, MIX_CAPS_PREC_SLOTS);
         mix_cg_params p;
         mix_cg_params_init(&p);
-        p.sloppy_prec = precs[(id + r) % 5];
+        p.sloppy_prec = precs[(id + r) % np];
         p.precond = r % 2 ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
         mix_cg_info info;
         int st = mix_dcg(ctx, &p, S, b, x, &info);

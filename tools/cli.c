@@ -112,6 +112,51 @@ int cli_parse_backend(const char *s, mix_backend *b)
     return 0;
 }
 
+int cli_precs(mix_prec_role role, int low, int with_auto, mix_prec *out)
+{
+    mix_prec all[MIX_CAPS_PREC_SLOTS];
+    int n = 0;
+    const int m = mix_prec_list(role, all, MIX_CAPS_PREC_SLOTS);
+    for (int k = 0; k < m && k < MIX_CAPS_PREC_SLOTS; k++)
+        if (!low || all[k] != MIX_FP64) out[n++] = all[k];
+    if (with_auto) out[n++] = MIX_PREC_AUTO;
+    return n;
+}
+
+static void append(char *buf, size_t len, const char *name)
+{
+    const size_t used = strlen(buf);
+    if (used < len) snprintf(buf + used, len - used, "%s%s", used ? "|" : "", name);
+}
+
+int cli_prec_has(mix_prec_role role, mix_prec p)
+{
+    mix_prec all[CLI_MAX_PRECS];
+    const int n = cli_precs(role, 0, 1, all);
+    for (int k = 0; k < n; k++)
+        if (all[k] == p) return 1;
+    return 0;
+}
+
+const char *cli_prec_choices(mix_prec_role role, char *buf, size_t len)
+{
+    mix_prec p[CLI_MAX_PRECS];
+    const int n = cli_precs(role, 0, 1, p);
+    buf[0] = 0;
+    for (int k = 0; k < n; k++) append(buf, len, mix_prec_name(p[k]));
+    return buf;
+}
+
+const char *cli_backend_choices(char *buf, size_t len)
+{
+    mix_backend all[16];
+    const int n = mix_backend_list(all, 16);
+    buf[0] = 0;
+    for (int k = 0; k < n && k < 16; k++) append(buf, len, mix_backend_name(all[k]));
+    append(buf, len, mix_backend_name(MIX_BACKEND_AUTO));
+    return buf;
+}
+
 int cli_parse_long(const char *s, long lo, long hi, long *v)
 {
     char *e;

@@ -7,7 +7,7 @@
 #include "matrices/mixmat.h"
 #include "matrices/mmio.h"
 
-/* Exit statuses of the command (DESIGN.md section 4). */
+/* Exit statuses of the command (doc/DESIGN.md section 4). */
 enum { CLI_OK = 0, CLI_SOLVER_FAILED = 1, CLI_USAGE = 2 };
 
 /* Prints "mixsolve: MESSAGE" as one line on stderr and returns `code`. */
@@ -35,6 +35,14 @@ int cli_next(cli_args *a, const char **val);
 int cli_is_help(const char *arg); /* "--help" or "-h" */
 int cli_parse_prec(const char *s, mix_prec *p);         /* fp64 .. fixed16, auto */
 int cli_parse_backend(const char *s, mix_backend *b);   /* cpu, cuda, auto */
+/* The library's precisions of a role (mix_prec_list) in its order, FP64 first (left out when
+ * `low`), then MIX_PREC_AUTO when `with_auto`; the count (out holds CLI_MAX_PRECS). */
+#define CLI_MAX_PRECS (MIX_CAPS_PREC_SLOTS + 1)
+int cli_precs(mix_prec_role role, int low, int with_auto, mix_prec *out);
+/* "fp64|fp32|...|auto" and "cpu|cuda|auto" for usage lines, from the library's lists (buf). */
+const char *cli_prec_choices(mix_prec_role role, char *buf, size_t len);
+int cli_prec_has(mix_prec_role role, mix_prec p); /* p is of the role, or MIX_PREC_AUTO */
+const char *cli_backend_choices(char *buf, size_t len);
 int cli_parse_long(const char *s, long lo, long hi, long *v);
 int cli_parse_double(const char *s, double *v);         /* finite */
 

@@ -49,15 +49,16 @@ typedef struct {
 
 static void bench_usage(FILE *f)
 {
+    char be[128], lu[256], cg[256]; /* the library's lists of backends and precisions */
     fprintf(f,
-            "Usage: mixsolve bench [DIR|FILE...] [-o OUTDIR] [--quick] [--backend cpu|cuda|auto]\n"
+            "Usage: mixsolve bench [DIR|FILE...] [-o OUTDIR] [--quick] [--backend %s]\n"
             "         [--dense-max N] [--time-limit SECONDS] [--max-time SECONDS] [--max-nnz N] [--no-gen]\n"
             "Runs every matrix (*.mtx, *.mtx.gz in each DIR, or the FILEs) with every applicable\n"
-            "method and precision: dense LU-IR (mix_dgesv_ir, factor fp32, tf32, fp16, bf16, auto; refine auto)\n"
+            "method and precision: dense LU-IR (mix_dgesv_ir, factor %s; refine auto)\n"
             "for square matrices with n <= --dense-max (default 4096), dense Cholesky-IR (mix_dposv_ir,\n"
             "the same precisions, against LAPACKE_dposv) for those that are symmetric with a positive\n"
             "diagonal, and reliable-update CG\n"
-            "(mix_dcg, Jacobi, storage fp64, fp32, fp16, bf16, fixed16) for symmetric matrices with a\n"
+            "(mix_dcg, Jacobi, storage %s) for symmetric matrices with a\n"
             "positive diagonal, against the FP64 baseline (LAPACKE_dgesv, FP64 CG) in the same run.\n"
             "b = A * ones; the backward error (LU) or true relative residual (CG) is recomputed here\n"
             "in FP64, so a reported success that is not one counts as a silent failure.  Each solve\n"
@@ -66,7 +67,9 @@ static void bench_usage(FILE *f)
             "--max-time bounds the whole run (solves left are reported as skipped); files with more\n"
             "than --max-nnz stored entries (default 50000000) are skipped with a note.\n"
             "Writes a table on stdout, progress on stderr, and OUTDIR (default bench-out) with\n"
-            "results.csv, report.md and PNG plots (gnuplot).  --quick: smaller limits and problems.\n");
+            "results.csv, report.md and PNG plots (gnuplot).  --quick: smaller limits and problems.\n",
+            cli_backend_choices(be, sizeof be), cli_prec_choices(MIX_ROLE_FACTOR, lu, sizeof lu),
+            cli_prec_choices(MIX_ROLE_STORAGE, cg, sizeof cg));
 }
 
 static int has_suffix(const char *s, const char *suf)
@@ -586,9 +589,6 @@ static bench_result *new_result(bench_set *s, const char *name, const mixm_csr *
     return r;
 }
 
-static const mix_prec lu_precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16, MIX_PREC_AUTO};
-static const mix_prec cg_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
-#define N_CG_PRECS ((int)(sizeof cg_precs / sizeof cg_precs[0]))
 
 /* A DIR (its *.mtx, *.mtx.gz) or a FILE given on the command line: 0, or the message printed. */
 static int add_input(const char *path, problem **probs, int *np, int *pcap)
@@ -727,6 +727,10 @@ static void bench_problem(int i, int np, const problem *prob, const bench_opts *
     }
     int spd = cli_spd_candidate(&A);
     int square = A.nrows == A.ncols;
+    /* The library's lists, FP64 (the LAPACKE / FP64 CG baseline) first and AUTO last. */
+    mix_prec lu_precs[CLI_MAX_PRECS], cg_precs[CLI_MAX_PRECS];
+    const int n_lu = cli_precs(MIX_ROLE_FACTOR, 0, 1, lu_precs);
+    const int n_cg = cli_precs(MIX_ROLE_STORAGE, 0, 1, cg_precs);
     double budget_end = mixm_wtime() + 3 * o->time_limit;
     if (!square || A.nrows > o->dense_max) {
         bench_result *r = new_result(s, prob->name, &A, spd, BENCH_LU, MIX_FP64);
@@ -735,7 +739,7 @@ static void bench_problem(int i, int np, const problem *prob, const bench_opts *
             else snprintf(r->note, sizeof r->note, "dense LU skipped: n = %d > --dense-max %d", A.nrows, o->dense_max);
         }
     } else {
-        for (int k = 0; k < (int)(sizeof lu_precs / sizeof lu_precs[0]); k++) {
+        for (int k = 0; k < n_lu; k++) {
             bench_result *r = new_result(s, prob->name, &A, spd, BENCH_LU, lu_precs[k]);
             if (!r) break;
             fprintf(stderr, "[%d/%d] %s: lu %s\n", i + 1, np, prob->name,
@@ -749,7 +753,7 @@ static void bench_problem(int i, int np, const problem *prob, const bench_opts *
         }
     }
     if (spd && square && A.nrows <= o->dense_max) {
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k + 1 < n_lu; k++) { /* AUTO is the LU driver's */
             bench_result *r = new_result(s, prob->name, &A, spd, BENCH_CHOL, lu_precs[k]);
             if (!r) break;
             fprintf(stderr, "[%d/%d] %s: chol %s\n", i + 1, np, prob->name,
@@ -763,7 +767,7 @@ static void bench_problem(int i, int np, const problem *prob, const bench_opts *
         }
     }
     if (spd) {
-        for (int k = 0; k < N_CG_PRECS; k++) {
+        for (int k = 0; k < n_cg; k++) {
             bench_result *r = new_result(s, prob->name, &A, spd, BENCH_CG, cg_precs[k]);
             if (!r) break;
             fprintf(stderr, "[%d/%d] %s: cg %s\n", i + 1, np, prob->name, mix_prec_name(cg_precs[k]));

@@ -12,21 +12,24 @@
 
 static void solve_usage(FILE *f)
 {
+    char be[128], all[256], lu[256], cg[256]; /* the library's lists of backends and precisions */
     fprintf(f,
             "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|chol|cg|auto]\n"
-            "         [--prec fp64|fp32|tf32|fp16|bf16|fixed16|auto] [--refine classical|gmres|cg|auto]\n"
-            "         [--backend cpu|cuda|auto] [--tol T] [--max-iter N] [--precond jacobi|none] [--out x.mtx]\n"
+            "         [--prec %s] [--refine classical|gmres|cg|auto]\n"
+            "         [--backend %s] [--tol T] [--max-iter N] [--precond jacobi|none] [--out x.mtx]\n"
             "Solves A x = b (A square, Matrix Market, plain or .gz); b from --rhs (array or coordinate,\n"
-            "n x 1) or b = A * ones.  lu: dense LU in the factor precision (fp32, tf32, fp16, bf16;\n"
+            "n x 1) or b = A * ones.  lu: dense LU in the factor precision (%s;\n"
             "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  chol: dense Cholesky likewise, for SPD\n"
             "A, read from its lower triangle (mix_dposv_ir; --refine cg: CG-IR).\n"
-            "cg: reliable-update CG with the matrix and vectors stored in the precision (fp64, fp32,\n"
-            "fp16, bf16, fixed16) (mix_dcg).\n"
+            "cg: reliable-update CG with the matrix and vectors stored in the precision\n"
+            "(%s) (mix_dcg).\n"
             "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
             "cg finds A not SPD).  Prints iterations, backward error (lu) or true relative residual\n"
             "(cg) recomputed here in FP64, fallback and times.  CG uses the Jacobi preconditioner\n"
             "unless --precond none.  Exit: 0 solved, 1 solver failure,\n"
-            "2 bad usage or input.\n");
+            "2 bad usage or input.\n",
+            cli_prec_choices(MIX_ROLE_ALL, all, sizeof all), cli_backend_choices(be, sizeof be),
+            cli_prec_choices(MIX_ROLE_FACTOR, lu, sizeof lu), cli_prec_choices(MIX_ROLE_STORAGE, cg, sizeof cg));
 }
 
 
@@ -204,8 +207,10 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
     if (n > DENSE_MAX)
         return cli_error(CLI_USAGE, "%s: n = %d is too large for dense LU (limit %d); use --method cg", o->file,
                          n, DENSE_MAX);
-    if (o->prec == MIX_FIXED16)
-        return cli_error(CLI_USAGE, "--prec fixed16 is for cg only (lu: fp64, fp32, tf32, fp16, bf16)");
+    char names[256];
+    if (!cli_prec_has(MIX_ROLE_FACTOR, o->prec))
+        return cli_error(CLI_USAGE, "--prec %s is for cg only (lu: %s)", mix_prec_name(o->prec),
+                         cli_prec_choices(MIX_ROLE_FACTOR, names, sizeof names));
     if (!chol && o->refine == MIX_REFINE_CG) return cli_error(CLI_USAGE, "--refine cg is for --method chol only");
     mixm_dense D;
     if (mixm_csr_to_dense(A, &D)) return cli_error(CLI_SOLVER_FAILED, "out of memory for a dense %d x %d copy", n, n);
@@ -284,7 +289,10 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
                   int quiet_not_spd, int *not_spd)
 {
     *not_spd = 0;
-    if (o->prec == MIX_TF32) return cli_error(CLI_USAGE, "--prec tf32 is for lu only (cg: fp64, fp32, fp16, bf16, fixed16)");
+    char names[256];
+    if (!cli_prec_has(MIX_ROLE_STORAGE, o->prec))
+        return cli_error(CLI_USAGE, "--prec %s is for lu only (cg: %s)", mix_prec_name(o->prec),
+                         cli_prec_choices(MIX_ROLE_STORAGE, names, sizeof names));
     mix_cg_params prm;
     cli_cg_params(o, &prm);
     mix_sparse *S = NULL;
@@ -323,7 +331,7 @@ static int run_method(mix_context *ctx, const solve_opts *o, solve_problem *p, i
         printf("note            : CG found A not positive definite; solving with LU-IR instead\n");
         memset(p->x, 0, (size_t)n * sizeof *p->x);
         solve_opts o2 = *o;
-        if (o2.prec == MIX_FIXED16) o2.prec = MIX_PREC_AUTO;
+        if (!cli_prec_has(MIX_ROLE_FACTOR, o2.prec)) o2.prec = MIX_PREC_AUTO; /* a CG-only storage */
         rc = run_dense(ctx, &o2, &p->A, p->b, p->x, 0);
     }
     return rc;

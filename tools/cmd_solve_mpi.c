@@ -212,8 +212,10 @@ int cmd_solve_mpi(int argc, char **argv)
     int rc = cli_solve_args(argc, argv, &o); /* the same arguments, the same answer everywhere */
     if (rc < 0 && o.method != 0 && o.method != 2)
         rc = cli_error(CLI_USAGE, "solve: across %d MPI ranks only --method cg runs", m.size);
-    if (rc < 0 && (o.prec == MIX_TF32))
-        rc = cli_error(CLI_USAGE, "--prec tf32 is for lu only (cg: fp64, fp32, fp16, bf16, fixed16)");
+    char choices[128];
+    if (rc < 0 && !cli_prec_has(MIX_ROLE_STORAGE, o.prec))
+        rc = cli_error(CLI_USAGE, "--prec %s is for lu only (cg: %s)", mix_prec_name(o.prec),
+                       cli_prec_choices(MIX_ROLE_STORAGE, choices, sizeof choices));
     if (rc < 0 && !(rc = distribute(&m, &o, &p))) rc = solve(&m, &o, &p);
     if (rc < 0) rc = CLI_OK;
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0's verdict is every rank's */

@@ -10,7 +10,7 @@
 #define MIXK_CG_BLK 32
 
 /* The vectors of one pass never overlap; saying so lets the compiler vectorise the loops. */
-#if defined(__GNUC__) || defined(__CUDACC__)
+#if defined(__GNUC__) || defined(MIXK_DEVICE_COMPILER)
 #define MIXK_RESTRICT __restrict__
 #else
 #define MIXK_RESTRICT
@@ -23,7 +23,7 @@
  * Each value is rounded once per operation into T, as the unfused kernels round it (no FMA:
  * the build turns contraction off), so fused and unfused passes give identical bits. */
 #define MIXK_CG_UPDATE_FUNCS(T, SFX)                                                              \
-    MIX_HD static inline MIXK_ALWAYS_INLINE void mixk_cg_rupdate_##SFX(                          \
+    MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_cg_rupdate_##SFX(                          \
         T a, const T *MIXK_RESTRICT ap, T *MIXK_RESTRICT r, int cnt, double *prr, double *prd)                               \
     {                                                                                            \
         double s[4] = {0, 0, 0, 0}, d[4] = {0, 0, 0, 0};                                         \
@@ -37,7 +37,7 @@
         *prr = (s[0] + s[1]) + (s[2] + s[3]);                                                    \
         *prd = (d[0] + d[1]) + (d[2] + d[3]);                                                    \
     }                                                                                            \
-    MIX_HD static inline MIXK_ALWAYS_INLINE void mixk_cg_xpupdate_##SFX(                         \
+    MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_cg_xpupdate_##SFX(                         \
         T a, T b, T *MIXK_RESTRICT x, T *MIXK_RESTRICT p, const T *MIXK_RESTRICT r, int cnt)     \
     {                                                                                            \
         for (int t = 0; t < cnt; t++) {                                                          \

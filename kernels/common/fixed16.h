@@ -14,7 +14,7 @@
 
 /* Block scale s = max |x|.  A NaN anywhere makes the scale NaN (0x7fc00000) so that decoding
  * spreads it instead of hiding it; an Inf makes it Inf (the block then decodes to NaN). */
-static inline MIX_HD float mixk_fixed16_block_scale_f32(const float *x, int n)
+static inline MIXK_HD float mixk_fixed16_block_scale_f32(const float *x, int n)
 {
     float s = 0.0f;
     int nan = 0;
@@ -28,7 +28,7 @@ static inline MIX_HD float mixk_fixed16_block_scale_f32(const float *x, int n)
 
 /* The same for FP64 data, rounded up to a float so that |x| <= s still holds (and saturated
  * at FLT_MAX), which keeps every |q| <= 32767 without clamping. */
-static inline MIX_HD float mixk_fixed16_block_scale_f64(const double *x, int n)
+static inline MIXK_HD float mixk_fixed16_block_scale_f64(const double *x, int n)
 {
     double s = 0.0;
     int nan = 0;
@@ -47,7 +47,7 @@ static inline MIX_HD float mixk_fixed16_block_scale_f64(const double *x, int n)
 
 /* inv_step = 32767/s for encoding; 0 for a zero block (every q becomes 0, no division by zero).
  * Below s = 32767/FLT_MAX (about 9.6e-35) it saturates at FLT_MAX and the block loses accuracy. */
-static inline MIX_HD float mixk_fixed16_inv_step(float s)
+static inline MIXK_HD float mixk_fixed16_inv_step(float s)
 {
     if (s == 0.0f) return 0.0f;
     const float r = (float)MIXK_FIXED16_QMAX / s;
@@ -55,7 +55,7 @@ static inline MIX_HD float mixk_fixed16_inv_step(float s)
     return r > fmax ? fmax : r;
 }
 
-static inline MIX_HD double mixk_fixed16_inv_step_f64(double s)
+static inline MIXK_HD double mixk_fixed16_inv_step_f64(double s)
 {
     if (s == 0.0) return 0.0;
     const double r = (double)MIXK_FIXED16_QMAX / s;
@@ -63,16 +63,16 @@ static inline MIX_HD double mixk_fixed16_inv_step_f64(double s)
 }
 
 /* step = s/32767 for decoding. */
-static inline MIX_HD float mixk_fixed16_step(float s)
+static inline MIXK_HD float mixk_fixed16_step(float s)
 {
     return s / (float)MIXK_FIXED16_QMAX;
 }
 
 /* q = round(x * inv_step) to nearest even, clamped to [-32767, 32767]; NaN gives 0 (the block's
  * NaN scale carries it).  The product is rounded on its own (no FMA) so host and device agree. */
-static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
+static inline MIXK_HD int16_t mixk_fixed16_encode(float x, float inv_step)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     float t = __fmul_rn(x, inv_step);
 #else
     float t = x * inv_step;
@@ -80,7 +80,7 @@ static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
     if (t != t) return 0;
     t = t > (float)MIXK_FIXED16_QMAX ? (float)MIXK_FIXED16_QMAX : t;
     t = t < -(float)MIXK_FIXED16_QMAX ? -(float)MIXK_FIXED16_QMAX : t;
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return (int16_t)__float2int_rn(t);
 #else
     /* Adding and removing 1.5*2^23 rounds |t| < 2^22 to an integer, ties to even (C does not
@@ -89,9 +89,9 @@ static inline MIX_HD int16_t mixk_fixed16_encode(float x, float inv_step)
 #endif
 }
 
-static inline MIX_HD float mixk_fixed16_decode(int16_t q, float step)
+static inline MIXK_HD float mixk_fixed16_decode(int16_t q, float step)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __fmul_rn((float)q, step);
 #else
     return (float)q * step;
@@ -107,7 +107,7 @@ static inline MIX_HD float mixk_fixed16_decode(int16_t q, float step)
  * for the row's largest entry (14 to 15 bits for one byte instead of a float's four).  E = 0
  * for m_i = 0 (h = 0).  Below m = 32767 * 2^-126 (about 4.8e-34) E stays 1 and the row loses
  * accuracy, as the float norms of the vector blocks do below 9.6e-35.  m finite. */
-static inline MIX_HD float mixk_fixed16_mant(double m)
+static inline MIXK_HD float mixk_fixed16_mant(double m)
 {
     if (!(m > 0.0) || m > 1e300) return 1.0f;
     int e;
@@ -116,7 +116,7 @@ static inline MIX_HD float mixk_fixed16_mant(double m)
     return c < 2.0f ? c : 1.0f; /* f just below 2 may round up to 2 */
 }
 
-static inline MIX_HD unsigned mixk_fixed16_row_exp(double m, float c)
+static inline MIXK_HD unsigned mixk_fixed16_row_exp(double m, float c)
 {
     if (!(m > 0.0)) return 0u;
     int e;
@@ -130,21 +130,21 @@ static inline MIX_HD unsigned mixk_fixed16_row_exp(double m, float c)
 }
 
 /* 2^(E-127) as a float from the byte (0 gives 0). */
-static inline MIX_HD float mixk_fixed16_exp_step(unsigned E)
+static inline MIXK_HD float mixk_fixed16_exp_step(unsigned E)
 {
     return mixk_bits_f32((uint32_t)E << 23);
 }
 
 /* The row's step h = c 2^(E-127), exact in double. */
-static inline MIX_HD double mixk_fixed16_row_step(unsigned E, float c)
+static inline MIXK_HD double mixk_fixed16_row_step(unsigned E, float c)
 {
     return (double)c * (double)mixk_fixed16_exp_step(E);
 }
 
 /* FP64 input (matrix values): the product and the rounding in double. */
-static inline MIX_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
+static inline MIXK_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     double t = __dmul_rn(x, inv_step);
 #else
     double t = x * inv_step;
@@ -152,7 +152,7 @@ static inline MIX_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
     if (t != t) return 0;
     t = t > (double)MIXK_FIXED16_QMAX ? (double)MIXK_FIXED16_QMAX : t;
     t = t < -(double)MIXK_FIXED16_QMAX ? -(double)MIXK_FIXED16_QMAX : t;
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return (int16_t)__double2int_rn(t);
 #else
     return (int16_t)(int)((t + 6755399441055744.0) - 6755399441055744.0); /* 1.5*2^52 */

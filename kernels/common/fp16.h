@@ -9,19 +9,19 @@
 #define MIXK_F16_MAX 65504.0f
 #define MIXK_F16_INF 0x7c00u
 
-static inline MIX_HD uint16_t mixk_f32_to_f16(float x)
+static inline MIXK_HD uint16_t mixk_f32_to_f16(float x)
 {
     return (uint16_t)mixk_round_bits(mixk_f32_bits(x), 8, 23, 5, 10);
 }
 
 /* Straight from the double: one rounding (going through float could round twice). */
-static inline MIX_HD uint16_t mixk_f64_to_f16(double x)
+static inline MIXK_HD uint16_t mixk_f64_to_f16(double x)
 {
     return (uint16_t)mixk_round_bits(mixk_f64_bits(x), 11, 52, 5, 10);
 }
 
 /* Exact.  A signalling NaN comes back quiet, as F16C's vcvtph2ps does. */
-static inline MIX_HD float mixk_f16_to_f32(uint16_t h)
+static inline MIXK_HD float mixk_f16_to_f32(uint16_t h)
 {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
@@ -32,7 +32,7 @@ static inline MIX_HD float mixk_f16_to_f32(uint16_t h)
 }
 
 /* The FP16 value nearest to x, as a float (Inf when it overflows). */
-static inline MIX_HD float mixk_round_f16(float x)
+static inline MIXK_HD float mixk_round_f16(float x)
 {
     return mixk_f16_to_f32(mixk_f32_to_f16(x));
 }

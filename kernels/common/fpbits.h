@@ -7,9 +7,9 @@
 
 /* Device code has intrinsics for the casts; C (and nvcc's host pass) uses a union, which C11
  * defines and gcc/clang/MSVC honour in C++ too. */
-static inline MIX_HD uint32_t mixk_f32_bits(float x)
+static inline MIXK_HD uint32_t mixk_f32_bits(float x)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __float_as_uint(x);
 #else
     union { float f; uint32_t u; } c;
@@ -18,9 +18,9 @@ static inline MIX_HD uint32_t mixk_f32_bits(float x)
 #endif
 }
 
-static inline MIX_HD float mixk_bits_f32(uint32_t u)
+static inline MIXK_HD float mixk_bits_f32(uint32_t u)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __uint_as_float(u);
 #else
     union { float f; uint32_t u; } c;
@@ -29,9 +29,9 @@ static inline MIX_HD float mixk_bits_f32(uint32_t u)
 #endif
 }
 
-static inline MIX_HD uint64_t mixk_f64_bits(double x)
+static inline MIXK_HD uint64_t mixk_f64_bits(double x)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return (uint64_t)__double_as_longlong(x);
 #else
     union { double d; uint64_t u; } c;
@@ -40,9 +40,9 @@ static inline MIX_HD uint64_t mixk_f64_bits(double x)
 #endif
 }
 
-static inline MIX_HD double mixk_bits_f64(uint64_t u)
+static inline MIXK_HD double mixk_bits_f64(uint64_t u)
 {
-#ifdef __CUDA_ARCH__
+#ifdef MIXK_DEVICE_PASS
     return __longlong_as_double((long long)u);
 #else
     union { double d; uint64_t u; } c;
@@ -57,7 +57,7 @@ static inline MIX_HD double mixk_bits_f64(uint64_t u)
  * beyond the largest finite one round to +-Inf; Inf stays Inf; NaN stays NaN, quieted, keeping
  * the top dm-1 payload bits.  With constant format arguments the compiler folds it to the
  * usual shift-and-add sequence, so FP16, BF16 and TF32 are written once here. */
-static inline MIX_HD uint32_t mixk_round_bits(uint64_t u, int se, int sm, int de, int dm)
+static inline MIXK_HD uint32_t mixk_round_bits(uint64_t u, int se, int sm, int de, int dm)
 {
     const uint64_t smask = ((uint64_t)1 << sm) - 1;
     const uint64_t a = u & ~((uint64_t)1 << (se + sm));            /* |x| */

@@ -24,15 +24,28 @@
  *          no finite double overflows)
  *   ACC    precision of the arithmetic on stored values and of CG's partial solution: a 16-bit
  *          accumulator loses what small steps add to it (kernels/backend_sparse.h, cg_update)
- *   SCALE  1 if the dense solver scales the matrix into range before converting (narrow exponent)
- *   GEMM   1 if it is a dense factor precision (mix_gesv_params.factor_prec) */
+ *   ROLE   flags for what the solvers do with it, so that no solver names a precision:
+ *          MIXK_NARROW_EXP  an exponent narrower than FP32's: the dense solver scales the matrix
+ *                           into range before converting, CG renormalises its sloppy residual
+ *                           every step and takes ||r||^2 of the stored r;
+ *          MIXK_CG_AUTO     a candidate of CG's MIX_PREC_AUTO storage (solvers/cg_auto.c), tried
+ *                           from the last row up (FP64 is the baseline)
+ *   GEMM   0 if it is not a dense factor precision (mix_gesv_params.factor_prec); otherwise
+ *          its place in the order MIX_PREC_AUTO tries the native GEMM precisions (solvers/
+ *          policy.c): 1 first, the largest below FP64's is the default, FP64 is never tried */
+/* Elements of a block-scaled (B row) vector per shared norm (QUDA's per-site norm, here a block
+ * of rows): the one definition, for the tables (kernels/backend_sparse.h) and kernels/common. */
+#define MIXK_SVEC_BLOCK 32
+
+#define MIXK_NARROW_EXP 1
+#define MIXK_CG_AUTO 2
 #define MIXK_PRECISION_ROWS(S, B, G)                                                             \
-    S(MIX_FP64, fp64, 8, 11, 52, 0x1.fffffffffffffp+1023, HUGE_VAL, MIX_FP64, 0, 1)             \
-    S(MIX_FP32, fp32, 4, 8, 23, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, 0, 1)               \
-    G(MIX_TF32, tf32, 4, 8, 10, 0x1.ffcp+127, 0x1.ffep+127, MIX_FP32, 0, 1)                     \
-    S(MIX_FP16, fp16, 2, 5, 10, 0x1.ffcp+15, 0x1.ffep+15, MIX_FP32, 1, 1)                       \
-    S(MIX_BF16, bf16, 2, 8, 7, 0x1.fep+127, 0x1.ffp+127, MIX_FP32, 0, 1)                        \
-    B(MIX_FIXED16, fixed16, 2, 0, 15, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, 0, 0)
+    S(MIX_FP64, fp64, 8, 11, 52, 0x1.fffffffffffffp+1023, HUGE_VAL, MIX_FP64, MIXK_CG_AUTO, 5)   \
+    S(MIX_FP32, fp32, 4, 8, 23, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, MIXK_CG_AUTO, 4)     \
+    G(MIX_TF32, tf32, 4, 8, 10, 0x1.ffcp+127, 0x1.ffep+127, MIX_FP32, 0, 3)                     \
+    S(MIX_FP16, fp16, 2, 5, 10, 0x1.ffcp+15, 0x1.ffep+15, MIX_FP32, MIXK_NARROW_EXP, 1)         \
+    S(MIX_BF16, bf16, 2, 8, 7, 0x1.fep+127, 0x1.ffp+127, MIX_FP32, 0, 2)                        \
+    B(MIX_FIXED16, fixed16, 2, 0, 15, 0x1.fffffep+127, 0x1.ffffffp+127, MIX_FP32, MIXK_CG_AUTO, 0)
 
 /* Every precision; the sparse storage precisions; those of one value per element; the
  * block-scaled ones. */
@@ -45,7 +58,7 @@
 /* One accessor per column: a switch the compiler folds away for a constant precision.
  * Precisions outside the list answer 0 (or MIX_PREC_AUTO for the accumulator). */
 #define MIXK_TRAIT_(NAME, TYPE, COL, NONE)                                                    \
-    static inline MIX_HD TYPE NAME(mix_prec p)                                                 \
+    static inline MIXK_HD TYPE NAME(mix_prec p)                                                 \
     {                                                                                          \
         switch (p) {                                                                           \
             MIXK_PRECISIONS(COL)                                                               \
@@ -59,7 +72,7 @@
 #define MIXK_COL_MAXF_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return MAXF;
 #define MIXK_COL_OVF_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return OVF;
 #define MIXK_COL_ACC_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return ACC;
-#define MIXK_COL_SCALE_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return SC;
+#define MIXK_COL_ROLE_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return SC;
 #define MIXK_COL_GEMM_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return GE;
 #define MIXK_COL_STORAGE_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return 1;
 #define MIXK_COL_NAME_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return #SFX;
@@ -71,12 +84,45 @@ MIXK_TRAIT_(mixk_prec_mant_bits, int, MIXK_COL_MBITS_, 0)
 MIXK_TRAIT_(mixk_prec_max_finite, double, MIXK_COL_MAXF_, 0.0)
 MIXK_TRAIT_(mixk_prec_overflow_limit, double, MIXK_COL_OVF_, 0.0)
 MIXK_TRAIT_(mixk_prec_acc, mix_prec, MIXK_COL_ACC_, MIX_PREC_AUTO)
-MIXK_TRAIT_(mixk_prec_range_scaling, int, MIXK_COL_SCALE_, 0)
-MIXK_TRAIT_(mixk_prec_gemm, int, MIXK_COL_GEMM_, 0)            /* a dense factor precision */
+MIXK_TRAIT_(mixk_prec_role, int, MIXK_COL_ROLE_, 0)            /* MIXK_NARROW_EXP | MIXK_CG_AUTO */
+MIXK_TRAIT_(mixk_prec_auto_rank, int, MIXK_COL_GEMM_, 0)       /* AUTO's dense order; 0: none */
 MIXK_TRAIT_(mixk_prec_name, const char *, MIXK_COL_NAME_, "?")
 
+/* A dense factor precision (mix_gesv_params.factor_prec). */
+static inline MIXK_HD int mixk_prec_gemm(mix_prec p) { return mixk_prec_auto_rank(p) != 0; }
+
+/* An exponent narrower than FP32's: values leave its range where FP32's would not, so the
+ * solvers keep them in range (MIXK_NARROW_EXP). */
+static inline MIXK_HD int mixk_prec_narrow_exp(mix_prec p)
+{
+    return (mixk_prec_role(p) & MIXK_NARROW_EXP) != 0;
+}
+
+/* The dense solver scales the matrix into range before converting to `p`: a narrow exponent. */
+static inline MIXK_HD int mixk_prec_range_scaling(mix_prec p) { return mixk_prec_narrow_exp(p); }
+
+/* A candidate of CG's MIX_PREC_AUTO storage (MIXK_CG_AUTO). */
+static inline MIXK_HD int mixk_prec_cg_auto(mix_prec p)
+{
+    return (mixk_prec_role(p) & MIXK_CG_AUTO) != 0;
+}
+
+/* The dense factor precision MIX_PREC_AUTO tries at place `rank` (1 first); MIX_PREC_AUTO past
+ * the last.  FP64, the highest rank, is the answer when nothing is tried, never a try. */
+static inline MIXK_HD mix_prec mixk_prec_auto_nth(int rank)
+{
+    int top = 0;
+    mix_prec found = MIX_PREC_AUTO;
+#define MIXK_COL_NTH_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE)                                  \
+    if (GE > top) top = GE;                                                                    \
+    if (GE == rank) found = P;
+    MIXK_PRECISIONS(MIXK_COL_NTH_)
+#undef MIXK_COL_NTH_
+    return rank > 0 && rank < top ? found : MIX_PREC_AUTO;
+}
+
 /* A sparse storage precision (S row). */
-static inline MIX_HD int mixk_prec_storage(mix_prec p)
+static inline MIXK_HD int mixk_prec_storage(mix_prec p)
 {
     switch (p) {
         MIXK_STORAGE_FORMATS(MIXK_COL_STORAGE_)
@@ -85,7 +131,7 @@ static inline MIX_HD int mixk_prec_storage(mix_prec p)
 }
 
 /* A block-scaled storage precision (B row): vectors carry block norms. */
-static inline MIX_HD int mixk_prec_block_scaled(mix_prec p)
+static inline MIXK_HD int mixk_prec_block_scaled(mix_prec p)
 {
     switch (p) {
         MIXK_BLOCK_FORMATS(MIXK_COL_STORAGE_)
@@ -93,15 +139,44 @@ static inline MIX_HD int mixk_prec_block_scaled(mix_prec p)
     }
 }
 
+/* The block-scaled storage precision of `bytes` bytes per value (FIXED16 for 2); MIX_PREC_AUTO if
+ * none: the distributed CG sends a short-float stage's halo in it (solvers/cg_dist.c). */
+static inline MIXK_HD mix_prec mixk_prec_block_scaled_of(int bytes)
+{
+#define MIXK_COL_BLOCK_OF_(P, SFX, B, ...)                                                      \
+    if (B == bytes) return P;
+    MIXK_BLOCK_FORMATS(MIXK_COL_BLOCK_OF_)
+#undef MIXK_COL_BLOCK_OF_
+    return MIX_PREC_AUTO;
+}
+
+/* The CG AUTO candidate of `bytes` bytes per value (FP64 8, FP32 4, FIXED16 2), FP64 if none:
+ * the ranks of a distributed CG agree on the widest storage any of them chose (solvers/cg.c). */
+static inline MIXK_HD mix_prec mixk_prec_cg_auto_of(int bytes)
+{
+    for (int p = 0; p < MIX_NUM_PREC; p++)
+        if (mixk_prec_cg_auto((mix_prec)p) && mixk_prec_bytes((mix_prec)p) == bytes)
+            return (mix_prec)p;
+    return MIX_FP64;
+}
+
+/* A storage precision of one float value per element narrower than FP32 (FP16, BF16): CG stores
+ * A scaled by a uniform power of two (solvers/cg_matrix.c). */
+static inline MIXK_HD int mixk_prec_short_float(mix_prec p)
+{
+    return mixk_prec_storage(p) && !mixk_prec_block_scaled(p) &&
+           mixk_prec_bytes(p) < mixk_prec_bytes(MIX_FP32);
+}
+
 /* Whether `a` rounds (to nearest) to +-Inf in `p`: at or above the overflow limit, Inf
  * included; NaN does not overflow. */
-static inline MIX_HD int mixk_prec_overflows(mix_prec p, double a)
+static inline MIXK_HD int mixk_prec_overflows(mix_prec p, double a)
 {
     return fabs(a) >= mixk_prec_overflow_limit(p);
 }
 
 /* Whether `a` is finite once rounded to nearest in `p`: NaN and Inf are not. */
-static inline MIX_HD int mixk_prec_fits(mix_prec p, double a)
+static inline MIXK_HD int mixk_prec_fits(mix_prec p, double a)
 {
     return fabs(a) < mixk_prec_overflow_limit(p);
 }

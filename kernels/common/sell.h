@@ -45,13 +45,13 @@ typedef struct {
     const int16_t *soff;   /* per slot row: its first row's offset */
 } mixk_sell;
 
-static inline MIX_HD int64_t mixk_sell_nslice(int64_t n)
+static inline MIXK_HD int64_t mixk_sell_nslice(int64_t n)
 {
     return (n + MIXK_SELL_C - 1) / MIXK_SELL_C;
 }
 
 /* Slots per row of a slice that is not escaped (0 for an escaped one). */
-static inline MIX_HD int64_t mixk_sell_width(const mixk_sell *A, int64_t s)
+static inline MIXK_HD int64_t mixk_sell_width(const mixk_sell *A, int64_t s)
 {
     return ((A->slice[s + 1] & MIXK_SELL_SLOT_MASK) - (A->slice[s] & MIXK_SELL_SLOT_MASK)) / MIXK_SELL_C;
 }
@@ -72,7 +72,7 @@ static inline MIX_HD int64_t mixk_sell_width(const mixk_sell *A, int64_t s)
 
 /* The offset of slot k (of row i's slice): one byte and one int16 per slot row instead of the
  * slot's own offset where the slot row is contiguous (a warp's rows read one address). */
-static inline MIX_HD int16_t mixk_sell_off_c(const mixk_sell *A, int64_t k)
+static inline MIXK_HD int16_t mixk_sell_off_c(const mixk_sell *A, int64_t k)
 {
     const int64_t r = k / MIXK_SELL_C;
     return A->smask && (A->smask[r] & MIXK_SELL_G32) ? A->soff[r] : A->col[k];
@@ -85,7 +85,7 @@ static inline MIX_HD int16_t mixk_sell_off_c(const mixk_sell *A, int64_t k)
  * contiguous-slot metadata.  kernels/common/sell_plan.h drives 1, 2 and 4 for the backends. */
 
 /* Off-diagonal entries of row i; *far = 1 if one lies beyond int16 of the diagonal. */
-static inline MIX_HD int64_t mixk_sell_row_count(const int64_t *rowptr, const int32_t *colind,
+static inline MIXK_HD int64_t mixk_sell_row_count(const int64_t *rowptr, const int32_t *colind,
                                                  int64_t i, int *far)
 {
     int64_t m = 0;
@@ -141,7 +141,7 @@ static inline void mixk_sell_layout(int64_t n, const int64_t *cnt, const unsigne
 
 /* Where row i's q-th off-diagonal entry goes: slot index into col/val (*escaped = 0) or entry
  * index into ecol/eval (*escaped = 1). */
-static inline MIX_HD int64_t mixk_sell_place(const mixk_sell *A, int64_t i, int64_t q, int *escaped)
+static inline MIXK_HD int64_t mixk_sell_place(const mixk_sell *A, int64_t i, int64_t q, int *escaped)
 {
     const int64_t s = i / MIXK_SELL_C;
     const int t = (int)(i % MIXK_SELL_C);
@@ -151,7 +151,7 @@ static inline MIX_HD int64_t mixk_sell_place(const mixk_sell *A, int64_t i, int6
 }
 
 /* Bytes of the index arrays (what an SpMV reads besides the values and the diagonal). */
-static inline MIX_HD int64_t mixk_sell_index_bytes(int64_t n, int64_t nslots, int64_t nesc,
+static inline MIXK_HD int64_t mixk_sell_index_bytes(int64_t n, int64_t nslots, int64_t nesc,
                                                    int64_t nerp)
 {
     const int64_t ns = mixk_sell_nslice(n);

@@ -12,30 +12,29 @@
  * float, FP16/BF16 bit patterns, or FIXED16 int16 q (a matrix row on its power-of-two step with
  * its diagonal apart as a float; a vector with one float norm per block of MIXK_SVEC_BLOCK
  * entries).  Arithmetic type: double for FP64, else float. */
-#define MIXK_SVEC_BLOCK 32
 
 /* Loads of one element of a sloppy vector as its arithmetic type (`norm` only for FIXED16). */
-static inline MIX_HD double mixk_svec_ld_fp64(const void *v, const float *norm, int64_t i)
+static inline MIXK_HD double mixk_svec_ld_fp64(const void *v, const float *norm, int64_t i)
 {
     (void)norm;
     return ((const double *)v)[i];
 }
-static inline MIX_HD float mixk_svec_ld_fp32(const void *v, const float *norm, int64_t i)
+static inline MIXK_HD float mixk_svec_ld_fp32(const void *v, const float *norm, int64_t i)
 {
     (void)norm;
     return ((const float *)v)[i];
 }
-static inline MIX_HD float mixk_svec_ld_fp16(const void *v, const float *norm, int64_t i)
+static inline MIXK_HD float mixk_svec_ld_fp16(const void *v, const float *norm, int64_t i)
 {
     (void)norm;
     return mixk_f16_to_f32(((const uint16_t *)v)[i]);
 }
-static inline MIX_HD float mixk_svec_ld_bf16(const void *v, const float *norm, int64_t i)
+static inline MIXK_HD float mixk_svec_ld_bf16(const void *v, const float *norm, int64_t i)
 {
     (void)norm;
     return mixk_bf16_to_f32(((const uint16_t *)v)[i]);
 }
-static inline MIX_HD float mixk_svec_ld_fixed16(const void *v, const float *norm, int64_t i)
+static inline MIXK_HD float mixk_svec_ld_fixed16(const void *v, const float *norm, int64_t i)
 {
     return mixk_fixed16_decode(((const int16_t *)v)[i],
                                mixk_fixed16_step(norm[(uint64_t)i / MIXK_SVEC_BLOCK]));
@@ -43,37 +42,37 @@ static inline MIX_HD float mixk_svec_ld_fixed16(const void *v, const float *norm
 
 /* Stores of one element from a float (from a double for FP64: the FP64 store); FIXED16 vectors
  * are stored a block at a time (mixk_svec_st_block_fixed16), since the block shares its norm. */
-static inline MIX_HD void mixk_svec_st_fp64(void *v, int64_t i, double x) { ((double *)v)[i] = x; }
-static inline MIX_HD void mixk_svec_st_fp32(void *v, int64_t i, float x) { ((float *)v)[i] = x; }
-static inline MIX_HD void mixk_svec_st_fp16(void *v, int64_t i, float x)
+static inline MIXK_HD void mixk_svec_st_fp64(void *v, int64_t i, double x) { ((double *)v)[i] = x; }
+static inline MIXK_HD void mixk_svec_st_fp32(void *v, int64_t i, float x) { ((float *)v)[i] = x; }
+static inline MIXK_HD void mixk_svec_st_fp16(void *v, int64_t i, float x)
 {
     ((uint16_t *)v)[i] = mixk_f32_to_f16(x);
 }
-static inline MIX_HD void mixk_svec_st_bf16(void *v, int64_t i, float x)
+static inline MIXK_HD void mixk_svec_st_bf16(void *v, int64_t i, float x)
 {
     ((uint16_t *)v)[i] = mixk_f32_to_bf16(x);
 }
 
 /* An arithmetic value rounded as its store would round it (what a load then gives back). */
-static inline MIX_HD double mixk_svec_round_fp64(double x) { return x; }
-static inline MIX_HD float mixk_svec_round_fp32(float x) { return x; }
-static inline MIX_HD float mixk_svec_round_fp16(float x) { return mixk_round_f16(x); }
-static inline MIX_HD float mixk_svec_round_bf16(float x) { return mixk_round_bf16(x); }
+static inline MIXK_HD double mixk_svec_round_fp64(double x) { return x; }
+static inline MIXK_HD float mixk_svec_round_fp32(float x) { return x; }
+static inline MIXK_HD float mixk_svec_round_fp16(float x) { return mixk_round_f16(x); }
+static inline MIXK_HD float mixk_svec_round_bf16(float x) { return mixk_round_bf16(x); }
 
 /* Stores of one element from a double, with one rounding. */
-static inline MIX_HD void mixk_svec_st64_fp64(void *v, int64_t i, double x) { ((double *)v)[i] = x; }
-static inline MIX_HD void mixk_svec_st64_fp32(void *v, int64_t i, double x) { ((float *)v)[i] = (float)x; }
-static inline MIX_HD void mixk_svec_st64_fp16(void *v, int64_t i, double x)
+static inline MIXK_HD void mixk_svec_st64_fp64(void *v, int64_t i, double x) { ((double *)v)[i] = x; }
+static inline MIXK_HD void mixk_svec_st64_fp32(void *v, int64_t i, double x) { ((float *)v)[i] = (float)x; }
+static inline MIXK_HD void mixk_svec_st64_fp16(void *v, int64_t i, double x)
 {
     ((uint16_t *)v)[i] = mixk_f64_to_f16(x);
 }
-static inline MIX_HD void mixk_svec_st64_bf16(void *v, int64_t i, double x)
+static inline MIXK_HD void mixk_svec_st64_bf16(void *v, int64_t i, double x)
 {
     ((uint16_t *)v)[i] = mixk_f64_to_bf16(x);
 }
 
 /* FIXED16 block `blk` (cnt <= MIXK_SVEC_BLOCK values): norm = max |x|, q = round(x 32767/norm). */
-static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16(void *v, float *norm, int64_t blk,
+static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16(void *v, float *norm, int64_t blk,
                                                     const float *x, int cnt)
 {
     const float s = mixk_fixed16_block_scale_f32(x, cnt);
@@ -83,7 +82,7 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16(void *v,
     norm[blk] = s;
 }
 /* The same from FP64 values (the reliable update's r_sloppy <- r): one rounding, in double. */
-static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void *v, float *norm, int64_t blk,
+static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void *v, float *norm, int64_t blk,
                                                         const double *x, int cnt)
 {
     const float s = mixk_fixed16_block_scale_f64(x, cnt);
@@ -106,7 +105,7 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void
  * (h_i = c 2^(rexp_i - 127), exact in double: kernels/common/fixed16.h).  A vector body running rows side by side adds in this order
  * to give the same bits. */
 #define MIXK_SPMV_ROW(NAME, ACC, LDA, LDX)                                                     \
-    static inline MIX_HD ACC NAME(const int64_t *rowptr, const int32_t *colind,                \
+    static inline MIXK_HD ACC NAME(const int64_t *rowptr, const int32_t *colind,                \
                                   const void *val, const void *x, const float *xnorm, int64_t i) \
     {                                                                                           \
         (void)xnorm;                                                                            \
@@ -125,11 +124,11 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(void
  * nonzero: FIXED16's decode is mixk_svec_ld_fixed16's, so both give the same bits). */
 #define MIXK_LDX_F32(x, xnorm, j) (((const float *)(x))[j])
 /* The same as functions, one per format. */
-static inline MIX_HD double mixk_lda_fp64(const void *v, int64_t k) { return MIXK_LDA_FP64(v, k); }
-static inline MIX_HD float mixk_lda_fp32(const void *v, int64_t k) { return MIXK_LDA_FP32(v, k); }
-static inline MIX_HD float mixk_lda_fp16(const void *v, int64_t k) { return MIXK_LDA_FP16(v, k); }
-static inline MIX_HD float mixk_lda_bf16(const void *v, int64_t k) { return MIXK_LDA_BF16(v, k); }
-static inline MIX_HD float mixk_lda_fixed16(const void *v, int64_t k) { return MIXK_LDA_FIXED16(v, k); }
+static inline MIXK_HD double mixk_lda_fp64(const void *v, int64_t k) { return MIXK_LDA_FP64(v, k); }
+static inline MIXK_HD float mixk_lda_fp32(const void *v, int64_t k) { return MIXK_LDA_FP32(v, k); }
+static inline MIXK_HD float mixk_lda_fp16(const void *v, int64_t k) { return MIXK_LDA_FP16(v, k); }
+static inline MIXK_HD float mixk_lda_bf16(const void *v, int64_t k) { return MIXK_LDA_BF16(v, k); }
+static inline MIXK_HD float mixk_lda_fixed16(const void *v, int64_t k) { return MIXK_LDA_FIXED16(v, k); }
 MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
 
 /* Statements of a SELL row's off-diagonal sum: double s = sum over the row's slots (or its
@@ -159,38 +158,38 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
 /* The functions of one SELL format: its off-diagonal sum over x in storage (part) or decoded to
  * floats (partf), its row finish (x_i in the arithmetic type), and whole rows. */
 #define MIXK_SELL_ROWS(SFX, ACC, LDA, LDX)                                                       \
-    static inline MIX_HD MIXK_ALWAYS_INLINE double mixk_sell_part_##SFX(                          \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_part_##SFX(                          \
         const mixk_sell *A, const void *x, const float *xnorm, int64_t i)                         \
     {                                                                                             \
         MIXK_SELL_SUM(s, LDA, LDX)                                                                \
         return s;                                                                                 \
     }                                                                                             \
-    static inline MIX_HD MIXK_ALWAYS_INLINE double mixk_sell_partf_##SFX(const mixk_sell *A,      \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_partf_##SFX(const mixk_sell *A,      \
                                                                          const float *x, int64_t i) \
     {                                                                                             \
         MIXK_SELL_SUM(s, LDA, MIXK_LDX_F32) /* the load drops xnorm */                            \
         return s;                                                                                 \
     }                                                                                             \
     /* The same over the contiguous-slot offsets (the CUDA rows: a warp reads one offset). */    \
-    static inline MIX_HD MIXK_ALWAYS_INLINE double mixk_sell_partc_##SFX(                         \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_partc_##SFX(                         \
         const mixk_sell *A, const void *x, const float *xnorm, int64_t i)                         \
     {                                                                                             \
         MIXK_SELL_SUM_OFF(s, LDA, LDX, mixk_sell_off_c)                                           \
         return s;                                                                                 \
     }                                                                                             \
-    static inline MIX_HD MIXK_ALWAYS_INLINE ACC mixk_sell_rowfc_##SFX(const mixk_sell *A,         \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE ACC mixk_sell_rowfc_##SFX(const mixk_sell *A,         \
                                                                       const float *x, int64_t i)  \
     {                                                                                             \
         MIXK_SELL_SUM_OFF(s, LDA, MIXK_LDX_F32, mixk_sell_off_c)                                  \
         return mixk_sell_finish_##SFX(A, i, s, x[i]);                                             \
     }                                                                                             \
-    static inline MIX_HD MIXK_ALWAYS_INLINE ACC mixk_sell_row_##SFX(const mixk_sell *A, const void *x, \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE ACC mixk_sell_row_##SFX(const mixk_sell *A, const void *x, \
                                                                     const float *xnorm, int64_t i) \
     {                                                                                             \
         return mixk_sell_finish_##SFX(A, i, mixk_sell_part_##SFX(A, x, xnorm, i),                  \
                                       mixk_svec_ld_##SFX(x, xnorm, i));                           \
     }                                                                                             \
-    static inline MIX_HD MIXK_ALWAYS_INLINE ACC mixk_sell_rowf_##SFX(const mixk_sell *A,          \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE ACC mixk_sell_rowf_##SFX(const mixk_sell *A,          \
                                                                      const float *x, int64_t i)   \
     {                                                                                             \
         return mixk_sell_finish_##SFX(A, i, mixk_sell_partf_##SFX(A, x, i), x[i]);                 \
@@ -198,7 +197,7 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
 
 /* Element formats: s + a_ii x_i, a_ii in the format, rounded once. */
 #define MIXK_SELL_ELEMENT_FINISH(SFX, T, LDA)                                                     \
-    static inline MIX_HD MIXK_ALWAYS_INLINE T mixk_sell_finish_##SFX(const mixk_sell *A,          \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE T mixk_sell_finish_##SFX(const mixk_sell *A,          \
                                                                      int64_t i, double s, T xi)   \
     {                                                                                             \
         return (T)(s + (double)LDA(A->diag, i) * (double)xi);                                    \
@@ -209,7 +208,7 @@ MIXK_SELL_ELEMENT_FINISH(fp16, float, MIXK_LDA_FP16)
 MIXK_SELL_ELEMENT_FINISH(bf16, float, MIXK_LDA_BF16)
 
 /* FIXED16: the off-diagonal sum times the row's step, plus the float diagonal times x_i. */
-static inline MIX_HD MIXK_ALWAYS_INLINE float mixk_sell_finish_fixed16(const mixk_sell *A, int64_t i,
+static inline MIXK_HD MIXK_ALWAYS_INLINE float mixk_sell_finish_fixed16(const mixk_sell *A, int64_t i,
                                                                       double s, float xi)
 {
     return (float)(s * mixk_fixed16_row_step(A->rexp[i], A->fmant) +
@@ -222,9 +221,22 @@ MIXK_SELL_ROWS(fp16, float, MIXK_LDA_FP16, mixk_svec_ld_fp16)
 MIXK_SELL_ROWS(bf16, float, MIXK_LDA_BF16, mixk_svec_ld_bf16)
 MIXK_SELL_ROWS(fixed16, float, MIXK_LDA_FIXED16, mixk_svec_ld_fixed16)
 
+/* One value of a sloppy vector stored in `p`, widened to FP64 exactly (0 for a precision that is
+ * not a storage format). */
+#define MIXK_SVEC_LD_CASE_(P, SFX, ...)                                                          \
+    case P: return mixk_svec_ld_##SFX(v, norm, i);
+static inline MIXK_HD double mixk_svec_ld(mix_prec p, const void *v, const float *norm, int64_t i)
+{
+    switch (p) {
+        MIXK_STORAGE_FORMATS(MIXK_SVEC_LD_CASE_)
+    default: return 0.0;
+    }
+}
+#undef MIXK_SVEC_LD_CASE_
+
 /* Whether `p`'s sloppy matrix is SELL: every storage format but FP64 (see above), whose SELL
  * functions exist, as every format's, but serve no backend. */
-static inline MIX_HD int mixk_sell_used(mix_prec p)
+static inline MIXK_HD int mixk_sell_used(mix_prec p)
 {
     return mixk_prec_storage(p) && p != MIX_FP64;
 }
@@ -265,18 +277,18 @@ typedef struct {
  * MIXK_ELEMENT_FORMAT makes the rest.  A block-scaled format (B row) writes them all, and its
  * CUDA warp stores (kernels/cuda/sparse_kernels.cu, st_warp). */
 #define MIXK_ELEMENT_FORMAT(P, SFX, T)                                                            \
-    static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_ld_block_##SFX(const void *v, const float *norm,         \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_ld_block_##SFX(const void *v, const float *norm,         \
                                                        int64_t blk, int cnt, T *x)               \
     {                                                                                             \
         for (int t = 0; t < cnt; t++) x[t] = mixk_svec_ld_##SFX(v, norm, blk * MIXK_SVEC_BLOCK + t); \
     }                                                                                             \
-    static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_##SFX(void *v, float *norm, int64_t blk,        \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_##SFX(void *v, float *norm, int64_t blk,        \
                                                        const T *x, int cnt)                      \
     {                                                                                             \
         (void)norm;                                                                               \
         for (int t = 0; t < cnt; t++) mixk_svec_st_##SFX(v, blk * MIXK_SVEC_BLOCK + t, x[t]);     \
     }                                                                                             \
-    static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_##SFX(void *v, float *norm, int64_t blk,      \
+    static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_##SFX(void *v, float *norm, int64_t blk,      \
                                                          const double *x, int cnt)               \
     {                                                                                             \
         (void)norm;                                                                               \
@@ -287,7 +299,7 @@ MIXK_ELEMENT_FORMAT(MIX_FP32, fp32, float)
 MIXK_ELEMENT_FORMAT(MIX_FP16, fp16, float)
 MIXK_ELEMENT_FORMAT(MIX_BF16, bf16, float)
 
-static inline MIX_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t *colind,
+static inline MIXK_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t *colind,
                                            const double *a, const double *scale, int64_t i,
                                            void *out)
 {
@@ -299,7 +311,7 @@ static inline MIX_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t 
 /* An element format's SELL row: the diagonal apart, each off-diagonal entry in its slot (or
  * escape entry), the row's padding slots 0 with offset 0. */
 #define MIXK_SELL_ELEMENT_FILL(P, SFX)                                                            \
-    static inline MIX_HD int mixk_sell_fill_row_##SFX(const mixk_sell *A, const int64_t *rowptr,  \
+    static inline MIXK_HD int mixk_sell_fill_row_##SFX(const mixk_sell *A, const int64_t *rowptr,  \
                                                       const int32_t *colind, const double *a,     \
                                                       const double *scale, int64_t i,             \
                                                       const mixk_sell_out *o)                     \
@@ -338,14 +350,14 @@ MIXK_SELL_ELEMENT_FILL(MIX_FP16, fp16)
 MIXK_SELL_ELEMENT_FILL(MIX_BF16, bf16)
 
 /* FIXED16 (block-scaled): the block decoded with its step computed once. */
-static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_ld_block_fixed16(const void *v, const float *norm, int64_t blk,
+static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_ld_block_fixed16(const void *v, const float *norm, int64_t blk,
                                                      int cnt, float *x)
 {
     const float step = mixk_fixed16_step(norm[blk]);
     const int16_t *q = (const int16_t *)v + blk * MIXK_SVEC_BLOCK;
     for (int t = 0; t < cnt; t++) x[t] = mixk_fixed16_decode(q[t], step);
 }
-static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_fixed16(void *v, float *norm, int64_t blk,
+static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_fixed16(void *v, float *norm, int64_t blk,
                                                        const double *x, int cnt)
 {
     mixk_svec_st_block_fixed16_f64(v, norm, blk, x, cnt);
@@ -353,7 +365,7 @@ static inline MIX_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_fixed16(void *
 
 /* The largest off-diagonal magnitude of row i of diag(scale) A diag(scale) (NaN if one is NaN):
  * over all rows, what mixk_fixed16_mant takes. */
-static inline MIX_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, const int32_t *colind,
+static inline MIXK_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, const int32_t *colind,
                                                     const double *a, const double *scale, int64_t i)
 {
     double off = 0.0;
@@ -373,7 +385,7 @@ static inline MIX_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, const
  * keeps the off-diagonal entries of a diagonally dominant row from being rounded on the
  * diagonal's scale (3D Poisson: 722 CG iterations against 573).  Returns 1 if a value does not
  * fit a float (or is NaN). */
-static inline MIX_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const int64_t *rowptr,
+static inline MIXK_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const int64_t *rowptr,
                                                     const int32_t *colind, const double *a,
                                                     const double *scale, int64_t i,
                                                     const mixk_sell_out *o)
@@ -416,16 +428,15 @@ static inline MIX_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const in
 /* A stored matrix value as the SpMV multiplies it, for round-trip checks: slot (or escape entry,
  * esc) k of row i, or its diagonal (k < 0): the element, or for FIXED16 q h_i (exact) and the
  * float diagonal. */
-static inline MIX_HD double mixk_sell_value(mix_prec p, const mixk_sell *A, int64_t i, int64_t k,
+static inline MIXK_HD double mixk_sell_value(mix_prec p, const mixk_sell *A, int64_t i, int64_t k,
                                             int esc)
 {
     const void *v = k < 0 ? A->diag : esc ? A->eval : A->val;
     const int64_t at = k < 0 ? i : k;
+#define MIXK_SELL_VALUE_CASE_(P, SFX, ...) case P: return mixk_lda_##SFX(v, at);
     switch (p) {
-    case MIX_FP64: return mixk_lda_fp64(v, at);
-    case MIX_FP32: return mixk_lda_fp32(v, at);
-    case MIX_FP16: return mixk_lda_fp16(v, at);
-    case MIX_BF16: return mixk_lda_bf16(v, at);
+        MIXK_ELEMENT_FORMATS(MIXK_SELL_VALUE_CASE_)
+#undef MIXK_SELL_VALUE_CASE_
     case MIX_FIXED16:
         return k < 0 ? (double)((const float *)v)[at]
                      : (double)mixk_lda_fixed16(v, at) * mixk_fixed16_row_step(A->rexp[i], A->fmant);

@@ -7,7 +7,7 @@
 #include "kernels/common/fpbits.h"
 
 /* Keeps 10 mantissa bits, round to nearest even; Inf/NaN kept (NaN quieted), overflow to Inf. */
-static inline MIX_HD float mixk_round_tf32(float x)
+static inline MIXK_HD float mixk_round_tf32(float x)
 {
     return mixk_bits_f32(mixk_round_bits(mixk_f32_bits(x), 8, 23, 8, 10) << 13);
 }

@@ -9,6 +9,8 @@
 #include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/cpu_features.h"
 
+extern const mixi_dense_ops mixi_cpu_dense_ops; /* dense_cpu.c */
+
 /* The O(n^2) loops go to the OpenMP team only when OpenBLAS shares that pool (as in
  * dense_cpu.c: otherwise a spinning team competes with OpenBLAS's threads). */
 
@@ -169,7 +171,7 @@ int mixi_cpu_syrk_f32(void *state, mix_prec compute, int n, int k, float alpha, 
 {
     if (overflow) *overflow = 0;
     if (n == 0) return MIX_SUCCESS;
-    const mix_dense_ops *d = &mixi_cpu_dense_ops;
+    const mixi_dense_ops *d = &mixi_cpu_dense_ops;
     int w = (n + SYRK_STRIPES - 1) / SYRK_STRIPES;
     w = (w + 63) / 64 * 64; /* aligned stripe starts */
     if (w < SYRK_MIN_STRIPE) w = SYRK_MIN_STRIPE;

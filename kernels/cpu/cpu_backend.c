@@ -7,6 +7,9 @@
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
 
+extern const mixi_dense_ops mixi_cpu_dense_ops;   /* dense_cpu.c */
+extern const mixi_sparse_ops mixi_cpu_sparse_ops; /* sparse_cpu.c */
+
 static int cpu_init(void **state)
 {
     *state = NULL;
@@ -48,6 +51,8 @@ static int cpu_caps(mix_caps *caps)
     int bf16_onednn = mixi_cpu_gemm_engine(MIX_BF16) == MIXI_GEMM_ONEDNN;
     caps->gemm[MIX_BF16] =
         bf16_onednn && mixi_cpu_has_native_bf16_gemm() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
+    for (int p = 0; p < MIX_NUM_PREC; p++) /* every storage format of the table runs, at least */
+        if (mixk_prec_storage((mix_prec)p)) caps->storage[p] = MIX_PREC_EMULATED; /* in C */
     caps->storage[MIX_FP64] = MIX_PREC_NATIVE;
     caps->storage[MIX_FP32] = MIX_PREC_NATIVE;
     caps->storage[MIX_FP16] = mixi_cpu_has_f16c() ? MIX_PREC_NATIVE : MIX_PREC_EMULATED;
@@ -107,7 +112,7 @@ static int cpu_synchronize(void *state)
     return MIX_SUCCESS;
 }
 
-const mix_backend_ops mixi_cpu_backend = {
+const mixi_backend_ops mixi_cpu_backend = {
     .flags = MIXI_BACKEND_HOST_MEMORY | MIXI_BACKEND_CONCURRENT,
     .init = cpu_init,
     .fini = cpu_fini,

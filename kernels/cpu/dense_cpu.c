@@ -601,7 +601,7 @@ static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
     return MIX_SUCCESS;
 }
 
-const mix_dense_ops mixi_cpu_dense_ops = {
+const mixi_dense_ops mixi_cpu_dense_ops = {
     .lacpy_f64 = cpu_lacpy_f64,
     .count_nonfinite_f64 = cpu_count_nonfinite_f64,
     .norm_inf_f64 = cpu_norm_inf_f64,

@@ -20,10 +20,10 @@
 #define MIXI_INLINE inline
 #endif
 #define PAR_MIN 4096 /* below this many rows a parallel region costs more than it saves */
-_Static_assert(MIXK_SVEC_BLOCK == MIXI_SVEC_BLOCK, "one FIXED16 vector block size");
+_Static_assert(MIXK_SVEC_BLOCK == MIXK_SVEC_BLOCK, "one FIXED16 vector block size");
 _Static_assert(MIXK_SELL_C == MIXK_SVEC_BLOCK, "a SELL slice is a block of the kernels");
 
-struct mix_spmat {
+struct mixi_spmat {
     mix_prec prec;
     int n;
     int64_t nnz;
@@ -46,13 +46,13 @@ struct mix_spmat {
 };
 
 typedef struct {
-    void (*spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy, int var);
-    void (*cg_update)(double alpha, const mix_svec *p, const mix_svec *ap, mix_svec *x,
-                      mix_svec *r, double *rr, double *rd);
-    void (*axpby)(double a, const mix_svec *x, double b, mix_svec *y);
-    double (*dot)(const mix_svec *x, const mix_svec *y);
-    double (*from64)(const double *x, const double *scale, double alpha, mix_svec *v);
-    void (*accum64)(const mix_svec *v, const double *scale, double alpha, double *y);
+    void (*spmv)(const mixi_spmat *A, const mixi_svec *x, mixi_svec *y, double *xy, int var);
+    void (*cg_update)(double alpha, const mixi_svec *p, const mixi_svec *ap, mixi_svec *x,
+                      mixi_svec *r, double *rr, double *rd);
+    void (*axpby)(double a, const mixi_svec *x, double b, mixi_svec *y);
+    double (*dot)(const mixi_svec *x, const mixi_svec *y);
+    double (*from64)(const double *x, const double *scale, double alpha, mixi_svec *v);
+    void (*accum64)(const mixi_svec *v, const double *scale, double alpha, double *y);
 } cpu_svec_kernels;
 
 /* Token helpers of the template (kernels/cpu/sparse_cpu_t.h): pasting after expansion, and
@@ -327,6 +327,12 @@ MIXI_AVX2 static MIXI_INLINE void avx512_slice(mix_prec P, int contig, const mix
     default: (contig ? avx512_slice_c_fixed16 : avx512_slice_g_fixed16)(A, x, s, y); break;
     }
 }
+/* The formats the vector slices load (avx2_sell_vals, avx512_sell_vals); any other format of the
+ * table runs the portable rows, so that a new one is correct before it is fast. */
+static inline int simd_sell_format(mix_prec P)
+{
+    return P == MIX_FP32 || P == MIX_FP16 || P == MIX_BF16 || P == MIX_FIXED16;
+}
 MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
                                                   int64_t s, float *y, int var)
 {
@@ -368,7 +374,7 @@ MIXI_AVX2 static MIXI_INLINE void avx2_fixed16_store(int16_t *q, float *norm, co
 }
 
 /* Eight FP16 (F16C) or BF16 (avx2_lanes.h) values at a time, the rest one by one. */
-MIXI_AVX2 static MIXI_INLINE int avx2_load_block(mix_prec P, const mix_svec *v, int64_t b, int cnt, float *x)
+MIXI_AVX2 static MIXI_INLINE int avx2_load_block(mix_prec P, const mixi_svec *v, int64_t b, int cnt, float *x)
 {
     const uint16_t *h = (const uint16_t *)v->val + b * BLK;
     int t = 0;
@@ -388,7 +394,7 @@ MIXI_AVX2 static MIXI_INLINE int avx2_load_block(mix_prec P, const mix_svec *v, 
     return 0;
 }
 
-MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mix_svec *v, int64_t b, const float *x, int cnt)
+MIXI_AVX2 static MIXI_INLINE int avx2_store_block(mix_prec P, mixi_svec *v, int64_t b, const float *x, int cnt)
 {
     uint16_t *h = (uint16_t *)v->val + b * BLK;
     int t = 0;
@@ -450,8 +456,8 @@ MIXI_AVX2 static inline double avx2_dot4_double(const double *x, const double *v
 #define ISA_DECODE_X(P) (mixk_prec_bytes(P) < 4)
 /* Full slices that are not escaped run eight rows per vector (the rest row by row). */
 #define ISA_SLICE(P, A, xf, b, cnt, v, var)                                                        \
-    (mixk_sell_used(P) && (cnt) == MIXK_SELL_C && !((A)->sell.slice[b] & MIXK_SELL_ESC) &&          \
-     (simd_sell_slice(P, &(A)->sell, xf, b, v, var), 1))
+    (mixk_sell_used(P) && simd_sell_format(P) && (cnt) == MIXK_SELL_C &&                            \
+     !((A)->sell.slice[b] & MIXK_SELL_ESC) && (simd_sell_slice(P, &(A)->sell, xf, b, v, var), 1))
 #define ISA_ROWF(P, A, xf, i, out) \
     ((P) == MIX_FP16 && ((out) = avx2_rowf_fp16(&A->sell, xf, i), 1))
 #define T float
@@ -476,7 +482,7 @@ static int force_portable;
 
 void mixi_cpu_sparse_force_portable(int on) { force_portable = on; }
 
-const mixk_sell *mixi_cpu_spmat_sell(const mix_spmat *A)
+const mixk_sell *mixi_cpu_spmat_sell(const mixi_spmat *A)
 {
     return A && mixk_sell_used(A->prec) ? &A->sell : NULL;
 }
@@ -502,7 +508,7 @@ static void tuner_init(mixi_spmv_tuner *T, mix_prec prec)
 #endif
 }
 
-static void spmat_free(mix_spmat *A)
+static void spmat_free(mixi_spmat *A)
 {
     if (!A) return;
     if (A->owns_pattern) {
@@ -525,21 +531,21 @@ static void spmat_free(mix_spmat *A)
     mixi_free(A);
 }
 
-static void cpu_csr_destroy(void *state, mix_spmat *A)
+static void cpu_csr_destroy(void *state, mixi_spmat *A)
 {
     (void)state;
     spmat_free(A);
 }
 
 static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32_t *colind,
-                          const double *val, mix_spmat **out)
+                          const double *val, mixi_spmat **out)
 {
     (void)state;
     *out = NULL;
     if (n <= 0 || !rowptr) return MIX_ERR_INVALID_ARG;
     const int64_t nnz = rowptr[n];
     size_t nz = (size_t)(nnz > 0 ? nnz : 1);
-    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    mixi_spmat *A = mixi_calloc(1, sizeof *A);
     if (!A) return MIX_ERR_ALLOC;
     A->prec = MIX_FP64;
     A->n = n;
@@ -565,7 +571,7 @@ static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32
 }
 
 /* An FP64 copy diag(scale) A64 diag(scale) in plain CSR, sharing A64's pattern. */
-static int convert_fp64(const mix_spmat *A64, const double *scale, mix_spmat *A)
+static int convert_fp64(const mixi_spmat *A64, const double *scale, mixi_spmat *A)
 {
     const int n = A64->n;
     A->rowptr = A64->rowptr;
@@ -579,7 +585,7 @@ static int convert_fp64(const mix_spmat *A64, const double *scale, mix_spmat *A)
 }
 
 /* Alloc of the SELL arrays sized by z (64 bytes of padding: vector loads may read past the end). */
-static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mix_spmat *A)
+static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mixi_spmat *A)
 {
     const int fixed = mixk_prec_block_scaled(prec), narrow = mixk_prec_bytes(prec) < 4;
     const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
@@ -607,7 +613,7 @@ static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mix_spmat *A)
 
 /* Each row's columns and values (kernels/common/spmv_row.h), then the slot metadata; returns
  * how many rows did not fit the format. */
-static long sell_fill(const mix_spmat *A64, mix_prec prec, const double *scale, mix_spmat *A)
+static long sell_fill(const mixi_spmat *A64, mix_prec prec, const double *scale, mixi_spmat *A)
 {
     const int n = A64->n;
     const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
@@ -635,7 +641,7 @@ static long sell_fill(const mix_spmat *A64, mix_prec prec, const double *scale, 
 
 /* A SELL-32 copy (kernels/common/sell.h) in `prec`: the layout planned by
  * kernels/common/sell_plan.h, then each row's columns and values. */
-static int convert_sell(const mix_spmat *A64, mix_prec prec, const double *scale, mix_spmat *A)
+static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scale, mixi_spmat *A)
 {
     const int n = A64->n;
     const int fixed = mixk_prec_block_scaled(prec);
@@ -670,13 +676,13 @@ static int convert_sell(const mix_spmat *A64, mix_prec prec, const double *scale
     return st;
 }
 
-static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
-                           mix_spmat **out)
+static int cpu_csr_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                           mixi_spmat **out)
 {
     (void)state;
     *out = NULL;
     if (!mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
-    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    mixi_spmat *A = mixi_calloc(1, sizeof *A);
     if (!A) return MIX_ERR_ALLOC;
     A->prec = prec;
     A->n = A64->n;
@@ -696,14 +702,14 @@ static int cpu_csr_convert(void *state, const mix_spmat *A64, mix_prec prec, con
 
 /* Bytes one SpMV reads of the matrix: values, diagonal and every index array (FIXED16:
  * exponent bytes too). */
-static int cpu_csr_bytes(void *state, const mix_spmat *A, int64_t *bytes)
+static int cpu_csr_bytes(void *state, const mixi_spmat *A, int64_t *bytes)
 {
     (void)state;
     *bytes = A->bytes;
     return MIX_SUCCESS;
 }
 
-static int cpu_diag_rsqrt(void *state, const mix_spmat *A, double *scale)
+static int cpu_diag_rsqrt(void *state, const mixi_spmat *A, double *scale)
 {
     (void)state;
     const double *a = A->val;
@@ -722,7 +728,7 @@ static int cpu_diag_rsqrt(void *state, const mix_spmat *A, double *scale)
     return bad ? MIX_ERR_NOT_SPD : MIX_SUCCESS;
 }
 
-static int cpu_residual64(void *state, const mix_spmat *A, const double *b, const double *x,
+static int cpu_residual64(void *state, const mixi_spmat *A, const double *b, const double *x,
                           double *r, double *rr)
 {
     (void)state;
@@ -747,7 +753,7 @@ static int cpu_nrm2sq64(void *state, int n, const double *x, double *xx)
 }
 
 static int cpu_vec_from64(void *state, const double *x, const double *scale, double alpha,
-                          mix_svec *v, double *vv)
+                          mixi_svec *v, double *vv)
 {
     (void)state;
     const cpu_svec_kernels *k = kernels_for(v->prec);
@@ -757,7 +763,7 @@ static int cpu_vec_from64(void *state, const double *x, const double *scale, dou
     return MIX_SUCCESS;
 }
 
-static int cpu_vec_accum64(void *state, const mix_svec *v, const double *scale, double alpha,
+static int cpu_vec_accum64(void *state, const mixi_svec *v, const double *scale, double alpha,
                            double *y)
 {
     (void)state;
@@ -767,7 +773,7 @@ static int cpu_vec_accum64(void *state, const mix_svec *v, const double *scale, 
     return MIX_SUCCESS;
 }
 
-static int cpu_vec_zero(void *state, mix_svec *v)
+static int cpu_vec_zero(void *state, mixi_svec *v)
 {
     (void)state;
     size_t vb, nb;
@@ -778,7 +784,7 @@ static int cpu_vec_zero(void *state, mix_svec *v)
     return MIX_SUCCESS;
 }
 
-static int cpu_spmv(void *state, const mix_spmat *A, const mix_svec *x, mix_svec *y, double *xy)
+static int cpu_spmv(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_svec *y, double *xy)
 {
     (void)state;
     const cpu_svec_kernels *k = kernels_for(A->prec);
@@ -804,20 +810,20 @@ static int cpu_spmv(void *state, const mix_spmat *A, const mix_svec *x, mix_svec
 
 static double cpu_spmv_rate(mix_prec storage) { return mixi_spmv_rate(storage); }
 
-static const char *cpu_spmv_variant(void *state, const mix_spmat *A)
+static const char *cpu_spmv_variant(void *state, const mixi_spmat *A)
 {
     (void)state;
     return A && A->tune ? mixi_spmv_tuner_choice(A->tune) : NULL;
 }
 
-const char *mixi_cpu_spmv_variant(const mix_spmat *A, double *contig)
+const char *mixi_cpu_spmv_variant(const mixi_spmat *A, double *contig)
 {
     if (contig) *contig = A && A->slot_rows ? (double)A->contig_rows / (double)A->slot_rows : 0.0;
     return cpu_spmv_variant(NULL, A);
 }
 
-static int cpu_cg_update(void *state, double alpha, const mix_svec *p, const mix_svec *ap,
-                         mix_svec *x, mix_svec *r, double *rr, double *rd)
+static int cpu_cg_update(void *state, double alpha, const mixi_svec *p, const mixi_svec *ap,
+                         mixi_svec *x, mixi_svec *r, double *rr, double *rd)
 {
     (void)state;
     const cpu_svec_kernels *k = kernels_for(p->prec);
@@ -829,7 +835,7 @@ static int cpu_cg_update(void *state, double alpha, const mix_svec *p, const mix
     return MIX_SUCCESS;
 }
 
-static int cpu_axpby(void *state, double a, const mix_svec *x, double b, mix_svec *y)
+static int cpu_axpby(void *state, double a, const mixi_svec *x, double b, mixi_svec *y)
 {
     (void)state;
     const cpu_svec_kernels *k = kernels_for(x->prec);
@@ -839,7 +845,7 @@ static int cpu_axpby(void *state, double a, const mix_svec *x, double b, mix_sve
     return MIX_SUCCESS;
 }
 
-static int cpu_dot(void *state, const mix_svec *x, const mix_svec *y, double *xy)
+static int cpu_dot(void *state, const mixi_svec *x, const mixi_svec *y, double *xy)
 {
     (void)state;
     const cpu_svec_kernels *k = kernels_for(x->prec);
@@ -849,7 +855,7 @@ static int cpu_dot(void *state, const mix_svec *x, const mix_svec *y, double *xy
     return MIX_SUCCESS;
 }
 
-const mix_sparse_ops mixi_cpu_sparse_ops = {
+const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .csr_create = cpu_csr_create,
     .csr_convert = cpu_csr_convert,
     .csr_destroy = cpu_csr_destroy,

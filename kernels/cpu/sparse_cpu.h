@@ -4,16 +4,16 @@
 
 #include "kernels/common/sell.h"
 
-struct mix_spmat;
+struct mixi_spmat;
 
 /* 1 makes the sparse kernels take their portable C bodies, 0 restores the run-time choice. */
 void mixi_cpu_sparse_force_portable(int on);
 
 /* A CPU matrix's SELL layout (host memory), NULL for an FP64 (plain CSR) matrix. */
-const mixk_sell *mixi_cpu_spmat_sell(const struct mix_spmat *A);
+const mixk_sell *mixi_cpu_spmat_sell(const struct mixi_spmat *A);
 
 /* The SpMV variant the tuner chose for a CPU matrix (kernels/cpu/spmv_tune.h; "tuning" before it
  * chose), and in *contig (may be NULL) the share of its slot rows contiguous over 32 rows. */
-const char *mixi_cpu_spmv_variant(const struct mix_spmat *A, double *contig);
+const char *mixi_cpu_spmv_variant(const struct mixi_spmat *A, double *contig);
 
 #endif

@@ -23,7 +23,7 @@
 #define MIXI_THIS_ACC(ACC, ...) MIXI_WHEN_SAME(ACC, TACC, __VA_ARGS__)
 
 /* Block b of v into x[0..cnt). */
-ISA_ATTR static MIXI_INLINE void FN(load_block)(mix_prec P, const mix_svec *v, int64_t b, int cnt, T *x)
+ISA_ATTR static MIXI_INLINE void FN(load_block)(mix_prec P, const mixi_svec *v, int64_t b, int cnt, T *x)
 {
 #ifdef ISA_LD_BLOCK
     if (ISA_LD_BLOCK(P, v, b, cnt, x)) return;
@@ -37,7 +37,7 @@ ISA_ATTR static MIXI_INLINE void FN(load_block)(mix_prec P, const mix_svec *v, i
 #undef MIXI_X
 }
 
-ISA_ATTR static MIXI_INLINE void FN(store_block)(mix_prec P, mix_svec *v, int64_t b, const T *x, int cnt)
+ISA_ATTR static MIXI_INLINE void FN(store_block)(mix_prec P, mixi_svec *v, int64_t b, const T *x, int cnt)
 {
 #ifdef ISA_ST_BLOCK
     if (ISA_ST_BLOCK(P, v, b, x, cnt)) return;
@@ -51,7 +51,7 @@ ISA_ATTR static MIXI_INLINE void FN(store_block)(mix_prec P, mix_svec *v, int64_
 #undef MIXI_X
 }
 
-ISA_ATTR static MIXI_INLINE void FN(store_block64)(mix_prec P, mix_svec *v, int64_t b, const double *x,
+ISA_ATTR static MIXI_INLINE void FN(store_block64)(mix_prec P, mixi_svec *v, int64_t b, const double *x,
                                           int cnt)
 {
 #define MIXI_X(PP, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) \
@@ -67,7 +67,7 @@ ISA_ATTR static MIXI_INLINE void FN(store_block64)(mix_prec P, mix_svec *v, int6
 #define MIXI_ROW_MIX_FP64(SFX) mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, x->val, x->norm, i)
 #define MIXI_ROW_MIX_FP32(SFX) mixk_sell_row_##SFX(&A->sell, x->val, x->norm, i)
 #define MIXI_ROW_(ACC, SFX) MIXI_ROW_##ACC(SFX)
-ISA_ATTR static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_svec *x, int64_t i)
+ISA_ATTR static MIXI_INLINE T FN(row)(mix_prec P, const mixi_spmat *A, const mixi_svec *x, int64_t i)
 {
     T out = 0;
 #ifdef ISA_ROW
@@ -92,7 +92,7 @@ ISA_ATTR static MIXI_INLINE T FN(row)(mix_prec P, const mix_spmat *A, const mix_
 #else
 #define NARROW(P) (mixk_prec_bytes(P) < (int)sizeof(T) && !mixk_prec_block_scaled(P))
 #endif
-ISA_ATTR static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const float *xf, int64_t i)
+ISA_ATTR static MIXI_INLINE T FN(rowf)(mix_prec P, const mixi_spmat *A, const float *xf, int64_t i)
 {
     T out = 0;
 #ifdef ISA_ROWF
@@ -115,8 +115,8 @@ ISA_ATTR static MIXI_INLINE T FN(rowf)(mix_prec P, const mix_spmat *A, const flo
 #define BOTH(call_full, call_last, cnt) ((cnt) == BLK ? (call_full) : (call_last))
 
 /* y = A x, rounded into y; returns <x, A x> of the block from the unrounded products. */
-ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A, const mix_svec *x,
-                                         mix_svec *y, const float *xf, int64_t b, int cnt, int var)
+ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
+                                         mixi_svec *y, const float *xf, int64_t b, int cnt, int var)
 {
     T v[BLK], xb[BLK];
     double s[4] = {0, 0, 0, 0};
@@ -146,14 +146,14 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mix_spmat *A
     else FN(store_block)(P, y, b, v, cnt);
     return dot;
 }
-ISA_ATTR static ISA_BLK_INLINE double FN(spmv_blk)(mix_prec P, const mix_spmat *A, const mix_svec *x,
-                                       mix_svec *y, const float *xf, int64_t b, int cnt, int var)
+ISA_ATTR static ISA_BLK_INLINE double FN(spmv_blk)(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
+                                       mixi_svec *y, const float *xf, int64_t b, int cnt, int var)
 {
     return BOTH(FN(spmv_block)(P, A, x, y, xf, b, BLK, var), FN(spmv_block)(P, A, x, y, xf, b, cnt, var),
                 cnt);
 }
 /* Narrow formats: block b of x decoded into the float scratch (T is float for them). */
-ISA_ATTR static ISA_BLK_INLINE void FN(decode_blk)(mix_prec P, const mix_svec *x, float *xf, int64_t b, int cnt)
+ISA_ATTR static ISA_BLK_INLINE void FN(decode_blk)(mix_prec P, const mixi_svec *x, float *xf, int64_t b, int cnt)
 {
     T *d = (T *)(void *)(xf + b * BLK);
     if (cnt == BLK) FN(load_block)(P, x, b, BLK, d);
@@ -163,8 +163,8 @@ ISA_ATTR static ISA_BLK_INLINE void FN(decode_blk)(mix_prec P, const mix_svec *x
 /* x += alpha p; r -= alpha ap; *prr = ||r_new||^2, *prd = <r_new, r_old> over the block; x may
  * be in p's accumulator precision instead of p's (kernels/backend_sparse.h), read and written as
  * T.  The FP64 sums run in four interleaved partial sums, the same order in every instance. */
-ISA_ATTR static MIXI_INLINE void FN(cg_update_block)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
-                                            mix_svec *x, mix_svec *r, int64_t b, int cnt,
+ISA_ATTR static MIXI_INLINE void FN(cg_update_block)(mix_prec P, T a, const mixi_svec *p, const mixi_svec *ap,
+                                            mixi_svec *x, mixi_svec *r, int64_t b, int cnt,
                                             double *prr, double *prd)
 {
     T xb[BLK], pb[BLK], apb[BLK], ro[BLK], rn[BLK];
@@ -190,8 +190,8 @@ ISA_ATTR static MIXI_INLINE void FN(cg_update_block)(mix_prec P, T a, const mix_
     *prr = (s[0] + s[1]) + (s[2] + s[3]);
     *prd = (d[0] + d[1]) + (d[2] + d[3]);
 }
-ISA_ATTR static ISA_BLK_INLINE void FN(cg_update_blk)(mix_prec P, T a, const mix_svec *p, const mix_svec *ap,
-                                          mix_svec *x, mix_svec *r, int64_t b, int cnt,
+ISA_ATTR static ISA_BLK_INLINE void FN(cg_update_blk)(mix_prec P, T a, const mixi_svec *p, const mixi_svec *ap,
+                                          mixi_svec *x, mixi_svec *r, int64_t b, int cnt,
                                           double *prr, double *prd)
 {
     if (cnt == BLK) FN(cg_update_block)(P, a, p, ap, x, r, b, BLK, prr, prd);
@@ -199,7 +199,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(cg_update_blk)(mix_prec P, T a, const mix
 }
 
 /* y = a x + b y. */
-ISA_ATTR static MIXI_INLINE void FN(axpby_block)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
+ISA_ATTR static MIXI_INLINE void FN(axpby_block)(mix_prec P, T fa, const mixi_svec *x, T fb, mixi_svec *y,
                                         int64_t b, int cnt)
 {
     T xb[BLK], yb[BLK];
@@ -208,14 +208,14 @@ ISA_ATTR static MIXI_INLINE void FN(axpby_block)(mix_prec P, T fa, const mix_sve
     for (int t = 0; t < cnt; t++) yb[t] = fa * xb[t] + fb * yb[t];
     FN(store_block)(P, y, b, yb, cnt);
 }
-ISA_ATTR static ISA_BLK_INLINE void FN(axpby_blk)(mix_prec P, T fa, const mix_svec *x, T fb, mix_svec *y,
+ISA_ATTR static ISA_BLK_INLINE void FN(axpby_blk)(mix_prec P, T fa, const mixi_svec *x, T fb, mixi_svec *y,
                                       int64_t b, int cnt)
 {
     if (cnt == BLK) FN(axpby_block)(P, fa, x, fb, y, b, BLK);
     else FN(axpby_block)(P, fa, x, fb, y, b, cnt);
 }
 
-ISA_ATTR static MIXI_INLINE double FN(dot_block)(mix_prec P, const mix_svec *x, const mix_svec *y,
+ISA_ATTR static MIXI_INLINE double FN(dot_block)(mix_prec P, const mixi_svec *x, const mixi_svec *y,
                                         int64_t b, int cnt)
 {
     T xb[BLK], yb[BLK];
@@ -225,7 +225,7 @@ ISA_ATTR static MIXI_INLINE double FN(dot_block)(mix_prec P, const mix_svec *x, 
     for (int t = 0; t < cnt; t++) s[t & 3] += (double)xb[t] * (double)yb[t];
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
-ISA_ATTR static ISA_BLK_INLINE double FN(dot_blk)(mix_prec P, const mix_svec *x, const mix_svec *y, int64_t b,
+ISA_ATTR static ISA_BLK_INLINE double FN(dot_blk)(mix_prec P, const mixi_svec *x, const mixi_svec *y, int64_t b,
                                       int cnt)
 {
     return BOTH(FN(dot_block)(P, x, y, b, BLK), FN(dot_block)(P, x, y, b, cnt), cnt);
@@ -233,7 +233,7 @@ ISA_ATTR static ISA_BLK_INLINE double FN(dot_blk)(mix_prec P, const mix_svec *x,
 
 /* v = round(alpha scale .* x) over the block; returns ||alpha scale .* x||^2 of its FP64 values. */
 ISA_ATTR static ISA_BLK_INLINE double FN(from64_blk)(mix_prec P, const double *x, const double *scale,
-                                         double alpha, mix_svec *v, int64_t b, int cnt)
+                                         double alpha, mixi_svec *v, int64_t b, int cnt)
 {
     double w[BLK], part = 0.0;
     for (int t = 0; t < cnt; t++) {
@@ -246,7 +246,7 @@ ISA_ATTR static ISA_BLK_INLINE double FN(from64_blk)(mix_prec P, const double *x
 }
 
 /* y += alpha scale .* v in FP64 over the block. */
-ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *v, const double *scale,
+ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec *v, const double *scale,
                                         double alpha, double *y, int64_t b, int cnt)
 {
     T vb[BLK];
@@ -261,7 +261,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
  * format's OpenMP regions are its own functions, P a constant inside them. */
 #define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
 #define MIXI_INSTANCE(PP, PFX)                                                                    \
-    ISA_ATTR static void MIXI_CAT(PFX, spmv)(const mix_spmat *A, const mix_svec *x, mix_svec *y,           \
+    ISA_ATTR static void MIXI_CAT(PFX, spmv)(const mixi_spmat *A, const mixi_svec *x, mixi_svec *y,           \
                                     double *xy, int var)                                          \
     {                                                                                             \
         const int64_t n = A->n;                                                                   \
@@ -278,8 +278,8 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
         }                                                                                         \
         *xy = acc;                                                                                \
     }                                                                                             \
-    ISA_ATTR static void MIXI_CAT(PFX, cg_update)(double alpha, const mix_svec *p, const mix_svec *ap,     \
-                                         mix_svec *x, mix_svec *r, double *rr, double *rd)        \
+    ISA_ATTR static void MIXI_CAT(PFX, cg_update)(double alpha, const mixi_svec *p, const mixi_svec *ap,     \
+                                         mixi_svec *x, mixi_svec *r, double *rr, double *rd)        \
     {                                                                                             \
         const int64_t n = p->n;                                                                   \
         const T a = (T)alpha;                                                                     \
@@ -294,14 +294,14 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
         *rr = acc_rr;                                                                             \
         *rd = acc_rd;                                                                             \
     }                                                                                             \
-    ISA_ATTR static void MIXI_CAT(PFX, axpby)(double a, const mix_svec *x, double b_, mix_svec *y)         \
+    ISA_ATTR static void MIXI_CAT(PFX, axpby)(double a, const mixi_svec *x, double b_, mixi_svec *y)         \
     {                                                                                             \
         const int64_t n = x->n;                                                                   \
         const T fa = (T)a, fb = (T)b_;                                                            \
         _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
         MIXI_BLOCKS(n) FN(axpby_blk)(PP, fa, x, fb, y, b, CNT(n, b));                             \
     }                                                                                             \
-    ISA_ATTR static double MIXI_CAT(PFX, dot)(const mix_svec *x, const mix_svec *y)                        \
+    ISA_ATTR static double MIXI_CAT(PFX, dot)(const mixi_svec *x, const mixi_svec *y)                        \
     {                                                                                             \
         const int64_t n = x->n;                                                                   \
         double acc = 0.0;                                                                         \
@@ -310,7 +310,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
         return acc;                                                                               \
     }                                                                                             \
     ISA_ATTR static double MIXI_CAT(PFX, from64)(const double *x, const double *scale, double alpha,       \
-                                        mix_svec *v)                                              \
+                                        mixi_svec *v)                                              \
     {                                                                                             \
         const int64_t n = v->n;                                                                   \
         double acc = 0.0;                                                                         \
@@ -318,7 +318,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mix_svec *
         MIXI_BLOCKS(n) acc += FN(from64_blk)(PP, x, scale, alpha, v, b, CNT(n, b));               \
         return acc;                                                                               \
     }                                                                                             \
-    ISA_ATTR static void MIXI_CAT(PFX, accum64)(const mix_svec *v, const double *scale, double alpha,      \
+    ISA_ATTR static void MIXI_CAT(PFX, accum64)(const mixi_svec *v, const double *scale, double alpha,      \
                                        double *y)                                                 \
     {                                                                                             \
         const int64_t n = v->n;                                                                   \

@@ -5,9 +5,9 @@
 
 #include "kernels/backend_sparse.h"
 
-int mixi_cpu_cg_rupdate(void *state, double alpha, const mix_svec *ap, mix_svec *r, double *rr,
+int mixi_cpu_cg_rupdate(void *state, double alpha, const mixi_svec *ap, mixi_svec *r, double *rr,
                         double *rr_dot_old);
-int mixi_cpu_cg_xpupdate(void *state, double alpha, double beta, mix_svec *p, const mix_svec *r,
-                         mix_svec *x);
+int mixi_cpu_cg_xpupdate(void *state, double alpha, double beta, mixi_svec *p, const mixi_svec *r,
+                         mixi_svec *x);
 
 #endif

@@ -6,6 +6,9 @@
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
 
+extern const mixi_dense_ops mixi_cuda_dense_ops;   /* dense_cuda.c */
+extern const mixi_sparse_ops mixi_cuda_sparse_ops; /* sparse_cuda.c */
+
 
 int mixi_cuda_status(cudaError_t e)
 {
@@ -124,7 +127,7 @@ static int cuda_caps(mix_caps *caps)
     caps->gemm[MIX_TF32] = tc ? MIX_PREC_NATIVE : MIX_PREC_UNSUPPORTED;
     caps->gemm[MIX_FP16] = prop.major >= 7 ? MIX_PREC_NATIVE : MIX_PREC_UNSUPPORTED;
     caps->gemm[MIX_BF16] = tc ? MIX_PREC_NATIVE : MIX_PREC_UNSUPPORTED;
-    for (int p = MIX_FP64; p <= MIX_FIXED16; p++) caps->storage[p] = MIX_PREC_NATIVE;
+    for (int p = 0; p < MIX_NUM_PREC; p++) caps->storage[p] = MIX_PREC_NATIVE; /* the table's kernels */
     snprintf(caps->device, sizeof caps->device, "%.90s (sm_%d%d, %.0f GiB)", prop.name, prop.major,
              prop.minor, (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
     int rt = 0;
@@ -234,7 +237,7 @@ static int cuda_synchronize(void *state)
     return mixi_cuda_status(cudaStreamSynchronize(s->stream));
 }
 
-const mix_backend_ops mixi_cuda_backend = {
+const mixi_backend_ops mixi_cuda_backend = {
     .flags = MIXI_BACKEND_DEVICE_POINTERS,
     .init = cuda_init,
     .fini = cuda_fini,

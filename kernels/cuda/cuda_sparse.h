@@ -95,9 +95,9 @@ cudaError_t mixi_cuda_dot(cudaStream_t stream, mix_prec prec, int n, mixi_cuda_v
                           mixi_cuda_vec y, double *ws);
 
 /* Test and benchmark hooks (sparse_cuda.c): the threads per row of a matrix's SpMV. */
-struct mix_spmat;
-int mixi_cuda_spmat_set_lanes(struct mix_spmat *A, int lanes); /* 1, 2, 4, ..., 32 */
-int mixi_cuda_spmat_lanes(const struct mix_spmat *A);
+struct mixi_spmat;
+int mixi_cuda_spmat_set_lanes(struct mixi_spmat *A, int lanes); /* 1, 2, 4, ..., 32 */
+int mixi_cuda_spmat_lanes(const struct mixi_spmat *A);
 
 #ifdef __cplusplus
 }

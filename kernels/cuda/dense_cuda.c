@@ -679,7 +679,7 @@ static int cuda_potrs_f64(void *state, int uplo, int n, int nrhs, const double *
                                                  s->d_flag));
 }
 
-const mix_dense_ops mixi_cuda_dense_ops = {
+const mixi_dense_ops mixi_cuda_dense_ops = {
     .lacpy_f64 = cuda_lacpy_f64,
     .count_nonfinite_f64 = cuda_count_nonfinite_f64,
     .norm_inf_f64 = cuda_norm_inf_f64,

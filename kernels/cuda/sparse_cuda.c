@@ -8,10 +8,12 @@
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_sparse.h"
 
+extern const mixi_backend_ops mixi_cuda_backend; /* cuda_backend.c */
+
 /* A matrix on the device: FP64 plain CSR, every other format SELL-32 (kernels/backend_sparse.h).
  * Converted FP64 copies share the FP64 copy's row pointers and column indices (owns_pattern =
  * 0); mix_sparse destroys the FP64 copy last. */
-struct mix_spmat {
+struct mixi_spmat {
     mixi_cuda_csr d;       /* what the kernels see */
     int64_t *rowptr;       /* device arrays, owned as said */
     int32_t *colind;
@@ -90,7 +92,7 @@ static int read_flag(mixi_cuda_state *s, int *flag)
     return st ? st : mixi_cuda_status(cudaStreamSynchronize(s->stream));
 }
 
-static mixi_cuda_vec dvec(const mix_svec *v)
+static mixi_cuda_vec dvec(const mixi_svec *v)
 {
     mixi_cuda_vec d;
     d.val = v->val;
@@ -98,7 +100,7 @@ static mixi_cuda_vec dvec(const mix_svec *v)
     return d;
 }
 
-static void sp_destroy(void *state, mix_spmat *A)
+static void sp_destroy(void *state, mixi_spmat *A)
 {
     if (!A) return;
     if (A->owns_pattern) {
@@ -120,7 +122,7 @@ static void sp_destroy(void *state, mix_spmat *A)
 }
 
 static int sp_create(void *state, int n, const int64_t *rowptr, const int32_t *colind,
-                     const double *val, mix_spmat **out)
+                     const double *val, mixi_spmat **out)
 {
     mixi_cuda_state *s = state;
     if (!out) return MIX_ERR_INVALID_ARG;
@@ -133,7 +135,7 @@ static int sp_create(void *state, int n, const int64_t *rowptr, const int32_t *c
         mixi_mul_size((size_t)nnz, sizeof(int32_t), &ci_bytes) ||
         mixi_mul_size((size_t)nnz, sizeof(double), &v_bytes))
         return MIX_ERR_ALLOC;
-    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    mixi_spmat *A = mixi_calloc(1, sizeof *A);
     if (!A) return MIX_ERR_ALLOC;
     A->owns_pattern = 1;
     int st;
@@ -162,7 +164,7 @@ out:
 
 /* The contiguous-slot metadata (kernels/common/sell_plan.h), made on the host from the filled
  * offsets as the CPU backend makes it: a warp's rows then read one offset per contiguous slot. */
-static int sell_meta(mixi_cuda_state *s, mix_spmat *A, const mixk_sell_sizes *z, const int64_t *hslice)
+static int sell_meta(mixi_cuda_state *s, mixi_spmat *A, const mixk_sell_sizes *z, const int64_t *hslice)
 {
     const int64_t nr = mixk_sell_slot_rows(z->nslots);
     if (nr == 0) return MIX_SUCCESS;
@@ -190,7 +192,7 @@ static int sell_meta(mixi_cuda_state *s, mix_spmat *A, const mixk_sell_sizes *z,
 
 /* Device arrays of the SELL copy sized by z, the layout's uploaded. */
 static int sell_alloc(mixi_cuda_state *s, mix_prec prec, const mixk_sell_sizes *z, const int64_t *hslice,
-                      const int64_t *heslice, const int64_t *herp, mix_spmat *A)
+                      const int64_t *heslice, const int64_t *herp, mixi_spmat *A)
 {
     const int fixed = mixk_prec_block_scaled(prec);
     const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
@@ -213,7 +215,7 @@ static int sell_alloc(mixi_cuda_state *s, mix_prec prec, const mixk_sell_sizes *
 
 /* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (on the host, from the
  * FP64 copy's values and the scale, with the shared row code). */
-static int sell_gmax(mixi_cuda_state *s, const mix_spmat *A64, const int64_t *rp, const int32_t *ci,
+static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *rp, const int32_t *ci,
                      const double *scale, double *gmax)
 {
     const int n = A64->d.n;
@@ -236,8 +238,8 @@ static int sell_gmax(mixi_cuda_state *s, const mix_spmat *A64, const int64_t *rp
 /* The SELL copy: the layout planned on the host from the FP64 copy's pattern (the shared
  * kernels/common/sell_plan.h, as the CPU backend plans it), the rows' columns and values on the
  * device, then the contiguous-slot metadata. */
-static int convert_sell(mixi_cuda_state *s, const mix_spmat *A64, mix_prec prec,
-                        const double *scale, mix_spmat *A)
+static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec,
+                        const double *scale, mixi_spmat *A)
 {
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz, ns = mixk_sell_nslice(n);
@@ -285,8 +287,8 @@ static int convert_sell(mixi_cuda_state *s, const mix_spmat *A64, mix_prec prec,
     return st;
 }
 
-static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const double *scale,
-                      mix_spmat **out)
+static int sp_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                      mixi_spmat **out)
 {
     mixi_cuda_state *s = state;
     if (!out) return MIX_ERR_INVALID_ARG;
@@ -295,7 +297,7 @@ static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const do
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz;
     int st;
-    mix_spmat *A = mixi_calloc(1, sizeof *A);
+    mixi_spmat *A = mixi_calloc(1, sizeof *A);
     if (!A) return MIX_ERR_ALLOC;
     A->d = A64->d;
     A->d.prec = prec;
@@ -321,7 +323,7 @@ static int sp_convert(void *state, const mix_spmat *A64, mix_prec prec, const do
     return MIX_SUCCESS;
 }
 
-static int sp_csr_bytes(void *state, const mix_spmat *A, int64_t *bytes)
+static int sp_csr_bytes(void *state, const mixi_spmat *A, int64_t *bytes)
 {
     (void)state;
     if (!A || !bytes) return MIX_ERR_INVALID_ARG;
@@ -329,7 +331,7 @@ static int sp_csr_bytes(void *state, const mix_spmat *A, int64_t *bytes)
     return MIX_SUCCESS;
 }
 
-static int sp_diag_rsqrt(void *state, const mix_spmat *A64, double *scale)
+static int sp_diag_rsqrt(void *state, const mixi_spmat *A64, double *scale)
 {
     mixi_cuda_state *s = state;
     if (!A64 || A64->d.prec != MIX_FP64 || !scale) return MIX_ERR_INVALID_ARG;
@@ -342,7 +344,7 @@ static int sp_diag_rsqrt(void *state, const mix_spmat *A64, double *scale)
     return st;
 }
 
-static int sp_residual64(void *state, const mix_spmat *A64, const double *b, const double *x,
+static int sp_residual64(void *state, const mixi_spmat *A64, const double *b, const double *x,
                          double *r, double *rr)
 {
     mixi_cuda_state *s = state;
@@ -369,7 +371,7 @@ static int sp_nrm2sq64(void *state, int n, const double *x, double *xx)
     return st;
 }
 
-static int check_vec(const mix_svec *v)
+static int check_vec(const mixi_svec *v)
 {
     if (!v || !mixk_prec_storage(v->prec) || v->n < 0 || (v->n > 0 && !v->val) ||
         (mixk_prec_block_scaled(v->prec) && v->n > 0 && !v->norm))
@@ -378,14 +380,14 @@ static int check_vec(const mix_svec *v)
 }
 
 /* Two sloppy vectors one operation combines: the same n and precision. */
-static int check_pair(const mix_svec *a, const mix_svec *b)
+static int check_pair(const mixi_svec *a, const mixi_svec *b)
 {
     if (check_vec(a) || check_vec(b) || a->n != b->n) return MIX_ERR_INVALID_ARG;
     return a->prec == b->prec ? MIX_SUCCESS : MIX_ERR_UNSUPPORTED;
 }
 
 static int sp_vec_from64(void *state, const double *x, const double *scale, double alpha,
-                         mix_svec *v, double *vv)
+                         mixi_svec *v, double *vv)
 {
     mixi_cuda_state *s = state;
     if (check_vec(v) || (v->n > 0 && !x)) return MIX_ERR_INVALID_ARG;
@@ -399,7 +401,7 @@ static int sp_vec_from64(void *state, const double *x, const double *scale, doub
     return st;
 }
 
-static int sp_vec_accum64(void *state, const mix_svec *v, const double *scale, double alpha,
+static int sp_vec_accum64(void *state, const mixi_svec *v, const double *scale, double alpha,
                           double *y)
 {
     mixi_cuda_state *s = state;
@@ -407,7 +409,7 @@ static int sp_vec_accum64(void *state, const mix_svec *v, const double *scale, d
     return launched(mixi_cuda_vec_accum64(s->stream, v->prec, v->n, dvec(v), scale, alpha, y));
 }
 
-static int sp_vec_zero(void *state, mix_svec *v)
+static int sp_vec_zero(void *state, mixi_svec *v)
 {
     mixi_cuda_state *s = state;
     size_t vb, nb;
@@ -417,7 +419,7 @@ static int sp_vec_zero(void *state, mix_svec *v)
     return st;
 }
 
-static int sp_spmv(void *state, const mix_spmat *As, const mix_svec *x, mix_svec *y, double *xy)
+static int sp_spmv(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y, double *xy)
 {
     mixi_cuda_state *s = state;
     if (!As) return MIX_ERR_INVALID_ARG;
@@ -436,8 +438,8 @@ static int sp_spmv(void *state, const mix_spmat *As, const mix_svec *x, mix_svec
     return xy ? fetch(s, 1, xy, NULL) : MIX_SUCCESS;
 }
 
-static int sp_cg_update(void *state, double alpha, const mix_svec *p, const mix_svec *Ap,
-                        mix_svec *x, mix_svec *r, double *rr, double *rr_dot_old)
+static int sp_cg_update(void *state, double alpha, const mixi_svec *p, const mixi_svec *Ap,
+                        mixi_svec *x, mixi_svec *r, double *rr, double *rr_dot_old)
 {
     mixi_cuda_state *s = state;
     int st = check_pair(p, Ap);
@@ -460,7 +462,7 @@ static int sp_cg_update(void *state, double alpha, const mix_svec *p, const mix_
     return fetch(s, 2, rr, rr_dot_old);
 }
 
-static int sp_axpby(void *state, double a, const mix_svec *x, double b, mix_svec *y)
+static int sp_axpby(void *state, double a, const mixi_svec *x, double b, mixi_svec *y)
 {
     mixi_cuda_state *s = state;
     int st = check_pair(x, y);
@@ -468,7 +470,7 @@ static int sp_axpby(void *state, double a, const mix_svec *x, double b, mix_svec
     return launched(mixi_cuda_axpby(s->stream, x->prec, x->n, a, dvec(x), b, dvec(y)));
 }
 
-static int sp_dot(void *state, const mix_svec *x, const mix_svec *y, double *xy)
+static int sp_dot(void *state, const mixi_svec *x, const mixi_svec *y, double *xy)
 {
     mixi_cuda_state *s = state;
     int st = check_pair(x, y);
@@ -484,7 +486,7 @@ static int sp_dot(void *state, const mix_svec *x, const mix_svec *y, double *xy)
     return fetch(s, 1, xy, NULL);
 }
 
-const mix_sparse_ops mixi_cuda_sparse_ops = {
+const mixi_sparse_ops mixi_cuda_sparse_ops = {
     .csr_create = sp_create,
     .csr_convert = sp_convert,
     .csr_destroy = sp_destroy,
@@ -503,14 +505,14 @@ const mix_sparse_ops mixi_cuda_sparse_ops = {
 };
 
 /* Test and benchmark hook: forces the threads per row of a matrix's SpMV (1, 2, 4, ..., 32). */
-int mixi_cuda_spmat_set_lanes(mix_spmat *A, int lanes)
+int mixi_cuda_spmat_set_lanes(mixi_spmat *A, int lanes)
 {
     if (!A || lanes < 1 || lanes > 32 || (lanes & (lanes - 1))) return MIX_ERR_INVALID_ARG;
     A->d.lanes = lanes;
     return MIX_SUCCESS;
 }
 
-int mixi_cuda_spmat_lanes(const mix_spmat *A)
+int mixi_cuda_spmat_lanes(const mixi_spmat *A)
 {
     return A ? A->d.lanes : 0;
 }

@@ -31,7 +31,7 @@ typedef struct mixi_comm_ops {
      * to `wire` (MIX_FP64 for a true residual; MIX_FP32, MIX_FP16, MIX_BF16 or MIX_FIXED16 with
      * one scale per message); the receives are posted.  Nothing may change x until halo_end. */
     int (*halo_begin)(const mixi_comm *c, struct mixi_halo *h, mix_prec wire, const double *x);
-    /* The same from a sloppy vector in host memory (a mix_svec's prec, val and norm, n_local
+    /* The same from a sloppy vector in host memory (a mixi_svec's prec, val and norm, n_local
      * values): the values sent are read where they lie, never widened whole first.  In an FP32
      * or FP64 vector they are then replaced by what the receivers decode, so that every rank
      * multiplies the same vector: the wire's rounding perturbs the direction CG takes, never
@@ -62,14 +62,14 @@ struct mixi_comm {
  * one Jacobi or uniform scale vector over [local, 0, ghost] then scales it as diag(s) A diag(s)
  * scales the whole matrix, and the products touch the window's rows only.  Host memory only. */
 struct mix_sparse;
-struct mix_spmat;
+struct mixi_spmat;
 typedef struct {
     int first, len, pad;     /* local rows [first, first + len); the ghost part starts at pad */
     int g0, ng;              /* the ghosts [g0, g0 + ng) its rows name */
     struct mix_sparse *off;
     /* The CG's (solvers/cg_dist.c): the sloppy copies [jacobi][storage] and the [local, ghost]
      * scales ([0] FP16/BF16's uniform one, [1] Jacobi's), made on first use. */
-    struct mix_spmat *sloppy[2][MIX_NUM_PREC];
+    struct mixi_spmat *sloppy[2][MIX_NUM_PREC];
     double *scale[2];
 } mixi_dist_win;
 

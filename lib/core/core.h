@@ -11,10 +11,10 @@
 
 /* A context: one backend's operations table plus that backend's private state.  The table's
  * type is the kernels' (kernels/backend.h); whoever calls through ops includes that header. */
-struct mix_backend_ops;
+struct mixi_backend_ops;
 struct mixi_comm;
 struct mix_context {
-    const struct mix_backend_ops *ops;
+    const struct mixi_backend_ops *ops;
     void *state;          /* owned by the backend (device handles and stream, say) */
     mix_backend backend;  /* never MIX_BACKEND_AUTO */
     /* The ranks a solve spans (lib/core/comm.h): &mixi_comm_serial unless libmixsolve_mpi's

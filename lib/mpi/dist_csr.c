@@ -228,7 +228,7 @@ static int split_diag(mixi_dist *D)
     return st;
 }
 
-static int blk_down(int i) { return i / MIXI_SVEC_BLOCK * MIXI_SVEC_BLOCK; }
+static int blk_down(int i) { return i / MIXK_SVEC_BLOCK * MIXK_SVEC_BLOCK; }
 
 /* The windows of rows holding the off-process entries (lib/core/comm.h): the boundary rows
  * (D->rows from n_interior, ascending) split at their largest gap when it spans a quarter of
@@ -247,7 +247,7 @@ static void windows(mixi_dist *D)
     l->n_win = at && gap > n / 4 ? 2 : 1;
     if (l->n_win == 1) hi[0] = bnd[nb - 1];
     for (int k = 0; k < l->n_win; k++) {
-        const int end = hi[k] + 1 + MIXI_SVEC_BLOCK - 1;
+        const int end = hi[k] + 1 + MIXK_SVEC_BLOCK - 1;
         l->win[k].first = blk_down(lo[k]);
         l->win[k].len = (blk_down(end) < n ? blk_down(end) : n) - l->win[k].first;
     }
@@ -271,7 +271,7 @@ static int window_block(mixi_dist *D, mixi_dist_win *w)
     if (g1 < 0) g0 = g1 = 0; /* a window without entries: an empty block */
     w->g0 = g0;
     w->ng = g1 - g0 + 1;
-    w->pad = (w->len + MIXI_SVEC_BLOCK - 1) / MIXI_SVEC_BLOCK * MIXI_SVEC_BLOCK;
+    w->pad = (w->len + MIXK_SVEC_BLOCK - 1) / MIXK_SVEC_BLOCK * MIXK_SVEC_BLOCK;
     if (w->ng > INT_MAX - w->pad) return MIX_ERR_OVERFLOW;
     const int m = w->pad + w->ng;
     int64_t *orp = calloc((size_t)m + 1, sizeof *orp), ko = 0;

@@ -285,13 +285,7 @@ int mixi_halo_end(struct mixi_halo *h, double *ghost)
 /* One value of a sloppy vector, widened to FP64 exactly. */
 static double sv_load(mix_prec prec, const void *val, const float *norm, int i)
 {
-    switch (prec) {
-    case MIX_FP64: return mixk_svec_ld_fp64(val, norm, i);
-    case MIX_FP32: return mixk_svec_ld_fp32(val, norm, i);
-    case MIX_FP16: return mixk_svec_ld_fp16(val, norm, i);
-    case MIX_BF16: return mixk_svec_ld_bf16(val, norm, i);
-    default: return mixk_svec_ld_fixed16(val, norm, i);
-    }
+    return mixk_svec_ld(prec, val, norm, i);
 }
 
 /* The values sent, as the receivers decode them, written back where the vector can hold them
@@ -315,7 +309,7 @@ int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, void *
                        const float *norm)
 {
     if (prec == MIX_FP64 && wire == MIX_FP64) return mixi_halo_begin(h, wire, val);
-    if (prec != MIX_FP64 && prec != MIX_FP32 && prec != MIX_FP16 && prec != MIX_BF16 && prec != MIX_FIXED16)
+    if (!mixk_prec_storage(prec))
         return MIX_ERR_INVALID_ARG;
     const int ns = h->send_off[h->nsend];
     if (!h->sx) { /* indexed as the owned vector, of which only the values sent are written */

@@ -26,7 +26,7 @@ if HAVE_MPI
 noinst_PROGRAMS += bench/bench_mpi_halo
 bench_bench_mpi_halo_SOURCES = bench/bench_mpi_halo.c
 bench_bench_mpi_halo_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
-bench_bench_mpi_halo_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matrices/libmixmat.la \
+bench_bench_mpi_halo_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_internal.la matrices/libmixmat.la \
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 bench_bench_mpi_halo_LDFLAGS = $(OPENMP_CFLAGS)
 endif
@@ -36,7 +36,7 @@ if HAVE_MPI
 noinst_PROGRAMS += bench/bench_mpi_cg
 bench_bench_mpi_cg_SOURCES = bench/bench_mpi_cg.c
 bench_bench_mpi_cg_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
-bench_bench_mpi_cg_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_core.la matrices/libmixmat.la \
+bench_bench_mpi_cg_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_internal.la matrices/libmixmat.la \
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 bench_bench_mpi_cg_LDFLAGS = $(OPENMP_CFLAGS)
 endif

@@ -63,7 +63,7 @@ int mixi_halo_create(MPI_Comm mc, const int64_t *row_starts, int n_ghost, const 
                      const int64_t *colind, struct mixi_halo **h);
 void mixi_halo_free(struct mixi_halo *h);
 int mixi_halo_begin(struct mixi_halo *h, mix_prec wire, const double *x);
-/* The same from a sloppy vector in host memory (kernels/backend_sparse.h's mix_svec layout):
+/* The same from a sloppy vector in host memory (kernels/backend_sparse.h's mixi_svec layout):
  * only the values sent are read; in an FP32 or FP64 vector they are replaced by what the
  * receivers decode (lib/core/comm.h). */
 int mixi_halo_begin_sv(struct mixi_halo *h, mix_prec wire, mix_prec prec, void *val,

@@ -7,16 +7,16 @@
 
 #define MIXCG_MAX_NAMES 8
 
-/* -mixcg_storage's names: mix_prec_name's, so they are the CLI's and Python's. */
-static const mix_prec storages[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16,
-                                    MIX_PREC_AUTO};
-#define NSTORAGE ((int)(sizeof storages / sizeof storages[0]))
+/* -mixcg_storage's choices: the library's CG storages and AUTO, named by mix_prec_name, so they
+ * are the CLI's and Python's. */
+#define MIXCG_MAX_STORAGES 16
 
-static int storage_index(mix_prec p)
+static int storage_list(mix_prec *list)
 {
-    for (int i = 0; i < NSTORAGE; i++)
-        if (storages[i] == p) return i;
-    return 0;
+    int n = mix_prec_list(MIX_ROLE_STORAGE, list, MIXCG_MAX_STORAGES - 1);
+    if (n > MIXCG_MAX_STORAGES - 1) n = MIXCG_MAX_STORAGES - 1;
+    list[n] = MIX_PREC_AUTO;
+    return n + 1;
 }
 
 /* -mixcg_backend's names from the library's registry (auto first). */
@@ -32,18 +32,22 @@ static int backend_names(mix_backend *list, const char **names)
 static PetscErrorCode KSPSetFromOptions_MixCG(KSP ksp, PetscOptionItems *PetscOptionsObject)
 {
     KSP_MixCG *mc = ksp->data;
-    const char *snames[NSTORAGE], *bnames[MIXCG_MAX_NAMES];
+    const char *snames[MIXCG_MAX_STORAGES], *bnames[MIXCG_MAX_NAMES];
+    mix_prec storages[MIXCG_MAX_STORAGES];
     mix_backend blist[MIXCG_MAX_NAMES];
-    PetscInt si = storage_index(mc->storage), bi = 0;
-    const int nb = backend_names(blist, bnames);
+    const int ns = storage_list(storages), nb = backend_names(blist, bnames);
+    PetscInt si = 0, bi = 0;
 
     PetscFunctionBegin;
-    for (int i = 0; i < NSTORAGE; i++) snames[i] = mix_prec_name(storages[i]);
+    for (int i = 0; i < ns; i++) {
+        snames[i] = mix_prec_name(storages[i]);
+        if (storages[i] == mc->storage) si = i;
+    }
     for (int i = 0; i < nb; i++)
         if (blist[i] == mc->backend) bi = i;
     PetscOptionsHeadBegin(PetscOptionsObject, "KSP mixcg options (mixsolve's mixed-precision CG)");
     PetscCall(PetscOptionsEList("-mixcg_storage", "Storage precision of the matrix in the sloppy "
-                                "iterations", "mix_dcg", snames, NSTORAGE, snames[si], &si, NULL));
+                                "iterations", "mix_dcg", snames, ns, snames[si], &si, NULL));
     PetscCall(PetscOptionsEList("-mixcg_backend", "mixsolve backend", "mix_context_create",
                                 bnames, nb, bnames[bi], &bi, NULL));
     PetscCall(PetscOptionsReal("-mixcg_delta", "Reliable-update threshold", "mix_dcg", mc->delta,

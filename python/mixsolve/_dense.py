@@ -7,7 +7,6 @@ import numpy as np
 from . import _lib
 from .errors import InvalidArgumentError
 
-DENSE_PRECISIONS = ("auto", "fp64", "fp32", "tf32", "fp16", "bf16")
 
 
 @dataclass
@@ -125,7 +124,7 @@ def _prepare_b(b, n, layout):
 def _params(precision, refine, tol, max_iter, refine_allowed):
     p = _lib.GesvParams()
     _lib.lib().mix_gesv_params_init(ctypes.byref(p))
-    p.factor_prec = _lib.prec_code(precision, DENSE_PRECISIONS, "precision")
+    p.factor_prec = _lib.prec_code(precision, _lib.precisions(_lib.MIX_ROLE_FACTOR), "precision")
     if refine not in refine_allowed:
         raise InvalidArgumentError("refine=%r is not one of %s" % (refine, ", ".join(refine_allowed)))
     p.refine = _lib.REFINE[refine]

@@ -9,7 +9,7 @@ def _support(s):
 
 
 def _precs(what, s):
-    names = " ".join("%s:%s" % (_lib.prec_name(k), _support(s[k])) for k in range(_lib.MIX_NUM_PREC))
+    names = " ".join("%s:%s" % (_lib.prec_name(k), _support(s[k])) for k in _lib.prec_ids())
     return "  %-20s %s" % (what, names)
 
 

@@ -15,9 +15,10 @@ MIX_ROW_MAJOR, MIX_COL_MAJOR = 101, 102
 (MIX_SUCCESS, MIX_ERR_INVALID_ARG, MIX_ERR_ALLOC, MIX_ERR_BACKEND, MIX_ERR_SINGULAR,
  MIX_ERR_NOT_SPD, MIX_ERR_NAN, MIX_ERR_NOT_CONVERGED) = range(8)
 MIX_ERR_OVERFLOW = 11
-MIX_NUM_PREC, MIX_PREC_AUTO, MIX_CAPS_PREC_SLOTS = 6, 256, 32
+MIX_PREC_AUTO, MIX_CAPS_PREC_SLOTS = 256, 32
 MIX_PRECOND_NONE, MIX_PRECOND_JACOBI = 0, 1
-BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
+MIX_BACKEND_AUTO, MIX_NUM_BACKENDS = 0, 3
+MIX_ROLE_ALL, MIX_ROLE_FACTOR, MIX_ROLE_STORAGE = 0, 1, 2  # mix_prec_list's roles
 REFINE = {"classical": 0, "gmres": 1, "auto": 2, "cg": 3}
 FALLBACK_REASONS = ("none", "direct", "overflow", "factor_failed", "not_converged",
                     "nan_in_refinement", "too_slow")
@@ -69,6 +70,7 @@ _PROTOTYPES = {
     "mix_prec_name": (ctypes.c_char_p, [_c_int]),
     "mix_backend_name": (ctypes.c_char_p, [_c_int]),
     "mix_backend_list": (_c_int, [ctypes.POINTER(_c_int), _c_int]),
+    "mix_prec_list": (_c_int, [_c_int, ctypes.POINTER(_c_int), _c_int]),
     "mix_backend_caps": (_c_int, [_c_int, ctypes.POINTER(Caps)]),
     "mix_context_create": (_c_int, [ctypes.POINTER(_p), _c_int]),
     "mix_context_destroy": (None, [_p]),
@@ -173,6 +175,28 @@ def prec_name(p):
     return lib().mix_prec_name(p).decode()
 
 
+def backends():
+    """{name: mix_backend} of the library's backends (mix_backend_list), "auto" first."""
+    ids = (_c_int * 16)()
+    n = lib().mix_backend_list(ids, 16)
+    out = {"auto": MIX_BACKEND_AUTO}
+    for k in range(min(n, 16)):
+        out[lib().mix_backend_name(ids[k]).decode()] = ids[k]
+    return out
+
+
+def prec_ids(role=MIX_ROLE_ALL):
+    """The library's precisions (mix_prec values) of `role` (mix_prec_list)."""
+    ids = (_c_int * MIX_CAPS_PREC_SLOTS)()
+    n = lib().mix_prec_list(role, ids, MIX_CAPS_PREC_SLOTS)
+    return tuple(ids[k] for k in range(min(n, MIX_CAPS_PREC_SLOTS)))
+
+
+def precisions(role):
+    """The names of the library's precisions of `role`, "auto" first."""
+    return ("auto",) + tuple(prec_name(k) for k in prec_ids(role))
+
+
 def prec_code(name, allowed, what):
     """The mix_prec of a precision name (mix_prec_name's spelling), limited to `allowed`."""
     key = str(name).lower()
@@ -181,7 +205,7 @@ def prec_code(name, allowed, what):
             "%s=%r is not one of %s" % (what, name, ", ".join(repr(a) for a in allowed)))
     if key == "auto":
         return MIX_PREC_AUTO
-    for k in range(MIX_NUM_PREC):
+    for k in prec_ids():
         if prec_name(k) == key:
             return k
     raise errors.InvalidArgumentError("this libmixsolve does not know precision %r" % name)
@@ -210,7 +234,7 @@ class _Context:
     def __init__(self, backend):
         self.ptr = ctypes.c_void_p()
         self._lib = lib()
-        st = self._lib.mix_context_create(ctypes.byref(self.ptr), BACKENDS[backend])
+        st = self._lib.mix_context_create(ctypes.byref(self.ptr), backends()[backend])
         if st:
             raise_status(st, "mix_context_create(%s)" % backend)
 
@@ -225,8 +249,9 @@ _local = threading.local()
 
 def context(backend="auto"):
     """This thread's context for `backend` ("auto", "cpu" or "cuda"), made on first use."""
-    if backend not in BACKENDS:
-        raise errors.InvalidArgumentError("backend=%r is not one of %s" % (backend, ", ".join(BACKENDS)))
+    known = backends()
+    if backend not in known:
+        raise errors.InvalidArgumentError("backend=%r is not one of %s" % (backend, ", ".join(known)))
     ctxs = getattr(_local, "ctxs", None)
     if ctxs is None:
         ctxs = _local.ctxs = {}

@@ -8,7 +8,6 @@ from . import _lib
 from ._dense import _as_float64
 from .errors import InvalidArgumentError, NotSymmetricError
 
-STORAGES = ("auto", "fp64", "fp32", "fp16", "bf16", "fixed16")
 _INT32_MAX = 2**31 - 1
 
 
@@ -208,7 +207,7 @@ def _params(rtol, maxiter, storage, precond, x0_given, escalate):
 def _make_params(rtol, maxiter, storage, precond, x0_given, escalate):
     p = _lib.CGParams()
     _lib.lib().mix_cg_params_init(ctypes.byref(p))
-    p.sloppy_prec = _lib.prec_code(storage, STORAGES, "storage")
+    p.sloppy_prec = _lib.prec_code(storage, _lib.precisions(_lib.MIX_ROLE_STORAGE), "storage")
     p.tol = float(rtol)
     if maxiter is not None:
         p.max_iter = int(maxiter)

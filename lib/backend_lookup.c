@@ -1,9 +1,9 @@
-/* registry.c: the backends as lib/ sees them: names, lookup, capabilities, each table checked once (the list itself is kernels/registry.c). */
+/* backend_lookup.c: the backends as lib/ sees them: names, lookup, capabilities, each table checked once (the list itself is kernels/backend_list.c). */
 #include <pthread.h>
 #include <string.h>
 #include "mix_internal.h"
 
-int mixi_backend_valid(const mix_backend_ops *ops)
+int mixi_backend_valid(const mixi_backend_ops *ops)
 {
     return ops && ops->init && ops->fini && ops->caps && ops->alloc && ops->free && ops->upload &&
            ops->download && ops->copy && ops->memset0 && ops->synchronize;
@@ -27,7 +27,7 @@ static int find(mix_backend b)
     return -1;
 }
 
-const mix_backend_ops *mixi_backend_lookup(mix_backend b)
+const mixi_backend_ops *mixi_backend_lookup(mix_backend b)
 {
     pthread_once(&checked, check_all);
     const int k = find(b);
@@ -68,7 +68,7 @@ int mix_backend_caps(mix_backend backend, mix_caps *caps)
     if (!caps) return MIX_ERR_INVALID_ARG;
     if (find(backend) < 0) return MIX_ERR_INVALID_ARG;
     memset(caps, 0, sizeof *caps);
-    const mix_backend_ops *ops = mixi_backend_lookup(backend);
+    const mixi_backend_ops *ops = mixi_backend_lookup(backend);
     if (!ops) return MIX_SUCCESS; /* not compiled: compiled = available = 0 */
     caps->compiled = 1;
     return ops->caps(caps);

@@ -1,8 +1,10 @@
-/* registry.c: the backends of this build in the order MIX_BACKEND_AUTO tries them; adding a backend is its folder plus one line here. */
+/* backend_list.c: the backends of this build in the order MIX_BACKEND_AUTO tries them; adding a backend is its folder plus one line here. */
 #include "config.h"
 #include "kernels/backend.h"
 
+extern const mixi_backend_ops mixi_cpu_backend; /* kernels/cpu/cpu_backend.c */
 #ifdef MIX_HAVE_CUDA
+extern const mixi_backend_ops mixi_cuda_backend; /* kernels/cuda/cuda_backend.c */
 #define MIXI_CUDA_OPS (&mixi_cuda_backend)
 #else
 #define MIXI_CUDA_OPS NULL /* not compiled: named, so that `info` and the errors can say so */
