@@ -293,11 +293,15 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
     mix_prec prec = p.factor_prec;
     int reason = MIX_REASON_NONE;
     if (prec == MIX_PREC_AUTO) prec = mixi_gesv_auto_choice(ctx, n, nrhs);
+    int skipped = 0; /* not started: predicted beyond the cost envelope (solvers/policy.c) */
     if (prec == MIX_FP64) {
         reason = MIX_REASON_DIRECT;
     } else if (!isfinite(P.anrm)) {
         /* Finite entries whose row sums overflow: no stopping test can certify anything. */
         reason = MIX_REASON_OVERFLOW;
+    } else if (!mixi_lowprec_may_start(ctx, &p, 0, prec, n, nrhs)) {
+        reason = MIX_REASON_TOO_SLOW;
+        skipped = 1;
     } else {
         if ((rc = lowprec_solve(&P, &p, prec, ipiv, info, &reason))) goto out;
     }
@@ -320,7 +324,7 @@ int mixi_gesv_run_lu(mix_context *ctx, const mix_gesv_params *p_in, int layout, 
             goto out;
         }
         info->factor_prec_used = MIX_FP64;
-        if (reason == MIX_REASON_DIRECT && !rowmajor && !ka && !kb)
+        if ((reason == MIX_REASON_DIRECT || skipped) && !rowmajor && !ka && !kb)
             rc = fp64_direct(&P, a, lda, ipiv, info, &sing);
         else
             rc = fp64_solve(&P, rowmajor, a, lda, ipiv, info, &sing);

@@ -18,55 +18,106 @@ int mixi_lu_block_size(int n)
 #define AUTO_LOWPREC_MIN_GAIN 4.0
 #define AUTO_LOWPREC_MIN_N 12288
 
-/* MIX_PREC_AUTO on a large matrix.  Backends with calibrated GEMM rates (the CPU): FP32, unless
- * a native lower precision is far faster at a size where its factorization dominates.  Others
- * (CUDA, where Tensor Cores make the factorization dominate at every size that reaches here):
- * the fastest native GEMM precision, preferring more mantissa bits among equally fast ones
- * (FP16 over BF16; TF32 over FP32). */
-static mix_prec auto_precision(mix_context *ctx, int n)
-{
-    static const mix_prec order[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32};
-    const mix_dense_ops *d = ctx->ops->dense;
-    double r32 = 0.0;
-    /* Below that size FP32 without measuring anything: a rate calibration pays oneDNN's one-time
-     * kernel generation, which only a factorization this large amortises. */
-    if (d->gemm_rate && n < AUTO_LOWPREC_MIN_N) return MIX_FP32;
-    mix_caps caps = {0};
-    if (ctx->ops->caps(&caps)) return MIX_FP32;
-    if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP32, &r32) && r32 > 0.0) {
-        for (size_t i = 0; i + 1 < sizeof order / sizeof order[0]; i++) {
-            double r = 0.0;
-            if (caps.gemm[order[i]] == MIX_PREC_NATIVE &&
-                !d->gemm_rate(ctx->state, order[i], &r) && r >= AUTO_LOWPREC_MIN_GAIN * r32)
-                return order[i];
-        }
-        return MIX_FP32;
-    }
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-        if (caps.gemm[order[i]] == MIX_PREC_NATIVE) return order[i];
-    return MIX_FP32;
-}
+/* Issue 20: no routed solve may cost more than COST_ENVELOPE times the FP64 solve, whatever
+ * happens (fallback included).  The plan aims lower: COST_MARGIN of the FP64 time is left for
+ * the cost model's error (the calibrated GEMM rate against dgetrf's own: doc/benchmarks.md) and
+ * the passes around the solve (norms, copies, the fallback's backward error). */
+#define COST_ENVELOPE 1.3
+#define COST_MARGIN 0.1
+/* The slack the plan leaves beside the FP64 fallback, in units of the FP64 solve. */
+#define COST_SLACK (COST_ENVELOPE - COST_MARGIN - 1.0)
+/* A low-precision factorization is started only when it is predicted to leave this share of
+ * the slack to refinement (FP32 classical IR: 2-3 rounds of O(n^2) passes). */
+#define REFINE_SHARE 0.25
+/* Backends without calibrated rates (CUDA): the refinement may cost this much of the measured
+ * low-precision factorization (no FP64 prediction, so no envelope). */
+#define UNCALIBRATED_CAP 0.5
 
 /* Test hook: a positive value replaces the predicted FP64 solve time (seconds). */
 static _Atomic double fp64_seconds_override;
 
 void mixi_set_fp64_seconds(double seconds) { fp64_seconds_override = seconds; }
-int mixi_fp64_seconds_forced(void) { return fp64_seconds_override > 0.0; }
 
-double mixi_fp64_seconds(mix_context *ctx, double flops, double floor)
+double mixi_fp64_seconds(mix_context *ctx, double flops)
 {
-    double forced = fp64_seconds_override, rate = 0.0, t = 0.0;
+    double forced = fp64_seconds_override, rate = 0.0;
     if (forced > 0.0) return forced;
     const mix_dense_ops *d = ctx->ops->dense;
     if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP64, &rate) && rate > 0.0)
-        t = flops / (rate * 1e9);
-    return t > floor ? t : floor;
+        return flops / (rate * 1e9);
+    return 0.0;
+}
+
+/* Flops of an n x n LU solve with nrhs right-hand sides (the FP64 solve AUTO weighs). */
+static double lu_flops(int n, int nrhs)
+{
+    return 2.0 / 3.0 * (double)n * n * n + 2.0 * (double)n * n * nrhs;
+}
+
+int mixi_lowprec_affordable(mix_context *ctx, mix_prec prec, double fp64_flops,
+                            double factor_flops)
+{
+    const mix_dense_ops *d = ctx->ops->dense;
+    double t64 = mixi_fp64_seconds(ctx, fp64_flops), rate = 0.0;
+    if (t64 <= 0.0 || !d->gemm_rate) return 1; /* nothing to predict with: no envelope */
+    if (d->gemm_rate(ctx->state, prec, &rate) || !(rate > 0.0)) return 0;
+    return factor_flops / (rate * 1e9) <= (1.0 - REFINE_SHARE) * COST_SLACK * t64;
+}
+
+int mixi_lowprec_may_start(mix_context *ctx, const mix_gesv_params *p, int chol, mix_prec prec,
+                            int n, int nrhs)
+{
+    if (!p->cost_fallback || n < MIXI_COST_FALLBACK_MIN_N) return 1;
+    const double factor = chol ? (double)n * n * n / 3.0 : 2.0 / 3.0 * (double)n * n * n;
+    return mixi_lowprec_affordable(ctx, prec, factor + 2.0 * (double)n * n * nrhs, factor);
+}
+
+double mixi_refine_budget(mix_context *ctx, double fp64_flops, double t_spent)
+{
+    double t64 = mixi_fp64_seconds(ctx, fp64_flops);
+    if (t64 <= 0.0) return UNCALIBRATED_CAP * t_spent;
+    return COST_SLACK * t64 - t_spent;
+}
+
+/* MIX_PREC_AUTO on a large matrix.  Backends with calibrated GEMM rates (the CPU): FP32, unless
+ * a native lower precision is far faster at a size where its factorization dominates, and
+ * either only where the cost envelope admits it (else FP64: on a 2-core AVX-512 Xeon FP32's LU
+ * is only 1.5-2x FP64's, so a failing refinement would cost 1.5-2x LAPACK).  Others (CUDA,
+ * where Tensor Cores make the factorization dominate at every size that reaches here): the
+ * fastest native GEMM precision, preferring more mantissa bits among equally fast ones (FP16
+ * over BF16; TF32 over FP32). */
+static mix_prec auto_precision(mix_context *ctx, int n, int nrhs)
+{
+    static const mix_prec order[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32};
+    const mix_dense_ops *d = ctx->ops->dense;
+    mix_caps caps = {0};
+    if (ctx->ops->caps(&caps)) return MIX_FP32;
+    if (!d->gemm_rate) {
+        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+            if (caps.gemm[order[i]] == MIX_PREC_NATIVE) return order[i];
+        return MIX_FP32;
+    }
+    /* The 16-bit rates only from a size where they may win: measuring them pays oneDNN's
+     * one-time kernel generation, which only a factorization this large amortises.  FP32's
+     * and FP64's are OpenBLAS's, a few milliseconds. */
+    mix_prec pick = MIX_FP32;
+    double r32 = 0.0, r = 0.0;
+    if (n >= AUTO_LOWPREC_MIN_N && !d->gemm_rate(ctx->state, MIX_FP32, &r32) && r32 > 0.0)
+        for (size_t i = 0; i + 1 < sizeof order / sizeof order[0]; i++)
+            if (caps.gemm[order[i]] == MIX_PREC_NATIVE &&
+                !d->gemm_rate(ctx->state, order[i], &r) && r >= AUTO_LOWPREC_MIN_GAIN * r32) {
+                pick = order[i];
+                break;
+            }
+    const double flops = lu_flops(n, nrhs);
+    return mixi_lowprec_affordable(ctx, pick, flops, flops - 2.0 * (double)n * n * nrhs)
+               ? pick
+               : MIX_FP64;
 }
 
 mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs)
 {
-    (void)nrhs;
-    return n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx, n);
+    return n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx, n, nrhs);
 }
 
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs)

@@ -144,10 +144,8 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
         if (mixk_prec_range_scaling(prec)) s = NARROW_RANGE_SCALE;
     }
     const int attempts = scaled ? 1 + (int)(sizeof shift_steps / sizeof shift_steps[0]) : 1;
-    double t_attempt = 0.0;
     int failed = 0;
     for (int k = 0; k < attempts; k++) {
-        double ta = mixi_wtime();
         /* Checked against FP32, the storage: no entry of A is a GEMM input of the Cholesky,
          * only entries of L (about their square roots), whose overflow syrk_f32 reports. */
         size_t overflow = 0;
@@ -166,7 +164,6 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
         if (whole) rc = d->potrf_f32(ctx->state, n, l, n, pwork, &failed);
         else rc = mixi_chol_lowprec(ctx, prec, n, l, n, nb, gwork, pwork, &failed);
         if (rc || (rc = o->synchronize(ctx->state))) goto out;
-        t_attempt = mixi_wtime() - ta;
         /* Breakdown (failed > 0) may yield to a shift; NaN/Inf or an overflow (-1) will not. */
         if (failed <= 0) break;
     }
@@ -179,16 +176,15 @@ static int lowprec_solve(const problem *P, const mix_gesv_params *p, mix_prec pr
     t0 = mixi_wtime();
     mixi_chol_precond M;
     mixi_chol_precond_init(&M, ctx, n, l, n, dsc, s, swork);
-    /* Cost-aware stop as for LU: the rest of the refinement against an FP64 Cholesky from
-     * scratch (n^3/3 flops and the solves) at the calibrated FP64 rate, and never less than one
-     * low-precision factorisation took.  Small systems: FP64 is cheap, and a stop on so little
-     * time would be noise. */
+    /* Cost-aware stop as for LU: what the cost envelope leaves beside an FP64 Cholesky from
+     * scratch (n^3/3 flops and the solves) after the attempts made.  Small systems: FP64 is
+     * cheap, and a stop on so little time would be noise. */
     double fp64_flops = p->cost_fallback && n >= MIXI_COST_FALLBACK_MIN_N
                             ? (double)n * n * n / 3.0 + 2.0 * (double)n * n * nrhs
                             : 0.0;
     mixi_refine_job job = {ctx, p, n, nrhs, P->A, P->b, P->ldb, P->x, P->ldx, res, &M.base,
                            use_gmres ? &gm : NULL, use_cg ? &cg : NULL, P->anrm, 0.0,
-                           fp64_flops, t_attempt};
+                           fp64_flops, info->t_factor};
     mixi_refine_result rr;
     if ((rc = mixi_refine(&job, &rr))) goto out;
     if ((rc = o->synchronize(ctx->state))) goto out;
@@ -384,8 +380,11 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
     mix_prec prec = p.factor_prec;
     int reason = MIX_REASON_NONE;
     if (prec == MIX_PREC_AUTO) prec = mixi_posv_auto_choice(ctx, n, nrhs);
+    int skipped = 0; /* not started: predicted beyond the cost envelope (solvers/policy.c) */
     if (prec == MIX_FP64) reason = MIX_REASON_DIRECT;
     else if (!isfinite(P.anrm)) reason = MIX_REASON_OVERFLOW; /* row sums overflow */
+    else if (!mixi_lowprec_may_start(ctx, &p, 1, prec, n, nrhs))
+        reason = MIX_REASON_TOO_SLOW, skipped = 1;
     else if ((rc = lowprec_solve(&P, &p, prec, info, &reason))) goto out;
     info->factor_prec_used = prec;
     if (reason != MIX_REASON_NONE) {
@@ -397,7 +396,7 @@ int mixi_posv_run_factor(mix_context *ctx, const mix_gesv_params *p_in, int layo
             goto out;
         }
         info->factor_prec_used = MIX_FP64;
-        if ((rc = fp64_solve(&P, reason == MIX_REASON_DIRECT, info, &not_pd))) goto out;
+        if ((rc = fp64_solve(&P, reason == MIX_REASON_DIRECT || skipped, info, &not_pd))) goto out;
         if (ka) { /* the factor of 4^m A, in the copy: back to A's units, into the caller's a */
             if ((P.A.uplo == MIXK_LOWER ? (rc = mixi_scale_lower_pow2_f64(ctx, n, a_f, n, -ka / 2))
                                         : (rc = mixi_scale_upper_pow2_f64(ctx, 0, n, a_f, n, -ka / 2))) ||
