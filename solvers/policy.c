@@ -60,7 +60,17 @@ int mixi_lowprec_affordable(mix_context *ctx, mix_prec prec, double fp64_flops,
     const mix_dense_ops *d = ctx->ops->dense;
     double t64 = mixi_fp64_seconds(ctx, fp64_flops), rate = 0.0;
     if (t64 <= 0.0 || !d->gemm_rate) return 1; /* nothing to predict with: no envelope */
+    /* Never faster than FP32's: a backend may run a narrow precision's smaller updates as
+     * rounding + FP32 GEMM (the CPU below oneDNN's size thresholds: a BF16 LU of n = 1000 took
+     * 0.8x an FP64 solve where its calibrated rate promised 0.2x).  FP32's rate first: where
+     * it does not fit, no other will, and the narrow rate's calibration (oneDNN's kernel
+     * generation) is never paid. */
+    double r32 = 0.0;
+    if (d->gemm_rate(ctx->state, MIX_FP32, &r32) || !(r32 > 0.0)) return 0;
+    if (factor_flops / (r32 * 1e9) > (1.0 - REFINE_SHARE) * COST_SLACK * t64) return 0;
+    if (prec == MIX_FP32) return 1;
     if (d->gemm_rate(ctx->state, prec, &rate) || !(rate > 0.0)) return 0;
+    if (rate > r32) rate = r32;
     return factor_flops / (rate * 1e9) <= (1.0 - REFINE_SHARE) * COST_SLACK * t64;
 }
 
