@@ -578,35 +578,41 @@ static int cal_gemm(mix_prec p, double *a64, float *a32, float *w)
                        CAL_MN, a32 + na, CAL_K, 1.0f, a32 + 2 * na, CAL_MN, w, &ovf);
 }
 
-static double measure_rate(mix_prec p)
+/* rates[] of the k precisions in ps, their repetitions interleaved: FP64's and FP32's are
+ * weighed against each other (solvers/policy.c), and a burst of other processes' load during
+ * one calibration alone skewed their ratio (AUTO then took FP32 on one matrix of a main-job run
+ * and FP64 on the others).  Each rate is the best repetition's. */
+static void measure_rates(const mix_prec *ps, int k)
 {
     const size_t na = (size_t)CAL_MN * CAL_K, nc = (size_t)CAL_MN * CAL_MN, len = 2 * na + nc;
     const double flops = 2.0 * CAL_MN * CAL_MN * CAL_K;
-    double best = 0.0, *a64 = NULL;
-    float *a32 = NULL, *w = NULL;
-    if (p == MIX_FP64 ? !(a64 = mixi_malloc_n(len, sizeof *a64))
-                      : !(a32 = mixi_malloc_n(len, sizeof *a32)) ||
-                            !(w = mixi_malloc_n(2 * na, sizeof *w)))
-        goto out;
+    double best[2] = {0.0, 0.0}, *a64 = mixi_malloc_n(len, sizeof *a64);
+    float *a32 = mixi_malloc_n(len, sizeof *a32), *w = mixi_malloc_n(2 * na, sizeof *w);
+    int ok[2] = {0, 0};
+    if (!a64 || !a32 || !w) goto out;
     /* Small values (the products never overflow any precision), every page touched. */
     for (size_t i = 0; i < len; i++) {
-        double v = 1e-3 * (double)(i % 7);
-        if (a64) a64[i] = v;
-        else a32[i] = (float)v;
+        a64[i] = 1e-3 * (double)(i % 7);
+        a32[i] = (float)a64[i];
     }
-    if (w) memset(w, 0, 2 * na * sizeof *w);
-    if (cal_gemm(p, a64, a32, w)) goto out;
-    for (int r = 0; r < CAL_REPS; r++) {
-        double t0 = mixi_wtime();
-        if (cal_gemm(p, a64, a32, w)) break;
-        double el = mixi_wtime() - t0;
-        if (el > 0.0 && flops / el > best) best = flops / el;
-    }
+    memset(w, 0, 2 * na * sizeof *w);
+    for (int q = 0; q < k; q++) ok[q] = !cal_gemm(ps[q], a64, a32, w);
+    for (int r = 0; r < CAL_REPS; r++)
+        for (int q = 0; q < k; q++) {
+            if (!ok[q]) continue;
+            double t0 = mixi_wtime();
+            if (cal_gemm(ps[q], a64, a32, w)) {
+                ok[q] = 0;
+                continue;
+            }
+            double el = mixi_wtime() - t0;
+            if (el > 0.0 && flops / el > best[q]) best[q] = flops / el;
+        }
 out:
+    for (int q = 0; q < k; q++) rates[ps[q]] = best[q] * 1e-9;
     mixi_free(a64);
     mixi_free(a32);
     mixi_free(w);
-    return best * 1e-9;
 }
 
 static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
@@ -614,8 +620,12 @@ static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
     (void)state;
     *gflops = 0.0;
     if ((unsigned)p >= MIX_CAPS_PREC_SLOTS || !mixk_prec_gemm(p)) return MIX_SUCCESS;
+    static const mix_prec pair[2] = {MIX_FP64, MIX_FP32};
     pthread_mutex_lock(&rate_lock);
-    if (rates[p] <= 0.0) rates[p] = measure_rate(p);
+    if (rates[p] <= 0.0) {
+        if (p == MIX_FP64 || p == MIX_FP32) measure_rates(pair, 2);
+        else measure_rates(&p, 1);
+    }
     *gflops = rates[p];
     pthread_mutex_unlock(&rate_lock);
     return MIX_SUCCESS;
