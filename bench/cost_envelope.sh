@@ -5,7 +5,8 @@
 # it succeeds (kappa 1e2).
 # usage: bench/cost_envelope.sh [BUILD_DIR (default _build)] [SIZES (default "500 1000 2000 3000 4000")]
 #        [PRECS (default "fp32 bf16 fp16")] [ROUNDS (default 5)]
-# Environment passes through (MIXSOLVE_LAPACK_COST_FALLBACK=0 shows the path without the envelope).
+# Environment passes through (MIXSOLVE_LAPACK_COST_FALLBACK=0 shows the path without the envelope;
+# COST_ROUTINES="gesv" or "posv" runs one routine).
 # COST_CLOCK=cpu (default): one BLAS/OpenMP thread, process CPU time, so that other processes'
 # load does not blur the ratios; COST_CLOCK=wall: every thread, wall clock.
 # Run it alone on the machine: flock /tmp/mixsolve-bench.lock sh bench/cost_envelope.sh
@@ -26,7 +27,7 @@ trap 'rm -f "$log"' EXIT
 echo "cost envelope, $(date -u '+%Y-%m-%d %H:%M UTC'), $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, clock $clock, COST_FALLBACK=${MIXSOLVE_LAPACK_COST_FALLBACK:-1}"
 echo "| routine | matrix | n | prec | LAPACK (s) | routed/LAPACK median | max | first call routed/LAPACK | path (last call) | berr |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-for r in gesv posv; do
+for r in ${COST_ROUTINES:-gesv posv}; do
   for kind in hard easy; do
     for n in $sizes; do
       for p in $precs; do
