@@ -30,8 +30,10 @@ int mixi_lu_block_size(int n)
  * the slack to refinement (FP32 classical IR: 2-3 rounds of O(n^2) passes). */
 #define REFINE_SHARE 0.25
 /* Backends without calibrated rates (CUDA): the refinement may cost this much of the measured
- * low-precision factorization (no FP64 prediction, so no envelope). */
+ * low-precision factorization, and never less than UNCALIBRATED_MIN_S (a decision on less time
+ * is load noise); no FP64 prediction, so no envelope. */
 #define UNCALIBRATED_CAP 0.5
+#define UNCALIBRATED_MIN_S 0.1
 
 /* Test hook: a positive value replaces the predicted FP64 solve time (seconds). */
 static _Atomic double fp64_seconds_override;
@@ -85,7 +87,7 @@ int mixi_lowprec_may_start(mix_context *ctx, const mix_gesv_params *p, int chol,
 double mixi_refine_budget(mix_context *ctx, double fp64_flops, double t_spent)
 {
     double t64 = mixi_fp64_seconds(ctx, fp64_flops);
-    if (t64 <= 0.0) return UNCALIBRATED_CAP * t_spent;
+    if (t64 <= 0.0) return fmax(UNCALIBRATED_CAP * t_spent, UNCALIBRATED_MIN_S);
     return COST_SLACK * t64 - t_spent;
 }
 

@@ -9,8 +9,9 @@
 /* ---- Policy (policy.c): AUTO, the cost model, thresholds, block sizes --------------------- */
 /* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
 int mixi_lu_block_size(int n);
-/* Below this order the cost-aware fallback stays off: the whole low-precision attempt costs a
- * few milliseconds at most, and the one-time rate calibration (about 2 ms) would cost more. */
+/* Below this order the cost-aware fallback and the cost envelope stay off: the whole attempt
+ * costs a few milliseconds, too little to time reliably (and a forced precision at small n
+ * would otherwise never run a low-precision factorization on a CPU). */
 #define MIXI_COST_FALLBACK_MIN_N 512
 /* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
  * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
