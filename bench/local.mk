@@ -35,3 +35,11 @@ bench_dposv_timer_SOURCES = bench/dposv_timer.c
 bench_dposv_timer_LDADD = $(LAPACK_LIBS) -lm
 endif
 EXTRA_DIST += bench/bench_dposv_dropin.sh
+# Issue 20's cost envelope: routed dgesv_/dposv_ against LAPACK's own, call by call (-llapack and
+# the matrix generators only; the drop-in is preloaded by the script).
+if HAVE_LAPACK
+noinst_PROGRAMS += bench/cost_timer
+bench_cost_timer_SOURCES = bench/cost_timer.c
+bench_cost_timer_LDADD = matrices/libmixmat.la $(LAPACK_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -ldl -lm
+endif
+EXTRA_DIST += bench/cost_envelope.sh

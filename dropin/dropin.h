@@ -21,6 +21,7 @@ typedef struct {
     int log_fd;        /* MIXSOLVE_LAPACK_LOG, or -1 */
     mixd_factors_mode factors; /* MIXSOLVE_LAPACK_FACTORS */
     const char *callers; /* MIXSOLVE_LAPACK_CALLERS, or NULL */
+    int cost_fallback; /* MIXSOLVE_LAPACK_COST_FALLBACK: 0 refines to convergence, no time cap */
 } mixd_policy;
 
 /* What the caller of dgesv_/dposv_ does with the factors left in A. */
@@ -64,9 +65,15 @@ void mixd_leave(void);
 /* The precision to route an n x n, nrhs solve with, or MIX_FP64 to forward it. */
 mix_prec mixd_route_prec(mix_context *ctx, int n, int nrhs);
 
+/* mixsolve's parameters for a routed call in precision prec, as the environment asks. */
+void mixd_params_init(mix_gesv_params *p, mix_prec prec);
+
+/* The log's word for a mix_fallback_reason ("too-slow", "not-converged", ...); NULL for none. */
+const char *mixd_reason_name(int reason);
+
 /* One log line (only when MIXSOLVE_LAPACK_LOG is set): routine, n, nrhs, what happened
  * ("routed", "forwarded", "rejected" for an argument error), precision name, iter (NULL: none),
- * info, seconds, and why a call was not routed (NULL when it was). */
+ * info, seconds, and why a call was not routed or, routed, fell back to FP64 (NULL: neither). */
 void mixd_log(const char *routine, int n, int nrhs, const char *what, const char *prec,
               const int *iter, int info, double seconds, const char *why);
 

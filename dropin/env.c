@@ -10,7 +10,7 @@
 #include "dropin/dropin.h"
 #include "lib/core/clock.h"
 
-static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1, MIXD_FACTORS_AUTO, NULL};
+static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1, MIXD_FACTORS_AUTO, NULL, 1};
 static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
 static pthread_key_t ctx_key;
 
@@ -39,6 +39,10 @@ static void read_environment(void)
     else if (f && strcmp(f, "keep") == 0) policy.factors = MIXD_FACTORS_KEEP;
     const char *callers = getenv("MIXSOLVE_LAPACK_CALLERS");
     if (callers && *callers) policy.callers = strdup(callers);
+    /* 0: refine until converged, stalled or out of iterations, however long it takes (the
+     * path a call takes then no longer depends on the machine's load). */
+    const char *cf = getenv("MIXSOLVE_LAPACK_COST_FALLBACK");
+    if (cf && strcmp(cf, "0") == 0) policy.cost_fallback = 0;
     const char *b = getenv("MIXSOLVE_BACKEND");
     mix_backend all[MIX_NUM_BACKENDS]; /* the library's backends, by name */
     const int nb = mix_backend_list(all, MIX_NUM_BACKENDS);
@@ -136,6 +140,28 @@ mixd_factor_plan mixd_plan_factors(const void *return_address)
 }
 
 double mixd_now(void) { return mixi_wtime(); }
+
+void mixd_params_init(mix_gesv_params *p, mix_prec prec)
+{
+    mix_gesv_params_init(p);
+    /* Under auto the library weighs AUTO again (its cached rates): AUTO keeps to the cost
+     * envelope, a precision asked for is always attempted (solvers/policy.c). */
+    p->factor_prec = policy.mode == MIXD_AUTO && prec != MIX_FP64 ? MIX_PREC_AUTO : prec;
+    p->cost_fallback = mixd_policy_get()->cost_fallback;
+}
+
+const char *mixd_reason_name(int reason)
+{
+    switch (reason) {
+    case MIX_REASON_NONE: case MIX_REASON_DIRECT: return NULL;
+    case MIX_REASON_FACTOR_FAILED: return "factor";
+    case MIX_REASON_OVERFLOW: return "overflow";
+    case MIX_REASON_TOO_SLOW: return "too-slow";
+    case MIX_REASON_NOT_CONVERGED: return "not-converged";
+    case MIX_REASON_NAN_IN_REFINEMENT: return "nan";
+    default: return "error";
+    }
+}
 
 void mixd_log(const char *routine, int n, int nrhs, const char *what, const char *prec,
               const int *iter, int info, double seconds, const char *why)

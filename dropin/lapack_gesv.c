@@ -43,8 +43,7 @@ static int routed_solve(mix_context *ctx, mix_prec prec, int widen, int n, int n
                         mix_gesv_info *gi, int *info)
 {
     mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = prec;
+    mixd_params_init(&p, prec);
     int sing = 0;
     int st = mixi_dgesv_lapack(ctx, &p, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, gi, &sing, widen);
     if (st == MIX_SUCCESS) *info = 0;
@@ -118,7 +117,7 @@ void dgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *ip
                 memcpy(b + (size_t)j * ldb, x + (size_t)j * n, (size_t)n * sizeof *x);
         free(x);
         mixd_log("dgesv", n, nrhs, "routed", mix_prec_name(gi.factor_prec_used), &gi.iter, *info,
-                 mixd_now() - t0, NULL);
+                 mixd_now() - t0, mixd_reason_name(gi.reason));
         goto done;
     }
     free(x);
@@ -176,7 +175,7 @@ void dsgesv_(const int *n_, const int *nrhs_, double *a, const int *lda_, int *i
     if (routed_solve(ctx, prec, 0, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, &gi, info)) {
         *iter = gi.iter;
         mixd_log("dsgesv", n, nrhs, "routed", mix_prec_name(gi.factor_prec_used), iter, *info,
-                 mixd_now() - t0, NULL);
+                 mixd_now() - t0, mixd_reason_name(gi.reason));
         goto done;
     }
     why = gi.status == MIX_ERR_NAN ? "nan" : "error";

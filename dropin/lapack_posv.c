@@ -66,14 +66,8 @@ static const char *why_not_taken(const mix_gesv_info *gi, int st)
     if (st == MIX_ERR_NAN) return "nan";
     if (st == MIX_ERR_UNSUPPORTED) return "range";
     if (st == MIX_ERR_ALLOC) return "memory";
-    switch (gi->reason) {
-    case MIX_REASON_FACTOR_FAILED: return "factor";
-    case MIX_REASON_OVERFLOW: return "overflow";
-    case MIX_REASON_TOO_SLOW: return "too-slow";
-    case MIX_REASON_NOT_CONVERGED: return "not-converged";
-    case MIX_REASON_NAN_IN_REFINEMENT: return "nan";
-    default: return "error";
-    }
+    const char *why = mixd_reason_name(gi->reason);
+    return why ? why : "error";
 }
 
 void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const int *lda_,
@@ -124,8 +118,7 @@ void dposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const 
         goto forward;
     }
     mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = prec;
+    mixd_params_init(&p, prec);
     p.fallback = 0;
     mix_gesv_info gi;
     int not_pd = 0;
@@ -180,8 +173,7 @@ void dsposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const
     if (!(ctx = route(n, nrhs, &prec, &why))) goto forward;
     /* WORK and SWORK are workspace whose contents LAPACK leaves undefined: not used. */
     mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = prec;
+    mixd_params_init(&p, prec);
     mix_gesv_info gi;
     int not_pd = 0;
     int st = mixi_dposv_lapack(ctx, &p, u, n, nrhs, a, lda, b, ldb, x, ldx, &gi, &not_pd, 0);
@@ -189,7 +181,7 @@ void dsposv_(const char *uplo, const int *n_, const int *nrhs_, double *a, const
         *info = st == MIX_SUCCESS ? 0 : not_pd;
         *iter = gi.iter;
         mixd_log("dsposv", n, nrhs, "routed", mix_prec_name(gi.factor_prec_used), iter, *info,
-                 mixd_now() - t0, NULL);
+                 mixd_now() - t0, mixd_reason_name(gi.reason));
         goto done;
     }
     /* NaN/Inf (LAPACK's own behaviour is the contract) or no memory: a, x untouched. */

@@ -24,15 +24,13 @@
  * with and without it, 19 of them took one more outer iteration (801 against 782 in all);
  * 2 more fallbacks in 9000 draws of n <= 4 (tests/test_posv.c). */
 #define MARGIN 0.5
-/* Hard cap on the refinement's time, as a fraction of the FP64 solve it competes with: however
- * promising its pace looked, a refinement that has cost this much is abandoned, so that a failing
- * one costs at most the low-precision factorization + REFINE_CAP + the FP64 fallback (issue 20:
- * a forced BF16 dgesv whose GMRES stagnated without stalling cost 15x dgesv).  Krylov cycles
- * stop at the same deadline, so one cycle cannot overshoot it by much. */
-#define REFINE_CAP 0.5
-/* The cost-aware stop never acts on a rest predicted below this: a decision on so little time
- * is noise (and would make small solves depend on the machine's load). */
-#define MIN_BUDGET_S 0.1
+/* The refinement's time is bounded from its start by what the cost envelope leaves after the
+ * low-precision factorization (solvers/policy.c, mixi_refine_budget): a refinement that cannot
+ * converge stops at that deadline at the latest, and earlier where the pace of its corrections
+ * predicts that it would pass it, so that the factorization, the refinement and the FP64
+ * fallback together stay within the envelope (issue 20: a forced BF16 dgesv whose GMRES
+ * stagnated without stalling cost 15x dgesv, and 2x under the former cap of half an FP64
+ * solve).  Krylov cycles stop at the same deadline, so one cycle cannot overshoot it by much. */
 
 enum { MODE_CLASSICAL, MODE_KRYLOV };
 
@@ -46,10 +44,7 @@ typedef struct {
     int *last_mode;             /* mode of the correction that led to this round's residual */
     double cte;                 /* column j has converged when rn[j] <= xn[j] * cte */
     double t_round;             /* wall clock when the previous round's residuals were judged */
-    double t_start;             /* wall clock when the refinement began */
-    double budget;              /* seconds the rest may take (job->budget_s, or predicted from
-                                   job->fp64_flops at the first check); 0 = no limit */
-    double min_rest;            /* rests below this are never acted on */
+    double deadline;            /* wall clock by which the refinement must be over; 0 = none */
 } columns;
 
 #define COL(ptr, ld, j) ((ptr) + (size_t)(j) * (size_t)(ld))
@@ -133,7 +128,8 @@ static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
 
 /* Cost-aware stop: rounds still needed by the slowest active column at the rate of its last
  * correction (only where the next correction is of the same kind), times the last round's
- * time, against the budget.  Called after at least two corrections. */
+ * time, against the time left.  Called from the first correction on: its contraction rate is
+ * the earliest sign that a refinement will not make its deadline. */
 static int too_slow(const mixi_refine_job *job, const columns *c, const double *ratio, double now)
 {
     double rounds = 0.0;
@@ -145,8 +141,7 @@ static int too_slow(const mixi_refine_job *job, const columns *c, const double *
         double need = log(c->xn[j] * c->cte / MARGIN / c->rn[j]) / log(ratio[j]);
         if (need > rounds) rounds = need;
     }
-    double rest = rounds * (now - c->t_round);
-    return rest > c->budget && rest > c->min_rest;
+    return now + rounds * (now - c->t_round) > c->deadline;
 }
 
 /* Judges every active column after the residuals of round `it` and records the backward error
@@ -177,21 +172,10 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     if (it == p->max_iter) return STOP_GIVE_UP;
     for (int j = 0; j < job->nrhs; j++)
         if (c->active[j] && c->stall[j] >= STALL_STEPS) return STOP_GIVE_UP;
-    double now = mixi_wtime();
-    if (it >= 1 && c->budget <= 0.0 && job->fp64_flops > 0.0) {
-        /* Asked for only after a first correction: a solve that converges at once never pays
-         * for the FP64 rate's calibration; known before the first Krylov cycle of AUTO. */
-        c->budget = mixi_fp64_seconds(job->ctx, job->fp64_flops, job->fp64_floor);
-        if (mixi_fp64_seconds_forced()) c->min_rest = 0.0;
-    }
-    if (c->budget > 0.0) {
-        const double deadline = c->t_start + REFINE_CAP * c->budget;
-        /* Past the deadline, unless the time spent is too short to judge (load noise). */
-        const int late = now > deadline && now - c->t_start > c->min_rest;
-        if (it >= 2 && (late || too_slow(job, c, ratio, now))) return STOP_TOO_SLOW;
-        if (job->gmres) job->gmres->deadline = deadline;
-        if (job->cg) job->cg->deadline = deadline;
-    }
+    const double now = mixi_wtime();
+    if (c->deadline > 0.0 && it >= 1 && (now > c->deadline || too_slow(job, c, ratio, now)))
+        return STOP_TOO_SLOW;
+    if (c->deadline > 0.0 && it == 0 && now > c->deadline) return STOP_TOO_SLOW;
     c->t_round = now;
     return GO_ON;
 }
@@ -225,6 +209,19 @@ static int correct(const mixi_refine_job *job, columns *c, mixi_refine_result *r
     return MIX_SUCCESS;
 }
 
+/* Wall clock by which the refinement begun at `now` must end (0: no limit): job->budget_s, or
+ * what the cost envelope leaves after the low-precision factorization's job->fp64_floor. */
+static double deadline(const mixi_refine_job *job, double now)
+{
+    double budget = job->budget_s;
+    if (budget > 0.0) return now + budget;
+    if (!(job->fp64_flops > 0.0)) return 0.0;
+    budget = mixi_refine_budget(job->ctx, job->fp64_flops, job->fp64_floor,
+                                job->p->factor_prec != MIX_PREC_AUTO);
+    /* No time left: a deadline already past (never the "no limit" 0). */
+    return budget > 0.0 ? now + budget : now - 1e-9;
+}
+
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
 {
     const mix_gesv_params *p = job->p;
@@ -247,11 +244,10 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
                                                                                 : MODE_CLASSICAL;
         c.last_mode[j] = c.mode[j];
     }
-    c.t_round = c.t_start = mixi_wtime();
-    if (job->gmres) job->gmres->deadline = 0.0;
-    if (job->cg) job->cg->deadline = 0.0;
-    c.budget = job->budget_s;
-    c.min_rest = MIN_BUDGET_S;
+    c.t_round = mixi_wtime();
+    c.deadline = deadline(job, c.t_round);
+    if (job->gmres) job->gmres->deadline = c.deadline;
+    if (job->cg) job->cg->deadline = c.deadline;
     if ((rc = job->ctx->ops->dense->col_absmax_f64(job->ctx->state, n, nrhs, job->b, job->ldb,
                                                    c.bn)) ||
         (rc = mixi_precond_apply(job->M, nrhs, job->b, job->ldb, job->x, job->ldx)))

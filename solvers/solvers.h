@@ -10,8 +10,9 @@
 /* ---- Policy (policy.c): AUTO, the cost model, thresholds, block sizes --------------------- */
 /* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
 int mixi_lu_block_size(int n);
-/* Below this order the cost-aware fallback stays off: the whole low-precision attempt costs a
- * few milliseconds at most, and the one-time rate calibration (about 2 ms) would cost more. */
+/* Below this order the cost-aware fallback and the cost envelope stay off: the whole attempt
+ * costs a few milliseconds, too little to time reliably (and a forced precision at small n
+ * would otherwise never run a low-precision factorization on a CPU). */
 #define MIXI_COST_FALLBACK_MIN_N 512
 /* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
  * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
@@ -21,14 +22,21 @@ int mixi_lu_block_size(int n);
 /* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
  * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
 mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
-/* Predicted seconds of an FP64 factorization of `flops` operations: at the backend's calibrated
- * FP64 GEMM rate (a lower bound, so a fallback comes early rather than late), and at least
- * `floor`; 0 when the backend has no rate and floor is 0. */
-double mixi_fp64_seconds(mix_context *ctx, double flops, double floor);
-/* Test hook: seconds > 0 replaces every such prediction (0 restores them); while it is set,
- * the cost-aware stop also acts on rests too short to judge otherwise. */
+/* Predicted seconds of an FP64 solve of `flops` operations at the backend's calibrated FP64 GEMM
+ * rate (OpenBLAS reaches it in dgetrf/dpotrf from n ~ 2000; below, the prediction is short, so
+ * a fallback comes early rather than late); 0 when the backend has no rate. */
+double mixi_fp64_seconds(mix_context *ctx, double flops);
+/* Whether a low-precision factorization of factor_flops in prec may start under the cost
+ * envelope (policy.c): predicted to leave refinement part of what the envelope allows beside an
+ * FP64 solve of fp64_flops.  1 where the backend has no calibrated rates. */
+int mixi_lowprec_affordable(mix_context *ctx, mix_prec prec, double fp64_flops,
+                            double factor_flops);
+/* Seconds the refinement may take after t_spent seconds of low-precision work, so that with the
+ * FP64 fallback of fp64_flops the whole stays within the cost envelope (<= 0: none left); where
+ * the caller asked for the precision (asked), never less than a share of the FP64 solve. */
+double mixi_refine_budget(mix_context *ctx, double fp64_flops, double t_spent, int asked);
+/* Test hook: seconds > 0 replaces every FP64 time prediction (0 restores them). */
 void mixi_set_fp64_seconds(double seconds);
-int mixi_fp64_seconds_forced(void);
 /* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice. */
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 
@@ -195,10 +203,9 @@ typedef struct {
                                    cost-aware fallback weighs the rest of the refinement
                                    against (timed by mixi_fp64_seconds once rounds show a
                                    pace); 0: no such limit */
-    double fp64_floor;          /* seconds the FP64 solve takes at least (the low-precision
-                                   factorization's measured time: FP64's is never shorter, and it
-                                   was measured under the same load as the rounds it is weighed
-                                   against) */
+    double fp64_floor;          /* seconds already spent on the low-precision attempt (its
+                                   measured factorization): what the envelope has left is
+                                   mixi_refine_budget's */
 } mixi_refine_job;
 typedef struct {
     int converged;      /* 1: every column passed the stopping test */

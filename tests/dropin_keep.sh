@@ -73,7 +73,8 @@ grep -q "routed" "$log" && fail "a call routed although nothing could be kept"
 
 # LRU: 6 MiB hold two of the three systems (orders 600..602, 2.9 MB each): the least recently
 # used one (601) is evicted, its reuse goes to LAPACK; 600 (reused before 602 came) stays.
-run lru 600 MIXSOLVE_LAPACK=fp32 MIXSOLVE_LAPACK_KEEP_MB=6 DROPIN_KEEP_EVICTED=1
+# No time cap: at n >= 512 the cost envelope would run FP64 and keep nothing.
+run lru 600 MIXSOLVE_LAPACK=fp32 MIXSOLVE_LAPACK_COST_FALLBACK=0 MIXSOLVE_LAPACK_KEEP_MB=6 DROPIN_KEEP_EVICTED=1
 [ "$(count "dgetrs n=600 nrhs=1 routed")" = 2 ] || fail "LRU: order 600 evicted"
 [ "$(count "dgetrs n=601 nrhs=1 routed")" = 0 ] || fail "LRU: order 601 not evicted"
 [ "$(count "dgetrs n=602 nrhs=1 routed")" = 1 ] || fail "LRU: order 602 not kept"

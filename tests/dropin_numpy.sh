@@ -28,7 +28,9 @@ accurate "$plain" || fail "backward error without the drop-in $plain > $level"
 # check POLICY EXPECTED_PREC: run under the drop-in, then the log and the accuracy.
 check() {
   rm -f "$log"
-  be=$(LD_PRELOAD=$lib MIXSOLVE_LAPACK=$1 MIXSOLVE_LAPACK_LOG=$log $py "$script" $n tests/dropin_numpy_$1.npy) ||
+  # No time cap (MIXSOLVE_LAPACK_COST_FALLBACK=0): the path taken must not depend on the load.
+  be=$(LD_PRELOAD=$lib MIXSOLVE_LAPACK=$1 MIXSOLVE_LAPACK_COST_FALLBACK=0 MIXSOLVE_LAPACK_LOG=$log \
+    $py "$script" $n tests/dropin_numpy_$1.npy) ||
     { fail "numpy under the drop-in, MIXSOLVE_LAPACK=$1"; return; }
   echo "MIXSOLVE_LAPACK=$1: backward error $be; log: $(cat "$log")"
   accurate "$be" || fail "backward error under the drop-in $be > $level"

@@ -472,6 +472,8 @@ static void test_auto_precision_and_info(void)
     mix_context *ctx = mixt_context();
     double hist[40];
     const int sizes[2] = {50, 1030}; /* either side of the AUTO threshold (768) */
+    /* FP64 "takes" 1e9 s: AUTO routes n = 1030 to a low precision on any machine and load. */
+    mixi_set_fp64_seconds(1e9);
     for (int s = 0; s < 2; s++) {
         int n = sizes[s];
         double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
@@ -508,6 +510,7 @@ static void test_auto_precision_and_info(void)
         }
         free(a); free(b); free(ac); free(x); free(ipiv);
     }
+    mixi_set_fp64_seconds(0.0);
     mix_context_destroy(ctx);
 }
 
@@ -522,6 +525,9 @@ static void test_auto_choice(void)
     mix_prec p = MIX_PREC_AUTO;
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(p, MIX_FP64);
+    /* Large n: a native low precision where the FP64 solve is slow enough for it to pay within
+     * the cost envelope (the hook makes FP64 "take" 1e9 s: deterministic under any load). */
+    mixi_set_fp64_seconds(1e9);
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 2000, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(caps.gemm[p], MIX_PREC_NATIVE);
     CU_ASSERT_NOT_EQUAL(p, MIX_FP64);
@@ -531,9 +537,16 @@ static void test_auto_choice(void)
         CU_ASSERT_EQUAL(d->gemm_rate(ctx->state, MIX_FP64, &rate), MIX_SUCCESS);
         CU_ASSERT(rate > 0.0);
         CU_ASSERT_EQUAL(p, MIX_FP32);
+        /* FP64 predicted to take no time: no low-precision factorization fits the envelope,
+         * AUTO takes FP64 in place. */
+        mixi_set_fp64_seconds(1e-9);
+        CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 2000, 1, &p), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(p, MIX_FP64);
+        mixi_set_fp64_seconds(1e9);
     }
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 30000, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(caps.gemm[p], MIX_PREC_NATIVE);
+    mixi_set_fp64_seconds(0.0);
     mix_context_destroy(ctx);
 }
 

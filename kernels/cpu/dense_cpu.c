@@ -543,50 +543,77 @@ static int cpu_getrs_f64(void *state, int n, int nrhs, const double *a, int lda,
 /* ---- Cost model: GEMM rates measured once per process ---------------------------------------- */
 
 /* Calibration shape: a trailing update of a mid-size LU (m = n = 512, k = 256; 134 MFLOP, about
- * 1.5 ms in FP64 on 2 cores), large enough that OpenBLAS and oneDNN run at their sustained rate,
- * small enough to cost little next to the solves that ask (n >= 512). */
+ * 1.3 ms in FP64 on 2 cores), large enough that OpenBLAS and oneDNN run at their sustained rate,
+ * small enough to cost little next to the solves that ask (n >= 512).  The operands are written
+ * before the clock starts and one untimed call goes first: calloc'd pages faulting in and
+ * OpenBLAS starting its threads made the FP64 rate read 29 GF/s where dgesv runs at 100-120
+ * (Xeon, 2 cores), so the cost model overestimated an FP64 solve 3-4x. */
 #define CAL_MN 512
 #define CAL_K 256
-#define CAL_REPS 2
+#define CAL_REPS 3
+#define FP32_OVER_FP64_MAX 2.2
 
 static double rates[MIX_CAPS_PREC_SLOTS];
 static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static double measure_rate(mix_prec p)
+/* One calibration GEMM (C -= A B) in precision p on the engine its factorization uses: OpenBLAS
+ * for FP64 and FP32 (dgetrf, and the FP32 LU that is OpenBLAS's sgetrf: no oneDNN kernel
+ * generation to pay), the chosen engine for the others.  Nonzero on failure. */
+static int cal_gemm(mix_prec p, double *a64, float *a32, float *w)
 {
-    const size_t na = (size_t)CAL_MN * CAL_K, nc = (size_t)CAL_MN * CAL_MN;
-    const double flops = 2.0 * CAL_MN * CAL_MN * CAL_K;
-    double best = 0.0;
+    const size_t na = (size_t)CAL_MN * CAL_K;
+    size_t ovf;
     if (p == MIX_FP64) {
-        double *a = mixi_calloc(2 * na + nc, sizeof(double));
-        if (!a) return 0.0;
-        for (int r = 0; r < CAL_REPS; r++) {
-            double t0 = mixi_wtime();
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, CAL_MN, CAL_MN, CAL_K, -1.0, a,
-                        CAL_MN, a + na, CAL_K, 1.0, a + 2 * na, CAL_MN);
-            double el = mixi_wtime() - t0;
-            if (el > 0.0 && flops / el > best) best = flops / el;
-        }
-        mixi_free(a);
-    } else {
-        float *a = mixi_calloc(2 * na + nc, sizeof(float));
-        float *w = mixi_calloc(2 * na, sizeof(float));
-        if (a && w)
-            for (int r = 0; r < CAL_REPS; r++) {
-                size_t ovf;
-                double t0 = mixi_wtime();
-                /* The engine the large updates use (the rate AUTO weighs), not the one a
-                 * shape this small would get; the first repetition pays oneDNN's JIT. */
-                if (gemm_f32_on(mixi_cpu_gemm_engine(p), p, 0, 0, CAL_MN, CAL_MN, CAL_K, -1.0f, a,
-                                CAL_MN, a + na, CAL_K, 1.0f, a + 2 * na, CAL_MN, w, &ovf))
-                    break;
-                double el = mixi_wtime() - t0;
-                if (el > 0.0 && flops / el > best) best = flops / el;
-            }
-        mixi_free(a);
-        mixi_free(w);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, CAL_MN, CAL_MN, CAL_K, -1.0, a64,
+                    CAL_MN, a64 + na, CAL_K, 1.0, a64 + 2 * na, CAL_MN);
+        return 0;
     }
-    return best * 1e-9;
+    if (p == MIX_FP32) {
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, CAL_MN, CAL_MN, CAL_K, -1.0f, a32,
+                    CAL_MN, a32 + na, CAL_K, 1.0f, a32 + 2 * na, CAL_MN);
+        return 0;
+    }
+    /* The engine the large updates use (the rate AUTO weighs), not the one a shape this small
+     * would get; the untimed first call pays oneDNN's JIT. */
+    return gemm_f32_on(mixi_cpu_gemm_engine(p), p, 0, 0, CAL_MN, CAL_MN, CAL_K, -1.0f, a32,
+                       CAL_MN, a32 + na, CAL_K, 1.0f, a32 + 2 * na, CAL_MN, w, &ovf);
+}
+
+/* rates[] of the k precisions in ps, their repetitions interleaved: FP64's and FP32's are
+ * weighed against each other (solvers/policy.c), and a burst of other processes' load during
+ * one calibration alone skewed their ratio (AUTO then took FP32 on one matrix of a main-job run
+ * and FP64 on the others).  Each rate is the best repetition's. */
+static void measure_rates(const mix_prec *ps, int k)
+{
+    const size_t na = (size_t)CAL_MN * CAL_K, nc = (size_t)CAL_MN * CAL_MN, len = 2 * na + nc;
+    const double flops = 2.0 * CAL_MN * CAL_MN * CAL_K;
+    double best[2] = {0.0, 0.0}, *a64 = mixi_malloc_n(len, sizeof *a64);
+    float *a32 = mixi_malloc_n(len, sizeof *a32), *w = mixi_malloc_n(2 * na, sizeof *w);
+    int ok[2] = {0, 0};
+    if (!a64 || !a32 || !w) goto out;
+    /* Small values (the products never overflow any precision), every page touched. */
+    for (size_t i = 0; i < len; i++) {
+        a64[i] = 1e-3 * (double)(i % 7);
+        a32[i] = (float)a64[i];
+    }
+    memset(w, 0, 2 * na * sizeof *w);
+    for (int q = 0; q < k; q++) ok[q] = !cal_gemm(ps[q], a64, a32, w);
+    for (int r = 0; r < CAL_REPS; r++)
+        for (int q = 0; q < k; q++) {
+            if (!ok[q]) continue;
+            double t0 = mixi_wtime();
+            if (cal_gemm(ps[q], a64, a32, w)) {
+                ok[q] = 0;
+                continue;
+            }
+            double el = mixi_wtime() - t0;
+            if (el > 0.0 && flops / el > best[q]) best[q] = flops / el;
+        }
+out:
+    for (int q = 0; q < k; q++) rates[ps[q]] = best[q] * 1e-9;
+    mixi_free(a64);
+    mixi_free(a32);
+    mixi_free(w);
 }
 
 static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
@@ -594,8 +621,20 @@ static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
     (void)state;
     *gflops = 0.0;
     if ((unsigned)p >= MIX_CAPS_PREC_SLOTS || !mixk_prec_gemm(p)) return MIX_SUCCESS;
+    static const mix_prec pair[2] = {MIX_FP64, MIX_FP32};
     pthread_mutex_lock(&rate_lock);
-    if (rates[p] <= 0.0) rates[p] = measure_rate(p);
+    if (rates[p] <= 0.0) {
+        if (p == MIX_FP64 || p == MIX_FP32) {
+            measure_rates(pair, 2);
+            /* An FP32 FMA lane is half an FP64 one on every x86 vector unit: a ratio beyond
+             * FP32_OVER_FP64_MAX is load on the FP64 repetitions, not the machine (measured up
+             * to 7x under a load of 10 on 2 cores, where dgesv/sgetrf is 2.0-2.1x). */
+            if (rates[MIX_FP32] > FP32_OVER_FP64_MAX * rates[MIX_FP64])
+                rates[MIX_FP32] = FP32_OVER_FP64_MAX * rates[MIX_FP64];
+        } else {
+            measure_rates(&p, 1);
+        }
+    }
     *gflops = rates[p];
     pthread_mutex_unlock(&rate_lock);
     return MIX_SUCCESS;
