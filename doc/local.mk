@@ -1,5 +1,5 @@
 # doc/local.mk: man pages and the guide.
-EXTRA_DIST += doc/benchmarks.md
+EXTRA_DIST += doc/benchmarks.md doc/benchmarks-history.md
 dist_man_MANS += doc/man1/mixsolve.1
 dist_man_MANS += doc/man3/mix_dsgesv.3 doc/man3/mix_dxgesv.3 doc/man3/mix_dhgesv.3 doc/man3/mix_dbgesv.3 \
 	doc/man3/mix_dgesv_ir.3 doc/man3/mix_dgesv_ir_gpu.3 doc/man3/mix_gesv_params_init.3
