@@ -30,7 +30,7 @@ typedef struct {
                             * sloppy precision is 16-bit: kernels/backend_sparse.h, cg_update) */
 } cg_work;
 
-static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
+int mixi_cg_svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
 {
     size_t vb, nb;
     int st = mixi_svec_bytes(prec, n, &vb, &nb);
@@ -42,7 +42,7 @@ static int svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
     return st;
 }
 
-static void svec_free(mix_context *ctx, mixi_svec *v)
+void mixi_cg_svec_free(mix_context *ctx, mixi_svec *v)
 {
     ctx->ops->free(ctx->state, v->val);
     ctx->ops->free(ctx->state, v->norm);
@@ -231,12 +231,12 @@ static int sloppy_setup(cg_loop *L)
      * rounding r, p and A p to 16 bits cost FIXED16 42% more iterations than FP64 CG on 3D
      * Poisson 120^3 with b = A 1 (471 against 332; FP32 vectors: 358) and more time. */
     L->vprec = mixi_cg_vector_prec(ctx, L->prm->narrow_vectors, L->prec);
-    if (!(st = svec_alloc(ctx, L->vprec, n, &L->w.r)) &&
-        !(st = svec_alloc(ctx, L->vprec, n, &L->w.p)) &&
-        !(st = svec_alloc(ctx, L->vprec, n, &L->w.ap)))
+    if (!(st = mixi_cg_svec_alloc(ctx, L->vprec, n, &L->w.r)) &&
+        !(st = mixi_cg_svec_alloc(ctx, L->vprec, n, &L->w.p)) &&
+        !(st = mixi_cg_svec_alloc(ctx, L->vprec, n, &L->w.ap)))
         /* A 16-bit xs loses the small late steps (3D Poisson, FP16: far more iterations); in
          * FP32 every 16-bit storage needs the FP64 iteration count, for 2 more bytes per entry. */
-        st = svec_alloc(ctx, mixk_prec_acc(L->prec), n, &L->w.xs);
+        st = mixi_cg_svec_alloc(ctx, mixk_prec_acc(L->prec), n, &L->w.xs);
     if ((st = mixi_cg_agree(L->A, st))) return st;
     st = mixi_cg_halo_setup(L->A, L->prec, L->prm->precond == MIX_PRECOND_JACOBI, L->S, L->vprec,
                             &L->h);
@@ -563,10 +563,10 @@ out:
     info->t_solve = t2 - t1;
     info->kappa = L.lmin > 0.0 ? L.lmax / L.lmin : 0.0;
     *to_fp64 = L.to_fp64;
-    svec_free(ctx, &L.w.r);
-    svec_free(ctx, &L.w.p);
-    svec_free(ctx, &L.w.ap);
-    svec_free(ctx, &L.w.xs);
+    mixi_cg_svec_free(ctx, &L.w.r);
+    mixi_cg_svec_free(ctx, &L.w.p);
+    mixi_cg_svec_free(ctx, &L.w.ap);
+    mixi_cg_svec_free(ctx, &L.w.xs);
     ctx->ops->free(ctx->state, L.y);
     ctx->ops->free(ctx->state, L.r64);
     mixi_cg_halo_free(A, &L.h);

@@ -89,6 +89,10 @@ mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_pre
 int mixi_cg_sum(const mix_sparse *A, double *v, int k);      /* v[0..k-1] summed over the ranks */
 int mixi_cg_max(const mix_sparse *A, double *v, int k);
 int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest status of all ranks */
+/* A backend sloppy vector of n values in prec (FIXED16: with its block norms), and its release
+ * (pointers cleared; an unallocated vector is a no-op). */
+int mixi_cg_svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v);
+void mixi_cg_svec_free(mix_context *ctx, mixi_svec *v);
 double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
 /* r = b - A x in FP64 over the ranks (the halo in FP64), *rr = ||r||^2 summed. */
 int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *r, double *rr);

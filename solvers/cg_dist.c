@@ -40,25 +40,6 @@ static mixi_svec view(const mixi_svec *v, int first, int n)
     return w;
 }
 
-static int svec_new(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
-{
-    size_t vb, nb;
-    int st = mixi_svec_bytes(prec, n, &vb, &nb);
-    v->prec = prec;
-    v->n = n;
-    if (!st) st = ctx->ops->alloc(ctx->state, &v->val, vb);
-    if (!st && nb) st = ctx->ops->alloc(ctx->state, (void **)&v->norm, nb);
-    return st;
-}
-
-static void svec_del(mix_context *ctx, mixi_svec *v)
-{
-    ctx->ops->free(ctx->state, v->val);
-    ctx->ops->free(ctx->state, v->norm);
-    v->val = NULL;
-    v->norm = NULL;
-}
-
 /* y[first..first+len) += the window's off-process part of A x, in FP64 (ghosts in d->ghost). */
 static int window64(mix_sparse *A, const mixi_dist_win *w, double *y)
 {
@@ -174,8 +155,8 @@ static int window_setup(mix_sparse *A, int k, mix_prec prec, int jacobi, const d
         return st;
     }
     h->w[k].off = w->sloppy[j][prec];
-    if (!(st = svec_new(ctx, vprec, w->off->n, &h->w[k].g)) &&
-        !(st = svec_new(ctx, vprec, w->off->n, &h->w[k].y)))
+    if (!(st = mixi_cg_svec_alloc(ctx, vprec, w->off->n, &h->w[k].g)) &&
+        !(st = mixi_cg_svec_alloc(ctx, vprec, w->off->n, &h->w[k].y)))
         st = sp->vec_zero(ctx->state, &h->w[k].g); /* the local part stays zero */
     return st;
 }
@@ -199,8 +180,8 @@ int mixi_cg_halo_setup(mix_sparse *A, mix_prec prec, int jacobi, const double *S
 void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h)
 {
     for (int k = 0; k < MIXI_DIST_WIN_MAX; k++) {
-        svec_del(A->ctx, &h->w[k].g);
-        svec_del(A->ctx, &h->w[k].y);
+        mixi_cg_svec_free(A->ctx, &h->w[k].g);
+        mixi_cg_svec_free(A->ctx, &h->w[k].y);
         h->w[k].off = NULL;
     }
 }

@@ -9,24 +9,10 @@ typedef struct {
     double *v64, *z64;
 } storage_tmp;
 
-static int tmp_svec(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
-{
-    size_t vb, nb;
-    int st = mixi_svec_bytes(prec, n, &vb, &nb);
-    v->prec = prec;
-    v->n = n;
-    if (!st) st = ctx->ops->alloc(ctx->state, &v->val, vb);
-    if (!st && nb) st = ctx->ops->alloc(ctx->state, (void **)&v->norm, nb);
-    return st;
-}
-
 static void tmp_free(mix_context *ctx, storage_tmp *t)
 {
     mixi_svec *v[4] = {&t->xs, &t->ys, &t->w, &t->u};
-    for (int k = 0; k < 4; k++) {
-        ctx->ops->free(ctx->state, v[k]->val);
-        ctx->ops->free(ctx->state, v[k]->norm);
-    }
+    for (int k = 0; k < 4; k++) mixi_cg_svec_free(ctx, v[k]);
     ctx->ops->free(ctx->state, t->v64);
     ctx->ops->free(ctx->state, t->z64);
 }
@@ -59,8 +45,10 @@ static int measure(mix_sparse *A, const mixi_spmat *As, const double *S, mix_pre
     int st;
     if ((st = ctx->ops->alloc(ctx->state, (void **)&t->v64, b64)) ||
         (st = ctx->ops->alloc(ctx->state, (void **)&t->z64, b64)) ||
-        (st = tmp_svec(ctx, vprec, n, &t->xs)) || (st = tmp_svec(ctx, vprec, n, &t->ys)) ||
-        (st = tmp_svec(ctx, MIX_FP64, n, &t->w)) || (st = tmp_svec(ctx, MIX_FP64, n, &t->u)))
+        (st = mixi_cg_svec_alloc(ctx, vprec, n, &t->xs)) ||
+        (st = mixi_cg_svec_alloc(ctx, vprec, n, &t->ys)) ||
+        (st = mixi_cg_svec_alloc(ctx, MIX_FP64, n, &t->w)) ||
+        (st = mixi_cg_svec_alloc(ctx, MIX_FP64, n, &t->u)))
         return st;
     if ((st = upload_signs(ctx, n, t->v64)) ||
         (st = sp->vec_from64(ctx->state, t->v64, NULL, 1.0, &t->xs, NULL)) ||
