@@ -50,12 +50,9 @@ const mixd_policy *mixd_policy_get(void);
  * can be created, and then the caller forwards. */
 mix_context *mixd_context(void);
 
-/* The next definition of a LAPACK symbol after this library (dlsym RTLD_NEXT), looked up once by
- * the caller; NULL if none. */
-void *mixd_next(const char *name);
-
-/* LAPACK's error handler as the program sees it (its own xerbla_ when it defines one). */
-void mixd_xerbla(const char *srname, int info);
+/* LAPACK's error handler as the program sees it (its own xerbla_ when it defines one), for
+ * routine ("dgesv"). */
+void mixd_xerbla(const char *routine, int info);
 
 /* Nonzero while this thread is inside the drop-in: a LAPACK call made by mixsolve itself must
  * reach the real LAPACK, never come back here. */
@@ -78,5 +75,8 @@ void mixd_log(const char *routine, int n, int nrhs, const char *what, const char
               const int *iter, int info, double seconds, const char *why);
 
 double mixd_now(void);
+
+/* LAPACK's LSAME on a character argument: upper case. */
+char mixd_upper(const char *c);
 
 #endif

@@ -1,5 +1,6 @@
 /* env.c: the drop-in's policy (read once), per-thread contexts, real-LAPACK lookup, xerbla and log. */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "dropin/dropin.h"
+#include "dropin/lapack.h"
 #include "lib/core/clock.h"
 
 static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1, MIXD_FACTORS_AUTO, NULL, 1};
@@ -73,18 +75,44 @@ mix_context *mixd_context(void)
     return ctx;
 }
 
-void *mixd_next(const char *name)
+static mixd_real_lapack real;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+static void find_real(void)
 {
-    return dlsym(RTLD_NEXT, name);
+    /* Object pointers to function pointers through memcpy: dlsym's documented idiom. */
+#define REAL(f) {#f "_", offsetof(mixd_real_lapack, f)}
+    static const struct {
+        const char *name;
+        size_t offset;
+    } names[] = {
+        REAL(dgesv),  REAL(dsgesv), REAL(dposv),  REAL(dsposv), REAL(dgetrs), REAL(dpotrs),
+        REAL(dgetri), REAL(dpotri), REAL(dgecon), REAL(dpocon), REAL(dgerfs), REAL(dporfs),
+        REAL(dgesvx), REAL(dposvx), REAL(dgetrf), REAL(dpotrf), REAL(dgemm),  REAL(dsymm),
+        REAL(dlacn2),
+    };
+#undef REAL
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *f = dlsym(RTLD_NEXT, names[i].name);
+        memcpy((char *)&real + names[i].offset, &f, sizeof f);
+    }
 }
 
-void mixd_xerbla(const char *srname, int info)
+const mixd_real_lapack *mixd_real(void)
 {
-    /* Fortran's hidden length argument (size_t since gfortran 8); LAPACK pads names to 6. */
+    pthread_once(&real_once, find_real);
+    return &real;
+}
+
+void mixd_xerbla(const char *routine, int info)
+{
+    /* Fortran's hidden length argument (size_t since gfortran 8); LAPACK pads upper-case names
+     * to 6. */
     typedef void (*xerbla_fn)(const char *, const int *, size_t);
     xerbla_fn f = (xerbla_fn)dlsym(RTLD_DEFAULT, "xerbla_");
     char name[7];
-    snprintf(name, sizeof name, "%-6s", srname);
+    snprintf(name, sizeof name, "%-6s", routine);
+    for (char *c = name; *c; c++) *c = (char)toupper((unsigned char)*c);
     if (f) f(name, &info, strlen(name));
 }
 
@@ -140,6 +168,11 @@ mixd_factor_plan mixd_plan_factors(const void *return_address)
 }
 
 double mixd_now(void) { return mixi_wtime(); }
+
+char mixd_upper(const char *c)
+{
+    return *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
+}
 
 void mixd_params_init(mix_gesv_params *p, mix_prec prec)
 {

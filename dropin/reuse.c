@@ -2,7 +2,6 @@
  * drop-in's consumers of the LU and Cholesky factors it left in the caller's arrays. */
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dropin/dropin.h"
@@ -11,50 +10,17 @@
 /* LU-IR steps at most; a step must halve the worst residual, else the FP64 factors answer. */
 enum { ITMAX = 30 };
 
-static mixd_real_lapack real;
-static pthread_once_t real_once = PTHREAD_ONCE_INIT;
-
-static void find_real(void)
-{
-    /* Object pointers to function pointers through memcpy: dlsym's documented idiom. */
-    static const struct {
-        const char *name;
-        size_t offset;
-    } names[] = {
-        {"dgetrs_", offsetof(mixd_real_lapack, dgetrs)}, {"dpotrs_", offsetof(mixd_real_lapack, dpotrs)},
-        {"dgetrf_", offsetof(mixd_real_lapack, dgetrf)}, {"dpotrf_", offsetof(mixd_real_lapack, dpotrf)},
-        {"dgemm_", offsetof(mixd_real_lapack, dgemm)},   {"dsymm_", offsetof(mixd_real_lapack, dsymm)},
-        {"dlacn2_", offsetof(mixd_real_lapack, dlacn2)},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *f = mixd_next(names[i].name);
-        memcpy((char *)&real + names[i].offset, &f, sizeof f);
-    }
-}
-
-const mixd_real_lapack *mixd_real(void)
-{
-    pthread_once(&real_once, find_real);
-    return &real;
-}
-
-char mixd_upper(const char *c)
-{
-    return *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
-}
-
 int mixd_reuse_factor(int n, char uplo, double *f, int *ipiv)
 {
     int info = 0;
-    if (uplo == 'N') real.dgetrf(&n, &n, f, &n, ipiv, &info);
-    else real.dpotrf(&uplo, &n, f, &n, &info, 1);
+    if (uplo == 'N') mixd_real()->dgetrf(&n, &n, f, &n, ipiv, &info);
+    else mixd_real()->dpotrf(&uplo, &n, f, &n, &info, 1);
     return info;
 }
 
 const double *mixd_reuse_exact(const mixd_reuse *r, const int **ipiv, int *transient)
 {
     int info;
-    mixd_real();
     return mixd_kept_factors(r->kept, mixd_reuse_factor, ipiv, transient, &info);
 }
 
@@ -63,12 +29,19 @@ void mixd_reuse_done(const double *f, const int *ipiv, int transient)
     if (transient) free((void *)f), free((void *)ipiv);
 }
 
-/* x (ld ldx) := op(F)^-1 x with the caller's low-precision factors. */
-static void solve_lo(const mixd_reuse *r, char trans, int nrhs, double *x, int ldx)
+/* x (ld ldx) := op(F)^-1 x with factors f (ld ldf, pivots ipiv for LU) of r's family. */
+static void solve_with(const mixd_reuse *r, const double *f, int ldf, const int *ipiv, char trans,
+                       int nrhs, double *x, int ldx)
 {
     int info, n = r->n;
-    if (r->uplo == 'N') real.dgetrs(&trans, &n, &nrhs, r->lo, &r->ldlo, r->ipiv, x, &ldx, &info, 1);
-    else real.dpotrs(&r->uplo, &n, &nrhs, r->lo, &r->ldlo, x, &ldx, &info, 1);
+    if (r->uplo == 'N') mixd_real()->dgetrs(&trans, &n, &nrhs, f, &ldf, ipiv, x, &ldx, &info, 1);
+    else mixd_real()->dpotrs(&r->uplo, &n, &nrhs, f, &ldf, x, &ldx, &info, 1);
+}
+
+/* The same with the caller's low-precision factors. */
+static void solve_lo(const mixd_reuse *r, char trans, int nrhs, double *x, int ldx)
+{
+    solve_with(r, r->lo, r->ldlo, r->ipiv, trans, nrhs, x, ldx);
 }
 
 /* res (ld n) := b0 (ld n) - op(A) x, A the kept original (symmetric from its triangle). */
@@ -80,8 +53,10 @@ static void residual(const mixd_reuse *r, char trans, int nrhs, const double *b0
     const double *a0 = mixd_kept_matrix(r->kept);
     memcpy(res, b0, (size_t)n * (size_t)nrhs * sizeof *res);
     if (r->uplo == 'N')
-        real.dgemm(&trans, "N", &n, &nrhs, &n, &minus, a0, &n, x, &ldx, &one, res, &n, 1, 1);
-    else real.dsymm("L", &r->uplo, &n, &nrhs, &minus, a0, &n, x, &ldx, &one, res, &n, 1, 1);
+        mixd_real()->dgemm(&trans, "N", &n, &nrhs, &n, &minus, a0, &n, x, &ldx, &one, res, &n, 1,
+                           1);
+    else mixd_real()->dsymm("L", &r->uplo, &n, &nrhs, &minus, a0, &n, x, &ldx, &one, res, &n, 1,
+                            1);
 }
 
 /* ||op(A)||inf of the kept original. */
@@ -159,18 +134,16 @@ static int refine(const mixd_reuse *r, char trans, int nrhs, const double *b0, d
 static int solve_exact(const mixd_reuse *r, char trans, int nrhs, double *b, int ldb)
 {
     const int *ipiv;
-    int transient, info, n = r->n;
+    int transient;
     const double *f = mixd_reuse_exact(r, &ipiv, &transient);
     if (!f) return -1;
-    if (r->uplo == 'N') real.dgetrs(&trans, &n, &nrhs, f, &n, ipiv, b, &ldb, &info, 1);
-    else real.dpotrs(&r->uplo, &n, &nrhs, f, &n, b, &ldb, &info, 1);
+    solve_with(r, f, r->n, ipiv, trans, nrhs, b, ldb);
     mixd_reuse_done(f, ipiv, transient);
     return 0;
 }
 
 int mixd_reuse_solve(const mixd_reuse *r, char trans, int nrhs, double *b, int ldb, int *iter)
 {
-    mixd_real();
     const int n = r->n;
     const size_t sz = (size_t)n * (size_t)nrhs;
     double *b0 = malloc(sz * sizeof *b0), *res = malloc(sz * sizeof *res);
@@ -193,7 +166,6 @@ int mixd_reuse_solve(const mixd_reuse *r, char trans, int nrhs, double *b, int l
 
 int mixd_reuse_rcond(const mixd_reuse *r, char norm, double anorm, double *rcond, int *iter)
 {
-    mixd_real();
     int n = r->n, kase = 0, kase1 = norm == 'I' ? 2 : 1, isave[3] = {0, 0, 0}, st = 0;
     double *v = malloc((size_t)n * sizeof *v), *x = malloc((size_t)n * sizeof *x),
            *b0 = malloc((size_t)n * sizeof *b0), *res = malloc((size_t)n * sizeof *res);
@@ -205,7 +177,7 @@ int mixd_reuse_rcond(const mixd_reuse *r, char norm, double anorm, double *rcond
      * refined against the kept A until their backward error is of the class of LAPACK's
      * (||E||inf <= sqrt(n) eps ||A||inf), so that it estimates ||(A + E)^-1|| as dgecon does. */
     while (st == 0) {
-        real.dlacn2(&n, v, x, isgn, &est, &kase, isave);
+        mixd_real()->dlacn2(&n, v, x, isgn, &est, &kase, isave);
         if (kase == 0) break;
         char trans = kase == kase1 || r->uplo != 'N' ? 'N' : 'T';
         int it = 0;

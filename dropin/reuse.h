@@ -1,28 +1,11 @@
-/* reuse.h: what the drop-in's consumers of LU and Cholesky factors share (reuse.c): the real
- * LAPACK/BLAS routines, refined solves against a kept original, the condition estimate. */
+/* reuse.h: what the drop-in's consumers of LU and Cholesky factors share (reuse.c): refined
+ * solves against a kept original, the condition estimate. */
 #ifndef MIX_DROPIN_REUSE_H
 #define MIX_DROPIN_REUSE_H
 
 #include <stddef.h>
 #include "dropin/keep.h"
-
-/* The real routines (dlsym RTLD_NEXT), looked up once; Fortran's hidden lengths last. */
-typedef struct {
-    void (*dgetrs)(const char *, const int *, const int *, const double *, const int *,
-                   const int *, double *, const int *, int *, size_t);
-    void (*dpotrs)(const char *, const int *, const int *, const double *, const int *, double *,
-                   const int *, int *, size_t);
-    void (*dgetrf)(const int *, const int *, double *, const int *, int *, int *);
-    void (*dpotrf)(const char *, const int *, double *, const int *, int *, size_t);
-    void (*dgemm)(const char *, const char *, const int *, const int *, const int *,
-                  const double *, const double *, const int *, const double *, const int *,
-                  const double *, double *, const int *, size_t, size_t);
-    void (*dsymm)(const char *, const char *, const int *, const int *, const double *,
-                  const double *, const int *, const double *, const int *, const double *,
-                  double *, const int *, size_t, size_t);
-    void (*dlacn2)(const int *, double *, double *, int *, double *, int *, int *);
-} mixd_real_lapack;
-const mixd_real_lapack *mixd_real(void);
+#include "dropin/lapack.h"
 
 /* Factors of one kept system: the caller's low-precision ones (lo, ldlo, ipiv for LU) and the
  * kept original; uplo 'N' for LU, 'U'/'L' Cholesky. */
@@ -54,8 +37,5 @@ int mixd_reuse_rcond(const mixd_reuse *r, char norm, double anorm, double *rcond
  * afterwards (mixd_reuse_done).  NULL when no memory. */
 const double *mixd_reuse_exact(const mixd_reuse *r, const int **ipiv, int *transient);
 void mixd_reuse_done(const double *f, const int *ipiv, int transient);
-
-/* LAPACK's LSAME on a character argument: upper case. */
-char mixd_upper(const char *c);
 
 #endif
