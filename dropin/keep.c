@@ -178,11 +178,17 @@ mixd_kept *mixd_keep_begin(int n, const double *a, int lda, char uplo)
     }
     k->addr = a, k->n = n, k->lda = lda, k->uplo = uplo;
     pthread_mutex_init(&k->lock, NULL);
+    mixd_copy_matrix(uplo, n, a, lda, k->a0, n);
+    return k;
+}
+
+void mixd_copy_matrix(char uplo, int n, const double *src, int lds, double *dst, int ldd)
+{
     for (int j = 0; j < n; j++) {
         int lo = uplo == 'L' ? j : 0, hi = uplo == 'U' ? j + 1 : n;
-        memcpy(k->a0 + (size_t)j * n + lo, a + (size_t)j * lda + lo, (size_t)(hi - lo) * sizeof *a);
+        memcpy(dst + (size_t)j * ldd + lo, src + (size_t)j * lds + lo,
+               (size_t)(hi - lo) * sizeof *src);
     }
-    return k;
 }
 
 void mixd_keep_commit(mixd_kept *k, const double *a, int lda, const int *ipiv, mix_prec prec)
@@ -269,27 +275,21 @@ const int *mixd_kept_ipiv(const mixd_kept *k)
 static double *alloc_factors(mixd_kept *k, int **ipiv64, int *transient)
 {
     size_t nn = (size_t)k->n * (size_t)k->n, extra = nn * sizeof(double) + (size_t)k->n * sizeof(int);
-    /* Never evicts another original for them: only free room under the cap holds them. */
-    pthread_mutex_lock(&reg_lock);
-    int kept = used + extra <= cap;
-    if (kept) used += extra;
-    pthread_mutex_unlock(&reg_lock);
     double *f = malloc(nn * sizeof *f);
     *ipiv64 = malloc((size_t)k->n * sizeof(int));
+    *transient = 1;
     if (!f || !*ipiv64) {
         free(f), free(*ipiv64);
-        f = NULL;
+        return NULL;
     }
-    if (kept && f) {
-        pthread_mutex_lock(&reg_lock);
-        k->bytes += extra; /* charged already; released with the entry */
-        pthread_mutex_unlock(&reg_lock);
-    } else if (kept) {
-        pthread_mutex_lock(&reg_lock);
-        used -= extra;
-        pthread_mutex_unlock(&reg_lock);
+    /* Never evicts another original for them: only free room under the cap holds them. */
+    pthread_mutex_lock(&reg_lock);
+    if (used + extra <= cap) {
+        used += extra;
+        k->bytes += extra; /* released with the entry */
+        *transient = 0;
     }
-    *transient = !(kept && f);
+    pthread_mutex_unlock(&reg_lock);
     return f;
 }
 

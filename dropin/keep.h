@@ -52,6 +52,9 @@ typedef int (*mixd_factor_fn)(int n, char uplo, double *f, int *ipiv);
 const double *mixd_kept_factors(mixd_kept *k, mixd_factor_fn factor, const int **ipiv,
                                 int *transient, int *info);
 
+/* Copies the n x n matrix src (ld lds) into dst (ld ldd); for uplo 'U'/'L' only that triangle. */
+void mixd_copy_matrix(char uplo, int n, const double *src, int lds, double *dst, int ldd);
+
 /* Entries and the bytes they hold (tests). */
 void mixd_keep_stats(size_t *entries, size_t *bytes);
 

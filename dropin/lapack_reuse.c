@@ -73,11 +73,7 @@ static int solved(use *u, char trans, double *b, int ldb, int *info)
 static int replaced(use *u, double *a, int lda)
 {
     if (!exact(u)) return 0;
-    const int n = u->r.n;
-    for (int j = 0; j < n; j++) {
-        int lo = u->r.uplo == 'L' ? j : 0, hi = u->r.uplo == 'U' ? j + 1 : n;
-        memcpy(a + (size_t)j * lda + lo, u->f + (size_t)j * n + lo, (size_t)(hi - lo) * sizeof *a);
-    }
+    mixd_copy_matrix(u->r.uplo, u->r.n, u->f, u->r.n, a, lda);
     mixd_keep_forget(a); /* A holds the inverse next */
     return 1;
 }
