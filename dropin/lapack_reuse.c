@@ -18,6 +18,8 @@ typedef struct {
     const double *f;
     const int *p64;
     int transient;
+    double *af; /* private copies for dgesvx_/dposvx_ */
+    int *ipiv;
 } use;
 
 /* How a call was answered (the log's): LAPACK on the caller's arrays, the low-precision factors
@@ -30,7 +32,7 @@ enum { LAPACK, REFINED, EXACT };
 static void begin(use *u, const char *name, char uplo, int n, const double *a, int lda,
                   const int *ipiv, int nrhs, int args_ok)
 {
-    *u = (use){name, mixd_now(), nrhs, {NULL, n, uplo, a, lda, ipiv}, NULL, NULL, 0};
+    *u = (use){name, mixd_now(), nrhs, {NULL, n, uplo, a, lda, ipiv}, NULL, NULL, 0, NULL, NULL};
     mixd_policy_get();
     mixd_real();
     if (mixd_enter() || !args_ok || !uplo || n <= 0 || lda < n) return;
@@ -53,6 +55,7 @@ static void end(use *u, int how, const int *iter, int info)
         mixd_log(u->name, u->r.n, u->nrhs, how ? "routed" : "forwarded", prec, how ? iter : NULL,
                  info, mixd_now() - u->t0, how ? NULL : "memory");
     mixd_reuse_done(u->f, u->p64, u->transient);
+    free(u->af), free(u->ipiv);
     if (k) mixd_keep_release(k);
     mixd_leave();
 }
@@ -91,18 +94,17 @@ static int condition(use *u, char norm, double anorm, double *rcond, int *iter, 
     return EXACT;
 }
 
-/* dgesvx_/dposvx_ (FACT = 'F'): private copies of the FP64 factors (and pivots), since their
- * prototypes take AF non-const; 0 when not ours or no memory (the caller frees both anyway). */
-static int copied(use *u, double **af, int **ipiv)
+/* dgesvx_/dposvx_ (FACT = 'F'): private copies of the FP64 factors (and pivots) in u->af and
+ * u->ipiv, since their prototypes take AF non-const; 0 when not ours or no memory. */
+static int copied(use *u)
 {
     const size_t n = (size_t)u->r.n;
-    *af = NULL, *ipiv = NULL;
     if (!exact(u)) return 0;
-    *af = malloc(n * n * sizeof **af);
-    if (u->r.uplo == 'N') *ipiv = malloc(n * sizeof **ipiv);
-    if (!*af || (u->r.uplo == 'N' && !*ipiv)) return 0;
-    memcpy(*af, u->f, n * n * sizeof **af);
-    if (*ipiv) memcpy(*ipiv, u->p64, n * sizeof **ipiv);
+    u->af = malloc(n * n * sizeof *u->af);
+    if (u->r.uplo == 'N') u->ipiv = malloc(n * sizeof *u->ipiv);
+    if (!u->af || (u->r.uplo == 'N' && !u->ipiv)) return 0;
+    memcpy(u->af, u->f, n * n * sizeof *u->af);
+    if (u->ipiv) memcpy(u->ipiv, u->p64, n * sizeof *u->ipiv);
     return 1;
 }
 
@@ -222,7 +224,8 @@ void dporfs_(const char *uplo, const int *n, const int *nrhs, const double *a, c
     end(&u, u.f ? EXACT : LAPACK, NULL, *info);
 }
 
-/* Only FACT = 'F' reads AF (and IPIV) as given; 'N' and 'E' overwrite them with new factors. */
+/* Only FACT = 'F' reads AF (and IPIV) as given; 'N' and 'E' overwrite them with new factors,
+ * no longer ours. */
 void dgesvx_(const char *fact, const char *trans, const int *n, const int *nrhs, double *a,
              const int *lda, double *af, const int *ldaf, int *ipiv, char *equed, double *r,
              double *c, double *b, const int *ldb, double *x, const int *ldx, double *rcond,
@@ -233,14 +236,11 @@ void dgesvx_(const char *fact, const char *trans, const int *n, const int *nrhs,
     const int factored = mixd_upper(fact) == 'F';
     begin(&u, "dgesvx", 'N', *n, af, *ldaf, ipiv, *nrhs, factored && is_trans(mixd_upper(trans)) &&
           *nrhs >= 0 && *lda >= *n && *ldb >= *n && *ldx >= *n);
-    double *af64;
-    int *ipiv64;
-    const int ok = copied(&u, &af64, &ipiv64);
-    mixd_real()->dgesvx(fact, trans, n, nrhs, a, lda, ok ? af64 : af, ok ? n : ldaf,
-                        ok ? ipiv64 : ipiv, equed, r, c, b, ldb, x, ldx, rcond, ferr, berr, work,
-                        iwork, info, fact_len, trans_len, equed_len);
+    const int ok = copied(&u);
     if (!factored) mixd_keep_forget(af);
-    free(af64), free(ipiv64);
+    mixd_real()->dgesvx(fact, trans, n, nrhs, a, lda, ok ? u.af : af, ok ? n : ldaf,
+                        ok ? u.ipiv : ipiv, equed, r, c, b, ldb, x, ldx, rcond, ferr, berr, work,
+                        iwork, info, fact_len, trans_len, equed_len);
     end(&u, ok ? EXACT : LAPACK, NULL, *info);
 }
 
@@ -254,13 +254,10 @@ void dposvx_(const char *fact, const char *uplo, const int *n, const int *nrhs, 
     const int factored = mixd_upper(fact) == 'F';
     begin(&u, "dposvx", triangle(uplo), *n, af, *ldaf, NULL, *nrhs,
           factored && *nrhs >= 0 && *lda >= *n && *ldb >= *n && *ldx >= *n);
-    double *af64;
-    int *ipiv64;
-    const int ok = copied(&u, &af64, &ipiv64);
-    mixd_real()->dposvx(fact, uplo, n, nrhs, a, lda, ok ? af64 : af, ok ? n : ldaf, equed, s, b,
+    const int ok = copied(&u);
+    if (!factored) mixd_keep_forget(af);
+    mixd_real()->dposvx(fact, uplo, n, nrhs, a, lda, ok ? u.af : af, ok ? n : ldaf, equed, s, b,
                         ldb, x, ldx, rcond, ferr, berr, work, iwork, info, fact_len, uplo_len,
                         equed_len);
-    if (!factored) mixd_keep_forget(af);
-    free(af64), free(ipiv64);
     end(&u, ok ? EXACT : LAPACK, NULL, *info);
 }
