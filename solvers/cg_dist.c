@@ -63,7 +63,9 @@ static int window64(mix_sparse *A, const mixi_dist_win *w, double *y)
     return st;
 }
 
-/* y = A x in FP64 over the ranks: x's halo in FP64 travels while the local block runs. */
+/* y = A x in FP64 over the ranks: x's halo in FP64 travels while the local block runs.  y NULL
+ * (distributed only): the exchange alone, for a rank that could not allocate y, so that its
+ * neighbours are not left waiting for its halo. */
 int mixi_cg_apply64(mix_sparse *A, const double *x, double *y)
 {
     mix_context *ctx = A->ctx;
@@ -74,7 +76,7 @@ int mixi_cg_apply64(mix_sparse *A, const double *x, double *y)
     const mixi_dist_link *d = A->dist;
     const mixi_comm *c = d->comm;
     int st = c->ops->halo_begin(c, d->halo, MIX_FP64, x);
-    const int st2 = sp->spmv(ctx->state, A->a64, &xv, &yv, &xy);
+    const int st2 = y ? sp->spmv(ctx->state, A->a64, &xv, &yv, &xy) : MIX_ERR_INVALID_ARG;
     const int st3 = c->ops->halo_end(c, d->halo, d->ghost);
     st = st ? st : st2 ? st2 : st3;
     for (int k = 0; k < d->n_win && !st; k++) st = window64(A, &d->win[k], y);
@@ -92,7 +94,8 @@ int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *
     mixi_svec t = {MIX_FP64, A->n, NULL, NULL};
     double v[2] = {0.0, 0.0};
     int st = ctx->ops->alloc(ctx->state, &t.val, bytes);
-    if (!st) st = mixi_cg_apply64(A, x, t.val);
+    const int st2 = mixi_cg_apply64(A, x, st ? NULL : t.val); /* the halo, whatever st */
+    if (!st) st = st2;
     if (!st) st = ctx->ops->copy(ctx->state, r, b, bytes);
     if (!st) st = sp->vec_accum64(ctx->state, &t, NULL, -1.0, r);
     if (!st) st = sp->nrm2sq64(ctx->state, A->n, r, &v[0]);

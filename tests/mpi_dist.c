@@ -433,6 +433,50 @@ static void check_fixed16_rows(mix_context *ctx, mix_context *serial, const mixm
     free(x);
 }
 
+/* An allocation failing on one rank, anywhere in a FIXED16 Jacobi solve (the storage error
+ * measured at the first spectrum check included): every rank returns the same status, none
+ * waits alone in a collective (a hang: tests/mpi.sh's timeout).  The countdown is the library's
+ * test hook (lib/core/alloc.c), set on the last rank only; a fresh matrix each time, so that
+ * nothing cached spares the allocations. */
+static void check_alloc_fail(mix_context *ctx, const mixm_csr *A)
+{
+    int64_t starts[65];
+    partition(A->nrows, 1, starts);
+    slice s = take(A, starts);
+    double *b = malloc(((size_t)s.n_local + 1) * sizeof *b), *x = malloc(((size_t)s.n_local + 1) * sizeof *x);
+    for (int i = 0; i < s.n_local; i++) { /* b = A 1: converges in enough steps to measure */
+        b[i] = 0.0;
+        for (int64_t k = s.rowptr[i]; k < s.rowptr[i + 1]; k++) b[i] += s.val[k];
+    }
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    p.sloppy_prec = MIX_FIXED16;
+    p.precond = MIX_PRECOND_JACOBI;
+    int done = 0, tries = 0;
+    for (long k = 0; !done && k < 2000; k++, tries++) {
+        mix_sparse *D = NULL;
+        int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, &D);
+        same_everywhere(st, 0, "alloc fail: create");
+        if (st) break;
+        mix_cg_info info;
+        if (rank == size - 1) mixi_alloc_fail_after(k);
+        const int sd = mix_dcg(ctx, &p, D, b, x, &info);
+        mixi_alloc_fail_after(-1);
+        int lo = sd, hi = sd;
+        MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(lo == hi, "alloc fail after %ld on rank %d: statuses %d..%d", k, size - 1, lo, hi);
+        CHECK(sd == 0 || sd == MIX_ERR_ALLOC, "alloc fail after %ld: %s", k, mix_strerror(sd));
+        done = hi == 0;
+        mix_sparse_destroy(D);
+    }
+    CHECK(done, "alloc fail: still failing after %d allocations", tries);
+    if (rank == 0 && getenv("MPI_DIST_VERBOSE")) printf("alloc fail: %d allocations tried\n", tries);
+    slice_free(&s);
+    free(b);
+    free(x);
+}
+
 /* mix_dcg's failures that one rank alone can see give every rank the same answer: an illegal
  * argument there, a non-positive diagonal there under Jacobi (A not SPD), NaN in its b. */
 static void check_solve_bad(mix_context *ctx, const mixm_csr *A)
@@ -445,7 +489,10 @@ static void check_solve_bad(mix_context *ctx, const mixm_csr *A)
     int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, &D);
     same_everywhere(st, 0, "create");
     double *b = calloc((size_t)s.n_local + 1, sizeof *b), *x = calloc((size_t)s.n_local + 1, sizeof *x);
-    for (int i = 0; i < s.n_local; i++) b[i] = 1.0;
+    for (int i = 0; i < s.n_local; i++) { /* b = A 1: converges in enough steps to measure */
+        b[i] = 0.0;
+        for (int64_t k = s.rowptr[i]; k < s.rowptr[i + 1]; k++) b[i] += s.val[k];
+    }
     mix_cg_params p;
     mix_cg_params_init(&p);
     mix_cg_info info;
@@ -578,6 +625,10 @@ int main(int argc, char **argv)
         mixm_csr_free(&B);
     }
     check_solve_bad(ctx, &P);
+    mixm_csr P16 = {0};
+    CHECK(mixm_gen_poisson3d(16, &P16) == 0, "generator");
+    check_alloc_fail(ctx, &P16);
+    mixm_csr_free(&P16);
     mix_context_destroy(serial);
     mix_context_destroy(ctx); /* collective */
     mixm_csr_free(&P);
