@@ -100,9 +100,9 @@ static void received_x(const mixm_csr *A, const int64_t *starts, mix_prec wire, 
         mixi_wire_pack(wire, x, idx, m, buf);
         mixi_wire_unpack(wire, buf, m, dec);
         /* The wire's error: half an ulp of the value (FP32), of the message's largest value
-         * (FP16 and BF16 scaled so it sits in [2^14, 2^15)), or half a step (FIXED16). */
+         * (FP16 and BF16 scaled so it sits in [2^14, 2^15)), or half a step (FIXED16's 17 bits). */
         const double u = wire == MIX_FP64 ? 0 : wire == MIX_FP32 ? 0x1p-24 : wire == MIX_FP16 ? 0x1p-11
-                         : wire == MIX_BF16 ? 0x1p-8 : 0.5 / 32767 * (1 + 0x1p-40);
+                         : wire == MIX_BF16 ? 0x1p-8 : 0.5 / 65535 * (1 + 0x1p-40);
         double mx = 0;
         for (int t = 0; t < m; t++) mx = fmax(mx, fabs(x[idx[t]]));
         for (int t = 0; t < m; t++) {
