@@ -132,11 +132,11 @@ static int off_scale(mix_sparse *A, int kind, const double *S)
     return st;
 }
 
-/* The wire of a stage's halo: its storage's, except that FP16 and BF16 stages send FIXED16 (the
- * same 16 bits a value and one scale a message, QUDA's half precision ghost zones): a direction
- * p spans few binades per message, where 15 bits of fixed point beat FP16's 11 and BF16's 8
- * (3D Poisson 12^3, 2 ranks, no Jacobi: 60 and 62 iterations against 55 serial with their own
- * wires, 55 with FIXED16's). */
+/* The wire of a stage's halo: its storage's, except that FP16 and BF16 stages send FIXED16 (one
+ * scale a message, as QUDA's half precision ghost zones; 17 bits a value, lib/mpi/wire.c): a
+ * direction p spans few binades per message, where fixed point beats FP16's 11 bits and BF16's
+ * 8 (3D Poisson 12^3, 2 ranks, no Jacobi: 60 and 62 iterations against 55 serial with their own
+ * wires, 55 with FIXED16's at 16 bits). */
 static mix_prec halo_wire(mix_prec storage)
 {
     const mix_prec wire = mixk_prec_block_scaled_of(mixk_prec_bytes(storage));
