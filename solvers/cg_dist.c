@@ -165,7 +165,7 @@ static void whole_free(mix_context *ctx, whole_tmp *t)
 
 static double nan_max(double a, double b) { return a != a || b > a || b != b ? b : a; }
 
-/* Window k's rows' largest ghost entries folded into the local rows' maxima h (host). */
+/* Window k's rows' largest ghost entries folded into the local rows' maxima (t->host). */
 static int whole_window(mix_sparse *A, int k, int j, const double *S, whole_tmp *t)
 {
     mix_context *ctx = A->ctx;
@@ -173,9 +173,12 @@ static int whole_window(mix_sparse *A, int k, int j, const double *S, whole_tmp 
     const size_t m = (size_t)w->off->n;
     double *hw = t->host + A->n;
     int st = ctx->ops->alloc(ctx->state, (void **)&t->win[k], m * sizeof(double));
-    if (!st) st = ctx->ops->sparse->csr_row_offmax(ctx->state, w->off->a64, S ? w->scale[j] : NULL, t->win[k]);
+    if (!st)
+        st = ctx->ops->sparse->csr_row_offmax(ctx->state, w->off->a64, S ? w->scale[j] : NULL,
+                                              t->win[k]);
     if (!st) st = ctx->ops->download(ctx->state, hw, t->win[k], m * sizeof(double));
-    for (int r = 0; r < w->len && !st; r++) t->host[w->first + r] = nan_max(t->host[w->first + r], hw[r]);
+    for (int r = 0; r < w->len && !st; r++)
+        t->host[w->first + r] = nan_max(t->host[w->first + r], hw[r]);
     return st;
 }
 
@@ -187,9 +190,11 @@ static int whole_maxima(mix_sparse *A, int j, const double *S, whole_tmp *t, dou
     const mixi_dist_link *d = A->dist;
     const size_t n = (size_t)A->n;
     size_t mmax = 0;
-    for (int k = 0; k < d->n_win; k++) mmax = (size_t)d->win[k].off->n > mmax ? (size_t)d->win[k].off->n : mmax;
+    for (int k = 0; k < d->n_win; k++)
+        if ((size_t)d->win[k].off->n > mmax) mmax = (size_t)d->win[k].off->n;
     t->host = mixi_malloc((n + mmax + 1) * sizeof(double));
-    int st = t->host ? ctx->ops->alloc(ctx->state, (void **)&t->loc, n * sizeof(double)) : MIX_ERR_ALLOC;
+    int st = t->host ? ctx->ops->alloc(ctx->state, (void **)&t->loc, n * sizeof(double))
+                     : MIX_ERR_ALLOC;
     if (!st) st = ctx->ops->sparse->csr_row_offmax(ctx->state, A->a64, S, t->loc);
     if (!st) st = ctx->ops->download(ctx->state, t->host, t->loc, n * sizeof(double));
     for (int k = 0; k < d->n_win && !st; k++) st = whole_window(A, k, j, S, t);
