@@ -16,7 +16,7 @@ LAT = 1.5e-6          # s per point-to-point message
 AR_STEP = 1.5e-6      # s per step of MPI_Allreduce (recursive doubling: log2 P steps)
 N_ALLREDUCE = 2       # per iteration: <p, Ap>; then ||r||^2 and <r, r_old> fused
 GPU_BW = 3.35e12      # B/s: one H100's HBM3, for the GPU scenario
-WIRE = {"fp64": (8, 0), "fp32": (4, 0), "fixed16": (2, 8)}  # bytes per value, per message
+WIRE = {"fp64": (8, 0), "fp32": (4, 0), "fixed16": (2.125, 8)}  # bytes per value (17 bits), per message
 # scenario: (name, local speed-up over the measured core, ranks sharing one NIC)
 SCENARIOS = [("CPU, 1 rank/NIC", 1.0, 1), ("CPU, 64 ranks/NIC", 1.0, 64),
              ("GPU, 1 rank/NIC", GPU_BW / CORE_BW, 1)]

@@ -70,6 +70,16 @@ struct mixi_sparse_ops {
      * As may share A64's pattern arrays: destroy As before A64. */
     int (*csr_convert)(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
                        mixi_spmat **As);
+    /* FIXED16 for a matrix split by columns (a distributed matrix's local and off-process
+     * blocks, lib/core/comm.h), so that the blocks hold the whole matrix's bits.  row_offmax:
+     * rowmax[i] = max_{j != i} |(diag(scale) A64 diag(scale))_ij| (backend memory, n values;
+     * NaN if one is NaN), what a FIXED16 row's step is taken from.  convert_rows: csr_convert,
+     * but FIXED16 rows take their steps from rowmax[i] (the whole row's, >= this block's own)
+     * and the steps' mantissa from gmax (the whole matrix's largest off-diagonal magnitude, or
+     * HUGE_VAL for a NaN) instead of this block's; other storages ignore both. */
+    int (*csr_row_offmax)(void *state, const mixi_spmat *A64, const double *scale, double *rowmax);
+    int (*csr_convert_rows)(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                            const double *rowmax, double gmax, mixi_spmat **As);
     void (*csr_destroy)(void *state, mixi_spmat *A); /* NULL allowed */
     /* Bytes one SpMV reads of A: values and index arrays (the byte model of bench/bench_cg). */
     int (*csr_bytes)(void *state, const mixi_spmat *A, int64_t *bytes);

@@ -239,7 +239,7 @@ static int sloppy_setup(cg_loop *L)
         st = mixi_cg_svec_alloc(ctx, mixk_prec_acc(L->prec), n, &L->w.xs);
     if ((st = mixi_cg_agree(L->A, st))) return st;
     st = mixi_cg_halo_setup(L->A, L->prec, L->prm->precond == MIX_PRECOND_JACOBI, L->S, L->vprec,
-                            &L->h);
+                            &L->As, &L->h);
     if (st == MIX_ERR_OVERFLOW) L->reason = MIX_CG_STORAGE_OVERFLOW;
     if (st) return st;
     L->fused = cg_fused && L->sp->cg_rupdate && L->sp->cg_xpupdate && L->w.xs.prec == L->vprec;

@@ -108,9 +108,12 @@ typedef struct {
     } w[MIXI_DIST_WIN_MAX];
 } mixi_cg_halo;
 /* Collective: the off-process block of `prec` (scaled by the local block's S where S is not
- * NULL, with the ghosts' S fetched once) and the vectors in vprec.  0 on a serial A. */
+ * NULL, with the ghosts' S fetched once) and the vectors in vprec.  FIXED16: the first time,
+ * the local block's copy *As (mixi_sparse_sloppy's) is remade, as the off-process blocks are
+ * made, on the whole rows' scales, so that the blocks hold the single process's bits.  0 on a
+ * serial A. */
 int mixi_cg_halo_setup(mix_sparse *A, mix_prec prec, int jacobi, const double *S, mix_prec vprec,
-                       mixi_cg_halo *h);
+                       const mixi_spmat **As, mixi_cg_halo *h);
 void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h);
 /* ap = As p over the ranks: the halo of p starts on the stage's wire, the local block runs while
  * it travels, then the off-process block adds the ghosts' part; *pap = <p, A p> summed.  Any

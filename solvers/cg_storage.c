@@ -41,16 +41,15 @@ static int measure(mix_sparse *A, const mixi_spmat *As, const double *S, mix_pre
     const mixi_sparse_ops *sp = ctx->ops->sparse;
     const int n = A->n;
     const size_t b64 = (size_t)n * sizeof(double);
-    double xy, zz;
+    double xy, zz = 0.0;
     int st;
     if ((st = ctx->ops->alloc(ctx->state, (void **)&t->v64, b64)) ||
         (st = ctx->ops->alloc(ctx->state, (void **)&t->z64, b64)) ||
         (st = mixi_cg_svec_alloc(ctx, vprec, n, &t->xs)) ||
         (st = mixi_cg_svec_alloc(ctx, vprec, n, &t->ys)) ||
         (st = mixi_cg_svec_alloc(ctx, MIX_FP64, n, &t->w)) ||
-        (st = mixi_cg_svec_alloc(ctx, MIX_FP64, n, &t->u)))
-        return st;
-    if ((st = upload_signs(ctx, n, t->v64)) ||
+        (st = mixi_cg_svec_alloc(ctx, MIX_FP64, n, &t->u)) ||
+        (st = upload_signs(ctx, n, t->v64)) ||
         (st = sp->vec_from64(ctx->state, t->v64, NULL, 1.0, &t->xs, NULL)) ||
         (st = sp->spmv(ctx->state, As, &t->xs, &t->ys, &xy)) ||
         (st = ctx->ops->memset0(ctx->state, t->z64, b64)) ||
@@ -59,11 +58,15 @@ static int measure(mix_sparse *A, const mixi_spmat *As, const double *S, mix_pre
         (st = sp->spmv(ctx->state, A->a64, &t->w, &t->u, &xy)) ||
         (st = sp->vec_accum64(ctx->state, &t->u, S, -1.0, t->z64)) ||
         (st = sp->nrm2sq64(ctx->state, n, t->z64, &zz)))
-        return st;
+        zz = 0.0;
     /* Distributed: the local blocks' errors over the whole matrix's rows (the off-process
-     * block's rounding is left out), the same eta on every rank. */
-    if ((st = mixi_cg_sum(A, &zz, 1))) return st;
-    *eta = isfinite(zz) ? sqrt(zz / mixi_cg_n(A)) : INFINITY;
+     * block's rounding is left out), the same eta on every rank.  A rank's failure (an
+     * allocation) travels in the same sum, so that no rank is left waiting in it. */
+    double v[2] = {zz, st};
+    const int s = mixi_cg_sum(A, v, 2);
+    if (s) return s;
+    if (v[1] != 0.0) return mixi_cg_agree(A, st);
+    *eta = isfinite(v[0]) ? sqrt(v[0] / mixi_cg_n(A)) : INFINITY;
     return MIX_SUCCESS;
 }
 

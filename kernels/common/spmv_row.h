@@ -244,7 +244,10 @@ static inline MIXK_HD int mixk_sell_used(mix_prec p)
 /* Value of row i's entry (j, v) in the sloppy matrix (v = the FP64 value times the scales). */
 #define MIXK_SCALED(a, scale, i, j, k) ((scale) ? ((scale)[i] * (a)[k]) * (scale)[j] : (a)[k])
 
-/* Where a conversion writes (mixk_sell_fill_row_SFX). */
+/* Where a conversion writes (mixk_sell_fill_row_SFX), and FIXED16's row scales when given:
+ * rowmax NULL, each row's step from its own entries; else from rowmax[i], the largest
+ * off-diagonal magnitude of the whole row of which this matrix holds a part (a distributed
+ * matrix's local or off-process block), so that every block holds the whole matrix's bits. */
 typedef struct {
     int16_t *col;
     void *val;
@@ -252,6 +255,7 @@ typedef struct {
     void *eval;
     void *diag;
     uint8_t *rexp;
+    const double *rowmax;
 } mixk_sell_out;
 
 /* ---- One interface per storage format ------------------------------------------------------------
@@ -381,7 +385,8 @@ static inline MIXK_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, cons
 /* One FIXED16 matrix row from the FP64 values a (times diag(scale) on both sides when scale is
  * not NULL, as (scale_i a_ij) scale_j): the diagonal to diag[i] as the nearest float (0 when the
  * row has none), the other entries to q_ij = round(a_ij / h_i) on the row's step h_i = c 2^(E-127)
- * (c = A->fmant, E = rexp[i]: mixk_fixed16_row_exp), padding slots 0.  Splitting the diagonal off
+ * (c = A->fmant, E = rexp[i]: mixk_fixed16_row_exp of o->rowmax[i] where given, else of the
+ * row's own largest off-diagonal magnitude), padding slots 0.  Splitting the diagonal off
  * keeps the off-diagonal entries of a diagonally dominant row from being rounded on the
  * diagonal's scale (3D Poisson: 722 CG iterations against 573).  Returns 1 if a value does not
  * fit a float (or is NaN). */
@@ -394,7 +399,7 @@ static inline MIXK_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const i
     double d = 0.0;
     for (int64_t k = k0; k < k1; k++)
         if (colind[k] == i) d = MIXK_SCALED(a, scale, i, colind[k], k);
-    const double off = mixk_fixed16_row_offmax(rowptr, colind, a, scale, i);
+    const double off = o->rowmax ? o->rowmax[i] : mixk_fixed16_row_offmax(rowptr, colind, a, scale, i);
     const int bad = mixk_prec_overflows(MIX_FP32, d) || d != d || off != off ||
                     off > mixk_prec_max_finite(MIX_FP32);
     const unsigned E = bad ? 0u : mixk_fixed16_row_exp(off, A->fmant);

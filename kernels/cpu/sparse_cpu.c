@@ -613,10 +613,11 @@ static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mixi_spmat *A)
 
 /* Each row's columns and values (kernels/common/spmv_row.h), then the slot metadata; returns
  * how many rows did not fit the format. */
-static long sell_fill(const mixi_spmat *A64, mix_prec prec, const double *scale, mixi_spmat *A)
+static long sell_fill(const mixi_spmat *A64, mix_prec prec, const double *scale,
+                      const double *rowmax, mixi_spmat *A)
 {
     const int n = A64->n;
-    const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
+    const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp, rowmax};
     long overflow = 0;
 #pragma omp parallel for reduction(+ : overflow) schedule(static) if (n > PAR_MIN)
     for (int i = 0; i < n; i++) {
@@ -639,9 +640,24 @@ static long sell_fill(const mixi_spmat *A64, mix_prec prec, const double *scale,
     return overflow;
 }
 
+/* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (HUGE_VAL for a NaN). */
+static double sell_gmax(const mixi_spmat *A64, const double *scale)
+{
+    const int n = A64->n;
+    double gmax = 0.0;
+#pragma omp parallel for reduction(max : gmax) schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++) {
+        const double m = mixk_fixed16_row_offmax(A64->rowptr, A64->colind, A64->val, scale, i);
+        gmax = m != m ? HUGE_VAL : m > gmax ? m : gmax;
+    }
+    return gmax;
+}
+
 /* A SELL-32 copy (kernels/common/sell.h) in `prec`: the layout planned by
- * kernels/common/sell_plan.h, then each row's columns and values. */
-static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scale, mixi_spmat *A)
+ * kernels/common/sell_plan.h, then each row's columns and values (FIXED16: the row scales
+ * rowmax and gmax where rowmax is given, cpu_csr_convert_rows). */
+static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scale,
+                        const double *rowmax, double gmax, mixi_spmat *A)
 {
     const int n = A64->n;
     const int fixed = mixk_prec_block_scaled(prec);
@@ -655,29 +671,23 @@ static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scal
     }
     if (!st) {
         mixk_sell_plan_layout(cnt, far, &z, A->slice, A->eslice, A->erp);
-        double gmax = 0.0; /* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa */
-        if (fixed) {
-#pragma omp parallel for reduction(max : gmax) schedule(static) if (n > PAR_MIN)
-            for (int i = 0; i < n; i++) {
-                const double m = mixk_fixed16_row_offmax(A64->rowptr, A64->colind, A64->val, scale, i);
-                gmax = m != m ? HUGE_VAL : m > gmax ? m : gmax;
-            }
-        }
+        if (fixed && !rowmax) gmax = sell_gmax(A64, scale);
         A->sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
                               .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
                               .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval,
                               .smask = A->smask, .soff = A->soff};
         A->bytes = mixk_sell_plan_bytes(&z, prec);
         A->slot_rows = mixk_sell_slot_rows(z.nslots);
-        if (sell_fill(A64, prec, scale, A)) st = MIX_ERR_OVERFLOW;
+        if (sell_fill(A64, prec, scale, fixed ? rowmax : NULL, A)) st = MIX_ERR_OVERFLOW;
     }
     mixi_free(cnt);
     mixi_free(far);
     return st;
 }
 
-static int cpu_csr_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
-                           mixi_spmat **out)
+static int cpu_csr_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec,
+                                const double *scale, const double *rowmax, double gmax,
+                                mixi_spmat **out)
 {
     (void)state;
     *out = NULL;
@@ -689,7 +699,7 @@ static int cpu_csr_convert(void *state, const mixi_spmat *A64, mix_prec prec, co
     A->nnz = A64->nnz;
     A->tune = mixi_malloc(sizeof *A->tune);
     int st = !A->tune ? MIX_ERR_ALLOC
-             : mixk_sell_used(prec) ? convert_sell(A64, prec, scale, A)
+             : mixk_sell_used(prec) ? convert_sell(A64, prec, scale, rowmax, gmax, A)
                                     : convert_fp64(A64, scale, A);
     if (A->tune) tuner_init(A->tune, prec);
     if (st) {
@@ -697,6 +707,22 @@ static int cpu_csr_convert(void *state, const mixi_spmat *A64, mix_prec prec, co
         return st;
     }
     *out = A;
+    return MIX_SUCCESS;
+}
+
+static int cpu_csr_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                           mixi_spmat **out)
+{
+    return cpu_csr_convert_rows(state, A64, prec, scale, NULL, 0.0, out);
+}
+
+static int cpu_csr_row_offmax(void *state, const mixi_spmat *A64, const double *scale, double *rowmax)
+{
+    (void)state;
+    const int n = A64->n;
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++)
+        rowmax[i] = mixk_fixed16_row_offmax(A64->rowptr, A64->colind, A64->val, scale, i);
     return MIX_SUCCESS;
 }
 
@@ -858,6 +884,8 @@ static int cpu_dot(void *state, const mixi_svec *x, const mixi_svec *y, double *
 const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .csr_create = cpu_csr_create,
     .csr_convert = cpu_csr_convert,
+    .csr_row_offmax = cpu_csr_row_offmax,
+    .csr_convert_rows = cpu_csr_convert_rows,
     .csr_destroy = cpu_csr_destroy,
     .csr_bytes = cpu_csr_bytes,
     .diag_rsqrt = cpu_diag_rsqrt,

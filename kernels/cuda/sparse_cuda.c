@@ -214,9 +214,10 @@ static int sell_alloc(mixi_cuda_state *s, mix_prec prec, const mixk_sell_sizes *
 }
 
 /* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (on the host, from the
- * FP64 copy's values and the scale, with the shared row code). */
+ * FP64 copy's values and the scale, with the shared row code); also each row's (rowmax, host,
+ * where not NULL). */
 static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *rp, const int32_t *ci,
-                     const double *scale, double *gmax)
+                     const double *scale, double *gmax, double *rowmax)
 {
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz;
@@ -229,6 +230,7 @@ static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *r
     for (int i = 0; !st && i < n; i++) {
         const double m = mixk_fixed16_row_offmax(rp, ci, hval, hsc, i);
         *gmax = m != m ? HUGE_VAL : m > *gmax ? m : *gmax;
+        if (rowmax) rowmax[i] = m;
     }
     mixi_free(hval);
     mixi_free(hsc);
@@ -239,7 +241,7 @@ static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *r
  * kernels/common/sell_plan.h, as the CPU backend plans it), the rows' columns and values on the
  * device, then the contiguous-slot metadata. */
 static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec,
-                        const double *scale, mixi_spmat *A)
+                        const double *scale, const double *rowmax, double gmax, mixi_spmat *A)
 {
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz, ns = mixk_sell_nslice(n);
@@ -262,8 +264,8 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
         mixk_sell_plan_layout(cnt, far, &z, hslice, heslice, herp);
         st = sell_alloc(s, prec, &z, hslice, heslice, herp, A);
     }
-    double gmax = 0.0;
-    if (!st && mixk_prec_block_scaled(prec)) st = sell_gmax(s, A64, rp, ci, scale, &gmax);
+    const int fixed = mixk_prec_block_scaled(prec);
+    if (!st && fixed && !rowmax) st = sell_gmax(s, A64, rp, ci, scale, &gmax, NULL);
     if (!st) {
         A->d.sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
                                 .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
@@ -271,7 +273,7 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
         A->bytes = mixk_sell_plan_bytes(&z, prec);
         st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream));
     }
-    const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp};
+    const mixk_sell_out o = {A->col, A->val, A->ecol, A->eval, A->diag, A->rexp, fixed ? rowmax : NULL};
     if (!st) st = launched(mixi_cuda_sell_fill(s->stream, n, A64->rowptr, A64->colind, A64->val, scale,
                                                prec, &A->d.sell, &o, s->d_flag));
     if (!st) st = read_flag(s, &flag);
@@ -287,8 +289,9 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
     return st;
 }
 
-static int sp_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
-                      mixi_spmat **out)
+/* csr_convert_rows: rowmax in device memory, read by the fill kernel (kernels/common's row code). */
+static int sp_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                           const double *rowmax, double gmax, mixi_spmat **out)
 {
     mixi_cuda_state *s = state;
     if (!out) return MIX_ERR_INVALID_ARG;
@@ -303,7 +306,7 @@ static int sp_convert(void *state, const mixi_spmat *A64, mix_prec prec, const d
     A->d.prec = prec;
     A->owns_pattern = 0;
     if (mixk_sell_used(prec)) {
-        st = convert_sell(s, A64, prec, scale, A);
+        st = convert_sell(s, A64, prec, scale, rowmax, gmax, A);
         A->d.rowptr = NULL;
         A->d.colind = NULL;
     } else {
@@ -321,6 +324,33 @@ static int sp_convert(void *state, const mixi_spmat *A64, mix_prec prec, const d
     }
     *out = A;
     return MIX_SUCCESS;
+}
+
+static int sp_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                      mixi_spmat **out)
+{
+    return sp_convert_rows(state, A64, prec, scale, NULL, 0.0, out);
+}
+
+/* The rows' largest off-diagonal magnitudes on the host (sell_gmax's pass), uploaded. */
+static int sp_row_offmax(void *state, const mixi_spmat *A64, const double *scale, double *rowmax)
+{
+    mixi_cuda_state *s = state;
+    if (!A64 || !rowmax || A64->d.prec != MIX_FP64) return MIX_ERR_INVALID_ARG;
+    const int n = A64->d.n;
+    const int64_t nnz = A64->d.nnz;
+    int64_t *rp = mixi_malloc(((size_t)n + 1) * sizeof *rp);
+    int32_t *ci = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *ci);
+    double *hm = mixi_malloc((size_t)(n > 0 ? n : 1) * sizeof *hm), gmax;
+    int st = rp && ci && hm ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    if (!st) st = mixi_cuda_backend.download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
+    if (!st && nnz > 0) st = mixi_cuda_backend.download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
+    if (!st) st = sell_gmax(s, A64, rp, ci, scale, &gmax, hm);
+    if (!st && n > 0) st = mixi_cuda_backend.upload(s, rowmax, hm, (size_t)n * sizeof *hm);
+    mixi_free(rp);
+    mixi_free(ci);
+    mixi_free(hm);
+    return st;
 }
 
 static int sp_csr_bytes(void *state, const mixi_spmat *A, int64_t *bytes)
@@ -489,6 +519,8 @@ static int sp_dot(void *state, const mixi_svec *x, const mixi_svec *y, double *x
 const mixi_sparse_ops mixi_cuda_sparse_ops = {
     .csr_create = sp_create,
     .csr_convert = sp_convert,
+    .csr_row_offmax = sp_row_offmax,
+    .csr_convert_rows = sp_convert_rows,
     .csr_destroy = sp_destroy,
     .csr_bytes = sp_csr_bytes,
     .diag_rsqrt = sp_diag_rsqrt,

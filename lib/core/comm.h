@@ -85,6 +85,9 @@ typedef struct mixi_dist_link {
     int n_win;               /* 0 when this rank has no ghost */
     mixi_dist_win win[MIXI_DIST_WIN_MAX];
     double *ghost;           /* n_ghost FP64 values, where halo_end decodes */
+    /* The CG's: the local block's sloppy copy [jacobi][storage] was remade with the whole rows'
+     * FIXED16 scales (solvers/cg_dist.c), on every rank alike. */
+    unsigned char whole_rows[2][MIX_NUM_PREC];
     void (*free)(struct mixi_dist_link *d); /* frees the windows' off, the halo and itself */
 } mixi_dist_link;
 

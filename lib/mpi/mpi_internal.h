@@ -48,8 +48,9 @@ struct mixi_halo {
 size_t mixi_wire_bytes(mix_prec wire, int n);
 /* Encodes x[idx[0..n-1]] (idx NULL: x[0..n-1]) into buf: FP64 and FP32 plain; FP16 and BF16
  * scaled by one power of two per message (a float header), so the largest value sits in
- * [2^14, 2^15); FIXED16 int16 q with the message's max |x| as header (q = round(x 32767/s),
- * kernels/common/fixed16.h).  Decoding gives what the receiver uses as x. */
+ * [2^14, 2^15); FIXED16 17-bit q with the message's max |x| as header (q = round(x 65535/s):
+ * 16 bits a value and the 17th in a bitmap, 2.125 bytes a value).  Decoding gives what the
+ * receiver uses as x. */
 void mixi_wire_pack(mix_prec wire, const double *x, const int *idx, int n, void *buf);
 void mixi_wire_unpack(mix_prec wire, const void *buf, int n, double *out);
 int mixi_wire_valid(mix_prec wire); /* 1 for the five wires above */
