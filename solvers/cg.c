@@ -486,6 +486,89 @@ static int reliable_update(cg_loop *L, double rr_new, int max_iter, int *act)
     return reproject(L, rr_new);
 }
 
+/* After a step that went through: p = r + beta p and on, or a reliable update (when the
+ * iterated residual has fallen by delta, seems to have reached the target, the spectrum asks
+ * for a hand-over, or the iterations are spent), whose *act then says what follows. */
+static int after_step(cg_loop *L, double rr_new, double rdot, int max_iter, int *act)
+{
+    const double delta = L->prm->delta;
+    int st;
+    L->rnorm = sqrt(rr_new);
+    if (L->rnorm > L->maxrr) L->maxrr = L->rnorm;
+    /* The iterated residual relative to the last true one estimates the true one. */
+    const int near_done = L->rnorm / L->r0norm * L->tnorm <= L->target;
+    const int update = L->rnorm < delta * L->maxrr || L->rnorm < delta * L->r0norm || L->hand_over;
+    if (!(update || near_done || L->iter == max_iter)) {
+        /* Polak-Ribiere; Fletcher-Reeves when its numerator is negative. */
+        const double num = rr_new - rdot;
+        const double beta = (num > 0.0 ? num : rr_new) / L->rr;
+        if ((st = next_direction(L, beta))) return st;
+        L->rr = rr_new;
+        return spectrum_step(L, beta);
+    }
+    if ((st = settle_x(L))) return st;
+    return reliable_update(L, rr_new, max_iter, act);
+}
+
+/* The sloppy loop of a stage set up by sloppy_setup, to at most max_iter iterations. */
+static int stage_loop(cg_loop *L, int max_iter)
+{
+    int st;
+    while (L->iter < max_iter) {
+        double rr_new, rdot;
+        int act;
+        if ((st = sloppy_step(L, &rr_new, &rdot, &act))) return st;
+        if (act == CG_NEXT && (st = after_step(L, rr_new, rdot, max_iter, &act))) return st;
+        if (act == CG_STOP) break;
+        if (act == CG_BREAKDOWN) {
+            L->x_pending = 0; /* xs is dropped below */
+            /* Only the storage precision overflowed: one more residual rise, then restart. */
+            if (++L->res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
+                L->reason = MIX_CG_STAGNATED;
+                break;
+            }
+            if ((st = sloppy_restart(L))) return st;
+        }
+    }
+    return L->converged ? MIX_SUCCESS : MIX_ERR_NOT_CONVERGED;
+}
+
+/* Whether the backend has every sparse operation the loop calls. */
+static int has_sparse_ops(const mixi_sparse_ops *sp)
+{
+    return sp && sp->residual64 && sp->nrm2sq64 && sp->vec_from64 && sp->vec_accum64 &&
+           sp->vec_zero && sp->spmv && sp->cg_update && sp->axpby && sp->dot;
+}
+
+/* The stage's report (status st; ||b||^2 = bb; setup from t0 to t1, then the loop to now, or
+ * all of it setup when it stopped before looping) in info and *to_fp64; its memory freed. */
+static void stage_finish(cg_loop *L, int st, double bb, double t0, double t1, int looped,
+                         mix_cg_info *info, int *to_fp64)
+{
+    mix_context *ctx = L->ctx;
+    info->status = st;
+    info->iter = L->iter;
+    info->reliable_updates = L->updates;
+    info->converged = L->converged;
+    info->reason = st == MIX_SUCCESS ? (L->reason == MIX_CG_ZERO_RHS ? MIX_CG_ZERO_RHS : MIX_CG_CONVERGED)
+                                     : L->reason;
+    /* x holds the best answer found, whatever stopped the iteration. */
+    info->true_rel_residual = bb > 0.0 && isfinite(bb) ? L->best / sqrt(bb) : (bb == 0.0 ? 0.0 : NAN);
+    const double t2 = mixi_wtime();
+    if (!looped) t1 = t2;
+    info->t_setup = t1 - t0;
+    info->t_solve = t2 - t1;
+    info->kappa = L->lmin > 0.0 ? L->lmax / L->lmin : 0.0;
+    *to_fp64 = L->to_fp64;
+    mixi_cg_svec_free(ctx, &L->w.r);
+    mixi_cg_svec_free(ctx, &L->w.p);
+    mixi_cg_svec_free(ctx, &L->w.ap);
+    mixi_cg_svec_free(ctx, &L->w.xs);
+    ctx->ops->free(ctx->state, L->y);
+    ctx->ops->free(ctx->state, L->r64);
+    mixi_cg_halo_free(L->A, &L->h);
+}
+
 /* One run of the reliable-update CG in storage `prec` from x (x0 when x0_given, else 0), at
  * most max_iter iterations; info->iter, reliable_updates, reason, converged, true_rel_residual,
  * t_setup and t_solve describe this run only. */
@@ -493,83 +576,23 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
                     int max_iter, int iter_left, mix_sparse *A, const double *b, double *x,
                     mix_cg_info *info, int *to_fp64)
 {
-    const mixi_sparse_ops *sp = ctx->ops->sparse;
     double t0 = mixi_wtime(), t1 = t0, bb = 0.0;
     int st, done = 1, looped = 0;
     cg_loop L;
     memset(&L, 0, sizeof L);
-    L.ctx = ctx, L.sp = sp, L.prm = prm, L.A = A, L.b = b, L.x = x, L.prec = prec;
+    L.ctx = ctx, L.sp = ctx->ops->sparse, L.prm = prm, L.A = A, L.b = b, L.x = x, L.prec = prec;
     L.reason = MIX_CG_MAX_ITER;
     L.best = INFINITY;
     L.eta = -1.0;
     L.iter_left = iter_left;
     memset(info, 0, sizeof *info);
-    if (!sp || !sp->residual64 || !sp->nrm2sq64 || !sp->vec_from64 || !sp->vec_accum64 ||
-        !sp->vec_zero || !sp->spmv || !sp->cg_update || !sp->axpby || !sp->dot)
-        st = MIX_ERR_NOT_IMPLEMENTED;
-    else
-        st = stage_start(&L, x0_given, &bb, &done);
-    if (st || done || (st = sloppy_setup(&L))) goto out;
-    t1 = mixi_wtime();
-    looped = 1;
-
-    while (L.iter < max_iter) {
-        double rr_new, rdot;
-        int act;
-        if ((st = sloppy_step(&L, &rr_new, &rdot, &act))) goto out;
-        if (act == CG_NEXT) {
-            L.rnorm = sqrt(rr_new);
-            if (L.rnorm > L.maxrr) L.maxrr = L.rnorm;
-            /* The iterated residual relative to the last true one estimates the true one. */
-            const int near_done = L.rnorm / L.r0norm * L.tnorm <= L.target;
-            const int update = L.rnorm < prm->delta * L.maxrr || L.rnorm < prm->delta * L.r0norm ||
-                               L.hand_over;
-            if (!(update || near_done || L.iter == max_iter)) {
-                /* Polak-Ribiere; Fletcher-Reeves when its numerator is negative. */
-                const double num = rr_new - rdot;
-                const double beta = (num > 0.0 ? num : rr_new) / L.rr;
-                if ((st = next_direction(&L, beta))) goto out;
-                L.rr = rr_new;
-                if ((st = spectrum_step(&L, beta))) goto out;
-                continue;
-            }
-            if ((st = settle_x(&L)) || (st = reliable_update(&L, rr_new, max_iter, &act))) goto out;
-            if (act == CG_STOP) break;
-        }
-        if (act == CG_BREAKDOWN) {
-            L.x_pending = 0; /* xs is dropped below */
-            /* Only the storage precision overflowed: one more residual rise, then restart. */
-            if (++L.res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
-                L.reason = MIX_CG_STAGNATED;
-                break;
-            }
-            if ((st = sloppy_restart(&L))) goto out;
-        }
+    st = has_sparse_ops(L.sp) ? stage_start(&L, x0_given, &bb, &done) : MIX_ERR_NOT_IMPLEMENTED;
+    if (!st && !done && !(st = sloppy_setup(&L))) {
+        t1 = mixi_wtime();
+        looped = 1;
+        st = stage_loop(&L, max_iter);
     }
-    st = L.converged ? MIX_SUCCESS : MIX_ERR_NOT_CONVERGED;
-
-out:
-    info->status = st;
-    info->iter = L.iter;
-    info->reliable_updates = L.updates;
-    info->converged = L.converged;
-    info->reason = st == MIX_SUCCESS ? (L.reason == MIX_CG_ZERO_RHS ? MIX_CG_ZERO_RHS : MIX_CG_CONVERGED)
-                                     : L.reason;
-    /* x holds the best answer found, whatever stopped the iteration. */
-    info->true_rel_residual = bb > 0.0 && isfinite(bb) ? L.best / sqrt(bb) : (bb == 0.0 ? 0.0 : NAN);
-    double t2 = mixi_wtime();
-    if (!looped) t1 = t2; /* stopped before iterating: all of it was setup */
-    info->t_setup = t1 - t0;
-    info->t_solve = t2 - t1;
-    info->kappa = L.lmin > 0.0 ? L.lmax / L.lmin : 0.0;
-    *to_fp64 = L.to_fp64;
-    mixi_cg_svec_free(ctx, &L.w.r);
-    mixi_cg_svec_free(ctx, &L.w.p);
-    mixi_cg_svec_free(ctx, &L.w.ap);
-    mixi_cg_svec_free(ctx, &L.w.xs);
-    ctx->ops->free(ctx->state, L.y);
-    ctx->ops->free(ctx->state, L.r64);
-    mixi_cg_halo_free(A, &L.h);
+    stage_finish(&L, st, bb, t0, t1, looped, info, to_fp64);
     return st;
 }
 
