@@ -14,8 +14,12 @@
 #define CG_MAX_WEAK_UPDATES 3
 #define CG_WEAK_DROP 0.5
 /* The spectrum of the sloppy matrix is estimated from the Lanczos matrix of the stage's steps
- * once it has CG_LANCZOS_FIRST rows, then every CG_LANCZOS_EVERY rows (solvers/cg_lanczos.c). */
-#define CG_LANCZOS_FIRST 32
+ * at CG_LANCZOS_FIRST rows and each power of two after it, then every CG_LANCZOS_EVERY rows
+ * (solvers/cg_lanczos.c).  Early estimates are safe to act on: Ritz values lie inside the
+ * spectrum, so the kappa of 8 rows is below the true one and the lambda_min above it, and a
+ * hand-over they ask for the later ones would ask for too, 24 iterations later (each a loss:
+ * the next stage restarts, bcsstk03 with Jacobi: FP32 33 then FP64 137 against FP64's 154). */
+#define CG_LANCZOS_FIRST 8
 #define CG_LANCZOS_EVERY 32
 /* A storage hands over to a wider one when its measured error eta (solvers/cg_storage.c) is
  * above this fraction of the smallest eigenvalue found: eta / lambda_min is kappa times the
@@ -338,8 +342,8 @@ static int next_direction(cg_loop *L, double beta)
 }
 
 /* After each step: the step's alpha and the next direction's beta extend the Lanczos matrix;
- * every CG_LANCZOS_EVERY rows its extreme eigenvalues refine [lmin, lmax] (Ritz values lie in
- * the spectrum, so the widest interval seen is the best).  A stage that may escalate then weighs
+ * at the rows CG_LANCZOS_FIRST and CG_LANCZOS_EVERY set, its extreme eigenvalues refine
+ * [lmin, lmax] (Ritz values lie in the spectrum, so the widest interval seen is the best).  A stage that may escalate then weighs
  * its storage error against lmin: eta / lmin (kappa times the relative error of the stored A)
  * above CG_EPS_MAX hands over at the next update (FP16 on the Jacobi-scaled 3D Poisson stencil:
  * 0.07 at 60^3, 503 iterations alone, 225 handed over to FP32 after 33). */
@@ -347,7 +351,8 @@ static int spectrum_step(cg_loop *L, double beta)
 {
     mixi_lanczos_push(&L->T, L->alpha, beta);
     const int k = L->T.k;
-    if (k == L->checked_k || k < CG_LANCZOS_FIRST || k % CG_LANCZOS_EVERY) return MIX_SUCCESS;
+    const int due = k < CG_LANCZOS_EVERY ? !(k & (k - 1)) : k % CG_LANCZOS_EVERY == 0;
+    if (k == L->checked_k || k < CG_LANCZOS_FIRST || !due) return MIX_SUCCESS;
     L->checked_k = k;
     double lo, hi;
     if (!mixi_lanczos_extremes(&L->T, &lo, &hi)) return MIX_SUCCESS;
@@ -615,6 +620,23 @@ static int escalates(int st, int reason)
  * Jacobi: 11380 iterations to 1.9e-8, against 2865 for FP64 CG to 1e-10). */
 static int stage_window(int n) { return n > 100 ? n : 100; }
 
+/* With escalation on, a system of fewer rows than this runs in FP64 from the start: exact CG
+ * ends within n steps, before a sloppy stage has the rows of T to judge its storage, and a
+ * stage that hands over then costs more than the whole FP64 run (LF10, n = 18, Jacobi: FP32
+ * 31 iterations, the 16-bit storages 33 then FP64 18; FP64 alone 9). */
+#define CG_SLOPPY_MIN_N 32
+
+/* The storage after a stage in prec stopped for want of precision: FP64 after FP32, after a
+ * stage the budget rule stopped (to_fp64), or where the kappa estimated so far already puts
+ * CG's bound above n (a storage between would crawl into the same hand-over later: 1138_bus
+ * with Jacobi, BF16 17 iterations, FP32 97, FP64 988); else FP32. */
+static mix_prec next_storage(const mix_cg_params *prm, mix_prec prec, int to_fp64, double kappa,
+                             double n)
+{
+    if (prec == MIX_FP32 || to_fp64 || mixi_cg_iter_bound(kappa, prm->tol) > n) return MIX_FP64;
+    return MIX_FP32;
+}
+
 /* MIX_PREC_AUTO on a distributed matrix: each rank weighs its own block (its cache, its rates),
  * then all take the widest storage any rank chose, so that every rank runs the same stages. */
 static mix_prec auto_prec(const mix_sparse *A)
@@ -633,6 +655,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     const int n = ng < 0x1p30 ? (int)ng : 1 << 30;
     const int budget = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? (n < 0x0ccccccc ? 10 * n : 0x7fffffff) : 1000);
     mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? auto_prec(A) : prm->sloppy_prec;
+    if (prm->escalate && ng < CG_SLOPPY_MIN_N) prec = MIX_FP64;
     int x0_given = prm->x0_given, iter = 0, updates = 0, st, to_fp64 = 0;
     double t_setup = 0.0, t_solve = 0.0, kappa = 0.0;
     mix_cg_info stage, total;
@@ -657,8 +680,9 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         /* FIXED16 / FP16 / BF16 -> FP32 -> FP64, each from the best FP64 x so far. */
         if (!prm->escalate || prec == MIX_FP64 || iter >= budget || !escalates(st, stage.reason))
             break;
-        /* Each restart costs CG its Krylov space: a stage short of budget goes straight to FP64. */
-        prec = prec == MIX_FP32 || to_fp64 ? MIX_FP64 : MIX_FP32;
+        /* Each restart costs CG its Krylov space (carrying p over instead cost more: its
+         * conjugacy belongs to the coarser matrix), so few stages, and FP64 as soon as due. */
+        prec = next_storage(prm, prec, to_fp64, kappa, ng);
         x0_given = 1;
     }
     *info = stage; /* status, converged, reason and residual of the last stage */
