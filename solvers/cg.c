@@ -631,6 +631,18 @@ static int stage_window(int n) { return n > 100 ? n : 100; }
  * 31 iterations, the 16-bit storages 33 then FP64 18; FP64 alone 9). */
 #define CG_SLOPPY_MIN_N 32
 
+/* Whether a system runs in FP64 from the start when escalation is on: fewer rows than above, or
+ * a diagonal A with Jacobi, which makes it the identity: FP64 CG ends in one step, a sloppy
+ * storage needs two (the rounding of r) and its setup (bcsstm24, n = 3562: every sloppy storage
+ * about 1.5x FP64's time in the main job).  A distributed A is never taken for diagonal (its
+ * nnz is the local block's; deciding on it would split the ranks). */
+static int fp64_from_start(const mix_cg_params *prm, const mix_sparse *A, double ng)
+{
+    if (!prm->escalate) return 0;
+    return ng < CG_SLOPPY_MIN_N ||
+           (prm->precond == MIX_PRECOND_JACOBI && !A->dist && A->nnz == (int64_t)A->n);
+}
+
 /* The storage after a stage in prec stopped for want of precision: FP64 after FP32, after a
  * stage the budget rule stopped (to_fp64), or where the kappa estimated so far already puts
  * CG's bound above n (a storage between would crawl into the same hand-over later: 1138_bus
@@ -660,7 +672,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     const int n = ng < 0x1p30 ? (int)ng : 1 << 30;
     const int budget = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? (n < 0x0ccccccc ? 10 * n : 0x7fffffff) : 1000);
     mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? auto_prec(A) : prm->sloppy_prec;
-    if (prm->escalate && ng < CG_SLOPPY_MIN_N) prec = MIX_FP64;
+    if (fp64_from_start(prm, A, ng)) prec = MIX_FP64;
     int x0_given = prm->x0_given, iter = 0, updates = 0, st, to_fp64 = 0;
     double t_setup = 0.0, t_solve = 0.0, kappa = 0.0;
     mix_cg_info stage, total;

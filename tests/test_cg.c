@@ -204,7 +204,13 @@ static void test_diagonal(void)
         p.sloppy_prec = storage[k];
         p.precond = MIX_PRECOND_JACOBI;
         mix_cg_info info;
+        /* With escalation a diagonal A with Jacobi runs in FP64 from the start: one step. */
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(info.stage_prec[0], MIX_FP64);
+        CU_ASSERT_EQUAL(info.iter, 1);
+        p.escalate = 0; /* the sloppy loop itself: its residual is exactly zero */
+        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(info.stage_prec[0], storage[k]);
         double rr = 0.0, bb = 0.0;
         for (int i = 0; i < N; i++) {
             rr += (x[i] * v[i] - b[i]) * (x[i] * v[i] - b[i]);
