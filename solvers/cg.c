@@ -14,8 +14,12 @@
 #define CG_MAX_WEAK_UPDATES 3
 #define CG_WEAK_DROP 0.5
 /* The spectrum of the sloppy matrix is estimated from the Lanczos matrix of the stage's steps
- * once it has CG_LANCZOS_FIRST rows, then every CG_LANCZOS_EVERY rows (solvers/cg_lanczos.c). */
-#define CG_LANCZOS_FIRST 32
+ * at CG_LANCZOS_FIRST rows and each power of two after it, then every CG_LANCZOS_EVERY rows
+ * (solvers/cg_lanczos.c).  Early estimates are safe to act on: Ritz values lie inside the
+ * spectrum, so the kappa of 8 rows is below the true one and the lambda_min above it, and a
+ * hand-over they ask for the later ones would ask for too, 24 iterations later (each a loss:
+ * the next stage restarts, bcsstk03 with Jacobi: FP32 33 then FP64 137 against FP64's 154). */
+#define CG_LANCZOS_FIRST 8
 #define CG_LANCZOS_EVERY 32
 /* A storage hands over to a wider one when its measured error eta (solvers/cg_storage.c) is
  * above this fraction of the smallest eigenvalue found: eta / lambda_min is kappa times the
@@ -23,6 +27,11 @@
 #define CG_EPS_MAX 0.02
 /* The budget rule measures the convergence rate over at least this many iterations. */
 #define CG_RATE_MIN_ITER 20
+/* ... and hands over only when it would overrun the budget left by this factor: the FP64
+ * stage restarts from x without the Krylov space and needs about what the stage still needs,
+ * so only a stage that much slower gains by it (2D Poisson 256^2, Jacobi, FIXED16 with
+ * max_iter 1.2x FP64's 526: handed over at 192 and ran out; goes on, 617). */
+#define CG_BUDGET_MISS 2.0
 
 typedef struct {
     mix_context *ctx;
@@ -338,8 +347,8 @@ static int next_direction(cg_loop *L, double beta)
 }
 
 /* After each step: the step's alpha and the next direction's beta extend the Lanczos matrix;
- * every CG_LANCZOS_EVERY rows its extreme eigenvalues refine [lmin, lmax] (Ritz values lie in
- * the spectrum, so the widest interval seen is the best).  A stage that may escalate then weighs
+ * at the rows CG_LANCZOS_FIRST and CG_LANCZOS_EVERY set, its extreme eigenvalues refine
+ * [lmin, lmax] (Ritz values lie in the spectrum, so the widest interval seen is the best).  A stage that may escalate then weighs
  * its storage error against lmin: eta / lmin (kappa times the relative error of the stored A)
  * above CG_EPS_MAX hands over at the next update (FP16 on the Jacobi-scaled 3D Poisson stencil:
  * 0.07 at 60^3, 503 iterations alone, 225 handed over to FP32 after 33). */
@@ -347,7 +356,8 @@ static int spectrum_step(cg_loop *L, double beta)
 {
     mixi_lanczos_push(&L->T, L->alpha, beta);
     const int k = L->T.k;
-    if (k == L->checked_k || k < CG_LANCZOS_FIRST || k % CG_LANCZOS_EVERY) return MIX_SUCCESS;
+    const int due = k < CG_LANCZOS_EVERY ? !(k & (k - 1)) : k % CG_LANCZOS_EVERY == 0;
+    if (k == L->checked_k || k < CG_LANCZOS_FIRST || !due) return MIX_SUCCESS;
     L->checked_k = k;
     double lo, hi;
     if (!mixi_lanczos_extremes(&L->T, &lo, &hi)) return MIX_SUCCESS;
@@ -378,15 +388,15 @@ static double iters_to_go(const cg_loop *L, double tn, int it0, double tn0)
 
 /* The budget rule: a stage that may escalate and, at the rate it has kept since it began and
  * at its recent rate (since an anchor moved forward each time the stage doubles), would both
- * need more iterations than the caller's budget has left hands over now, while a wider storage
- * can still finish within it (a structural matrix whose 16-bit stages crawled steadily into the
- * 20000-iteration limit where FP64 needed 17369). */
+ * need more than CG_BUDGET_MISS times the iterations the caller's budget has left hands over
+ * now, while a wider storage may still finish within it (a structural matrix whose 16-bit
+ * stages crawled steadily into the 20000-iteration limit where FP64 needed 17369). */
 static int over_budget(cg_loop *L, double tn)
 {
     if (!L->may_escalate || L->iter - L->anc_iter < CG_RATE_MIN_ITER) return 0;
     const double left = (double)L->iter_left - L->iter;
-    const int slow = iters_to_go(L, tn, 0, L->tn0) > left &&
-                     iters_to_go(L, tn, L->anc_iter, L->anc_tn) > left;
+    const int slow = iters_to_go(L, tn, 0, L->tn0) > CG_BUDGET_MISS * left &&
+                     iters_to_go(L, tn, L->anc_iter, L->anc_tn) > CG_BUDGET_MISS * left;
     if (L->iter >= 2 * L->anc_iter + CG_RATE_MIN_ITER) {
         L->anc_iter = L->iter;
         L->anc_tn = tn;
@@ -486,6 +496,89 @@ static int reliable_update(cg_loop *L, double rr_new, int max_iter, int *act)
     return reproject(L, rr_new);
 }
 
+/* After a step that went through: p = r + beta p and on, or a reliable update (when the
+ * iterated residual has fallen by delta, seems to have reached the target, the spectrum asks
+ * for a hand-over, or the iterations are spent), whose *act then says what follows. */
+static int after_step(cg_loop *L, double rr_new, double rdot, int max_iter, int *act)
+{
+    const double delta = L->prm->delta;
+    int st;
+    L->rnorm = sqrt(rr_new);
+    if (L->rnorm > L->maxrr) L->maxrr = L->rnorm;
+    /* The iterated residual relative to the last true one estimates the true one. */
+    const int near_done = L->rnorm / L->r0norm * L->tnorm <= L->target;
+    const int update = L->rnorm < delta * L->maxrr || L->rnorm < delta * L->r0norm || L->hand_over;
+    if (!(update || near_done || L->iter == max_iter)) {
+        /* Polak-Ribiere; Fletcher-Reeves when its numerator is negative. */
+        const double num = rr_new - rdot;
+        const double beta = (num > 0.0 ? num : rr_new) / L->rr;
+        if ((st = next_direction(L, beta))) return st;
+        L->rr = rr_new;
+        return spectrum_step(L, beta);
+    }
+    if ((st = settle_x(L))) return st;
+    return reliable_update(L, rr_new, max_iter, act);
+}
+
+/* The sloppy loop of a stage set up by sloppy_setup, to at most max_iter iterations. */
+static int stage_loop(cg_loop *L, int max_iter)
+{
+    int st;
+    while (L->iter < max_iter) {
+        double rr_new, rdot;
+        int act;
+        if ((st = sloppy_step(L, &rr_new, &rdot, &act))) return st;
+        if (act == CG_NEXT && (st = after_step(L, rr_new, rdot, max_iter, &act))) return st;
+        if (act == CG_STOP) break;
+        if (act == CG_BREAKDOWN) {
+            L->x_pending = 0; /* xs is dropped below */
+            /* Only the storage precision overflowed: one more residual rise, then restart. */
+            if (++L->res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
+                L->reason = MIX_CG_STAGNATED;
+                break;
+            }
+            if ((st = sloppy_restart(L))) return st;
+        }
+    }
+    return L->converged ? MIX_SUCCESS : MIX_ERR_NOT_CONVERGED;
+}
+
+/* Whether the backend has every sparse operation the loop calls. */
+static int has_sparse_ops(const mixi_sparse_ops *sp)
+{
+    return sp && sp->residual64 && sp->nrm2sq64 && sp->vec_from64 && sp->vec_accum64 &&
+           sp->vec_zero && sp->spmv && sp->cg_update && sp->axpby && sp->dot;
+}
+
+/* The stage's report (status st; ||b||^2 = bb; setup from t0 to t1, then the loop to now, or
+ * all of it setup when it stopped before looping) in info and *to_fp64; its memory freed. */
+static void stage_finish(cg_loop *L, int st, double bb, double t0, double t1, int looped,
+                         mix_cg_info *info, int *to_fp64)
+{
+    mix_context *ctx = L->ctx;
+    info->status = st;
+    info->iter = L->iter;
+    info->reliable_updates = L->updates;
+    info->converged = L->converged;
+    info->reason = st == MIX_SUCCESS ? (L->reason == MIX_CG_ZERO_RHS ? MIX_CG_ZERO_RHS : MIX_CG_CONVERGED)
+                                     : L->reason;
+    /* x holds the best answer found, whatever stopped the iteration. */
+    info->true_rel_residual = bb > 0.0 && isfinite(bb) ? L->best / sqrt(bb) : (bb == 0.0 ? 0.0 : NAN);
+    const double t2 = mixi_wtime();
+    if (!looped) t1 = t2;
+    info->t_setup = t1 - t0;
+    info->t_solve = t2 - t1;
+    info->kappa = L->lmin > 0.0 ? L->lmax / L->lmin : 0.0;
+    *to_fp64 = L->to_fp64;
+    mixi_cg_svec_free(ctx, &L->w.r);
+    mixi_cg_svec_free(ctx, &L->w.p);
+    mixi_cg_svec_free(ctx, &L->w.ap);
+    mixi_cg_svec_free(ctx, &L->w.xs);
+    ctx->ops->free(ctx->state, L->y);
+    ctx->ops->free(ctx->state, L->r64);
+    mixi_cg_halo_free(L->A, &L->h);
+}
+
 /* One run of the reliable-update CG in storage `prec` from x (x0 when x0_given, else 0), at
  * most max_iter iterations; info->iter, reliable_updates, reason, converged, true_rel_residual,
  * t_setup and t_solve describe this run only. */
@@ -493,83 +586,23 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
                     int max_iter, int iter_left, mix_sparse *A, const double *b, double *x,
                     mix_cg_info *info, int *to_fp64)
 {
-    const mixi_sparse_ops *sp = ctx->ops->sparse;
     double t0 = mixi_wtime(), t1 = t0, bb = 0.0;
     int st, done = 1, looped = 0;
     cg_loop L;
     memset(&L, 0, sizeof L);
-    L.ctx = ctx, L.sp = sp, L.prm = prm, L.A = A, L.b = b, L.x = x, L.prec = prec;
+    L.ctx = ctx, L.sp = ctx->ops->sparse, L.prm = prm, L.A = A, L.b = b, L.x = x, L.prec = prec;
     L.reason = MIX_CG_MAX_ITER;
     L.best = INFINITY;
     L.eta = -1.0;
     L.iter_left = iter_left;
     memset(info, 0, sizeof *info);
-    if (!sp || !sp->residual64 || !sp->nrm2sq64 || !sp->vec_from64 || !sp->vec_accum64 ||
-        !sp->vec_zero || !sp->spmv || !sp->cg_update || !sp->axpby || !sp->dot)
-        st = MIX_ERR_NOT_IMPLEMENTED;
-    else
-        st = stage_start(&L, x0_given, &bb, &done);
-    if (st || done || (st = sloppy_setup(&L))) goto out;
-    t1 = mixi_wtime();
-    looped = 1;
-
-    while (L.iter < max_iter) {
-        double rr_new, rdot;
-        int act;
-        if ((st = sloppy_step(&L, &rr_new, &rdot, &act))) goto out;
-        if (act == CG_NEXT) {
-            L.rnorm = sqrt(rr_new);
-            if (L.rnorm > L.maxrr) L.maxrr = L.rnorm;
-            /* The iterated residual relative to the last true one estimates the true one. */
-            const int near_done = L.rnorm / L.r0norm * L.tnorm <= L.target;
-            const int update = L.rnorm < prm->delta * L.maxrr || L.rnorm < prm->delta * L.r0norm ||
-                               L.hand_over;
-            if (!(update || near_done || L.iter == max_iter)) {
-                /* Polak-Ribiere; Fletcher-Reeves when its numerator is negative. */
-                const double num = rr_new - rdot;
-                const double beta = (num > 0.0 ? num : rr_new) / L.rr;
-                if ((st = next_direction(&L, beta))) goto out;
-                L.rr = rr_new;
-                if ((st = spectrum_step(&L, beta))) goto out;
-                continue;
-            }
-            if ((st = settle_x(&L)) || (st = reliable_update(&L, rr_new, max_iter, &act))) goto out;
-            if (act == CG_STOP) break;
-        }
-        if (act == CG_BREAKDOWN) {
-            L.x_pending = 0; /* xs is dropped below */
-            /* Only the storage precision overflowed: one more residual rise, then restart. */
-            if (++L.res_inc_total > CG_MAX_RES_INCREASE_TOTAL) {
-                L.reason = MIX_CG_STAGNATED;
-                break;
-            }
-            if ((st = sloppy_restart(&L))) goto out;
-        }
+    st = has_sparse_ops(L.sp) ? stage_start(&L, x0_given, &bb, &done) : MIX_ERR_NOT_IMPLEMENTED;
+    if (!st && !done && !(st = sloppy_setup(&L))) {
+        t1 = mixi_wtime();
+        looped = 1;
+        st = stage_loop(&L, max_iter);
     }
-    st = L.converged ? MIX_SUCCESS : MIX_ERR_NOT_CONVERGED;
-
-out:
-    info->status = st;
-    info->iter = L.iter;
-    info->reliable_updates = L.updates;
-    info->converged = L.converged;
-    info->reason = st == MIX_SUCCESS ? (L.reason == MIX_CG_ZERO_RHS ? MIX_CG_ZERO_RHS : MIX_CG_CONVERGED)
-                                     : L.reason;
-    /* x holds the best answer found, whatever stopped the iteration. */
-    info->true_rel_residual = bb > 0.0 && isfinite(bb) ? L.best / sqrt(bb) : (bb == 0.0 ? 0.0 : NAN);
-    double t2 = mixi_wtime();
-    if (!looped) t1 = t2; /* stopped before iterating: all of it was setup */
-    info->t_setup = t1 - t0;
-    info->t_solve = t2 - t1;
-    info->kappa = L.lmin > 0.0 ? L.lmax / L.lmin : 0.0;
-    *to_fp64 = L.to_fp64;
-    mixi_cg_svec_free(ctx, &L.w.r);
-    mixi_cg_svec_free(ctx, &L.w.p);
-    mixi_cg_svec_free(ctx, &L.w.ap);
-    mixi_cg_svec_free(ctx, &L.w.xs);
-    ctx->ops->free(ctx->state, L.y);
-    ctx->ops->free(ctx->state, L.r64);
-    mixi_cg_halo_free(A, &L.h);
+    stage_finish(&L, st, bb, t0, t1, looped, info, to_fp64);
     return st;
 }
 
@@ -592,6 +625,35 @@ static int escalates(int st, int reason)
  * Jacobi: 11380 iterations to 1.9e-8, against 2865 for FP64 CG to 1e-10). */
 static int stage_window(int n) { return n > 100 ? n : 100; }
 
+/* With escalation on, a system of fewer rows than this runs in FP64 from the start: exact CG
+ * ends within n steps, before a sloppy stage has the rows of T to judge its storage, and a
+ * stage that hands over then costs more than the whole FP64 run (LF10, n = 18, Jacobi: FP32
+ * 31 iterations, the 16-bit storages 33 then FP64 18; FP64 alone 9). */
+#define CG_SLOPPY_MIN_N 32
+
+/* Whether a system runs in FP64 from the start when escalation is on: fewer rows than above, or
+ * a diagonal A with Jacobi, which makes it the identity: FP64 CG ends in one step, a sloppy
+ * storage needs two (the rounding of r) and its setup (bcsstm24, n = 3562: every sloppy storage
+ * about 1.5x FP64's time in the main job).  A distributed A is never taken for diagonal (its
+ * nnz is the local block's; deciding on it would split the ranks). */
+static int fp64_from_start(const mix_cg_params *prm, const mix_sparse *A, double ng)
+{
+    if (!prm->escalate) return 0;
+    return ng < CG_SLOPPY_MIN_N ||
+           (prm->precond == MIX_PRECOND_JACOBI && !A->dist && A->nnz == (int64_t)A->n);
+}
+
+/* The storage after a stage in prec stopped for want of precision: FP64 after FP32, after a
+ * stage the budget rule stopped (to_fp64), or where the kappa estimated so far already puts
+ * CG's bound above n (a storage between would crawl into the same hand-over later: 1138_bus
+ * with Jacobi, BF16 17 iterations, FP32 97, FP64 988); else FP32. */
+static mix_prec next_storage(const mix_cg_params *prm, mix_prec prec, int to_fp64, double kappa,
+                             double n)
+{
+    if (prec == MIX_FP32 || to_fp64 || mixi_cg_iter_bound(kappa, prm->tol) > n) return MIX_FP64;
+    return MIX_FP32;
+}
+
 /* MIX_PREC_AUTO on a distributed matrix: each rank weighs its own block (its cache, its rates),
  * then all take the widest storage any rank chose, so that every rank runs the same stages. */
 static mix_prec auto_prec(const mix_sparse *A)
@@ -610,6 +672,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     const int n = ng < 0x1p30 ? (int)ng : 1 << 30;
     const int budget = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? (n < 0x0ccccccc ? 10 * n : 0x7fffffff) : 1000);
     mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? auto_prec(A) : prm->sloppy_prec;
+    if (fp64_from_start(prm, A, ng)) prec = MIX_FP64;
     int x0_given = prm->x0_given, iter = 0, updates = 0, st, to_fp64 = 0;
     double t_setup = 0.0, t_solve = 0.0, kappa = 0.0;
     mix_cg_info stage, total;
@@ -634,8 +697,9 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         /* FIXED16 / FP16 / BF16 -> FP32 -> FP64, each from the best FP64 x so far. */
         if (!prm->escalate || prec == MIX_FP64 || iter >= budget || !escalates(st, stage.reason))
             break;
-        /* Each restart costs CG its Krylov space: a stage short of budget goes straight to FP64. */
-        prec = prec == MIX_FP32 || to_fp64 ? MIX_FP64 : MIX_FP32;
+        /* Each restart costs CG its Krylov space (carrying p over instead cost more: its
+         * conjugacy belongs to the coarser matrix), so few stages, and FP64 as soon as due. */
+        prec = next_storage(prm, prec, to_fp64, kappa, ng);
         x0_given = 1;
     }
     *info = stage; /* status, converged, reason and residual of the last stage */

@@ -70,7 +70,7 @@ double mixi_cg_iter_bound(double kappa, double tol);
 int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
 
 /* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 below this order.  A sloppy stage that
- * hands over to FP64 after its first kappa estimates (32-96 iterations, solvers/cg.c) costs
+ * hands over to FP64 after its first kappa estimates (8-96 iterations, solvers/cg.c) costs
  * small matrices more than it can win: their CG runs a few hundred iterations (bundled
  * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
 #define MIXI_CG_AUTO_MIN_N 4096

@@ -45,25 +45,132 @@ static int stop_early(mix_context *ctx, const mix_cg_params *p, int n, double *x
     return st;
 }
 
+/* The largest |b_i|, decided on the entries (||b||^2 may overflow for a finite b); on a
+ * distributed A the largest of all ranks (NaN counts as Inf), so that every rank decides alike. */
+static int b_absmax(mix_context *ctx, const mix_sparse *A, const double *b, double *bmax)
+{
+    int st = ctx->ops->dense->col_absmax_f64(ctx->state, A->n, 1, b, A->n, bmax);
+    if (A->dist) {
+        double v[2] = {isnan(*bmax) ? INFINITY : *bmax, st};
+        const int s = mixi_cg_max(A, v, 2);
+        st = s ? s : v[1] != 0.0 ? mixi_cg_agree(A, st) : MIX_SUCCESS;
+        *bmax = v[0];
+    }
+    return st;
+}
+
+/* *out = 4^m A, a new FP64-only matrix object on A's context (NULL on failure). */
+static int scaled_matrix(mix_context *ctx, const mix_sparse *A, int m, mix_sparse **out)
+{
+    const mixi_backend_ops *ops = ctx->ops;
+    const size_t bytes = (size_t)A->n * sizeof(double);
+    double *cvec = NULL, *hc = NULL;
+    mix_sparse *T = NULL;
+    int st = ops->alloc(ctx->state, (void **)&cvec, bytes);
+    if (!st && !(hc = mixi_malloc(bytes))) st = MIX_ERR_ALLOC;
+    if (!st) {
+        for (int i = 0; i < A->n; i++) hc[i] = ldexp(1.0, m);
+        st = ops->upload(ctx->state, cvec, hc, bytes);
+    }
+    if (!st && !(T = mixi_calloc(1, sizeof *T))) st = MIX_ERR_ALLOC;
+    if (!st) {
+        T->ctx = ctx;
+        T->n = A->n;
+        T->nnz = A->nnz;
+        T->amax = ldexp(A->amax, 2 * m);
+        T->fixed16_tiny = A->fixed16_tiny; /* a power-of-two scale keeps the row ranges */
+        T->jacobi_status = -1;
+        st = ops->sparse->csr_convert(ctx->state, A->a64, MIX_FP64, cvec, &T->a64);
+        T->sloppy[0][MIX_FP64] = T->a64;
+    }
+    ops->free(ctx->state, cvec);
+    mixi_free(hc);
+    if (st) {
+        mixi_sparse_free(T);
+        T = NULL;
+    }
+    *out = T;
+    return st;
+}
+
+/* After the solve of As y = bs (status st): x = 2^-kx y back in the user's units, where it may
+ * have overflowed, or lost digits to underflow.  What is returned is measured (x scaled again,
+ * exactly, against the scaled system, where no norm overflows; r and y2 n-vector workspace), and
+ * a converged status that FP64 cannot hold to tol becomes MIX_ERR_NOT_CONVERGED. */
+static int unscale_answer(mix_context *ctx, const mix_cg_params *prm, const mix_sparse *As,
+                          const double *bs, int kx, double *x, double *r, double *y2,
+                          mix_cg_info *info, int st)
+{
+    const mixi_backend_ops *ops = ctx->ops;
+    const int n = As->n;
+    double xmax, rr, bb;
+    int st2 = scale_pow2(ctx, n, x, -kx);
+    if (!st2 && st != MIX_SUCCESS && st != MIX_ERR_NOT_CONVERGED && st != MIX_ERR_NOT_SPD) return st;
+    if (!st2) st2 = ops->dense->col_absmax_f64(ctx->state, n, 1, x, n, &xmax);
+    if (st2) return info->status = st2;
+    if (!isfinite(xmax)) {
+        info->reason = MIX_CG_OUT_OF_RANGE;
+        info->converged = 0;
+        info->true_rel_residual = INFINITY;
+        return info->status = MIX_ERR_OVERFLOW;
+    }
+    if ((st2 = ops->copy(ctx->state, y2, x, (size_t)n * sizeof(double))) ||
+        (st2 = scale_pow2(ctx, n, y2, kx)) ||
+        (st2 = ops->sparse->residual64(ctx->state, As->a64, bs, y2, r, &rr)) ||
+        (st2 = ops->sparse->nrm2sq64(ctx->state, n, bs, &bb)))
+        return info->status = st2;
+    info->true_rel_residual = sqrt(rr) / sqrt(bb);
+    if (st == MIX_SUCCESS && !(info->true_rel_residual <= prm->tol)) {
+        /* The answer exists, but FP64 cannot hold it to the requested accuracy. */
+        info->reason = MIX_CG_OUT_OF_RANGE;
+        info->converged = 0;
+        return info->status = MIX_ERR_NOT_CONVERGED;
+    }
+    return st;
+}
+
+/* A' = 4^m A, b' = 2^kb b: A' y = b' with y = 2^(kb - 2m) x, and the same relative residual. */
+static int solve_scaled(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A,
+                        const double *b, double *x, mix_cg_info *info, int kb, int m)
+{
+    const mixi_backend_ops *ops = ctx->ops;
+    const int n = A->n;
+    const size_t bytes = (size_t)n * sizeof(double);
+    double *bs = NULL, *r = NULL, *y2 = NULL;
+    mix_sparse *T = NULL;
+    const int kx = kb - 2 * m; /* y = 2^kx x */
+    int st;
+    memset(info, 0, sizeof *info);
+    if ((st = ops->alloc(ctx->state, (void **)&bs, bytes)) ||
+        (st = ops->alloc(ctx->state, (void **)&r, bytes)) ||
+        (st = ops->alloc(ctx->state, (void **)&y2, bytes)) ||
+        (st = ops->copy(ctx->state, bs, b, bytes)) || (st = scale_pow2(ctx, n, bs, kb)) ||
+        (m != 0 && (st = scaled_matrix(ctx, A, m, &T))) ||
+        (prm->x0_given && (st = scale_pow2(ctx, n, x, kx)))) {
+        stop_early(ctx, prm, n, x, info, st, MIX_CG_MAX_ITER, prm->x0_given ? NAN : 1.0);
+    } else {
+        st = mixi_cg_solve(ctx, prm, T ? T : A, bs, x, info);
+        /* x holds y (or x0 scaled, or 0) whatever the status: back to the user's units. */
+        st = unscale_answer(ctx, prm, T ? T : A, bs, kx, x, r, y2, info, st);
+    }
+    ops->free(ctx->state, bs);
+    ops->free(ctx->state, r);
+    ops->free(ctx->state, y2);
+    mixi_sparse_free(T);
+    return st;
+}
+
 int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A,
                            const double *b, double *x, mix_cg_info *info)
 {
-    const mixi_backend_ops *ops = ctx->ops;
-    const mixi_dense_ops *d = ops->dense;
-    const mixi_sparse_ops *sp = ops->sparse;
+    const mixi_dense_ops *d = ctx->ops->dense;
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
     const int n = A->n;
     if (!d || !d->col_absmax_f64 || !d->scal_f64 || !sp || !sp->csr_convert || !sp->residual64)
         return mixi_cg_solve(ctx, prm, A, b, x, info);
-
-    /* NaN/Inf in b: a failure, decided on the entries (||b||^2 may overflow for a finite b). */
+    /* NaN/Inf in b: a failure. */
     double bmax;
-    int st = d->col_absmax_f64(ctx->state, n, 1, b, n, &bmax);
-    if (A->dist) { /* every rank decides on the largest |b_i| of all (NaN counts as Inf) */
-        double v[2] = {isnan(bmax) ? INFINITY : bmax, st};
-        const int s = mixi_cg_max(A, v, 2);
-        st = s ? s : v[1] != 0.0 ? mixi_cg_agree(A, st) : MIX_SUCCESS;
-        bmax = v[0];
-    }
+    const int st = b_absmax(ctx, A, b, &bmax);
     if (st) return stop_early(ctx, prm, n, x, info, st, MIX_CG_MAX_ITER, NAN);
     if (!isfinite(bmax))
         return stop_early(ctx, prm, n, x, info, MIX_ERR_NAN, MIX_CG_BREAKDOWN_NAN, NAN);
@@ -76,78 +183,5 @@ int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_spars
     if ((kb == 0 && m == 0) || bmax == 0.0) return mixi_cg_solve(ctx, prm, A, b, x, info);
     if (A->dist) /* the rescaled copy below is of one process's matrix */
         return stop_early(ctx, prm, n, x, info, MIX_ERR_UNSUPPORTED, MIX_CG_OUT_OF_RANGE, NAN);
-
-    /* A' = 4^m A, b' = 2^kb b: A' y = b' with y = 2^(kb - 2m) x, and the same relative residual. */
-    const size_t bytes = (size_t)n * sizeof(double);
-    double *bs = NULL, *cvec = NULL, *r = NULL, *y2 = NULL, *hc = NULL;
-    mix_sparse *T = NULL;
-    int st2;
-    memset(info, 0, sizeof *info);
-    if ((st = ops->alloc(ctx->state, (void **)&bs, bytes)) ||
-        (st = ops->alloc(ctx->state, (void **)&r, bytes)) ||
-        (st = ops->alloc(ctx->state, (void **)&y2, bytes)) ||
-        (st = ops->copy(ctx->state, bs, b, bytes)) || (st = scale_pow2(ctx, n, bs, kb)))
-        goto fail;
-    if (m != 0) {
-        if ((st = ops->alloc(ctx->state, (void **)&cvec, bytes))) goto fail;
-        if (!(hc = mixi_malloc(bytes)) && (st = MIX_ERR_ALLOC)) goto fail;
-        for (int i = 0; i < n; i++) hc[i] = ldexp(1.0, m);
-        if ((st = ops->upload(ctx->state, cvec, hc, bytes))) goto fail;
-        if (!(T = mixi_calloc(1, sizeof *T)) && (st = MIX_ERR_ALLOC)) goto fail;
-        T->ctx = ctx;
-        T->n = n;
-        T->nnz = A->nnz;
-        T->amax = ldexp(A->amax, 2 * m);
-        T->fixed16_tiny = A->fixed16_tiny; /* a power-of-two scale keeps the row ranges */
-        T->jacobi_status = -1;
-        if ((st = sp->csr_convert(ctx->state, A->a64, MIX_FP64, cvec, &T->a64))) goto fail;
-        T->sloppy[0][MIX_FP64] = T->a64;
-    }
-    const int kx = kb - 2 * m; /* y = 2^kx x */
-    if (prm->x0_given && (st = scale_pow2(ctx, n, x, kx))) goto fail;
-    st = mixi_cg_solve(ctx, prm, T ? T : A, bs, x, info);
-    /* x holds y (or x0 scaled, or 0) whatever the status: back to the user's units. */
-    if ((st2 = scale_pow2(ctx, n, x, -kx))) {
-        st = info->status = st2;
-        goto out;
-    }
-    if (st != MIX_SUCCESS && st != MIX_ERR_NOT_CONVERGED && st != MIX_ERR_NOT_SPD) goto out;
-    /* In the user's units x may have overflowed, or lost digits to underflow: measure what is
-     * returned (x scaled again, exactly, against the scaled system, where no norm overflows). */
-    double xmax, rr, bb;
-    if ((st2 = d->col_absmax_f64(ctx->state, n, 1, x, n, &xmax))) {
-        st = info->status = st2;
-        goto out;
-    }
-    if (!isfinite(xmax)) {
-        st = info->status = MIX_ERR_OVERFLOW;
-        info->reason = MIX_CG_OUT_OF_RANGE;
-        info->converged = 0;
-        info->true_rel_residual = INFINITY;
-        goto out;
-    }
-    if ((st2 = ops->copy(ctx->state, y2, x, bytes)) || (st2 = scale_pow2(ctx, n, y2, kx)) ||
-        (st2 = sp->residual64(ctx->state, (T ? T : A)->a64, bs, y2, r, &rr)) ||
-        (st2 = sp->nrm2sq64(ctx->state, n, bs, &bb))) {
-        st = info->status = st2;
-        goto out;
-    }
-    info->true_rel_residual = sqrt(rr) / sqrt(bb);
-    if (st == MIX_SUCCESS && !(info->true_rel_residual <= prm->tol)) {
-        /* The answer exists, but FP64 cannot hold it to the requested accuracy. */
-        st = info->status = MIX_ERR_NOT_CONVERGED;
-        info->reason = MIX_CG_OUT_OF_RANGE;
-        info->converged = 0;
-    }
-    goto out;
-fail:
-    stop_early(ctx, prm, n, x, info, st, MIX_CG_MAX_ITER, prm->x0_given ? NAN : 1.0);
-out:
-    ops->free(ctx->state, bs);
-    ops->free(ctx->state, r);
-    ops->free(ctx->state, y2);
-    ops->free(ctx->state, cvec);
-    mixi_free(hc);
-    mixi_sparse_free(T);
-    return st;
+    return solve_scaled(ctx, prm, A, b, x, info, kb, m);
 }
