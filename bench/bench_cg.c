@@ -172,6 +172,11 @@ static int svec_new(mix_context *ctx, mix_prec v, int n, mixi_svec *x)
            (nb && ctx->ops->alloc(ctx->state, (void **)&x->norm, nb));
 }
 
+/* --rounds N: rounds of the variant table (default 10 above 10^6 rows, else 20); --hot: per round
+ * each variant's SpMV runs once untimed, then 4 times timed back to back (the matrix as far in the
+ * caches as it fits: the bodies' instruction cost on a small matrix, one thread). */
+static int rounds, hot;
+
 /* One storage format: its copies per variant (the forced ones made under MIXSOLVE_SPMV_VARIANT). */
 static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, const double *x64,
                          double *ta, double *tb, double *tc, size_t tn, int rounds)
@@ -200,8 +205,9 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
         triad_pass(ta, tb, tc, tn, &t, &tc_);
         tbest = t < tbest ? t : tbest;
         tcbest = tc_ < tcbest ? tc_ : tcbest;
-        for (int k = 0; k < nv; k++) {
+        for (int k = 0, rep = 0; k < nv; rep = rep + 1 < (hot ? 4 : 1) ? rep + 1 : (k++, 0)) {
             if (!As[k]) continue;
+            if (hot && rep == 0) o->spmv(ctx->state, As[k], &x, &y, &xy); /* in the caches */
             const double t0 = mixm_wtime(), u0 = cpu_now();
             o->spmv(ctx->state, As[k], &x, &y, &xy);
             const double dt = mixm_wtime() - t0, du = cpu_now() - u0;
@@ -227,6 +233,7 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
     ctx->ops->free(ctx->state, y.val), ctx->ops->free(ctx->state, y.norm);
 }
 
+
 static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
 {
     const size_t tn = (size_t)1 << 25;
@@ -239,7 +246,7 @@ static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
         for (size_t i = 0; i < tn; i++) ta[i] = 0.0, tb[i] = 1.0, tc[i] = 2.0;
         for (int i = 0; i < A->nrows; i++) x64[i] = sin(0.001 * i);
         printf("\n### %s: SpMV per variant, interleaved with a triad pass (best of %d rounds)\n\n", name,
-               A->nrows > 1000000 ? 10 : 20);
+               rounds > 0 ? rounds : A->nrows > 1000000 ? 10 : 20);
         printf("Wall: best wall time; CPU: best process CPU time / threads (what a loaded machine "
                "leaves of it); GB/s from the min byte model; triad (the same rounds): ");
         printf("%s\n\n", "its row after each format's.");
@@ -247,7 +254,7 @@ static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
         printf("|---|---|---|---|---|---|---|---|---|\n");
         const mix_prec ps[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
         for (int k = 0; k < 5; k++)
-            variant_rows(ctx, A64, A->nrows, ps[k], x64, ta, tb, tc, tn, A->nrows > 1000000 ? 10 : 20);
+            variant_rows(ctx, A64, A->nrows, ps[k], x64, ta, tb, tc, tn, rounds > 0 ? rounds : A->nrows > 1000000 ? 10 : 20);
         ctx->ops->sparse->csr_destroy(ctx->state, A64);
     }
     free(ta), free(tb), free(tc), free(x64);
@@ -362,6 +369,10 @@ int main(int argc, char **argv)
             spmv_only = 1;
         } else if (strcmp(argv[i], "--variants") == 0) {
             spmv_only = 2;
+        } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+            rounds = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--hot") == 0) {
+            hot = 1;
         } else if (strcmp(argv[i], "--storage") == 0 && i + 1 < argc) {
             only_storage = argv[++i];
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
