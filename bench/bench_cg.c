@@ -14,6 +14,7 @@
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
 #include "kernels/cpu/sparse_cpu.h"
+#include "kernels/cpu/spmv_tune.h"
 
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define NSTORAGE 6
@@ -138,9 +139,11 @@ static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out,
  * On a shared machine the load drifts between runs; here each round times one triad pass and one
  * SpMV of every variant back to back, and each keeps its best round, so that the variants and the
  * triad see the same machine. */
-static const char *const variants[] = {"tuned", "avx512-contig", "avx512-gather", "avx2-contig",
-                                       "avx2-gather", "portable"};
-#define NVARIANTS 6
+static const char *const variants[] = {"tuned",          "avx512-contig",    "avx512-gather",
+                                       "avx512-contig-pf", "avx512-gather-pf", "avx2-contig",
+                                       "avx2-gather",    "avx2-contig-pf",   "avx2-gather-pf",
+                                       "portable"};
+#define NVARIANTS 10
 
 /* CPU seconds of the process per thread: on a shared machine the time it was not descheduled. */
 static double cpu_now(void)
@@ -194,9 +197,11 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
         else unsetenv("MIXSOLVE_SPMV_VARIANT");
         best[k] = cbest[k] = 1e30;
         if (o->csr_convert(ctx->state, A64, p, NULL, &As[k])) As[k] = NULL;
-        for (int w = 0; As[k] && w < 64; w++) { /* warm-up; the tuned copy tunes */
+        /* warm-up; the tuned copy tunes: its bodies, then (the choice made) their prefetch */
+        for (int w = 0, after = 0; As[k] && w < 96 && after <= 2 * MIXI_TUNE_ROUNDS; w++) {
             o->spmv(ctx->state, As[k], &x, &y, &xy);
-            if (o->spmv_variant && strcmp(o->spmv_variant(ctx->state, As[k]), "tuning") != 0) break;
+            if (o->spmv_variant && strcmp(o->spmv_variant(ctx->state, As[k]), "tuning") != 0) after++;
+            if (k) break;
         }
     }
     unsetenv("MIXSOLVE_SPMV_VARIANT");
