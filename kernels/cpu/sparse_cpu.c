@@ -155,12 +155,13 @@ static inline int slot_mode(const mixk_sell *A, int64_t base, int64_t end, unsig
     return all & MIXK_SELL_G32 ? SLOT_SOFF : all & bit ? SLOT_COL : any & bit ? SLOT_MIXED : SLOT_GATHER;
 }
 
-/* The slot row pf rows ahead of slot k: its values and (col) offsets into L1. */
+/* The slot row pf rows ahead of slot k: its values and (col) offsets into L1.  Addresses past
+ * the arrays' ends do not fault (computed as integers: no out-of-bounds pointer arithmetic). */
 static inline void sell_prefetch(mix_prec P, const mixk_sell *A, int64_t k, int pf, int col)
 {
-    const int64_t kp = k + (int64_t)pf * MIXK_SELL_C;
-    _mm_prefetch((const char *)A->val + kp * mixk_prec_bytes(P), _MM_HINT_T0);
-    if (col) _mm_prefetch((const char *)(A->col + kp), _MM_HINT_T0);
+    const uintptr_t kp = (uintptr_t)(k + (int64_t)pf * MIXK_SELL_C);
+    _mm_prefetch((const char *)((uintptr_t)A->val + kp * (uintptr_t)mixk_prec_bytes(P)), _MM_HINT_T0);
+    if (col) _mm_prefetch((const char *)((uintptr_t)A->col + kp * sizeof *A->col), _MM_HINT_T0);
 }
 /* Group g's eight rows of the slice [base, end): the FP64 sums of their slots, in slot order. */
 MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
