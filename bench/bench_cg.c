@@ -14,6 +14,7 @@
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
 #include "kernels/cpu/sparse_cpu.h"
+#include "kernels/cpu/spmv_tune.h"
 
 static const mix_prec storage[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define NSTORAGE 6
@@ -138,9 +139,11 @@ static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out,
  * On a shared machine the load drifts between runs; here each round times one triad pass and one
  * SpMV of every variant back to back, and each keeps its best round, so that the variants and the
  * triad see the same machine. */
-static const char *const variants[] = {"tuned", "avx512-contig", "avx512-gather", "avx2-contig",
-                                       "avx2-gather", "portable"};
-#define NVARIANTS 6
+static const char *const variants[] = {"tuned",          "avx512-contig",    "avx512-gather",
+                                       "avx512-contig-pf", "avx512-gather-pf", "avx2-contig",
+                                       "avx2-gather",    "avx2-contig-pf",   "avx2-gather-pf",
+                                       "portable"};
+#define NVARIANTS 10
 
 /* CPU seconds of the process per thread: on a shared machine the time it was not descheduled. */
 static double cpu_now(void)
@@ -172,6 +175,11 @@ static int svec_new(mix_context *ctx, mix_prec v, int n, mixi_svec *x)
            (nb && ctx->ops->alloc(ctx->state, (void **)&x->norm, nb));
 }
 
+/* --rounds N: rounds of the variant table (default 10 above 10^6 rows, else 20); --hot: per round
+ * each variant's SpMV runs once untimed, then 4 times timed back to back (the matrix as far in the
+ * caches as it fits: the bodies' instruction cost on a small matrix, one thread). */
+static int rounds, hot;
+
 /* One storage format: its copies per variant (the forced ones made under MIXSOLVE_SPMV_VARIANT). */
 static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, const double *x64,
                          double *ta, double *tb, double *tc, size_t tn, int rounds)
@@ -189,9 +197,11 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
         else unsetenv("MIXSOLVE_SPMV_VARIANT");
         best[k] = cbest[k] = 1e30;
         if (o->csr_convert(ctx->state, A64, p, NULL, &As[k])) As[k] = NULL;
-        for (int w = 0; As[k] && w < 64; w++) { /* warm-up; the tuned copy tunes */
+        /* warm-up; the tuned copy tunes: its bodies, then (the choice made) their prefetch */
+        for (int w = 0, after = 0; As[k] && w < 96 && after <= 2 * MIXI_TUNE_ROUNDS; w++) {
             o->spmv(ctx->state, As[k], &x, &y, &xy);
-            if (o->spmv_variant && strcmp(o->spmv_variant(ctx->state, As[k]), "tuning") != 0) break;
+            if (o->spmv_variant && strcmp(o->spmv_variant(ctx->state, As[k]), "tuning") != 0) after++;
+            if (k) break;
         }
     }
     unsetenv("MIXSOLVE_SPMV_VARIANT");
@@ -200,8 +210,9 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
         triad_pass(ta, tb, tc, tn, &t, &tc_);
         tbest = t < tbest ? t : tbest;
         tcbest = tc_ < tcbest ? tc_ : tcbest;
-        for (int k = 0; k < nv; k++) {
+        for (int k = 0, rep = 0; k < nv; rep = rep + 1 < (hot ? 4 : 1) ? rep + 1 : (k++, 0)) {
             if (!As[k]) continue;
+            if (hot && rep == 0) o->spmv(ctx->state, As[k], &x, &y, &xy); /* in the caches */
             const double t0 = mixm_wtime(), u0 = cpu_now();
             o->spmv(ctx->state, As[k], &x, &y, &xy);
             const double dt = mixm_wtime() - t0, du = cpu_now() - u0;
@@ -227,6 +238,7 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
     ctx->ops->free(ctx->state, y.val), ctx->ops->free(ctx->state, y.norm);
 }
 
+
 static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
 {
     const size_t tn = (size_t)1 << 25;
@@ -239,7 +251,7 @@ static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
         for (size_t i = 0; i < tn; i++) ta[i] = 0.0, tb[i] = 1.0, tc[i] = 2.0;
         for (int i = 0; i < A->nrows; i++) x64[i] = sin(0.001 * i);
         printf("\n### %s: SpMV per variant, interleaved with a triad pass (best of %d rounds)\n\n", name,
-               A->nrows > 1000000 ? 10 : 20);
+               rounds > 0 ? rounds : A->nrows > 1000000 ? 10 : 20);
         printf("Wall: best wall time; CPU: best process CPU time / threads (what a loaded machine "
                "leaves of it); GB/s from the min byte model; triad (the same rounds): ");
         printf("%s\n\n", "its row after each format's.");
@@ -247,7 +259,7 @@ static void variant_table(mix_context *ctx, const char *name, const mixm_csr *A)
         printf("|---|---|---|---|---|---|---|---|---|\n");
         const mix_prec ps[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
         for (int k = 0; k < 5; k++)
-            variant_rows(ctx, A64, A->nrows, ps[k], x64, ta, tb, tc, tn, A->nrows > 1000000 ? 10 : 20);
+            variant_rows(ctx, A64, A->nrows, ps[k], x64, ta, tb, tc, tn, rounds > 0 ? rounds : A->nrows > 1000000 ? 10 : 20);
         ctx->ops->sparse->csr_destroy(ctx->state, A64);
     }
     free(ta), free(tb), free(tc), free(x64);
@@ -362,6 +374,10 @@ int main(int argc, char **argv)
             spmv_only = 1;
         } else if (strcmp(argv[i], "--variants") == 0) {
             spmv_only = 2;
+        } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+            rounds = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--hot") == 0) {
+            hot = 1;
         } else if (strcmp(argv[i], "--storage") == 0 && i + 1 < argc) {
             only_storage = argv[++i];
         } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {

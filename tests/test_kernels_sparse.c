@@ -7,7 +7,9 @@
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
 #include "kernels/cpu/sparse_cpu.h"
+#include "kernels/cpu/spmv_tune.h"
 #include "matrices/mixmat.h"
+#include "matrices/generators.h"
 #ifdef MIX_HAVE_CUDA
 #include "kernels/cuda/cuda_sparse.h"
 #endif
@@ -616,6 +618,96 @@ static void test_spmv_acc_vectors(void)
     spmv_acc_vectors(0);
 }
 
+/* One SpMV of a fresh copy of A64 in p (variant forced by name, or the portable body: NULL)
+ * over x; its y and <x, A x> into *y and *xy. */
+static int cpu_variant_spmv(mix_context *c, const mixi_spmat *A64, mix_prec p, const char *var,
+                            const mixi_svec *x, sv_host *y, double *xy)
+{
+    const mixi_sparse_ops *o = c->ops->sparse;
+    mixi_spmat *As = NULL;
+    mixi_svec yv;
+    if (var) setenv("MIXSOLVE_SPMV_VARIANT", var, 1);
+    mixi_cpu_sparse_force_portable(!var);
+    int ok = !o->csr_convert(c->state, A64, p, NULL, &As) && !sv_alloc(c, x->prec, x->n, &yv);
+    unsetenv("MIXSOLVE_SPMV_VARIANT");
+    mixi_cpu_sparse_force_portable(0);
+    ok = ok && !o->spmv(c->state, As, x, &yv, xy) && sv_get(c, &yv, y);
+    if (As) o->csr_destroy(c->state, As);
+    sv_free(c, &yv);
+    return ok;
+}
+
+/* Every CPU SpMV body with software prefetch (kernels/cpu/spmv_tune.h; the bodies without it:
+ * tests/test_spmv_tune.c) gives the portable body's bits: every SELL format, its own and FP32
+ * vectors, on 3D Poisson 24^3 (contiguous slots) and the irregular test matrix. */
+static void test_spmv_cpu_prefetch_variants(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    mix_context *c = mixt_context();
+    for (int m = 0; m < 2; m++) {
+        mixm_csr A;
+        CU_ASSERT_FATAL(m ? !sk_matrix(SK_N, 6, 7, &A) : !mixm_gen_poisson3d(24, &A));
+        mixi_spmat *A64 = NULL;
+        CU_ASSERT_FATAL(!c->ops->sparse->csr_create(c->state, A.nrows, A.rowptr, A.colind, A.val, &A64));
+        double *xd = malloc((size_t)A.nrows * sizeof *xd);
+        CU_ASSERT_FATAL(xd != NULL);
+        sk_vector(A.nrows, 99, xd);
+        for (int k = 1; k < SK_NPREC; k++)
+            for (int wide = 0; wide < 2; wide++) {
+                const mix_prec p = sk_precs[k], vp = wide ? MIX_FP32 : p;
+                if (wide && p == MIX_FP32) continue;
+                mixi_svec x;
+                sv_host ref, got;
+                double xr = 0.0, xg = 0.0;
+                CU_ASSERT_FATAL(!sv_alloc(c, vp, A.nrows, &x));
+                CU_ASSERT_FATAL(!c->ops->sparse->vec_from64(c->state, xd, NULL, 1.0, &x, NULL));
+                CU_ASSERT_FATAL(cpu_variant_spmv(c, A64, p, NULL, &x, &ref, &xr));
+                for (int v = 0; v < MIXI_SPMV_NVAR; v++) {
+                    if (!mixi_spmv_has_pf(v)) continue;
+                    const char *name = mixi_spmv_variant_name(v | MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT);
+                    CU_ASSERT_FATAL(cpu_variant_spmv(c, A64, p, name, &x, &got, &xg));
+                    if (!sv_same_bits(&ref, &got) || memcmp(&xr, &xg, sizeof xr) != 0)
+                        CU_FAIL("a prefetching SpMV variant is not the portable body's bits");
+                    sv_host_free(&got);
+                }
+                sv_host_free(&ref);
+                sv_free(c, &x);
+            }
+        free(xd);
+        c->ops->sparse->csr_destroy(c->state, A64);
+        mixm_csr_free(&A);
+    }
+    /* The names round-trip, and a prefetching variant names its body. */
+    const int code = mixi_spmv_variant_parse("avx512-gather-pf");
+    CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_AVX512_GATHER);
+    CU_ASSERT_EQUAL(mixi_spmv_pfd(code), MIXI_SPMV_PF_DIST);
+    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), "avx512-gather-pf");
+}
+
+/* The tuner's prefetch stage: after the bodies, a vector body is timed without and with
+ * prefetch; the faster (the plain body within 2%) is kept, as a pure function of the times. */
+static void test_spmv_tuner_prefetch_stage(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    for (int with = 0; with < 2; with++) {
+        mixi_spmv_tuner T;
+        mixi_spmv_tuner_init(&T, MIX_FIXED16, 1, 0); /* AVX2's two bodies: contig, gather */
+        if (T.chosen >= 0) return;                   /* pinned or forced by the environment */
+        int c = 0;
+        for (; mixi_spmv_tuner_timing(&T) && c < 100; c++) {
+            const int v = mixi_spmv_tuner_next(&T);
+            const int pf = mixi_spmv_pfd(v) != 0, gather = mixi_spmv_body(v) == MIXI_SPMV_AVX2_GATHER;
+            /* gather fastest; with prefetch 10% faster still, or 1% slower */
+            const double t = (gather ? 1.0 : 2.0) * (pf ? (with ? 0.9 : 1.01) : 1.0);
+            mixi_spmv_tuner_done(&T, MIX_FIXED16, v, 1e-3 * t, 1e6);
+        }
+        CU_ASSERT_EQUAL(c, MIXI_TUNE_ROUNDS * 2 + 2 * MIXI_TUNE_ROUNDS);
+        CU_ASSERT_EQUAL(mixi_spmv_tuner_next(&T),
+                        MIXI_SPMV_AVX2_GATHER | (with ? MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT : 0));
+        CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), with ? "avx2-gather-pf" : "avx2-gather");
+    }
+}
+
 static void test_spmv_thread_per_row(void) { spmv_case(3, 1, 1); }
 static void test_spmv_subwarp(void) { spmv_case(12, 8, 0); }
 static void test_spmv_warp(void) { spmv_case(40, 32, 0); }
@@ -816,6 +908,8 @@ static const mixt_test sparse_kernel_tests[] = {
 /* Properties every backend's kernels have, the CPU's included. */
 static const mixt_test sparse_property_tests[] = {
     {"spmv FP32 vectors over 16-bit, FP64 row sums", test_spmv_acc_vectors},
+    {"CPU spmv variants with prefetch = portable bits", test_spmv_cpu_prefetch_variants},
+    {"CPU spmv tuner: the prefetch stage", test_spmv_tuner_prefetch_stage},
     {NULL, NULL},
 };
 

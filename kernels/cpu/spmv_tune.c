@@ -8,15 +8,23 @@
 static const char *const names[MIXI_SPMV_NVAR] = {"avx512-contig", "avx512-gather", "avx2-contig",
                                                   "avx2-gather",   "portable",      "csr"};
 
+static const char *const pf_names[MIXI_SPMV_NVAR] = {"avx512-contig-pf", "avx512-gather-pf",
+                                                     "avx2-contig-pf", "avx2-gather-pf"};
+
 const char *mixi_spmv_variant_name(int var)
 {
-    return var >= 0 && var < MIXI_SPMV_NVAR ? names[var] : "?";
+    const int b = mixi_spmv_body(var), pf = mixi_spmv_pfd(var);
+    if (var < 0 || b >= MIXI_SPMV_NVAR) return "?";
+    if (!pf) return names[b];
+    return pf == MIXI_SPMV_PF_DIST && mixi_spmv_has_pf(b) ? pf_names[b] : "?";
 }
 
 int mixi_spmv_variant_parse(const char *name)
 {
-    for (int v = 0; name && v < MIXI_SPMV_NVAR; v++)
+    for (int v = 0; name && v < MIXI_SPMV_NVAR; v++) {
         if (strcmp(name, names[v]) == 0) return v;
+        if (pf_names[v] && strcmp(name, pf_names[v]) == 0) return v | MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT;
+    }
     return -1;
 }
 
@@ -41,6 +49,7 @@ void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, in
 {
     memset(T, 0, sizeof *T);
     T->chosen = -1;
+    T->pfcalls = -1;
     if (storage == MIX_FP64) {
         T->cand[T->ncand++] = MIXI_SPMV_CSR;
     } else {
@@ -59,7 +68,7 @@ void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, in
     T->dflt = T->ncand > 1 ? 1 : 0;
     const int forced = mixi_spmv_variant_parse(getenv("MIXSOLVE_SPMV_VARIANT"));
     int applies = forced == MIXI_SPMV_PORTABLE && storage != MIX_FP64;
-    for (int c = 0; c < T->ncand; c++) applies |= T->cand[c] == forced;
+    for (int c = 0; c < T->ncand; c++) applies |= forced >= 0 && T->cand[c] == mixi_spmv_body(forced);
     if (applies) {
         T->chosen = forced;
         return;
@@ -70,7 +79,14 @@ void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, in
 
 int mixi_spmv_tuner_next(const mixi_spmv_tuner *T)
 {
+    if (T->chosen >= 0 && T->pfcalls >= 0) /* the prefetch stage: without, with, without, ... */
+        return T->chosen | (T->pfcalls % 2 ? MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT : 0);
     return T->chosen >= 0 ? T->chosen : T->cand[T->calls % T->ncand];
+}
+
+int mixi_spmv_tuner_timing(const mixi_spmv_tuner *T)
+{
+    return T->chosen < 0 || T->calls < MIXI_TUNE_ROUNDS || T->pfcalls >= 0;
 }
 
 /* Per storage format: the rate of the matrix tuned last (bytes/s), 0 = none.  The last, not the
@@ -92,6 +108,17 @@ double mixi_spmv_rate(mix_prec storage)
 void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double seconds,
                           double bytes)
 {
+    if (T->chosen >= 0 && T->pfcalls >= 0) { /* the prefetch stage */
+        const int w = mixi_spmv_pfd(var) != 0;
+        if (seconds > 0.0 && (T->pfbest[w] <= 0.0 || seconds < T->pfbest[w])) T->pfbest[w] = seconds;
+        if (++T->pfcalls < 2 * MIXI_TUNE_ROUNDS) return;
+        T->pfcalls = -1;
+        if (mixi_spmv_tune_pick(T->pfbest, 2, 0) == 1) {
+            T->chosen |= MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT;
+            note_rate(storage, bytes / T->pfbest[1]);
+        }
+        return;
+    }
     if (T->chosen >= 0 && T->calls >= MIXI_TUNE_ROUNDS) return; /* fixed and rate noted */
     int c = 0;
     while (c < T->ncand && T->cand[c] != var) c++;
@@ -106,6 +133,7 @@ void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double 
     const int pick = mixi_spmv_tune_pick(T->best, T->ncand, T->dflt);
     T->chosen = T->cand[pick >= 0 ? pick : T->dflt];
     if (pick >= 0) note_rate(storage, bytes / T->best[pick]);
+    if (mixi_spmv_has_pf(T->chosen)) T->pfcalls = 0; /* then its prefetch */
 }
 
 const char *mixi_spmv_tuner_choice(const mixi_spmv_tuner *T)

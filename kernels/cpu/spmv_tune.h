@@ -20,6 +20,16 @@ enum {
     MIXI_SPMV_NVAR
 };
 
+/* A variant code: the body above, plus a software prefetch distance (in SELL slot rows, 0: none)
+ * in the bits from MIXI_SPMV_PF_SHIFT.  Prefetching does not touch the arithmetic: the same bits.
+ * The vector bodies come with MIXI_SPMV_PF_DIST ("-pf" in the name: "avx512-gather-pf"). */
+#define MIXI_SPMV_PF_SHIFT 8
+#define MIXI_SPMV_PF_DIST 32 /* 2 KiB of 16-bit values ahead (a 150^3 stencil slice: ~5 slices) */
+static inline int mixi_spmv_body(int code) { return code & ((1 << MIXI_SPMV_PF_SHIFT) - 1); }
+static inline int mixi_spmv_pfd(int code) { return code >> MIXI_SPMV_PF_SHIFT; }
+/* Whether body `var` has a prefetching form (the vector bodies of the SELL formats). */
+static inline int mixi_spmv_has_pf(int var) { return var >= MIXI_SPMV_AVX512_CONTIG && var <= MIXI_SPMV_AVX2_GATHER; }
+
 const char *mixi_spmv_variant_name(int var);
 /* The variant named `name` (as mixi_spmv_variant_name gives it), or -1. */
 int mixi_spmv_variant_parse(const char *name);
@@ -32,8 +42,10 @@ int mixi_spmv_tune_pick(const double *t, int nvar, int dflt);
 
 /* The per-matrix tuner.  Each of the first MIXI_TUNE_ROUNDS x (number of candidates) SpMVs of a
  * matrix runs the next candidate round robin and is timed (a real SpMV: its result is used);
- * then mixi_spmv_tune_pick fixes the variant for the matrix's lifetime.  A matrix serves one
- * SpMV at a time (its decode scratch), so its tuner needs no lock. */
+ * then mixi_spmv_tune_pick fixes the body.  A vector body then runs 2 x MIXI_TUNE_ROUNDS more
+ * timed SpMVs, without and with software prefetch alternately, and the pick between the two
+ * (the default: without) fixes the variant for the matrix's lifetime.  A matrix serves one SpMV
+ * at a time (its decode scratch), so its tuner needs no lock. */
 #define MIXI_TUNE_ROUNDS 4
 typedef struct {
     int cand[MIXI_SPMV_NVAR]; /* the candidates, in order */
@@ -41,14 +53,18 @@ typedef struct {
     int calls;                /* SpMVs timed so far */
     int chosen;               /* the variant once fixed, else -1 */
     double best[MIXI_SPMV_NVAR]; /* per candidate index: best time */
+    int pfcalls;              /* prefetch stage: -1 none or done, else its SpMVs timed so far */
+    double pfbest[2];         /* its best times without and with prefetch */
 } mixi_spmv_tuner;
 
 /* Candidates for a storage format on this CPU (has_avx2: AVX2 + F16C; has_avx512: AVX-512F),
  * and the environment: MIXSOLVE_SPMV_VARIANT=<name> forces a variant (where it applies),
  * MIXSOLVE_TUNE=off pins the default (the widest ISA's gather body, as before the tuner). */
 void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, int has_avx512);
-/* The variant the next SpMV runs. */
+/* The variant code the next SpMV runs. */
 int mixi_spmv_tuner_next(const mixi_spmv_tuner *T);
+/* Whether the next SpMV is to be timed and reported to mixi_spmv_tuner_done. */
+int mixi_spmv_tuner_timing(const mixi_spmv_tuner *T);
 /* Records that SpMV's time (seconds) of `var`; bytes: what it moved (for mixi_spmv_rate). */
 void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double seconds,
                           double bytes);

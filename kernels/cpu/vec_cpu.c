@@ -61,19 +61,7 @@ VEC_PASSES(generic, , double, f64)
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define VEC_AVX2 1
 #define VEC_AVX2_ATTR __attribute__((target("avx2")))
-VEC_FULL_BLOCKS(avx2, VEC_AVX2_ATTR, float, f32)
-VEC_FULL_BLOCKS(avx2, VEC_AVX2_ATTR, double, f64)
-VEC_PASSES(avx2, VEC_AVX2_ATTR, float, f32)
-VEC_PASSES(avx2, VEC_AVX2_ATTR, double, f64)
-/* AVX-512F passes, the same bits as the scalar bodies of cg_update.h: the four FP64 partial
- * sums of a block are the four lanes of one 256-bit register, to which each group of four
- * values is added in element order (lane j takes t = j mod 4, as s[t & 3] does), and the
- * block's total is (s0 + s1) + (s2 + s3).  The scalar reduction loop ran at a third of the
- * memory speed (perf, 3D Poisson 150^3, FIXED16: rupdate 2.8x the time of xpupdate, which
- * moves more bytes).  A partial last block takes the scalar body. */
 #include <immintrin.h>
-#define VEC_AVX512_ATTR __attribute__((target("avx512f,avx2")))
-
 /* The 128 bytes VEC_AHEAD bytes ahead of v, into L1: the hardware prefetchers alone left the
  * passes stalled on their loads (perf annotate).  Poisson 150^3, back to back: FIXED16 8.9-9.2
  * -> 8.2-8.3 ms per iteration, FP32 11.2 -> 10.3, FP64 23.2 -> 22.3.  A prefetch of an address
@@ -84,6 +72,83 @@ VEC_PASSES(avx2, VEC_AVX2_ATTR, double, f64)
         _mm_prefetch((const char *)((uintptr_t)(v) + VEC_AHEAD), _MM_HINT_T0);                    \
         _mm_prefetch((const char *)((uintptr_t)(v) + VEC_AHEAD + 64), _MM_HINT_T0);               \
     } while (0)
+
+/* AVX2 full blocks, the same bits as the scalar bodies and as the AVX-512 ones below (the four
+ * FP64 partial sums as the lanes of one register, each group of four values added in element
+ * order): the scalar s[t & 3] loop kept the sums in memory (a store-forwarding chain per value),
+ * which on an AVX2-only CPU left rupdate at a third of the memory speed (see the AVX-512 note). */
+VEC_AVX2_ATTR static inline double avx2_fold4(__m256d s)
+{
+    const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+    return _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
+}
+VEC_AVX2_ATTR static inline void avx2_rblk_f32(float a, const float *ap, float *r, double *prr,
+                                               double *prd)
+{
+    const __m256 va = _mm256_set1_ps(a);
+    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
+    VEC_PREFETCH(r);
+    VEC_PREFETCH(ap);
+    for (int k = 0; k < MIXK_CG_BLK; k += 8) {
+        const __m256 ro = _mm256_loadu_ps(r + k);
+        const __m256 rn = _mm256_sub_ps(ro, _mm256_mul_ps(va, _mm256_loadu_ps(ap + k)));
+        _mm256_storeu_ps(r + k, rn);
+        const __m256d nl = _mm256_cvtps_pd(_mm256_castps256_ps128(rn));
+        const __m256d nh = _mm256_cvtps_pd(_mm256_extractf128_ps(rn, 1));
+        const __m256d ol = _mm256_cvtps_pd(_mm256_castps256_ps128(ro));
+        const __m256d oh = _mm256_cvtps_pd(_mm256_extractf128_ps(ro, 1));
+        s = _mm256_add_pd(_mm256_add_pd(s, _mm256_mul_pd(nl, nl)), _mm256_mul_pd(nh, nh));
+        d = _mm256_add_pd(_mm256_add_pd(d, _mm256_mul_pd(nl, ol)), _mm256_mul_pd(nh, oh));
+    }
+    *prr = avx2_fold4(s);
+    *prd = avx2_fold4(d);
+}
+VEC_AVX2_ATTR static inline void avx2_rblk_f64(double a, const double *ap, double *r, double *prr,
+                                               double *prd)
+{
+    const __m256d va = _mm256_set1_pd(a);
+    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
+    VEC_PREFETCH(r);
+    VEC_PREFETCH(r + 16);
+    VEC_PREFETCH(ap);
+    VEC_PREFETCH(ap + 16);
+    for (int k = 0; k < MIXK_CG_BLK; k += 4) {
+        const __m256d ro = _mm256_loadu_pd(r + k);
+        const __m256d rn = _mm256_sub_pd(ro, _mm256_mul_pd(va, _mm256_loadu_pd(ap + k)));
+        _mm256_storeu_pd(r + k, rn);
+        s = _mm256_add_pd(s, _mm256_mul_pd(rn, rn));
+        d = _mm256_add_pd(d, _mm256_mul_pd(rn, ro));
+    }
+    *prr = avx2_fold4(s);
+    *prd = avx2_fold4(d);
+}
+/* x += a p, p = r + b p: the scalar body vectorises; the prefetch is what is added. */
+VEC_AVX2_ATTR static inline void avx2_xpblk_f32(float a, float bt, float *x, float *p, const float *r)
+{
+    VEC_PREFETCH(x);
+    VEC_PREFETCH(p);
+    VEC_PREFETCH(r);
+    mixk_cg_xpupdate_f32(a, bt, x, p, r, MIXK_CG_BLK);
+}
+VEC_AVX2_ATTR static inline void avx2_xpblk_f64(double a, double bt, double *x, double *p, const double *r)
+{
+    VEC_PREFETCH(x);
+    VEC_PREFETCH(x + 16);
+    VEC_PREFETCH(p);
+    VEC_PREFETCH(p + 16);
+    VEC_PREFETCH(r);
+    VEC_PREFETCH(r + 16);
+    mixk_cg_xpupdate_f64(a, bt, x, p, r, MIXK_CG_BLK);
+}
+VEC_PASSES(avx2, VEC_AVX2_ATTR, float, f32)
+VEC_PASSES(avx2, VEC_AVX2_ATTR, double, f64)
+/* AVX-512F passes, the same bits as the scalar bodies of cg_update.h: the four FP64 partial
+ * sums of a block are the four lanes of one 256-bit register, to which each group of four
+ * values is added in element order (lane j takes t = j mod 4, as s[t & 3] does), and the
+ * block's total is (s0 + s1) + (s2 + s3).  The scalar reduction loop ran at a third of the
+ * memory speed (perf, 3D Poisson 150^3, FIXED16: rupdate 2.8x the time of xpupdate, which
+ * moves more bytes).  A partial last block takes the scalar body. */
+#define VEC_AVX512_ATTR __attribute__((target("avx512f,avx2")))
 
 /* s += the 8 lanes of v, first the low four then the high four. */
 VEC_AVX512_ATTR static inline void avx512_sum4(__m256d *s, __m512d v)
