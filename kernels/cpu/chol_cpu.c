@@ -8,28 +8,12 @@
 #include "kernels/common/prec_traits.h"
 #include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dense_loops.h"
 
 extern const mixi_dense_ops mixi_cpu_dense_ops; /* dense_cpu.c */
 
-/* The O(n^2) loops go to the OpenMP team only when OpenBLAS shares that pool (as in
- * dense_cpu.c: otherwise a spinning team competes with OpenBLAS's threads). */
-
-#define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
-
-#ifdef _OPENMP
-#define MIXI_OMP(x) _Pragma(#x)
-#else
-#define MIXI_OMP(x)
-#endif
-/* Below this many entries a loop stays on one thread (the team costs more). */
-#define PAR_MIN_ENTRIES ((size_t)1 << 18)
-
-static int par_loop(int n)
-{
-    return (size_t)n * (size_t)n / 2 >= PAR_MIN_ENTRIES && mixi_cpu_blas_shares_omp_pool();
-}
-
-static inline double nanmax(double best, double v) { return (v > best || v != v) ? v : best; }
+/* Half the square: the stored triangle's entries. */
+static int par_loop(int n) { return mixi_cpu_par_entries((size_t)n * (size_t)n / 2); }
 
 /* Entry (i, j), i >= j, of the symmetric A stored in its uplo triangle. */
 static inline double sym_lower(int uplo, const double *a, int lda, int i, int j)
@@ -153,8 +137,7 @@ int mixi_cpu_potrf_f32(void *state, int n, float *a, int lda, void *work, int *i
     const int par = par_loop(n);
     (void)par;
     MIXI_OMP(omp parallel for reduction(+ : bad) schedule(dynamic, 64) if (par))
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++) bad += !isfinite(a[IDX(i, j, lda)]);
+    for (int j = 0; j < n; j++) bad += mixi_cpu_nonfinite_f32(n - j, a + IDX(j, j, lda));
     if (bad) *info = -1;
     return MIX_SUCCESS;
 }
