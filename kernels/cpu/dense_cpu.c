@@ -52,6 +52,18 @@ static int cpu_count_nonfinite_f64(void *state, int m, int n, const double *a, i
     return MIX_SUCCESS;
 }
 
+/* sum[i0..i1) = the absolute row sums of rows i0..i1 of A, each in column order (vectorized
+ * over rows: the same sums as a scalar loop). */
+static void row_sums(int i0, int i1, int n, const double *a, int lda, double *sum)
+{
+    for (int i = i0; i < i1; i++) sum[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+        const double *col = a + IDX(0, j, lda);
+        MIXI_OMP(omp simd)
+        for (int i = i0; i < i1; i++) sum[i] += fabs(col[i]);
+    }
+}
+
 static int cpu_norm_inf_f64(void *state, int m, int n, const double *a, int lda, double *norm)
 {
     (void)state;
@@ -60,20 +72,16 @@ static int cpu_norm_inf_f64(void *state, int m, int n, const double *a, int lda,
     /* One chunk of rows: its sums on the stack (no allocation, as LAPACK's dlange). */
     double one[ROW_CHUNK], *sum = m <= ROW_CHUNK ? one : mixi_malloc_n((size_t)m, sizeof *sum);
     if (!sum) return MIX_ERR_ALLOC;
-    /* Each thread owns a range of rows and sweeps every column over it (the same sums, in the
-     * same order, as one thread; each row's sum in column order, so vectorized over rows). */
+    /* Each thread owns a range of rows and sweeps every column over it; below the team's
+     * threshold no parallel region at all (entering one costs a futex call). */
     const int nchunk = (m + ROW_CHUNK - 1) / ROW_CHUNK;
-    const int par = mixi_cpu_par_entries((size_t)m * (size_t)n);
-    (void)par;
-    MIXI_OMP(omp parallel for schedule(static) if (par))
-    for (int c = 0; c < nchunk; c++) {
-        const int i0 = c * ROW_CHUNK, i1 = i0 + ROW_CHUNK < m ? i0 + ROW_CHUNK : m;
-        for (int i = i0; i < i1; i++) sum[i] = 0.0;
-        for (int j = 0; j < n; j++) {
-            const double *col = a + IDX(0, j, lda);
-            MIXI_OMP(omp simd)
-            for (int i = i0; i < i1; i++) sum[i] += fabs(col[i]);
-        }
+    if (!mixi_cpu_par_entries((size_t)m * (size_t)n)) {
+        for (int c = 0; c < nchunk; c++)
+            row_sums(c * ROW_CHUNK, c + 1 < nchunk ? (c + 1) * ROW_CHUNK : m, n, a, lda, sum);
+    } else {
+        MIXI_OMP(omp parallel for schedule(static))
+        for (int c = 0; c < nchunk; c++)
+            row_sums(c * ROW_CHUNK, c + 1 < nchunk ? (c + 1) * ROW_CHUNK : m, n, a, lda, sum);
     }
     double best = 0.0;
     for (int i = 0; i < m; i++) best = nanmax(best, sum[i]);
@@ -392,6 +400,24 @@ static void chol_solve_vector_f32(int n, const float *l, int ld, float *w)
     trsv_upper_blocked(n, l, ld, 1, w);
 }
 
+/* The row interchanges of ipiv (1-based, as LAPACK's) on the n x k block w: slaswp's, here
+ * because OpenBLAS's slaswp wakes its thread pool whatever the size (measured: 9 futex calls
+ * per mix_dsgesv at n = 50, each refinement step's correction solve one or more). */
+static void swap_rows_f32(int n, int k, float *w, int ld, const int *ipiv)
+{
+    for (int j = 0; j < k; j++) {
+        float *col = w + IDX(0, j, ld);
+        for (int i = 0; i < n; i++) {
+            const int p = ipiv[i] - 1;
+            if (p != i) {
+                const float t = col[i];
+                col[i] = col[p];
+                col[p] = t;
+            }
+        }
+    }
+}
+
 /* Columns per pass of the correction solve: their power-of-two factors live on the stack, so
  * nothing is allocated in the refinement loop whatever nrhs is. */
 #define GETRS_CHUNK 64
@@ -420,7 +446,7 @@ static int solve_f32_f64(int n, int nrhs, const float *lu, int ldlu, const int *
             for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
         }
         if (ipiv) {
-            LAPACKE_slaswp_work(LAPACK_COL_MAJOR, k, work, n, 1, n, ipiv, 1);
+            swap_rows_f32(n, k, work, n, ipiv);
             if (k == 1) {
                 lu_solve_vector_f32(n, lu, ldlu, work);
             } else {
