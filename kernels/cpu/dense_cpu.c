@@ -445,23 +445,17 @@ static int solve_f32_f64(int n, int nrhs, const float *lu, int ldlu, const int *
             float *wj = work + IDX(0, j, n);
             for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
         }
-        if (ipiv) {
-            swap_rows_f32(n, k, work, n, ipiv);
-            if (k == 1) {
-                lu_solve_vector_f32(n, lu, ldlu, work);
-            } else {
-                cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, k,
-                            1.0f, lu, ldlu, work, n);
-                cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, k,
-                            1.0f, lu, ldlu, work, n);
-            }
+        if (ipiv) swap_rows_f32(n, k, work, n, ipiv);
+        if (k == 1 && ipiv) {
+            lu_solve_vector_f32(n, lu, ldlu, work);
         } else if (k == 1) {
             chol_solve_vector_f32(n, lu, ldlu, work);
-        } else {
-            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, k,
-                        1.0f, lu, ldlu, work, n);
-            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, n, k,
-                        1.0f, lu, ldlu, work, n);
+        } else { /* L (unit for LU), then U (LU) or L^T (Cholesky) */
+            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans,
+                        ipiv ? CblasUnit : CblasNonUnit, n, k, 1.0f, lu, ldlu, work, n);
+            cblas_strsm(CblasColMajor, CblasLeft, ipiv ? CblasUpper : CblasLower,
+                        ipiv ? CblasNoTrans : CblasTrans, CblasNonUnit, n, k, 1.0f, lu, ldlu,
+                        work, n);
         }
         for (int j = 0; j < k; j++) {
             const float *wj = work + IDX(0, j, n);
