@@ -9,7 +9,7 @@ static double lu_flops(int n, int nrhs)
 }
 
 /* Two-sided equilibration (FP16 only), conversion, then the LU: the backend's own FP32 LU when
- * FP32 is asked for (the same algorithm, better tuned), else the blocked one of lu_lowprec.c. */
+ * FP32 is asked for (the same algorithm, better tuned), else the blocked one of blocked_lowprec.c. */
 static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
 {
     mix_context *ctx = L->ctx;

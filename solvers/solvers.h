@@ -40,7 +40,7 @@ void mixi_set_fp64_seconds(double seconds);
 /* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice. */
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 
-/* ---- Low-precision blocked LU (lu_lowprec.c) ------------------------------------------------ */
+/* ---- Low-precision blocked LU (blocked_lowprec.c) ------------------------------------------- */
 /* Floats of GEMM workspace the blocked LU needs (compute != FP32 rounds its inputs into it), and
  * of syrk_f32's the blocked Cholesky needs: 2 n nb, the largest update's two panels. */
 size_t mixi_lu_gemm_work_floats(int n, int nb);
@@ -61,7 +61,7 @@ int mixi_lu_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int lda
 int mixi_scale_compute(mix_context *ctx, mix_prec prec, int n, const double *a, int lda, double *r,
                        double *c, double *s, double *host_tmp);
 
-/* ---- Low-precision blocked Cholesky (chol_lowprec.c) ----------------------------------------- */
+/* ---- Low-precision blocked Cholesky (blocked_lowprec.c) ------------------------------------- */
 /* Right-looking blocked Cholesky A = L L^T of the n x n FP32 matrix a (backend; lower triangle
  * read and written), diagonal blocks by dense->potrf_f32, panels by trsm_f32, trailing updates by
  * syrk_f32 with `compute`.  *failed = k > 0 (global) when the leading minor of order k is not

@@ -8,28 +8,12 @@
 #include "kernels/common/prec_traits.h"
 #include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dense_loops.h"
 
 extern const mixi_dense_ops mixi_cpu_dense_ops; /* dense_cpu.c */
 
-/* The O(n^2) loops go to the OpenMP team only when OpenBLAS shares that pool (as in
- * dense_cpu.c: otherwise a spinning team competes with OpenBLAS's threads). */
-
-#define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
-
-#ifdef _OPENMP
-#define MIXI_OMP(x) _Pragma(#x)
-#else
-#define MIXI_OMP(x)
-#endif
-/* Below this many entries a loop stays on one thread (the team costs more). */
-#define PAR_MIN_ENTRIES ((size_t)1 << 18)
-
-static int par_loop(int n)
-{
-    return (size_t)n * (size_t)n / 2 >= PAR_MIN_ENTRIES && mixi_cpu_blas_shares_omp_pool();
-}
-
-static inline double nanmax(double best, double v) { return (v > best || v != v) ? v : best; }
+/* Half the square: the stored triangle's entries. */
+static int par_loop(int n) { return mixi_cpu_par_entries((size_t)n * (size_t)n / 2); }
 
 /* Entry (i, j), i >= j, of the symmetric A stored in its uplo triangle. */
 static inline double sym_lower(int uplo, const double *a, int lda, int i, int j)
@@ -98,33 +82,49 @@ int mixi_cpu_symv_f64(void *state, int uplo, int n, double alpha, const double *
     return MIX_SUCCESS;
 }
 
+/* Tile side of the symmetric conversion: 32 x 32 tiles of the lower triangle, so an upper source
+ * (read transposed) stays in cache. */
+#define SYM_TILE 32
+
+/* Tile column t of convert_sym_f64_to_f32 (columns t T .. t T + T - 1, from the diagonal down);
+ * returns its count of values that do not round below limit.  Product order (d_i a_ij)(d_j s),
+ * as the CUDA kernel. */
+static size_t convert_sym_tiles(int t, int uplo, int n, const double *a, int lda, const double *d,
+                                double s, float limit, float *out, int ldo)
+{
+    const int T = SYM_TILE, jb = t * T, je = jb + T < n ? jb + T : n;
+    size_t bad = 0;
+    for (int ib = jb; ib < n; ib += T) {
+        int ie = ib + T < n ? ib + T : n;
+        for (int j = jb; j < je; j++) {
+            double dj = (d ? d[j] : 1.0) * s;
+            float *o = out + IDX(0, j, ldo);
+            for (int i = ib > j ? ib : j; i < ie; i++) {
+                float v = (float)((d ? d[i] : 1.0) * sym_lower(uplo, a, lda, i, j) * dj);
+                o[i] = v;
+                bad += !(fabsf(v) < limit);
+            }
+        }
+    }
+    return bad;
+}
+
 int mixi_cpu_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int n,
                                     const double *a, int lda, const double *d, double s,
                                     float *out, int ldo, size_t *overflow)
 {
     (void)state;
     const float limit = (float)mixk_prec_overflow_limit(target); /* FP32: Inf */
+    const int ntiles = (n + SYM_TILE - 1) / SYM_TILE;
     size_t bad = 0;
-    /* 32 x 32 tiles of the lower triangle, so an upper source (read transposed) stays in cache.
-     * Product order (d_i a_ij)(d_j s), as the CUDA kernel. */
-    const int T = 32, ntiles = (n + T - 1) / T, par = par_loop(n);
-    (void)par;
-    /* Tile columns hold less work further right: dynamic scheduling balances the triangle. */
-    MIXI_OMP(omp parallel for reduction(+ : bad) schedule(dynamic, 4) if (par))
-    for (int t = 0; t < ntiles; t++) {
-        int jb = t * T, je = jb + T < n ? jb + T : n;
-        for (int ib = jb; ib < n; ib += T) {
-            int ie = ib + T < n ? ib + T : n;
-            for (int j = jb; j < je; j++) {
-                double dj = (d ? d[j] : 1.0) * s;
-                float *o = out + IDX(0, j, ldo);
-                for (int i = ib > j ? ib : j; i < ie; i++) {
-                    float v = (float)((d ? d[i] : 1.0) * sym_lower(uplo, a, lda, i, j) * dj);
-                    o[i] = v;
-                    bad += !(fabsf(v) < limit);
-                }
-            }
-        }
+    if (!par_loop(n)) { /* no parallel region: entering one costs a futex call */
+        for (int t = 0; t < ntiles; t++)
+            bad += convert_sym_tiles(t, uplo, n, a, lda, d, s, limit, out, ldo);
+    } else {
+        /* Tile columns hold less work further right: dynamic scheduling balances the triangle. */
+        MIXI_OMP(omp parallel for reduction(+ : bad) schedule(dynamic, 4))
+        for (int t = 0; t < ntiles; t++)
+            bad += convert_sym_tiles(t, uplo, n, a, lda, d, s, limit, out, ldo);
     }
     if (overflow) *overflow = bad;
     return MIX_SUCCESS;
@@ -150,11 +150,12 @@ int mixi_cpu_potrf_f32(void *state, int n, float *a, int lda, void *work, int *i
     }
     /* An Inf in L (overflow of a sum of squares) would poison every later step silently. */
     size_t bad = 0;
-    const int par = par_loop(n);
-    (void)par;
-    MIXI_OMP(omp parallel for reduction(+ : bad) schedule(dynamic, 64) if (par))
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++) bad += !isfinite(a[IDX(i, j, lda)]);
+    if (!par_loop(n)) {
+        for (int j = 0; j < n && !bad; j++) bad = mixi_cpu_nonfinite_f32(n - j, a + IDX(j, j, lda));
+    } else {
+        MIXI_OMP(omp parallel for reduction(+ : bad) schedule(dynamic, 64))
+        for (int j = 0; j < n; j++) bad += mixi_cpu_nonfinite_f32(n - j, a + IDX(j, j, lda));
+    }
     if (bad) *info = -1;
     return MIX_SUCCESS;
 }

@@ -12,24 +12,12 @@
 #include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dense_loops.h"
 #include "kernels/cpu/onednn_gemm.h"
 
-/* The O(n^2) loops here run on the OpenMP team only when OpenBLAS shares that pool (its OpenMP
- * build): an OpenMP team left spinning after a parallel region competes with the pthreads
- * build's own threads for the cores during the O(n^3) call that follows (measured: FP32 solve at
- * n = 512 on 2 cores took 5x longer with the loops parallel). */
-
-#define IDX(i, j, ld) ((size_t)(j) * (size_t)(ld) + (size_t)(i))
-
-#ifdef _OPENMP
-#define MIXI_OMP(x) _Pragma(#x)
-#else
-#define MIXI_OMP(x)
-#endif
-/* Below this many entries an O(m n) loop stays on one thread (the team costs more). */
-#define PAR_MIN_ENTRIES ((size_t)1 << 18)
 /* Rows per task of the row-sum loop (a few KiB of sums, kept in L1). */
 #define ROW_CHUNK 1024
+
 static int cpu_lacpy_f64(void *state, int trans, int m, int n, const double *src, int lds,
                          double *dst, int ldd)
 {
@@ -55,19 +43,25 @@ static int cpu_count_nonfinite_f64(void *state, int m, int n, const double *a, i
 {
     (void)state;
     size_t c = 0;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < m; i++) c += !isfinite(a[IDX(i, j, lda)]);
+    for (int j = 0; j < n; j++) {
+        const double *col = a + IDX(0, j, lda);
+        MIXI_OMP(omp simd reduction(+ : c))
+        for (int i = 0; i < m; i++) c += !(fabs(col[i]) <= DBL_MAX);
+    }
     *count = c;
     return MIX_SUCCESS;
 }
 
-/* max that lets a NaN win, so a NaN anywhere shows in the result. */
-static inline double nanmax(double best, double v) { return (v > best || v != v) ? v : best; }
-
-/* Whether an O(m n) loop over a matrix is worth the OpenMP team (and allowed: one pool). */
-static int par_loop(int m, int n)
+/* sum[i0..i1) = the absolute row sums of rows i0..i1 of A, each in column order (vectorized
+ * over rows: the same sums as a scalar loop). */
+static void row_sums(int i0, int i1, int n, const double *a, int lda, double *sum)
 {
-    return (size_t)m * (size_t)n >= PAR_MIN_ENTRIES && mixi_cpu_blas_shares_omp_pool();
+    for (int i = i0; i < i1; i++) sum[i] = 0.0;
+    for (int j = 0; j < n; j++) {
+        const double *col = a + IDX(0, j, lda);
+        MIXI_OMP(omp simd)
+        for (int i = i0; i < i1; i++) sum[i] += fabs(col[i]);
+    }
 }
 
 static int cpu_norm_inf_f64(void *state, int m, int n, const double *a, int lda, double *norm)
@@ -75,23 +69,23 @@ static int cpu_norm_inf_f64(void *state, int m, int n, const double *a, int lda,
     (void)state;
     *norm = 0.0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
-    double *sum = mixi_calloc((size_t)m, sizeof *sum);
+    /* One chunk of rows: its sums on the stack (no allocation, as LAPACK's dlange). */
+    double one[ROW_CHUNK], *sum = m <= ROW_CHUNK ? one : mixi_malloc_n((size_t)m, sizeof *sum);
     if (!sum) return MIX_ERR_ALLOC;
-    /* Each thread owns a range of rows and sweeps every column over it (the same sums, in the
-     * same order, as one thread). */
-    const int nchunk = (m + ROW_CHUNK - 1) / ROW_CHUNK, par = par_loop(m, n);
-    (void)par;
-    MIXI_OMP(omp parallel for schedule(static) if (par))
-    for (int c = 0; c < nchunk; c++) {
-        const int i0 = c * ROW_CHUNK, i1 = i0 + ROW_CHUNK < m ? i0 + ROW_CHUNK : m;
-        for (int j = 0; j < n; j++) {
-            const double *col = a + IDX(0, j, lda);
-            for (int i = i0; i < i1; i++) sum[i] += fabs(col[i]);
-        }
+    /* Each thread owns a range of rows and sweeps every column over it; below the team's
+     * threshold no parallel region at all (entering one costs a futex call). */
+    const int nchunk = (m + ROW_CHUNK - 1) / ROW_CHUNK;
+    if (!mixi_cpu_par_entries((size_t)m * (size_t)n)) {
+        for (int c = 0; c < nchunk; c++)
+            row_sums(c * ROW_CHUNK, c + 1 < nchunk ? (c + 1) * ROW_CHUNK : m, n, a, lda, sum);
+    } else {
+        MIXI_OMP(omp parallel for schedule(static))
+        for (int c = 0; c < nchunk; c++)
+            row_sums(c * ROW_CHUNK, c + 1 < nchunk ? (c + 1) * ROW_CHUNK : m, n, a, lda, sum);
     }
     double best = 0.0;
     for (int i = 0; i < m; i++) best = nanmax(best, sum[i]);
-    mixi_free(sum);
+    if (sum != one) mixi_free(sum);
     *norm = best;
     return MIX_SUCCESS;
 }
@@ -130,28 +124,56 @@ static int cpu_row_absmax_scaled_f64(void *state, int m, int n, const double *a,
     return MIX_SUCCESS;
 }
 
+/* One column of convert_f64_to_f32: o = (float)((r_i a_i) cj), and the count of values that do
+ * not round below `limit`.  Each case a branch-free loop that vectorizes, the common one (FP32
+ * of an unscaled A, x * 1.0 == x) a bare conversion: a scalar loop testing r per entry cost 1.55x
+ * the instructions of LAPACK's dlag2s. */
+static size_t convert_column(int m, const double *col, const double *r, double cj, float limit,
+                             float *o)
+{
+    size_t bad = 0;
+    if (r) {
+        MIXI_OMP(omp simd reduction(+ : bad))
+        for (int i = 0; i < m; i++) {
+            const float v = (float)(r[i] * col[i] * cj);
+            o[i] = v;
+            bad += !(fabsf(v) < limit);
+        }
+    } else if (cj != 1.0) {
+        MIXI_OMP(omp simd reduction(+ : bad))
+        for (int i = 0; i < m; i++) {
+            const float v = (float)(col[i] * cj);
+            o[i] = v;
+            bad += !(fabsf(v) < limit);
+        }
+    } else {
+        MIXI_OMP(omp simd reduction(+ : bad))
+        for (int i = 0; i < m; i++) {
+            const float v = (float)col[i];
+            o[i] = v;
+            bad += !(fabsf(v) < limit);
+        }
+    }
+    return bad;
+}
+
 static int cpu_convert_f64_to_f32(void *state, mix_prec target, int m, int n, const double *a,
                                   int lda, const double *r, const double *c, double s, float *out,
                                   int ldo, size_t *overflow)
 {
     (void)state;
     /* Largest magnitude that survives rounding to the target (smaller rounds to a finite value). */
-    float limit = (float)mixk_prec_overflow_limit(target); /* FP32: Inf */
+    const float limit = (float)mixk_prec_overflow_limit(target); /* FP32: Inf */
     size_t bad = 0;
-    const int par = par_loop(m, n);
-    (void)par;
-    MIXI_OMP(omp parallel for reduction(+ : bad) schedule(static) if (par))
-    for (int j = 0; j < n; j++) {
-        double cj = (c ? c[j] : 1.0) * s;
-        const double *col = a + IDX(0, j, lda);
-        float *o = out + IDX(0, j, ldo);
-        size_t badj = 0;
-        for (int i = 0; i < m; i++) {
-            float v = (float)((r ? r[i] : 1.0) * col[i] * cj);
-            o[i] = v;
-            badj += !(fabsf(v) < limit);
-        }
-        bad += badj;
+    if (!mixi_cpu_par_entries((size_t)m * (size_t)n)) { /* no team to start */
+        for (int j = 0; j < n; j++)
+            bad += convert_column(m, a + IDX(0, j, lda), r, (c ? c[j] : 1.0) * s, limit,
+                                  out + IDX(0, j, ldo));
+    } else {
+        MIXI_OMP(omp parallel for reduction(+ : bad) schedule(static))
+        for (int j = 0; j < n; j++)
+            bad += convert_column(m, a + IDX(0, j, lda), r, (c ? c[j] : 1.0) * s, limit,
+                                  out + IDX(0, j, ldo));
     }
     if (overflow) *overflow = bad;
     return MIX_SUCCESS;
@@ -174,13 +196,11 @@ static int cpu_getrf_panel_f32(void *state, int m, int n, float *a, int lda, int
     if (st < 0) return MIX_ERR_INTERNAL;
     for (int i = 0; i < n; i++) ipiv[i] += ipiv_offset;
     *info = (int)st;
-    /* A NaN/Inf produced by growth (or copied in) would make every later result meaningless. */
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < m; i++)
-            if (!isfinite(a[IDX(i, j, lda)])) {
-                *info = -1;
-                return MIX_SUCCESS;
-            }
+        if (mixi_cpu_nonfinite_f32(m, a + IDX(0, j, lda))) {
+            *info = -1;
+            return MIX_SUCCESS;
+        }
     return MIX_SUCCESS;
 }
 
@@ -380,6 +400,24 @@ static void chol_solve_vector_f32(int n, const float *l, int ld, float *w)
     trsv_upper_blocked(n, l, ld, 1, w);
 }
 
+/* The row interchanges of ipiv (1-based, as LAPACK's) on the n x k block w: slaswp's, here
+ * because OpenBLAS's slaswp wakes its thread pool whatever the size (measured: 9 futex calls
+ * per mix_dsgesv at n = 50, each refinement step's correction solve one or more). */
+static void swap_rows_f32(int n, int k, float *w, int ld, const int *ipiv)
+{
+    for (int j = 0; j < k; j++) {
+        float *col = w + IDX(0, j, ld);
+        for (int i = 0; i < n; i++) {
+            const int p = ipiv[i] - 1;
+            if (p != i) {
+                const float t = col[i];
+                col[i] = col[p];
+                col[p] = t;
+            }
+        }
+    }
+}
+
 /* Columns per pass of the correction solve: their power-of-two factors live on the stack, so
  * nothing is allocated in the refinement loop whatever nrhs is. */
 #define GETRS_CHUNK 64
@@ -407,23 +445,17 @@ static int solve_f32_f64(int n, int nrhs, const float *lu, int ldlu, const int *
             float *wj = work + IDX(0, j, n);
             for (int i = 0; i < n; i++) wj[i] = (float)(f * s * (r ? r[i] : 1.0) * bj[i]);
         }
-        if (ipiv) {
-            LAPACKE_slaswp_work(LAPACK_COL_MAJOR, k, work, n, 1, n, ipiv, 1);
-            if (k == 1) {
-                lu_solve_vector_f32(n, lu, ldlu, work);
-            } else {
-                cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, n, k,
-                            1.0f, lu, ldlu, work, n);
-                cblas_strsm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, n, k,
-                            1.0f, lu, ldlu, work, n);
-            }
+        if (ipiv) swap_rows_f32(n, k, work, n, ipiv);
+        if (k == 1 && ipiv) {
+            lu_solve_vector_f32(n, lu, ldlu, work);
         } else if (k == 1) {
             chol_solve_vector_f32(n, lu, ldlu, work);
-        } else {
-            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, k,
-                        1.0f, lu, ldlu, work, n);
-            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasNonUnit, n, k,
-                        1.0f, lu, ldlu, work, n);
+        } else { /* L (unit for LU), then U (LU) or L^T (Cholesky) */
+            cblas_strsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans,
+                        ipiv ? CblasUnit : CblasNonUnit, n, k, 1.0f, lu, ldlu, work, n);
+            cblas_strsm(CblasColMajor, CblasLeft, ipiv ? CblasUpper : CblasLower,
+                        ipiv ? CblasNoTrans : CblasTrans, CblasNonUnit, n, k, 1.0f, lu, ldlu,
+                        work, n);
         }
         for (int j = 0; j < k; j++) {
             const float *wj = work + IDX(0, j, n);

@@ -12,4 +12,5 @@ libmixsolve_internal_la_SOURCES += kernels/cpu/onednn_gemm.c
 endif
 noinst_HEADERS += kernels/cpu/avx2_lanes.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/chol_cpu.c kernels/cpu/chol_cpu.h
+noinst_HEADERS += kernels/cpu/dense_loops.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/vec_cpu.c kernels/cpu/vec_cpu.h
