@@ -96,21 +96,37 @@ static int cuda_lacpy_f64(void *state, int trans, int m, int n, const double *sr
                                           lds, &zero, dst, ldd, dst, ldd));
 }
 
+/* A kernel that reports a 64-bit result (a count, or a double's bits) writes it into the first word
+ * of a zeroed scratch buffer, followed by `words` - 1 words of its own workspace. */
+static int counter_alloc(void *state, size_t words, unsigned long long **d)
+{
+    int st = scratch(state, (void **)d, words * sizeof **d);
+    if (!st && (st = zero_dev(state, *d, sizeof **d))) {
+        scratch_free(state, *d);
+        *d = NULL;
+    }
+    return st;
+}
+
+/* After the kernel ran with status st: fetch the result into *h (when st is 0) and release. */
+static int counter_done(void *state, unsigned long long *d, int st, unsigned long long *h)
+{
+    if (!d) return st;
+    if (!st) st = fetch(state, h, d, sizeof *h);
+    scratch_free(state, d);
+    return st;
+}
+
 static int cuda_count_nonfinite_f64(void *state, int m, int n, const double *a, int lda,
                                     size_t *count)
 {
     *count = 0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
     unsigned long long *d = NULL, h = 0;
-    int st = scratch(state, (void **)&d, sizeof *d);
+    int st = counter_alloc(state, 1, &d);
     if (st) return st;
-    if ((st = zero_dev(state, d, sizeof *d))) goto out;
-    if ((st = mixi_cuda_status(mixi_cuda_count_nonfinite_f64(STREAM(state), m, n, a, lda, d))))
-        goto out;
-    if ((st = fetch(state, &h, d, sizeof h))) goto out;
-    *count = (size_t)h;
-out:
-    scratch_free(state, d);
+    st = mixi_cuda_status(mixi_cuda_count_nonfinite_f64(STREAM(state), m, n, a, lda, d));
+    if (!(st = counter_done(state, d, st, &h))) *count = (size_t)h;
     return st;
 }
 
@@ -120,16 +136,11 @@ static int cuda_norm_inf_f64(void *state, int m, int n, const double *a, int lda
     if (m == 0 || n == 0) return MIX_SUCCESS;
     /* One scratch: the result's bits, then the m row sums. */
     unsigned long long *d = NULL, h = 0;
-    int st = scratch(state, (void **)&d, ((size_t)m + 1) * sizeof *d);
+    int st = counter_alloc(state, (size_t)m + 1, &d);
     if (st) return st;
-    if ((st = zero_dev(state, d, sizeof *d))) goto out;
-    if ((st = mixi_cuda_status(
-             mixi_cuda_norm_inf_f64(STREAM(state), m, n, a, lda, (double *)(d + 1), d))))
-        goto out;
-    if ((st = fetch(state, &h, d, sizeof h))) goto out;
-    memcpy(norm, &h, sizeof *norm);
-out:
-    scratch_free(state, d);
+    st = mixi_cuda_status(
+        mixi_cuda_norm_inf_f64(STREAM(state), m, n, a, lda, (double *)(d + 1), d));
+    if (!(st = counter_done(state, d, st, &h))) memcpy(norm, &h, sizeof *norm);
     return st;
 }
 
@@ -165,20 +176,12 @@ static int cuda_convert_f64_to_f32(void *state, mix_prec target, int m, int n, c
 {
     if (overflow) *overflow = 0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
-    if (!overflow)
-        return mixi_cuda_status(mixi_cuda_convert_f64_f32(STREAM(state), target, m, n, a, lda, r,
-                                                          c, s, out, ldo, NULL));
     unsigned long long *d = NULL, h = 0;
-    int st = scratch(state, (void **)&d, sizeof *d);
+    int st = overflow ? counter_alloc(state, 1, &d) : MIX_SUCCESS;
     if (st) return st;
-    if ((st = zero_dev(state, d, sizeof *d))) goto out;
-    if ((st = mixi_cuda_status(mixi_cuda_convert_f64_f32(STREAM(state), target, m, n, a, lda, r,
-                                                         c, s, out, ldo, d))))
-        goto out;
-    if ((st = fetch(state, &h, d, sizeof h))) goto out;
-    *overflow = (size_t)h;
-out:
-    scratch_free(state, d);
+    st = mixi_cuda_status(
+        mixi_cuda_convert_f64_f32(STREAM(state), target, m, n, a, lda, r, c, s, out, ldo, d));
+    if (!(st = counter_done(state, d, st, &h)) && overflow) *overflow = (size_t)h;
     return st;
 }
 
@@ -274,6 +277,34 @@ static void copy_lds(int ra_rows, int ra_cols, int rb_rows, int rb_cols, size_t 
     }
 }
 
+/* The Tensor Core GEMM and SYRK (LU's and Cholesky's trailing updates) share their set-up:
+ * a device counter of values that overflowed the rounding, the cuBLAS input type of the
+ * rounded copies, and FP32 accumulation (TF32 inputs where the compute precision is TF32). */
+static int overflow_counter(void *state, const size_t *overflow, unsigned **cnt)
+{
+    *cnt = overflow ? (unsigned *)((mixi_cuda_state *)state)->d_flag : NULL;
+    return *cnt ? zero_dev(state, *cnt, sizeof **cnt) : MIX_SUCCESS;
+}
+
+static int fetch_overflow(void *state, const unsigned *cnt, size_t *overflow)
+{
+    unsigned h = 0;
+    int st = fetch(state, &h, cnt, sizeof h);
+    if (!st) *overflow = h;
+    return st;
+}
+
+static cudaDataType_t tc_input_type(mix_prec compute)
+{
+    return compute == MIX_FP16 ? CUDA_R_16F : compute == MIX_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
+static cublasComputeType_t tc_compute_type(mix_prec compute)
+{
+    return compute == MIX_FP16 || compute == MIX_BF16 ? CUBLAS_COMPUTE_32F
+                                                      : CUBLAS_COMPUTE_32F_FAST_TF32;
+}
+
 static int cuda_gemm_f32(void *state, mix_prec compute, int transa, int transb, int m, int n,
                          int k, float alpha, const float *a, int lda, const float *b, int ldb,
                          float beta, float *c, int ldc, void *work, size_t *overflow)
@@ -298,29 +329,22 @@ static int cuda_gemm_f32(void *state, mix_prec compute, int transa, int transb, 
     copy_lds(rows_a, cols_a, rows_b, cols_b, avail, half ? 64 : 32, &lra, &lrb);
     size_t esize = half ? 2 : 4;
     void *ra = work, *rb = (char *)work + (size_t)lra * cols_a * esize;
-    unsigned *cnt = overflow ? (unsigned *)s->d_flag : NULL;
-    int st;
-    if (cnt && (st = zero_dev(state, cnt, sizeof *cnt))) return st;
+    unsigned *cnt = NULL;
+    int st = overflow_counter(state, overflow, &cnt);
+    if (st) return st;
     if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, rows_a, cols_a, a, lda, ra,
                                                    lra, cnt))))
         return st;
     if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, rows_b, cols_b, b, ldb, rb,
                                                    lrb, cnt))))
         return st;
-    cudaDataType_t in = compute == MIX_FP16 ? CUDA_R_16F
-                        : compute == MIX_BF16 ? CUDA_R_16BF
-                                              : CUDA_R_32F;
-    cublasComputeType_t ct = half ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    cudaDataType_t in = tc_input_type(compute);
+    cublasComputeType_t ct = tc_compute_type(compute);
     if ((st = mixi_cublas_status(cublasGemmEx(blas(state), opa, opb, m, n, k, &alpha, ra, in, lra,
                                               rb, in, lrb, &beta, c, CUDA_R_32F, ldc, ct,
                                               CUBLAS_GEMM_DEFAULT))))
         return st;
-    if (cnt) {
-        unsigned h = 0;
-        if ((st = fetch(state, &h, cnt, sizeof h))) return st;
-        *overflow = h;
-    }
-    return MIX_SUCCESS;
+    return cnt ? fetch_overflow(state, cnt, overflow) : MIX_SUCCESS;
 }
 
 static int cuda_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int ldlu,
@@ -407,29 +431,45 @@ static int cuda_getrf_f64_worksize(void *state, int n, size_t *bytes)
     return MIX_SUCCESS;
 }
 
+/* The FP64 factorizations' (getrf, potrf) workspace is the PANEL_HDR header (cuSOLVER's devInfo)
+ * then the bytes `worksize` gives for an n x n matrix with lda = n; a matrix whose own lda asks
+ * cuSOLVER for more gets a scratch buffer instead, released by f64_factor_info. */
+static int f64_factor_work(void *state, int (*worksize)(void *, int, size_t *), int n, int lwork,
+                           void *work, double **d_work, double **extra)
+{
+    *extra = NULL;
+    *d_work = (double *)((char *)work + PANEL_HDR);
+    size_t given = 0;
+    int st = worksize(state, n, &given);
+    if (st || (size_t)lwork * sizeof(double) <= given - PANEL_HDR) return st;
+    st = scratch(state, (void **)extra, (size_t)lwork * sizeof(double));
+    if (!st) *d_work = *extra;
+    return st;
+}
+
+/* After the factorization ran with status st: its devInfo into *info (negative: our bug). */
+static int f64_factor_info(void *state, const void *work, int st, double *extra, int *info)
+{
+    int h = 0;
+    if (!st && !(st = fetch(state, &h, work, sizeof h))) {
+        if (h < 0) st = MIX_ERR_INTERNAL;
+        else *info = h;
+    }
+    scratch_free(state, extra);
+    return st;
+}
+
 static int cuda_getrf_f64(void *state, int n, double *a, int lda, int *ipiv, void *work, int *info)
 {
     mixi_cuda_state *s = state;
     *info = 0;
     if (n == 0) return MIX_SUCCESS;
-    int *d_info = work;
-    double *d_work = (double *)((char *)work + PANEL_HDR), *extra = NULL;
-    int lwork = 0, lwork_given = 0, st, h = 0;
-    if ((st = dgetrf_lwork(state, n, NULL, n, &lwork_given))) return st;
-    if ((st = dgetrf_lwork(state, n, a, lda, &lwork))) return st;
-    if (lwork > lwork_given) {
-        if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(double)))) return st;
-        d_work = extra;
-    }
-    if ((st = mixi_cusolver_status(cusolverDnDgetrf(s->cusolver, n, n, a, lda, d_work, ipiv,
-                                                    d_info))))
-        goto out;
-    if ((st = fetch(state, &h, d_info, sizeof h))) goto out;
-    if (h < 0) st = MIX_ERR_INTERNAL;
-    else *info = h;
-out:
-    scratch_free(state, extra);
-    return st;
+    double *d_work, *extra;
+    int lwork = 0, st = dgetrf_lwork(state, n, a, lda, &lwork);
+    if (!st) st = f64_factor_work(state, cuda_getrf_f64_worksize, n, lwork, work, &d_work, &extra);
+    if (st) return st;
+    st = mixi_cusolver_status(cusolverDnDgetrf(s->cusolver, n, n, a, lda, d_work, ipiv, work));
+    return f64_factor_info(state, work, st, extra, info);
 }
 
 static int cuda_getrs_f64(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
@@ -454,16 +494,11 @@ static int cuda_norm_inf_sym_f64(void *state, int uplo, int n, const double *a, 
     *norm = 0.0;
     if (n == 0) return MIX_SUCCESS;
     unsigned long long *d = NULL, h = 0;
-    int st = scratch(state, (void **)&d, ((size_t)n + 1) * sizeof *d);
+    int st = counter_alloc(state, (size_t)n + 1, &d);
     if (st) return st;
-    if ((st = zero_dev(state, d, sizeof *d))) goto out;
-    if ((st = mixi_cuda_status(mixi_cuda_norm_inf_sym_f64(STREAM(state), uplo == MIXK_UPPER, n, a,
-                                                          lda, (double *)(d + 1), d))))
-        goto out;
-    if ((st = fetch(state, &h, d, sizeof h))) goto out;
-    memcpy(norm, &h, sizeof *norm);
-out:
-    scratch_free(state, d);
+    st = mixi_cuda_status(mixi_cuda_norm_inf_sym_f64(STREAM(state), uplo == MIXK_UPPER, n, a, lda,
+                                                     (double *)(d + 1), d));
+    if (!(st = counter_done(state, d, st, &h))) memcpy(norm, &h, sizeof *norm);
     return st;
 }
 
@@ -485,20 +520,12 @@ static int cuda_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, i
     if (overflow) *overflow = 0;
     if (n == 0) return MIX_SUCCESS;
     int up = uplo == MIXK_UPPER;
-    if (!overflow)
-        return mixi_cuda_status(mixi_cuda_convert_sym_f64_f32(STREAM(state), target, up, n, a, lda,
-                                                              d, s, out, ldo, NULL));
     unsigned long long *dc = NULL, h = 0;
-    int st = scratch(state, (void **)&dc, sizeof *dc);
+    int st = overflow ? counter_alloc(state, 1, &dc) : MIX_SUCCESS;
     if (st) return st;
-    if ((st = zero_dev(state, dc, sizeof *dc))) goto out;
-    if ((st = mixi_cuda_status(mixi_cuda_convert_sym_f64_f32(STREAM(state), target, up, n, a, lda,
-                                                             d, s, out, ldo, dc))))
-        goto out;
-    if ((st = fetch(state, &h, dc, sizeof h))) goto out;
-    *overflow = (size_t)h;
-out:
-    scratch_free(state, dc);
+    st = mixi_cuda_status(mixi_cuda_convert_sym_f64_f32(STREAM(state), target, up, n, a, lda, d, s,
+                                                        out, ldo, dc));
+    if (!(st = counter_done(state, dc, st, &h)) && overflow) *overflow = (size_t)h;
     return st;
 }
 
@@ -574,16 +601,14 @@ static int cuda_syrk_f32(void *state, mix_prec compute, int n, int k, float alph
      * floats of workspace allow it, which they always do. */
     int ldr = (n + 7) / 8 * 8;
     void *ra = work;
-    unsigned *cnt = overflow ? (unsigned *)s->d_flag : NULL;
-    int st;
-    if (cnt && (st = zero_dev(state, cnt, sizeof *cnt))) return st;
+    unsigned *cnt = NULL;
+    int st = overflow_counter(state, overflow, &cnt);
+    if (st) return st;
     if ((st = mixi_cuda_status(
              mixi_cuda_round_f32(s->stream, compute, n, k, a, lda, ra, ldr, cnt))))
         return st;
-    cudaDataType_t in = compute == MIX_FP16 ? CUDA_R_16F
-                        : compute == MIX_BF16 ? CUDA_R_16BF
-                                              : CUDA_R_32F;
-    cublasComputeType_t ct = half ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    cudaDataType_t in = tc_input_type(compute);
+    cublasComputeType_t ct = tc_compute_type(compute);
     int w = (n + SYRK_STRIPES - 1) / SYRK_STRIPES;
     w = (w + 63) / 64 * 64;
     for (int j0 = 0; j0 < n; j0 += w) {
@@ -595,12 +620,7 @@ static int cuda_syrk_f32(void *state, mix_prec compute, int n, int k, float alph
                                                   CUBLAS_GEMM_DEFAULT))))
             return st;
     }
-    if (cnt) {
-        unsigned h = 0;
-        if ((st = fetch(state, &h, cnt, sizeof h))) return st;
-        *overflow = h;
-    }
-    return MIX_SUCCESS;
+    return cnt ? fetch_overflow(state, cnt, overflow) : MIX_SUCCESS;
 }
 
 static int cuda_shift_diag_f32(void *state, int n, float *a, int lda, float shift)
@@ -649,25 +669,13 @@ static int cuda_potrf_f64(void *state, int uplo, int n, double *a, int lda, void
     mixi_cuda_state *s = state;
     *info = 0;
     if (n == 0) return MIX_SUCCESS;
-    int *d_info = work;
-    double *d_work = (double *)((char *)work + PANEL_HDR), *extra = NULL;
-    size_t given = 0;
-    int lwork = 0, st, h = 0;
-    if ((st = cuda_potrf_f64_worksize(state, n, &given))) return st;
-    if ((st = dpotrf_lwork(state, uplo, n, a, lda, &lwork))) return st;
-    if ((size_t)lwork * sizeof(double) > given - PANEL_HDR) {
-        if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(double)))) return st;
-        d_work = extra;
-    }
-    if ((st = mixi_cusolver_status(cusolverDnDpotrf(s->cusolver, fill(uplo), n, a, lda, d_work,
-                                                    lwork, d_info))))
-        goto out;
-    if ((st = fetch(state, &h, d_info, sizeof h))) goto out;
-    if (h < 0) st = MIX_ERR_INTERNAL;
-    else *info = h;
-out:
-    scratch_free(state, extra);
-    return st;
+    double *d_work, *extra;
+    int lwork = 0, st = dpotrf_lwork(state, uplo, n, a, lda, &lwork);
+    if (!st) st = f64_factor_work(state, cuda_potrf_f64_worksize, n, lwork, work, &d_work, &extra);
+    if (st) return st;
+    st = mixi_cusolver_status(
+        cusolverDnDpotrf(s->cusolver, fill(uplo), n, a, lda, d_work, lwork, work));
+    return f64_factor_info(state, work, st, extra, info);
 }
 
 static int cuda_potrs_f64(void *state, int uplo, int n, int nrhs, const double *a, int lda,
