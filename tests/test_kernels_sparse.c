@@ -677,6 +677,7 @@ static void test_spmv_cpu_prefetch_variants(void)
         c->ops->sparse->csr_destroy(c->state, A64);
         mixm_csr_free(&A);
     }
+    mix_context_destroy(c);
     /* The names round-trip, and a prefetching variant names its body. */
     const int code = mixi_spmv_variant_parse("avx512-gather-pf");
     CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_AVX512_GATHER);
