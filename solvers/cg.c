@@ -127,11 +127,21 @@ static int true_pap(mix_context *ctx, mix_sparse *A, const mixi_svec *p, const d
     if (!st) st = ops->memset0(ctx->state, p64.val, bytes);
     if (!st) st = ops->sparse->vec_accum64(ctx->state, p, S, 1.0, p64.val);
     if (!st && !A->dist) st = ops->sparse->spmv(ctx->state, A->a64, &p64, &ap64, pap);
-    if (!st && A->dist && !(st = mixi_cg_apply64(A, p64.val, ap64.val)))
-        st = ops->sparse->dot(ctx->state, &p64, &ap64, pap);
+    if (A->dist) {
+        /* A rank that failed still exchanges its halo (zeros), and its status travels in the sum. */
+        const int st2 = mixi_cg_apply64(A, st ? NULL : p64.val, st ? NULL : ap64.val);
+        if (!st) st = st2;
+        if (!st) st = ops->sparse->dot(ctx->state, &p64, &ap64, pap);
+    }
     ops->free(ctx->state, p64.val);
     ops->free(ctx->state, ap64.val);
-    return st || !A->dist ? st : mixi_cg_sum(A, pap, 1);
+    if (!A->dist) return st;
+    double v[2] = {st ? 0.0 : *pap, st};
+    const int s = mixi_cg_sum(A, v, 2);
+    if (s) return s;
+    if (v[1] != 0.0) return mixi_cg_agree(A, st);
+    *pap = v[0];
+    return MIX_SUCCESS;
 }
 
 /* 0 makes the sloppy loop take the unfused cg_update and axpby (tests: same bits). */

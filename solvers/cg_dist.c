@@ -65,7 +65,7 @@ static int window64(mix_sparse *A, const mixi_dist_win *w, double *y)
 
 /* y = A x in FP64 over the ranks: x's halo in FP64 travels while the local block runs.  y NULL
  * (distributed only): the exchange alone, for a rank that could not allocate y, so that its
- * neighbours are not left waiting for its halo. */
+ * neighbours are not left waiting for its halo; x NULL as well: that halo is zeros. */
 int mixi_cg_apply64(mix_sparse *A, const double *x, double *y)
 {
     mix_context *ctx = A->ctx;

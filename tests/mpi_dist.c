@@ -437,12 +437,17 @@ static void check_fixed16_rows(mix_context *ctx, mix_context *serial, const mixm
  * measured at the first spectrum check included): every rank returns the same status, none
  * waits alone in a collective (a hang: tests/mpi.sh's timeout).  The countdown is the library's
  * test hook (lib/core/alloc.c), set on the last rank only; a fresh matrix each time, so that
- * nothing cached spares the allocations. */
-static void check_alloc_fail(mix_context *ctx, const mixm_csr *A)
+ * nothing cached spares the allocations.  `indefinite`: that rank's diagonal negated, no
+ * preconditioner, so that the solve ends at a p'Ap <= 0 checked in FP64 (MIX_ERR_NOT_SPD). */
+static void check_alloc_fail(mix_context *ctx, const mixm_csr *A, int indefinite)
 {
     int64_t starts[65];
     partition(A->nrows, 1, starts);
     slice s = take(A, starts);
+    if (indefinite && rank == size - 1) /* the last rank's diagonal negated */
+        for (int i = 0; i < s.n_local; i++)
+            for (int64_t k = s.rowptr[i]; k < s.rowptr[i + 1]; k++)
+                if (s.colind[k] == starts[rank] + i) s.val[k] = -s.val[k];
     double *b = malloc(((size_t)s.n_local + 1) * sizeof *b), *x = malloc(((size_t)s.n_local + 1) * sizeof *x);
     for (int i = 0; i < s.n_local; i++) { /* b = A 1: converges in enough steps to measure */
         b[i] = 0.0;
@@ -451,7 +456,8 @@ static void check_alloc_fail(mix_context *ctx, const mixm_csr *A)
     mix_cg_params p;
     mix_cg_params_init(&p);
     p.sloppy_prec = MIX_FIXED16;
-    p.precond = MIX_PRECOND_JACOBI;
+    p.precond = indefinite ? MIX_PRECOND_NONE : MIX_PRECOND_JACOBI;
+    const int answer = indefinite ? MIX_ERR_NOT_SPD : MIX_SUCCESS;
     int done = 0, tries = 0;
     for (long k = 0; !done && k < 2000; k++, tries++) {
         mix_sparse *D = NULL;
@@ -466,8 +472,8 @@ static void check_alloc_fail(mix_context *ctx, const mixm_csr *A)
         MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         CHECK(lo == hi, "alloc fail after %ld on rank %d: statuses %d..%d", k, size - 1, lo, hi);
-        CHECK(sd == 0 || sd == MIX_ERR_ALLOC, "alloc fail after %ld: %s", k, mix_strerror(sd));
-        done = hi == 0;
+        CHECK(sd == answer || sd == MIX_ERR_ALLOC, "alloc fail after %ld: %s", k, mix_strerror(sd));
+        done = lo == answer && hi == answer;
         mix_sparse_destroy(D);
     }
     CHECK(done, "alloc fail: still failing after %d allocations", tries);
@@ -627,7 +633,8 @@ int main(int argc, char **argv)
     check_solve_bad(ctx, &P);
     mixm_csr P16 = {0};
     CHECK(mixm_gen_poisson3d(16, &P16) == 0, "generator");
-    check_alloc_fail(ctx, &P16);
+    check_alloc_fail(ctx, &P16, 0);
+    check_alloc_fail(ctx, &P16, 1); /* p'Ap <= 0: the FP64 check of it (true_pap) */
     mixm_csr_free(&P16);
     mix_context_destroy(serial);
     mix_context_destroy(ctx); /* collective */

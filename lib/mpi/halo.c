@@ -220,6 +220,14 @@ int mixi_halo_create(MPI_Comm mc, const int64_t *row_starts, int n_ghost, const 
 static size_t sbase(const struct mixi_halo *h, int k) { return 8 * ((size_t)k + (size_t)h->send_off[k]); }
 static size_t rbase(const struct mixi_halo *h, int k) { return 8 * ((size_t)k + (size_t)h->recv_off[k]); }
 
+/* Message k packed from x; x NULL (a rank that could not allocate its vector) sends zeros, so
+ * that its neighbours still get their message and reach the reduction that reports the failure. */
+static void pack(struct mixi_halo *h, mix_prec wire, const double *x, int k, int n)
+{
+    if (x) mixi_wire_pack(wire, x, h->send_idx + h->send_off[k], n, h->sbuf + sbase(h, k));
+    else memset(h->sbuf + sbase(h, k), 0, mixi_wire_bytes(wire, n));
+}
+
 /* The whole exchange as one nonblocking neighbourhood collective (messages packed as for the
  * point-to-point path, at the same offsets). */
 static int begin_neighbor(struct mixi_halo *h, mix_prec wire, const double *x)
@@ -227,7 +235,7 @@ static int begin_neighbor(struct mixi_halo *h, mix_prec wire, const double *x)
     h->bytes_sent = 0;
     for (int k = 0; k < h->nsend; k++) {
         const int n = h->send_off[k + 1] - h->send_off[k];
-        mixi_wire_pack(wire, x, h->send_idx + h->send_off[k], n, h->sbuf + sbase(h, k));
+        pack(h, wire, x, k, n);
         h->scount[k] = (int)mixi_wire_bytes(wire, n);
         h->sdispl[k] = (int)sbase(h, k);
         h->bytes_sent += h->scount[k];
@@ -258,7 +266,7 @@ int mixi_halo_begin(struct mixi_halo *h, mix_prec wire, const double *x)
     for (int k = 0; k < h->nsend; k++) {
         const int n = h->send_off[k + 1] - h->send_off[k];
         const size_t bytes = mixi_wire_bytes(wire, n);
-        mixi_wire_pack(wire, x, h->send_idx + h->send_off[k], n, h->sbuf + sbase(h, k));
+        pack(h, wire, x, k, n);
         if (MPI_Isend(h->sbuf + sbase(h, k), (int)bytes, MPI_BYTE, h->send_rank[k], HALO_TAG,
                       h->mc, &h->req[h->nrecv + k]) != MPI_SUCCESS)
             st = MIX_ERR_COMM;
