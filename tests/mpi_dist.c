@@ -309,6 +309,16 @@ static void same_info(const mix_cg_info *in, const char *what)
     CHECK(bad == 0, "%s: info differs between ranks in %d fields", what, bad);
 }
 
+/* The rows partition(kind) gives this rank, and the distributed matrix made of them
+ * (collective). */
+static int dist_of(mix_context *ctx, const mixm_csr *A, int kind, int64_t *starts, slice *s,
+                   mix_sparse **D)
+{
+    partition(A->nrows, kind, starts);
+    *s = take(A, starts);
+    return mix_sparse_create_dist_csr(ctx, s->n_local, s->rowptr, s->colind, s->val, D);
+}
+
 /* The distributed solve against the single-process one, for every storage and Jacobi on/off:
  * the same status, iterations within pct% (+1), the solution to the tolerance, info identical on
  * every rank.  serial: a one-process context. */
@@ -317,16 +327,15 @@ static void check_solve(mix_context *ctx, mix_context *serial, const mixm_csr *A
 {
     const int n = A->nrows;
     int64_t starts[65];
-    partition(n, kind, starts);
-    slice s = take(A, starts);
+    slice s;
     mix_sparse *D = NULL, *S = NULL;
-    int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, &D);
+    int st = dist_of(ctx, A, kind, starts, &s, &D);
     same_everywhere(st, 0, "create for the solve");
     if (!st) st = mix_sparse_create_csr(serial, n, A->rowptr, A->colind, A->val, &S);
     CHECK(st == 0, "%s: serial matrix: %s", name, mix_strerror(st));
     double *xt = malloc((size_t)n * sizeof *xt), *b = malloc((size_t)n * sizeof *b);
     double *xs = malloc((size_t)n * sizeof *xs), *xd = malloc((size_t)n * sizeof *xd);
-    double *xl = malloc(((size_t)s.n_local + 1) * sizeof *xl), *r = malloc((size_t)n * sizeof *r);
+    double *xl = malloc(((size_t)s.n_local + 1) * sizeof *xl);
     mixm_rng g;
     mixm_rng_seed(&g, 7);
     for (int i = 0; i < n; i++) xt[i] = 2.0 * mixm_rng_uniform(&g) - 1.0;
@@ -360,11 +369,10 @@ static void check_solve(mix_context *ctx, mix_context *serial, const mixm_csr *A
             if (rank == 0 && getenv("MPI_DIST_VERBOSE"))
                 printf("%-40s iter %4d serial %4d stages %d\n", what, id.iter, is.iter, id.stages);
         }
-    (void)r;
     mix_sparse_destroy(D); /* collective */
     mix_sparse_destroy(S);
     slice_free(&s);
-    free(xt); free(b); free(xs); free(xd); free(xl); free(r);
+    free(xt); free(b); free(xs); free(xd); free(xl);
 }
 
 /* FIXED16 with Jacobi: the distributed copy (the local and off-process blocks, made by the CG's
@@ -377,10 +385,9 @@ static void check_fixed16_rows(mix_context *ctx, mix_context *serial, const mixm
 {
     const int n = A->nrows;
     int64_t starts[65];
-    partition(n, kind, starts);
-    slice s = take(A, starts);
+    slice s;
     mix_sparse *D = NULL, *S = NULL;
-    int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, &D);
+    int st = dist_of(ctx, A, kind, starts, &s, &D);
     same_everywhere(st, 0, "fixed16 rows: create");
     const mixi_spmat *Ad = NULL, *As = NULL;
     const double *Sd = NULL, *Ss = NULL;

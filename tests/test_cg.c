@@ -861,45 +861,68 @@ static void test_escalation_kappa(void)
     mixm_csr_free(&A);
 }
 
+/* A bundled matrix solved with Jacobi in FP64 storage (b from rhs(n, seed)): the escalation
+ * tests compare each storage against that solve's iterations (*it64). */
+typedef struct {
+    mixm_csr A;
+    mix_context *ctx;
+    mix_sparse *S;
+    double *b, *x;
+} jacobi_case;
+
+static void jacobi_open(const char *file, int seed, jacobi_case *c, mix_cg_params *p, int *it64)
+{
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/%s", mixt_matrix_dir(), file);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &c->A, NULL, err, sizeof err), MIX_SUCCESS);
+    const int n = c->A.nrows;
+    c->ctx = mixt_context();
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(c->ctx, n, c->A.rowptr, c->A.colind, c->A.val, &c->S),
+                          MIX_SUCCESS);
+    c->b = malloc((size_t)n * sizeof *c->b);
+    c->x = malloc((size_t)n * sizeof *c->x);
+    CU_ASSERT_FATAL(c->b && c->x);
+    rhs(n, seed, c->b);
+    mix_cg_params_init(p);
+    p->precond = MIX_PRECOND_JACOBI;
+    p->sloppy_prec = MIX_FP64;
+    mix_cg_info info;
+    CU_ASSERT_EQUAL_FATAL(mix_dcg(c->ctx, p, c->S, c->b, c->x, &info), MIX_SUCCESS);
+    *it64 = info.iter;
+}
+
+static void jacobi_close(jacobi_case *c)
+{
+    free(c->b);
+    free(c->x);
+    mix_sparse_destroy(c->S);
+    mix_context_destroy(c->ctx);
+    mixm_csr_free(&c->A);
+}
+
 /* Budget-aware escalation: on 1138_bus (Jacobi), with max_iter 1.2 times FP64's iterations,
  * every storage converges within it, where FIXED16 alone crawls past it (2 times before the
  * hand-over on CG's iteration bound). */
 static void test_escalation_budget(void)
 {
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/1138_bus.mtx", mixt_matrix_dir());
-    mixm_csr A;
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, err, sizeof err), MIX_SUCCESS);
-    const int n = A.nrows;
-    mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    CU_ASSERT_FATAL(b && x);
-    rhs(n, 5, b);
+    jacobi_case c;
     mix_cg_params p;
-    mix_cg_params_init(&p);
-    p.precond = MIX_PRECOND_JACOBI;
-    p.sloppy_prec = MIX_FP64;
     mix_cg_info info;
-    CU_ASSERT_EQUAL_FATAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-    p.max_iter = info.iter + info.iter / 5;
+    int it64;
+    jacobi_open("1138_bus.mtx", 5, &c, &p, &it64);
+    p.max_iter = it64 + it64 / 5;
     p.sloppy_prec = MIX_FIXED16;
     p.escalate = 0;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_CONVERGED);
+    CU_ASSERT_EQUAL(mix_dcg(c.ctx, &p, c.S, c.b, c.x, &info), MIX_ERR_NOT_CONVERGED);
     CU_ASSERT_EQUAL(info.iter, p.max_iter);
     p.escalate = 1;
     for (int k = 1; k < NSTORAGE; k++) {
         p.sloppy_prec = storage[k];
-        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mix_dcg(c.ctx, &p, c.S, c.b, c.x, &info), MIX_SUCCESS);
         CU_ASSERT(info.iter <= p.max_iter);
-        CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
+        CU_ASSERT(mixt_cg_true_rel(&c.A, c.b, c.x) <= 1e-10);
     }
-    free(b);
-    free(x);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    jacobi_close(&c);
 }
 
 /* Issue 21: with escalation a forced 16-bit storage converges within max_iter = factor times
@@ -910,38 +933,21 @@ static void test_escalation_budget(void)
  * before, over 1.15x). */
 static void within_fp64(const char *file, double factor)
 {
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/%s", mixt_matrix_dir(), file);
-    mixm_csr A;
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, err, sizeof err), MIX_SUCCESS);
-    const int n = A.nrows;
-    mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    CU_ASSERT_FATAL(b && x);
-    rhs(n, 42, b);
+    jacobi_case c;
     mix_cg_params p;
-    mix_cg_params_init(&p);
-    p.precond = MIX_PRECOND_JACOBI;
-    p.sloppy_prec = MIX_FP64;
     mix_cg_info info;
-    CU_ASSERT_EQUAL_FATAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-    const int it64 = info.iter;
+    int it64;
+    jacobi_open(file, 42, &c, &p, &it64);
     p.max_iter = (int)(factor * it64);
     printf("\n    %-12s fp64 %d iterations; max_iter %d:", file, it64, p.max_iter);
     for (int k = 2; k < NSTORAGE; k++) { /* FP16, BF16, FIXED16 */
         p.sloppy_prec = storage[k];
-        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mix_dcg(c.ctx, &p, c.S, c.b, c.x, &info), MIX_SUCCESS);
         CU_ASSERT(info.iter <= p.max_iter);
-        CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
+        CU_ASSERT(mixt_cg_true_rel(&c.A, c.b, c.x) <= 1e-10);
         printf(" %s %d", mix_prec_name(storage[k]), info.iter);
     }
-    free(b);
-    free(x);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    jacobi_close(&c);
 }
 
 static void test_escalation_within_fp64(void)

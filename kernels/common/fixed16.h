@@ -141,8 +141,10 @@ static inline MIXK_HD double mixk_fixed16_row_step(unsigned E, float c)
     return (double)c * (double)mixk_fixed16_exp_step(E);
 }
 
-/* FP64 input (matrix values): the product and the rounding in double. */
-static inline MIXK_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
+/* q = round(x * inv_step) to nearest even in double, clamped to [-qmax, qmax] (qmax < 2^31);
+ * NaN gives 0.  FIXED16's matrix values take qmax = MIXK_FIXED16_QMAX; the MPI halo's 17-bit
+ * wire takes 65535. */
+static inline MIXK_HD int32_t mixk_fixed_encode_f64(double x, double inv_step, double qmax)
 {
 #ifdef MIXK_DEVICE_PASS
     double t = __dmul_rn(x, inv_step);
@@ -150,13 +152,18 @@ static inline MIXK_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
     double t = x * inv_step;
 #endif
     if (t != t) return 0;
-    t = t > (double)MIXK_FIXED16_QMAX ? (double)MIXK_FIXED16_QMAX : t;
-    t = t < -(double)MIXK_FIXED16_QMAX ? -(double)MIXK_FIXED16_QMAX : t;
+    t = t > qmax ? qmax : t < -qmax ? -qmax : t;
 #ifdef MIXK_DEVICE_PASS
-    return (int16_t)__double2int_rn(t);
+    return (int32_t)__double2int_rn(t);
 #else
-    return (int16_t)(int)((t + 6755399441055744.0) - 6755399441055744.0); /* 1.5*2^52 */
+    return (int32_t)((t + 6755399441055744.0) - 6755399441055744.0); /* 1.5*2^52 */
 #endif
+}
+
+/* FP64 input (matrix values): the product and the rounding in double. */
+static inline MIXK_HD int16_t mixk_fixed16_encode_f64(double x, double inv_step)
+{
+    return (int16_t)mixk_fixed_encode_f64(x, inv_step, (double)MIXK_FIXED16_QMAX);
 }
 
 #endif

@@ -62,15 +62,16 @@ VEC_PASSES(generic, , double, f64)
 #define VEC_AVX2 1
 #define VEC_AVX2_ATTR __attribute__((target("avx2")))
 #include <immintrin.h>
-/* The 128 bytes VEC_AHEAD bytes ahead of v, into L1: the hardware prefetchers alone left the
- * passes stalled on their loads (perf annotate).  Poisson 150^3, back to back: FIXED16 8.9-9.2
+/* One block of v (MIXK_CG_BLK values: 128 bytes of floats, 256 of doubles) VEC_AHEAD bytes
+ * ahead, into L1: the hardware prefetchers alone left the passes stalled on their loads (perf
+ * annotate).  Poisson 150^3, back to back: FIXED16 8.9-9.2
  * -> 8.2-8.3 ms per iteration, FP32 11.2 -> 10.3, FP64 23.2 -> 22.3.  A prefetch of an address
  * past the end of an array does not fault. */
 #define VEC_AHEAD 4096
 #define VEC_PREFETCH(v)                                                                           \
     do {                                                                                          \
-        _mm_prefetch((const char *)((uintptr_t)(v) + VEC_AHEAD), _MM_HINT_T0);                    \
-        _mm_prefetch((const char *)((uintptr_t)(v) + VEC_AHEAD + 64), _MM_HINT_T0);               \
+        for (size_t at_ = 0; at_ < MIXK_CG_BLK * sizeof *(v); at_ += 64)                          \
+            _mm_prefetch((const char *)((uintptr_t)(v) + VEC_AHEAD + at_), _MM_HINT_T0);          \
     } while (0)
 
 /* AVX2 full blocks, the same bits as the scalar bodies and as the AVX-512 ones below (the four
@@ -109,9 +110,7 @@ VEC_AVX2_ATTR static inline void avx2_rblk_f64(double a, const double *ap, doubl
     const __m256d va = _mm256_set1_pd(a);
     __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
     VEC_PREFETCH(r);
-    VEC_PREFETCH(r + 16);
     VEC_PREFETCH(ap);
-    VEC_PREFETCH(ap + 16);
     for (int k = 0; k < MIXK_CG_BLK; k += 4) {
         const __m256d ro = _mm256_loadu_pd(r + k);
         const __m256d rn = _mm256_sub_pd(ro, _mm256_mul_pd(va, _mm256_loadu_pd(ap + k)));
@@ -133,11 +132,8 @@ VEC_AVX2_ATTR static inline void avx2_xpblk_f32(float a, float bt, float *x, flo
 VEC_AVX2_ATTR static inline void avx2_xpblk_f64(double a, double bt, double *x, double *p, const double *r)
 {
     VEC_PREFETCH(x);
-    VEC_PREFETCH(x + 16);
     VEC_PREFETCH(p);
-    VEC_PREFETCH(p + 16);
     VEC_PREFETCH(r);
-    VEC_PREFETCH(r + 16);
     mixk_cg_xpupdate_f64(a, bt, x, p, r, MIXK_CG_BLK);
 }
 VEC_PASSES(avx2, VEC_AVX2_ATTR, float, f32)
@@ -155,12 +151,6 @@ VEC_AVX512_ATTR static inline void avx512_sum4(__m256d *s, __m512d v)
 {
     *s = _mm256_add_pd(*s, _mm512_castpd512_pd256(v));
     *s = _mm256_add_pd(*s, _mm512_extractf64x4_pd(v, 1));
-}
-
-VEC_AVX512_ATTR static inline double avx512_fold4(__m256d s)
-{
-    const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
-    return _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
 }
 
 VEC_AVX512_ATTR static inline __m512d avx512_hi_pd(__m512 v)
@@ -186,8 +176,8 @@ VEC_AVX512_ATTR static inline void avx512_rblk_f32(float a, const float *ap, flo
         avx512_sum4(&s, _mm512_mul_pd(nh, nh));
         avx512_sum4(&d, _mm512_mul_pd(nh, oh));
     }
-    *prr = avx512_fold4(s);
-    *prd = avx512_fold4(d);
+    *prr = avx2_fold4(s);
+    *prd = avx2_fold4(d);
 }
 
 VEC_AVX512_ATTR static inline void avx512_rblk_f64(double a, const double *ap, double *r,
@@ -196,9 +186,7 @@ VEC_AVX512_ATTR static inline void avx512_rblk_f64(double a, const double *ap, d
     const __m512d va = _mm512_set1_pd(a);
     __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
     VEC_PREFETCH(r);
-    VEC_PREFETCH(r + 16);
     VEC_PREFETCH(ap);
-    VEC_PREFETCH(ap + 16);
     for (int k = 0; k < MIXK_CG_BLK; k += 8) {
         const __m512d ro = _mm512_loadu_pd(r + k);
         const __m512d rn = _mm512_sub_pd(ro, _mm512_mul_pd(va, _mm512_loadu_pd(ap + k)));
@@ -206,8 +194,8 @@ VEC_AVX512_ATTR static inline void avx512_rblk_f64(double a, const double *ap, d
         avx512_sum4(&s, _mm512_mul_pd(rn, rn));
         avx512_sum4(&d, _mm512_mul_pd(rn, ro));
     }
-    *prr = avx512_fold4(s);
-    *prd = avx512_fold4(d);
+    *prr = avx2_fold4(s);
+    *prd = avx2_fold4(d);
 }
 
 VEC_AVX512_ATTR static inline void avx512_xpblk_f32(float a, float b, float *x, float *p,
@@ -229,11 +217,8 @@ VEC_AVX512_ATTR static inline void avx512_xpblk_f64(double a, double b, double *
 {
     const __m512d va = _mm512_set1_pd(a), vb = _mm512_set1_pd(b);
     VEC_PREFETCH(x);
-    VEC_PREFETCH(x + 16);
     VEC_PREFETCH(p);
-    VEC_PREFETCH(p + 16);
     VEC_PREFETCH(r);
-    VEC_PREFETCH(r + 16);
     for (int k = 0; k < MIXK_CG_BLK; k += 8) {
         const __m512d pk = _mm512_loadu_pd(p + k);
         _mm512_storeu_pd(x + k, _mm512_add_pd(_mm512_loadu_pd(x + k), _mm512_mul_pd(va, pk)));

@@ -34,16 +34,6 @@ size_t mixi_wire_bytes(mix_prec wire, int n)
     return header(wire) + (size_t)n * (size_t)mixk_prec_bytes(wire) + bitmap;
 }
 
-/* q = round(x / step), ties to even, clamped to [-65535, 65535]; NaN gives 0 (the header's NaN
- * scale carries it, as for FIXED16 vectors). */
-static int32_t encode17(double x, double inv)
-{
-    double t = x * inv;
-    if (t != t) return 0;
-    t = t > WIRE_Q17 ? WIRE_Q17 : t < -WIRE_Q17 ? -WIRE_Q17 : t;
-    return (int32_t)((t + 6755399441055744.0) - 6755399441055744.0); /* 1.5*2^52 */
-}
-
 /* max |x| over the message; NaN if one is NaN (it then spreads on decoding). */
 static double amax(const double *x, const int *idx, int n)
 {
@@ -76,7 +66,8 @@ void mixi_wire_pack(mix_prec wire, const double *x, const int *idx, int n, void 
         memset(hi, 0, ((size_t)n + 7) / 8);
         const double inv = m == 0.0 ? 0.0 : WIRE_Q17 / m;
         for (int t = 0; t < n; t++) {
-            const uint32_t u = (uint32_t)(encode17(x[idx ? idx[t] : t], inv) + WIRE_Q17);
+            const int32_t q17 = mixk_fixed_encode_f64(x[idx ? idx[t] : t], inv, WIRE_Q17);
+            const uint32_t u = (uint32_t)(q17 + WIRE_Q17);
             q[t] = (uint16_t)u;
             hi[t >> 3] |= (unsigned char)((u >> 16) << (t & 7));
         }
