@@ -49,6 +49,30 @@ typedef struct {
 mixt_prec_set mixt_precs(mix_prec_role role, int low);
 /* Whether mixt_backend's drivers take device pointers (the _gpu entry points accept them). */
 int mixt_device_pointers(void);
+/* What the dense driver suites (LU: test_gesv.c, SPD: test_posv.c, edges, drop-in) share. */
+/* mix_gesv_params_init's defaults with factor_prec and refine set. */
+mix_gesv_params mixt_params(mix_prec factor, mix_refine refine);
+/* *p := the defaults but for one invalid field, the k-th such case (k = 0, 1, ...); returns 0
+ * past the last case.  Every expert driver must answer -2 (argument 2, params) to each. */
+int mixt_bad_params(int k, mix_gesv_params *p);
+/* One expert-driver call of an allocation sweep: `drive` solves the column-major n x n system
+ * (a copy ac of a, ld n) with B and X of leading dimension ld, by the driver under test. */
+typedef struct mixt_dense_job mixt_dense_job;
+struct mixt_dense_job {
+    int (*drive)(const mixt_dense_job *j, int ld, mix_gesv_info *info);
+    mix_gesv_params p;
+    int layout, n, nrhs;
+    const double *a, *b;
+    int keeps_a;             /* the driver leaves A alone when it fails for memory */
+    mix_context *ctx;        /* the rest set by mixt_alloc_sweep */
+    double *ac, *x;
+    int *ipiv;
+};
+/* Runs j->drive with the k-th allocation of the library made to fail, k = 0, 1, ... until it
+ * succeeds (200 tries at most); asserts that each try gives MIX_ERR_ALLOC or MIX_SUCCESS, leaks
+ * nothing (and leaves A alone where j->keeps_a), and that the last succeeded after several (> 3)
+ * failures. */
+void mixt_alloc_sweep(mixt_dense_job j);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 

@@ -123,3 +123,61 @@ int mixt_device_pointers(void)
     const mixi_backend_ops *ops = mixi_backend_lookup(mixt_backend);
     return ops && (ops->flags & MIXI_BACKEND_DEVICE_POINTERS);
 }
+
+/* ---- dense drivers -------------------------------------------------------------------------- */
+
+mix_gesv_params mixt_params(mix_prec factor, mix_refine refine)
+{
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = factor;
+    p.refine = refine;
+    return p;
+}
+
+int mixt_bad_params(int k, mix_gesv_params *p)
+{
+    mix_gesv_params_init(p);
+    switch (k) {
+    case 0: p->factor_prec = MIX_FIXED16; break;
+    case 1: p->factor_prec = (mix_prec)42; break;
+    case 2: p->refine = (mix_refine)5; break;
+    case 3: p->refine = (mix_refine)9; break;
+    case 4: p->tol = -1e-10; break;
+    case 5: p->tol = -1.0; break;
+    case 6: p->tol = NAN; break;
+    case 7: p->max_iter = -1; break;
+    case 8: p->gmres_restart = 0; break;
+    case 9: p->history_capacity = 3; break; /* with a NULL history */
+    case 10: p->history_capacity = 2; break;
+    case 11: p->history_capacity = -1; break;
+    default: return 0;
+    }
+    return 1;
+}
+
+void mixt_alloc_sweep(mixt_dense_job j)
+{
+    const size_t nn = (size_t)j.n * j.n;
+    j.ctx = mixt_context();
+    j.ac = mixt_dalloc(nn);
+    j.x = mixt_dalloc((size_t)j.n * j.nrhs);
+    j.ipiv = calloc((size_t)j.n, sizeof *j.ipiv);
+    const int ld = j.layout == MIX_COL_MAJOR ? j.n : j.nrhs;
+    long live0 = mixi_alloc_live();
+    int st = MIX_ERR_ALLOC, k;
+    for (k = 0; k < 200 && st == MIX_ERR_ALLOC; k++) {
+        memcpy(j.ac, j.a, nn * sizeof *j.ac);
+        mixi_alloc_fail_after(k);
+        mix_gesv_info info;
+        st = j.drive(&j, ld, &info);
+        mixi_alloc_fail_after(-1);
+        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
+        if (st == MIX_ERR_ALLOC && j.keeps_a) CU_ASSERT(memcmp(j.ac, j.a, nn * sizeof *j.ac) == 0);
+        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
+    }
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    CU_ASSERT(k > 3); /* several allocations were made to fail */
+    free(j.ac); free(j.x); free(j.ipiv);
+    mix_context_destroy(j.ctx);
+}

@@ -76,6 +76,15 @@ static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, in
     return o;
 }
 
+/* One right-hand side refined to the FP64 backward error without fallback, with p. */
+static void expect_refined(mix_context *ctx, mix_gesv_params p, int n, const double *a,
+                           const double *b)
+{
+    outcome o = solve_check(ctx, &p, n, 1, a, b);
+    CU_ASSERT_EQUAL(o.st, 0);
+    CU_ASSERT(o.iter >= 0);
+}
+
 /* ---- agreement with LAPACK ------------------------------------------------------------------ */
 
 static void test_agrees_with_dgesv(void)
@@ -93,9 +102,7 @@ static void test_agrees_with_dgesv(void)
     CU_ASSERT_EQUAL_FATAL(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, lu, n, piv, xref, n), 0);
     double cond_est = 1e4; /* random dense n = 150: kappa ~ 1e3; generous */
     for (int k = 0; k < NPREC; k++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[k];
+        mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
         double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
         memcpy(ac, a, (size_t)n * n * sizeof *ac);
@@ -165,14 +172,8 @@ static void test_randsvd_no_fallback(void)
         for (int mode = 1; mode <= 5; mode++) {
             mixm_gen_randsvd(n, pow(10.0, e), mode, 100 * e + mode, a);
             rhs_for(n, 1, a, b, e);
-            for (int k = 0; k < NPREC; k++) {
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = low_precs[k];
-                outcome o = solve_check(ctx, &p, n, 1, a, b);
-                CU_ASSERT_EQUAL(o.st, 0);
-                CU_ASSERT(o.iter >= 0);
-            }
+            for (int k = 0; k < NPREC; k++)
+                expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_AUTO), n, a, b);
         }
     free(a); free(b);
     mix_context_destroy(ctx);
@@ -190,13 +191,7 @@ static void test_randsvd_classical(void)
             int e = max_e[k];
             mixm_gen_randsvd(n, pow(10.0, e), mode, 7 * e + mode, a);
             rhs_for(n, 1, a, b, mode);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
-            p.refine = MIX_REFINE_CLASSICAL;
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, 0);
-            CU_ASSERT(o.iter >= 0);
+            expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_CLASSICAL), n, a, b);
         }
     free(a); free(b);
     mix_context_destroy(ctx);
@@ -216,26 +211,14 @@ static void test_randsvd_gmres_ir(void)
             int e = max_e[k];
             mixm_gen_randsvd(n, pow(10.0, e), mode, 1000 * e + mode, a);
             rhs_for(n, 1, a, b, mode);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
-            p.refine = MIX_REFINE_GMRES;
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, 0);
-            CU_ASSERT(o.iter >= 0);
+            expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_GMRES), n, a, b);
         }
     /* The geometric spectrum (mode 3) at 1e6 for FP16/TF32 and 1e5 for BF16 as well. */
     for (int k = 1; k < NPREC; k++) {
         int e = low_precs[k] == MIX_BF16 ? 5 : 6;
         mixm_gen_randsvd(n, pow(10.0, e), 3, 99 + k, a);
         rhs_for(n, 1, a, b, 3);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[k];
-        p.refine = MIX_REFINE_GMRES;
-        outcome o = solve_check(ctx, &p, n, 1, a, b);
-        CU_ASSERT_EQUAL(o.st, 0);
-        CU_ASSERT(o.iter >= 0);
+        expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_GMRES), n, a, b);
     }
     free(a); free(b);
     mix_context_destroy(ctx);
@@ -251,9 +234,7 @@ static void test_randsvd_fallback(void)
         for (int mode = 1; mode <= 5; mode += 2) {
             mixm_gen_randsvd(n, 1e14, mode, 5 + mode, a);
             rhs_for(n, 1, a, b, mode);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
+            mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
             p.max_iter = 10;
             outcome o = solve_check(ctx, &p, n, 1, a, b);
             CU_ASSERT_EQUAL(o.st, 0);
@@ -274,9 +255,7 @@ static void test_randsvd_fallback(void)
     double *ac = mixt_dalloc((size_t)n * n), *xx = mixt_dalloc((size_t)n);
     int *pv = calloc((size_t)n, sizeof *pv);
     memcpy(ac, a, (size_t)n * n * sizeof *a);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_BF16;
+    mix_gesv_params p = mixt_params(MIX_BF16, MIX_REFINE_AUTO);
     p.fallback = 0;
     mix_gesv_info info;
     int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, pv, b, n, xx, n, &info);
@@ -304,9 +283,7 @@ static void test_multi_rhs(void)
         b[i + 3 * n] *= 1e30;
     }
     for (int k = 0; k < NPREC; k++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[k];
+        mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
         double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
         memcpy(ac, a, (size_t)n * n * sizeof *a);
@@ -345,9 +322,7 @@ static void test_many_rhs(void)
     rhs_for(n, nrhs, a, b, 6);
     for (int j = 0; j < nrhs; j++) /* column sizes from 1e-20 to 1e20 */
         for (int i = 0; i < n; i++) b[i + (size_t)j * n] *= pow(10.0, -20.0 + 40.0 * j / (nrhs - 1));
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP16;
+    mix_gesv_params p = mixt_params(MIX_FP16, MIX_REFINE_AUTO);
     mix_gesv_info info;
     double *ac = mixt_dalloc((size_t)n * n);
     memcpy(ac, a, (size_t)n * n * sizeof *a);
@@ -378,9 +353,7 @@ static void test_row_major(void)
         for (int j = 0; j < nrhs; j++) br[(size_t)i * ldb + j] = b[i + (size_t)j * n];
     }
     for (int pass = 0; pass < 2; pass++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = pass == 0 ? MIX_FP16 : MIX_FP64;
+        mix_gesv_params p = mixt_params(pass == 0 ? MIX_FP16 : MIX_FP64, MIX_REFINE_AUTO);
         double *arc = mixt_dalloc((size_t)n * lda);
         memcpy(arc, ar, (size_t)n * lda * sizeof *ar);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
@@ -434,20 +407,12 @@ static void test_badly_scaled(void)
                 a[i + (size_t)j * n] = f * a0[i + (size_t)j * n];
             }
         rhs_for(n, 1, a, b, variant);
-        for (int k = 0; k < NPREC; k++) {
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, 0);
-            CU_ASSERT(o.iter >= 0);
-        }
+        for (int k = 0; k < NPREC; k++)
+            expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_AUTO), n, a, b);
     }
     for (int j = 0; j < n * n; j++) a[j] = 1e6 * a0[j];
     rhs_for(n, 1, a, b, 8);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP16;
+    mix_gesv_params p = mixt_params(MIX_FP16, MIX_REFINE_AUTO);
     p.scale = 0;
     outcome o = solve_check(ctx, &p, n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, 0);
@@ -643,9 +608,7 @@ static void test_nan_inf(void)
             int iter = 77;
             for (int s = 0; s < NPREC; s++)
                 CU_ASSERT_EQUAL(simple[s](MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &iter), n + 1);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = MIX_FP16;
+            mix_gesv_params p = mixt_params(MIX_FP16, MIX_REFINE_AUTO);
             mix_gesv_info info;
             CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &info),
                             MIX_ERR_NAN);
@@ -688,9 +651,7 @@ static void test_singular(void)
         CU_ASSERT(diff <= 1e-12);
         free(ac); free(ipiv);
     }
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP32;
+    mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_AUTO);
     mix_gesv_info info;
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, &info),
@@ -744,21 +705,8 @@ static void test_illegal_arguments(void)
     mix_gesv_params p;
     mix_gesv_info info;
     CU_ASSERT_EQUAL(mix_dgesv_ir(NULL, NULL, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -1);
-    for (int k = 0; k < 9; k++) {
-        mix_gesv_params_init(&p);
-        switch (k) {
-        case 0: p.factor_prec = MIX_FIXED16; break;
-        case 1: p.factor_prec = (mix_prec)42; break;
-        case 2: p.refine = (mix_refine)5; break;
-        case 3: p.tol = -1e-10; break;
-        case 4: p.tol = NAN; break;
-        case 5: p.max_iter = -1; break;
-        case 6: p.gmres_restart = 0; break;
-        case 7: p.history_capacity = 3; break; /* with a NULL history */
-        case 8: p.history_capacity = -1; break;
-        }
+    for (int k = 0; mixt_bad_params(k, &p); k++)
         CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -2);
-    }
     mix_gesv_params_init(&p);
     if (!mixt_device_pointers())
         CU_ASSERT_EQUAL(mix_dgesv_ir_gpu(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info),
@@ -778,35 +726,21 @@ static void test_illegal_arguments(void)
 
 /* ---- allocation failure at every allocation: MIX_ERR_ALLOC and no leak -------------------------- */
 
+static int gesv_drive(const mixt_dense_job *j, int ld, mix_gesv_info *info)
+{
+    return mix_dgesv_ir(j->ctx, &j->p, j->layout, j->n, j->nrhs, j->ac, j->n, j->ipiv, j->b, ld,
+                        j->x, ld, info);
+}
+
 static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
 {
-    mix_context *ctx = mixt_context();
     const int n = 40, nrhs = 2;
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs), *x = mixt_dalloc((size_t)n * nrhs);
-    double *ac = mixt_dalloc((size_t)n * n);
-    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs);
     mixm_gen_randsvd(n, kappa, 3, 5, a);
     rhs_for(n, nrhs, a, b, 3);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = prec;
-    p.refine = refine;
-    long live0 = mixi_alloc_live();
-    int st = MIX_ERR_ALLOC, k;
-    for (k = 0; k < 200 && st == MIX_ERR_ALLOC; k++) {
-        memcpy(ac, a, (size_t)n * n * sizeof *a);
-        mixi_alloc_fail_after(k);
-        mix_gesv_info info;
-        int ld = layout == MIX_COL_MAJOR ? n : nrhs;
-        st = mix_dgesv_ir(ctx, &p, layout, n, nrhs, ac, n, ipiv, b, ld, x, ld, &info);
-        mixi_alloc_fail_after(-1);
-        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
-        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
-    }
-    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-    CU_ASSERT(k > 3); /* several allocations were made to fail */
-    free(a); free(b); free(x); free(ac); free(ipiv);
-    mix_context_destroy(ctx);
+    mixt_alloc_sweep((mixt_dense_job){.drive = gesv_drive, .p = mixt_params(prec, refine),
+                                      .layout = layout, .n = n, .nrhs = nrhs, .a = a, .b = b});
+    free(a); free(b);
 }
 
 static void test_alloc_failure(void)

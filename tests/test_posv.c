@@ -495,6 +495,18 @@ static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int 
     return o;
 }
 
+/* Refined to the FP64 backward error without fallback, with p; says which case was not. */
+static void expect_refined(mix_context *ctx, mix_gesv_params p, char uplo, int n, int nrhs,
+                           const double *a, const double *b)
+{
+    outcome o = solve(ctx, &p, uplo, n, nrhs, a, b);
+    CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
+    CU_ASSERT(o.iter >= 0);
+    if (o.iter < 0)
+        printf("\n  %s refine %d, n %d %c: iter %d reason %d\n", mix_prec_name(p.factor_prec),
+               p.refine, n, uplo, o.iter, o.reason);
+}
+
 /* Every precision (and FP64) agrees with LAPACKE_dposv to the accuracy kappa eps allows. */
 static void test_agrees_with_dposv(void)
 {
@@ -510,9 +522,7 @@ static void test_agrees_with_dposv(void)
         for (int u = 0; u < 2; u++) {
             double *ac = malloc((size_t)n * n * 8), *x = malloc((size_t)n * nrhs * 8);
             memcpy(ac, a, (size_t)n * n * 8);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = precs[t];
+            mix_gesv_params p = mixt_params(precs[t], MIX_REFINE_AUTO);
             mix_gesv_info info;
             CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, u ? 'U' : 'L', n, nrhs, ac, n, b,
                                          n, x, n, &info), MIX_SUCCESS);
@@ -552,16 +562,8 @@ static void test_randsvd_no_fallback(void)
                          : low_precs[t] == MIX_FP32 ? 0x1p-24 : 0x1p-11;
                 if (refines[r] == MIX_REFINE_CLASSICAL && kappas[kk] * u > 0.5) continue;
                 if (kappas[kk] > 1e4 && low_precs[t] == MIX_BF16) continue;
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = low_precs[t];
-                p.refine = refines[r];
-                outcome o = solve(ctx, &p, (t + r) % 2 ? 'U' : 'L', n, 2, a, b);
-                CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
-                CU_ASSERT(o.iter >= 0);
-                if (o.iter < 0)
-                    printf("\n  %s refine %d kappa %.0e: iter %d reason %d\n",
-                           mix_prec_name(low_precs[t]), r, kappas[kk], o.iter, o.reason);
+                expect_refined(ctx, mixt_params(low_precs[t], refines[r]), (t + r) % 2 ? 'U' : 'L',
+                               n, 2, a, b);
             }
         free(a); free(b);
     }
@@ -584,28 +586,18 @@ static void test_badly_scaled(void)
     double amax = 0, amin = INFINITY;
     for (int k = 0; k < n * n; k++) amax = fmax(amax, fabs(a[k])), amin = fmin(amin, fabs(a[k]));
     CU_ASSERT(amax >= 1e5 && amin <= 1e-8);
-    for (int t = 0; t < 4; t++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[t];
-        outcome o = solve(ctx, &p, 'L', n, 1, a, b);
-        CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
-        CU_ASSERT(o.iter >= 0);
-    }
+    for (int t = 0; t < 4; t++)
+        expect_refined(ctx, mixt_params(low_precs[t], MIX_REFINE_AUTO), 'L', n, 1, a, b);
     free(a);
     free(b);
     a = spd(n, 1e3, 1e40, 62); /* diagonal entries ~1e39, beyond FP32 */
     b = rhs(n, 1, a);
     for (int t = 0; t < 4; t++)
         for (int scale = 0; scale < 2; scale++) {
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[t];
+            mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
             p.scale = scale;
             p.fallback = 0;
-            outcome o = solve(ctx, &p, scale ? 'U' : 'L', n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
-            CU_ASSERT(o.iter >= 0);
+            expect_refined(ctx, p, scale ? 'U' : 'L', n, 1, a, b);
         }
     free(a); free(b);
     mix_context_destroy(ctx);
@@ -637,9 +629,7 @@ static void test_indefinite_and_fallback(void)
             for (int i = j; i < n; i++)
                 diff = fmax(diff, fabs(ac[(size_t)j * n + i] - ar[(size_t)j * n + i]));
         CU_ASSERT(diff <= 1e-12);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[t];
+        mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
         memcpy(ac, a, (size_t)n * n * 8);
         mix_gesv_info info;
         CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &info),
@@ -650,9 +640,7 @@ static void test_indefinite_and_fallback(void)
     free(a); free(b);
     a = spd(n, 1e12, 1.0, 72);
     b = rhs(n, 1, a);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP32;
+    mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_AUTO);
     outcome o = solve(ctx, &p, 'U', n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
     CU_ASSERT_EQUAL(o.iter, -3);
@@ -734,9 +722,7 @@ static void test_layouts_uplo_multi_rhs(void)
                     for (int i = 0; i < n; i++)
                         bp[rm ? (size_t)i * ldb + j : (size_t)j * ldb + i] = b[(size_t)j * n + i];
                 for (size_t k = 0; k < (size_t)ldb * (rm ? n : nrhs); k++) xp[k] = 8.0;
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = low_precs[t];
+                mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
                 mix_gesv_info info;
                 CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, rm ? MIX_ROW_MAJOR : MIX_COL_MAJOR, uplo, n,
                                              nrhs, ap, lda, bp, ldb, xp, ldb, &info), MIX_SUCCESS);
@@ -802,20 +788,8 @@ static void test_illegal_arguments(void)
     mix_gesv_params p;
     mix_gesv_info info;
     CU_ASSERT_EQUAL(mix_dposv_ir(NULL, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
-    for (int k = 0; k < 8; k++) {
-        mix_gesv_params_init(&p);
-        switch (k) {
-        case 0: p.factor_prec = MIX_FIXED16; break;
-        case 1: p.refine = (mix_refine)9; break;
-        case 2: p.tol = -1.0; break;
-        case 3: p.tol = NAN; break;
-        case 4: p.max_iter = -1; break;
-        case 5: p.gmres_restart = 0; break;
-        case 6: p.history_capacity = 2; break;
-        case 7: p.history_capacity = -1; break;
-        }
+    for (int k = 0; mixt_bad_params(k, &p); k++)
         CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, C, 'L', N, 1, a, N, b, N, x, N, &info), -2);
-    }
     if (!mixt_device_pointers())
         CU_ASSERT_EQUAL(mix_dposv_ir_gpu(ctx, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
     CU_ASSERT(memcmp(a, a0, sizeof a) == 0);
@@ -833,33 +807,20 @@ static void test_illegal_arguments(void)
 }
 
 /* Allocation failure at every allocation: MIX_ERR_ALLOC, A untouched, no leak. */
+static int posv_drive(const mixt_dense_job *j, int ld, mix_gesv_info *info)
+{
+    return mix_dposv_ir(j->ctx, &j->p, j->layout, 'L', j->n, j->nrhs, j->ac, j->n, j->b, ld, j->x,
+                        ld, info);
+}
+
 static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
 {
-    mix_context *ctx = mixt_context();
     const int n = 40, nrhs = 2;
     double *a = spd(n, kappa, 1.0, 101), *b = rhs(n, nrhs, a);
-    double *ac = malloc((size_t)n * n * 8), *x = calloc((size_t)n * nrhs, 8);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = prec;
-    p.refine = refine;
-    long live0 = mixi_alloc_live();
-    int st = MIX_ERR_ALLOC, k;
-    for (k = 0; k < 200 && st == MIX_ERR_ALLOC; k++) {
-        memcpy(ac, a, (size_t)n * n * 8);
-        mixi_alloc_fail_after(k);
-        mix_gesv_info info;
-        int ld = layout == MIX_COL_MAJOR ? n : nrhs;
-        st = mix_dposv_ir(ctx, &p, layout, 'L', n, nrhs, ac, n, b, ld, x, ld, &info);
-        mixi_alloc_fail_after(-1);
-        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
-        if (st == MIX_ERR_ALLOC) CU_ASSERT(memcmp(ac, a, (size_t)n * n * 8) == 0);
-        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
-    }
-    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-    CU_ASSERT(k > 3);
-    free(a); free(b); free(ac); free(x);
-    mix_context_destroy(ctx);
+    mixt_alloc_sweep((mixt_dense_job){.drive = posv_drive, .p = mixt_params(prec, refine),
+                                      .layout = layout, .n = n, .nrhs = nrhs, .a = a, .b = b,
+                                      .keeps_a = 1});
+    free(a); free(b);
 }
 
 static void test_alloc_failure(void)
@@ -878,10 +839,7 @@ static void test_cg_ir_history(void)
     double *a = spd(n, 1e5, 1.0, 111), *b = rhs(n, 1, a), *x = malloc((size_t)n * 8);
     double *ac = malloc((size_t)n * n * 8), hist[40];
     memcpy(ac, a, (size_t)n * n * 8);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_BF16;
-    p.refine = MIX_REFINE_CG;
+    mix_gesv_params p = mixt_params(MIX_BF16, MIX_REFINE_CG);
     p.residual_history = hist;
     p.history_capacity = 40;
     mix_gesv_info info;
