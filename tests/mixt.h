@@ -73,6 +73,35 @@ struct mixt_dense_job {
  * nothing (and leaves A alone where j->keeps_a), and that the last succeeded after several (> 3)
  * failures. */
 void mixt_alloc_sweep(mixt_dense_job j);
+/* What an expert driver's solve gave.  mixt_outcome_of also asserts what holds for every dense
+ * driver: info's status is the returned one and, on success, x (n x nrhs, ld n) solves the
+ * column-major A X = B (ld n) to the FP64 backward error (mixt_berr_bound). */
+typedef struct {
+    int st, iter, reason, fell_back;
+    double berr;
+} mixt_outcome;
+mixt_outcome mixt_outcome_of(int st, const mix_gesv_info *info, int n, int nrhs, const double *a,
+                             const double *b, const double *x);
+/* The arguments of a dense driver call, either family's (uplo for SPD, ipiv for LU), after the
+ * -i that the simple drivers give for them. */
+typedef struct {
+    int want, layout;
+    char uplo;
+    int n, nrhs;
+    double *a;
+    int lda, *ipiv;
+    double *b;
+    int ldb;
+    double *x;
+    int ldx, *iter;
+} mixt_args;
+typedef enum { MIXT_LU, MIXT_SPD } mixt_family;
+/* Each of the `count` cases gives its want, the -i of an illegal argument, from every simple
+ * driver of the family and want - 2 from its expert driver (whose layout is argument 3), info
+ * untouched; want -11 (iter) is the simple drivers' alone.  `valid`, legal arguments, gives -1
+ * from the expert driver without a context and -2 with each of mixt_bad_params. */
+void mixt_check_illegal(mixt_family f, mix_context *ctx, const mixt_args *cases, size_t count,
+                        const mixt_args *valid);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 

@@ -156,6 +156,58 @@ int mixt_bad_params(int k, mix_gesv_params *p)
     return 1;
 }
 
+mixt_outcome mixt_outcome_of(int st, const mix_gesv_info *info, int n, int nrhs, const double *a,
+                             const double *b, const double *x)
+{
+    mixt_outcome o = {st, info->iter, info->reason, info->fell_back,
+                      mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n)};
+    CU_ASSERT_EQUAL(info->status, st);
+    if (st == MIX_SUCCESS) CU_ASSERT(o.berr <= mixt_berr_bound(n));
+    return o;
+}
+
+typedef int (*gesv_fn)(int, int, int, double *, int, int *, double *, int, double *, int, int *);
+typedef int (*posv_fn)(int, char, int, int, double *, int, double *, int, double *, int, int *);
+
+/* Simple driver s (0 to 3: FP32, TF32, FP16, BF16) of family f on the arguments c. */
+static int call_simple(mixt_family f, int s, const mixt_args *c)
+{
+    static const gesv_fn lu[4] = {mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
+    static const posv_fn spd[4] = {mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
+    if (f == MIXT_LU)
+        return lu[s](c->layout, c->n, c->nrhs, c->a, c->lda, c->ipiv, c->b, c->ldb, c->x, c->ldx,
+                     c->iter);
+    return spd[s](c->layout, c->uplo, c->n, c->nrhs, c->a, c->lda, c->b, c->ldb, c->x, c->ldx,
+                  c->iter);
+}
+
+static int call_expert(mixt_family f, mix_context *ctx, const mix_gesv_params *p,
+                       const mixt_args *c, mix_gesv_info *info)
+{
+    if (f == MIXT_LU)
+        return mix_dgesv_ir(ctx, p, c->layout, c->n, c->nrhs, c->a, c->lda, c->ipiv, c->b, c->ldb,
+                            c->x, c->ldx, info);
+    return mix_dposv_ir(ctx, p, c->layout, c->uplo, c->n, c->nrhs, c->a, c->lda, c->b, c->ldb,
+                        c->x, c->ldx, info);
+}
+
+void mixt_check_illegal(mixt_family f, mix_context *ctx, const mixt_args *cases, size_t count,
+                        const mixt_args *valid)
+{
+    for (const mixt_args *c = cases; c < cases + count; c++) {
+        for (int s = 0; s < 4; s++) CU_ASSERT_EQUAL(call_simple(f, s, c), c->want);
+        if (c->want == -11) continue; /* the expert driver has no iter */
+        mix_gesv_info info = {.status = 1234};
+        CU_ASSERT_EQUAL(call_expert(f, ctx, NULL, c, &info), c->want - 2);
+        CU_ASSERT_EQUAL(info.status, 1234);
+    }
+    mix_gesv_params p;
+    mix_gesv_info info;
+    CU_ASSERT_EQUAL(call_expert(f, NULL, NULL, valid, &info), -1);
+    for (int k = 0; mixt_bad_params(k, &p); k++)
+        CU_ASSERT_EQUAL(call_expert(f, ctx, &p, valid, &info), -2);
+}
+
 void mixt_alloc_sweep(mixt_dense_job j)
 {
     const size_t nn = (size_t)j.n * j.n;

@@ -24,29 +24,18 @@ static void rhs_for(int n, int nrhs, const double *a, double *b, unsigned seed)
     free(xt);
 }
 
-typedef struct {
-    int st, iter, reason, fell_back;
-    double berr;
-} outcome;
-
 /* Solves with the expert driver on copies; checks A unchanged (iter >= 0) or holding LAPACK's
  * FP64 factors (iter < 0), and measures the backward error of x. */
-static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
+static mixt_outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
                            const double *a, const double *b)
 {
     double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
     int *ipiv = calloc((size_t)n + 1, sizeof *ipiv);
     memcpy(ac, a, (size_t)n * n * sizeof *ac);
     mix_gesv_info info;
-    outcome o = {0};
-    o.st = mix_dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info);
-    o.iter = info.iter;
-    o.reason = info.reason;
-    o.fell_back = info.fell_back;
-    o.berr = mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n);
-    CU_ASSERT_EQUAL(info.status, o.st);
+    int st = mix_dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info);
+    mixt_outcome o = mixt_outcome_of(st, &info, n, nrhs, a, b, x);
     if (o.st == MIX_SUCCESS) {
-        CU_ASSERT(o.berr <= mixt_berr_bound(n));
         CU_ASSERT(info.backward_error <= mixt_berr_bound(n));
         if (o.iter >= 0) {
             CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *ac) == 0);
@@ -80,7 +69,7 @@ static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, in
 static void expect_refined(mix_context *ctx, mix_gesv_params p, int n, const double *a,
                            const double *b)
 {
-    outcome o = solve_check(ctx, &p, n, 1, a, b);
+    mixt_outcome o = solve_check(ctx, &p, n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, 0);
     CU_ASSERT(o.iter >= 0);
 }
@@ -236,7 +225,7 @@ static void test_randsvd_fallback(void)
             rhs_for(n, 1, a, b, mode);
             mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
             p.max_iter = 10;
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
+            mixt_outcome o = solve_check(ctx, &p, n, 1, a, b);
             CU_ASSERT_EQUAL(o.st, 0);
             CU_ASSERT((o.reason == MIX_REASON_NOT_CONVERGED && o.iter == -11) ||
                       (o.reason == MIX_REASON_NAN_IN_REFINEMENT && o.iter == -11) ||
@@ -414,7 +403,7 @@ static void test_badly_scaled(void)
     rhs_for(n, 1, a, b, 8);
     mix_gesv_params p = mixt_params(MIX_FP16, MIX_REFINE_AUTO);
     p.scale = 0;
-    outcome o = solve_check(ctx, &p, n, 1, a, b);
+    mixt_outcome o = solve_check(ctx, &p, n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, 0);
     CU_ASSERT_EQUAL(o.iter, -2);
     CU_ASSERT_EQUAL(o.reason, MIX_REASON_OVERFLOW);
@@ -423,7 +412,7 @@ static void test_badly_scaled(void)
     for (int j = 0; j < n * n; j++) a[j] = 0x1p1023 * a0[j];
     for (int i = 0; i < n; i++) b[i] = 0x1p1000;
     p.scale = 1;
-    outcome o2 = solve_check(ctx, &p, n, 1, a, b);
+    mixt_outcome o2 = solve_check(ctx, &p, n, 1, a, b);
     CU_ASSERT_EQUAL(o2.st, 0);
     CU_ASSERT(o2.iter >= 0);
     free(a0); free(a); free(b);
@@ -592,6 +581,7 @@ static void test_nan_inf(void)
     mix_context *ctx = mixt_context();
     const int n = 40;
     double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
+    double *ac = mixt_dalloc((size_t)n * n), *bc = mixt_dalloc((size_t)n);
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     mixm_gen_random_dense(n, 3, a);
     rhs_for(n, 1, a, b, 1);
@@ -601,7 +591,6 @@ static void test_nan_inf(void)
             double *t = where ? b + 7 : a + 123;
             double keep = *t;
             *t = bad[k];
-            double *ac = mixt_dalloc((size_t)n * n), *bc = mixt_dalloc((size_t)n);
             memcpy(ac, a, (size_t)n * n * sizeof *a);
             memcpy(bc, b, (size_t)n * sizeof *b);
             for (int i = 0; i < n; i++) x[i] = 1.25, ipiv[i] = -3;
@@ -618,10 +607,9 @@ static void test_nan_inf(void)
             CU_ASSERT(memcmp(bc, b, (size_t)n * sizeof *b) == 0);
             CU_ASSERT_EQUAL(iter, 77);
             for (int i = 0; i < n; i++) CU_ASSERT(x[i] == 1.25 && ipiv[i] == -3);
-            free(ac); free(bc);
             *t = keep;
         }
-    free(a); free(b); free(x); free(ipiv);
+    free(a); free(b); free(x); free(ipiv); free(ac); free(bc);
     mix_context_destroy(ctx);
 }
 
@@ -672,41 +660,27 @@ static void test_illegal_arguments(void)
     int ipiv[N], iter = 55;
     for (int k = 0; k < N * N; k++) a[k] = a0[k] = (k % 5) + (k % N == k / N ? 10.0 : 0.0);
     for (int k = 0; k < N; k++) b[k] = b0[k] = 1.0, x[k] = 9.0, ipiv[k] = 8;
-    /* (layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter) -> expected */
-    struct { int layout, n, nrhs; double *a; int lda; int *ipiv; double *b; int ldb; double *x;
-             int ldx; int *iter; int want; } c[] = {
-        {0, N, 1, a, N, ipiv, b, N, x, N, &iter, -1},
-        {MIX_COL_MAJOR, -1, 1, a, N, ipiv, b, N, x, N, &iter, -2},
-        {MIX_COL_MAJOR, N, -1, a, N, ipiv, b, N, x, N, &iter, -3},
-        {MIX_COL_MAJOR, N, 1, NULL, N, ipiv, b, N, x, N, &iter, -4},
-        {MIX_COL_MAJOR, N, 1, a, N - 1, ipiv, b, N, x, N, &iter, -5},
-        {MIX_ROW_MAJOR, N, 1, a, N - 1, ipiv, b, 1, x, 1, &iter, -5},
-        {MIX_COL_MAJOR, N, 1, a, N, NULL, b, N, x, N, &iter, -6},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, NULL, N, x, N, &iter, -7},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N - 1, x, N, &iter, -8},
-        {MIX_ROW_MAJOR, N, 2, a, N, ipiv, b, 1, x, 2, &iter, -8},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, NULL, N, &iter, -9},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, 0, &iter, -10},
-        {MIX_ROW_MAJOR, N, 2, a, N, ipiv, b, 2, x, 1, &iter, -10},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, NULL, -11},
+    /* (want, layout, uplo, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter) */
+    const mixt_args c[] = {
+        {-1, 0, 0, N, 1, a, N, ipiv, b, N, x, N, &iter},
+        {-2, MIX_COL_MAJOR, 0, -1, 1, a, N, ipiv, b, N, x, N, &iter},
+        {-3, MIX_COL_MAJOR, 0, N, -1, a, N, ipiv, b, N, x, N, &iter},
+        {-4, MIX_COL_MAJOR, 0, N, 1, NULL, N, ipiv, b, N, x, N, &iter},
+        {-5, MIX_COL_MAJOR, 0, N, 1, a, N - 1, ipiv, b, N, x, N, &iter},
+        {-5, MIX_ROW_MAJOR, 0, N, 1, a, N - 1, ipiv, b, 1, x, 1, &iter},
+        {-6, MIX_COL_MAJOR, 0, N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-7, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, NULL, N, x, N, &iter},
+        {-8, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N - 1, x, N, &iter},
+        {-8, MIX_ROW_MAJOR, 0, N, 2, a, N, ipiv, b, 1, x, 2, &iter},
+        {-9, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, NULL, N, &iter},
+        {-10, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, x, 0, &iter},
+        {-10, MIX_ROW_MAJOR, 0, N, 2, a, N, ipiv, b, 2, x, 1, &iter},
+        {-11, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, x, N, NULL},
     };
-    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-        for (int s = 0; s < NPREC; s++)
-            CU_ASSERT_EQUAL(simple[s](c[k].layout, c[k].n, c[k].nrhs, c[k].a, c[k].lda, c[k].ipiv,
-                                      c[k].b, c[k].ldb, c[k].x, c[k].ldx, c[k].iter), c[k].want);
-        if (c[k].want == -11) continue; /* the expert driver has no iter */
-        mix_gesv_info info = {.status = 1234};
-        /* The expert driver's layout is argument 3: shift by 2. */
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, NULL, c[k].layout, c[k].n, c[k].nrhs, c[k].a, c[k].lda,
-                                     c[k].ipiv, c[k].b, c[k].ldb, c[k].x, c[k].ldx, &info),
-                        c[k].want - 2);
-        CU_ASSERT_EQUAL(info.status, 1234);
-    }
+    const mixt_args valid = {0, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, x, N, &iter};
+    mixt_check_illegal(MIXT_LU, ctx, c, sizeof c / sizeof c[0], &valid);
     mix_gesv_params p;
     mix_gesv_info info;
-    CU_ASSERT_EQUAL(mix_dgesv_ir(NULL, NULL, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -1);
-    for (int k = 0; mixt_bad_params(k, &p); k++)
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -2);
     mix_gesv_params_init(&p);
     if (!mixt_device_pointers())
         CU_ASSERT_EQUAL(mix_dgesv_ir_gpu(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info),

@@ -446,14 +446,9 @@ static double *rhs(int n, int nrhs, const double *a)
     return b;
 }
 
-typedef struct {
-    int st, iter, reason;
-    double berr;
-} outcome;
-
 /* mix_dposv_ir on a copy whose other triangle is NaN; checks A untouched (iter >= 0) or holding
  * LAPACK's FP64 factor in its triangle (iter < 0), and the backward error. */
-static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
+static mixt_outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
                      const double *a, const double *b)
 {
     int ul = uplo == 'L' ? MIXK_LOWER : MIXK_UPPER;
@@ -463,14 +458,9 @@ static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int 
     poison_other(ul, n, ac, n);
     memcpy(a0, ac, (size_t)n * n * 8);
     mix_gesv_info info;
-    outcome o = {0};
-    o.st = mix_dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, ac, n, b, n, x, n, &info);
-    o.iter = info.iter;
-    o.reason = info.reason;
-    o.berr = mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n);
-    CU_ASSERT_EQUAL(info.status, o.st);
+    int st = mix_dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, ac, n, b, n, x, n, &info);
+    mixt_outcome o = mixt_outcome_of(st, &info, n, nrhs, a, b, x);
     if (o.st == MIX_SUCCESS) {
-        CU_ASSERT(o.berr <= mixt_berr_bound(n));
         if (o.iter >= 0) {
             CU_ASSERT(info.backward_error <= mixt_berr_bound(n));
             CU_ASSERT(memcmp(ac, a0, (size_t)n * n * 8) == 0);
@@ -499,7 +489,7 @@ static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int 
 static void expect_refined(mix_context *ctx, mix_gesv_params p, char uplo, int n, int nrhs,
                            const double *a, const double *b)
 {
-    outcome o = solve(ctx, &p, uplo, n, nrhs, a, b);
+    mixt_outcome o = solve(ctx, &p, uplo, n, nrhs, a, b);
     CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
     CU_ASSERT(o.iter >= 0);
     if (o.iter < 0)
@@ -641,7 +631,7 @@ static void test_indefinite_and_fallback(void)
     a = spd(n, 1e12, 1.0, 72);
     b = rhs(n, 1, a);
     mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_AUTO);
-    outcome o = solve(ctx, &p, 'U', n, 1, a, b);
+    mixt_outcome o = solve(ctx, &p, 'U', n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
     CU_ASSERT_EQUAL(o.iter, -3);
     CU_ASSERT_EQUAL(o.reason, MIX_REASON_FACTOR_FAILED);
@@ -756,40 +746,27 @@ static void test_illegal_arguments(void)
     for (int k = 0; k < N * N; k++) a[k] = a0[k] = (k % N == k / N) ? 10.0 : 1.0;
     for (int k = 0; k < 2 * N; k++) b[k] = b0[k] = 1.0, x[k] = 9.0;
     const int C = MIX_COL_MAJOR, R = MIX_ROW_MAJOR;
-    struct { int layout; char uplo; int n, nrhs; double *a; int lda; double *b; int ldb;
-             double *x; int ldx; int *iter; int want; } c[] = {
-        {0, 'L', N, 1, a, N, b, N, x, N, &iter, -1},
-        {C, 'X', N, 1, a, N, b, N, x, N, &iter, -2},
-        {C, 0, N, 1, a, N, b, N, x, N, &iter, -2},
-        {C, 'L', -1, 1, a, N, b, N, x, N, &iter, -3},
-        {C, 'L', N, -1, a, N, b, N, x, N, &iter, -4},
-        {C, 'L', N, 1, NULL, N, b, N, x, N, &iter, -5},
-        {C, 'U', N, 1, a, N - 1, b, N, x, N, &iter, -6},
-        {R, 'L', N, 1, a, N - 1, b, 1, x, 1, &iter, -6},
-        {C, 'L', N, 1, a, N, NULL, N, x, N, &iter, -7},
-        {C, 'L', N, 1, a, N, b, N - 1, x, N, &iter, -8},
-        {R, 'L', N, 2, a, N, b, 1, x, 2, &iter, -8},
-        {C, 'L', N, 1, a, N, b, N, NULL, N, &iter, -9},
-        {C, 'L', N, 1, a, N, b, N, x, 0, &iter, -10},
-        {R, 'u', N, 2, a, N, b, 2, x, 1, &iter, -10},
-        {C, 'L', N, 1, a, N, b, N, x, N, NULL, -11},
+    /* (want, layout, uplo, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter) */
+    const mixt_args c[] = {
+        {-1, 0, 'L', N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-2, C, 'X', N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-2, C, 0, N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-3, C, 'L', -1, 1, a, N, NULL, b, N, x, N, &iter},
+        {-4, C, 'L', N, -1, a, N, NULL, b, N, x, N, &iter},
+        {-5, C, 'L', N, 1, NULL, N, NULL, b, N, x, N, &iter},
+        {-6, C, 'U', N, 1, a, N - 1, NULL, b, N, x, N, &iter},
+        {-6, R, 'L', N, 1, a, N - 1, NULL, b, 1, x, 1, &iter},
+        {-7, C, 'L', N, 1, a, N, NULL, NULL, N, x, N, &iter},
+        {-8, C, 'L', N, 1, a, N, NULL, b, N - 1, x, N, &iter},
+        {-8, R, 'L', N, 2, a, N, NULL, b, 1, x, 2, &iter},
+        {-9, C, 'L', N, 1, a, N, NULL, b, N, NULL, N, &iter},
+        {-10, C, 'L', N, 1, a, N, NULL, b, N, x, 0, &iter},
+        {-10, R, 'u', N, 2, a, N, NULL, b, 2, x, 1, &iter},
+        {-11, C, 'L', N, 1, a, N, NULL, b, N, x, N, NULL},
     };
-    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-        for (int s = 0; s < 4; s++)
-            CU_ASSERT_EQUAL(simple[s](c[k].layout, c[k].uplo, c[k].n, c[k].nrhs, c[k].a, c[k].lda,
-                                      c[k].b, c[k].ldb, c[k].x, c[k].ldx, c[k].iter), c[k].want);
-        if (c[k].want == -11) continue;
-        mix_gesv_info info = {.status = 1234};
-        CU_ASSERT_EQUAL(mix_dposv_ir(ctx, NULL, c[k].layout, c[k].uplo, c[k].n, c[k].nrhs, c[k].a,
-                                     c[k].lda, c[k].b, c[k].ldb, c[k].x, c[k].ldx, &info),
-                        c[k].want - 2);
-        CU_ASSERT_EQUAL(info.status, 1234);
-    }
-    mix_gesv_params p;
+    const mixt_args valid = {0, C, 'L', N, 1, a, N, NULL, b, N, x, N, &iter};
+    mixt_check_illegal(MIXT_SPD, ctx, c, sizeof c / sizeof c[0], &valid);
     mix_gesv_info info;
-    CU_ASSERT_EQUAL(mix_dposv_ir(NULL, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
-    for (int k = 0; mixt_bad_params(k, &p); k++)
-        CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, C, 'L', N, 1, a, N, b, N, x, N, &info), -2);
     if (!mixt_device_pointers())
         CU_ASSERT_EQUAL(mix_dposv_ir_gpu(ctx, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
     CU_ASSERT(memcmp(a, a0, sizeof a) == 0);
