@@ -38,6 +38,9 @@ void mixt_write_file(const char *path, const void *data, size_t len); /* the tes
 void mixt_write_text(const char *path, const char *text);
 void mixt_slurp(const char *path, char *buf, size_t cap); /* "" when unreadable */
 int mixt_count_lines(const char *s);
+/* max_k |x_k - y_k| and max_k |x_k| (fmax: NaNs passed over), for comparisons to references. */
+double mixt_max_diff(size_t count, const double *x, const double *y);
+double mixt_max_abs(size_t count, const double *x);
 /* LAPACK's acceptance for refined solutions (ddrvab.f): a small multiple of eps sqrt(n). */
 double mixt_berr_bound(int n);
 /* The precisions of a role (mix_prec_list), without MIX_FP64 when `low`: what suites loop over

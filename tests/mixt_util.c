@@ -99,6 +99,20 @@ int mixt_count_lines(const char *s)
 
 /* ---- FP64 re-checks ------------------------------------------------------------------------- */
 
+double mixt_max_diff(size_t count, const double *x, const double *y)
+{
+    double d = 0;
+    for (size_t k = 0; k < count; k++) d = fmax(d, fabs(x[k] - y[k]));
+    return d;
+}
+
+double mixt_max_abs(size_t count, const double *x)
+{
+    double m = 0;
+    for (size_t k = 0; k < count; k++) m = fmax(m, fabs(x[k]));
+    return m;
+}
+
 double mixt_berr_bound(int n) { return 4.0 * DBL_EPSILON * sqrt((double)n); }
 
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x)

@@ -47,12 +47,8 @@ static mixt_outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int 
             memcpy(f, a, (size_t)n * n * sizeof *f);
             LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, f, n, fp);
             CU_ASSERT(memcmp(fp, ipiv, (size_t)n * sizeof *fp) == 0);
-            double diff = 0, fn = 0;
-            for (size_t k = 0; k < (size_t)n * n; k++) {
-                diff = fmax(diff, fabs(f[k] - ac[k]));
-                fn = fmax(fn, fabs(f[k]));
-            }
-            CU_ASSERT(diff <= 1e-12 * fn);
+            const size_t nn = (size_t)n * n;
+            CU_ASSERT(mixt_max_diff(nn, f, ac) <= 1e-12 * mixt_max_abs(nn, f));
             CU_ASSERT_EQUAL(info.fell_back, 1);
             CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
             free(f);
@@ -74,6 +70,33 @@ static void expect_refined(mix_context *ctx, mix_gesv_params p, int n, const dou
     CU_ASSERT(o.iter >= 0);
 }
 
+/* X (n x nrhs, ld n; the caller frees it) solved by p on a copy of A with status 0 and
+ * without fallback. */
+static double *refined_x(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
+                         const double *a, const double *b, mix_gesv_info *info)
+{
+    double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    memcpy(ac, a, (size_t)n * n * sizeof *ac);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, info), 0);
+    CU_ASSERT(info->iter >= 0);
+    free(ac); free(ipiv);
+    return x;
+}
+
+/* The randsvd matrix of n = 100, kappa 10^e, mode and seed, with the right-hand side of seed
+ * rs: refined with p as expect_refined says. */
+static void randsvd_refines(mix_context *ctx, int e, int mode, int seed, unsigned rs,
+                            mix_gesv_params p)
+{
+    const int n = 100;
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
+    mixm_gen_randsvd(n, pow(10.0, e), mode, seed, a);
+    rhs_for(n, 1, a, b, rs);
+    expect_refined(ctx, p, n, a, b);
+    free(a); free(b);
+}
+
 /* ---- agreement with LAPACK ------------------------------------------------------------------ */
 
 static void test_agrees_with_dgesv(void)
@@ -92,24 +115,13 @@ static void test_agrees_with_dgesv(void)
     double cond_est = 1e4; /* random dense n = 150: kappa ~ 1e3; generous */
     for (int k = 0; k < NPREC; k++) {
         mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
-        double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
-        int *ipiv = calloc((size_t)n, sizeof *ipiv);
-        memcpy(ac, a, (size_t)n * n * sizeof *ac);
         mix_gesv_info info;
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info),
-                        0);
-        CU_ASSERT(info.iter >= 0);
+        double *x = refined_x(ctx, &p, n, nrhs, a, b, &info);
         CU_ASSERT_EQUAL(info.factor_prec_used, low_precs[k]);
-        double diff = 0, xn = 0;
-        for (int i = 0; i < n * nrhs; i++) {
-            diff = fmax(diff, fabs(x[i] - xref[i]));
-            xn = fmax(xn, fabs(xref[i]));
-        }
         /* Both are backward stable: forward errors agree to kappa * eps. */
-        CU_ASSERT(diff <= cond_est * DBL_EPSILON * xn);
-        free(ac);
+        const size_t nx = (size_t)n * nrhs;
+        CU_ASSERT(mixt_max_diff(nx, x, xref) <= cond_est * DBL_EPSILON * mixt_max_abs(nx, xref));
         free(x);
-        free(ipiv);
     }
     free(a); free(b); free(lu); free(xref); free(piv);
     mix_context_destroy(ctx);
@@ -155,16 +167,11 @@ static void test_simple_drivers(void)
 static void test_randsvd_no_fallback(void)
 {
     mix_context *ctx = mixt_context();
-    const int n = 100;
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int e = 1; e <= 4; e++)
-        for (int mode = 1; mode <= 5; mode++) {
-            mixm_gen_randsvd(n, pow(10.0, e), mode, 100 * e + mode, a);
-            rhs_for(n, 1, a, b, e);
+        for (int mode = 1; mode <= 5; mode++)
             for (int k = 0; k < NPREC; k++)
-                expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_AUTO), n, a, b);
-        }
-    free(a); free(b);
+                randsvd_refines(ctx, e, mode, 100 * e + mode, e,
+                                mixt_params(low_precs[k], MIX_REFINE_AUTO));
     mix_context_destroy(ctx);
 }
 
@@ -172,44 +179,28 @@ static void test_randsvd_no_fallback(void)
 static void test_randsvd_classical(void)
 {
     mix_context *ctx = mixt_context();
-    const int n = 100;
     const int max_e[NPREC] = {6, 3, 3, 2};
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int k = 0; k < NPREC; k++)
-        for (int mode = 1; mode <= 5; mode++) {
-            int e = max_e[k];
-            mixm_gen_randsvd(n, pow(10.0, e), mode, 7 * e + mode, a);
-            rhs_for(n, 1, a, b, mode);
-            expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_CLASSICAL), n, a, b);
-        }
-    free(a); free(b);
+        for (int mode = 1; mode <= 5; mode++)
+            randsvd_refines(ctx, max_e[k], mode, 7 * max_e[k] + mode, mode,
+                            mixt_params(low_precs[k], MIX_REFINE_CLASSICAL));
     mix_context_destroy(ctx);
 }
 
 /* GMRES-IR beyond classical's reach: FP16/TF32 to 1e7, BF16 to 1e6 on the clustered spectra
- * (modes 1, 2, 4) with the default restart of 30; FP32 to 1e8 in every mode. */
+ * (modes 1, 2, 4) with the default restart of 30; FP32 to 1e8 in every mode.  The geometric
+ * spectrum (mode 3) at 1e6 for FP16/TF32 and 1e5 for BF16 as well. */
 static void test_randsvd_gmres_ir(void)
 {
     mix_context *ctx = mixt_context();
-    const int n = 100;
     const int max_e[NPREC] = {8, 7, 7, 6};
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
-    for (int k = 0; k < NPREC; k++)
-        for (int mode = 1; mode <= 5; mode++) {
-            if (low_precs[k] != MIX_FP32 && (mode == 3 || mode == 5)) continue;
-            int e = max_e[k];
-            mixm_gen_randsvd(n, pow(10.0, e), mode, 1000 * e + mode, a);
-            rhs_for(n, 1, a, b, mode);
-            expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_GMRES), n, a, b);
-        }
-    /* The geometric spectrum (mode 3) at 1e6 for FP16/TF32 and 1e5 for BF16 as well. */
-    for (int k = 1; k < NPREC; k++) {
-        int e = low_precs[k] == MIX_BF16 ? 5 : 6;
-        mixm_gen_randsvd(n, pow(10.0, e), 3, 99 + k, a);
-        rhs_for(n, 1, a, b, 3);
-        expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_GMRES), n, a, b);
+    for (int k = 0; k < NPREC; k++) {
+        mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_GMRES);
+        for (int mode = 1; mode <= 5; mode++)
+            if (low_precs[k] == MIX_FP32 || (mode != 3 && mode != 5))
+                randsvd_refines(ctx, max_e[k], mode, 1000 * max_e[k] + mode, mode, p);
+        if (k > 0) randsvd_refines(ctx, low_precs[k] == MIX_BF16 ? 5 : 6, 3, 99 + k, 3, p);
     }
-    free(a); free(b);
     mix_context_destroy(ctx);
 }
 
@@ -273,28 +264,16 @@ static void test_multi_rhs(void)
     }
     for (int k = 0; k < NPREC; k++) {
         mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
-        double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
-        int *ipiv = calloc((size_t)n, sizeof *ipiv);
-        memcpy(ac, a, (size_t)n * n * sizeof *a);
         mix_gesv_info info;
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info),
-                        0);
-        CU_ASSERT(info.iter >= 0);
+        double *x = refined_x(ctx, &p, n, nrhs, a, b, &info);
         for (int j = 0; j < nrhs; j++)
             CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <=
                       mixt_berr_bound(n));
         for (int i = 0; i < n; i++) CU_ASSERT_EQUAL(x[i + 2 * n], 0.0);
         /* Each column alone gives the same answer to rounding. */
-        double *x1 = mixt_dalloc((size_t)n);
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b + 4 * n, n, x1, n,
-                                     &info), 0);
-        double diff = 0, xn = 0;
-        for (int i = 0; i < n; i++) {
-            diff = fmax(diff, fabs(x1[i] - x[i + 4 * n]));
-            xn = fmax(xn, fabs(x1[i]));
-        }
-        CU_ASSERT(diff <= 1e3 * 1e2 * DBL_EPSILON * xn);
-        free(x1); free(ac); free(x); free(ipiv);
+        double *x1 = refined_x(ctx, &p, n, 1, a, b + 4 * n, &info);
+        CU_ASSERT(mixt_max_diff(n, x1, x + 4 * n) <= 1e3 * 1e2 * DBL_EPSILON * mixt_max_abs(n, x1));
+        free(x1); free(x);
     }
     free(a); free(b);
     mix_context_destroy(ctx);
@@ -366,9 +345,7 @@ static void test_row_major(void)
             int *fp = calloc((size_t)n, sizeof *fp);
             memcpy(f, ar, (size_t)n * lda * sizeof *ar);
             LAPACKE_dgetrf(LAPACK_ROW_MAJOR, n, n, f, lda, fp);
-            double diff = 0;
-            for (int k = 0; k < n * lda; k++) diff = fmax(diff, fabs(f[k] - arc[k]));
-            CU_ASSERT(diff <= 1e-12);
+            CU_ASSERT(mixt_max_diff((size_t)n * lda, f, arc) <= 1e-12);
             CU_ASSERT(memcmp(fp, ipiv, (size_t)n * sizeof *fp) == 0);
             for (int i = 0; i < n; i++)
                 for (int j = n; j < lda; j++) CU_ASSERT_EQUAL(arc[(size_t)i * lda + j], 3.0);
@@ -634,9 +611,7 @@ static void test_singular(void)
         CU_ASSERT_EQUAL(simple[s](MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), ref);
         CU_ASSERT(iter < 0);
         CU_ASSERT(memcmp(ipiv, fp, (size_t)n * sizeof *fp) == 0); /* dgetrf's factors and pivots */
-        double diff = 0;
-        for (int k = 0; k < n * n; k++) diff = fmax(diff, fabs(ac[k] - f[k]));
-        CU_ASSERT(diff <= 1e-12);
+        CU_ASSERT(mixt_max_diff((size_t)n * n, ac, f) <= 1e-12);
         free(ac); free(ipiv);
     }
     mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_AUTO);
