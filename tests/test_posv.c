@@ -204,6 +204,21 @@ static void poison_other(int uplo, int n, double *a, int lda)
             if (uplo == MIXK_LOWER ? i < j : i > j) a[(size_t)j * lda + i] = NAN;
 }
 
+/* max |x - y| over the uplo triangle of the n x n column-major x and y (ld n); *other_nan says
+ * whether x's other triangle is all NaN. */
+static double triangle_diff(int uplo, int n, const double *x, const double *y, int *other_nan)
+{
+    double diff = 0;
+    *other_nan = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            size_t q = (size_t)j * n + i;
+            if (uplo == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(x[q] - y[q]));
+            else *other_nan &= isnan(x[q]);
+        }
+    return diff;
+}
+
 /* norm_inf_sym_f64 and symm_f64 against LAPACK/BLAS on the full matrix; convert_sym_f64_to_f32
  * against a host loop, both uplo, the other triangle NaN. */
 static void test_sym_f64_ops(void)
@@ -385,15 +400,8 @@ static void test_chol_f32_ops(void)
         CU_ASSERT_EQUAL(f.d->potrf_f64(st, uplo, m, dfull, m, w64, &info), MIX_SUCCESS);
         CU_ASSERT_EQUAL(info, 0);
         CU_ASSERT_EQUAL(get(&f, af, dfull, (size_t)m * m * 8), MIX_SUCCESS);
-        double diff = 0;
-        int other_nan = 1;
-        for (int j = 0; j < m; j++)
-            for (int i = 0; i < m; i++) {
-                size_t q = (size_t)j * m + i;
-                if (uplo == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(af[q] - ar[q]));
-                else other_nan &= isnan(af[q]);
-            }
-        CU_ASSERT(diff <= 1e-12);
+        int other_nan;
+        CU_ASSERT(triangle_diff(uplo, m, af, ar, &other_nan) <= 1e-12);
         CU_ASSERT(other_nan);
         memcpy(x, b, (size_t)m * nr * 8);
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dx, b, (size_t)m * nr * 8), MIX_SUCCESS);
@@ -469,15 +477,8 @@ static mixt_outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo,
             CU_ASSERT_EQUAL(info.fell_back, 1);
             CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
             LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo, n, a0, n);
-            double diff = 0;
-            int same_other = 1;
-            for (int j = 0; j < n; j++)
-                for (int i = 0; i < n; i++) {
-                    size_t q = (size_t)j * n + i;
-                    if (ul == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(ac[q] - a0[q]));
-                    else same_other &= isnan(ac[q]);
-                }
-            CU_ASSERT(diff <= 1e-12);
+            int same_other;
+            CU_ASSERT(triangle_diff(ul, n, ac, a0, &same_other) <= 1e-12);
             CU_ASSERT(same_other);
         }
     }
@@ -558,6 +559,21 @@ static void test_randsvd_no_fallback(void)
     mix_context_destroy(ctx);
 }
 
+/* Diagonal entries ~1e39, beyond FP32: the range scaling refines them in every precision, with
+ * or without the symmetric scaling. */
+static void beyond_fp32(mix_context *ctx, int n)
+{
+    double *a = spd(n, 1e3, 1e40, 62), *b = rhs(n, 1, a);
+    for (int t = 0; t < 4; t++)
+        for (int scale = 0; scale < 2; scale++) {
+            mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
+            p.scale = scale;
+            p.fallback = 0;
+            expect_refined(ctx, p, scale ? 'U' : 'L', n, 1, a, b);
+        }
+    free(a); free(b);
+}
+
 /* Entries of 1e6 and 1e-8: every precision refines without fallback (FP16 thanks to the
  * symmetric scaling).  Entries beyond FP32's range: the driver's range scaling (solvers/range.c)
  * brings them back, every precision refines, with or without the symmetric scaling. */
@@ -578,16 +594,7 @@ static void test_badly_scaled(void)
         expect_refined(ctx, mixt_params(low_precs[t], MIX_REFINE_AUTO), 'L', n, 1, a, b);
     free(a);
     free(b);
-    a = spd(n, 1e3, 1e40, 62); /* diagonal entries ~1e39, beyond FP32 */
-    b = rhs(n, 1, a);
-    for (int t = 0; t < 4; t++)
-        for (int scale = 0; scale < 2; scale++) {
-            mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
-            p.scale = scale;
-            p.fallback = 0;
-            expect_refined(ctx, p, scale ? 'U' : 'L', n, 1, a, b);
-        }
-    free(a); free(b);
+    beyond_fp32(ctx, n);
     mix_context_destroy(ctx);
 }
 
@@ -612,11 +619,8 @@ static void test_indefinite_and_fallback(void)
         int iter = 99;
         CU_ASSERT_EQUAL(simple[t](MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &iter), want);
         CU_ASSERT(iter < 0);
-        double diff = 0;
-        for (int j = 0; j < n; j++)
-            for (int i = j; i < n; i++)
-                diff = fmax(diff, fabs(ac[(size_t)j * n + i] - ar[(size_t)j * n + i]));
-        CU_ASSERT(diff <= 1e-12);
+        int other_nan;
+        CU_ASSERT(triangle_diff(MIXK_LOWER, n, ac, ar, &other_nan) <= 1e-12);
         mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
         memcpy(ac, a, (size_t)n * n * 8);
         mix_gesv_info info;
