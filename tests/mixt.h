@@ -24,6 +24,12 @@ const char *mixt_matrix_dir(void);
 /* Directory of the built programs (the mixsolve tool), for CLI tests. */
 const char *mixt_build_dir(void);
 
+/* Backend memory of ctx for the kernel suites: a copy of `bytes` host bytes (NULL host:
+ * zeroed), NULL if it cannot be had; a download (its status); a release. */
+void *mixt_put(mix_context *ctx, const void *host, size_t bytes);
+int mixt_get(mix_context *ctx, void *host, const void *dev, size_t bytes);
+void mixt_drop(mix_context *ctx, void *p);
+
 /* Helpers of every suite (mixt_util.c).  The backward error of a dense solution is libmixmat's
  * mixm_dense_backward_error, the wall clock mixm_wtime, random numbers mixm_rng: the ones the
  * tool and the benchmarks use. */

@@ -23,6 +23,26 @@ double *mixt_dalloc(size_t count)
     return p;
 }
 
+void *mixt_put(mix_context *ctx, const void *host, size_t bytes)
+{
+    void *p = NULL;
+    if (ctx->ops->alloc(ctx->state, &p, bytes ? bytes : 1)) return NULL;
+    int st = host ? ctx->ops->upload(ctx->state, p, host, bytes)
+                  : ctx->ops->memset0(ctx->state, p, bytes);
+    if (st) {
+        ctx->ops->free(ctx->state, p);
+        return NULL;
+    }
+    return p;
+}
+
+int mixt_get(mix_context *ctx, void *host, const void *dev, size_t bytes)
+{
+    return ctx->ops->download(ctx->state, host, dev, bytes);
+}
+
+void mixt_drop(mix_context *ctx, void *p) { ctx->ops->free(ctx->state, p); }
+
 double *mixt_rand64(size_t count, uint64_t seed)
 {
     double *x = malloc((count ? count : 1) * sizeof *x);

@@ -31,27 +31,6 @@ static int ops_open(ops_fix *f)
     return f->d != NULL;
 }
 
-/* Backend copy of `bytes` host bytes (NULL host: zeroed); NULL if it cannot be had. */
-static void *put(ops_fix *f, const void *host, size_t bytes)
-{
-    void *p = NULL;
-    if (f->ctx->ops->alloc(f->ctx->state, &p, bytes ? bytes : 1)) return NULL;
-    int st = host ? f->ctx->ops->upload(f->ctx->state, p, host, bytes)
-                  : f->ctx->ops->memset0(f->ctx->state, p, bytes);
-    if (st) {
-        f->ctx->ops->free(f->ctx->state, p);
-        return NULL;
-    }
-    return p;
-}
-
-static int get(ops_fix *f, void *host, const void *dev, size_t bytes)
-{
-    return f->ctx->ops->download(f->ctx->state, host, dev, bytes);
-}
-
-static void drop(ops_fix *f, void *p) { f->ctx->ops->free(f->ctx->state, p); }
-
 /* Column-major transpose: dst (cols x rows, ld ldd) = src^T (src rows x cols, ld lds). */
 static void transpose32(int rows, int cols, const float *src, int lds, float *dst, int ldd)
 {
@@ -71,9 +50,9 @@ static void test_gemm_transposes(void)
           *at = malloc((size_t)ld * ld * 4), *bt = malloc((size_t)ld * ld * 4),
           *c = malloc((size_t)ld * n * 4), *cr = malloc((size_t)ld * n * 4);
     CU_ASSERT_FATAL(a && b && at && bt && c && cr);
-    float *da = put(&f, NULL, (size_t)ld * ld * 4), *db = put(&f, NULL, (size_t)ld * ld * 4),
-          *dc = put(&f, NULL, (size_t)ld * n * 4);
-    void *work = put(&f, NULL, ((size_t)m * k + (size_t)k * n) * 4);
+    float *da = mixt_put(f.ctx, NULL, (size_t)ld * ld * 4), *db = mixt_put(f.ctx, NULL, (size_t)ld * ld * 4),
+          *dc = mixt_put(f.ctx, NULL, (size_t)ld * n * 4);
+    void *work = mixt_put(f.ctx, NULL, ((size_t)m * k + (size_t)k * n) * 4);
     CU_ASSERT_FATAL(da && db && dc && work);
     const mix_prec comp[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
     void *st = f.ctx->state;
@@ -90,13 +69,13 @@ static void test_gemm_transposes(void)
                 CU_ASSERT_EQUAL(f.ctx->ops->memset0(st, dc, (size_t)ld * n * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.d->gemm_f32(st, comp[t], ta, tb, m, n, k, -1.0f, da, ld, db, ld,
                                               0.0f, dc, ld, work, &ov), MIX_SUCCESS);
-                CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ld * n * 4), MIX_SUCCESS);
+                CU_ASSERT_EQUAL(mixt_get(f.ctx, c, dc, (size_t)ld * n * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.ctx->ops->upload(st, da, a, (size_t)ld * ld * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.ctx->ops->upload(st, db, b, (size_t)ld * ld * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.d->gemm_f32(st, comp[t], MIXK_NOTRANS, MIXK_NOTRANS, m, n, k,
                                               -1.0f, da, ld, db, ld, 0.0f, dc, ld, work, &ovr),
                                 MIX_SUCCESS);
-                CU_ASSERT_EQUAL(get(&f, cr, dc, (size_t)ld * n * 4), MIX_SUCCESS);
+                CU_ASSERT_EQUAL(mixt_get(f.ctx, cr, dc, (size_t)ld * n * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(ov, 0);
                 CU_ASSERT_EQUAL(ovr, 0);
                 double worst = 0.0;
@@ -116,7 +95,7 @@ static void test_gemm_transposes(void)
     CU_ASSERT_EQUAL(f.d->gemm_f32(st, MIX_FP16, MIXK_TRANS, MIXK_NOTRANS, m, n, k, -1.0f, da, ld,
                                   db, ld, 1.0f, dc, ld, work, &ov), MIX_SUCCESS);
     CU_ASSERT_EQUAL(ov, 1);
-    drop(&f, da); drop(&f, db); drop(&f, dc); drop(&f, work);
+    mixt_drop(f.ctx, da); mixt_drop(f.ctx, db); mixt_drop(f.ctx, dc); mixt_drop(f.ctx, work);
     free(a); free(b); free(at); free(bt); free(c); free(cr);
     mix_context_destroy(f.ctx);
 }
@@ -132,7 +111,7 @@ static void test_trsm_cases(void)
           *x = malloc((size_t)ldb * n * 4);
     CU_ASSERT_FATAL(t && b && x);
     void *st = f.ctx->state;
-    float *dt = put(&f, NULL, (size_t)ldt * n * 4), *dx = put(&f, NULL, (size_t)ldb * n * 4);
+    float *dt = mixt_put(f.ctx, NULL, (size_t)ldt * n * 4), *dx = mixt_put(f.ctx, NULL, (size_t)ldb * n * 4);
     CU_ASSERT_FATAL(dt && dx);
     for (int side = 0; side < 2; side++)
         for (int uplo = 0; uplo < 2; uplo++)
@@ -157,7 +136,7 @@ static void test_trsm_cases(void)
                                     MIX_SUCCESS);
                     CU_ASSERT_EQUAL(f.d->trsm_f32(st, side, uplo, trans, diag, rows, cols, dt, ldt,
                                                   dx, ldb), MIX_SUCCESS);
-                    CU_ASSERT_EQUAL(get(&f, x, dx, (size_t)ldb * n * 4), MIX_SUCCESS);
+                    CU_ASSERT_EQUAL(mixt_get(f.ctx, x, dx, (size_t)ldb * n * 4), MIX_SUCCESS);
                     /* op(T)(p, q) from the stored triangle, unit diagonal honoured. */
 #define TOP(p, q)                                                                                 \
     ((p) == (q) ? (diag == MIXK_UNIT ? 1.0 : (double)tc[(size_t)(q) * ldt + (p)])                 \
@@ -181,7 +160,7 @@ static void test_trsm_cases(void)
                                          (size_t)(ldb - rows) * 4) == 0);
                     free(tc);
                 }
-    drop(&f, dt); drop(&f, dx);
+    mixt_drop(f.ctx, dt); mixt_drop(f.ctx, dx);
     free(t); free(b); free(x);
     mix_context_destroy(f.ctx);
 }
@@ -238,9 +217,9 @@ static void test_sym_f64_ops(void)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < lda; i++) a[(size_t)j * lda + i] = i < n ? full[(size_t)j * n + i] : 7.0;
         poison_other(uplo, n, a, lda);
-        double *da = put(&f, a, (size_t)lda * n * 8), *db = put(&f, b, (size_t)ldb * k * 8),
-               *dc = put(&f, NULL, (size_t)ldb * k * 8), *dd = put(&f, dv, (size_t)n * 8);
-        float *dout = put(&f, NULL, (size_t)lda * n * 4);
+        double *da = mixt_put(f.ctx, a, (size_t)lda * n * 8), *db = mixt_put(f.ctx, b, (size_t)ldb * k * 8),
+               *dc = mixt_put(f.ctx, NULL, (size_t)ldb * k * 8), *dd = mixt_put(f.ctx, dv, (size_t)n * 8);
+        float *dout = mixt_put(f.ctx, NULL, (size_t)lda * n * 4);
         CU_ASSERT_FATAL(da && db && dc && dd && dout);
         double nrm = -1;
         CU_ASSERT_EQUAL(f.d->norm_inf_sym_f64(st, uplo, n, da, lda, &nrm), MIX_SUCCESS);
@@ -248,7 +227,7 @@ static void test_sym_f64_ops(void)
         for (int kk = 1; kk <= k; kk += k - 1) { /* k = 1 (symv) and k = 3 (symm) */
             CU_ASSERT_EQUAL(f.d->symm_f64(st, uplo, n, kk, -2.0, da, lda, db, ldb, 0.0, dc, ldb),
                             MIX_SUCCESS);
-            CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ldb * k * 8), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(mixt_get(f.ctx, c, dc, (size_t)ldb * k * 8), MIX_SUCCESS);
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, kk, n, -2.0, full, n, b, ldb,
                         0.0, cr, ldb);
             double worst = 0;
@@ -262,7 +241,7 @@ static void test_sym_f64_ops(void)
         CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP16, uplo, n, da, lda, dd, 4.0, dout,
                                                     lda, &ovf), MIX_SUCCESS);
         CU_ASSERT_EQUAL(ovf, 0);
-        CU_ASSERT_EQUAL(get(&f, out, dout, (size_t)lda * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, out, dout, (size_t)lda * n * 4), MIX_SUCCESS);
         int exact = 1;
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++) {
@@ -286,7 +265,7 @@ static void test_sym_f64_ops(void)
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, da, a, (size_t)lda * n * 8), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->norm_inf_sym_f64(st, uplo, n, da, lda, &nrm), MIX_SUCCESS);
         CU_ASSERT(isnan(nrm));
-        drop(&f, da); drop(&f, db); drop(&f, dc); drop(&f, dd); drop(&f, dout);
+        mixt_drop(f.ctx, da); mixt_drop(f.ctx, db); mixt_drop(f.ctx, dc); mixt_drop(f.ctx, dd); mixt_drop(f.ctx, dout);
     }
     free(full); free(a); free(b); free(c); free(cr); free(dv); free(out);
     mix_context_destroy(f.ctx);
@@ -304,8 +283,8 @@ static void test_chol_f32_ops(void)
     float *a = mixt_rand32((size_t)lda * k, 31), *c0 = mixt_rand32((size_t)ldc * n, 32);
     float *c = malloc((size_t)ldc * n * 4), *cr = malloc((size_t)ldc * n * 4);
     CU_ASSERT_FATAL(a && c0 && c && cr);
-    float *da = put(&f, a, (size_t)lda * k * 4), *dc = put(&f, NULL, (size_t)ldc * n * 4);
-    void *work = put(&f, NULL, 2 * (size_t)n * k * 4);
+    float *da = mixt_put(f.ctx, a, (size_t)lda * k * 4), *dc = mixt_put(f.ctx, NULL, (size_t)ldc * n * 4);
+    void *work = mixt_put(f.ctx, NULL, 2 * (size_t)n * k * 4);
     CU_ASSERT_FATAL(da && dc && work);
     const mix_prec comp[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
     for (int t = 0; t < 4; t++) {
@@ -314,11 +293,11 @@ static void test_chol_f32_ops(void)
         CU_ASSERT_EQUAL(f.d->syrk_f32(st, comp[t], n, k, -1.0f, da, lda, 1.0f, dc, ldc, work, &ov),
                         MIX_SUCCESS);
         CU_ASSERT_EQUAL(ov, 0);
-        CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dc, c0, (size_t)ldc * n * 4), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->gemm_f32(st, comp[t], MIXK_NOTRANS, MIXK_TRANS, n, n, k, -1.0f, da,
                                       lda, da, lda, 1.0f, dc, ldc, work, &ov), MIX_SUCCESS);
-        CU_ASSERT_EQUAL(get(&f, cr, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, cr, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
         double worst = 0.0;
         for (int j = 0; j < n; j++)
             for (int i = j; i < n; i++)
@@ -344,10 +323,10 @@ static void test_chol_f32_ops(void)
     for (int i = 0; i < m; i++) dv[i] = ldexp(1.0, i % 3);
     size_t pbytes = 0;
     CU_ASSERT_EQUAL(f.d->potrf_f32_worksize(st, m, &pbytes), MIX_SUCCESS);
-    double *dfull = put(&f, full, (size_t)m * m * 8), *ddv = put(&f, dv, (size_t)m * 8),
-           *db = put(&f, b, (size_t)m * nr * 8), *dx = put(&f, NULL, (size_t)m * nr * 8);
-    float *dl = put(&f, NULL, (size_t)m * m * 4), *sw = put(&f, NULL, (size_t)m * nr * 4);
-    void *pw = put(&f, NULL, pbytes);
+    double *dfull = mixt_put(f.ctx, full, (size_t)m * m * 8), *ddv = mixt_put(f.ctx, dv, (size_t)m * 8),
+           *db = mixt_put(f.ctx, b, (size_t)m * nr * 8), *dx = mixt_put(f.ctx, NULL, (size_t)m * nr * 8);
+    float *dl = mixt_put(f.ctx, NULL, (size_t)m * m * 4), *sw = mixt_put(f.ctx, NULL, (size_t)m * nr * 4);
+    void *pw = mixt_put(f.ctx, NULL, pbytes);
     CU_ASSERT_FATAL(dfull && ddv && db && dx && dl && sw && pw);
     int info = 7;
     CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP32, MIXK_LOWER, m, dfull, m, ddv, 2.0,
@@ -355,7 +334,7 @@ static void test_chol_f32_ops(void)
     CU_ASSERT_EQUAL(f.d->potrf_f32(st, m, dl, m, pw, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info, 0);
     CU_ASSERT_EQUAL(f.d->potrs_f32_f64(st, m, nr, dl, m, ddv, 2.0, db, m, dx, m, sw), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(get(&f, x, dx, (size_t)m * nr * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.ctx, x, dx, (size_t)m * nr * 8), MIX_SUCCESS);
     double *r = malloc((size_t)m * nr * 8);
     memcpy(r, b, (size_t)m * nr * 8);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nr, m, -1.0, full, m, x, m, 1.0, r, m);
@@ -366,7 +345,7 @@ static void test_chol_f32_ops(void)
     /* b == x allowed. */
     CU_ASSERT_EQUAL(f.d->potrs_f32_f64(st, m, nr, dl, m, ddv, 2.0, db, m, db, m, sw), MIX_SUCCESS);
     double *x2 = malloc((size_t)m * nr * 8);
-    CU_ASSERT_EQUAL(get(&f, x2, db, (size_t)m * nr * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.ctx, x2, db, (size_t)m * nr * 8), MIX_SUCCESS);
     CU_ASSERT(memcmp(x, x2, (size_t)m * nr * 8) == 0);
 
     /* A negative shift makes the matrix indefinite: info > 0; a NaN: info != 0. */
@@ -388,7 +367,7 @@ static void test_chol_f32_ops(void)
     double *af = malloc((size_t)m * m * 8), *ar = malloc((size_t)m * m * 8);
     size_t wb = 0;
     CU_ASSERT_EQUAL(f.d->potrf_f64_worksize(st, m, &wb), MIX_SUCCESS);
-    void *w64 = put(&f, NULL, wb);
+    void *w64 = mixt_put(f.ctx, NULL, wb);
     CU_ASSERT_FATAL(af && ar && w64);
     for (int uplo = 0; uplo < 2; uplo++) {
         memcpy(af, full, (size_t)m * m * 8);
@@ -399,7 +378,7 @@ static void test_chol_f32_ops(void)
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dfull, af, (size_t)m * m * 8), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->potrf_f64(st, uplo, m, dfull, m, w64, &info), MIX_SUCCESS);
         CU_ASSERT_EQUAL(info, 0);
-        CU_ASSERT_EQUAL(get(&f, af, dfull, (size_t)m * m * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, af, dfull, (size_t)m * m * 8), MIX_SUCCESS);
         int other_nan;
         CU_ASSERT(triangle_diff(uplo, m, af, ar, &other_nan) <= 1e-12);
         CU_ASSERT(other_nan);
@@ -407,7 +386,7 @@ static void test_chol_f32_ops(void)
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dx, b, (size_t)m * nr * 8), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->potrs_f64(st, uplo, m, nr, dfull, m, dx, m), MIX_SUCCESS);
         CU_ASSERT_EQUAL(LAPACKE_dpotrs(LAPACK_COL_MAJOR, u, m, nr, ar, m, x, m), 0);
-        CU_ASSERT_EQUAL(get(&f, x2, dx, (size_t)m * nr * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, x2, dx, (size_t)m * nr * 8), MIX_SUCCESS);
         double dx_ = 0, xm = 0;
         for (int i = 0; i < m * nr; i++) dx_ = fmax(dx_, fabs(x2[i] - x[i])), xm = fmax(xm, fabs(x[i]));
         CU_ASSERT(dx_ <= 1e-11 * xm);
@@ -422,8 +401,8 @@ static void test_chol_f32_ops(void)
     CU_ASSERT_EQUAL(f.d->potrf_f64(st, MIXK_LOWER, m, dfull, m, w64, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info, want);
 
-    drop(&f, da); drop(&f, dc); drop(&f, work); drop(&f, dfull); drop(&f, ddv); drop(&f, db);
-    drop(&f, dx); drop(&f, dl); drop(&f, sw); drop(&f, pw); drop(&f, w64);
+    mixt_drop(f.ctx, da); mixt_drop(f.ctx, dc); mixt_drop(f.ctx, work); mixt_drop(f.ctx, dfull); mixt_drop(f.ctx, ddv); mixt_drop(f.ctx, db);
+    mixt_drop(f.ctx, dx); mixt_drop(f.ctx, dl); mixt_drop(f.ctx, sw); mixt_drop(f.ctx, pw); mixt_drop(f.ctx, w64);
     free(a); free(c0); free(c); free(cr); free(full); free(dv); free(b); free(x); free(l);
     free(r); free(x2); free(af); free(ar);
     mix_context_destroy(f.ctx);
