@@ -105,6 +105,11 @@ typedef struct {
     int ldx, *iter;
 } mixt_args;
 typedef enum { MIXT_LU, MIXT_SPD } mixt_family;
+/* Simple driver s (0 to 3: FP32, TF32, FP16, BF16 factors) or the expert driver of family f on
+ * the arguments c (want unused). */
+int mixt_call_simple(mixt_family f, int s, const mixt_args *c);
+int mixt_call_expert(mixt_family f, mix_context *ctx, const mix_gesv_params *p, const mixt_args *c,
+                     mix_gesv_info *info);
 /* Each of the `count` cases gives its want, the -i of an illegal argument, from every simple
  * driver of the family and want - 2 from its expert driver (whose layout is argument 3), info
  * untouched; want -11 (iter) is the simple drivers' alone.  `valid`, legal arguments, gives -1

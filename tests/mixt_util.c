@@ -203,8 +203,7 @@ mixt_outcome mixt_outcome_of(int st, const mix_gesv_info *info, int n, int nrhs,
 typedef int (*gesv_fn)(int, int, int, double *, int, int *, double *, int, double *, int, int *);
 typedef int (*posv_fn)(int, char, int, int, double *, int, double *, int, double *, int, int *);
 
-/* Simple driver s (0 to 3: FP32, TF32, FP16, BF16) of family f on the arguments c. */
-static int call_simple(mixt_family f, int s, const mixt_args *c)
+int mixt_call_simple(mixt_family f, int s, const mixt_args *c)
 {
     static const gesv_fn lu[4] = {mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
     static const posv_fn spd[4] = {mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
@@ -215,8 +214,8 @@ static int call_simple(mixt_family f, int s, const mixt_args *c)
                   c->iter);
 }
 
-static int call_expert(mixt_family f, mix_context *ctx, const mix_gesv_params *p,
-                       const mixt_args *c, mix_gesv_info *info)
+int mixt_call_expert(mixt_family f, mix_context *ctx, const mix_gesv_params *p,
+                     const mixt_args *c, mix_gesv_info *info)
 {
     if (f == MIXT_LU)
         return mix_dgesv_ir(ctx, p, c->layout, c->n, c->nrhs, c->a, c->lda, c->ipiv, c->b, c->ldb,
@@ -229,17 +228,17 @@ void mixt_check_illegal(mixt_family f, mix_context *ctx, const mixt_args *cases,
                         const mixt_args *valid)
 {
     for (const mixt_args *c = cases; c < cases + count; c++) {
-        for (int s = 0; s < 4; s++) CU_ASSERT_EQUAL(call_simple(f, s, c), c->want);
+        for (int s = 0; s < 4; s++) CU_ASSERT_EQUAL(mixt_call_simple(f, s, c), c->want);
         if (c->want == -11) continue; /* the expert driver has no iter */
         mix_gesv_info info = {.status = 1234};
-        CU_ASSERT_EQUAL(call_expert(f, ctx, NULL, c, &info), c->want - 2);
+        CU_ASSERT_EQUAL(mixt_call_expert(f, ctx, NULL, c, &info), c->want - 2);
         CU_ASSERT_EQUAL(info.status, 1234);
     }
     mix_gesv_params p;
     mix_gesv_info info;
-    CU_ASSERT_EQUAL(call_expert(f, NULL, NULL, valid, &info), -1);
+    CU_ASSERT_EQUAL(mixt_call_expert(f, NULL, NULL, valid, &info), -1);
     for (int k = 0; mixt_bad_params(k, &p); k++)
-        CU_ASSERT_EQUAL(call_expert(f, ctx, &p, valid, &info), -2);
+        CU_ASSERT_EQUAL(mixt_call_expert(f, ctx, &p, valid, &info), -2);
 }
 
 void mixt_alloc_sweep(mixt_dense_job j)

@@ -359,19 +359,30 @@ enum { GEN_N = 12 };
 
 typedef struct {
     const char *name;
-    mix_prec prec;    /* expert driver's factor precision; MIX_NUM_PREC: a simple driver */
-    int simple;       /* 0 expert; 1..4 mix_dsgesv, dxgesv, dhgesv, dbgesv */
+    mixt_family fam;
+    mix_prec prec; /* the expert driver's factor precision */
+    int simple;    /* 0 the expert driver; 1..4 the FP32, TF32, FP16, BF16 simple driver */
     int layout;
+    char uplo;     /* SPD only */
 } dense_driver;
 
+enum { C = MIX_COL_MAJOR, R = MIX_ROW_MAJOR };
 static const dense_driver dense_drivers[] = {
-    {"fp64", MIX_FP64, 0, MIX_COL_MAJOR},   {"fp32", MIX_FP32, 0, MIX_COL_MAJOR},
-    {"tf32", MIX_TF32, 0, MIX_ROW_MAJOR},   {"fp16", MIX_FP16, 0, MIX_COL_MAJOR},
-    {"bf16", MIX_BF16, 0, MIX_ROW_MAJOR},   {"auto", MIX_PREC_AUTO, 0, MIX_COL_MAJOR},
-    {"dsgesv", MIX_FP32, 1, MIX_COL_MAJOR}, {"dxgesv", MIX_TF32, 2, MIX_ROW_MAJOR},
-    {"dhgesv", MIX_FP16, 3, MIX_COL_MAJOR}, {"dbgesv", MIX_BF16, 4, MIX_COL_MAJOR},
+    {"fp64", MIXT_LU, MIX_FP64, 0, C, 0},   {"fp32", MIXT_LU, MIX_FP32, 0, C, 0},
+    {"tf32", MIXT_LU, MIX_TF32, 0, R, 0},   {"fp16", MIXT_LU, MIX_FP16, 0, C, 0},
+    {"bf16", MIXT_LU, MIX_BF16, 0, R, 0},   {"auto", MIXT_LU, MIX_PREC_AUTO, 0, C, 0},
+    {"dsgesv", MIXT_LU, MIX_FP32, 1, C, 0}, {"dxgesv", MIXT_LU, MIX_TF32, 2, R, 0},
+    {"dhgesv", MIXT_LU, MIX_FP16, 3, C, 0}, {"dbgesv", MIXT_LU, MIX_BF16, 4, C, 0},
 };
-#define NDENSE (int)(sizeof dense_drivers / sizeof dense_drivers[0])
+/* Cholesky (mix_dposv_ir, mix_d?posv): the same scales on an SPD randsvd matrix. */
+static const dense_driver spd_drivers[] = {
+    {"posv fp64 L", MIXT_SPD, MIX_FP64, 0, C, 'L'}, {"posv fp32 U", MIXT_SPD, MIX_FP32, 0, C, 'U'},
+    {"posv tf32 L", MIXT_SPD, MIX_TF32, 0, R, 'L'}, {"posv fp16 U", MIXT_SPD, MIX_FP16, 0, R, 'U'},
+    {"posv bf16 L", MIXT_SPD, MIX_BF16, 0, C, 'L'}, {"posv auto L", MIXT_SPD, MIX_PREC_AUTO, 0, C, 'L'},
+    {"dsposv", MIXT_SPD, MIX_FP32, 1, C, 'L'},      {"dxposv", MIXT_SPD, MIX_TF32, 2, R, 'U'},
+    {"dhposv", MIXT_SPD, MIX_FP16, 3, C, 'U'},      {"dbposv", MIXT_SPD, MIX_BF16, 4, C, 'L'},
+};
+#define NDRIVERS 10
 
 /* Runs one driver on column-major a0/b0 (copied; row-major drivers get transposes): status and
  * x (column-major); *berr the reported backward error (NAN for the simple drivers). */
@@ -379,23 +390,20 @@ static int dense_run(mix_context *ctx, const dense_driver *d, int n, const doubl
                      const double *b0, double *x, double *berr)
 {
     double a[GEN_N * GEN_N], b[GEN_N], xr[GEN_N];
-    int ipiv[GEN_N], rm = d->layout == MIX_ROW_MAJOR;
+    int ipiv[GEN_N], iter, rm = d->layout == MIX_ROW_MAJOR;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) a[rm ? i * n + j : i + j * n] = a0[i + j * n];
     memcpy(b, b0, (size_t)n * sizeof *b);
+    const mixt_args c = {0, d->layout, d->uplo, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n,
+                         &iter};
     *berr = NAN;
     int st;
     if (d->simple) {
-        int (*const f[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
-            mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
-        int iter;
-        st = f[d->simple - 1](d->layout, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n, &iter);
+        st = mixt_call_simple(d->fam, d->simple - 1, &c);
     } else {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = d->prec;
+        mix_gesv_params p = mixt_params(d->prec, MIX_REFINE_AUTO);
         mix_gesv_info info;
-        st = mix_dgesv_ir(ctx, &p, d->layout, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n, &info);
+        st = mixt_call_expert(d->fam, ctx, &p, &c, &info);
         *berr = info.backward_error;
         CU_ASSERT_EQUAL(info.status, st);
     }
@@ -431,18 +439,17 @@ static void dense_check(const dense_driver *d, int n, const double *a, const dou
     }
 }
 
-static void test_gen_dense_scaled(void)
+/* Every driver of the table on 2^ka A0 x = 2^kb A0 x0: A alone scaled, b alone, both alike
+ * (x ~ 1), both apart (x near or beyond FP64's range). */
+static void gen_scaled(const double *a0, const dense_driver *drivers, const char *label)
 {
     const int n = GEN_N;
-    double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
-    mixm_gen_randsvd(n, 10.0, 3, 12, a0);
+    double x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
     for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
     mix_context *ctx = mixt_context();
     int bad = 0, runs = 0;
     for (int ia = 0; ia < NGEN_EXPS; ia++)
         for (int ib = 0; ib < NGEN_EXPS; ib++) {
-            /* 2^ka A and 2^kb A x0: A alone, b alone, both alike (x ~ 1), both apart (x near
-             * or beyond FP64's range). */
             int ka = gen_exps[ia], kb = gen_exps[ib];
             if (ka != 0 && kb != 0 && ka != kb && ka != -kb) continue;
             for (int k = 0; k < n * n; k++) a[k] = ldexp(a0[k], ka);
@@ -452,16 +459,23 @@ static void test_gen_dense_scaled(void)
                 b[i] = ldexp(s, kb);
             }
             int kx = sol_exp(ka, kb); /* x = 2^(kb - ka) x0 */
-            for (int d = 0; d < NDENSE; d++) {
+            for (int d = 0; d < NDRIVERS; d++) {
                 double berr;
-                int st = dense_run(ctx, &dense_drivers[d], n, a, b, x, &berr);
-                dense_check(&dense_drivers[d], n, a, b, st, x, berr, kx, &bad);
+                int st = dense_run(ctx, &drivers[d], n, a, b, x, &berr);
+                dense_check(&drivers[d], n, a, b, st, x, berr, kx, &bad);
                 runs++;
             }
         }
-    printf("\n    dense: %d runs, %d violations", runs, bad);
+    printf("\n    %s: %d runs, %d violations", label, runs, bad);
     CU_ASSERT_EQUAL(bad, 0);
     mix_context_destroy(ctx);
+}
+
+static void test_gen_dense_scaled(void)
+{
+    double a0[GEN_N * GEN_N];
+    mixm_gen_randsvd(GEN_N, 10.0, 3, 12, a0);
+    gen_scaled(a0, dense_drivers, "dense");
 }
 
 /* NaN, +Inf, -Inf in each entry of A and of b, and a NaN tolerance: refused as such. */
@@ -527,83 +541,11 @@ static void test_gen_dense_nonfinite(void)
     mix_context_destroy(ctx);
 }
 
-/* Cholesky (mix_dposv_ir, mix_d?posv): the same scales on an SPD randsvd matrix. */
-typedef struct {
-    const char *name;
-    mix_prec prec;
-    int simple; /* 0 expert; 1..4 mix_dsposv, dxposv, dhposv, dbposv */
-    int layout;
-    char uplo;
-} spd_driver;
-
-static const spd_driver spd_drivers[] = {
-    {"posv fp64 L", MIX_FP64, 0, MIX_COL_MAJOR, 'L'}, {"posv fp32 U", MIX_FP32, 0, MIX_COL_MAJOR, 'U'},
-    {"posv tf32 L", MIX_TF32, 0, MIX_ROW_MAJOR, 'L'}, {"posv fp16 U", MIX_FP16, 0, MIX_ROW_MAJOR, 'U'},
-    {"posv bf16 L", MIX_BF16, 0, MIX_COL_MAJOR, 'L'}, {"posv auto L", MIX_PREC_AUTO, 0, MIX_COL_MAJOR, 'L'},
-    {"dsposv", MIX_FP32, 1, MIX_COL_MAJOR, 'L'},      {"dxposv", MIX_TF32, 2, MIX_ROW_MAJOR, 'U'},
-    {"dhposv", MIX_FP16, 3, MIX_COL_MAJOR, 'U'},      {"dbposv", MIX_BF16, 4, MIX_COL_MAJOR, 'L'},
-};
-#define NSPD (int)(sizeof spd_drivers / sizeof spd_drivers[0])
-
-static int spd_run(mix_context *ctx, const spd_driver *d, int n, const double *a0, const double *b0,
-                   double *x, double *berr)
-{
-    double a[GEN_N * GEN_N], b[GEN_N], xr[GEN_N];
-    int rm = d->layout == MIX_ROW_MAJOR;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) a[rm ? i * n + j : i + j * n] = a0[i + j * n];
-    memcpy(b, b0, (size_t)n * sizeof *b);
-    *berr = NAN;
-    int st;
-    if (d->simple) {
-        int (*const f[])(int, char, int, int, double *, int, double *, int, double *, int, int *) = {
-            mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
-        int iter;
-        st = f[d->simple - 1](d->layout, d->uplo, n, 1, a, n, b, rm ? 1 : n, xr, rm ? 1 : n, &iter);
-    } else {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = d->prec;
-        mix_gesv_info info;
-        st = mix_dposv_ir(ctx, &p, d->layout, d->uplo, n, 1, a, n, b, rm ? 1 : n, xr, rm ? 1 : n, &info);
-        *berr = info.backward_error;
-        CU_ASSERT_EQUAL(info.status, st);
-    }
-    memcpy(x, xr, (size_t)n * sizeof *x);
-    return st;
-}
-
 static void test_gen_posv_scaled(void)
 {
-    const int n = GEN_N;
-    double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
-    mixm_gen_randsvd_spd(n, 10.0, 3, 21, a0);
-    for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
-    mix_context *ctx = mixt_context();
-    int bad = 0, runs = 0;
-    for (int ia = 0; ia < NGEN_EXPS; ia++)
-        for (int ib = 0; ib < NGEN_EXPS; ib++) {
-            int ka = gen_exps[ia], kb = gen_exps[ib];
-            if (ka != 0 && kb != 0 && ka != kb && ka != -kb) continue;
-            for (int k = 0; k < n * n; k++) a[k] = ldexp(a0[k], ka);
-            for (int i = 0; i < n; i++) {
-                double s = 0.0;
-                for (int j = 0; j < n; j++) s += a0[i + j * n] * x0[j];
-                b[i] = ldexp(s, kb);
-            }
-            int kx = sol_exp(ka, kb);
-            for (int d = 0; d < NSPD; d++) {
-                double berr;
-                int st = spd_run(ctx, &spd_drivers[d], n, a, b, x, &berr);
-                dense_driver as_dense = {spd_drivers[d].name, spd_drivers[d].prec, spd_drivers[d].simple,
-                                         spd_drivers[d].layout};
-                dense_check(&as_dense, n, a, b, st, x, berr, kx, &bad);
-                runs++;
-            }
-        }
-    printf("\n    posv: %d runs, %d violations", runs, bad);
-    CU_ASSERT_EQUAL(bad, 0);
-    mix_context_destroy(ctx);
+    double a0[GEN_N * GEN_N];
+    mixm_gen_randsvd_spd(GEN_N, 10.0, 3, 21, a0);
+    gen_scaled(a0, spd_drivers, "posv");
 }
 
 /* CG: every storage and preconditioner on tridiag(-1, 4, -1) and a 2D Poisson matrix, scaled. */
@@ -769,10 +711,11 @@ static void dominant(int n, int sym, uint64_t seed, double *a)
     free(r);
 }
 
-/* One dense driver (gesv's or posv's table entry) with x the very array b, or overlapping it
- * by half a column (shift > 0): success and a backward error against the original A and b. */
-static void alias_one(mix_context *ctx, const char *name, int spd, mix_prec prec, int simple,
-                      char uplo, const double *a0, const double *b0, size_t shift)
+/* One dense driver (column-major whatever its table layout) with x the very array b, or
+ * overlapping it by half a column (shift > 0): success and a backward error against the
+ * original A and b. */
+static void alias_one(mix_context *ctx, const dense_driver *d, const double *a0, const double *b0,
+                      size_t shift)
 {
     const int n = ALIAS_N, nrhs = ALIAS_NRHS;
     double *a = malloc(sizeof(double) * n * n), *buf = calloc((size_t)n * nrhs + shift, 8);
@@ -781,25 +724,19 @@ static void alias_one(mix_context *ctx, const char *name, int spd, mix_prec prec
     memcpy(a, a0, sizeof(double) * n * n);
     double *b = buf + shift, *x = buf; /* x's columns straddle b's when shift > 0 */
     memcpy(b, b0, sizeof(double) * n * nrhs);
-    if (simple) {
-        int (*const g[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
-            mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
-        int (*const s[])(int, char, int, int, double *, int, double *, int, double *, int, int *) = {
-            mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
-        st = spd ? s[simple - 1](MIX_COL_MAJOR, uplo, n, nrhs, a, n, b, n, x, n, &iter)
-                 : g[simple - 1](MIX_COL_MAJOR, n, nrhs, a, n, ipiv, b, n, x, n, &iter);
+    const mixt_args c = {0, MIX_COL_MAJOR, d->uplo, n, nrhs, a, n, ipiv, b, n, x, n, &iter};
+    if (d->simple) {
+        st = mixt_call_simple(d->fam, d->simple - 1, &c);
     } else {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = prec;
-        st = spd ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, uplo, n, nrhs, a, n, b, n, x, n, NULL)
-                 : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, a, n, ipiv, b, n, x, n, NULL);
+        mix_gesv_params p = mixt_params(d->prec, MIX_REFINE_AUTO);
+        st = mixt_call_expert(d->fam, ctx, &p, &c, NULL);
     }
     double be = mixm_dense_backward_error(n, nrhs, a0, n, b0, n, x, n);
     CU_ASSERT_EQUAL(st, 0);
     CU_ASSERT(be <= mixt_berr_bound(n));
     if (st != 0 || !(be <= mixt_berr_bound(n)))
-        printf("\n    %s shift %zu: status %d iter %d backward error %.3e", name, shift, st, iter, be);
+        printf("\n    %s shift %zu: status %d iter %d backward error %.3e", d->name, shift, st, iter,
+               be);
     free(a);
     free(buf);
     free(ipiv);
@@ -817,11 +754,9 @@ static void test_alias_dense(void)
     dominant(n, 1, 6, s);
     mix_context *ctx = mixt_context();
     for (size_t shift = 0; shift <= n / 2; shift += n / 2)
-        for (int d = 0; d < NDENSE; d++) {
-            const dense_driver *g = &dense_drivers[d];
-            alias_one(ctx, g->name, 0, g->prec, g->simple, 'L', a, b, shift);
-            alias_one(ctx, spd_drivers[d].name, 1, spd_drivers[d].prec, spd_drivers[d].simple,
-                      spd_drivers[d].uplo, s, b, shift);
+        for (int d = 0; d < NDRIVERS; d++) {
+            alias_one(ctx, &dense_drivers[d], a, b, shift);
+            alias_one(ctx, &spd_drivers[d], s, b, shift);
         }
     mix_context_destroy(ctx);
     free(a);
