@@ -116,6 +116,10 @@ int mixt_call_expert(mixt_family f, mix_context *ctx, const mix_gesv_params *p, 
  * from the expert driver without a context and -2 with each of mixt_bad_params. */
 void mixt_check_illegal(mixt_family f, mix_context *ctx, const mixt_args *cases, size_t count,
                         const mixt_args *valid);
+/* mix_cg_params_init's defaults with the storage precision and the preconditioner set. */
+mix_cg_params mixt_cg_params(mix_prec storage, int precond);
+/* A's handle on ctx (mix_sparse_create_csr of its n = nrows rows); the test stops if it fails. */
+mix_sparse *mixt_sparse(mix_context *ctx, const mixm_csr *A);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 

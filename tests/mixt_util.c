@@ -135,6 +135,22 @@ double mixt_max_abs(size_t count, const double *x)
 
 double mixt_berr_bound(int n) { return 4.0 * DBL_EPSILON * sqrt((double)n); }
 
+mix_cg_params mixt_cg_params(mix_prec storage, int precond)
+{
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    p.sloppy_prec = storage, p.precond = precond;
+    return p;
+}
+
+mix_sparse *mixt_sparse(mix_context *ctx, const mixm_csr *A)
+{
+    mix_sparse *S = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A->nrows, A->rowptr, A->colind, A->val, &S),
+                          MIX_SUCCESS);
+    return S;
+}
+
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x)
 {
     double rel = NAN;
@@ -164,8 +180,7 @@ mix_gesv_params mixt_params(mix_prec factor, mix_refine refine)
 {
     mix_gesv_params p;
     mix_gesv_params_init(&p);
-    p.factor_prec = factor;
-    p.refine = refine;
+    p.factor_prec = factor, p.refine = refine;
     return p;
 }
 

@@ -13,6 +13,8 @@
 #define cg_storage (mixt_precs(MIX_ROLE_STORAGE, 0).p)
 #define NSTORAGE (mixt_precs(MIX_ROLE_STORAGE, 0).n)
 
+static const double nonfinite[3] = {NAN, INFINITY, -INFINITY};
+
 /* tridiag(-1, 4, -1) * s, n x n, as CSR. */
 static void tridiag(int n, double s, mixm_csr *A)
 {
@@ -38,6 +40,27 @@ static void csr_scaled(const mixm_csr *A, double s, mixm_csr *B)
     B->nnz = A->nnz;
 }
 
+/* tridiag(-1, 4, -1) of order n with its handle on a context: the CG edge tests' system. */
+typedef struct {
+    mixm_csr A;
+    mix_context *ctx;
+    mix_sparse *S;
+} tri_fix;
+
+static void tri_open(tri_fix *f, int n)
+{
+    tridiag(n, 1.0, &f->A);
+    f->ctx = mixt_context();
+    f->S = mixt_sparse(f->ctx, &f->A);
+}
+
+static void tri_close(tri_fix *f)
+{
+    mix_sparse_destroy(f->S);
+    mix_context_destroy(f->ctx);
+    mixm_csr_free(&f->A);
+}
+
 /* Every storage and preconditioner on (sa A) x = sb b, sa and sb powers of two: never NOT_SPD or
  * NAN (A is SPD, the data finite); success only with a true residual, re-checked here with a
  * range-safe norm, within 10 tol; the reported true_rel_residual is that of the returned x; and,
@@ -51,16 +74,10 @@ static void cg_scale_invariant(const mixm_csr *A0, const double *b0, double sa, 
     csr_scaled(A0, sa, &A);
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     for (int i = 0; i < n; i++) b[i] = b0[i] * sb;
-    mix_sparse *S = NULL, *S0 = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A0->rowptr, A0->colind, A0->val, &S0),
-                          MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A), *S0 = mixt_sparse(ctx, A0);
     for (int pc = 0; pc < 2; pc++)
         for (int k = 0; k < NSTORAGE; k++) {
-            mix_cg_params p;
-            mix_cg_params_init(&p);
-            p.sloppy_prec = cg_storage[k];
-            p.precond = pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+            mix_cg_params p = mixt_cg_params(cg_storage[k], pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE);
             mix_cg_info info, ref;
             int st0 = mix_dcg(ctx, &p, S0, b0, x, &ref);
             int st = mix_dcg(ctx, &p, S, b, x, &info);
@@ -90,15 +107,11 @@ static void cg_truthful(const mixm_csr *A, const double *b)
 {
     mix_context *ctx = mixt_context();
     int n = A->nrows;
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S), MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, A);
     double *x = malloc((size_t)n * sizeof *x);
     for (int pc = 0; pc < 2; pc++)
         for (int k = 0; k < NSTORAGE; k++) {
-            mix_cg_params p;
-            mix_cg_params_init(&p);
-            p.sloppy_prec = cg_storage[k];
-            p.precond = pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+            mix_cg_params p = mixt_cg_params(cg_storage[k], pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE);
             mix_cg_info info;
             int st = mix_dcg(ctx, &p, S, b, x, &info);
             double rel = mixt_cg_true_rel(A, b, x);
@@ -130,19 +143,15 @@ static void test_cg_tiny(void)
     cg_truthful(&A, b);
     mixm_csr_free(&A);
     /* b = 0 exactly is still the zero right-hand side. */
-    tridiag(N, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    tri_fix f;
+    tri_open(&f, N);
     double x[N];
     mix_cg_info info;
     memset(b, 0, sizeof b);
-    CU_ASSERT_EQUAL(mix_dcg(ctx, NULL, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, NULL, f.S, b, x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.reason, MIX_CG_ZERO_RHS);
     CU_ASSERT_EQUAL(info.true_rel_residual, 0.0);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    tri_close(&f);
 }
 
 /* Defect 3: 1e300 tridiag: the sloppy residual under/overflowed and p'Ap = 0 read as "not SPD". */
@@ -185,14 +194,10 @@ static void test_cg_early_stop_residual(void)
     tridiag(N, 1.0, &A);
     A.val[A.rowptr[2] + 1] = -4.0; /* a negative diagonal: Jacobi refuses before iterating */
     mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     double b[N] = {1, 2, 3, 4, 5}, x[N];
     for (int k = 0; k < NSTORAGE; k++) {
-        mix_cg_params p;
-        mix_cg_params_init(&p);
-        p.sloppy_prec = cg_storage[k];
-        p.precond = MIX_PRECOND_JACOBI;
+        mix_cg_params p = mixt_cg_params(cg_storage[k], MIX_PRECOND_JACOBI);
         mix_cg_info info;
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_SPD);
         CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NOT_SPD);
@@ -217,24 +222,62 @@ static void test_cg_early_stop_residual(void)
 static void test_cg_nan_rhs(void)
 {
     enum { N = 6 };
-    mixm_csr A;
-    tridiag(N, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
-    const double bad[] = {NAN, INFINITY, -INFINITY};
+    tri_fix f;
+    tri_open(&f, N);
     for (int t = 0; t < 3; t++)
         for (int pos = 0; pos < N; pos++) {
             double b[N] = {1, 1, 1, 1, 1, 1}, x[N];
-            b[pos] = bad[t];
+            b[pos] = nonfinite[t];
             mix_cg_info info;
-            CU_ASSERT_EQUAL(mix_dcg(ctx, NULL, S, b, x, &info), MIX_ERR_NAN);
+            CU_ASSERT_EQUAL(mix_dcg(f.ctx, NULL, f.S, b, x, &info), MIX_ERR_NAN);
             CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NAN);
             CU_ASSERT_EQUAL(info.converged, 0);
         }
-    mix_sparse_destroy(S);
+    tri_close(&f);
+}
+
+/* b = A (1, 2, 3)^T for a column-major 3 x 3 A. */
+static void rhs3(const double *a, double *b)
+{
+    const double xt[3] = {1, 2, 3};
+    for (int i = 0; i < 3; i++) {
+        b[i] = 0;
+        for (int j = 0; j < 3; j++) b[i] += a[i + 3 * j] * xt[j];
+    }
+}
+
+/* mix_dgesv_ir in precision prec on copies of the column-major a0 (n x n, n <= 3) and b0. */
+static int small_gesv(mix_context *ctx, mix_prec prec, int n, const double *a0, const double *b0,
+                      double *x, mix_gesv_info *info)
+{
+    double a[9], b[3];
+    int ipiv[3];
+    memcpy(a, a0, sizeof(double) * n * n);
+    memcpy(b, b0, sizeof(double) * n);
+    mix_gesv_params p = mixt_params(prec, MIX_REFINE_AUTO);
+    return mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, info);
+}
+
+/* Every precision of precs solves the 3 x 3 column-major a0 x = a0 (1, 2, 3)^T to a backward
+ * error within tol, and reports one within tol where `reported`. */
+static void small_sweep(const double *a0, const mix_prec *precs, int np, double tol, int reported)
+{
+    double b0[3];
+    rhs3(a0, b0);
+    mix_context *ctx = mixt_context();
+    for (int k = 0; k < np; k++) {
+        double x[3];
+        mix_gesv_info info;
+        int st = small_gesv(ctx, precs[k], 3, a0, b0, x, &info);
+        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
+        if (st != MIX_SUCCESS || !(be <= tol))
+            printf("\n    %s: status %d backward error %.3e (reported %.3e) x = %g %g %g",
+                   mix_prec_name(precs[k]), st, be, info.backward_error, x[0], x[1], x[2]);
+        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+        CU_ASSERT(be <= tol);
+        if (reported) CU_ASSERT(info.backward_error <= tol);
+    }
     mix_context_destroy(ctx);
-    mixm_csr_free(&A);
 }
 
 /* Defect 1: the 3 x 3 subnormal matrix of the issue.  OpenBLAS's dgesv made x NaN, and the
@@ -244,44 +287,20 @@ static void test_lu_subnormal(void)
     const double s = 1e-310;
     /* Column-major. */
     double a0[9] = {4 * s, 1 * s, 0, 1 * s, 4 * s, 1 * s, 0, 1 * s, 4 * s};
-    double xt[3] = {1, 2, 3}, b0[3];
-    for (int i = 0; i < 3; i++) {
-        b0[i] = 0;
-        for (int j = 0; j < 3; j++) b0[i] += a0[i + 3 * j] * xt[j];
-    }
-    mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16, MIX_PREC_AUTO};
-    for (int k = 0; k < 6; k++) {
-        double a[9], b[3], x[3];
-        int ipiv[3];
-        memcpy(a, a0, sizeof a);
-        memcpy(b, b0, sizeof b);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = precs[k];
-        mix_gesv_info info;
-        int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b, 3, x, 3, &info);
-        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
-        if (st != MIX_SUCCESS || !(be <= 1e-13))
-            printf("\n    %s: status %d backward error %.3e (reported %.3e) x = %g %g %g",
-                   mix_prec_name(precs[k]), st, be, info.backward_error, x[0], x[1], x[2]);
-        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-        CU_ASSERT(be <= 1e-13);
-        CU_ASSERT(info.backward_error <= 1e-13);
-    }
+    small_sweep(a0, precs, 6, 1e-13, 1);
+    double b0[3];
+    rhs3(a0, b0);
     /* The simple drivers too (they return 0 only with a usable x). */
-    int (*const simple[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
-        mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
     for (int k = 0; k < 4; k++) {
         double a[9], b[3], x[3];
         int ipiv[3], iter;
         memcpy(a, a0, sizeof a);
         memcpy(b, b0, sizeof b);
-        int st = simple[k](MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b, 3, x, 3, &iter);
-        CU_ASSERT_EQUAL(st, 0);
+        const mixt_args c = {0, MIX_COL_MAJOR, 0, 3, 1, a, 3, ipiv, b, 3, x, 3, &iter};
+        CU_ASSERT_EQUAL(mixt_call_simple(MIXT_LU, k, &c), 0);
         CU_ASSERT(mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3) <= 1e-13);
     }
-    mix_context_destroy(ctx);
 }
 
 /* One subnormal row in an otherwise well-scaled matrix (no range scaling: the largest entries
@@ -291,29 +310,8 @@ static void test_lu_subnormal_row(void)
 {
     const double t = 1e-310;
     double a0[9] = {4, t, 1, 1, 4 * t, 1, 0, t, 4}; /* column-major; row 2 subnormal */
-    double xt[3] = {1, 2, 3}, b0[3];
-    for (int i = 0; i < 3; i++) {
-        b0[i] = 0;
-        for (int j = 0; j < 3; j++) b0[i] += a0[i + 3 * j] * xt[j];
-    }
-    mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
-    for (int k = 0; k < 5; k++) {
-        double a[9], x[3];
-        int ipiv[3];
-        memcpy(a, a0, sizeof a);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = precs[k];
-        mix_gesv_info info;
-        int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b0, 3, x, 3, &info);
-        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
-        if (st != MIX_SUCCESS || !(be <= 1e-15))
-            printf("\n    %s: status %d backward error %.3e", mix_prec_name(precs[k]), st, be);
-        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-        CU_ASSERT(be <= 1e-15);
-    }
-    mix_context_destroy(ctx);
+    small_sweep(a0, precs, 5, 1e-15, 0);
 }
 
 /* The backward error never turns a NaN into 0: an x whose norm is NaN is no success. */
@@ -325,15 +323,9 @@ static void test_lu_huge(void)
     mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16};
     for (int k = 0; k < 4; k++) {
-        double a[4], b[2], x[2];
-        int ipiv[2];
-        memcpy(a, a0, sizeof a);
-        memcpy(b, b0, sizeof b);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = precs[k];
+        double x[2];
         mix_gesv_info info;
-        int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 2, 1, a, 2, ipiv, b, 2, x, 2, &info);
+        int st = small_gesv(ctx, precs[k], 2, a0, b0, x, &info);
         CU_ASSERT_EQUAL(st, MIX_SUCCESS);
         CU_ASSERT(mixm_dense_backward_error(2, 1, a0, 2, b0, 2, x, 2) <= 1e-14);
         CU_ASSERT_DOUBLE_EQUAL(x[0], 1.0, 1e-14);
@@ -479,65 +471,50 @@ static void test_gen_dense_scaled(void)
 }
 
 /* NaN, +Inf, -Inf in each entry of A and of b, and a NaN tolerance: refused as such. */
+/* NaN, +Inf, -Inf in each entry of a0 that family fam reads (SPD: the lower triangle) and of b0
+ * (n = 5): every expert precision answers MIX_ERR_NAN, the FP32 simple driver n + 1. */
+static void refuse_nonfinite(mix_context *ctx, mixt_family fam, const double *a0, const double *b0)
+{
+    enum { n = 5 };
+    double a[n * n], b[n], ac[n * n], x[n];
+    int ipiv[n], iter;
+    const mixt_args c = {0, MIX_COL_MAJOR, 'L', n, 1, ac, n, ipiv, b, n, x, n, &iter};
+    const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
+    for (int v = 0; v < 3; v++)
+        for (int pos = 0; pos < n * n + n; pos++) {
+            if (fam == MIXT_SPD && pos < n * n && pos % n < pos / n) continue; /* upper: unread */
+            memcpy(a, a0, sizeof a);
+            memcpy(b, b0, sizeof b);
+            if (pos < n * n) a[pos] = nonfinite[v];
+            else b[pos - n * n] = nonfinite[v];
+            for (int k = 0; k < 5; k++) {
+                mix_gesv_params p = mixt_params(precs[k], MIX_REFINE_AUTO);
+                mix_gesv_info info;
+                memcpy(ac, a, sizeof ac);
+                CU_ASSERT_EQUAL(mixt_call_expert(fam, ctx, &p, &c, &info), MIX_ERR_NAN);
+            }
+            memcpy(ac, a, sizeof ac);
+            CU_ASSERT_EQUAL(mixt_call_simple(fam, 0, &c), n + 1);
+        }
+}
+
 static void test_gen_dense_nonfinite(void)
 {
     const int n = 5;
-    double a0[25], b0[5], a[25], b[5], x[5];
-    int ipiv[5], iter;
+    double a0[25], b0[5], x[5];
+    int ipiv[5];
     mixm_gen_randsvd(n, 10.0, 3, 5, a0);
     for (int i = 0; i < n; i++) b0[i] = 1.0 + i;
-    const double bad_vals[] = {NAN, INFINITY, -INFINITY};
     mix_context *ctx = mixt_context();
-    for (int v = 0; v < 3; v++)
-        for (int pos = 0; pos < n * n + n; pos++) {
-            memcpy(a, a0, sizeof a);
-            memcpy(b, b0, sizeof b);
-            if (pos < n * n) a[pos] = bad_vals[v];
-            else b[pos - n * n] = bad_vals[v];
-            const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
-            for (int k = 0; k < 5; k++) {
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = precs[k];
-                mix_gesv_info info;
-                double ac[25];
-                memcpy(ac, a, sizeof ac);
-                CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info),
-                                MIX_ERR_NAN);
-            }
-            double ac[25];
-            memcpy(ac, a, sizeof ac);
-            CU_ASSERT_EQUAL(mix_dsgesv(MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), n + 1);
-        }
+    refuse_nonfinite(ctx, MIXT_LU, a0, b0);
     mix_gesv_params p;
     mix_gesv_params_init(&p);
     p.tol = NAN;
-    memcpy(a, a0, sizeof a);
-    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b0, n, x, n, NULL), -2);
-    CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, a, n, b0, n, x, n, NULL), -2);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a0, n, ipiv, b0, n, x, n, NULL), -2);
+    CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, a0, n, b0, n, x, n, NULL), -2);
     /* Cholesky: NaN/Inf in the triangle it reads, or in b. */
     mixm_gen_randsvd_spd(n, 10.0, 3, 5, a0);
-    for (int v = 0; v < 3; v++)
-        for (int pos = 0; pos < n * n + n; pos++) {
-            int i = pos % n, j = pos / n;
-            if (pos < n * n && i < j) continue; /* upper: not read with 'L' */
-            memcpy(a, a0, sizeof a);
-            memcpy(b, b0, sizeof b);
-            if (pos < n * n) a[pos] = bad_vals[v];
-            else b[pos - n * n] = bad_vals[v];
-            const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
-            for (int k = 0; k < 5; k++) {
-                mix_gesv_params_init(&p);
-                p.factor_prec = precs[k];
-                double ac[25];
-                memcpy(ac, a, sizeof ac);
-                CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, NULL),
-                                MIX_ERR_NAN);
-            }
-            double ac[25];
-            memcpy(ac, a, sizeof ac);
-            CU_ASSERT_EQUAL(mix_dsposv(MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, &iter), n + 1);
-        }
+    refuse_nonfinite(ctx, MIXT_SPD, a0, b0);
     mix_context_destroy(ctx);
 }
 
@@ -586,14 +563,10 @@ static void test_gen_cg_scaled(void)
         mixm_csr_matvec(&A0, x0, b0);
         /* Reference: status and iterations of the unscaled system, per (storage, precond). */
         int ref_st[2][MIX_CAPS_PREC_SLOTS], ref_it[2][MIX_CAPS_PREC_SLOTS];
-        mix_sparse *S = NULL;
-        CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A0.rowptr, A0.colind, A0.val, &S), 0);
+        mix_sparse *S = mixt_sparse(ctx, &A0);
         for (int pc = 0; pc < 2; pc++)
             for (int k = 0; k < NSTORAGE; k++) {
-                mix_cg_params p;
-                mix_cg_params_init(&p);
-                p.sloppy_prec = cg_storage[k];
-                p.precond = pc;
+                mix_cg_params p = mixt_cg_params(cg_storage[k], pc);
                 mix_cg_info info;
                 ref_st[pc][k] = mix_dcg(ctx, &p, S, b0, x, &info);
                 ref_it[pc][k] = info.iter;
@@ -608,14 +581,10 @@ static void test_gen_cg_scaled(void)
                 const int kx = kb - ka; /* (2^ka A) x = 2^kb A x0 */
                 /* Exactly scaled data (no subnormal rounding): the same outcome as unscaled. */
                 const int exact = ka >= -1020 && kb >= -1000;
-                S = NULL;
-                CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), 0);
+                S = mixt_sparse(ctx, &A);
                 for (int pc = 0; pc < 2; pc++)
                     for (int k = 0; k < NSTORAGE; k++) {
-                        mix_cg_params p;
-                        mix_cg_params_init(&p);
-                        p.sloppy_prec = cg_storage[k];
-                        p.precond = pc;
+                        mix_cg_params p = mixt_cg_params(cg_storage[k], pc);
                         mix_cg_info info;
                         int st = mix_dcg(ctx, &p, S, b, x, &info);
                         double rel = mixt_cg_true_rel(&A, b, x);
@@ -654,12 +623,8 @@ static void test_gen_cg_scaled(void)
 static void test_gen_cg_nonfinite(void)
 {
     enum { N = 8 };
-    mixm_csr A;
-    tridiag(N, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), 0);
-    const double bad_vals[] = {NAN, INFINITY, -INFINITY};
+    tri_fix f;
+    tri_open(&f, N);
     for (int v = 0; v < 3; v++)
         for (int pos = 0; pos < N; pos++)
             for (int k = 0; k < NSTORAGE; k++) {
@@ -669,29 +634,29 @@ static void test_gen_cg_nonfinite(void)
                 p.sloppy_prec = cg_storage[k];
                 mix_cg_info info;
                 for (int i = 0; i < N; i++) b[i] = 1.0;
-                b[pos] = bad_vals[v];
-                CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NAN);
+                b[pos] = nonfinite[v];
+                CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, b, x, &info), MIX_ERR_NAN);
                 CU_ASSERT_EQUAL(info.converged, 0);
                 b[pos] = 1.0;
                 p.x0_given = 1;
                 for (int i = 0; i < N; i++) x[i] = 0.0;
-                x[pos] = bad_vals[v];
-                CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NAN);
+                x[pos] = nonfinite[v];
+                CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, b, x, &info), MIX_ERR_NAN);
                 CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NAN);
             }
     mix_cg_params p;
     mix_cg_params_init(&p);
     p.tol = NAN;
     double b[N] = {1, 1, 1, 1, 1, 1, 1, 1}, x[N];
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, NULL), -2); /* p: illegal argument 2 */
-    mix_sparse_destroy(S);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, b, x, NULL), -2); /* p: illegal argument 2 */
     /* A matrix with NaN/Inf is refused when it is created. */
     for (int v = 0; v < 3; v++) {
-        A.val[4] = bad_vals[v];
-        CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_ERR_NAN);
+        mix_sparse *S = NULL;
+        f.A.val[4] = nonfinite[v];
+        CU_ASSERT_EQUAL(mix_sparse_create_csr(f.ctx, N, f.A.rowptr, f.A.colind, f.A.val, &S),
+                        MIX_ERR_NAN);
     }
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    tri_close(&f);
 }
 
 /* ---- The API probe of issue 20: aliased b and x, a huge GMRES restart ------------------------ */
@@ -768,11 +733,8 @@ static void test_alias_dense(void)
 static void test_alias_cg(void)
 {
     const int n = 100;
-    mixm_csr A;
-    tridiag(n, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    tri_fix f;
+    tri_open(&f, n);
     double b0[100], xb[100];
     for (int i = 0; i < n; i++) b0[i] = xb[i] = 1.0 + (i % 7);
     for (int given = 0; given < 2; given++) {
@@ -780,14 +742,12 @@ static void test_alias_cg(void)
         mix_cg_params_init(&p);
         p.x0_given = given; /* x0 = b itself, or zero */
         memcpy(xb, b0, sizeof b0);
-        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, xb, xb, NULL), MIX_SUCCESS);
-        double rel = mixt_cg_true_rel(&A, b0, xb);
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, xb, xb, NULL), MIX_SUCCESS);
+        double rel = mixt_cg_true_rel(&f.A, b0, xb);
         CU_ASSERT(rel <= 1e-9);
         if (!(rel <= 1e-9)) printf("\n    x0_given %d: true residual %.3e", given, rel);
     }
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    tri_close(&f);
 }
 
 /* gmres_restart far beyond n (10^6, and INT_MAX, where (m+1)(m+4) 8 bytes wraps a 64-bit size
@@ -805,9 +765,7 @@ static void test_gmres_huge_restart(void)
     const int restarts[] = {1000000, 1518500250 /* ~2^30.5 */, 2147483647};
     for (int k = 0; k < 3; k++)
         for (int spd = 0; spd < 2; spd++) {
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = MIX_BF16;
+            mix_gesv_params p = mixt_params(MIX_BF16, MIX_REFINE_AUTO);
             p.refine = MIX_REFINE_GMRES;
             p.gmres_restart = restarts[k];
             mix_gesv_info info;
