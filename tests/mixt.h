@@ -120,6 +120,16 @@ void mixt_check_illegal(mixt_family f, mix_context *ctx, const mixt_args *cases,
 mix_cg_params mixt_cg_params(mix_prec storage, int precond);
 /* A's handle on ctx (mix_sparse_create_csr of its n = nrows rows); the test stops if it fails. */
 mix_sparse *mixt_sparse(mix_context *ctx, const mixm_csr *A);
+/* A CG system: A, its handle on a context of mixt_backend, b and x of A's order (zeroed). */
+typedef struct {
+    mixm_csr A;
+    mix_context *ctx;
+    mix_sparse *S;
+    double *b, *x;
+} mixt_cg_sys;
+/* Opens f around f->A, already built (the test stops if it cannot); closes all of it, A too. */
+void mixt_cg_open(mixt_cg_sys *f);
+void mixt_cg_close(mixt_cg_sys *f);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 

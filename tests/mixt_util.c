@@ -151,6 +151,23 @@ mix_sparse *mixt_sparse(mix_context *ctx, const mixm_csr *A)
     return S;
 }
 
+void mixt_cg_open(mixt_cg_sys *f)
+{
+    f->ctx = mixt_context();
+    f->S = mixt_sparse(f->ctx, &f->A);
+    f->b = mixt_dalloc((size_t)f->A.nrows);
+    f->x = mixt_dalloc((size_t)f->A.nrows);
+}
+
+void mixt_cg_close(mixt_cg_sys *f)
+{
+    free(f->b);
+    free(f->x);
+    mix_sparse_destroy(f->S);
+    mix_context_destroy(f->ctx);
+    mixm_csr_free(&f->A);
+}
+
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x)
 {
     double rel = NAN;

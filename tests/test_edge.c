@@ -40,25 +40,11 @@ static void csr_scaled(const mixm_csr *A, double s, mixm_csr *B)
     B->nnz = A->nnz;
 }
 
-/* tridiag(-1, 4, -1) of order n with its handle on a context: the CG edge tests' system. */
-typedef struct {
-    mixm_csr A;
-    mix_context *ctx;
-    mix_sparse *S;
-} tri_fix;
-
-static void tri_open(tri_fix *f, int n)
+/* tridiag(-1, 4, -1) of order n as a CG system: the CG edge tests' set-up. */
+static void tri_open(mixt_cg_sys *f, int n)
 {
     tridiag(n, 1.0, &f->A);
-    f->ctx = mixt_context();
-    f->S = mixt_sparse(f->ctx, &f->A);
-}
-
-static void tri_close(tri_fix *f)
-{
-    mix_sparse_destroy(f->S);
-    mix_context_destroy(f->ctx);
-    mixm_csr_free(&f->A);
+    mixt_cg_open(f);
 }
 
 /* Every storage and preconditioner on (sa A) x = sb b, sa and sb powers of two: never NOT_SPD or
@@ -143,7 +129,7 @@ static void test_cg_tiny(void)
     cg_truthful(&A, b);
     mixm_csr_free(&A);
     /* b = 0 exactly is still the zero right-hand side. */
-    tri_fix f;
+    mixt_cg_sys f;
     tri_open(&f, N);
     double x[N];
     mix_cg_info info;
@@ -151,7 +137,7 @@ static void test_cg_tiny(void)
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, NULL, f.S, b, x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.reason, MIX_CG_ZERO_RHS);
     CU_ASSERT_EQUAL(info.true_rel_residual, 0.0);
-    tri_close(&f);
+    mixt_cg_close(&f);
 }
 
 /* Defect 3: 1e300 tridiag: the sloppy residual under/overflowed and p'Ap = 0 read as "not SPD". */
@@ -222,7 +208,7 @@ static void test_cg_early_stop_residual(void)
 static void test_cg_nan_rhs(void)
 {
     enum { N = 6 };
-    tri_fix f;
+    mixt_cg_sys f;
     tri_open(&f, N);
     for (int t = 0; t < 3; t++)
         for (int pos = 0; pos < N; pos++) {
@@ -233,7 +219,7 @@ static void test_cg_nan_rhs(void)
             CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NAN);
             CU_ASSERT_EQUAL(info.converged, 0);
         }
-    tri_close(&f);
+    mixt_cg_close(&f);
 }
 
 /* b = A (1, 2, 3)^T for a column-major 3 x 3 A. */
@@ -623,15 +609,13 @@ static void test_gen_cg_scaled(void)
 static void test_gen_cg_nonfinite(void)
 {
     enum { N = 8 };
-    tri_fix f;
+    mixt_cg_sys f;
     tri_open(&f, N);
     for (int v = 0; v < 3; v++)
         for (int pos = 0; pos < N; pos++)
             for (int k = 0; k < NSTORAGE; k++) {
                 double b[N], x[N];
-                mix_cg_params p;
-                mix_cg_params_init(&p);
-                p.sloppy_prec = cg_storage[k];
+                mix_cg_params p = mixt_cg_params(cg_storage[k], MIX_PRECOND_NONE);
                 mix_cg_info info;
                 for (int i = 0; i < N; i++) b[i] = 1.0;
                 b[pos] = nonfinite[v];
@@ -656,7 +640,7 @@ static void test_gen_cg_nonfinite(void)
         CU_ASSERT_EQUAL(mix_sparse_create_csr(f.ctx, N, f.A.rowptr, f.A.colind, f.A.val, &S),
                         MIX_ERR_NAN);
     }
-    tri_close(&f);
+    mixt_cg_close(&f);
 }
 
 /* ---- The API probe of issue 20: aliased b and x, a huge GMRES restart ------------------------ */
@@ -733,7 +717,7 @@ static void test_alias_dense(void)
 static void test_alias_cg(void)
 {
     const int n = 100;
-    tri_fix f;
+    mixt_cg_sys f;
     tri_open(&f, n);
     double b0[100], xb[100];
     for (int i = 0; i < n; i++) b0[i] = xb[i] = 1.0 + (i % 7);
@@ -747,7 +731,7 @@ static void test_alias_cg(void)
         CU_ASSERT(rel <= 1e-9);
         if (!(rel <= 1e-9)) printf("\n    x0_given %d: true residual %.3e", given, rel);
     }
-    tri_close(&f);
+    mixt_cg_close(&f);
 }
 
 /* gmres_restart far beyond n (10^6, and INT_MAX, where (m+1)(m+4) 8 bytes wraps a 64-bit size
