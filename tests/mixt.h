@@ -30,6 +30,15 @@ void *mixt_put(mix_context *ctx, const void *host, size_t bytes);
 int mixt_get(mix_context *ctx, void *host, const void *dev, size_t bytes);
 void mixt_drop(mix_context *ctx, void *p);
 
+/* The mixsolve tool for the CLI suites: runs "PREFIX<builddir>/tools/mixsolve ARGS" through the
+ * shell (PREFIX "" or limits such as "ulimit -v N; exec timeout T "), its stdout and stderr in
+ * mixt_out and mixt_err; returns the exit status (-1 if it did not exit normally). */
+extern char mixt_out[65536], mixt_err[65536];
+int mixt_tool(const char *prefix, const char *args);
+/* The exit status rc of `mixsolve args` is `code`, with exactly one stderr line, "mixsolve: ..."
+ * containing `words`. */
+void mixt_expect_tool_failure(const char *args, int rc, int code, const char *words);
+
 /* Helpers of every suite (mixt_util.c).  The backward error of a dense solution is libmixmat's
  * mixm_dense_backward_error, the wall clock mixm_wtime, random numbers mixm_rng: the ones the
  * tool and the benchmarks use. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tests/mixt.h"
 #include "lib/mix_internal.h"
@@ -115,6 +116,32 @@ int mixt_count_lines(const char *s)
     int n = 0;
     for (; *s; s++) n += *s == '\n';
     return n;
+}
+
+/* ---- the mixsolve tool ------------------------------------------------------------------------ */
+
+char mixt_out[65536], mixt_err[65536];
+
+int mixt_tool(const char *prefix, const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s%s/tools/mixsolve %s > %s 2> %s", prefix, mixt_build_dir(), args,
+             mixt_tmp("out.txt"), mixt_tmp("err.txt"));
+    int st = system(cmd);
+    mixt_slurp(mixt_tmp("out.txt"), mixt_out, sizeof mixt_out);
+    mixt_slurp(mixt_tmp("err.txt"), mixt_err, sizeof mixt_err);
+    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+}
+
+void mixt_expect_tool_failure(const char *args, int rc, int code, const char *words)
+{
+    CU_ASSERT_EQUAL(rc, code);
+    CU_ASSERT_EQUAL(mixt_count_lines(mixt_err), 1);
+    CU_ASSERT_EQUAL(strncmp(mixt_err, "mixsolve: ", 10), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_err, words));
+    if (rc != code || mixt_count_lines(mixt_err) != 1 || !strstr(mixt_err, words))
+        fprintf(stderr, "\n  mixsolve %s: expected %d '%s', got %d '%s'\n", args, code, words, rc,
+                mixt_err);
 }
 
 /* ---- FP64 re-checks ------------------------------------------------------------------------- */
