@@ -228,11 +228,24 @@ mix_gesv_params mixt_params(mix_prec factor, mix_refine refine)
     return p;
 }
 
+/* A precision of the library that no factorization takes (a CG storage format), else an
+ * out-of-range value. */
+static mix_prec storage_only_prec(void)
+{
+    const mixt_prec_set all = mixt_precs(MIX_ROLE_ALL, 0), f = mixt_precs(MIX_ROLE_FACTOR, 0);
+    for (int i = 0; i < all.n; i++) {
+        int factor = 0;
+        for (int j = 0; j < f.n; j++) factor |= all.p[i] == f.p[j];
+        if (!factor) return all.p[i];
+    }
+    return (mix_prec)42;
+}
+
 int mixt_bad_params(int k, mix_gesv_params *p)
 {
     mix_gesv_params_init(p);
     switch (k) {
-    case 0: p->factor_prec = MIX_FIXED16; break;
+    case 0: p->factor_prec = storage_only_prec(); break;
     case 1: p->factor_prec = (mix_prec)42; break;
     case 2: p->refine = (mix_refine)5; break;
     case 3: p->refine = (mix_refine)9; break;
