@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/lu_check.h"
 
 void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
             const int *ldb, int *info);
@@ -106,33 +107,6 @@ static double backward_error(int n, int nrhs, const double *a, const double *b, 
     return worst;
 }
 
-/* max |P L U - A| / max |A| for dgetrf-style factors lu (ld n) and 1-based ipiv; -1 when ipiv is
- * out of range. */
-static double factor_error(int n, const double *a, const double *lu, const int *ipiv)
-{
-    for (int i = 0; i < n; i++)
-        if (ipiv[i] < i + 1 || ipiv[i] > n) return -1.0;
-    double *pa = dalloc((size_t)n * n), amax = 0, emax = 0;
-    memcpy(pa, a, (size_t)n * n * sizeof *pa);
-    for (int k = 0; k < n; k++) /* P^T A: the interchanges in order */
-        if (ipiv[k] - 1 != k)
-            for (int j = 0; j < n; j++) {
-                double t = pa[k + (size_t)j * n];
-                pa[k + (size_t)j * n] = pa[ipiv[k] - 1 + (size_t)j * n];
-                pa[ipiv[k] - 1 + (size_t)j * n] = t;
-            }
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            int kmax = i < j ? i : j;
-            double s = i <= j ? lu[i + (size_t)j * n] : lu[i + (size_t)j * n] * lu[j + (size_t)j * n];
-            for (int k = 0; k < kmax; k++) s += lu[i + (size_t)k * n] * lu[k + (size_t)j * n];
-            emax = fmax(emax, fabs(s - pa[i + (size_t)j * n]));
-            amax = fmax(amax, fabs(pa[i + (size_t)j * n]));
-        }
-    free(pa);
-    return emax / amax;
-}
-
 /* LAPACK dsgesv's stopping test bounds the backward error by about sqrt(n) eps; dgesv's is far
  * below.  Both must hold whatever solved the system. */
 static double fp64_level(int n)
@@ -155,7 +129,7 @@ static void test_dgesv(int n, int nrhs)
           backward_error(n, nrhs, a0, b0, b));
     /* A and IPIV: LU factors (FP64 or low precision widened) of A or of a nearby matrix. */
     const char *tol = getenv("LAPACK_CLIENT_FACTOR_TOL");
-    double fe = factor_error(n, a0, a, ipiv);
+    double fe = lu_factor_error(n, a0, a, ipiv);
     check(fe >= 0 && fe <= (tol ? atof(tol) : 1e-12), "dgesv: A, IPIV hold P L U of a nearby matrix",
           fe);
     free(a), free(a0), free(b), free(b0), free(ipiv);
@@ -187,7 +161,7 @@ static void test_dsgesv(int n, int nrhs)
     memcpy(a, a0, (size_t)n * n * sizeof *a);
     dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
     check(info == 0 && iter < 0, "dsgesv: singular in low precision gives ITER < 0", iter);
-    double fe = factor_error(n, a0, a, ipiv);
+    double fe = lu_factor_error(n, a0, a, ipiv);
     check(fe >= 0 && fe <= 64 * n * DBL_EPSILON, "dsgesv: ITER < 0 leaves the FP64 factors in A", fe);
     check(backward_error(n, nrhs, a0, b, x) <= fp64_level(n), "dsgesv: FP64 fallback X backward error",
           backward_error(n, nrhs, a0, b, x));
@@ -199,7 +173,7 @@ static void test_dsgesv(int n, int nrhs)
     for (size_t k = 0; k < (size_t)n * nrhs; k++) b[k] = 1e300 * sin((double)k);
     dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
     fe = iter >= 0 ? (memcmp(a, a0, (size_t)n * n * sizeof *a) == 0 ? 0.0 : 1.0)
-                   : factor_error(n, a0, a, ipiv);
+                   : lu_factor_error(n, a0, a, ipiv);
     check(info == 0 && fe >= 0 && fe <= 64 * n * DBL_EPSILON,
           "dsgesv: entries near DBL_MAX, A unchanged (ITER >= 0) or FP64 factors (ITER < 0)", iter);
     check(backward_error(n, nrhs, a0, b, x) <= fp64_level(n), "dsgesv: entries near DBL_MAX, X backward error",
@@ -220,7 +194,7 @@ static void test_dgesv_tiny(int n, int nrhs)
     memcpy(a, a0, (size_t)n * n * sizeof *a);
     memcpy(b, b0, (size_t)n * nrhs * sizeof *b);
     dgesv_(&n, &nrhs, a, &n, ipiv, b, &n, &info);
-    double be = backward_error(n, nrhs, a0, b0, b), fe = factor_error(n, a0, a, ipiv);
+    double be = backward_error(n, nrhs, a0, b0, b), fe = lu_factor_error(n, a0, a, ipiv);
     check(info == 0 && be <= fp64_level(n), "dgesv: entries near 2^-120, FP64 backward error", be);
     check(fe >= 0 && fe <= 64 * n * DBL_EPSILON, "dgesv: entries near 2^-120, factors of A itself",
           fe);
@@ -242,7 +216,7 @@ static void test_singular(int n)
     dgesv_(&n, &one, a, &n, ipiv, b, &n, &info);
     check(info > 0 && info == expect, "dgesv: singular matrix, INFO = dgetrf's index", info);
     /* Not bit for bit: OpenBLAS's dgesv and dgetrf may block differently. */
-    double fe = factor_error(n, a0, a, ipiv);
+    double fe = lu_factor_error(n, a0, a, ipiv);
     check(fe >= 0 && fe <= 64 * n * DBL_EPSILON, "dgesv: singular, A holds the FP64 factors", fe);
     int unchanged = 1;
     for (int i = 0; i < n; i++) unchanged &= b[i] == 1.0;

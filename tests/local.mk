@@ -24,14 +24,14 @@ tests_mixsolve_tests_SOURCES += tests/test_spmv_tune.c
 tests_mixsolve_tests_SOURCES += tests/test_onednn.c
 tests_mixsolve_tests_SOURCES += tests/test_posv.c
 tests_mixsolve_tests_SOURCES += tests/test_edge.c
-tests_mixsolve_tests_SOURCES += tests/test_dropin.c
+tests_mixsolve_tests_SOURCES += tests/test_dropin.c tests/lu_check.h
 # The LAPACK drop-in's client: a plain LAPACK program (-llapack only), run with and without the
 # drop-in preloaded by tests/dropin_lapack.sh.
 if HAVE_LAPACK
 check_PROGRAMS += tests/lapack_client
 TESTS += tests/dropin_lapack.sh tests/dropin_numpy.sh tests/dropin_r.sh
 endif
-tests_lapack_client_SOURCES = tests/lapack_client.c
+tests_lapack_client_SOURCES = tests/lapack_client.c tests/lu_check.h
 tests_lapack_client_LDADD = $(LAPACK_LIBS) -lpthread -lm
 # A LAPACK program that reuses the factors dgesv_/dposv_ leave, run by tests/dropin_keep.sh.
 if HAVE_LAPACK

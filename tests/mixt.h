@@ -24,6 +24,21 @@ const char *mixt_matrix_dir(void);
 /* Directory of the built programs (the mixsolve tool), for CLI tests. */
 const char *mixt_build_dir(void);
 
+/* Backend memory of ctx for the kernel suites: a copy of `bytes` host bytes (NULL host:
+ * zeroed), NULL if it cannot be had; a download (its status); a release. */
+void *mixt_put(mix_context *ctx, const void *host, size_t bytes);
+int mixt_get(mix_context *ctx, void *host, const void *dev, size_t bytes);
+void mixt_drop(mix_context *ctx, void *p);
+
+/* The mixsolve tool for the CLI suites: runs "PREFIX<builddir>/tools/mixsolve ARGS" through the
+ * shell (PREFIX "" or limits such as "ulimit -v N; exec timeout T "), its stdout and stderr in
+ * mixt_out and mixt_err; returns the exit status (-1 if it did not exit normally). */
+extern char mixt_out[65536], mixt_err[65536];
+int mixt_tool(const char *prefix, const char *args);
+/* The exit status rc of `mixsolve args` is `code`, with exactly one stderr line, "mixsolve: ..."
+ * containing `words`. */
+void mixt_expect_tool_failure(const char *args, int rc, int code, const char *words);
+
 /* Helpers of every suite (mixt_util.c).  The backward error of a dense solution is libmixmat's
  * mixm_dense_backward_error, the wall clock mixm_wtime, random numbers mixm_rng: the ones the
  * tool and the benchmarks use. */
@@ -38,6 +53,9 @@ void mixt_write_file(const char *path, const void *data, size_t len); /* the tes
 void mixt_write_text(const char *path, const char *text);
 void mixt_slurp(const char *path, char *buf, size_t cap); /* "" when unreadable */
 int mixt_count_lines(const char *s);
+/* max_k |x_k - y_k| and max_k |x_k| (fmax: NaNs passed over), for comparisons to references. */
+double mixt_max_diff(size_t count, const double *x, const double *y);
+double mixt_max_abs(size_t count, const double *x);
 /* LAPACK's acceptance for refined solutions (ddrvab.f): a small multiple of eps sqrt(n). */
 double mixt_berr_bound(int n);
 /* The precisions of a role (mix_prec_list), without MIX_FP64 when `low`: what suites loop over
@@ -49,6 +67,78 @@ typedef struct {
 mixt_prec_set mixt_precs(mix_prec_role role, int low);
 /* Whether mixt_backend's drivers take device pointers (the _gpu entry points accept them). */
 int mixt_device_pointers(void);
+/* What the dense driver suites (LU: test_gesv.c, SPD: test_posv.c, edges, drop-in) share. */
+/* mix_gesv_params_init's defaults with factor_prec and refine set. */
+mix_gesv_params mixt_params(mix_prec factor, mix_refine refine);
+/* *p := the defaults but for one invalid field, the k-th such case (k = 0, 1, ...); returns 0
+ * past the last case.  Every expert driver must answer -2 (argument 2, params) to each. */
+int mixt_bad_params(int k, mix_gesv_params *p);
+/* One expert-driver call of an allocation sweep: `drive` solves the column-major n x n system
+ * (a copy ac of a, ld n) with B and X of leading dimension ld, by the driver under test. */
+typedef struct mixt_dense_job mixt_dense_job;
+struct mixt_dense_job {
+    int (*drive)(const mixt_dense_job *j, int ld, mix_gesv_info *info);
+    mix_gesv_params p;
+    int layout, n, nrhs;
+    const double *a, *b;
+    int keeps_a;             /* the driver leaves A alone when it fails for memory */
+    mix_context *ctx;        /* the rest set by mixt_alloc_sweep */
+    double *ac, *x;
+    int *ipiv;
+};
+/* Runs j->drive with the k-th allocation of the library made to fail, k = 0, 1, ... until it
+ * succeeds (200 tries at most); asserts that each try gives MIX_ERR_ALLOC or MIX_SUCCESS, leaks
+ * nothing (and leaves A alone where j->keeps_a), and that the last succeeded after several (> 3)
+ * failures. */
+void mixt_alloc_sweep(mixt_dense_job j);
+/* What an expert driver's solve gave.  mixt_outcome_of also asserts what holds for every dense
+ * driver: info's status is the returned one and, on success, x (n x nrhs, ld n) solves the
+ * column-major A X = B (ld n) to the FP64 backward error (mixt_berr_bound). */
+typedef struct {
+    int st, iter, reason, fell_back;
+    double berr;
+} mixt_outcome;
+mixt_outcome mixt_outcome_of(int st, const mix_gesv_info *info, int n, int nrhs, const double *a,
+                             const double *b, const double *x);
+/* The arguments of a dense driver call, either family's (uplo for SPD, ipiv for LU), after the
+ * -i that the simple drivers give for them. */
+typedef struct {
+    int want, layout;
+    char uplo;
+    int n, nrhs;
+    double *a;
+    int lda, *ipiv;
+    double *b;
+    int ldb;
+    double *x;
+    int ldx, *iter;
+} mixt_args;
+typedef enum { MIXT_LU, MIXT_SPD } mixt_family;
+/* Simple driver s (0 to 3: FP32, TF32, FP16, BF16 factors) or the expert driver of family f on
+ * the arguments c (want unused). */
+int mixt_call_simple(mixt_family f, int s, const mixt_args *c);
+int mixt_call_expert(mixt_family f, mix_context *ctx, const mix_gesv_params *p, const mixt_args *c,
+                     mix_gesv_info *info);
+/* Each of the `count` cases gives its want, the -i of an illegal argument, from every simple
+ * driver of the family and want - 2 from its expert driver (whose layout is argument 3), info
+ * untouched; want -11 (iter) is the simple drivers' alone.  `valid`, legal arguments, gives -1
+ * from the expert driver without a context and -2 with each of mixt_bad_params. */
+void mixt_check_illegal(mixt_family f, mix_context *ctx, const mixt_args *cases, size_t count,
+                        const mixt_args *valid);
+/* mix_cg_params_init's defaults with the storage precision and the preconditioner set. */
+mix_cg_params mixt_cg_params(mix_prec storage, int precond);
+/* A's handle on ctx (mix_sparse_create_csr of its n = nrows rows); the test stops if it fails. */
+mix_sparse *mixt_sparse(mix_context *ctx, const mixm_csr *A);
+/* A CG system: A, its handle on a context of mixt_backend, b and x of A's order (zeroed). */
+typedef struct {
+    mixm_csr A;
+    mix_context *ctx;
+    mix_sparse *S;
+    double *b, *x;
+} mixt_cg_sys;
+/* Opens f around f->A, already built (the test stops if it cannot); closes all of it, A too. */
+void mixt_cg_open(mixt_cg_sys *f);
+void mixt_cg_close(mixt_cg_sys *f);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);
 

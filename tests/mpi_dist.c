@@ -310,13 +310,15 @@ static void same_info(const mix_cg_info *in, const char *what)
 }
 
 /* The rows partition(kind) gives this rank, and the distributed matrix made of them
- * (collective). */
+ * (collective); the creation must succeed on every rank (what: the step's name). */
 static int dist_of(mix_context *ctx, const mixm_csr *A, int kind, int64_t *starts, slice *s,
-                   mix_sparse **D)
+                   mix_sparse **D, const char *what)
 {
     partition(A->nrows, kind, starts);
     *s = take(A, starts);
-    return mix_sparse_create_dist_csr(ctx, s->n_local, s->rowptr, s->colind, s->val, D);
+    int st = mix_sparse_create_dist_csr(ctx, s->n_local, s->rowptr, s->colind, s->val, D);
+    same_everywhere(st, 0, what);
+    return st;
 }
 
 /* The distributed solve against the single-process one, for every storage and Jacobi on/off:
@@ -329,8 +331,7 @@ static void check_solve(mix_context *ctx, mix_context *serial, const mixm_csr *A
     int64_t starts[65];
     slice s;
     mix_sparse *D = NULL, *S = NULL;
-    int st = dist_of(ctx, A, kind, starts, &s, &D);
-    same_everywhere(st, 0, "create for the solve");
+    int st = dist_of(ctx, A, kind, starts, &s, &D, "create for the solve");
     if (!st) st = mix_sparse_create_csr(serial, n, A->rowptr, A->colind, A->val, &S);
     CHECK(st == 0, "%s: serial matrix: %s", name, mix_strerror(st));
     double *xt = malloc((size_t)n * sizeof *xt), *b = malloc((size_t)n * sizeof *b);
@@ -387,8 +388,7 @@ static void check_fixed16_rows(mix_context *ctx, mix_context *serial, const mixm
     int64_t starts[65];
     slice s;
     mix_sparse *D = NULL, *S = NULL;
-    int st = dist_of(ctx, A, kind, starts, &s, &D);
-    same_everywhere(st, 0, "fixed16 rows: create");
+    int st = dist_of(ctx, A, kind, starts, &s, &D, "fixed16 rows: create");
     const mixi_spmat *Ad = NULL, *As = NULL;
     const double *Sd = NULL, *Ss = NULL;
     mixi_cg_halo h;
@@ -494,13 +494,11 @@ static void check_alloc_fail(mix_context *ctx, const mixm_csr *A, int indefinite
  * argument there, a non-positive diagonal there under Jacobi (A not SPD), NaN in its b. */
 static void check_solve_bad(mix_context *ctx, const mixm_csr *A)
 {
-    const int n = A->nrows, last = rank == size - 1;
+    const int last = rank == size - 1;
     int64_t starts[65];
-    partition(n, 1, starts);
-    slice s = take(A, starts);
+    slice s;
     mix_sparse *D = NULL;
-    int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, &D);
-    same_everywhere(st, 0, "create");
+    int st = dist_of(ctx, A, 1, starts, &s, &D, "create");
     double *b = calloc((size_t)s.n_local + 1, sizeof *b), *x = calloc((size_t)s.n_local + 1, sizeof *x);
     for (int i = 0; i < s.n_local; i++) { /* b = A 1: converges in enough steps to measure */
         b[i] = 0.0;

@@ -32,17 +32,12 @@ static void solve_all(const char *name, const mixm_csr *A, int precond, int esca
                       int narrow, outcome *out)
 {
     mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
+    mix_sparse *S = mixt_sparse(ctx, A);
     int n = A->nrows;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S),
-                          MIX_SUCCESS);
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     rhs(n, 42, b);
     for (int k = 0; k < NSTORAGE; k++) {
-        mix_cg_params p;
-        mix_cg_params_init(&p);
-        p.sloppy_prec = storage[k];
-        p.precond = precond;
+        mix_cg_params p = mixt_cg_params(storage[k], precond);
         p.escalate = escalate;
         p.narrow_vectors = narrow;
         mix_cg_info info;
@@ -100,43 +95,65 @@ static void check_model(const char *name, const mixm_csr *A, int precond, int na
     CU_ASSERT(out[4].iter <= fixed16_max * it64);
 }
 
+/* The model problems and the bounds check_model holds them to; the iterations measured (fp64
+ * fp32 fp16 bf16 fixed16) are in the comments. */
+typedef struct {
+    const char *name;
+    int precond, narrow;
+    double fp32_max, fixed16_max, fp16_max, bf16_max;
+} model_run;
+
+static const model_run model_runs[] = {
+    /* n = 4900: above the CPU kernels' threshold for OpenMP, so the parallel paths run too.
+     * With and without Jacobi 246 270 270 270 270; narrow vectors 246 270 338 370 300. */
+    {"poisson2d 70^2", MIX_PRECOND_NONE, 0, 1.15, 1.15, 1.15, 1.15},
+    {"poisson2d 70^2", MIX_PRECOND_JACOBI, 0, 1.15, 1.15, 1.15, 1.15},
+    {"poisson2d 70^2", MIX_PRECOND_NONE, 1, 1.15, 1.3, 1.45, 1.6},
+    /* 65 66 66 66 66; narrow vectors 65 66 76 79 76.  Jacobi makes the off-diagonal entries
+     * -1/6, which FP16 and BF16 round (the plain -1 and 6 they hold exactly): 65 71 97 177 71
+     * (narrow vectors: 65 71 97 177 76).  FIXED16 holds -1/6 through the mantissa of its steps
+     * (with a power of two alone: 82 and 82). */
+    {"poisson3d 14^3", MIX_PRECOND_NONE, 0, 1.05, 1.05, 1.05, 1.05},
+    {"poisson3d 14^3", MIX_PRECOND_NONE, 1, 1.05, 1.25, 1.3, 1.35},
+    {"poisson3d 14^3", MIX_PRECOND_JACOBI, 0, 1.15, 1.15, 1.6, 3.0},
+    {"poisson3d 14^3", MIX_PRECOND_JACOBI, 1, 1.15, 1.25, 1.6, 3.0},
+    /* BF16's 8-bit mantissa costs iterations on the weak direction: 235 235 337 473 235
+     * (narrow vectors 235 235 337 720 235). */
+    {"anisotropic 32^2 1e-2", MIX_PRECOND_JACOBI, 0, 1.05, 1.05, 1.6, 2.2},
+    {"anisotropic 32^2 1e-2", MIX_PRECOND_JACOBI, 1, 1.05, 1.1, 1.6, 3.5},
+};
+
+/* Every run of model_runs named `name`, on A (freed after). */
+static void check_models(const char *name, mixm_csr *A)
+{
+    for (size_t k = 0; k < sizeof model_runs / sizeof model_runs[0]; k++) {
+        const model_run *r = &model_runs[k];
+        if (strcmp(r->name, name) == 0)
+            check_model(name, A, r->precond, r->narrow, r->fp32_max, r->fixed16_max, r->fp16_max,
+                        r->bf16_max);
+    }
+    mixm_csr_free(A);
+}
+
 static void test_poisson2d(void)
 {
     mixm_csr A;
-    /* n = 4900: above the CPU kernels' threshold for OpenMP, so the parallel paths run too. */
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(70, &A), MIX_SUCCESS);
-    /* Measured (fp64 fp32 fp16 bf16 fixed16), with and without Jacobi: 246 270 270 270 270;
-     * narrow vectors 246 270 338 370 300. */
-    check_model("poisson2d 70^2", &A, MIX_PRECOND_NONE, 0, 1.15, 1.15, 1.15, 1.15);
-    check_model("poisson2d 70^2", &A, MIX_PRECOND_JACOBI, 0, 1.15, 1.15, 1.15, 1.15);
-    check_model("poisson2d 70^2", &A, MIX_PRECOND_NONE, 1, 1.15, 1.3, 1.45, 1.6);
-    mixm_csr_free(&A);
+    check_models("poisson2d 70^2", &A);
 }
 
 static void test_poisson3d(void)
 {
     mixm_csr A;
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(14, &A), MIX_SUCCESS);
-    /* Measured: 65 66 66 66 66; narrow vectors 65 66 76 79 76. */
-    check_model("poisson3d 14^3", &A, MIX_PRECOND_NONE, 0, 1.05, 1.05, 1.05, 1.05);
-    check_model("poisson3d 14^3", &A, MIX_PRECOND_NONE, 1, 1.05, 1.25, 1.3, 1.35);
-    /* Jacobi makes the off-diagonal entries -1/6, which FP16 and BF16 round (the plain -1 and 6
-     * they hold exactly): 65 71 97 177 71 measured (narrow vectors: 65 71 97 177 76).  FIXED16
-     * holds -1/6 through the mantissa of its steps (with a power of two alone: 82 and 82). */
-    check_model("poisson3d 14^3", &A, MIX_PRECOND_JACOBI, 0, 1.15, 1.15, 1.6, 3.0);
-    check_model("poisson3d 14^3", &A, MIX_PRECOND_JACOBI, 1, 1.15, 1.25, 1.6, 3.0);
-    mixm_csr_free(&A);
+    check_models("poisson3d 14^3", &A);
 }
 
 static void test_anisotropic(void)
 {
     mixm_csr A;
     CU_ASSERT_EQUAL_FATAL(mixm_gen_anisotropic2d(32, 1e-2, &A), MIX_SUCCESS);
-    /* BF16's 8-bit mantissa costs iterations on the weak direction: 235 235 337 473 235
-     * (narrow vectors 235 235 337 720 235). */
-    check_model("anisotropic 32^2 1e-2", &A, MIX_PRECOND_JACOBI, 0, 1.05, 1.05, 1.6, 2.2);
-    check_model("anisotropic 32^2 1e-2", &A, MIX_PRECOND_JACOBI, 1, 1.05, 1.1, 1.6, 3.5);
-    mixm_csr_free(&A);
+    check_models("anisotropic 32^2 1e-2", &A);
 }
 
 /* Bundled SuiteSparse SPD matrices, Jacobi-preconditioned.  With escalation (the default) every
@@ -199,10 +216,7 @@ static void test_diagonal(void)
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, rp, ci, v, &S), MIX_SUCCESS);
     for (int k = 0; k < NSTORAGE; k++) {
-        mix_cg_params p;
-        mix_cg_params_init(&p);
-        p.sloppy_prec = storage[k];
-        p.precond = MIX_PRECOND_JACOBI;
+        mix_cg_params p = mixt_cg_params(storage[k], MIX_PRECOND_JACOBI);
         mix_cg_info info;
         /* With escalation a diagonal A with Jacobi runs in FP64 from the start: one step. */
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
@@ -232,17 +246,12 @@ static void test_not_spd(void)
         for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
             if (A.colind[k] == i) A.val[k] -= 4.5;
     mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S),
-                          MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     double *b = malloc((size_t)A.nrows * sizeof *b), *x = malloc((size_t)A.nrows * sizeof *x);
     rhs(A.nrows, 3, b);
     for (int k = 0; k < NSTORAGE; k++) {
         for (int pc = 0; pc < 2; pc++) {
-            mix_cg_params p;
-            mix_cg_params_init(&p);
-            p.sloppy_prec = storage[k];
-            p.precond = pc;
+            mix_cg_params p = mixt_cg_params(storage[k], pc);
             mix_cg_info info;
             CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_SPD);
             CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NOT_SPD);
@@ -306,9 +315,7 @@ static void test_unsorted_duplicates(void)
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, rp, ci, v, &S1), MIX_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, rp2, ci2, v2, &S2), MIX_SUCCESS);
     CU_ASSERT_EQUAL(S2->nnz, 7);
-    mix_cg_params p;
-    mix_cg_params_init(&p);
-    p.sloppy_prec = MIX_FP64;
+    mix_cg_params p = mixt_cg_params(MIX_FP64, MIX_PRECOND_NONE);
     CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S1, b, x1, NULL), MIX_SUCCESS);
     CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S2, b, x2, NULL), MIX_SUCCESS);
     for (int i = 0; i < 3; i++) CU_ASSERT_DOUBLE_EQUAL(x1[i], x2[i], 1e-14);
@@ -321,37 +328,17 @@ static void test_unsorted_duplicates(void)
     mix_context_destroy(ctx);
 }
 
-typedef struct {
-    mixm_csr A;
-    mix_context *ctx;
-    mix_sparse *S;
-    double *b, *x;
-} fixture;
-
-static void fixture_open(fixture *f, int nx)
+/* 2-D Poisson nx^2 with b = rhs(n, 9). */
+static void fixture_open(mixt_cg_sys *f, int nx)
 {
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(nx, &f->A), MIX_SUCCESS);
-    f->ctx = mixt_context();
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(f->ctx, f->A.nrows, f->A.rowptr, f->A.colind,
-                                                f->A.val, &f->S),
-                          MIX_SUCCESS);
-    f->b = malloc((size_t)f->A.nrows * sizeof(double));
-    f->x = malloc((size_t)f->A.nrows * sizeof(double));
+    mixt_cg_open(f);
     rhs(f->A.nrows, 9, f->b);
-}
-
-static void fixture_close(fixture *f)
-{
-    free(f->b);
-    free(f->x);
-    mix_sparse_destroy(f->S);
-    mix_context_destroy(f->ctx);
-    mixm_csr_free(&f->A);
 }
 
 static void test_nan_and_zero_rhs(void)
 {
-    fixture f;
+    mixt_cg_sys f;
     fixture_open(&f, 10);
     int n = f.A.nrows;
     mix_cg_info info;
@@ -381,14 +368,13 @@ static void test_nan_and_zero_rhs(void)
     int zero = 1;
     for (int i = 0; i < n; i++) zero &= f.x[i] == 0.0;
     CU_ASSERT(zero);
-    fixture_close(&f);
+    mixt_cg_close(&f);
 }
 
 static void test_x0(void)
 {
-    fixture f;
+    mixt_cg_sys f;
     fixture_open(&f, 24);
-    int n = f.A.nrows;
     mix_cg_info info;
     mix_cg_params p;
     mix_cg_params_init(&p);
@@ -400,22 +386,22 @@ static void test_x0(void)
     CU_ASSERT_EQUAL(info.iter, 0);
     CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     /* From a perturbed answer: converges, in fewer iterations than from zero. */
-    for (int i = 0; i < n; i++) f.x[i] *= 1.0 + 1e-4 * sin(i);
+    for (int i = 0; i < f.A.nrows; i++) f.x[i] *= 1.0 + 1e-4 * sin(i);
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT(info.iter > 0 && info.iter < cold);
     CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     /* x0_given = 0 ignores what x holds. */
-    for (int i = 0; i < n; i++) f.x[i] = NAN;
+    for (int i = 0; i < f.A.nrows; i++) f.x[i] = NAN;
     p.x0_given = 0;
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.iter, cold);
-    fixture_close(&f);
+    mixt_cg_close(&f);
 }
 
 /* A tolerance below every precision's floor: the solver gives up cleanly with the best x. */
 static void test_not_converged(void)
 {
-    fixture f;
+    mixt_cg_sys f;
     fixture_open(&f, 16);
     mix_cg_info info;
     mix_cg_params p;
@@ -439,7 +425,7 @@ static void test_not_converged(void)
     CU_ASSERT_EQUAL(info.iter, 7);
     CU_ASSERT(info.true_rel_residual < 1.0);
     CU_ASSERT(fabs(info.true_rel_residual - mixt_cg_true_rel(&f.A, f.b, f.x)) <= 1e-12);
-    fixture_close(&f);
+    mixt_cg_close(&f);
 }
 
 static void test_params_and_args(void)
@@ -454,7 +440,7 @@ static void test_params_and_args(void)
     CU_ASSERT_EQUAL(p.escalate, 1);
     CU_ASSERT_EQUAL(p.narrow_vectors, 0);
     mix_cg_params_init(NULL);
-    fixture f;
+    mixt_cg_sys f;
     fixture_open(&f, 8);
     mix_cg_info info;
     /* Illegal argument i: -i, nothing written (info included), as mix_dgesv_ir. */
@@ -465,27 +451,19 @@ static void test_params_and_args(void)
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, NULL, f.x, &info), -4);
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, NULL, &info), -5);
     CU_ASSERT_EQUAL(info.status, 12345);
-    mix_cg_params bad = p;
-    bad.sloppy_prec = MIX_TF32;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
-    bad = p;
-    bad.tol = -1.0;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
-    bad = p;
-    bad.delta = 1.0;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
-    bad = p;
-    bad.max_iter = -1;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
-    bad = p;
-    bad.escalate = 2;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
-    bad = p;
-    bad.narrow_vectors = -1;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
-    bad = p;
-    bad.precond = 7;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
+    for (int k = 0; k < 7; k++) {
+        mix_cg_params bad = p;
+        switch (k) {
+        case 0: bad.sloppy_prec = MIX_TF32; break;
+        case 1: bad.tol = -1.0; break;
+        case 2: bad.delta = 1.0; break;
+        case 3: bad.max_iter = -1; break;
+        case 4: bad.escalate = 2; break;
+        case 5: bad.narrow_vectors = -1; break;
+        case 6: bad.precond = 7; break;
+        }
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &bad, f.S, f.b, f.x, &info), -2);
+    }
     /* A matrix of another context. */
     mix_context *other = mixt_context();
     CU_ASSERT_EQUAL(mix_dcg(other, &p, f.S, f.b, f.x, &info), -3);
@@ -496,55 +474,55 @@ static void test_params_and_args(void)
     /* The _gpu entry point wants a context whose memory is a device's: ctx is illegal. */
     if (mixt_backend == MIX_BACKEND_CPU)
         CU_ASSERT_EQUAL(mix_dcg_gpu(f.ctx, &p, f.S, f.b, f.x, &info), -1);
-    fixture_close(&f);
+    mixt_cg_close(&f);
 }
 
 /* 1138_bus without preconditioner: FIXED16, FP16 and BF16 stagnate on their own (FIXED16 crawls
  * to 1.9e-8 in 10 n iterations, FP16/BF16 stop near 1e-3); with escalation each hands over to
  * FP32 and then FP64 from the best x and converges, and the info record says so. */
+/* *p := FP64 storage with Jacobi; the iterations of that solve of f (the escalation tests'
+ * yardstick). */
+static int fp64_jacobi(mixt_cg_sys *f, mix_cg_params *p)
+{
+    *p = mixt_cg_params(MIX_FP64, MIX_PRECOND_JACOBI);
+    mix_cg_info info;
+    CU_ASSERT_EQUAL_FATAL(mix_dcg(f->ctx, p, f->S, f->b, f->x, &info), MIX_SUCCESS);
+    return info.iter;
+}
+
+/* 3-D Poisson m^3 with b = A (1, ..., 1)^T. */
+static void ones_open(mixt_cg_sys *f, int m)
+{
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(m, &f->A), MIX_SUCCESS);
+    mixt_cg_open(f);
+    for (int i = 0; i < f->A.nrows; i++) f->x[i] = 1.0;
+    mixm_csr_matvec(&f->A, f->x, f->b);
+}
+
 /* A storage whose rounded matrix sets the pace (true residual falling by less than half per
  * reliable update, kappa u near 1) hands over to FP32 instead of crawling: 3D Poisson 32^3,
  * Jacobi (off-diagonal entries -1/6, rounded by BF16), b = A 1 took 2155 iterations in BF16
  * against FP64's 93 (measured); now a few reliable updates, then FP32. */
 static void test_escalation_slow_progress(void)
 {
-    mixm_csr A;
-    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(32, &A), MIX_SUCCESS);
-    const int n = A.nrows;
-    mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S),
-                          MIX_SUCCESS);
-    double *ones = malloc((size_t)n * sizeof *ones), *b = malloc((size_t)n * sizeof *b),
-           *x = malloc((size_t)n * sizeof *x);
-    CU_ASSERT_FATAL(ones && b && x);
-    for (int i = 0; i < n; i++) ones[i] = 1.0;
-    mixm_csr_matvec(&A, ones, b);
+    mixt_cg_sys f;
+    ones_open(&f, 32);
     mix_cg_params p;
-    mix_cg_params_init(&p);
-    p.precond = MIX_PRECOND_JACOBI;
-    p.sloppy_prec = MIX_FP64;
+    const int it64 = fp64_jacobi(&f, &p);
     mix_cg_info info;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-    const int it64 = info.iter;
     p.sloppy_prec = MIX_BF16;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-    CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     CU_ASSERT(info.stages >= 2);
     CU_ASSERT_EQUAL(info.stage_prec[0], MIX_BF16);
     CU_ASSERT_EQUAL(info.stage_reason[0], MIX_CG_STAGNATED);
     CU_ASSERT(info.iter <= 4 * it64);
     /* Without escalation the stage is not cut short: it crawls to the tolerance. */
     p.escalate = 0;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.stages, 1);
     CU_ASSERT(info.iter > 4 * it64);
-    free(ones);
-    free(b);
-    free(x);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    mixt_cg_close(&f);
 }
 
 static void test_escalation(void)
@@ -555,16 +533,12 @@ static void test_escalation(void)
     CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, err, sizeof err), MIX_SUCCESS);
     const int n = A.nrows;
     mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S),
-                          MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     rhs(n, 5, b);
     const mix_prec low[] = {MIX_FIXED16, MIX_FP16, MIX_BF16};
     for (int k = 0; k < 3; k++) {
-        mix_cg_params p;
-        mix_cg_params_init(&p);
-        p.sloppy_prec = low[k];
+        mix_cg_params p = mixt_cg_params(low[k], MIX_PRECOND_NONE);
         mix_cg_info info;
         p.escalate = 0;
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_CONVERGED);
@@ -675,24 +649,20 @@ static void test_escalation_overflow(void)
  * whose rows FIXED16 holds, FP32 when many entries sit far below their row's largest. */
 static void test_auto(void)
 {
-    fixture f;
+    mixt_cg_sys f;
     fixture_open(&f, 20);
-    mix_cg_params p;
-    mix_cg_params_init(&p);
-    p.sloppy_prec = MIX_PREC_AUTO;
+    mix_cg_params p = mixt_cg_params(MIX_PREC_AUTO, MIX_PRECOND_NONE);
     mix_cg_info info;
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.stages, 1);
     CU_ASSERT_EQUAL(info.stage_prec[0], MIX_FP64);
     CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
-    fixture_close(&f);
+    mixt_cg_close(&f);
 
     mixm_csr A;
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(64, &A), MIX_SUCCESS); /* 21 MB in FP64 */
     mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S),
-                          MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     /* What the backend measured so far in this process (the SpMV tuner's rates of the matrices
      * solved last) decides; the byte model, without rates, takes FIXED16. */
     const mix_prec chosen = mixi_cg_auto_prec(S);
@@ -719,8 +689,7 @@ static void test_auto(void)
     for (int i = 0; i < A.nrows; i++)
         for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
             if (A.colind[k] != i && (A.colind[k] + i) % 2) A.val[k] *= 1e-4;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S),
-                          MIX_SUCCESS);
+    S = mixt_sparse(ctx, &A);
     CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, NULL), MIX_FP32);
     const mix_prec wide = mixi_cg_auto_prec(S); /* never FIXED16 here, whatever the rates */
     CU_ASSERT(wide == MIX_FP32 || wide == MIX_FP64);
@@ -783,17 +752,13 @@ static void test_kappa_laplacian(void)
     lap1d(N, &A);
     const double kappa = lap1d_eig(N, N) / lap1d_eig(N, 1);
     mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     double b[N], x[N];
     rhs(N, 3, b);
     const mix_prec ps[2] = {MIX_FP64, MIX_FIXED16};
     for (int k = 0; k < 2; k++)
         for (int pc = 0; pc < 2; pc++) {
-            mix_cg_params p;
-            mix_cg_params_init(&p);
-            p.sloppy_prec = ps[k];
-            p.precond = pc;
+            mix_cg_params p = mixt_cg_params(ps[k], pc);
             mix_cg_info info;
             CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
             CU_ASSERT(info.kappa <= kappa * (1.0 + 1e-6));
@@ -802,9 +767,7 @@ static void test_kappa_laplacian(void)
                    kappa, info.kappa, mix_prec_name(ps[k]), pc ? "jacobi" : "plain", info.iter);
         }
     /* Too few iterations for an estimate: 0. */
-    mix_cg_params p;
-    mix_cg_params_init(&p);
-    p.sloppy_prec = MIX_FP64;
+    mix_cg_params p = mixt_cg_params(MIX_FP64, MIX_PRECOND_NONE);
     p.tol = 1e-2;
     mix_cg_info info;
     CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
@@ -819,85 +782,41 @@ static void test_kappa_laplacian(void)
  * iterations than when it is left to crawl; FIXED16, which holds -1/6 exactly, never does. */
 static void test_escalation_kappa(void)
 {
-    mixm_csr A;
-    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(40, &A), MIX_SUCCESS);
-    const int n = A.nrows;
-    mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
-    double *ones = malloc((size_t)n * sizeof *ones), *b = malloc((size_t)n * sizeof *b),
-           *x = malloc((size_t)n * sizeof *x);
-    CU_ASSERT_FATAL(ones && b && x);
-    for (int i = 0; i < n; i++) ones[i] = 1.0;
-    mixm_csr_matvec(&A, ones, b);
-    mix_cg_params p;
-    mix_cg_params_init(&p);
-    p.precond = MIX_PRECOND_JACOBI;
+    mixt_cg_sys f;
+    ones_open(&f, 40);
+    mix_cg_params p = mixt_cg_params(MIX_FP16, MIX_PRECOND_JACOBI);
     mix_cg_info info, crawl;
-    p.sloppy_prec = MIX_FP16;
     p.escalate = 0;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &crawl), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &crawl), MIX_SUCCESS);
     p.escalate = 1;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-    CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     CU_ASSERT_EQUAL(info.stages, 2);
     CU_ASSERT_EQUAL(info.stage_prec[1], MIX_FP32);
     CU_ASSERT_EQUAL(info.stage_reason[0], MIX_CG_STAGNATED);
     CU_ASSERT(info.stage_iter[0] <= 100);
     CU_ASSERT(info.iter < crawl.iter);
     /* The measured storage errors: FP16 about 1e-4, FIXED16 only the FP32 rounding of A v. */
-    CU_ASSERT(S->eta_known[1][MIX_FP16] && S->eta[1][MIX_FP16] > 3e-5 && S->eta[1][MIX_FP16] < 3e-4);
+    CU_ASSERT(f.S->eta_known[1][MIX_FP16] && f.S->eta[1][MIX_FP16] > 3e-5 && f.S->eta[1][MIX_FP16] < 3e-4);
     printf("\n    poisson3d 40^3 jacobi fp16: %d iterations alone, %d handed over (%d + %d), kappa %.4g",
            crawl.iter, info.iter, info.stage_iter[0], info.stage_iter[1], info.kappa);
     p.sloppy_prec = MIX_FIXED16;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.stages, 1);
-    CU_ASSERT(S->eta_known[1][MIX_FIXED16] && S->eta[1][MIX_FIXED16] < 1e-6);
-    free(ones);
-    free(b);
-    free(x);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    CU_ASSERT(f.S->eta_known[1][MIX_FIXED16] && f.S->eta[1][MIX_FIXED16] < 1e-6);
+    mixt_cg_close(&f);
 }
 
 /* A bundled matrix solved with Jacobi in FP64 storage (b from rhs(n, seed)): the escalation
  * tests compare each storage against that solve's iterations (*it64). */
-typedef struct {
-    mixm_csr A;
-    mix_context *ctx;
-    mix_sparse *S;
-    double *b, *x;
-} jacobi_case;
-
-static void jacobi_open(const char *file, int seed, jacobi_case *c, mix_cg_params *p, int *it64)
+static void jacobi_open(const char *file, int seed, mixt_cg_sys *c, mix_cg_params *p, int *it64)
 {
     char path[1024], err[256];
     snprintf(path, sizeof path, "%s/%s", mixt_matrix_dir(), file);
     CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &c->A, NULL, err, sizeof err), MIX_SUCCESS);
-    const int n = c->A.nrows;
-    c->ctx = mixt_context();
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(c->ctx, n, c->A.rowptr, c->A.colind, c->A.val, &c->S),
-                          MIX_SUCCESS);
-    c->b = malloc((size_t)n * sizeof *c->b);
-    c->x = malloc((size_t)n * sizeof *c->x);
-    CU_ASSERT_FATAL(c->b && c->x);
-    rhs(n, seed, c->b);
-    mix_cg_params_init(p);
-    p->precond = MIX_PRECOND_JACOBI;
-    p->sloppy_prec = MIX_FP64;
-    mix_cg_info info;
-    CU_ASSERT_EQUAL_FATAL(mix_dcg(c->ctx, p, c->S, c->b, c->x, &info), MIX_SUCCESS);
-    *it64 = info.iter;
-}
-
-static void jacobi_close(jacobi_case *c)
-{
-    free(c->b);
-    free(c->x);
-    mix_sparse_destroy(c->S);
-    mix_context_destroy(c->ctx);
-    mixm_csr_free(&c->A);
+    mixt_cg_open(c);
+    rhs(c->A.nrows, seed, c->b);
+    *it64 = fp64_jacobi(c, p);
 }
 
 /* Budget-aware escalation: on 1138_bus (Jacobi), with max_iter 1.2 times FP64's iterations,
@@ -905,7 +824,7 @@ static void jacobi_close(jacobi_case *c)
  * hand-over on CG's iteration bound). */
 static void test_escalation_budget(void)
 {
-    jacobi_case c;
+    mixt_cg_sys c;
     mix_cg_params p;
     mix_cg_info info;
     int it64;
@@ -922,7 +841,7 @@ static void test_escalation_budget(void)
         CU_ASSERT(info.iter <= p.max_iter);
         CU_ASSERT(mixt_cg_true_rel(&c.A, c.b, c.x) <= 1e-10);
     }
-    jacobi_close(&c);
+    mixt_cg_close(&c);
 }
 
 /* Issue 21: with escalation a forced 16-bit storage converges within max_iter = factor times
@@ -933,7 +852,7 @@ static void test_escalation_budget(void)
  * before, over 1.15x). */
 static void within_fp64(const char *file, double factor)
 {
-    jacobi_case c;
+    mixt_cg_sys c;
     mix_cg_params p;
     mix_cg_info info;
     int it64;
@@ -947,7 +866,7 @@ static void within_fp64(const char *file, double factor)
         CU_ASSERT(mixt_cg_true_rel(&c.A, c.b, c.x) <= 1e-10);
         printf(" %s %d", mix_prec_name(storage[k]), info.iter);
     }
-    jacobi_close(&c);
+    mixt_cg_close(&c);
 }
 
 static void test_escalation_within_fp64(void)
@@ -966,18 +885,14 @@ static void test_fused_agrees(void)
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(15, &A), MIX_SUCCESS); /* n = 3375 */
     const int n = A.nrows;
     mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     double *b = malloc((size_t)n * sizeof *b), *x1 = malloc((size_t)n * sizeof *x1),
            *x2 = malloc((size_t)n * sizeof *x2);
     CU_ASSERT_FATAL(b && x1 && x2);
     rhs(n, 11, b);
     for (int k = 0; k < NSTORAGE; k++)
         for (int v = 0; v < 3; v++) {
-            mix_cg_params p;
-            mix_cg_params_init(&p);
-            p.sloppy_prec = storage[k];
-            p.precond = v != 1 ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+            mix_cg_params p = mixt_cg_params(storage[k], v != 1 ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE);
             p.narrow_vectors = v == 2;
             mix_cg_info i1, i2;
             const int s1 = mix_dcg(ctx, &p, S, b, x1, &i1);
@@ -1003,7 +918,7 @@ static void test_fused_agrees(void)
 /* The sloppy copy is made once per (precision, preconditioner) and reused. */
 static void test_cache(void)
 {
-    fixture f;
+    mixt_cg_sys f;
     fixture_open(&f, 12);
     mix_cg_params p;
     mix_cg_params_init(&p);
@@ -1018,7 +933,7 @@ static void test_cache(void)
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, NULL), MIX_SUCCESS);
     CU_ASSERT_PTR_NOT_NULL(f.S->sloppy[1][MIX_FIXED16]);
     CU_ASSERT_PTR_EQUAL(f.S->sloppy[0][MIX_FP64], f.S->a64);
-    fixture_close(&f);
+    mixt_cg_close(&f);
 }
 
 /* The Nth allocation fails, for every N until the whole job succeeds: MIX_ERR_ALLOC, no leak. */
@@ -1045,10 +960,7 @@ static void test_alloc_failure(void)
                 mix_sparse *S = NULL;
                 int st = mix_sparse_create_csr(ctx, A.nrows, A.rowptr, A.colind, A.val, &S);
                 if (st == MIX_SUCCESS) {
-                    mix_cg_params p;
-                    mix_cg_params_init(&p);
-                    p.sloppy_prec = storage[k];
-                    p.precond = pc;
+                    mix_cg_params p = mixt_cg_params(storage[k], pc);
                     st = mix_dcg(ctx, &p, S, b, x, NULL);
                 }
                 mixi_alloc_fail_after(-1);
@@ -1159,8 +1071,7 @@ static void test_fixed16_matrix_format(void)
     /* The backend's copy and SpMV, with the same scale. */
     mix_context *ctx = mixt_context();
     const mixi_sparse_ops *sp = ctx->ops->sparse;
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     const size_t b64 = (size_t)n * sizeof(double);
     double *dsc = NULL, *dx = NULL, *dy = NULL;
     mixi_svec x = {MIX_FIXED16, n, NULL, NULL}, y = {MIX_FIXED16, n, NULL, NULL};
@@ -1240,14 +1151,12 @@ static void test_fixed16_matrix_format(void)
  * SpMV, the portable body decodes per nonzero, to the same bits). */
 static void test_portable_agrees(void)
 {
-    fixture f;
+    mixt_cg_sys f;
     fixture_open(&f, 20);
-    int n = f.A.nrows;
-    double *x2 = malloc((size_t)n * sizeof *x2);
+    const size_t bytes = (size_t)f.A.nrows * sizeof(double);
+    double *x2 = mixt_dalloc((size_t)f.A.nrows);
     for (int k = 0; k < NSTORAGE; k++) {
-        mix_cg_params p;
-        mix_cg_params_init(&p);
-        p.sloppy_prec = storage[k];
+        mix_cg_params p = mixt_cg_params(storage[k], MIX_PRECOND_NONE);
         mix_cg_info i1, i2;
         CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &i1), MIX_SUCCESS);
         mixi_cpu_sparse_force_portable(1);
@@ -1255,10 +1164,10 @@ static void test_portable_agrees(void)
         mixi_cpu_sparse_force_portable(0);
         CU_ASSERT_EQUAL(i1.iter, i2.iter);
         CU_ASSERT_EQUAL(i1.reliable_updates, i2.reliable_updates);
-        CU_ASSERT_EQUAL(memcmp(f.x, x2, (size_t)n * sizeof *x2), 0);
+        CU_ASSERT_EQUAL(memcmp(f.x, x2, bytes), 0);
     }
     free(x2);
-    fixture_close(&f);
+    mixt_cg_close(&f);
 }
 
 static const mixt_test cg_tests[] = {

@@ -10,49 +10,40 @@
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
 
-static char out[65536], err[65536];
-
-/* Runs "mixsolve ARGS"; returns its exit status (-1 if it did not exit normally). */
-static int run(const char *args)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s/tools/mixsolve %s > %s 2> %s", mixt_build_dir(), args, mixt_tmp("out.txt"), mixt_tmp("err.txt"));
-    int st = system(cmd);
-    mixt_slurp(mixt_tmp("out.txt"), out, sizeof out);
-    mixt_slurp(mixt_tmp("err.txt"), err, sizeof err);
-    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-}
+/* Runs "mixsolve ARGS": its exit status, its output in mixt_out and mixt_err. */
+static int run(const char *args) { return mixt_tool("", args); }
 
 /* A failure prints exactly one line on stderr, starting "mixsolve: " and containing `words`. */
 static void expect_fail(const char *args, int code, const char *words)
 {
-    int rc = run(args);
-    CU_ASSERT_EQUAL(rc, code);
-    CU_ASSERT_EQUAL(mixt_count_lines(err), 1);
-    CU_ASSERT_EQUAL(strncmp(err, "mixsolve: ", 10), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, words));
-    if (rc != code || mixt_count_lines(err) != 1 || !strstr(err, words))
-        fprintf(stderr, "\n  mixsolve %s: expected %d '%s', got %d '%s'\n", args, code, words, rc, err);
+    mixt_expect_tool_failure(args, run(args), code, words);
 }
 
+/* Usage errors: exit 2 and one line naming the mistake. */
 static void test_usage_errors(void)
 {
-    expect_fail("", 2, "no command");
-    expect_fail("frobnicate", 2, "unknown command");
-    expect_fail("solve", 2, "no matrix file");
-    expect_fail("solve --prec half x.mtx", 2, "bad --prec"); /* no precision's name, now or later */
-    expect_fail("solve --method qr x.mtx", 2, "bad --method");
-    expect_fail("solve --backend tpu x.mtx", 2, "bad --backend");
-    expect_fail("solve --refine", 2, "needs a value");
-    expect_fail("solve --bogus x.mtx", 2, "unknown option");
-    expect_fail("gen", 2, "no KIND");
-    expect_fail("gen hilbert 4", 2, "no output file");
-    expect_fail("gen spiral 4 -o x.mtx", 2, "unknown kind");
-    expect_fail("gen randsvd 10 0.5 3 -o x.mtx", 2, "KAPPA");
-    expect_fail("gen poisson2d 0 -o x.mtx", 2, "size");
-    expect_fail("info extra", 2, "no arguments");
-    expect_fail("bench --dense-max -3", 2, "bad --dense-max");
-    expect_fail("bench /nonexistent-dir", 2, "/nonexistent-dir");
+    static const struct {
+        const char *args, *words;
+    } cases[] = {
+        {"", "no command"},
+        {"frobnicate", "unknown command"},
+        {"solve", "no matrix file"},
+        {"solve --prec half x.mtx", "bad --prec"}, /* no precision's name, now or later */
+        {"solve --method qr x.mtx", "bad --method"},
+        {"solve --backend tpu x.mtx", "bad --backend"},
+        {"solve --refine", "needs a value"},
+        {"solve --bogus x.mtx", "unknown option"},
+        {"gen", "no KIND"},
+        {"gen hilbert 4", "no output file"},
+        {"gen spiral 4 -o x.mtx", "unknown kind"},
+        {"gen randsvd 10 0.5 3 -o x.mtx", "KAPPA"},
+        {"gen poisson2d 0 -o x.mtx", "size"},
+        {"info extra", "no arguments"},
+        {"bench --dense-max -3", "bad --dense-max"},
+        {"bench /nonexistent-dir", "/nonexistent-dir"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        expect_fail(cases[k].args, 2, cases[k].words);
 }
 
 static void test_help(void)
@@ -60,19 +51,19 @@ static void test_help(void)
     const char *cmds[] = {"--help", "info --help", "solve --help", "gen --help", "bench --help"};
     for (int k = 0; k < 5; k++) {
         CU_ASSERT_EQUAL(run(cmds[k]), 0);
-        CU_ASSERT_PTR_NOT_NULL(strstr(out, "Usage: mixsolve"));
-        CU_ASSERT_EQUAL(err[0], '\0');
+        CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "Usage: mixsolve"));
+        CU_ASSERT_EQUAL(mixt_err[0], '\0');
     }
     CU_ASSERT_EQUAL(run("--version"), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, mix_version()));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, mix_version()));
 }
 
 static void test_info(void)
 {
     CU_ASSERT_EQUAL(run("info"), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "backend cpu  : compiled, available"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "fp16:"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "default backend"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "backend cpu  : compiled, available"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "fp16:"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "default backend"));
 }
 
 static void test_malformed_input(void)
@@ -103,10 +94,10 @@ static void test_solve_lu(void)
     snprintf(args, sizeof args, "solve %s/pores_1.mtx --method lu --prec fp16 --out %s", mixt_matrix_dir(),
              mixt_tmp("x.mtx"));
     CU_ASSERT_EQUAL(run(args), 0);
-    CU_ASSERT_EQUAL(err[0], '\0');
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "backward error"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "iterations"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "fallback"));
+    CU_ASSERT_EQUAL(mixt_err[0], '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "backward error"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "iterations"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "fallback"));
     /* The written solution is x = ones to the accuracy cond(A) = 1.8e6 allows. */
     mixm_dense X;
     char e[512];
@@ -136,17 +127,17 @@ static void test_solve_cg_and_rhs(void)
     mixm_csr_free(&A);
     snprintf(args, sizeof args, "solve %s --rhs %s --method cg --prec fp64", path, mixt_tmp("b.mtx"));
     CU_ASSERT_EQUAL(run(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "true residual"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "converged"));
-    CU_ASSERT_EQUAL(err[0], '\0');
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "true residual"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "converged"));
+    CU_ASSERT_EQUAL(mixt_err[0], '\0');
     /* --method auto picks CG for this SPD candidate. */
     snprintf(args, sizeof args, "solve %s --prec fp32", path);
     CU_ASSERT_EQUAL(run(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "method          : cg"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "method          : cg"));
     /* --prec auto reaches CG's MIX_PREC_AUTO: FP64 for this small matrix. */
     snprintf(args, sizeof args, "solve %s --method cg --prec auto", path);
     CU_ASSERT_EQUAL(run(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "storage stages  : fp64"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "storage stages  : fp64"));
 }
 
 static void test_solve_failure(void)
@@ -203,10 +194,10 @@ static void test_bench_small(void)
     mixt_write_text(path, "%%MatrixMarket matrix coordinate real general\n2 2 1\n");
     snprintf(args, sizeof args, "bench %s -o %s --quick --time-limit 30", d, mixt_tmp("bout"));
     CU_ASSERT_EQUAL_FATAL(run(args), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "[1/3] bcsstk01: cg fixed16"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "[2/3] broken: skipped"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Silent failures (reported success, recomputed check failed): 0"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "Report: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_err, "[1/3] bcsstk01: cg fixed16"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_err, "[2/3] broken: skipped"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "Silent failures (reported success, recomputed check failed): 0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "Report: "));
     snprintf(path, sizeof path, "%s/results.csv", mixt_tmp("bout"));
     char csv[65536];
     mixt_slurp(path, csv, sizeof csv);
@@ -233,7 +224,7 @@ static void test_bench_timeout(void)
     snprintf(path, sizeof path, "%s/results.csv", mixt_tmp("tout"));
     mixt_slurp(path, csv, sizeof csv);
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,fp64,timeout,"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(out, "killed at the"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "killed at the"));
 }
 
 static const mixt_test cli_tests[] = {

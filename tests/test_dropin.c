@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/mixt.h"
+#include "tests/lu_check.h"
 #include "lib/mix_internal.h"
 #include "matrices/generators.h"
 
@@ -19,31 +20,6 @@ static double *test_matrix(int n, double row_scale)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) a[i + (size_t)j * n] *= ldexp(1.0, (int)row_scale * (i % 7 - 3));
     return a;
-}
-
-/* max |P L U - A| / max |A| for column-major dgetrf-style factors; -1 if ipiv is out of range. */
-static double factor_error(int n, const double *a, const double *lu, const int *ipiv)
-{
-    for (int i = 0; i < n; i++)
-        if (ipiv[i] < i + 1 || ipiv[i] > n) return -1.0;
-    double *pa = malloc((size_t)n * n * sizeof *pa), amax = 0, emax = 0;
-    memcpy(pa, a, (size_t)n * n * sizeof *pa);
-    for (int k = 0; k < n; k++)
-        for (int j = 0; j < n && ipiv[k] - 1 != k; j++) {
-            double t = pa[k + (size_t)j * n];
-            pa[k + (size_t)j * n] = pa[ipiv[k] - 1 + (size_t)j * n];
-            pa[ipiv[k] - 1 + (size_t)j * n] = t;
-        }
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            int kmax = i < j ? i : j;
-            double s = i <= j ? lu[i + (size_t)j * n] : lu[i + (size_t)j * n] * lu[j + (size_t)j * n];
-            for (int k = 0; k < kmax; k++) s += lu[i + (size_t)k * n] * lu[k + (size_t)j * n];
-            emax = fmax(emax, fabs(s - pa[i + (size_t)j * n]));
-            amax = fmax(amax, fabs(pa[i + (size_t)j * n]));
-        }
-    free(pa);
-    return emax / amax;
 }
 
 static void test_auto_prec_arguments(void)
@@ -109,7 +85,7 @@ static void test_widened_factors(void)
         CU_ASSERT(memcmp(a, a0, (size_t)n * n * sizeof *a) == 0);
         CU_ASSERT_EQUAL(mixi_dgesv_lapack(ctx, &p, n, 1, a, n, ipiv, b, n, x, n, &info, &sing, 1), 0);
         CU_ASSERT_EQUAL(info.factor_prec_used, precs[k]);
-        double fe = factor_error(n, a0, a, ipiv);
+        double fe = lu_factor_error(n, a0, a, ipiv);
         CU_ASSERT(fe >= 0 && fe <= tol[k]);
         /* Not the unscaled (nor the exact) factors: the error is at the precision's level. */
         CU_ASSERT(precs[k] == MIX_FP32 || fe > 1e-6);

@@ -13,6 +13,8 @@
 #define cg_storage (mixt_precs(MIX_ROLE_STORAGE, 0).p)
 #define NSTORAGE (mixt_precs(MIX_ROLE_STORAGE, 0).n)
 
+static const double nonfinite[3] = {NAN, INFINITY, -INFINITY};
+
 /* tridiag(-1, 4, -1) * s, n x n, as CSR. */
 static void tridiag(int n, double s, mixm_csr *A)
 {
@@ -38,6 +40,13 @@ static void csr_scaled(const mixm_csr *A, double s, mixm_csr *B)
     B->nnz = A->nnz;
 }
 
+/* tridiag(-1, 4, -1) of order n as a CG system: the CG edge tests' set-up. */
+static void tri_open(mixt_cg_sys *f, int n)
+{
+    tridiag(n, 1.0, &f->A);
+    mixt_cg_open(f);
+}
+
 /* Every storage and preconditioner on (sa A) x = sb b, sa and sb powers of two: never NOT_SPD or
  * NAN (A is SPD, the data finite); success only with a true residual, re-checked here with a
  * range-safe norm, within 10 tol; the reported true_rel_residual is that of the returned x; and,
@@ -51,16 +60,10 @@ static void cg_scale_invariant(const mixm_csr *A0, const double *b0, double sa, 
     csr_scaled(A0, sa, &A);
     double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
     for (int i = 0; i < n; i++) b[i] = b0[i] * sb;
-    mix_sparse *S = NULL, *S0 = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A0->rowptr, A0->colind, A0->val, &S0),
-                          MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A), *S0 = mixt_sparse(ctx, A0);
     for (int pc = 0; pc < 2; pc++)
         for (int k = 0; k < NSTORAGE; k++) {
-            mix_cg_params p;
-            mix_cg_params_init(&p);
-            p.sloppy_prec = cg_storage[k];
-            p.precond = pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+            mix_cg_params p = mixt_cg_params(cg_storage[k], pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE);
             mix_cg_info info, ref;
             int st0 = mix_dcg(ctx, &p, S0, b0, x, &ref);
             int st = mix_dcg(ctx, &p, S, b, x, &info);
@@ -90,15 +93,11 @@ static void cg_truthful(const mixm_csr *A, const double *b)
 {
     mix_context *ctx = mixt_context();
     int n = A->nrows;
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S), MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, A);
     double *x = malloc((size_t)n * sizeof *x);
     for (int pc = 0; pc < 2; pc++)
         for (int k = 0; k < NSTORAGE; k++) {
-            mix_cg_params p;
-            mix_cg_params_init(&p);
-            p.sloppy_prec = cg_storage[k];
-            p.precond = pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+            mix_cg_params p = mixt_cg_params(cg_storage[k], pc ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE);
             mix_cg_info info;
             int st = mix_dcg(ctx, &p, S, b, x, &info);
             double rel = mixt_cg_true_rel(A, b, x);
@@ -130,19 +129,15 @@ static void test_cg_tiny(void)
     cg_truthful(&A, b);
     mixm_csr_free(&A);
     /* b = 0 exactly is still the zero right-hand side. */
-    tridiag(N, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    mixt_cg_sys f;
+    tri_open(&f, N);
     double x[N];
     mix_cg_info info;
     memset(b, 0, sizeof b);
-    CU_ASSERT_EQUAL(mix_dcg(ctx, NULL, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, NULL, f.S, b, x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.reason, MIX_CG_ZERO_RHS);
     CU_ASSERT_EQUAL(info.true_rel_residual, 0.0);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    mixt_cg_close(&f);
 }
 
 /* Defect 3: 1e300 tridiag: the sloppy residual under/overflowed and p'Ap = 0 read as "not SPD". */
@@ -185,14 +180,10 @@ static void test_cg_early_stop_residual(void)
     tridiag(N, 1.0, &A);
     A.val[A.rowptr[2] + 1] = -4.0; /* a negative diagonal: Jacobi refuses before iterating */
     mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    mix_sparse *S = mixt_sparse(ctx, &A);
     double b[N] = {1, 2, 3, 4, 5}, x[N];
     for (int k = 0; k < NSTORAGE; k++) {
-        mix_cg_params p;
-        mix_cg_params_init(&p);
-        p.sloppy_prec = cg_storage[k];
-        p.precond = MIX_PRECOND_JACOBI;
+        mix_cg_params p = mixt_cg_params(cg_storage[k], MIX_PRECOND_JACOBI);
         mix_cg_info info;
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_SPD);
         CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NOT_SPD);
@@ -217,24 +208,62 @@ static void test_cg_early_stop_residual(void)
 static void test_cg_nan_rhs(void)
 {
     enum { N = 6 };
-    mixm_csr A;
-    tridiag(N, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
-    const double bad[] = {NAN, INFINITY, -INFINITY};
+    mixt_cg_sys f;
+    tri_open(&f, N);
     for (int t = 0; t < 3; t++)
         for (int pos = 0; pos < N; pos++) {
             double b[N] = {1, 1, 1, 1, 1, 1}, x[N];
-            b[pos] = bad[t];
+            b[pos] = nonfinite[t];
             mix_cg_info info;
-            CU_ASSERT_EQUAL(mix_dcg(ctx, NULL, S, b, x, &info), MIX_ERR_NAN);
+            CU_ASSERT_EQUAL(mix_dcg(f.ctx, NULL, f.S, b, x, &info), MIX_ERR_NAN);
             CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NAN);
             CU_ASSERT_EQUAL(info.converged, 0);
         }
-    mix_sparse_destroy(S);
+    mixt_cg_close(&f);
+}
+
+/* b = A (1, 2, 3)^T for a column-major 3 x 3 A. */
+static void rhs3(const double *a, double *b)
+{
+    const double xt[3] = {1, 2, 3};
+    for (int i = 0; i < 3; i++) {
+        b[i] = 0;
+        for (int j = 0; j < 3; j++) b[i] += a[i + 3 * j] * xt[j];
+    }
+}
+
+/* mix_dgesv_ir in precision prec on copies of the column-major a0 (n x n, n <= 3) and b0. */
+static int small_gesv(mix_context *ctx, mix_prec prec, int n, const double *a0, const double *b0,
+                      double *x, mix_gesv_info *info)
+{
+    double a[9], b[3];
+    int ipiv[3];
+    memcpy(a, a0, sizeof(double) * n * n);
+    memcpy(b, b0, sizeof(double) * n);
+    mix_gesv_params p = mixt_params(prec, MIX_REFINE_AUTO);
+    return mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, info);
+}
+
+/* Every precision of precs solves the 3 x 3 column-major a0 x = a0 (1, 2, 3)^T to a backward
+ * error within tol, and reports one within tol where `reported`. */
+static void small_sweep(const double *a0, const mix_prec *precs, int np, double tol, int reported)
+{
+    double b0[3];
+    rhs3(a0, b0);
+    mix_context *ctx = mixt_context();
+    for (int k = 0; k < np; k++) {
+        double x[3];
+        mix_gesv_info info;
+        int st = small_gesv(ctx, precs[k], 3, a0, b0, x, &info);
+        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
+        if (st != MIX_SUCCESS || !(be <= tol))
+            printf("\n    %s: status %d backward error %.3e (reported %.3e) x = %g %g %g",
+                   mix_prec_name(precs[k]), st, be, info.backward_error, x[0], x[1], x[2]);
+        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+        CU_ASSERT(be <= tol);
+        if (reported) CU_ASSERT(info.backward_error <= tol);
+    }
     mix_context_destroy(ctx);
-    mixm_csr_free(&A);
 }
 
 /* Defect 1: the 3 x 3 subnormal matrix of the issue.  OpenBLAS's dgesv made x NaN, and the
@@ -244,44 +273,20 @@ static void test_lu_subnormal(void)
     const double s = 1e-310;
     /* Column-major. */
     double a0[9] = {4 * s, 1 * s, 0, 1 * s, 4 * s, 1 * s, 0, 1 * s, 4 * s};
-    double xt[3] = {1, 2, 3}, b0[3];
-    for (int i = 0; i < 3; i++) {
-        b0[i] = 0;
-        for (int j = 0; j < 3; j++) b0[i] += a0[i + 3 * j] * xt[j];
-    }
-    mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16, MIX_PREC_AUTO};
-    for (int k = 0; k < 6; k++) {
-        double a[9], b[3], x[3];
-        int ipiv[3];
-        memcpy(a, a0, sizeof a);
-        memcpy(b, b0, sizeof b);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = precs[k];
-        mix_gesv_info info;
-        int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b, 3, x, 3, &info);
-        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
-        if (st != MIX_SUCCESS || !(be <= 1e-13))
-            printf("\n    %s: status %d backward error %.3e (reported %.3e) x = %g %g %g",
-                   mix_prec_name(precs[k]), st, be, info.backward_error, x[0], x[1], x[2]);
-        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-        CU_ASSERT(be <= 1e-13);
-        CU_ASSERT(info.backward_error <= 1e-13);
-    }
+    small_sweep(a0, precs, 6, 1e-13, 1);
+    double b0[3];
+    rhs3(a0, b0);
     /* The simple drivers too (they return 0 only with a usable x). */
-    int (*const simple[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
-        mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
     for (int k = 0; k < 4; k++) {
         double a[9], b[3], x[3];
         int ipiv[3], iter;
         memcpy(a, a0, sizeof a);
         memcpy(b, b0, sizeof b);
-        int st = simple[k](MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b, 3, x, 3, &iter);
-        CU_ASSERT_EQUAL(st, 0);
+        const mixt_args c = {0, MIX_COL_MAJOR, 0, 3, 1, a, 3, ipiv, b, 3, x, 3, &iter};
+        CU_ASSERT_EQUAL(mixt_call_simple(MIXT_LU, k, &c), 0);
         CU_ASSERT(mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3) <= 1e-13);
     }
-    mix_context_destroy(ctx);
 }
 
 /* One subnormal row in an otherwise well-scaled matrix (no range scaling: the largest entries
@@ -291,29 +296,8 @@ static void test_lu_subnormal_row(void)
 {
     const double t = 1e-310;
     double a0[9] = {4, t, 1, 1, 4 * t, 1, 0, t, 4}; /* column-major; row 2 subnormal */
-    double xt[3] = {1, 2, 3}, b0[3];
-    for (int i = 0; i < 3; i++) {
-        b0[i] = 0;
-        for (int j = 0; j < 3; j++) b0[i] += a0[i + 3 * j] * xt[j];
-    }
-    mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
-    for (int k = 0; k < 5; k++) {
-        double a[9], x[3];
-        int ipiv[3];
-        memcpy(a, a0, sizeof a);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = precs[k];
-        mix_gesv_info info;
-        int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 3, 1, a, 3, ipiv, b0, 3, x, 3, &info);
-        double be = mixm_dense_backward_error(3, 1, a0, 3, b0, 3, x, 3);
-        if (st != MIX_SUCCESS || !(be <= 1e-15))
-            printf("\n    %s: status %d backward error %.3e", mix_prec_name(precs[k]), st, be);
-        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-        CU_ASSERT(be <= 1e-15);
-    }
-    mix_context_destroy(ctx);
+    small_sweep(a0, precs, 5, 1e-15, 0);
 }
 
 /* The backward error never turns a NaN into 0: an x whose norm is NaN is no success. */
@@ -325,15 +309,9 @@ static void test_lu_huge(void)
     mix_context *ctx = mixt_context();
     const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16};
     for (int k = 0; k < 4; k++) {
-        double a[4], b[2], x[2];
-        int ipiv[2];
-        memcpy(a, a0, sizeof a);
-        memcpy(b, b0, sizeof b);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = precs[k];
+        double x[2];
         mix_gesv_info info;
-        int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, 2, 1, a, 2, ipiv, b, 2, x, 2, &info);
+        int st = small_gesv(ctx, precs[k], 2, a0, b0, x, &info);
         CU_ASSERT_EQUAL(st, MIX_SUCCESS);
         CU_ASSERT(mixm_dense_backward_error(2, 1, a0, 2, b0, 2, x, 2) <= 1e-14);
         CU_ASSERT_DOUBLE_EQUAL(x[0], 1.0, 1e-14);
@@ -359,19 +337,30 @@ enum { GEN_N = 12 };
 
 typedef struct {
     const char *name;
-    mix_prec prec;    /* expert driver's factor precision; MIX_NUM_PREC: a simple driver */
-    int simple;       /* 0 expert; 1..4 mix_dsgesv, dxgesv, dhgesv, dbgesv */
+    mixt_family fam;
+    mix_prec prec; /* the expert driver's factor precision */
+    int simple;    /* 0 the expert driver; 1..4 the FP32, TF32, FP16, BF16 simple driver */
     int layout;
+    char uplo;     /* SPD only */
 } dense_driver;
 
+enum { C = MIX_COL_MAJOR, R = MIX_ROW_MAJOR };
 static const dense_driver dense_drivers[] = {
-    {"fp64", MIX_FP64, 0, MIX_COL_MAJOR},   {"fp32", MIX_FP32, 0, MIX_COL_MAJOR},
-    {"tf32", MIX_TF32, 0, MIX_ROW_MAJOR},   {"fp16", MIX_FP16, 0, MIX_COL_MAJOR},
-    {"bf16", MIX_BF16, 0, MIX_ROW_MAJOR},   {"auto", MIX_PREC_AUTO, 0, MIX_COL_MAJOR},
-    {"dsgesv", MIX_FP32, 1, MIX_COL_MAJOR}, {"dxgesv", MIX_TF32, 2, MIX_ROW_MAJOR},
-    {"dhgesv", MIX_FP16, 3, MIX_COL_MAJOR}, {"dbgesv", MIX_BF16, 4, MIX_COL_MAJOR},
+    {"fp64", MIXT_LU, MIX_FP64, 0, C, 0},   {"fp32", MIXT_LU, MIX_FP32, 0, C, 0},
+    {"tf32", MIXT_LU, MIX_TF32, 0, R, 0},   {"fp16", MIXT_LU, MIX_FP16, 0, C, 0},
+    {"bf16", MIXT_LU, MIX_BF16, 0, R, 0},   {"auto", MIXT_LU, MIX_PREC_AUTO, 0, C, 0},
+    {"dsgesv", MIXT_LU, MIX_FP32, 1, C, 0}, {"dxgesv", MIXT_LU, MIX_TF32, 2, R, 0},
+    {"dhgesv", MIXT_LU, MIX_FP16, 3, C, 0}, {"dbgesv", MIXT_LU, MIX_BF16, 4, C, 0},
 };
-#define NDENSE (int)(sizeof dense_drivers / sizeof dense_drivers[0])
+/* Cholesky (mix_dposv_ir, mix_d?posv): the same scales on an SPD randsvd matrix. */
+static const dense_driver spd_drivers[] = {
+    {"posv fp64 L", MIXT_SPD, MIX_FP64, 0, C, 'L'}, {"posv fp32 U", MIXT_SPD, MIX_FP32, 0, C, 'U'},
+    {"posv tf32 L", MIXT_SPD, MIX_TF32, 0, R, 'L'}, {"posv fp16 U", MIXT_SPD, MIX_FP16, 0, R, 'U'},
+    {"posv bf16 L", MIXT_SPD, MIX_BF16, 0, C, 'L'}, {"posv auto L", MIXT_SPD, MIX_PREC_AUTO, 0, C, 'L'},
+    {"dsposv", MIXT_SPD, MIX_FP32, 1, C, 'L'},      {"dxposv", MIXT_SPD, MIX_TF32, 2, R, 'U'},
+    {"dhposv", MIXT_SPD, MIX_FP16, 3, C, 'U'},      {"dbposv", MIXT_SPD, MIX_BF16, 4, C, 'L'},
+};
+#define NDRIVERS 10
 
 /* Runs one driver on column-major a0/b0 (copied; row-major drivers get transposes): status and
  * x (column-major); *berr the reported backward error (NAN for the simple drivers). */
@@ -379,23 +368,20 @@ static int dense_run(mix_context *ctx, const dense_driver *d, int n, const doubl
                      const double *b0, double *x, double *berr)
 {
     double a[GEN_N * GEN_N], b[GEN_N], xr[GEN_N];
-    int ipiv[GEN_N], rm = d->layout == MIX_ROW_MAJOR;
+    int ipiv[GEN_N], iter, rm = d->layout == MIX_ROW_MAJOR;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) a[rm ? i * n + j : i + j * n] = a0[i + j * n];
     memcpy(b, b0, (size_t)n * sizeof *b);
+    const mixt_args c = {0, d->layout, d->uplo, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n,
+                         &iter};
     *berr = NAN;
     int st;
     if (d->simple) {
-        int (*const f[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
-            mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
-        int iter;
-        st = f[d->simple - 1](d->layout, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n, &iter);
+        st = mixt_call_simple(d->fam, d->simple - 1, &c);
     } else {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = d->prec;
+        mix_gesv_params p = mixt_params(d->prec, MIX_REFINE_AUTO);
         mix_gesv_info info;
-        st = mix_dgesv_ir(ctx, &p, d->layout, n, 1, a, n, ipiv, b, rm ? 1 : n, xr, rm ? 1 : n, &info);
+        st = mixt_call_expert(d->fam, ctx, &p, &c, &info);
         *berr = info.backward_error;
         CU_ASSERT_EQUAL(info.status, st);
     }
@@ -431,18 +417,17 @@ static void dense_check(const dense_driver *d, int n, const double *a, const dou
     }
 }
 
-static void test_gen_dense_scaled(void)
+/* Every driver of the table on 2^ka A0 x = 2^kb A0 x0: A alone scaled, b alone, both alike
+ * (x ~ 1), both apart (x near or beyond FP64's range). */
+static void gen_scaled(const double *a0, const dense_driver *drivers, const char *label)
 {
     const int n = GEN_N;
-    double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
-    mixm_gen_randsvd(n, 10.0, 3, 12, a0);
+    double x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
     for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
     mix_context *ctx = mixt_context();
     int bad = 0, runs = 0;
     for (int ia = 0; ia < NGEN_EXPS; ia++)
         for (int ib = 0; ib < NGEN_EXPS; ib++) {
-            /* 2^ka A and 2^kb A x0: A alone, b alone, both alike (x ~ 1), both apart (x near
-             * or beyond FP64's range). */
             int ka = gen_exps[ia], kb = gen_exps[ib];
             if (ka != 0 && kb != 0 && ka != kb && ka != -kb) continue;
             for (int k = 0; k < n * n; k++) a[k] = ldexp(a0[k], ka);
@@ -452,158 +437,78 @@ static void test_gen_dense_scaled(void)
                 b[i] = ldexp(s, kb);
             }
             int kx = sol_exp(ka, kb); /* x = 2^(kb - ka) x0 */
-            for (int d = 0; d < NDENSE; d++) {
+            for (int d = 0; d < NDRIVERS; d++) {
                 double berr;
-                int st = dense_run(ctx, &dense_drivers[d], n, a, b, x, &berr);
-                dense_check(&dense_drivers[d], n, a, b, st, x, berr, kx, &bad);
+                int st = dense_run(ctx, &drivers[d], n, a, b, x, &berr);
+                dense_check(&drivers[d], n, a, b, st, x, berr, kx, &bad);
                 runs++;
             }
         }
-    printf("\n    dense: %d runs, %d violations", runs, bad);
+    printf("\n    %s: %d runs, %d violations", label, runs, bad);
     CU_ASSERT_EQUAL(bad, 0);
     mix_context_destroy(ctx);
 }
 
+static void test_gen_dense_scaled(void)
+{
+    double a0[GEN_N * GEN_N];
+    mixm_gen_randsvd(GEN_N, 10.0, 3, 12, a0);
+    gen_scaled(a0, dense_drivers, "dense");
+}
+
 /* NaN, +Inf, -Inf in each entry of A and of b, and a NaN tolerance: refused as such. */
+/* NaN, +Inf, -Inf in each entry of a0 that family fam reads (SPD: the lower triangle) and of b0
+ * (n = 5): every expert precision answers MIX_ERR_NAN, the FP32 simple driver n + 1. */
+static void refuse_nonfinite(mix_context *ctx, mixt_family fam, const double *a0, const double *b0)
+{
+    enum { n = 5 };
+    double a[n * n], b[n], ac[n * n], x[n];
+    int ipiv[n], iter;
+    const mixt_args c = {0, MIX_COL_MAJOR, 'L', n, 1, ac, n, ipiv, b, n, x, n, &iter};
+    const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
+    for (int v = 0; v < 3; v++)
+        for (int pos = 0; pos < n * n + n; pos++) {
+            if (fam == MIXT_SPD && pos < n * n && pos % n < pos / n) continue; /* upper: unread */
+            memcpy(a, a0, sizeof a);
+            memcpy(b, b0, sizeof b);
+            if (pos < n * n) a[pos] = nonfinite[v];
+            else b[pos - n * n] = nonfinite[v];
+            for (int k = 0; k < 5; k++) {
+                mix_gesv_params p = mixt_params(precs[k], MIX_REFINE_AUTO);
+                mix_gesv_info info;
+                memcpy(ac, a, sizeof ac);
+                CU_ASSERT_EQUAL(mixt_call_expert(fam, ctx, &p, &c, &info), MIX_ERR_NAN);
+            }
+            memcpy(ac, a, sizeof ac);
+            CU_ASSERT_EQUAL(mixt_call_simple(fam, 0, &c), n + 1);
+        }
+}
+
 static void test_gen_dense_nonfinite(void)
 {
     const int n = 5;
-    double a0[25], b0[5], a[25], b[5], x[5];
-    int ipiv[5], iter;
+    double a0[25], b0[5], x[5];
+    int ipiv[5];
     mixm_gen_randsvd(n, 10.0, 3, 5, a0);
     for (int i = 0; i < n; i++) b0[i] = 1.0 + i;
-    const double bad_vals[] = {NAN, INFINITY, -INFINITY};
     mix_context *ctx = mixt_context();
-    for (int v = 0; v < 3; v++)
-        for (int pos = 0; pos < n * n + n; pos++) {
-            memcpy(a, a0, sizeof a);
-            memcpy(b, b0, sizeof b);
-            if (pos < n * n) a[pos] = bad_vals[v];
-            else b[pos - n * n] = bad_vals[v];
-            const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
-            for (int k = 0; k < 5; k++) {
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = precs[k];
-                mix_gesv_info info;
-                double ac[25];
-                memcpy(ac, a, sizeof ac);
-                CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info),
-                                MIX_ERR_NAN);
-            }
-            double ac[25];
-            memcpy(ac, a, sizeof ac);
-            CU_ASSERT_EQUAL(mix_dsgesv(MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), n + 1);
-        }
+    refuse_nonfinite(ctx, MIXT_LU, a0, b0);
     mix_gesv_params p;
     mix_gesv_params_init(&p);
     p.tol = NAN;
-    memcpy(a, a0, sizeof a);
-    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b0, n, x, n, NULL), -2);
-    CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, a, n, b0, n, x, n, NULL), -2);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a0, n, ipiv, b0, n, x, n, NULL), -2);
+    CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, a0, n, b0, n, x, n, NULL), -2);
     /* Cholesky: NaN/Inf in the triangle it reads, or in b. */
     mixm_gen_randsvd_spd(n, 10.0, 3, 5, a0);
-    for (int v = 0; v < 3; v++)
-        for (int pos = 0; pos < n * n + n; pos++) {
-            int i = pos % n, j = pos / n;
-            if (pos < n * n && i < j) continue; /* upper: not read with 'L' */
-            memcpy(a, a0, sizeof a);
-            memcpy(b, b0, sizeof b);
-            if (pos < n * n) a[pos] = bad_vals[v];
-            else b[pos - n * n] = bad_vals[v];
-            const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_TF32};
-            for (int k = 0; k < 5; k++) {
-                mix_gesv_params_init(&p);
-                p.factor_prec = precs[k];
-                double ac[25];
-                memcpy(ac, a, sizeof ac);
-                CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, NULL),
-                                MIX_ERR_NAN);
-            }
-            double ac[25];
-            memcpy(ac, a, sizeof ac);
-            CU_ASSERT_EQUAL(mix_dsposv(MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, &iter), n + 1);
-        }
+    refuse_nonfinite(ctx, MIXT_SPD, a0, b0);
     mix_context_destroy(ctx);
-}
-
-/* Cholesky (mix_dposv_ir, mix_d?posv): the same scales on an SPD randsvd matrix. */
-typedef struct {
-    const char *name;
-    mix_prec prec;
-    int simple; /* 0 expert; 1..4 mix_dsposv, dxposv, dhposv, dbposv */
-    int layout;
-    char uplo;
-} spd_driver;
-
-static const spd_driver spd_drivers[] = {
-    {"posv fp64 L", MIX_FP64, 0, MIX_COL_MAJOR, 'L'}, {"posv fp32 U", MIX_FP32, 0, MIX_COL_MAJOR, 'U'},
-    {"posv tf32 L", MIX_TF32, 0, MIX_ROW_MAJOR, 'L'}, {"posv fp16 U", MIX_FP16, 0, MIX_ROW_MAJOR, 'U'},
-    {"posv bf16 L", MIX_BF16, 0, MIX_COL_MAJOR, 'L'}, {"posv auto L", MIX_PREC_AUTO, 0, MIX_COL_MAJOR, 'L'},
-    {"dsposv", MIX_FP32, 1, MIX_COL_MAJOR, 'L'},      {"dxposv", MIX_TF32, 2, MIX_ROW_MAJOR, 'U'},
-    {"dhposv", MIX_FP16, 3, MIX_COL_MAJOR, 'U'},      {"dbposv", MIX_BF16, 4, MIX_COL_MAJOR, 'L'},
-};
-#define NSPD (int)(sizeof spd_drivers / sizeof spd_drivers[0])
-
-static int spd_run(mix_context *ctx, const spd_driver *d, int n, const double *a0, const double *b0,
-                   double *x, double *berr)
-{
-    double a[GEN_N * GEN_N], b[GEN_N], xr[GEN_N];
-    int rm = d->layout == MIX_ROW_MAJOR;
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) a[rm ? i * n + j : i + j * n] = a0[i + j * n];
-    memcpy(b, b0, (size_t)n * sizeof *b);
-    *berr = NAN;
-    int st;
-    if (d->simple) {
-        int (*const f[])(int, char, int, int, double *, int, double *, int, double *, int, int *) = {
-            mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
-        int iter;
-        st = f[d->simple - 1](d->layout, d->uplo, n, 1, a, n, b, rm ? 1 : n, xr, rm ? 1 : n, &iter);
-    } else {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = d->prec;
-        mix_gesv_info info;
-        st = mix_dposv_ir(ctx, &p, d->layout, d->uplo, n, 1, a, n, b, rm ? 1 : n, xr, rm ? 1 : n, &info);
-        *berr = info.backward_error;
-        CU_ASSERT_EQUAL(info.status, st);
-    }
-    memcpy(x, xr, (size_t)n * sizeof *x);
-    return st;
 }
 
 static void test_gen_posv_scaled(void)
 {
-    const int n = GEN_N;
-    double a0[GEN_N * GEN_N], x0[GEN_N], a[GEN_N * GEN_N], b[GEN_N], x[GEN_N];
-    mixm_gen_randsvd_spd(n, 10.0, 3, 21, a0);
-    for (int i = 0; i < n; i++) x0[i] = 0.5 + (i % 5) * 0.25;
-    mix_context *ctx = mixt_context();
-    int bad = 0, runs = 0;
-    for (int ia = 0; ia < NGEN_EXPS; ia++)
-        for (int ib = 0; ib < NGEN_EXPS; ib++) {
-            int ka = gen_exps[ia], kb = gen_exps[ib];
-            if (ka != 0 && kb != 0 && ka != kb && ka != -kb) continue;
-            for (int k = 0; k < n * n; k++) a[k] = ldexp(a0[k], ka);
-            for (int i = 0; i < n; i++) {
-                double s = 0.0;
-                for (int j = 0; j < n; j++) s += a0[i + j * n] * x0[j];
-                b[i] = ldexp(s, kb);
-            }
-            int kx = sol_exp(ka, kb);
-            for (int d = 0; d < NSPD; d++) {
-                double berr;
-                int st = spd_run(ctx, &spd_drivers[d], n, a, b, x, &berr);
-                dense_driver as_dense = {spd_drivers[d].name, spd_drivers[d].prec, spd_drivers[d].simple,
-                                         spd_drivers[d].layout};
-                dense_check(&as_dense, n, a, b, st, x, berr, kx, &bad);
-                runs++;
-            }
-        }
-    printf("\n    posv: %d runs, %d violations", runs, bad);
-    CU_ASSERT_EQUAL(bad, 0);
-    mix_context_destroy(ctx);
+    double a0[GEN_N * GEN_N];
+    mixm_gen_randsvd_spd(GEN_N, 10.0, 3, 21, a0);
+    gen_scaled(a0, spd_drivers, "posv");
 }
 
 /* CG: every storage and preconditioner on tridiag(-1, 4, -1) and a 2D Poisson matrix, scaled. */
@@ -644,14 +549,10 @@ static void test_gen_cg_scaled(void)
         mixm_csr_matvec(&A0, x0, b0);
         /* Reference: status and iterations of the unscaled system, per (storage, precond). */
         int ref_st[2][MIX_CAPS_PREC_SLOTS], ref_it[2][MIX_CAPS_PREC_SLOTS];
-        mix_sparse *S = NULL;
-        CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A0.rowptr, A0.colind, A0.val, &S), 0);
+        mix_sparse *S = mixt_sparse(ctx, &A0);
         for (int pc = 0; pc < 2; pc++)
             for (int k = 0; k < NSTORAGE; k++) {
-                mix_cg_params p;
-                mix_cg_params_init(&p);
-                p.sloppy_prec = cg_storage[k];
-                p.precond = pc;
+                mix_cg_params p = mixt_cg_params(cg_storage[k], pc);
                 mix_cg_info info;
                 ref_st[pc][k] = mix_dcg(ctx, &p, S, b0, x, &info);
                 ref_it[pc][k] = info.iter;
@@ -666,14 +567,10 @@ static void test_gen_cg_scaled(void)
                 const int kx = kb - ka; /* (2^ka A) x = 2^kb A x0 */
                 /* Exactly scaled data (no subnormal rounding): the same outcome as unscaled. */
                 const int exact = ka >= -1020 && kb >= -1000;
-                S = NULL;
-                CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), 0);
+                S = mixt_sparse(ctx, &A);
                 for (int pc = 0; pc < 2; pc++)
                     for (int k = 0; k < NSTORAGE; k++) {
-                        mix_cg_params p;
-                        mix_cg_params_init(&p);
-                        p.sloppy_prec = cg_storage[k];
-                        p.precond = pc;
+                        mix_cg_params p = mixt_cg_params(cg_storage[k], pc);
                         mix_cg_info info;
                         int st = mix_dcg(ctx, &p, S, b, x, &info);
                         double rel = mixt_cg_true_rel(&A, b, x);
@@ -712,44 +609,38 @@ static void test_gen_cg_scaled(void)
 static void test_gen_cg_nonfinite(void)
 {
     enum { N = 8 };
-    mixm_csr A;
-    tridiag(N, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), 0);
-    const double bad_vals[] = {NAN, INFINITY, -INFINITY};
+    mixt_cg_sys f;
+    tri_open(&f, N);
     for (int v = 0; v < 3; v++)
         for (int pos = 0; pos < N; pos++)
             for (int k = 0; k < NSTORAGE; k++) {
                 double b[N], x[N];
-                mix_cg_params p;
-                mix_cg_params_init(&p);
-                p.sloppy_prec = cg_storage[k];
+                mix_cg_params p = mixt_cg_params(cg_storage[k], MIX_PRECOND_NONE);
                 mix_cg_info info;
                 for (int i = 0; i < N; i++) b[i] = 1.0;
-                b[pos] = bad_vals[v];
-                CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NAN);
+                b[pos] = nonfinite[v];
+                CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, b, x, &info), MIX_ERR_NAN);
                 CU_ASSERT_EQUAL(info.converged, 0);
                 b[pos] = 1.0;
                 p.x0_given = 1;
                 for (int i = 0; i < N; i++) x[i] = 0.0;
-                x[pos] = bad_vals[v];
-                CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NAN);
+                x[pos] = nonfinite[v];
+                CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, b, x, &info), MIX_ERR_NAN);
                 CU_ASSERT_EQUAL(info.reason, MIX_CG_BREAKDOWN_NAN);
             }
     mix_cg_params p;
     mix_cg_params_init(&p);
     p.tol = NAN;
     double b[N] = {1, 1, 1, 1, 1, 1, 1, 1}, x[N];
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, NULL), -2); /* p: illegal argument 2 */
-    mix_sparse_destroy(S);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, b, x, NULL), -2); /* p: illegal argument 2 */
     /* A matrix with NaN/Inf is refused when it is created. */
     for (int v = 0; v < 3; v++) {
-        A.val[4] = bad_vals[v];
-        CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, N, A.rowptr, A.colind, A.val, &S), MIX_ERR_NAN);
+        mix_sparse *S = NULL;
+        f.A.val[4] = nonfinite[v];
+        CU_ASSERT_EQUAL(mix_sparse_create_csr(f.ctx, N, f.A.rowptr, f.A.colind, f.A.val, &S),
+                        MIX_ERR_NAN);
     }
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    mixt_cg_close(&f);
 }
 
 /* ---- The API probe of issue 20: aliased b and x, a huge GMRES restart ------------------------ */
@@ -769,10 +660,11 @@ static void dominant(int n, int sym, uint64_t seed, double *a)
     free(r);
 }
 
-/* One dense driver (gesv's or posv's table entry) with x the very array b, or overlapping it
- * by half a column (shift > 0): success and a backward error against the original A and b. */
-static void alias_one(mix_context *ctx, const char *name, int spd, mix_prec prec, int simple,
-                      char uplo, const double *a0, const double *b0, size_t shift)
+/* One dense driver (column-major whatever its table layout) with x the very array b, or
+ * overlapping it by half a column (shift > 0): success and a backward error against the
+ * original A and b. */
+static void alias_one(mix_context *ctx, const dense_driver *d, const double *a0, const double *b0,
+                      size_t shift)
 {
     const int n = ALIAS_N, nrhs = ALIAS_NRHS;
     double *a = malloc(sizeof(double) * n * n), *buf = calloc((size_t)n * nrhs + shift, 8);
@@ -781,25 +673,19 @@ static void alias_one(mix_context *ctx, const char *name, int spd, mix_prec prec
     memcpy(a, a0, sizeof(double) * n * n);
     double *b = buf + shift, *x = buf; /* x's columns straddle b's when shift > 0 */
     memcpy(b, b0, sizeof(double) * n * nrhs);
-    if (simple) {
-        int (*const g[])(int, int, int, double *, int, int *, double *, int, double *, int, int *) = {
-            mix_dsgesv, mix_dxgesv, mix_dhgesv, mix_dbgesv};
-        int (*const s[])(int, char, int, int, double *, int, double *, int, double *, int, int *) = {
-            mix_dsposv, mix_dxposv, mix_dhposv, mix_dbposv};
-        st = spd ? s[simple - 1](MIX_COL_MAJOR, uplo, n, nrhs, a, n, b, n, x, n, &iter)
-                 : g[simple - 1](MIX_COL_MAJOR, n, nrhs, a, n, ipiv, b, n, x, n, &iter);
+    const mixt_args c = {0, MIX_COL_MAJOR, d->uplo, n, nrhs, a, n, ipiv, b, n, x, n, &iter};
+    if (d->simple) {
+        st = mixt_call_simple(d->fam, d->simple - 1, &c);
     } else {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = prec;
-        st = spd ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, uplo, n, nrhs, a, n, b, n, x, n, NULL)
-                 : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, a, n, ipiv, b, n, x, n, NULL);
+        mix_gesv_params p = mixt_params(d->prec, MIX_REFINE_AUTO);
+        st = mixt_call_expert(d->fam, ctx, &p, &c, NULL);
     }
     double be = mixm_dense_backward_error(n, nrhs, a0, n, b0, n, x, n);
     CU_ASSERT_EQUAL(st, 0);
     CU_ASSERT(be <= mixt_berr_bound(n));
     if (st != 0 || !(be <= mixt_berr_bound(n)))
-        printf("\n    %s shift %zu: status %d iter %d backward error %.3e", name, shift, st, iter, be);
+        printf("\n    %s shift %zu: status %d iter %d backward error %.3e", d->name, shift, st, iter,
+               be);
     free(a);
     free(buf);
     free(ipiv);
@@ -817,11 +703,9 @@ static void test_alias_dense(void)
     dominant(n, 1, 6, s);
     mix_context *ctx = mixt_context();
     for (size_t shift = 0; shift <= n / 2; shift += n / 2)
-        for (int d = 0; d < NDENSE; d++) {
-            const dense_driver *g = &dense_drivers[d];
-            alias_one(ctx, g->name, 0, g->prec, g->simple, 'L', a, b, shift);
-            alias_one(ctx, spd_drivers[d].name, 1, spd_drivers[d].prec, spd_drivers[d].simple,
-                      spd_drivers[d].uplo, s, b, shift);
+        for (int d = 0; d < NDRIVERS; d++) {
+            alias_one(ctx, &dense_drivers[d], a, b, shift);
+            alias_one(ctx, &spd_drivers[d], s, b, shift);
         }
     mix_context_destroy(ctx);
     free(a);
@@ -833,11 +717,8 @@ static void test_alias_dense(void)
 static void test_alias_cg(void)
 {
     const int n = 100;
-    mixm_csr A;
-    tridiag(n, 1.0, &A);
-    mix_context *ctx = mixt_context();
-    mix_sparse *S;
-    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, A.rowptr, A.colind, A.val, &S), MIX_SUCCESS);
+    mixt_cg_sys f;
+    tri_open(&f, n);
     double b0[100], xb[100];
     for (int i = 0; i < n; i++) b0[i] = xb[i] = 1.0 + (i % 7);
     for (int given = 0; given < 2; given++) {
@@ -845,14 +726,12 @@ static void test_alias_cg(void)
         mix_cg_params_init(&p);
         p.x0_given = given; /* x0 = b itself, or zero */
         memcpy(xb, b0, sizeof b0);
-        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, xb, xb, NULL), MIX_SUCCESS);
-        double rel = mixt_cg_true_rel(&A, b0, xb);
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, xb, xb, NULL), MIX_SUCCESS);
+        double rel = mixt_cg_true_rel(&f.A, b0, xb);
         CU_ASSERT(rel <= 1e-9);
         if (!(rel <= 1e-9)) printf("\n    x0_given %d: true residual %.3e", given, rel);
     }
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    mixt_cg_close(&f);
 }
 
 /* gmres_restart far beyond n (10^6, and INT_MAX, where (m+1)(m+4) 8 bytes wraps a 64-bit size
@@ -870,9 +749,7 @@ static void test_gmres_huge_restart(void)
     const int restarts[] = {1000000, 1518500250 /* ~2^30.5 */, 2147483647};
     for (int k = 0; k < 3; k++)
         for (int spd = 0; spd < 2; spd++) {
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = MIX_BF16;
+            mix_gesv_params p = mixt_params(MIX_BF16, MIX_REFINE_AUTO);
             p.refine = MIX_REFINE_GMRES;
             p.gmres_restart = restarts[k];
             mix_gesv_info info;

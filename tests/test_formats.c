@@ -456,96 +456,117 @@ static void fill_f32(float *x, size_t n)
 
 static int fin(double v) { return !isnan(v) && !isinf(v); }
 
-/* Runs the checks twice: with the run-time choice (AVX2+F16C here) and forced portable. */
-static void test_loops_narrowing(void)
+/* The array loop to FP16 (bf = 0) or BF16 (bf = 1) from FP64 xd (from64) or FP32 xf, n
+ * elements, against the scalar conversion: returns the elements with other bits; asserts the
+ * overflow count, the finite inputs that became Inf. */
+static int narrow16(size_t n, int bf, int from64, const double *xd, const float *xf, uint16_t *yh)
 {
-    double *xd = malloc(MAXLEN * sizeof *xd);
-    float *xf = malloc(MAXLEN * sizeof *xf), *yf = malloc(MAXLEN * sizeof *yf);
-    uint16_t *yh = malloc((MAXLEN + 1) * sizeof *yh);
-    CU_ASSERT_FATAL(xd && xf && yf && yh);
+    size_t ov = from64 ? (bf ? mixi_cpu_f64_to_bf16 : mixi_cpu_f64_to_f16)(n, xd, yh)
+                       : (bf ? mixi_cpu_f32_to_bf16 : mixi_cpu_f32_to_f16)(n, xf, yh);
+    size_t ov_ref = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint16_t want = from64 ? (bf ? mixk_f64_to_bf16(xd[i]) : mixk_f64_to_f16(xd[i]))
+                               : (bf ? mixk_f32_to_bf16(xf[i]) : mixk_f32_to_f16(xf[i]));
+        bad += yh[i] != want;
+        float back = bf ? mixk_bf16_to_f32(yh[i]) : mixk_f16_to_f32(yh[i]);
+        ov_ref += fin(from64 ? xd[i] : xf[i]) && isinf(back);
+    }
+    CU_ASSERT_EQUAL(ov, ov_ref);
+    return bad;
+}
+
+/* The conversion loops' buffers: MAXLEN elements (yf and yh one more, for the canary). */
+typedef struct {
+    double *xd, *yd;
+    float *xf, *yf;
+    uint16_t *yh;
+} conv_bufs;
+
+static void conv_open(conv_bufs *c)
+{
+    c->xd = malloc(MAXLEN * sizeof *c->xd);
+    c->yd = malloc(MAXLEN * sizeof *c->yd);
+    c->xf = malloc(MAXLEN * sizeof *c->xf);
+    c->yf = malloc((MAXLEN + 1) * sizeof *c->yf);
+    c->yh = malloc((MAXLEN + 1) * sizeof *c->yh);
+    CU_ASSERT_FATAL(c->xd && c->yd && c->xf && c->yf && c->yh);
+}
+
+static void conv_close(conv_bufs *c)
+{
+    free(c->xd); free(c->yd); free(c->xf); free(c->yf); free(c->yh);
+}
+
+/* check(n, c) at every length of lens with the run-time choice of loops (AVX2+F16C here), then
+ * forced portable (left so: the caller resets it): no element with other bits. */
+static void every_len(int (*check)(size_t n, conv_bufs *c), conv_bufs *c, const char *what)
+{
     for (int portable = 0; portable < 2; portable++) {
         mixi_cpu_convert_force_portable(portable);
         for (size_t l = 0; l < NLENS; l++) {
-            const size_t n = lens[l];
-            int bad = 0;
-            size_t ov_ref, ov;
-            fill_f64(xd, n, -30, 20);
-            fill_f32(xf, n);
-
-            yh[n] = 0xabcdu; /* nothing written past the end */
-            ov = mixi_cpu_f64_to_f16(n, xd, yh);
-            ov_ref = 0;
-            for (size_t i = 0; i < n; i++) {
-                bad += yh[i] != mixk_f64_to_f16(xd[i]);
-                ov_ref += fin(xd[i]) && isinf(mixk_f16_to_f32(yh[i]));
-            }
-            CU_ASSERT_EQUAL(ov, ov_ref);
-            CU_ASSERT_EQUAL(yh[n], 0xabcdu);
-
-            ov = mixi_cpu_f32_to_f16(n, xf, yh);
-            ov_ref = 0;
-            for (size_t i = 0; i < n; i++) {
-                bad += yh[i] != mixk_f32_to_f16(xf[i]);
-                ov_ref += fin(xf[i]) && isinf(mixk_f16_to_f32(yh[i]));
-            }
-            CU_ASSERT_EQUAL(ov, ov_ref);
-
-            fill_f64(xd, n, -140, 130);
-            ov = mixi_cpu_f64_to_bf16(n, xd, yh);
-            ov_ref = 0;
-            for (size_t i = 0; i < n; i++) {
-                bad += yh[i] != mixk_f64_to_bf16(xd[i]);
-                ov_ref += fin(xd[i]) && isinf(mixk_bf16_to_f32(yh[i]));
-            }
-            CU_ASSERT_EQUAL(ov, ov_ref);
-
-            ov = mixi_cpu_f32_to_bf16(n, xf, yh);
-            ov_ref = 0;
-            for (size_t i = 0; i < n; i++) {
-                bad += yh[i] != mixk_f32_to_bf16(xf[i]);
-                ov_ref += fin(xf[i]) && isinf(mixk_bf16_to_f32(yh[i]));
-            }
-            CU_ASSERT_EQUAL(ov, ov_ref);
-
-            ov = mixi_cpu_f64_to_f32(n, xd, yf);
-            ov_ref = 0;
-            for (size_t i = 0; i < n; i++) {
-                bad += fb(yf[i]) != fb((float)xd[i]);
-                ov_ref += fin(xd[i]) && isinf(yf[i]);
-            }
-            CU_ASSERT_EQUAL(ov, ov_ref);
-            if (bad) fprintf(stderr, "narrowing n=%zu portable=%d: %d wrong\n", n, portable, bad);
+            int bad = check(lens[l], c);
+            if (bad) fprintf(stderr, "%s n=%zu portable=%d: %d wrong\n", what, lens[l], portable, bad);
             CU_ASSERT_EQUAL(bad, 0);
         }
     }
+}
+
+/* FP64 and FP32 to FP16 and BF16, FP64 to FP32, with their overflow counts. */
+static int narrowing_at(size_t n, conv_bufs *c)
+{
+    int bad = 0;
+    fill_f64(c->xd, n, -30, 20);
+    fill_f32(c->xf, n);
+    c->yh[n] = 0xabcdu; /* nothing written past the end */
+    bad += narrow16(n, 0, 1, c->xd, c->xf, c->yh);
+    CU_ASSERT_EQUAL(c->yh[n], 0xabcdu);
+    bad += narrow16(n, 0, 0, c->xd, c->xf, c->yh);
+    fill_f64(c->xd, n, -140, 130);
+    bad += narrow16(n, 1, 1, c->xd, c->xf, c->yh);
+    bad += narrow16(n, 1, 0, c->xd, c->xf, c->yh);
+    size_t ov = mixi_cpu_f64_to_f32(n, c->xd, c->yf), ov_ref = 0;
+    for (size_t i = 0; i < n; i++) {
+        bad += fb(c->yf[i]) != fb((float)c->xd[i]);
+        ov_ref += fin(c->xd[i]) && isinf(c->yf[i]);
+    }
+    CU_ASSERT_EQUAL(ov, ov_ref);
+    return bad;
+}
+
+static void test_loops_narrowing(void)
+{
+    conv_bufs c;
+    conv_open(&c);
+    every_len(narrowing_at, &c, "narrowing");
     mixi_cpu_convert_force_portable(0);
-    free(xd); free(xf); free(yf); free(yh);
+    conv_close(&c);
+}
+
+/* FP16 and BF16 to FP32, FP32 to FP64. */
+static int widening_at(size_t n, conv_bufs *c)
+{
+    int bad = 0;
+    uint16_t *h = c->yh;
+    float *y = c->yf;
+    for (size_t i = 0; i < n; i++) h[i] = (uint16_t)(i < 65536 ? i * 40503u : rnd64());
+    y[n] = -1.0f;
+    mixi_cpu_f16_to_f32(n, h, y);
+    for (size_t i = 0; i < n; i++) bad += fb(y[i]) != fb(mixk_f16_to_f32(h[i]));
+    mixi_cpu_bf16_to_f32(n, h, y);
+    for (size_t i = 0; i < n; i++) bad += fb(y[i]) != fb(mixk_bf16_to_f32(h[i]));
+    CU_ASSERT_EQUAL(y[n], -1.0f);
+    fill_f32(c->xf, n);
+    mixi_cpu_f32_to_f64(n, c->xf, c->yd);
+    for (size_t i = 0; i < n; i++) bad += db(c->yd[i]) != db((double)c->xf[i]);
+    return bad;
 }
 
 static void test_loops_widening(void)
 {
-    uint16_t *h = malloc(MAXLEN * sizeof *h);
-    float *y = malloc((MAXLEN + 1) * sizeof *y), *xf = malloc(MAXLEN * sizeof *xf);
-    double *yd = malloc(MAXLEN * sizeof *yd);
-    CU_ASSERT_FATAL(h && y && xf && yd);
-    for (int portable = 0; portable < 2; portable++) {
-        mixi_cpu_convert_force_portable(portable);
-        for (size_t l = 0; l < NLENS; l++) {
-            const size_t n = lens[l];
-            int bad = 0;
-            for (size_t i = 0; i < n; i++) h[i] = (uint16_t)(i < 65536 ? i * 40503u : rnd64());
-            y[n] = -1.0f;
-            mixi_cpu_f16_to_f32(n, h, y);
-            for (size_t i = 0; i < n; i++) bad += fb(y[i]) != fb(mixk_f16_to_f32(h[i]));
-            mixi_cpu_bf16_to_f32(n, h, y);
-            for (size_t i = 0; i < n; i++) bad += fb(y[i]) != fb(mixk_bf16_to_f32(h[i]));
-            CU_ASSERT_EQUAL(y[n], -1.0f);
-            fill_f32(xf, n);
-            mixi_cpu_f32_to_f64(n, xf, yd);
-            for (size_t i = 0; i < n; i++) bad += db(yd[i]) != db((double)xf[i]);
-            CU_ASSERT_EQUAL(bad, 0);
-        }
-    }
+    conv_bufs c;
+    conv_open(&c);
+    every_len(widening_at, &c, "widening");
     /* Every FP16 and BF16 pattern through the array loops. */
     uint16_t *all = malloc(65536 * sizeof *all);
     float *out = malloc(65536 * sizeof *out);
@@ -558,7 +579,8 @@ static void test_loops_widening(void)
     for (uint32_t i = 0; i < 65536; i++) bad += fb(out[i]) != fb(mixk_bf16_to_f32((uint16_t)i));
     CU_ASSERT_EQUAL(bad, 0);
     mixi_cpu_convert_force_portable(0);
-    free(all); free(out); free(h); free(y); free(xf); free(yd);
+    free(all); free(out);
+    conv_close(&c);
 }
 
 static float scalar_round(mix_prec p, float x)

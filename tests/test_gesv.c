@@ -24,29 +24,18 @@ static void rhs_for(int n, int nrhs, const double *a, double *b, unsigned seed)
     free(xt);
 }
 
-typedef struct {
-    int st, iter, reason, fell_back;
-    double berr;
-} outcome;
-
 /* Solves with the expert driver on copies; checks A unchanged (iter >= 0) or holding LAPACK's
  * FP64 factors (iter < 0), and measures the backward error of x. */
-static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
+static mixt_outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
                            const double *a, const double *b)
 {
     double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
     int *ipiv = calloc((size_t)n + 1, sizeof *ipiv);
     memcpy(ac, a, (size_t)n * n * sizeof *ac);
     mix_gesv_info info;
-    outcome o = {0};
-    o.st = mix_dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info);
-    o.iter = info.iter;
-    o.reason = info.reason;
-    o.fell_back = info.fell_back;
-    o.berr = mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n);
-    CU_ASSERT_EQUAL(info.status, o.st);
+    int st = mix_dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info);
+    mixt_outcome o = mixt_outcome_of(st, &info, n, nrhs, a, b, x);
     if (o.st == MIX_SUCCESS) {
-        CU_ASSERT(o.berr <= mixt_berr_bound(n));
         CU_ASSERT(info.backward_error <= mixt_berr_bound(n));
         if (o.iter >= 0) {
             CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *ac) == 0);
@@ -58,12 +47,8 @@ static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, in
             memcpy(f, a, (size_t)n * n * sizeof *f);
             LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, f, n, fp);
             CU_ASSERT(memcmp(fp, ipiv, (size_t)n * sizeof *fp) == 0);
-            double diff = 0, fn = 0;
-            for (size_t k = 0; k < (size_t)n * n; k++) {
-                diff = fmax(diff, fabs(f[k] - ac[k]));
-                fn = fmax(fn, fabs(f[k]));
-            }
-            CU_ASSERT(diff <= 1e-12 * fn);
+            const size_t nn = (size_t)n * n;
+            CU_ASSERT(mixt_max_diff(nn, f, ac) <= 1e-12 * mixt_max_abs(nn, f));
             CU_ASSERT_EQUAL(info.fell_back, 1);
             CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
             free(f);
@@ -74,6 +59,42 @@ static outcome solve_check(mix_context *ctx, const mix_gesv_params *p, int n, in
     free(x);
     free(ipiv);
     return o;
+}
+
+/* One right-hand side refined to the FP64 backward error without fallback, with p. */
+static void expect_refined(mix_context *ctx, mix_gesv_params p, int n, const double *a,
+                           const double *b)
+{
+    mixt_outcome o = solve_check(ctx, &p, n, 1, a, b);
+    CU_ASSERT_EQUAL(o.st, 0);
+    CU_ASSERT(o.iter >= 0);
+}
+
+/* X (n x nrhs, ld n; the caller frees it) solved by p on a copy of A with status 0 and
+ * without fallback. */
+static double *refined_x(mix_context *ctx, const mix_gesv_params *p, int n, int nrhs,
+                         const double *a, const double *b, mix_gesv_info *info)
+{
+    double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    memcpy(ac, a, (size_t)n * n * sizeof *ac);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, info), 0);
+    CU_ASSERT(info->iter >= 0);
+    free(ac); free(ipiv);
+    return x;
+}
+
+/* The randsvd matrix of n = 100, kappa 10^e, mode and seed, with the right-hand side of seed
+ * rs: refined with p as expect_refined says. */
+static void randsvd_refines(mix_context *ctx, int e, int mode, int seed, unsigned rs,
+                            mix_gesv_params p)
+{
+    const int n = 100;
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
+    mixm_gen_randsvd(n, pow(10.0, e), mode, seed, a);
+    rhs_for(n, 1, a, b, rs);
+    expect_refined(ctx, p, n, a, b);
+    free(a); free(b);
 }
 
 /* ---- agreement with LAPACK ------------------------------------------------------------------ */
@@ -93,27 +114,14 @@ static void test_agrees_with_dgesv(void)
     CU_ASSERT_EQUAL_FATAL(LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, lu, n, piv, xref, n), 0);
     double cond_est = 1e4; /* random dense n = 150: kappa ~ 1e3; generous */
     for (int k = 0; k < NPREC; k++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[k];
-        double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
-        int *ipiv = calloc((size_t)n, sizeof *ipiv);
-        memcpy(ac, a, (size_t)n * n * sizeof *ac);
+        mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
         mix_gesv_info info;
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info),
-                        0);
-        CU_ASSERT(info.iter >= 0);
+        double *x = refined_x(ctx, &p, n, nrhs, a, b, &info);
         CU_ASSERT_EQUAL(info.factor_prec_used, low_precs[k]);
-        double diff = 0, xn = 0;
-        for (int i = 0; i < n * nrhs; i++) {
-            diff = fmax(diff, fabs(x[i] - xref[i]));
-            xn = fmax(xn, fabs(xref[i]));
-        }
         /* Both are backward stable: forward errors agree to kappa * eps. */
-        CU_ASSERT(diff <= cond_est * DBL_EPSILON * xn);
-        free(ac);
+        const size_t nx = (size_t)n * nrhs;
+        CU_ASSERT(mixt_max_diff(nx, x, xref) <= cond_est * DBL_EPSILON * mixt_max_abs(nx, xref));
         free(x);
-        free(ipiv);
     }
     free(a); free(b); free(lu); free(xref); free(piv);
     mix_context_destroy(ctx);
@@ -159,22 +167,11 @@ static void test_simple_drivers(void)
 static void test_randsvd_no_fallback(void)
 {
     mix_context *ctx = mixt_context();
-    const int n = 100;
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int e = 1; e <= 4; e++)
-        for (int mode = 1; mode <= 5; mode++) {
-            mixm_gen_randsvd(n, pow(10.0, e), mode, 100 * e + mode, a);
-            rhs_for(n, 1, a, b, e);
-            for (int k = 0; k < NPREC; k++) {
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = low_precs[k];
-                outcome o = solve_check(ctx, &p, n, 1, a, b);
-                CU_ASSERT_EQUAL(o.st, 0);
-                CU_ASSERT(o.iter >= 0);
-            }
-        }
-    free(a); free(b);
+        for (int mode = 1; mode <= 5; mode++)
+            for (int k = 0; k < NPREC; k++)
+                randsvd_refines(ctx, e, mode, 100 * e + mode, e,
+                                mixt_params(low_precs[k], MIX_REFINE_AUTO));
     mix_context_destroy(ctx);
 }
 
@@ -182,62 +179,28 @@ static void test_randsvd_no_fallback(void)
 static void test_randsvd_classical(void)
 {
     mix_context *ctx = mixt_context();
-    const int n = 100;
     const int max_e[NPREC] = {6, 3, 3, 2};
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
     for (int k = 0; k < NPREC; k++)
-        for (int mode = 1; mode <= 5; mode++) {
-            int e = max_e[k];
-            mixm_gen_randsvd(n, pow(10.0, e), mode, 7 * e + mode, a);
-            rhs_for(n, 1, a, b, mode);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
-            p.refine = MIX_REFINE_CLASSICAL;
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, 0);
-            CU_ASSERT(o.iter >= 0);
-        }
-    free(a); free(b);
+        for (int mode = 1; mode <= 5; mode++)
+            randsvd_refines(ctx, max_e[k], mode, 7 * max_e[k] + mode, mode,
+                            mixt_params(low_precs[k], MIX_REFINE_CLASSICAL));
     mix_context_destroy(ctx);
 }
 
 /* GMRES-IR beyond classical's reach: FP16/TF32 to 1e7, BF16 to 1e6 on the clustered spectra
- * (modes 1, 2, 4) with the default restart of 30; FP32 to 1e8 in every mode. */
+ * (modes 1, 2, 4) with the default restart of 30; FP32 to 1e8 in every mode.  The geometric
+ * spectrum (mode 3) at 1e6 for FP16/TF32 and 1e5 for BF16 as well. */
 static void test_randsvd_gmres_ir(void)
 {
     mix_context *ctx = mixt_context();
-    const int n = 100;
     const int max_e[NPREC] = {8, 7, 7, 6};
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n);
-    for (int k = 0; k < NPREC; k++)
-        for (int mode = 1; mode <= 5; mode++) {
-            if (low_precs[k] != MIX_FP32 && (mode == 3 || mode == 5)) continue;
-            int e = max_e[k];
-            mixm_gen_randsvd(n, pow(10.0, e), mode, 1000 * e + mode, a);
-            rhs_for(n, 1, a, b, mode);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
-            p.refine = MIX_REFINE_GMRES;
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, 0);
-            CU_ASSERT(o.iter >= 0);
-        }
-    /* The geometric spectrum (mode 3) at 1e6 for FP16/TF32 and 1e5 for BF16 as well. */
-    for (int k = 1; k < NPREC; k++) {
-        int e = low_precs[k] == MIX_BF16 ? 5 : 6;
-        mixm_gen_randsvd(n, pow(10.0, e), 3, 99 + k, a);
-        rhs_for(n, 1, a, b, 3);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[k];
-        p.refine = MIX_REFINE_GMRES;
-        outcome o = solve_check(ctx, &p, n, 1, a, b);
-        CU_ASSERT_EQUAL(o.st, 0);
-        CU_ASSERT(o.iter >= 0);
+    for (int k = 0; k < NPREC; k++) {
+        mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_GMRES);
+        for (int mode = 1; mode <= 5; mode++)
+            if (low_precs[k] == MIX_FP32 || (mode != 3 && mode != 5))
+                randsvd_refines(ctx, max_e[k], mode, 1000 * max_e[k] + mode, mode, p);
+        if (k > 0) randsvd_refines(ctx, low_precs[k] == MIX_BF16 ? 5 : 6, 3, 99 + k, 3, p);
     }
-    free(a); free(b);
     mix_context_destroy(ctx);
 }
 
@@ -251,11 +214,9 @@ static void test_randsvd_fallback(void)
         for (int mode = 1; mode <= 5; mode += 2) {
             mixm_gen_randsvd(n, 1e14, mode, 5 + mode, a);
             rhs_for(n, 1, a, b, mode);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
+            mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
             p.max_iter = 10;
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
+            mixt_outcome o = solve_check(ctx, &p, n, 1, a, b);
             CU_ASSERT_EQUAL(o.st, 0);
             CU_ASSERT((o.reason == MIX_REASON_NOT_CONVERGED && o.iter == -11) ||
                       (o.reason == MIX_REASON_NAN_IN_REFINEMENT && o.iter == -11) ||
@@ -274,9 +235,7 @@ static void test_randsvd_fallback(void)
     double *ac = mixt_dalloc((size_t)n * n), *xx = mixt_dalloc((size_t)n);
     int *pv = calloc((size_t)n, sizeof *pv);
     memcpy(ac, a, (size_t)n * n * sizeof *a);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_BF16;
+    mix_gesv_params p = mixt_params(MIX_BF16, MIX_REFINE_AUTO);
     p.fallback = 0;
     mix_gesv_info info;
     int st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, pv, b, n, xx, n, &info);
@@ -304,31 +263,17 @@ static void test_multi_rhs(void)
         b[i + 3 * n] *= 1e30;
     }
     for (int k = 0; k < NPREC; k++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[k];
-        double *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n * nrhs);
-        int *ipiv = calloc((size_t)n, sizeof *ipiv);
-        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        mix_gesv_params p = mixt_params(low_precs[k], MIX_REFINE_AUTO);
         mix_gesv_info info;
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info),
-                        0);
-        CU_ASSERT(info.iter >= 0);
+        double *x = refined_x(ctx, &p, n, nrhs, a, b, &info);
         for (int j = 0; j < nrhs; j++)
             CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b + (size_t)j * n, n, x + (size_t)j * n, n) <=
                       mixt_berr_bound(n));
         for (int i = 0; i < n; i++) CU_ASSERT_EQUAL(x[i + 2 * n], 0.0);
         /* Each column alone gives the same answer to rounding. */
-        double *x1 = mixt_dalloc((size_t)n);
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b + 4 * n, n, x1, n,
-                                     &info), 0);
-        double diff = 0, xn = 0;
-        for (int i = 0; i < n; i++) {
-            diff = fmax(diff, fabs(x1[i] - x[i + 4 * n]));
-            xn = fmax(xn, fabs(x1[i]));
-        }
-        CU_ASSERT(diff <= 1e3 * 1e2 * DBL_EPSILON * xn);
-        free(x1); free(ac); free(x); free(ipiv);
+        double *x1 = refined_x(ctx, &p, n, 1, a, b + 4 * n, &info);
+        CU_ASSERT(mixt_max_diff(n, x1, x + 4 * n) <= 1e3 * 1e2 * DBL_EPSILON * mixt_max_abs(n, x1));
+        free(x1); free(x);
     }
     free(a); free(b);
     mix_context_destroy(ctx);
@@ -345,9 +290,7 @@ static void test_many_rhs(void)
     rhs_for(n, nrhs, a, b, 6);
     for (int j = 0; j < nrhs; j++) /* column sizes from 1e-20 to 1e20 */
         for (int i = 0; i < n; i++) b[i + (size_t)j * n] *= pow(10.0, -20.0 + 40.0 * j / (nrhs - 1));
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP16;
+    mix_gesv_params p = mixt_params(MIX_FP16, MIX_REFINE_AUTO);
     mix_gesv_info info;
     double *ac = mixt_dalloc((size_t)n * n);
     memcpy(ac, a, (size_t)n * n * sizeof *a);
@@ -378,9 +321,7 @@ static void test_row_major(void)
         for (int j = 0; j < nrhs; j++) br[(size_t)i * ldb + j] = b[i + (size_t)j * n];
     }
     for (int pass = 0; pass < 2; pass++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = pass == 0 ? MIX_FP16 : MIX_FP64;
+        mix_gesv_params p = mixt_params(pass == 0 ? MIX_FP16 : MIX_FP64, MIX_REFINE_AUTO);
         double *arc = mixt_dalloc((size_t)n * lda);
         memcpy(arc, ar, (size_t)n * lda * sizeof *ar);
         int *ipiv = calloc((size_t)n, sizeof *ipiv);
@@ -404,9 +345,7 @@ static void test_row_major(void)
             int *fp = calloc((size_t)n, sizeof *fp);
             memcpy(f, ar, (size_t)n * lda * sizeof *ar);
             LAPACKE_dgetrf(LAPACK_ROW_MAJOR, n, n, f, lda, fp);
-            double diff = 0;
-            for (int k = 0; k < n * lda; k++) diff = fmax(diff, fabs(f[k] - arc[k]));
-            CU_ASSERT(diff <= 1e-12);
+            CU_ASSERT(mixt_max_diff((size_t)n * lda, f, arc) <= 1e-12);
             CU_ASSERT(memcmp(fp, ipiv, (size_t)n * sizeof *fp) == 0);
             for (int i = 0; i < n; i++)
                 for (int j = n; j < lda; j++) CU_ASSERT_EQUAL(arc[(size_t)i * lda + j], 3.0);
@@ -434,22 +373,14 @@ static void test_badly_scaled(void)
                 a[i + (size_t)j * n] = f * a0[i + (size_t)j * n];
             }
         rhs_for(n, 1, a, b, variant);
-        for (int k = 0; k < NPREC; k++) {
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[k];
-            outcome o = solve_check(ctx, &p, n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, 0);
-            CU_ASSERT(o.iter >= 0);
-        }
+        for (int k = 0; k < NPREC; k++)
+            expect_refined(ctx, mixt_params(low_precs[k], MIX_REFINE_AUTO), n, a, b);
     }
     for (int j = 0; j < n * n; j++) a[j] = 1e6 * a0[j];
     rhs_for(n, 1, a, b, 8);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP16;
+    mix_gesv_params p = mixt_params(MIX_FP16, MIX_REFINE_AUTO);
     p.scale = 0;
-    outcome o = solve_check(ctx, &p, n, 1, a, b);
+    mixt_outcome o = solve_check(ctx, &p, n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, 0);
     CU_ASSERT_EQUAL(o.iter, -2);
     CU_ASSERT_EQUAL(o.reason, MIX_REASON_OVERFLOW);
@@ -458,7 +389,7 @@ static void test_badly_scaled(void)
     for (int j = 0; j < n * n; j++) a[j] = 0x1p1023 * a0[j];
     for (int i = 0; i < n; i++) b[i] = 0x1p1000;
     p.scale = 1;
-    outcome o2 = solve_check(ctx, &p, n, 1, a, b);
+    mixt_outcome o2 = solve_check(ctx, &p, n, 1, a, b);
     CU_ASSERT_EQUAL(o2.st, 0);
     CU_ASSERT(o2.iter >= 0);
     free(a0); free(a); free(b);
@@ -627,6 +558,7 @@ static void test_nan_inf(void)
     mix_context *ctx = mixt_context();
     const int n = 40;
     double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
+    double *ac = mixt_dalloc((size_t)n * n), *bc = mixt_dalloc((size_t)n);
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     mixm_gen_random_dense(n, 3, a);
     rhs_for(n, 1, a, b, 1);
@@ -636,16 +568,13 @@ static void test_nan_inf(void)
             double *t = where ? b + 7 : a + 123;
             double keep = *t;
             *t = bad[k];
-            double *ac = mixt_dalloc((size_t)n * n), *bc = mixt_dalloc((size_t)n);
             memcpy(ac, a, (size_t)n * n * sizeof *a);
             memcpy(bc, b, (size_t)n * sizeof *b);
             for (int i = 0; i < n; i++) x[i] = 1.25, ipiv[i] = -3;
             int iter = 77;
             for (int s = 0; s < NPREC; s++)
                 CU_ASSERT_EQUAL(simple[s](MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &iter), n + 1);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = MIX_FP16;
+            mix_gesv_params p = mixt_params(MIX_FP16, MIX_REFINE_AUTO);
             mix_gesv_info info;
             CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &info),
                             MIX_ERR_NAN);
@@ -655,10 +584,9 @@ static void test_nan_inf(void)
             CU_ASSERT(memcmp(bc, b, (size_t)n * sizeof *b) == 0);
             CU_ASSERT_EQUAL(iter, 77);
             for (int i = 0; i < n; i++) CU_ASSERT(x[i] == 1.25 && ipiv[i] == -3);
-            free(ac); free(bc);
             *t = keep;
         }
-    free(a); free(b); free(x); free(ipiv);
+    free(a); free(b); free(x); free(ipiv); free(ac); free(bc);
     mix_context_destroy(ctx);
 }
 
@@ -683,14 +611,10 @@ static void test_singular(void)
         CU_ASSERT_EQUAL(simple[s](MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), ref);
         CU_ASSERT(iter < 0);
         CU_ASSERT(memcmp(ipiv, fp, (size_t)n * sizeof *fp) == 0); /* dgetrf's factors and pivots */
-        double diff = 0;
-        for (int k = 0; k < n * n; k++) diff = fmax(diff, fabs(ac[k] - f[k]));
-        CU_ASSERT(diff <= 1e-12);
+        CU_ASSERT(mixt_max_diff((size_t)n * n, ac, f) <= 1e-12);
         free(ac); free(ipiv);
     }
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP32;
+    mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_AUTO);
     mix_gesv_info info;
     int *ipiv = calloc((size_t)n, sizeof *ipiv);
     CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, &info),
@@ -711,54 +635,27 @@ static void test_illegal_arguments(void)
     int ipiv[N], iter = 55;
     for (int k = 0; k < N * N; k++) a[k] = a0[k] = (k % 5) + (k % N == k / N ? 10.0 : 0.0);
     for (int k = 0; k < N; k++) b[k] = b0[k] = 1.0, x[k] = 9.0, ipiv[k] = 8;
-    /* (layout, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter) -> expected */
-    struct { int layout, n, nrhs; double *a; int lda; int *ipiv; double *b; int ldb; double *x;
-             int ldx; int *iter; int want; } c[] = {
-        {0, N, 1, a, N, ipiv, b, N, x, N, &iter, -1},
-        {MIX_COL_MAJOR, -1, 1, a, N, ipiv, b, N, x, N, &iter, -2},
-        {MIX_COL_MAJOR, N, -1, a, N, ipiv, b, N, x, N, &iter, -3},
-        {MIX_COL_MAJOR, N, 1, NULL, N, ipiv, b, N, x, N, &iter, -4},
-        {MIX_COL_MAJOR, N, 1, a, N - 1, ipiv, b, N, x, N, &iter, -5},
-        {MIX_ROW_MAJOR, N, 1, a, N - 1, ipiv, b, 1, x, 1, &iter, -5},
-        {MIX_COL_MAJOR, N, 1, a, N, NULL, b, N, x, N, &iter, -6},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, NULL, N, x, N, &iter, -7},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N - 1, x, N, &iter, -8},
-        {MIX_ROW_MAJOR, N, 2, a, N, ipiv, b, 1, x, 2, &iter, -8},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, NULL, N, &iter, -9},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, 0, &iter, -10},
-        {MIX_ROW_MAJOR, N, 2, a, N, ipiv, b, 2, x, 1, &iter, -10},
-        {MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, NULL, -11},
+    /* (want, layout, uplo, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter) */
+    const mixt_args c[] = {
+        {-1, 0, 0, N, 1, a, N, ipiv, b, N, x, N, &iter},
+        {-2, MIX_COL_MAJOR, 0, -1, 1, a, N, ipiv, b, N, x, N, &iter},
+        {-3, MIX_COL_MAJOR, 0, N, -1, a, N, ipiv, b, N, x, N, &iter},
+        {-4, MIX_COL_MAJOR, 0, N, 1, NULL, N, ipiv, b, N, x, N, &iter},
+        {-5, MIX_COL_MAJOR, 0, N, 1, a, N - 1, ipiv, b, N, x, N, &iter},
+        {-5, MIX_ROW_MAJOR, 0, N, 1, a, N - 1, ipiv, b, 1, x, 1, &iter},
+        {-6, MIX_COL_MAJOR, 0, N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-7, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, NULL, N, x, N, &iter},
+        {-8, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N - 1, x, N, &iter},
+        {-8, MIX_ROW_MAJOR, 0, N, 2, a, N, ipiv, b, 1, x, 2, &iter},
+        {-9, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, NULL, N, &iter},
+        {-10, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, x, 0, &iter},
+        {-10, MIX_ROW_MAJOR, 0, N, 2, a, N, ipiv, b, 2, x, 1, &iter},
+        {-11, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, x, N, NULL},
     };
-    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-        for (int s = 0; s < NPREC; s++)
-            CU_ASSERT_EQUAL(simple[s](c[k].layout, c[k].n, c[k].nrhs, c[k].a, c[k].lda, c[k].ipiv,
-                                      c[k].b, c[k].ldb, c[k].x, c[k].ldx, c[k].iter), c[k].want);
-        if (c[k].want == -11) continue; /* the expert driver has no iter */
-        mix_gesv_info info = {.status = 1234};
-        /* The expert driver's layout is argument 3: shift by 2. */
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, NULL, c[k].layout, c[k].n, c[k].nrhs, c[k].a, c[k].lda,
-                                     c[k].ipiv, c[k].b, c[k].ldb, c[k].x, c[k].ldx, &info),
-                        c[k].want - 2);
-        CU_ASSERT_EQUAL(info.status, 1234);
-    }
+    const mixt_args valid = {0, MIX_COL_MAJOR, 0, N, 1, a, N, ipiv, b, N, x, N, &iter};
+    mixt_check_illegal(MIXT_LU, ctx, c, sizeof c / sizeof c[0], &valid);
     mix_gesv_params p;
     mix_gesv_info info;
-    CU_ASSERT_EQUAL(mix_dgesv_ir(NULL, NULL, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -1);
-    for (int k = 0; k < 9; k++) {
-        mix_gesv_params_init(&p);
-        switch (k) {
-        case 0: p.factor_prec = MIX_FIXED16; break;
-        case 1: p.factor_prec = (mix_prec)42; break;
-        case 2: p.refine = (mix_refine)5; break;
-        case 3: p.tol = -1e-10; break;
-        case 4: p.tol = NAN; break;
-        case 5: p.max_iter = -1; break;
-        case 6: p.gmres_restart = 0; break;
-        case 7: p.history_capacity = 3; break; /* with a NULL history */
-        case 8: p.history_capacity = -1; break;
-        }
-        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info), -2);
-    }
     mix_gesv_params_init(&p);
     if (!mixt_device_pointers())
         CU_ASSERT_EQUAL(mix_dgesv_ir_gpu(ctx, &p, MIX_COL_MAJOR, N, 1, a, N, ipiv, b, N, x, N, &info),
@@ -778,35 +675,21 @@ static void test_illegal_arguments(void)
 
 /* ---- allocation failure at every allocation: MIX_ERR_ALLOC and no leak -------------------------- */
 
+static int gesv_drive(const mixt_dense_job *j, int ld, mix_gesv_info *info)
+{
+    return mix_dgesv_ir(j->ctx, &j->p, j->layout, j->n, j->nrhs, j->ac, j->n, j->ipiv, j->b, ld,
+                        j->x, ld, info);
+}
+
 static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
 {
-    mix_context *ctx = mixt_context();
     const int n = 40, nrhs = 2;
-    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs), *x = mixt_dalloc((size_t)n * nrhs);
-    double *ac = mixt_dalloc((size_t)n * n);
-    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * nrhs);
     mixm_gen_randsvd(n, kappa, 3, 5, a);
     rhs_for(n, nrhs, a, b, 3);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = prec;
-    p.refine = refine;
-    long live0 = mixi_alloc_live();
-    int st = MIX_ERR_ALLOC, k;
-    for (k = 0; k < 200 && st == MIX_ERR_ALLOC; k++) {
-        memcpy(ac, a, (size_t)n * n * sizeof *a);
-        mixi_alloc_fail_after(k);
-        mix_gesv_info info;
-        int ld = layout == MIX_COL_MAJOR ? n : nrhs;
-        st = mix_dgesv_ir(ctx, &p, layout, n, nrhs, ac, n, ipiv, b, ld, x, ld, &info);
-        mixi_alloc_fail_after(-1);
-        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
-        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
-    }
-    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-    CU_ASSERT(k > 3); /* several allocations were made to fail */
-    free(a); free(b); free(x); free(ac); free(ipiv);
-    mix_context_destroy(ctx);
+    mixt_alloc_sweep((mixt_dense_job){.drive = gesv_drive, .p = mixt_params(prec, refine),
+                                      .layout = layout, .n = n, .nrhs = nrhs, .a = a, .b = b});
+    free(a); free(b);
 }
 
 static void test_alloc_failure(void)

@@ -16,36 +16,23 @@
 #define CLI_VMEM_KIB 2097152
 #define CLI_TIMEOUT_S 60
 
-static char out[1 << 16], errbuf[1 << 16];
-
 /* `mixsolve ARGS` under the memory cap and the timeout: its exit status (124 on timeout). */
 static int run_capped(const char *args)
 {
-    char cmd[4096];
+    char prefix[128];
 #ifdef __SANITIZE_ADDRESS__
     /* ASan reserves terabytes of shadow address space: no cap (its own checks stand in for it). */
-    snprintf(cmd, sizeof cmd, "exec timeout %d %s/tools/mixsolve %s > %s 2> %s", CLI_TIMEOUT_S,
-             mixt_build_dir(), args, mixt_tmp("out.txt"), mixt_tmp("err.txt"));
+    snprintf(prefix, sizeof prefix, "exec timeout %d ", CLI_TIMEOUT_S);
 #else
-    snprintf(cmd, sizeof cmd, "ulimit -v %d; exec timeout %d %s/tools/mixsolve %s > %s 2> %s",
-             CLI_VMEM_KIB, CLI_TIMEOUT_S, mixt_build_dir(), args, mixt_tmp("out.txt"), mixt_tmp("err.txt"));
+    snprintf(prefix, sizeof prefix, "ulimit -v %d; exec timeout %d ", CLI_VMEM_KIB, CLI_TIMEOUT_S);
 #endif
-    int st = system(cmd);
-    mixt_slurp(mixt_tmp("out.txt"), out, sizeof out);
-    mixt_slurp(mixt_tmp("err.txt"), errbuf, sizeof errbuf);
-    return (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+    return mixt_tool(prefix, args);
 }
 
 /* Exit `code` and one stderr line "mixsolve: ..." containing `words`. */
 static void expect_cli(const char *args, int code, const char *words)
 {
-    int rc = run_capped(args);
-    CU_ASSERT_EQUAL(rc, code);
-    CU_ASSERT_EQUAL(mixt_count_lines(errbuf), 1);
-    CU_ASSERT_EQUAL(strncmp(errbuf, "mixsolve: ", 10), 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, words));
-    if (rc != code || mixt_count_lines(errbuf) != 1 || !strstr(errbuf, words))
-        fprintf(stderr, "\n  mixsolve %s: expected %d '%s', got %d '%s'\n", args, code, words, rc, errbuf);
+    mixt_expect_tool_failure(args, run_capped(args), code, words);
 }
 
 #define GENERAL "%%MatrixMarket matrix coordinate real general\n"
@@ -260,59 +247,51 @@ static void check_solution(const char *mtx, const char *xfile, double berr_max)
     mixm_dense_free(&X);
 }
 
+/* `mixsolve solve` of the Matrix Market `text` (written to `file`) by `method` in each of the
+ * np precisions: success only with an x that passes the re-check within berr_max; where
+ * `may_fail`, a failure saying why on one line instead. */
+static void cli_recheck(const char *file, const char *text, const char *method,
+                        const char *const *precs, int np, double berr_max, int may_fail)
+{
+    char m[512], x[512], args[2048];
+    snprintf(m, sizeof m, "%s", mixt_tmp(file));
+    snprintf(x, sizeof x, "%s", mixt_tmp("x.mtx"));
+    mixt_write_text(m, text);
+    for (int k = 0; k < np; k++) {
+        snprintf(args, sizeof args, "solve %s --method %s --prec %s --out %s", m, method, precs[k], x);
+        int rc = run_capped(args);
+        if (may_fail) {
+            CU_ASSERT(rc == 0 || (rc == 1 && mixt_count_lines(mixt_err) == 1));
+        } else {
+            CU_ASSERT_EQUAL(rc, 0);
+        }
+        if (rc == 0) check_solution(m, x, berr_max);
+    }
+}
+
 /* Defect 1 through the command: the subnormal 3 x 3 exited 0 with x = NaN. */
 static void test_cli_subnormal_lu(void)
 {
-    char m[512];
-    snprintf(m, sizeof m, "%s", mixt_tmp("sub.mtx"));
-    mixt_write_text(m, GENERAL "3 3 7\n1 1 4e-310\n2 1 1e-310\n1 2 1e-310\n2 2 4e-310\n3 2 1e-310\n2 3 1e-310\n3 3 4e-310\n");
     const char *precs[] = {"fp64", "fp32", "fp16", "auto"};
-    char args[2048];
-    for (int k = 0; k < 4; k++) {
-        char x[512];
-        snprintf(x, sizeof x, "%s", mixt_tmp("x.mtx"));
-        snprintf(args, sizeof args, "solve %s --method lu --prec %s --out %s", m, precs[k], x);
-        int rc = run_capped(args);
-        CU_ASSERT_EQUAL(rc, 0);
-        if (rc == 0) check_solution(m, x, 1e-12);
-    }
+    cli_recheck("sub.mtx", GENERAL "3 3 7\n1 1 4e-310\n2 1 1e-310\n1 2 1e-310\n2 2 4e-310\n3 2 1e-310\n"
+                "2 3 1e-310\n3 3 4e-310\n", "lu", precs, 4, 1e-12, 0);
 }
 
 /* The same subnormal range through Cholesky (symmetric: the tridiagonal scaled by 1e-310). */
 static void test_cli_subnormal_chol(void)
 {
-    char m[512];
-    snprintf(m, sizeof m, "%s", mixt_tmp("subspd.mtx"));
-    mixt_write_text(m, SYMMETRIC "3 3 5\n1 1 4e-310\n2 1 -1e-310\n2 2 4e-310\n3 2 -1e-310\n3 3 4e-310\n");
     const char *precs[] = {"fp64", "fp32", "fp16", "auto"};
-    char args[2048];
-    for (int k = 0; k < 4; k++) {
-        char x[512];
-        snprintf(x, sizeof x, "%s", mixt_tmp("x.mtx"));
-        snprintf(args, sizeof args, "solve %s --method chol --prec %s --out %s", m, precs[k], x);
-        int rc = run_capped(args);
-        CU_ASSERT_EQUAL(rc, 0);
-        if (rc == 0) check_solution(m, x, 1e-12);
-    }
+    cli_recheck("subspd.mtx", SYMMETRIC "3 3 5\n1 1 4e-310\n2 1 -1e-310\n2 2 4e-310\n3 2 -1e-310\n"
+                "3 3 4e-310\n", "chol", precs, 4, 1e-12, 0);
 }
 
-/* Defect 2 through the command: tiny A and b; CG exited 0 with x = 0. */
+/* Defect 2 through the command: tiny A and b; CG exited 0 with x = 0.  Success only with an x
+ * that passes the re-check; a failure says why on one line. */
 static void test_cli_tiny_cg(void)
 {
-    char m[512];
-    snprintf(m, sizeof m, "%s", mixt_tmp("tiny.mtx"));
-    mixt_write_text(m, SYMMETRIC "4 4 7\n1 1 4e-170\n2 1 -1e-170\n2 2 4e-170\n3 2 -1e-170\n3 3 4e-170\n4 3 -1e-170\n4 4 4e-170\n");
     const char *precs[] = {"fp64", "fp32", "fp16", "bf16", "fixed16"};
-    char args[2048];
-    for (int k = 0; k < 5; k++) {
-        char x[512];
-        snprintf(x, sizeof x, "%s", mixt_tmp("x.mtx"));
-        snprintf(args, sizeof args, "solve %s --method cg --prec %s --out %s", m, precs[k], x);
-        int rc = run_capped(args);
-        /* Success only with an x that passes the re-check; a failure says why on one line. */
-        CU_ASSERT(rc == 0 || (rc == 1 && mixt_count_lines(errbuf) == 1));
-        if (rc == 0) check_solution(m, x, 1e-9);
-    }
+    cli_recheck("tiny.mtx", SYMMETRIC "4 4 7\n1 1 4e-170\n2 1 -1e-170\n2 2 4e-170\n3 2 -1e-170\n"
+                "3 3 4e-170\n4 3 -1e-170\n4 4 4e-170\n", "cg", precs, 5, 1e-9, 1);
 }
 
 static const mixt_test hostile_tests[] = {

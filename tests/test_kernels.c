@@ -34,33 +34,25 @@ static void dk_close(dk_fix *f)
     mix_context_destroy(f->ref);
 }
 
-/* Device copy of host data (NULL data: zeroed); NULL if it cannot be had. */
-static void *dk_put(dk_fix *f, const void *host, size_t bytes)
-{
-    void *p = NULL;
-    if (f->dev->ops->alloc(f->dev->state, &p, bytes)) return NULL;
-    int st = host ? f->dev->ops->upload(f->dev->state, p, host, bytes)
-                  : f->dev->ops->memset0(f->dev->state, p, bytes);
-    if (st) {
-        f->dev->ops->free(f->dev->state, p);
-        return NULL;
-    }
-    return p;
-}
-
-static int dk_get(dk_fix *f, void *host, const void *dev, size_t bytes)
-{
-    return f->dev->ops->download(f->dev->state, host, dev, bytes);
-}
-
-static void dk_free(dk_fix *f, void *p)
-{
-    f->dev->ops->free(f->dev->state, p);
-}
-
 static int dk_same_bits32(const float *a, const float *b, size_t n)
 {
     return memcmp(a, b, n * sizeof *a) == 0;
+}
+
+/* getrf_panel_f32 (pivot offset off) of the m x n panel a (ld lda) on the device (da, dpiv,
+ * dwork) and on the CPU (lur, ipivr): both succeed with the same info, which is returned. */
+static int dk_panel(dk_fix *f, const float *a, int m, int n, int lda, int off, float *da,
+                    int *dpiv, void *dwork, float *lur, int *ipivr)
+{
+    int info = 99, infor = 98;
+    memcpy(lur, a, (size_t)lda * n * 4);
+    CU_ASSERT_EQUAL(f->dev->ops->upload(f->dev->state, da, a, (size_t)lda * n * 4), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f->d->getrf_panel_f32(f->dev->state, m, n, da, lda, dpiv, off, dwork, &info),
+                    MIX_SUCCESS);
+    CU_ASSERT_EQUAL(f->r->getrf_panel_f32(f->ref->state, m, n, lur, lda, ipivr, off, NULL, &infor),
+                    MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info, infor);
+    return info;
 }
 
 #define DK_SETUP(f)                                                                                \
@@ -80,9 +72,9 @@ static void dk_test_convert(void)
     a[3 * lda + 2] = 1e-300; /* underflows to zero, not an overflow */
     for (int i = 0; i < m; i++) r[i] = 1.0 + fabs(r[i]);
     for (int j = 0; j < n; j++) c[j] = 1.0 + fabs(c[j]);
-    double *da = dk_put(&f, a, (size_t)lda * n * 8), *dr = dk_put(&f, r, (size_t)m * 8),
-           *dc = dk_put(&f, c, (size_t)n * 8);
-    float *dout = dk_put(&f, NULL, (size_t)ldo * n * 4);
+    double *da = mixt_put(f.dev, a, (size_t)lda * n * 8), *dr = mixt_put(f.dev, r, (size_t)m * 8),
+           *dc = mixt_put(f.dev, c, (size_t)n * 8);
+    float *dout = mixt_put(f.dev, NULL, (size_t)ldo * n * 4);
     float *out = calloc((size_t)ldo * n, 4), *ref = calloc((size_t)ldo * n, 4);
     CU_ASSERT_FATAL(da && dr && dc && dout && out && ref);
     const mix_prec targets[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
@@ -96,7 +88,7 @@ static void dk_test_convert(void)
             CU_ASSERT_EQUAL(f.r->convert_f64_to_f32(f.ref->state, targets[t], m, n, a, lda,
                                                     scaled ? r : NULL, scaled ? c : NULL, s, ref,
                                                     ldo, &ov_ref), MIX_SUCCESS);
-            CU_ASSERT_EQUAL(dk_get(&f, out, dout, (size_t)ldo * n * 4), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(mixt_get(f.dev, out, dout, (size_t)ldo * n * 4), MIX_SUCCESS);
             CU_ASSERT_EQUAL(ov, ov_ref);
             CU_ASSERT(ov >= (targets[t] == MIX_FP16 ? 3u : 2u));
             for (int j = 0; j < n; j++) /* the padding rows are not compared */
@@ -109,7 +101,7 @@ static void dk_test_convert(void)
     CU_ASSERT_EQUAL(f.d->convert_f64_to_f32(f.dev->state, MIX_FP16, 0, n, da, lda, NULL, NULL, 1.0,
                                             dout, ldo, &ov), MIX_SUCCESS);
     CU_ASSERT_EQUAL(ov, 0);
-    dk_free(&f, da); dk_free(&f, dr); dk_free(&f, dc); dk_free(&f, dout);
+    mixt_drop(f.dev, da); mixt_drop(f.dev, dr); mixt_drop(f.dev, dc); mixt_drop(f.dev, dout);
     free(a); free(r); free(c); free(out); free(ref);
     dk_close(&f);
 }
@@ -121,9 +113,9 @@ static void dk_test_reductions(void)
     const int m = 300, n = 41, lda = 303;
     double *a = mixt_rand64((size_t)lda * n, 4), *r = mixt_rand64(m, 5), *c = mixt_rand64(n, 6);
     CU_ASSERT_FATAL(a && r && c);
-    double *da = dk_put(&f, a, (size_t)lda * n * 8), *dr = dk_put(&f, r, (size_t)m * 8),
-           *dc = dk_put(&f, c, (size_t)n * 8);
-    double *dv = dk_put(&f, NULL, (size_t)m * 8);
+    double *da = mixt_put(f.dev, a, (size_t)lda * n * 8), *dr = mixt_put(f.dev, r, (size_t)m * 8),
+           *dc = mixt_put(f.dev, c, (size_t)n * 8);
+    double *dv = mixt_put(f.dev, NULL, (size_t)m * 8);
     double v[300], vr[300], nd, nr;
     CU_ASSERT_FATAL(da && dr && dc && dv);
     for (int pass = 0; pass < 2; pass++) {
@@ -143,12 +135,12 @@ static void dk_test_reductions(void)
         CU_ASSERT_EQUAL(f.d->col_absmax_scaled_f64(f.dev->state, m, n, da, lda, dr, dv),
                         MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.r->col_absmax_scaled_f64(f.ref->state, m, n, a, lda, r, vr), MIX_SUCCESS);
-        CU_ASSERT_EQUAL(dk_get(&f, v, dv, (size_t)n * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.dev, v, dv, (size_t)n * 8), MIX_SUCCESS);
         for (int j = 0; j < n; j++) CU_ASSERT(v[j] == vr[j] || (isnan(v[j]) && isnan(vr[j])));
         CU_ASSERT_EQUAL(f.d->row_absmax_scaled_f64(f.dev->state, m, n, da, lda, dc, dv),
                         MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.r->row_absmax_scaled_f64(f.ref->state, m, n, a, lda, c, vr), MIX_SUCCESS);
-        CU_ASSERT_EQUAL(dk_get(&f, v, dv, (size_t)m * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.dev, v, dv, (size_t)m * 8), MIX_SUCCESS);
         for (int i = 0; i < m; i++) CU_ASSERT(v[i] == vr[i] || (isnan(v[i]) && isnan(vr[i])));
         /* Second pass: a NaN and two Infs; the padding rows hold garbage that must be ignored. */
         a[7 * lda + 299] = NAN;
@@ -157,7 +149,7 @@ static void dk_test_reductions(void)
         a[7 * lda + 301] = NAN; /* padding */
         CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, da, a, (size_t)lda * n * 8), MIX_SUCCESS);
     }
-    dk_free(&f, da); dk_free(&f, dr); dk_free(&f, dc); dk_free(&f, dv);
+    mixt_drop(f.dev, da); mixt_drop(f.dev, dr); mixt_drop(f.dev, dc); mixt_drop(f.dev, dv);
     free(a); free(r); free(c);
     dk_close(&f);
 }
@@ -185,9 +177,9 @@ static void dk_test_gemm_f32(void)
     float *c = malloc((size_t)ldc * n * 4), *cr = malloc((size_t)ldc * n * 4);
     float *refwork = malloc(((size_t)m * k + (size_t)k * n) * 4);
     CU_ASSERT_FATAL(a && b && c0 && c && cr && refwork);
-    float *da = dk_put(&f, a, (size_t)lda * k * 4), *db = dk_put(&f, b, (size_t)ldb * n * 4),
-          *dc = dk_put(&f, NULL, (size_t)ldc * n * 4);
-    void *dwork = dk_put(&f, NULL, ((size_t)m * k + (size_t)k * n) * 4);
+    float *da = mixt_put(f.dev, a, (size_t)lda * k * 4), *db = mixt_put(f.dev, b, (size_t)ldb * n * 4),
+          *dc = mixt_put(f.dev, NULL, (size_t)ldc * n * 4);
+    void *dwork = mixt_put(f.dev, NULL, ((size_t)m * k + (size_t)k * n) * 4);
     CU_ASSERT_FATAL(da && db && dc && dwork);
     const mix_prec comp[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
     const float alphas[3] = {-1.0f, 0.0f, 0.5f}, betas[3] = {1.0f, 0.0f, 0.0f};
@@ -204,7 +196,7 @@ static void dk_test_gemm_f32(void)
             CU_ASSERT_EQUAL(f.r->gemm_f32(f.ref->state, comp[t], MIXK_NOTRANS, MIXK_NOTRANS, m, n,
                                           k, alphas[s], a, lda, b, ldb, betas[s], cr, ldc, refwork,
                                           &ovr), MIX_SUCCESS);
-            CU_ASSERT_EQUAL(dk_get(&f, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(mixt_get(f.dev, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
             CU_ASSERT_EQUAL(ov, 0);
             CU_ASSERT_EQUAL(ovr, 0);
             /* |a|, |b| <= 1: sum |a||b| <= k; |beta c| <= 1. */
@@ -231,11 +223,11 @@ static void dk_test_gemm_f32(void)
     CU_ASSERT_EQUAL(f.d->gemm_f32(f.dev->state, MIX_FP16, MIXK_NOTRANS, MIXK_NOTRANS, m, n, 0,
                                   1.0f, da, lda, db, ldb, 0.5f, dc, ldc, dwork, NULL),
                     MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < m; i++)
             CU_ASSERT(c[(size_t)j * ldc + i] == 0.5f * c0[(size_t)j * ldc + i]);
-    dk_free(&f, da); dk_free(&f, db); dk_free(&f, dc); dk_free(&f, dwork);
+    mixt_drop(f.dev, da); mixt_drop(f.dev, db); mixt_drop(f.dev, dc); mixt_drop(f.dev, dwork);
     free(a); free(b); free(c0); free(c); free(cr); free(refwork);
     dk_close(&f);
 }
@@ -252,20 +244,13 @@ static void dk_test_panel_laswp_trsm(void)
     CU_ASSERT_FATAL(a && lu && lur);
     size_t wbytes = 0;
     CU_ASSERT_EQUAL(f.d->getrf_panel_f32_worksize(f.dev->state, m, n, &wbytes), MIX_SUCCESS);
-    float *da = dk_put(&f, a, (size_t)lda * n * 4);
-    int *dpiv = dk_put(&f, NULL, sizeof ipiv);
-    void *dwork = dk_put(&f, NULL, wbytes ? wbytes : 1);
+    float *da = mixt_put(f.dev, a, (size_t)lda * n * 4);
+    int *dpiv = mixt_put(f.dev, NULL, sizeof ipiv);
+    void *dwork = mixt_put(f.dev, NULL, wbytes ? wbytes : 1);
     CU_ASSERT_FATAL(da && dpiv && dwork);
-    int info = 7, infor = 8;
-    memcpy(lur, a, (size_t)lda * n * 4);
-    CU_ASSERT_EQUAL(f.d->getrf_panel_f32(f.dev->state, m, n, da, lda, dpiv, off, dwork, &info),
-                    MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.r->getrf_panel_f32(f.ref->state, m, n, lur, lda, ipivr, off, NULL, &infor),
-                    MIX_SUCCESS);
-    CU_ASSERT_EQUAL(info, 0);
-    CU_ASSERT_EQUAL(infor, 0);
-    CU_ASSERT_EQUAL(dk_get(&f, ipiv, dpiv, sizeof ipiv), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, lu, da, (size_t)lda * n * 4), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(dk_panel(&f, a, m, n, lda, off, da, dpiv, dwork, lur, ipivr), 0);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, ipiv, dpiv, sizeof ipiv), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, lu, da, (size_t)lda * n * 4), MIX_SUCCESS);
     CU_ASSERT(memcmp(ipiv, ipivr, sizeof ipiv) == 0);
     for (int i = 0; i < n; i++) CU_ASSERT(ipiv[i] > off + i && ipiv[i] <= off + m);
     CU_ASSERT(dk_close32(lu, lur, m, n, lda, lda, 1e-4, 1.0));
@@ -278,13 +263,13 @@ static void dk_test_panel_laswp_trsm(void)
     float *w = mixt_rand32((size_t)ldw * nc, 11), *wr = malloc((size_t)ldw * nc * 4),
           *wd = malloc((size_t)ldw * nc * 4);
     CU_ASSERT_FATAL(w && wr && wd);
-    int *dp = dk_put(&f, piv, sizeof piv);
-    float *dw = dk_put(&f, w, (size_t)ldw * nc * 4);
+    int *dp = mixt_put(f.dev, piv, sizeof piv);
+    float *dw = mixt_put(f.dev, w, (size_t)ldw * nc * 4);
     CU_ASSERT_FATAL(dp && dw);
     memcpy(wr, w, (size_t)ldw * nc * 4);
     CU_ASSERT_EQUAL(f.d->laswp_f32(f.dev->state, nc, dw, ldw, k1, k2, dp), MIX_SUCCESS);
     CU_ASSERT_EQUAL(f.r->laswp_f32(f.ref->state, nc, wr, ldw, k1, k2, piv), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, wd, dw, (size_t)ldw * nc * 4), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, wd, dw, (size_t)ldw * nc * 4), MIX_SUCCESS);
     CU_ASSERT(memcmp(wd, wr, (size_t)ldw * nc * 4) == 0);
 
     /* trsm with the panel's unit lower triangle (n x n) on an n x nc block. */
@@ -295,7 +280,7 @@ static void dk_test_panel_laswp_trsm(void)
                                   nc, da, lda, dw, ldw), MIX_SUCCESS);
     CU_ASSERT_EQUAL(f.r->trsm_f32(f.ref->state, MIXK_LEFT, MIXK_LOWER, MIXK_NOTRANS, MIXK_UNIT, n,
                                   nc, lur, lda, wr, ldw), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, wd, dw, (size_t)ldw * nc * 4), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, wd, dw, (size_t)ldw * nc * 4), MIX_SUCCESS);
     double big = 0;
     for (int j = 0; j < nc; j++)
         for (int i = 0; i < n; i++) big = fmax(big, fabs(wr[(size_t)j * ldw + i]));
@@ -307,29 +292,16 @@ static void dk_test_panel_laswp_trsm(void)
 
     /* Column 6 exactly zero: info = 7 on both, pivots still global. */
     for (int i = 0; i < m; i++) a[6 * lda + i] = 0.0f;
-    memcpy(lur, a, (size_t)lda * n * 4);
-    CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, da, a, (size_t)lda * n * 4), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.d->getrf_panel_f32(f.dev->state, m, n, da, lda, dpiv, 0, dwork, &info),
-                    MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.r->getrf_panel_f32(f.ref->state, m, n, lur, lda, ipivr, 0, NULL, &infor),
-                    MIX_SUCCESS);
-    CU_ASSERT_EQUAL(info, 7);
-    CU_ASSERT_EQUAL(info, infor);
+    CU_ASSERT_EQUAL(dk_panel(&f, a, m, n, lda, 0, da, dpiv, dwork, lur, ipivr), 7);
     /* A NaN in a fresh panel: info = -1 on both. */
     free(a);
     a = mixt_rand32((size_t)lda * n, 21);
     CU_ASSERT_FATAL(a != NULL);
     a[6 * lda + 50] = NAN;
-    memcpy(lur, a, (size_t)lda * n * 4);
-    CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, da, a, (size_t)lda * n * 4), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.d->getrf_panel_f32(f.dev->state, m, n, da, lda, dpiv, 0, dwork, &info),
-                    MIX_SUCCESS);
-    CU_ASSERT_EQUAL(f.r->getrf_panel_f32(f.ref->state, m, n, lur, lda, ipivr, 0, NULL, &infor),
-                    MIX_SUCCESS);
-    CU_ASSERT_EQUAL(info, -1);
-    CU_ASSERT_EQUAL(infor, -1);
+    CU_ASSERT_EQUAL(dk_panel(&f, a, m, n, lda, 0, da, dpiv, dwork, lur, ipivr), -1);
 
-    dk_free(&f, da); dk_free(&f, dpiv); dk_free(&f, dwork); dk_free(&f, dp); dk_free(&f, dw);
+    mixt_drop(f.dev, da); mixt_drop(f.dev, dpiv); mixt_drop(f.dev, dwork);
+    mixt_drop(f.dev, dp); mixt_drop(f.dev, dw);
     free(a); free(lu); free(lur); free(w); free(wr); free(wd);
     dk_close(&f);
 }
@@ -360,16 +332,16 @@ static void dk_test_solves(void)
     CU_ASSERT_EQUAL(f.r->getrf_panel_f32(f.ref->state, n, n, lu, lda, ipiv, 0, NULL, &info),
                     MIX_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(info, 0);
-    float *dlu = dk_put(&f, lu, (size_t)lda * n * 4), *dwork = dk_put(&f, NULL, (size_t)n * nrhs * 4);
-    int *dpiv = dk_put(&f, ipiv, sizeof ipiv);
-    double *db = dk_put(&f, b, (size_t)ldb * nrhs * 8), *dx = dk_put(&f, NULL, (size_t)ldb * nrhs * 8);
-    double *dr = dk_put(&f, r, (size_t)n * 8), *dc = dk_put(&f, c, (size_t)n * 8);
+    float *dlu = mixt_put(f.dev, lu, (size_t)lda * n * 4), *dwork = mixt_put(f.dev, NULL, (size_t)n * nrhs * 4);
+    int *dpiv = mixt_put(f.dev, ipiv, sizeof ipiv);
+    double *db = mixt_put(f.dev, b, (size_t)ldb * nrhs * 8), *dx = mixt_put(f.dev, NULL, (size_t)ldb * nrhs * 8);
+    double *dr = mixt_put(f.dev, r, (size_t)n * 8), *dc = mixt_put(f.dev, c, (size_t)n * 8);
     CU_ASSERT_FATAL(dlu && dwork && dpiv && db && dx && dr && dc);
     CU_ASSERT_EQUAL(f.d->getrs_f32_f64(f.dev->state, n, nrhs, dlu, lda, dpiv, dr, dc, s, db, ldb,
                                        dx, ldb, dwork), MIX_SUCCESS);
     CU_ASSERT_EQUAL(f.r->getrs_f32_f64(f.ref->state, n, nrhs, lu, lda, ipiv, r, c, s, b, ldb, xr,
                                        ldb, rwork), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, x, dx, (size_t)ldb * nrhs * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, x, dx, (size_t)ldb * nrhs * 8), MIX_SUCCESS);
     for (int j = 0; j < nrhs; j++) {
         double big = 0, diff = 0;
         for (int i = 0; i < n; i++) {
@@ -381,22 +353,22 @@ static void dk_test_solves(void)
     /* In place (x = b) gives what the separate call gave, bit for bit. */
     CU_ASSERT_EQUAL(f.d->getrs_f32_f64(f.dev->state, n, nrhs, dlu, lda, dpiv, dr, dc, s, db, ldb,
                                        db, ldb, dwork), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, xr, db, (size_t)ldb * nrhs * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, xr, db, (size_t)ldb * nrhs * 8), MIX_SUCCESS);
     for (int j = 0; j < nrhs; j++)
         CU_ASSERT(memcmp(xr + (size_t)j * ldb, x + (size_t)j * ldb, (size_t)n * 8) == 0);
 
     /* FP64 fallback: factor on the device, solve, compare with LAPACK through the CPU backend. */
     size_t wb = 0;
     CU_ASSERT_EQUAL(f.d->getrf_f64_worksize(f.dev->state, n, &wb), MIX_SUCCESS);
-    double *da = dk_put(&f, a, (size_t)lda * n * 8);
-    void *dw = dk_put(&f, NULL, wb ? wb : 1);
+    double *da = mixt_put(f.dev, a, (size_t)lda * n * 8);
+    void *dw = mixt_put(f.dev, NULL, wb ? wb : 1);
     CU_ASSERT_FATAL(da && dw);
     CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, db, b, (size_t)ldb * nrhs * 8), MIX_SUCCESS);
     info = 3;
     CU_ASSERT_EQUAL(f.d->getrf_f64(f.dev->state, n, da, lda, dpiv, dw, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info, 0);
     CU_ASSERT_EQUAL(f.d->getrs_f64(f.dev->state, n, nrhs, da, lda, dpiv, db, ldb), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, x, db, (size_t)ldb * nrhs * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, x, db, (size_t)ldb * nrhs * 8), MIX_SUCCESS);
     int ipr[65];
     memcpy(xr, b, (size_t)ldb * nrhs * 8);
     double *ar = malloc((size_t)lda * n * 8);
@@ -415,8 +387,8 @@ static void dk_test_solves(void)
     CU_ASSERT_EQUAL(f.d->getrf_f64(f.dev->state, n, da, lda, dpiv, dw, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info, 10);
 
-    dk_free(&f, dlu); dk_free(&f, dwork); dk_free(&f, dpiv); dk_free(&f, db); dk_free(&f, dx);
-    dk_free(&f, dr); dk_free(&f, dc); dk_free(&f, da); dk_free(&f, dw);
+    mixt_drop(f.dev, dlu); mixt_drop(f.dev, dwork); mixt_drop(f.dev, dpiv); mixt_drop(f.dev, db); mixt_drop(f.dev, dx);
+    mixt_drop(f.dev, dr); mixt_drop(f.dev, dc); mixt_drop(f.dev, da); mixt_drop(f.dev, dw);
     free(a); free(b); free(r); free(c); free(x); free(xr); free(lu); free(rwork); free(ar);
     dk_close(&f);
 }
@@ -430,8 +402,8 @@ static void dk_test_blas_f64(void)
            *c0 = mixt_rand64((size_t)ld * 60, 19);
     double *c = malloc((size_t)ld * 60 * 8), *cr = malloc((size_t)ld * 60 * 8);
     CU_ASSERT_FATAL(a && b && c0 && c && cr);
-    double *da = dk_put(&f, a, (size_t)ld * 60 * 8), *dbm = dk_put(&f, b, (size_t)ld * 60 * 8),
-           *dc = dk_put(&f, NULL, (size_t)ld * 60 * 8);
+    double *da = mixt_put(f.dev, a, (size_t)ld * 60 * 8), *dbm = mixt_put(f.dev, b, (size_t)ld * 60 * 8),
+           *dc = mixt_put(f.dev, NULL, (size_t)ld * 60 * 8);
     CU_ASSERT_FATAL(da && dbm && dc);
     const size_t bytes = (size_t)ld * 60 * 8;
     for (int ta = 0; ta < 2; ta++)
@@ -445,7 +417,7 @@ static void dk_test_blas_f64(void)
                                               ld, beta, dc, ld), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.r->gemm_f64(f.ref->state, ta, tb, m, n, k, alpha, a, ld, b, ld,
                                               beta, cr, ld), MIX_SUCCESS);
-                CU_ASSERT_EQUAL(dk_get(&f, c, dc, bytes), MIX_SUCCESS);
+                CU_ASSERT_EQUAL(mixt_get(f.dev, c, dc, bytes), MIX_SUCCESS);
                 int ok = 1;
                 for (int j = 0; j < n; j++)
                     for (int i = 0; i < m; i++)
@@ -462,7 +434,7 @@ static void dk_test_blas_f64(void)
                         MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.r->gemv_f64(f.ref->state, trans, mm, nn, 2.0, a, ld, b, -0.5, cr),
                         MIX_SUCCESS);
-        CU_ASSERT_EQUAL(dk_get(&f, c, dc, bytes), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.dev, c, dc, bytes), MIX_SUCCESS);
         for (int i = 0; i < ylen; i++) CU_ASSERT(fabs(c[i] - cr[i]) <= 1e-13 * m);
     }
     /* axpy, scal (including by zero), dot, nrm2 on n = 1000 (several blocks). */
@@ -479,7 +451,7 @@ static void dk_test_blas_f64(void)
     CU_ASSERT_EQUAL(f.r->nrm2_f64(f.ref->state, nv, cr, &n2r), MIX_SUCCESS);
     CU_ASSERT(fabs(n2 - n2r) <= 1e-14 * n2r);
     CU_ASSERT_EQUAL(f.d->scal_f64(f.dev->state, nv, -2.0, dc), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(dk_get(&f, c, dc, (size_t)nv * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.dev, c, dc, (size_t)nv * 8), MIX_SUCCESS);
     for (int i = 0; i < nv; i++) CU_ASSERT(c[i] == -2.0 * cr[i]);
     CU_ASSERT_EQUAL(f.d->scal_f64(f.dev->state, nv, 0.0, dc), MIX_SUCCESS);
     CU_ASSERT_EQUAL(f.d->nrm2_f64(f.dev->state, nv, dc, &n2), MIX_SUCCESS);
@@ -493,10 +465,10 @@ static void dk_test_blas_f64(void)
         CU_ASSERT_EQUAL(f.dev->ops->upload(f.dev->state, dc, cr, bytes), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->lacpy_f64(f.dev->state, trans, m, n, da, ld, dc, ld - 2), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.r->lacpy_f64(f.ref->state, trans, m, n, a, ld, cr, ld - 2), MIX_SUCCESS);
-        CU_ASSERT_EQUAL(dk_get(&f, c, dc, bytes), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.dev, c, dc, bytes), MIX_SUCCESS);
         CU_ASSERT(memcmp(c, cr, bytes) == 0);
     }
-    dk_free(&f, da); dk_free(&f, dbm); dk_free(&f, dc);
+    mixt_drop(f.dev, da); mixt_drop(f.dev, dbm); mixt_drop(f.dev, dc);
     free(a); free(b); free(c0); free(c); free(cr);
     dk_close(&f);
 }
@@ -507,7 +479,7 @@ static void dk_test_alloc_failure(void)
     DK_SETUP(f);
     const int m = 40, n = 40;
     double *a = mixt_rand64((size_t)m * n, 20);
-    double *da = dk_put(&f, a, (size_t)m * n * 8);
+    double *da = mixt_put(f.dev, a, (size_t)m * n * 8);
     CU_ASSERT_FATAL(a && da);
     long live = mixi_alloc_live();
     size_t cnt = 3;
@@ -523,7 +495,7 @@ static void dk_test_alloc_failure(void)
     /* And works again afterwards. */
     CU_ASSERT_EQUAL(f.d->count_nonfinite_f64(f.dev->state, m, n, da, m, &cnt), MIX_SUCCESS);
     CU_ASSERT_EQUAL(cnt, 0);
-    dk_free(&f, da);
+    mixt_drop(f.dev, da);
     free(a);
     dk_close(&f);
 }

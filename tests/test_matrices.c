@@ -164,6 +164,11 @@ static void expect_bad(const char *text, int status, int line, const char *words
 }
 
 #define BANNER "%%MatrixMarket matrix coordinate real general\n"
+#define SYMMETRIC "%%MatrixMarket matrix coordinate real symmetric\n"
+#define INTEGER "%%MatrixMarket matrix coordinate integer general\n"
+#define SKEW "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+#define ARRAY "%%MatrixMarket matrix array real general\n"
+#define COMPLEX "%%MatrixMarket matrix coordinate complex general\n"
 
 /* Malformed inputs: each row one named test (the reader's status, the line it names, words of
  * its message), run by test_bad_input. */
@@ -181,7 +186,7 @@ static const bad_input bad_inputs[] = {
     {"bad: format", "%%MatrixMarket matrix sparse real general\n", MIX_ERR_PARSE, 1, "format"},
     {"bad: field", "%%MatrixMarket matrix coordinate float general\n", MIX_ERR_PARSE, 1, "field"},
     {"bad: symmetry", "%%MatrixMarket matrix coordinate real lower\n", MIX_ERR_PARSE, 1, "symmetry"},
-    {"bad: complex refused", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", MIX_ERR_UNSUPPORTED, 1, "complex"},
+    {"bad: complex refused", COMPLEX "1 1 1\n1 1 1 0\n", MIX_ERR_UNSUPPORTED, 1, "complex"},
     {"bad: hermitian refused", "%%MatrixMarket matrix coordinate complex hermitian\n", MIX_ERR_UNSUPPORTED, 1, "complex"},
     {"bad: array pattern", "%%MatrixMarket matrix array pattern general\n", MIX_ERR_PARSE, 1, "array pattern"},
     {"bad: no size line", BANNER "% only a comment\n", MIX_ERR_PARSE, 3, "no size line"},
@@ -192,7 +197,7 @@ static const bad_input bad_inputs[] = {
     {"bad: size beyond int", BANNER "3000000000 3 1\n", MIX_ERR_PARSE, 2, "too large"},
     {"bad: wrong counts", BANNER "2 2 5\n", MIX_ERR_PARSE, 2, "wrong counts"},
     {"bad: entries beyond 2^31", BANNER "100000 100000 3000000000\n", MIX_ERR_PARSE, 2, "too large"},
-    {"bad: non-square symmetric", "%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n", MIX_ERR_PARSE, 2, "square"},
+    {"bad: non-square symmetric", SYMMETRIC "2 3 1\n", MIX_ERR_PARSE, 2, "square"},
     {"bad: truncated", BANNER "3 3 3\n1 1 1\n2 2 1\n", MIX_ERR_PARSE, 5, "truncated"},
     {"bad: extra entries", BANNER "3 3 1\n1 1 1\n% ok\n2 2 1\n", MIX_ERR_PARSE, 5, "more entries"},
     {"bad: index out of range", BANNER "3 3 2\n1 1 1\n4 1 1\n", MIX_ERR_PARSE, 4, "out of range"},
@@ -201,11 +206,11 @@ static const bad_input bad_inputs[] = {
     {"bad: value unparsable", BANNER "3 3 2\n1 1 1\n2 2 1.2.3\n", MIX_ERR_PARSE, 4, "unparsable"},
     {"bad: value overflows", BANNER "3 3 1\n1 1 1e999\n", MIX_ERR_PARSE, 3, "non-finite"},
     {"bad: value NaN", BANNER "3 3 1\n1 1 nan\n", MIX_ERR_PARSE, 3, "non-finite"},
-    {"bad: integer field", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 2.5\n", MIX_ERR_PARSE, 3, "integer"},
+    {"bad: integer field", INTEGER "3 3 1\n1 1 2.5\n", MIX_ERR_PARSE, 3, "integer"},
     {"bad: too few fields", BANNER "3 3 1\n1 1\n", MIX_ERR_PARSE, 3, "expected 3 fields"},
     {"bad: too many fields", BANNER "3 3 1\n1 1 1 1\n", MIX_ERR_PARSE, 3, "more than 3"},
-    {"bad: skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1\n", MIX_ERR_PARSE, 3, "diagonal"},
-    {"bad: array truncated", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", MIX_ERR_PARSE, 6, "truncated"},
+    {"bad: skew diagonal", SKEW "3 3 1\n2 2 1\n", MIX_ERR_PARSE, 3, "diagonal"},
+    {"bad: array truncated", ARRAY "2 2\n1\n2\n3\n", MIX_ERR_PARSE, 6, "truncated"},
 };
 #define N_BAD_INPUTS (sizeof bad_inputs / sizeof bad_inputs[0])
 

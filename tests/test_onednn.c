@@ -60,6 +60,46 @@ static int agree(mix_prec p, int m, int n, int k, float alpha, const float *a, i
 
 static const int dims[] = {1, 17, 64, 255};
 
+/* Shape t of 8 (m, n, k from dims), leading dimensions padded by pa, pb, pc; A, B, C0 random
+ * (seeds *s, *s + 1, *s + 2), C1 and C2 scratch. */
+typedef struct {
+    int m, n, k, lda, ldb, ldc;
+    float *a, *b, *c0, *c1, *c2;
+} gemm_case;
+
+static void case_open(gemm_case *g, int t, int pa, int pb, int pc, uint64_t *s)
+{
+    g->m = dims[t % 4], g->n = dims[(t + 1 + t / 4) % 4], g->k = dims[(t + 2) % 4];
+    g->lda = g->m + pa, g->ldb = g->k + pb, g->ldc = g->m + pc;
+    g->a = mixt_rand32((size_t)g->lda * g->k, (*s)++);
+    g->b = mixt_rand32((size_t)g->ldb * g->n, (*s)++);
+    g->c0 = mixt_rand32((size_t)g->ldc * g->n, (*s)++);
+    g->c1 = malloc((size_t)g->ldc * g->n * sizeof *g->c1);
+    g->c2 = malloc((size_t)g->ldc * g->n * sizeof *g->c2);
+}
+
+static void case_close(gemm_case *g)
+{
+    free(g->a); free(g->b); free(g->c0); free(g->c1); free(g->c2);
+}
+
+/* C1 and C2 := -A B + beta C0 in prec through the op forced to oneDNN and to OpenBLAS, with the
+ * overflow counts. */
+static void both_engines(const gemm_case *g, mix_prec prec, float beta, size_t *o1, size_t *o2)
+{
+    CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_ONEDNN, prec, g->m, g->n, g->k, -1.0f, g->a, g->lda, g->b,
+                            g->ldb, beta, g->c0, g->c1, g->ldc, o1), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_OPENBLAS, prec, g->m, g->n, g->k, -1.0f, g->a, g->lda, g->b,
+                            g->ldb, beta, g->c0, g->c2, g->ldc, o2), MIX_SUCCESS);
+}
+
+/* agree() on the case's C1 (oneDNN) and C2 (the reference) of -A B + beta C0. */
+static int case_agree(const gemm_case *g, mix_prec prec, float beta)
+{
+    return agree(prec, g->m, g->n, g->k, -1.0f, g->a, g->lda, g->b, g->ldb, beta, g->c0, g->c1,
+                 g->c2, g->ldc);
+}
+
 /* FP32 and TF32 (rounded inputs, oneDNN's FP32 matmul) against OpenBLAS on awkward shapes with
  * padded leading dimensions, alpha = -1 and beta = 1 / 0; C's padding left untouched. */
 static void test_f32_vs_openblas(void)
@@ -67,34 +107,28 @@ static void test_f32_vs_openblas(void)
     uint64_t s = 12345;
     const mix_prec precs[] = {MIX_FP32, MIX_TF32};
     for (int t = 0; t < 8; t++) {
-        int m = dims[t % 4], n = dims[(t + 1 + t / 4) % 4], k = dims[(t + 2) % 4];
-        int lda = m + 3, ldb = k + 5, ldc = m + 2;
-        float *a = mixt_rand32((size_t)lda * k, s++), *b = mixt_rand32((size_t)ldb * n, s++);
-        float *c0 = mixt_rand32((size_t)ldc * n, s++);
-        float *c1 = malloc((size_t)ldc * n * sizeof *c1);
-        float *c2 = malloc((size_t)ldc * n * sizeof *c2);
+        gemm_case g;
+        case_open(&g, t, 3, 5, 2, &s);
         for (int pi = 0; pi < 2; pi++)
             for (int bi = 0; bi < 2; bi++) {
                 float beta = bi ? 0.0f : 1.0f;
                 size_t o1 = 9, o2 = 9;
-                CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_ONEDNN, precs[pi], m, n, k, -1.0f, a, lda, b,
-                                        ldb, beta, c0, c1, ldc, &o1), MIX_SUCCESS);
-                CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_OPENBLAS, precs[pi], m, n, k, -1.0f, a, lda, b,
-                                        ldb, beta, c0, c2, ldc, &o2), MIX_SUCCESS);
+                both_engines(&g, precs[pi], beta, &o1, &o2);
                 CU_ASSERT(o1 == 0 && o2 == 0);
-                CU_ASSERT(agree(precs[pi], m, n, k, -1.0f, a, lda, b, ldb, beta, c0, c1, c2, ldc));
+                CU_ASSERT(case_agree(&g, precs[pi], beta));
                 if (precs[pi] == MIX_FP32) { /* the op did not fall back: oneDNN serves it */
-                    memcpy(c2, c0, (size_t)ldc * n * sizeof *c2);
-                    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, 0, 0, m, n, k, -1.0f, a, lda, b,
-                                                         ldb, beta, c2, ldc, NULL, NULL),
+                    memcpy(g.c2, g.c0, (size_t)g.ldc * g.n * sizeof *g.c2);
+                    CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_FP32, 0, 0, g.m, g.n, g.k, -1.0f, g.a,
+                                                         g.lda, g.b, g.ldb, beta, g.c2, g.ldc, NULL,
+                                                         NULL),
                                     MIX_SUCCESS);
-                    CU_ASSERT(memcmp(c1, c2, (size_t)ldc * n * sizeof *c1) == 0);
+                    CU_ASSERT(memcmp(g.c1, g.c2, (size_t)g.ldc * g.n * sizeof *g.c1) == 0);
                 }
-                for (int j = 0; j < n; j++)
-                    for (int i = m; i < ldc; i++)
-                        CU_ASSERT_EQUAL(c1[i + (size_t)j * ldc], c0[i + (size_t)j * ldc]);
+                for (int j = 0; j < g.n; j++)
+                    for (int i = g.m; i < g.ldc; i++)
+                        CU_ASSERT_EQUAL(g.c1[i + (size_t)j * g.ldc], g.c0[i + (size_t)j * g.ldc]);
             }
-        free(a); free(b); free(c0); free(c1); free(c2);
+        case_close(&g);
     }
 }
 
@@ -148,38 +182,32 @@ static void test_bf16(void)
     uint64_t s = 4242;
     int have = mixi_onednn_supports(MIX_BF16);
     for (int t = 0; t < 8; t++) {
-        int m = dims[t % 4], n = dims[(t + 1 + t / 4) % 4], k = dims[(t + 2) % 4];
-        int lda = m + 1, ldb = k + 7, ldc = m + 4;
-        float *a = mixt_rand32((size_t)lda * k, s++), *b = mixt_rand32((size_t)ldb * n, s++);
-        float *c0 = mixt_rand32((size_t)ldc * n, s++);
-        float *c1 = malloc((size_t)ldc * n * sizeof *c1);
-        float *c2 = malloc((size_t)ldc * n * sizeof *c2);
-        if (t == 3) a[0] = FLT_MAX; /* above BF16's largest finite value: one overflow */
+        gemm_case g;
+        case_open(&g, t, 1, 7, 4, &s);
+        if (t == 3) g.a[0] = FLT_MAX; /* above BF16's largest finite value: one overflow */
         for (int bi = 0; bi < 2; bi++) {
             float beta = bi ? 0.0f : 1.0f;
             size_t o1 = 9, o2 = 9;
-            CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_ONEDNN, MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb,
-                                    beta, c0, c1, ldc, &o1), MIX_SUCCESS);
-            CU_ASSERT_EQUAL(op_gemm(MIXI_GEMM_OPENBLAS, MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb,
-                                    beta, c0, c2, ldc, &o2), MIX_SUCCESS);
+            both_engines(&g, MIX_BF16, beta, &o1, &o2);
             CU_ASSERT_EQUAL(o1, o2);
             CU_ASSERT_EQUAL(o2, t == 3 ? 1u : 0u);
             if (t == 3) continue; /* the Inf makes the product meaningless */
             if (have) {
-                CU_ASSERT(agree(MIX_BF16, m, n, k, -1.0f, a, lda, b, ldb, beta, c0, c1, c2, ldc));
+                CU_ASSERT(case_agree(&g, MIX_BF16, beta));
             } else {
-                CU_ASSERT(memcmp(c1, c2, (size_t)ldc * n * sizeof *c1) == 0);
+                CU_ASSERT(memcmp(g.c1, g.c2, (size_t)g.ldc * g.n * sizeof *g.c1) == 0);
             }
         }
         if (!have) {
-            void *work = malloc(((size_t)m * k + (size_t)k * n + 1) * sizeof(float));
-            memcpy(c1, c0, (size_t)ldc * n * sizeof *c1);
-            CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_BF16, 0, 0, m, n, k, -1.0f, a, lda, b, ldb,
-                                                 1.0f, c1, ldc, work, NULL), MIX_ERR_UNSUPPORTED);
-            CU_ASSERT(memcmp(c1, c0, (size_t)ldc * n * sizeof *c1) == 0);
+            void *work = malloc(((size_t)g.m * g.k + (size_t)g.k * g.n + 1) * sizeof(float));
+            memcpy(g.c1, g.c0, (size_t)g.ldc * g.n * sizeof *g.c1);
+            CU_ASSERT_EQUAL(mixi_onednn_gemm_f32(MIX_BF16, 0, 0, g.m, g.n, g.k, -1.0f, g.a, g.lda,
+                                                 g.b, g.ldb, 1.0f, g.c1, g.ldc, work, NULL),
+                            MIX_ERR_UNSUPPORTED);
+            CU_ASSERT(memcmp(g.c1, g.c0, (size_t)g.ldc * g.n * sizeof *g.c1) == 0);
             free(work);
         }
-        free(a); free(b); free(c0); free(c1); free(c2);
+        case_close(&g);
     }
 }
 

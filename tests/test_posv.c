@@ -31,27 +31,6 @@ static int ops_open(ops_fix *f)
     return f->d != NULL;
 }
 
-/* Backend copy of `bytes` host bytes (NULL host: zeroed); NULL if it cannot be had. */
-static void *put(ops_fix *f, const void *host, size_t bytes)
-{
-    void *p = NULL;
-    if (f->ctx->ops->alloc(f->ctx->state, &p, bytes ? bytes : 1)) return NULL;
-    int st = host ? f->ctx->ops->upload(f->ctx->state, p, host, bytes)
-                  : f->ctx->ops->memset0(f->ctx->state, p, bytes);
-    if (st) {
-        f->ctx->ops->free(f->ctx->state, p);
-        return NULL;
-    }
-    return p;
-}
-
-static int get(ops_fix *f, void *host, const void *dev, size_t bytes)
-{
-    return f->ctx->ops->download(f->ctx->state, host, dev, bytes);
-}
-
-static void drop(ops_fix *f, void *p) { f->ctx->ops->free(f->ctx->state, p); }
-
 /* Column-major transpose: dst (cols x rows, ld ldd) = src^T (src rows x cols, ld lds). */
 static void transpose32(int rows, int cols, const float *src, int lds, float *dst, int ldd)
 {
@@ -71,9 +50,9 @@ static void test_gemm_transposes(void)
           *at = malloc((size_t)ld * ld * 4), *bt = malloc((size_t)ld * ld * 4),
           *c = malloc((size_t)ld * n * 4), *cr = malloc((size_t)ld * n * 4);
     CU_ASSERT_FATAL(a && b && at && bt && c && cr);
-    float *da = put(&f, NULL, (size_t)ld * ld * 4), *db = put(&f, NULL, (size_t)ld * ld * 4),
-          *dc = put(&f, NULL, (size_t)ld * n * 4);
-    void *work = put(&f, NULL, ((size_t)m * k + (size_t)k * n) * 4);
+    float *da = mixt_put(f.ctx, NULL, (size_t)ld * ld * 4), *db = mixt_put(f.ctx, NULL, (size_t)ld * ld * 4),
+          *dc = mixt_put(f.ctx, NULL, (size_t)ld * n * 4);
+    void *work = mixt_put(f.ctx, NULL, ((size_t)m * k + (size_t)k * n) * 4);
     CU_ASSERT_FATAL(da && db && dc && work);
     const mix_prec comp[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
     void *st = f.ctx->state;
@@ -90,13 +69,13 @@ static void test_gemm_transposes(void)
                 CU_ASSERT_EQUAL(f.ctx->ops->memset0(st, dc, (size_t)ld * n * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.d->gemm_f32(st, comp[t], ta, tb, m, n, k, -1.0f, da, ld, db, ld,
                                               0.0f, dc, ld, work, &ov), MIX_SUCCESS);
-                CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ld * n * 4), MIX_SUCCESS);
+                CU_ASSERT_EQUAL(mixt_get(f.ctx, c, dc, (size_t)ld * n * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.ctx->ops->upload(st, da, a, (size_t)ld * ld * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.ctx->ops->upload(st, db, b, (size_t)ld * ld * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(f.d->gemm_f32(st, comp[t], MIXK_NOTRANS, MIXK_NOTRANS, m, n, k,
                                               -1.0f, da, ld, db, ld, 0.0f, dc, ld, work, &ovr),
                                 MIX_SUCCESS);
-                CU_ASSERT_EQUAL(get(&f, cr, dc, (size_t)ld * n * 4), MIX_SUCCESS);
+                CU_ASSERT_EQUAL(mixt_get(f.ctx, cr, dc, (size_t)ld * n * 4), MIX_SUCCESS);
                 CU_ASSERT_EQUAL(ov, 0);
                 CU_ASSERT_EQUAL(ovr, 0);
                 double worst = 0.0;
@@ -116,7 +95,7 @@ static void test_gemm_transposes(void)
     CU_ASSERT_EQUAL(f.d->gemm_f32(st, MIX_FP16, MIXK_TRANS, MIXK_NOTRANS, m, n, k, -1.0f, da, ld,
                                   db, ld, 1.0f, dc, ld, work, &ov), MIX_SUCCESS);
     CU_ASSERT_EQUAL(ov, 1);
-    drop(&f, da); drop(&f, db); drop(&f, dc); drop(&f, work);
+    mixt_drop(f.ctx, da); mixt_drop(f.ctx, db); mixt_drop(f.ctx, dc); mixt_drop(f.ctx, work);
     free(a); free(b); free(at); free(bt); free(c); free(cr);
     mix_context_destroy(f.ctx);
 }
@@ -132,7 +111,7 @@ static void test_trsm_cases(void)
           *x = malloc((size_t)ldb * n * 4);
     CU_ASSERT_FATAL(t && b && x);
     void *st = f.ctx->state;
-    float *dt = put(&f, NULL, (size_t)ldt * n * 4), *dx = put(&f, NULL, (size_t)ldb * n * 4);
+    float *dt = mixt_put(f.ctx, NULL, (size_t)ldt * n * 4), *dx = mixt_put(f.ctx, NULL, (size_t)ldb * n * 4);
     CU_ASSERT_FATAL(dt && dx);
     for (int side = 0; side < 2; side++)
         for (int uplo = 0; uplo < 2; uplo++)
@@ -157,7 +136,7 @@ static void test_trsm_cases(void)
                                     MIX_SUCCESS);
                     CU_ASSERT_EQUAL(f.d->trsm_f32(st, side, uplo, trans, diag, rows, cols, dt, ldt,
                                                   dx, ldb), MIX_SUCCESS);
-                    CU_ASSERT_EQUAL(get(&f, x, dx, (size_t)ldb * n * 4), MIX_SUCCESS);
+                    CU_ASSERT_EQUAL(mixt_get(f.ctx, x, dx, (size_t)ldb * n * 4), MIX_SUCCESS);
                     /* op(T)(p, q) from the stored triangle, unit diagonal honoured. */
 #define TOP(p, q)                                                                                 \
     ((p) == (q) ? (diag == MIXK_UNIT ? 1.0 : (double)tc[(size_t)(q) * ldt + (p)])                 \
@@ -181,7 +160,7 @@ static void test_trsm_cases(void)
                                          (size_t)(ldb - rows) * 4) == 0);
                     free(tc);
                 }
-    drop(&f, dt); drop(&f, dx);
+    mixt_drop(f.ctx, dt); mixt_drop(f.ctx, dx);
     free(t); free(b); free(x);
     mix_context_destroy(f.ctx);
 }
@@ -204,6 +183,21 @@ static void poison_other(int uplo, int n, double *a, int lda)
             if (uplo == MIXK_LOWER ? i < j : i > j) a[(size_t)j * lda + i] = NAN;
 }
 
+/* max |x - y| over the uplo triangle of the n x n column-major x and y (ld n); *other_nan says
+ * whether x's other triangle is all NaN. */
+static double triangle_diff(int uplo, int n, const double *x, const double *y, int *other_nan)
+{
+    double diff = 0;
+    *other_nan = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            size_t q = (size_t)j * n + i;
+            if (uplo == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(x[q] - y[q]));
+            else *other_nan &= isnan(x[q]);
+        }
+    return diff;
+}
+
 /* norm_inf_sym_f64 and symm_f64 against LAPACK/BLAS on the full matrix; convert_sym_f64_to_f32
  * against a host loop, both uplo, the other triangle NaN. */
 static void test_sym_f64_ops(void)
@@ -223,9 +217,9 @@ static void test_sym_f64_ops(void)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < lda; i++) a[(size_t)j * lda + i] = i < n ? full[(size_t)j * n + i] : 7.0;
         poison_other(uplo, n, a, lda);
-        double *da = put(&f, a, (size_t)lda * n * 8), *db = put(&f, b, (size_t)ldb * k * 8),
-               *dc = put(&f, NULL, (size_t)ldb * k * 8), *dd = put(&f, dv, (size_t)n * 8);
-        float *dout = put(&f, NULL, (size_t)lda * n * 4);
+        double *da = mixt_put(f.ctx, a, (size_t)lda * n * 8), *db = mixt_put(f.ctx, b, (size_t)ldb * k * 8),
+               *dc = mixt_put(f.ctx, NULL, (size_t)ldb * k * 8), *dd = mixt_put(f.ctx, dv, (size_t)n * 8);
+        float *dout = mixt_put(f.ctx, NULL, (size_t)lda * n * 4);
         CU_ASSERT_FATAL(da && db && dc && dd && dout);
         double nrm = -1;
         CU_ASSERT_EQUAL(f.d->norm_inf_sym_f64(st, uplo, n, da, lda, &nrm), MIX_SUCCESS);
@@ -233,7 +227,7 @@ static void test_sym_f64_ops(void)
         for (int kk = 1; kk <= k; kk += k - 1) { /* k = 1 (symv) and k = 3 (symm) */
             CU_ASSERT_EQUAL(f.d->symm_f64(st, uplo, n, kk, -2.0, da, lda, db, ldb, 0.0, dc, ldb),
                             MIX_SUCCESS);
-            CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ldb * k * 8), MIX_SUCCESS);
+            CU_ASSERT_EQUAL(mixt_get(f.ctx, c, dc, (size_t)ldb * k * 8), MIX_SUCCESS);
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, kk, n, -2.0, full, n, b, ldb,
                         0.0, cr, ldb);
             double worst = 0;
@@ -247,7 +241,7 @@ static void test_sym_f64_ops(void)
         CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP16, uplo, n, da, lda, dd, 4.0, dout,
                                                     lda, &ovf), MIX_SUCCESS);
         CU_ASSERT_EQUAL(ovf, 0);
-        CU_ASSERT_EQUAL(get(&f, out, dout, (size_t)lda * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, out, dout, (size_t)lda * n * 4), MIX_SUCCESS);
         int exact = 1;
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++) {
@@ -271,7 +265,7 @@ static void test_sym_f64_ops(void)
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, da, a, (size_t)lda * n * 8), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->norm_inf_sym_f64(st, uplo, n, da, lda, &nrm), MIX_SUCCESS);
         CU_ASSERT(isnan(nrm));
-        drop(&f, da); drop(&f, db); drop(&f, dc); drop(&f, dd); drop(&f, dout);
+        mixt_drop(f.ctx, da); mixt_drop(f.ctx, db); mixt_drop(f.ctx, dc); mixt_drop(f.ctx, dd); mixt_drop(f.ctx, dout);
     }
     free(full); free(a); free(b); free(c); free(cr); free(dv); free(out);
     mix_context_destroy(f.ctx);
@@ -289,8 +283,8 @@ static void test_chol_f32_ops(void)
     float *a = mixt_rand32((size_t)lda * k, 31), *c0 = mixt_rand32((size_t)ldc * n, 32);
     float *c = malloc((size_t)ldc * n * 4), *cr = malloc((size_t)ldc * n * 4);
     CU_ASSERT_FATAL(a && c0 && c && cr);
-    float *da = put(&f, a, (size_t)lda * k * 4), *dc = put(&f, NULL, (size_t)ldc * n * 4);
-    void *work = put(&f, NULL, 2 * (size_t)n * k * 4);
+    float *da = mixt_put(f.ctx, a, (size_t)lda * k * 4), *dc = mixt_put(f.ctx, NULL, (size_t)ldc * n * 4);
+    void *work = mixt_put(f.ctx, NULL, 2 * (size_t)n * k * 4);
     CU_ASSERT_FATAL(da && dc && work);
     const mix_prec comp[4] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
     for (int t = 0; t < 4; t++) {
@@ -299,11 +293,11 @@ static void test_chol_f32_ops(void)
         CU_ASSERT_EQUAL(f.d->syrk_f32(st, comp[t], n, k, -1.0f, da, lda, 1.0f, dc, ldc, work, &ov),
                         MIX_SUCCESS);
         CU_ASSERT_EQUAL(ov, 0);
-        CU_ASSERT_EQUAL(get(&f, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, c, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dc, c0, (size_t)ldc * n * 4), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->gemm_f32(st, comp[t], MIXK_NOTRANS, MIXK_TRANS, n, n, k, -1.0f, da,
                                       lda, da, lda, 1.0f, dc, ldc, work, &ov), MIX_SUCCESS);
-        CU_ASSERT_EQUAL(get(&f, cr, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, cr, dc, (size_t)ldc * n * 4), MIX_SUCCESS);
         double worst = 0.0;
         for (int j = 0; j < n; j++)
             for (int i = j; i < n; i++)
@@ -329,10 +323,10 @@ static void test_chol_f32_ops(void)
     for (int i = 0; i < m; i++) dv[i] = ldexp(1.0, i % 3);
     size_t pbytes = 0;
     CU_ASSERT_EQUAL(f.d->potrf_f32_worksize(st, m, &pbytes), MIX_SUCCESS);
-    double *dfull = put(&f, full, (size_t)m * m * 8), *ddv = put(&f, dv, (size_t)m * 8),
-           *db = put(&f, b, (size_t)m * nr * 8), *dx = put(&f, NULL, (size_t)m * nr * 8);
-    float *dl = put(&f, NULL, (size_t)m * m * 4), *sw = put(&f, NULL, (size_t)m * nr * 4);
-    void *pw = put(&f, NULL, pbytes);
+    double *dfull = mixt_put(f.ctx, full, (size_t)m * m * 8), *ddv = mixt_put(f.ctx, dv, (size_t)m * 8),
+           *db = mixt_put(f.ctx, b, (size_t)m * nr * 8), *dx = mixt_put(f.ctx, NULL, (size_t)m * nr * 8);
+    float *dl = mixt_put(f.ctx, NULL, (size_t)m * m * 4), *sw = mixt_put(f.ctx, NULL, (size_t)m * nr * 4);
+    void *pw = mixt_put(f.ctx, NULL, pbytes);
     CU_ASSERT_FATAL(dfull && ddv && db && dx && dl && sw && pw);
     int info = 7;
     CU_ASSERT_EQUAL(f.d->convert_sym_f64_to_f32(st, MIX_FP32, MIXK_LOWER, m, dfull, m, ddv, 2.0,
@@ -340,7 +334,7 @@ static void test_chol_f32_ops(void)
     CU_ASSERT_EQUAL(f.d->potrf_f32(st, m, dl, m, pw, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info, 0);
     CU_ASSERT_EQUAL(f.d->potrs_f32_f64(st, m, nr, dl, m, ddv, 2.0, db, m, dx, m, sw), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(get(&f, x, dx, (size_t)m * nr * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.ctx, x, dx, (size_t)m * nr * 8), MIX_SUCCESS);
     double *r = malloc((size_t)m * nr * 8);
     memcpy(r, b, (size_t)m * nr * 8);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, nr, m, -1.0, full, m, x, m, 1.0, r, m);
@@ -351,7 +345,7 @@ static void test_chol_f32_ops(void)
     /* b == x allowed. */
     CU_ASSERT_EQUAL(f.d->potrs_f32_f64(st, m, nr, dl, m, ddv, 2.0, db, m, db, m, sw), MIX_SUCCESS);
     double *x2 = malloc((size_t)m * nr * 8);
-    CU_ASSERT_EQUAL(get(&f, x2, db, (size_t)m * nr * 8), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(f.ctx, x2, db, (size_t)m * nr * 8), MIX_SUCCESS);
     CU_ASSERT(memcmp(x, x2, (size_t)m * nr * 8) == 0);
 
     /* A negative shift makes the matrix indefinite: info > 0; a NaN: info != 0. */
@@ -373,7 +367,7 @@ static void test_chol_f32_ops(void)
     double *af = malloc((size_t)m * m * 8), *ar = malloc((size_t)m * m * 8);
     size_t wb = 0;
     CU_ASSERT_EQUAL(f.d->potrf_f64_worksize(st, m, &wb), MIX_SUCCESS);
-    void *w64 = put(&f, NULL, wb);
+    void *w64 = mixt_put(f.ctx, NULL, wb);
     CU_ASSERT_FATAL(af && ar && w64);
     for (int uplo = 0; uplo < 2; uplo++) {
         memcpy(af, full, (size_t)m * m * 8);
@@ -384,22 +378,15 @@ static void test_chol_f32_ops(void)
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dfull, af, (size_t)m * m * 8), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->potrf_f64(st, uplo, m, dfull, m, w64, &info), MIX_SUCCESS);
         CU_ASSERT_EQUAL(info, 0);
-        CU_ASSERT_EQUAL(get(&f, af, dfull, (size_t)m * m * 8), MIX_SUCCESS);
-        double diff = 0;
-        int other_nan = 1;
-        for (int j = 0; j < m; j++)
-            for (int i = 0; i < m; i++) {
-                size_t q = (size_t)j * m + i;
-                if (uplo == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(af[q] - ar[q]));
-                else other_nan &= isnan(af[q]);
-            }
-        CU_ASSERT(diff <= 1e-12);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, af, dfull, (size_t)m * m * 8), MIX_SUCCESS);
+        int other_nan;
+        CU_ASSERT(triangle_diff(uplo, m, af, ar, &other_nan) <= 1e-12);
         CU_ASSERT(other_nan);
         memcpy(x, b, (size_t)m * nr * 8);
         CU_ASSERT_EQUAL(f.ctx->ops->upload(st, dx, b, (size_t)m * nr * 8), MIX_SUCCESS);
         CU_ASSERT_EQUAL(f.d->potrs_f64(st, uplo, m, nr, dfull, m, dx, m), MIX_SUCCESS);
         CU_ASSERT_EQUAL(LAPACKE_dpotrs(LAPACK_COL_MAJOR, u, m, nr, ar, m, x, m), 0);
-        CU_ASSERT_EQUAL(get(&f, x2, dx, (size_t)m * nr * 8), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixt_get(f.ctx, x2, dx, (size_t)m * nr * 8), MIX_SUCCESS);
         double dx_ = 0, xm = 0;
         for (int i = 0; i < m * nr; i++) dx_ = fmax(dx_, fabs(x2[i] - x[i])), xm = fmax(xm, fabs(x[i]));
         CU_ASSERT(dx_ <= 1e-11 * xm);
@@ -414,8 +401,8 @@ static void test_chol_f32_ops(void)
     CU_ASSERT_EQUAL(f.d->potrf_f64(st, MIXK_LOWER, m, dfull, m, w64, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info, want);
 
-    drop(&f, da); drop(&f, dc); drop(&f, work); drop(&f, dfull); drop(&f, ddv); drop(&f, db);
-    drop(&f, dx); drop(&f, dl); drop(&f, sw); drop(&f, pw); drop(&f, w64);
+    mixt_drop(f.ctx, da); mixt_drop(f.ctx, dc); mixt_drop(f.ctx, work); mixt_drop(f.ctx, dfull); mixt_drop(f.ctx, ddv); mixt_drop(f.ctx, db);
+    mixt_drop(f.ctx, dx); mixt_drop(f.ctx, dl); mixt_drop(f.ctx, sw); mixt_drop(f.ctx, pw); mixt_drop(f.ctx, w64);
     free(a); free(c0); free(c); free(cr); free(full); free(dv); free(b); free(x); free(l);
     free(r); free(x2); free(af); free(ar);
     mix_context_destroy(f.ctx);
@@ -446,14 +433,9 @@ static double *rhs(int n, int nrhs, const double *a)
     return b;
 }
 
-typedef struct {
-    int st, iter, reason;
-    double berr;
-} outcome;
-
 /* mix_dposv_ir on a copy whose other triangle is NaN; checks A untouched (iter >= 0) or holding
  * LAPACK's FP64 factor in its triangle (iter < 0), and the backward error. */
-static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
+static mixt_outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
                      const double *a, const double *b)
 {
     int ul = uplo == 'L' ? MIXK_LOWER : MIXK_UPPER;
@@ -463,14 +445,9 @@ static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int 
     poison_other(ul, n, ac, n);
     memcpy(a0, ac, (size_t)n * n * 8);
     mix_gesv_info info;
-    outcome o = {0};
-    o.st = mix_dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, ac, n, b, n, x, n, &info);
-    o.iter = info.iter;
-    o.reason = info.reason;
-    o.berr = mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n);
-    CU_ASSERT_EQUAL(info.status, o.st);
+    int st = mix_dposv_ir(ctx, p, MIX_COL_MAJOR, uplo, n, nrhs, ac, n, b, n, x, n, &info);
+    mixt_outcome o = mixt_outcome_of(st, &info, n, nrhs, a, b, x);
     if (o.st == MIX_SUCCESS) {
-        CU_ASSERT(o.berr <= mixt_berr_bound(n));
         if (o.iter >= 0) {
             CU_ASSERT(info.backward_error <= mixt_berr_bound(n));
             CU_ASSERT(memcmp(ac, a0, (size_t)n * n * 8) == 0);
@@ -479,20 +456,25 @@ static outcome solve(mix_context *ctx, const mix_gesv_params *p, char uplo, int 
             CU_ASSERT_EQUAL(info.fell_back, 1);
             CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
             LAPACKE_dpotrf(LAPACK_COL_MAJOR, uplo, n, a0, n);
-            double diff = 0;
-            int same_other = 1;
-            for (int j = 0; j < n; j++)
-                for (int i = 0; i < n; i++) {
-                    size_t q = (size_t)j * n + i;
-                    if (ul == MIXK_LOWER ? i >= j : i <= j) diff = fmax(diff, fabs(ac[q] - a0[q]));
-                    else same_other &= isnan(ac[q]);
-                }
-            CU_ASSERT(diff <= 1e-12);
+            int same_other;
+            CU_ASSERT(triangle_diff(ul, n, ac, a0, &same_other) <= 1e-12);
             CU_ASSERT(same_other);
         }
     }
     free(ac); free(a0); free(x);
     return o;
+}
+
+/* Refined to the FP64 backward error without fallback, with p; says which case was not. */
+static void expect_refined(mix_context *ctx, mix_gesv_params p, char uplo, int n, int nrhs,
+                           const double *a, const double *b)
+{
+    mixt_outcome o = solve(ctx, &p, uplo, n, nrhs, a, b);
+    CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
+    CU_ASSERT(o.iter >= 0);
+    if (o.iter < 0)
+        printf("\n  %s refine %d, n %d %c: iter %d reason %d\n", mix_prec_name(p.factor_prec),
+               p.refine, n, uplo, o.iter, o.reason);
 }
 
 /* Every precision (and FP64) agrees with LAPACKE_dposv to the accuracy kappa eps allows. */
@@ -510,16 +492,12 @@ static void test_agrees_with_dposv(void)
         for (int u = 0; u < 2; u++) {
             double *ac = malloc((size_t)n * n * 8), *x = malloc((size_t)n * nrhs * 8);
             memcpy(ac, a, (size_t)n * n * 8);
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = precs[t];
+            mix_gesv_params p = mixt_params(precs[t], MIX_REFINE_AUTO);
             mix_gesv_info info;
             CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, u ? 'U' : 'L', n, nrhs, ac, n, b,
                                          n, x, n, &info), MIX_SUCCESS);
-            double diff = 0, xm = 0;
-            for (int k = 0; k < n * nrhs; k++)
-                diff = fmax(diff, fabs(x[k] - xl[k])), xm = fmax(xm, fabs(xl[k]));
-            CU_ASSERT(diff <= 1e-12 * xm);
+            const size_t nx = (size_t)n * nrhs;
+            CU_ASSERT(mixt_max_diff(nx, x, xl) <= 1e-12 * mixt_max_abs(nx, xl));
             if (precs[t] == MIX_FP64) {
                 CU_ASSERT_EQUAL(info.iter, -1);
                 CU_ASSERT_EQUAL(info.reason, MIX_REASON_DIRECT);
@@ -552,20 +530,27 @@ static void test_randsvd_no_fallback(void)
                          : low_precs[t] == MIX_FP32 ? 0x1p-24 : 0x1p-11;
                 if (refines[r] == MIX_REFINE_CLASSICAL && kappas[kk] * u > 0.5) continue;
                 if (kappas[kk] > 1e4 && low_precs[t] == MIX_BF16) continue;
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = low_precs[t];
-                p.refine = refines[r];
-                outcome o = solve(ctx, &p, (t + r) % 2 ? 'U' : 'L', n, 2, a, b);
-                CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
-                CU_ASSERT(o.iter >= 0);
-                if (o.iter < 0)
-                    printf("\n  %s refine %d kappa %.0e: iter %d reason %d\n",
-                           mix_prec_name(low_precs[t]), r, kappas[kk], o.iter, o.reason);
+                expect_refined(ctx, mixt_params(low_precs[t], refines[r]), (t + r) % 2 ? 'U' : 'L',
+                               n, 2, a, b);
             }
         free(a); free(b);
     }
     mix_context_destroy(ctx);
+}
+
+/* Diagonal entries ~1e39, beyond FP32: the range scaling refines them in every precision, with
+ * or without the symmetric scaling. */
+static void beyond_fp32(mix_context *ctx, int n)
+{
+    double *a = spd(n, 1e3, 1e40, 62), *b = rhs(n, 1, a);
+    for (int t = 0; t < 4; t++)
+        for (int scale = 0; scale < 2; scale++) {
+            mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
+            p.scale = scale;
+            p.fallback = 0;
+            expect_refined(ctx, p, scale ? 'U' : 'L', n, 1, a, b);
+        }
+    free(a); free(b);
 }
 
 /* Entries of 1e6 and 1e-8: every precision refines without fallback (FP16 thanks to the
@@ -584,30 +569,11 @@ static void test_badly_scaled(void)
     double amax = 0, amin = INFINITY;
     for (int k = 0; k < n * n; k++) amax = fmax(amax, fabs(a[k])), amin = fmin(amin, fabs(a[k]));
     CU_ASSERT(amax >= 1e5 && amin <= 1e-8);
-    for (int t = 0; t < 4; t++) {
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[t];
-        outcome o = solve(ctx, &p, 'L', n, 1, a, b);
-        CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
-        CU_ASSERT(o.iter >= 0);
-    }
+    for (int t = 0; t < 4; t++)
+        expect_refined(ctx, mixt_params(low_precs[t], MIX_REFINE_AUTO), 'L', n, 1, a, b);
     free(a);
     free(b);
-    a = spd(n, 1e3, 1e40, 62); /* diagonal entries ~1e39, beyond FP32 */
-    b = rhs(n, 1, a);
-    for (int t = 0; t < 4; t++)
-        for (int scale = 0; scale < 2; scale++) {
-            mix_gesv_params p;
-            mix_gesv_params_init(&p);
-            p.factor_prec = low_precs[t];
-            p.scale = scale;
-            p.fallback = 0;
-            outcome o = solve(ctx, &p, scale ? 'U' : 'L', n, 1, a, b);
-            CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
-            CU_ASSERT(o.iter >= 0);
-        }
-    free(a); free(b);
+    beyond_fp32(ctx, n);
     mix_context_destroy(ctx);
 }
 
@@ -632,14 +598,9 @@ static void test_indefinite_and_fallback(void)
         int iter = 99;
         CU_ASSERT_EQUAL(simple[t](MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &iter), want);
         CU_ASSERT(iter < 0);
-        double diff = 0;
-        for (int j = 0; j < n; j++)
-            for (int i = j; i < n; i++)
-                diff = fmax(diff, fabs(ac[(size_t)j * n + i] - ar[(size_t)j * n + i]));
-        CU_ASSERT(diff <= 1e-12);
-        mix_gesv_params p;
-        mix_gesv_params_init(&p);
-        p.factor_prec = low_precs[t];
+        int other_nan;
+        CU_ASSERT(triangle_diff(MIXK_LOWER, n, ac, ar, &other_nan) <= 1e-12);
+        mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
         memcpy(ac, a, (size_t)n * n * 8);
         mix_gesv_info info;
         CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &info),
@@ -650,10 +611,8 @@ static void test_indefinite_and_fallback(void)
     free(a); free(b);
     a = spd(n, 1e12, 1.0, 72);
     b = rhs(n, 1, a);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP32;
-    outcome o = solve(ctx, &p, 'U', n, 1, a, b);
+    mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_AUTO);
+    mixt_outcome o = solve(ctx, &p, 'U', n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, MIX_SUCCESS);
     CU_ASSERT_EQUAL(o.iter, -3);
     CU_ASSERT_EQUAL(o.reason, MIX_REASON_FACTOR_FAILED);
@@ -734,9 +693,7 @@ static void test_layouts_uplo_multi_rhs(void)
                     for (int i = 0; i < n; i++)
                         bp[rm ? (size_t)i * ldb + j : (size_t)j * ldb + i] = b[(size_t)j * n + i];
                 for (size_t k = 0; k < (size_t)ldb * (rm ? n : nrhs); k++) xp[k] = 8.0;
-                mix_gesv_params p;
-                mix_gesv_params_init(&p);
-                p.factor_prec = low_precs[t];
+                mix_gesv_params p = mixt_params(low_precs[t], MIX_REFINE_AUTO);
                 mix_gesv_info info;
                 CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, rm ? MIX_ROW_MAJOR : MIX_COL_MAJOR, uplo, n,
                                              nrhs, ap, lda, bp, ldb, xp, ldb, &info), MIX_SUCCESS);
@@ -770,52 +727,27 @@ static void test_illegal_arguments(void)
     for (int k = 0; k < N * N; k++) a[k] = a0[k] = (k % N == k / N) ? 10.0 : 1.0;
     for (int k = 0; k < 2 * N; k++) b[k] = b0[k] = 1.0, x[k] = 9.0;
     const int C = MIX_COL_MAJOR, R = MIX_ROW_MAJOR;
-    struct { int layout; char uplo; int n, nrhs; double *a; int lda; double *b; int ldb;
-             double *x; int ldx; int *iter; int want; } c[] = {
-        {0, 'L', N, 1, a, N, b, N, x, N, &iter, -1},
-        {C, 'X', N, 1, a, N, b, N, x, N, &iter, -2},
-        {C, 0, N, 1, a, N, b, N, x, N, &iter, -2},
-        {C, 'L', -1, 1, a, N, b, N, x, N, &iter, -3},
-        {C, 'L', N, -1, a, N, b, N, x, N, &iter, -4},
-        {C, 'L', N, 1, NULL, N, b, N, x, N, &iter, -5},
-        {C, 'U', N, 1, a, N - 1, b, N, x, N, &iter, -6},
-        {R, 'L', N, 1, a, N - 1, b, 1, x, 1, &iter, -6},
-        {C, 'L', N, 1, a, N, NULL, N, x, N, &iter, -7},
-        {C, 'L', N, 1, a, N, b, N - 1, x, N, &iter, -8},
-        {R, 'L', N, 2, a, N, b, 1, x, 2, &iter, -8},
-        {C, 'L', N, 1, a, N, b, N, NULL, N, &iter, -9},
-        {C, 'L', N, 1, a, N, b, N, x, 0, &iter, -10},
-        {R, 'u', N, 2, a, N, b, 2, x, 1, &iter, -10},
-        {C, 'L', N, 1, a, N, b, N, x, N, NULL, -11},
+    /* (want, layout, uplo, n, nrhs, a, lda, ipiv, b, ldb, x, ldx, iter) */
+    const mixt_args c[] = {
+        {-1, 0, 'L', N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-2, C, 'X', N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-2, C, 0, N, 1, a, N, NULL, b, N, x, N, &iter},
+        {-3, C, 'L', -1, 1, a, N, NULL, b, N, x, N, &iter},
+        {-4, C, 'L', N, -1, a, N, NULL, b, N, x, N, &iter},
+        {-5, C, 'L', N, 1, NULL, N, NULL, b, N, x, N, &iter},
+        {-6, C, 'U', N, 1, a, N - 1, NULL, b, N, x, N, &iter},
+        {-6, R, 'L', N, 1, a, N - 1, NULL, b, 1, x, 1, &iter},
+        {-7, C, 'L', N, 1, a, N, NULL, NULL, N, x, N, &iter},
+        {-8, C, 'L', N, 1, a, N, NULL, b, N - 1, x, N, &iter},
+        {-8, R, 'L', N, 2, a, N, NULL, b, 1, x, 2, &iter},
+        {-9, C, 'L', N, 1, a, N, NULL, b, N, NULL, N, &iter},
+        {-10, C, 'L', N, 1, a, N, NULL, b, N, x, 0, &iter},
+        {-10, R, 'u', N, 2, a, N, NULL, b, 2, x, 1, &iter},
+        {-11, C, 'L', N, 1, a, N, NULL, b, N, x, N, NULL},
     };
-    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-        for (int s = 0; s < 4; s++)
-            CU_ASSERT_EQUAL(simple[s](c[k].layout, c[k].uplo, c[k].n, c[k].nrhs, c[k].a, c[k].lda,
-                                      c[k].b, c[k].ldb, c[k].x, c[k].ldx, c[k].iter), c[k].want);
-        if (c[k].want == -11) continue;
-        mix_gesv_info info = {.status = 1234};
-        CU_ASSERT_EQUAL(mix_dposv_ir(ctx, NULL, c[k].layout, c[k].uplo, c[k].n, c[k].nrhs, c[k].a,
-                                     c[k].lda, c[k].b, c[k].ldb, c[k].x, c[k].ldx, &info),
-                        c[k].want - 2);
-        CU_ASSERT_EQUAL(info.status, 1234);
-    }
-    mix_gesv_params p;
+    const mixt_args valid = {0, C, 'L', N, 1, a, N, NULL, b, N, x, N, &iter};
+    mixt_check_illegal(MIXT_SPD, ctx, c, sizeof c / sizeof c[0], &valid);
     mix_gesv_info info;
-    CU_ASSERT_EQUAL(mix_dposv_ir(NULL, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
-    for (int k = 0; k < 8; k++) {
-        mix_gesv_params_init(&p);
-        switch (k) {
-        case 0: p.factor_prec = MIX_FIXED16; break;
-        case 1: p.refine = (mix_refine)9; break;
-        case 2: p.tol = -1.0; break;
-        case 3: p.tol = NAN; break;
-        case 4: p.max_iter = -1; break;
-        case 5: p.gmres_restart = 0; break;
-        case 6: p.history_capacity = 2; break;
-        case 7: p.history_capacity = -1; break;
-        }
-        CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, C, 'L', N, 1, a, N, b, N, x, N, &info), -2);
-    }
     if (!mixt_device_pointers())
         CU_ASSERT_EQUAL(mix_dposv_ir_gpu(ctx, NULL, C, 'L', N, 1, a, N, b, N, x, N, &info), -1);
     CU_ASSERT(memcmp(a, a0, sizeof a) == 0);
@@ -833,33 +765,20 @@ static void test_illegal_arguments(void)
 }
 
 /* Allocation failure at every allocation: MIX_ERR_ALLOC, A untouched, no leak. */
+static int posv_drive(const mixt_dense_job *j, int ld, mix_gesv_info *info)
+{
+    return mix_dposv_ir(j->ctx, &j->p, j->layout, 'L', j->n, j->nrhs, j->ac, j->n, j->b, ld, j->x,
+                        ld, info);
+}
+
 static void alloc_sweep(mix_prec prec, mix_refine refine, int layout, double kappa)
 {
-    mix_context *ctx = mixt_context();
     const int n = 40, nrhs = 2;
     double *a = spd(n, kappa, 1.0, 101), *b = rhs(n, nrhs, a);
-    double *ac = malloc((size_t)n * n * 8), *x = calloc((size_t)n * nrhs, 8);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = prec;
-    p.refine = refine;
-    long live0 = mixi_alloc_live();
-    int st = MIX_ERR_ALLOC, k;
-    for (k = 0; k < 200 && st == MIX_ERR_ALLOC; k++) {
-        memcpy(ac, a, (size_t)n * n * 8);
-        mixi_alloc_fail_after(k);
-        mix_gesv_info info;
-        int ld = layout == MIX_COL_MAJOR ? n : nrhs;
-        st = mix_dposv_ir(ctx, &p, layout, 'L', n, nrhs, ac, n, b, ld, x, ld, &info);
-        mixi_alloc_fail_after(-1);
-        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
-        if (st == MIX_ERR_ALLOC) CU_ASSERT(memcmp(ac, a, (size_t)n * n * 8) == 0);
-        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
-    }
-    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-    CU_ASSERT(k > 3);
-    free(a); free(b); free(ac); free(x);
-    mix_context_destroy(ctx);
+    mixt_alloc_sweep((mixt_dense_job){.drive = posv_drive, .p = mixt_params(prec, refine),
+                                      .layout = layout, .n = n, .nrhs = nrhs, .a = a, .b = b,
+                                      .keeps_a = 1});
+    free(a); free(b);
 }
 
 static void test_alloc_failure(void)
@@ -878,10 +797,7 @@ static void test_cg_ir_history(void)
     double *a = spd(n, 1e5, 1.0, 111), *b = rhs(n, 1, a), *x = malloc((size_t)n * 8);
     double *ac = malloc((size_t)n * n * 8), hist[40];
     memcpy(ac, a, (size_t)n * n * 8);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_BF16;
-    p.refine = MIX_REFINE_CG;
+    mix_gesv_params p = mixt_params(MIX_BF16, MIX_REFINE_CG);
     p.residual_history = hist;
     p.history_capacity = 40;
     mix_gesv_info info;
