@@ -122,20 +122,16 @@ VEC_AVX2_ATTR static inline void avx2_rblk_f64(double a, const double *ap, doubl
     *prd = avx2_fold4(d);
 }
 /* x += a p, p = r + b p: the scalar body vectorises; the prefetch is what is added. */
-VEC_AVX2_ATTR static inline void avx2_xpblk_f32(float a, float bt, float *x, float *p, const float *r)
-{
-    VEC_PREFETCH(x);
-    VEC_PREFETCH(p);
-    VEC_PREFETCH(r);
-    mixk_cg_xpupdate_f32(a, bt, x, p, r, MIXK_CG_BLK);
-}
-VEC_AVX2_ATTR static inline void avx2_xpblk_f64(double a, double bt, double *x, double *p, const double *r)
-{
-    VEC_PREFETCH(x);
-    VEC_PREFETCH(p);
-    VEC_PREFETCH(r);
-    mixk_cg_xpupdate_f64(a, bt, x, p, r, MIXK_CG_BLK);
-}
+#define VEC_AVX2_XPBLK(T, SFX)                                                                    \
+    VEC_AVX2_ATTR static inline void avx2_xpblk_##SFX(T a, T bt, T *x, T *p, const T *r)         \
+    {                                                                                             \
+        VEC_PREFETCH(x);                                                                          \
+        VEC_PREFETCH(p);                                                                          \
+        VEC_PREFETCH(r);                                                                          \
+        mixk_cg_xpupdate_##SFX(a, bt, x, p, r, MIXK_CG_BLK);                                      \
+    }
+VEC_AVX2_XPBLK(float, f32)
+VEC_AVX2_XPBLK(double, f64)
 VEC_PASSES(avx2, VEC_AVX2_ATTR, float, f32)
 VEC_PASSES(avx2, VEC_AVX2_ATTR, double, f64)
 /* AVX-512F passes, the same bits as the scalar bodies of cg_update.h: the four FP64 partial
@@ -240,28 +236,27 @@ static int vec_isa(void)
 #endif
 }
 
+/* Runs the pass `pass` (e.g. rupdate_f32) of the ISA vec_isa() picks. */
+#ifdef VEC_AVX2
+#define VEC_RUN(pass, ...)                                                                        \
+    do {                                                                                          \
+        const int v_ = vec_isa();                                                                 \
+        if (v_ == 2) avx512_##pass(__VA_ARGS__);                                                  \
+        else if (v_) avx2_##pass(__VA_ARGS__);                                                    \
+        else generic_##pass(__VA_ARGS__);                                                         \
+    } while (0)
+#else
+#define VEC_RUN(pass, ...) generic_##pass(__VA_ARGS__)
+#endif
+
 int mixi_cpu_cg_rupdate(void *state, double alpha, const mixi_svec *ap, mixi_svec *r, double *rr,
                         double *rr_dot_old)
 {
     (void)state;
     if (!one_wide_prec(r->prec) || ap->prec != r->prec) return MIX_ERR_UNSUPPORTED;
-    const int64_t n = r->n;
-    const int v = vec_isa();
-    if (r->prec == MIX_FP32) {
-        const float a = (float)alpha;
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_rupdate_f32(n, a, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-        if (v) { avx2_rupdate_f32(n, a, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-#endif
-        generic_rupdate_f32(n, a, ap->val, r->val, rr, rr_dot_old);
-    } else {
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_rupdate_f64(n, alpha, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-        if (v) { avx2_rupdate_f64(n, alpha, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-#endif
-        generic_rupdate_f64(n, alpha, ap->val, r->val, rr, rr_dot_old);
-    }
-    (void)v;
+    if (r->prec == MIX_FP32)
+        VEC_RUN(rupdate_f32, r->n, (float)alpha, ap->val, r->val, rr, rr_dot_old);
+    else VEC_RUN(rupdate_f64, r->n, alpha, ap->val, r->val, rr, rr_dot_old);
     return MIX_SUCCESS;
 }
 
@@ -271,22 +266,8 @@ int mixi_cpu_cg_xpupdate(void *state, double alpha, double beta, mixi_svec *p, c
     (void)state;
     if (!one_wide_prec(p->prec) || r->prec != p->prec || x->prec != p->prec)
         return MIX_ERR_UNSUPPORTED;
-    const int64_t n = p->n;
-    const int v = vec_isa();
-    if (p->prec == MIX_FP32) {
-        const float a = (float)alpha, b = (float)beta;
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_xpupdate_f32(n, a, b, x->val, p->val, r->val); return MIX_SUCCESS; }
-        if (v) { avx2_xpupdate_f32(n, a, b, x->val, p->val, r->val); return MIX_SUCCESS; }
-#endif
-        generic_xpupdate_f32(n, a, b, x->val, p->val, r->val);
-    } else {
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_xpupdate_f64(n, alpha, beta, x->val, p->val, r->val); return MIX_SUCCESS; }
-        if (v) { avx2_xpupdate_f64(n, alpha, beta, x->val, p->val, r->val); return MIX_SUCCESS; }
-#endif
-        generic_xpupdate_f64(n, alpha, beta, x->val, p->val, r->val);
-    }
-    (void)v;
+    if (p->prec == MIX_FP32)
+        VEC_RUN(xpupdate_f32, p->n, (float)alpha, (float)beta, x->val, p->val, r->val);
+    else VEC_RUN(xpupdate_f64, p->n, alpha, beta, x->val, p->val, r->val);
     return MIX_SUCCESS;
 }
