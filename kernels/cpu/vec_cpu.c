@@ -83,44 +83,43 @@ VEC_AVX2_ATTR static inline double avx2_fold4(__m256d s)
     const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
     return _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
 }
-VEC_AVX2_ATTR static inline void avx2_rblk_f32(float a, const float *ap, float *r, double *prr,
-                                               double *prd)
-{
-    const __m256 va = _mm256_set1_ps(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 8) {
-        const __m256 ro = _mm256_loadu_ps(r + k);
-        const __m256 rn = _mm256_sub_ps(ro, _mm256_mul_ps(va, _mm256_loadu_ps(ap + k)));
-        _mm256_storeu_ps(r + k, rn);
-        const __m256d nl = _mm256_cvtps_pd(_mm256_castps256_ps128(rn));
-        const __m256d nh = _mm256_cvtps_pd(_mm256_extractf128_ps(rn, 1));
-        const __m256d ol = _mm256_cvtps_pd(_mm256_castps256_ps128(ro));
-        const __m256d oh = _mm256_cvtps_pd(_mm256_extractf128_ps(ro, 1));
-        s = _mm256_add_pd(_mm256_add_pd(s, _mm256_mul_pd(nl, nl)), _mm256_mul_pd(nh, nh));
-        d = _mm256_add_pd(_mm256_add_pd(d, _mm256_mul_pd(nl, ol)), _mm256_mul_pd(nh, oh));
+/* A full rupdate block over ISA##_rstep_##SFX, W values a step (r -= a ap, the FP64 products
+ * of the new r added to the four-lane sums s and d), prefetched, the sums folded at the end. */
+#define VEC_RBLK(ISA, ATTR, T, SFX, VT, SET1, W)                                                  \
+    ATTR static inline void ISA##_rblk_##SFX(T a, const T *ap, T *r, double *prr, double *prd)   \
+    {                                                                                             \
+        const VT va = SET1(a);                                                                    \
+        __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();                                \
+        VEC_PREFETCH(r);                                                                          \
+        VEC_PREFETCH(ap);                                                                         \
+        for (int k = 0; k < MIXK_CG_BLK; k += (W)) ISA##_rstep_##SFX(va, ap + k, r + k, &s, &d);  \
+        *prr = avx2_fold4(s);                                                                     \
+        *prd = avx2_fold4(d);                                                                     \
     }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
-}
-VEC_AVX2_ATTR static inline void avx2_rblk_f64(double a, const double *ap, double *r, double *prr,
-                                               double *prd)
+VEC_AVX2_ATTR static inline void avx2_rstep_f32(__m256 va, const float *ap, float *r, __m256d *s,
+                                                __m256d *d)
 {
-    const __m256d va = _mm256_set1_pd(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 4) {
-        const __m256d ro = _mm256_loadu_pd(r + k);
-        const __m256d rn = _mm256_sub_pd(ro, _mm256_mul_pd(va, _mm256_loadu_pd(ap + k)));
-        _mm256_storeu_pd(r + k, rn);
-        s = _mm256_add_pd(s, _mm256_mul_pd(rn, rn));
-        d = _mm256_add_pd(d, _mm256_mul_pd(rn, ro));
-    }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
+    const __m256 ro = _mm256_loadu_ps(r);
+    const __m256 rn = _mm256_sub_ps(ro, _mm256_mul_ps(va, _mm256_loadu_ps(ap)));
+    _mm256_storeu_ps(r, rn);
+    const __m256d nl = _mm256_cvtps_pd(_mm256_castps256_ps128(rn));
+    const __m256d nh = _mm256_cvtps_pd(_mm256_extractf128_ps(rn, 1));
+    const __m256d ol = _mm256_cvtps_pd(_mm256_castps256_ps128(ro));
+    const __m256d oh = _mm256_cvtps_pd(_mm256_extractf128_ps(ro, 1));
+    *s = _mm256_add_pd(_mm256_add_pd(*s, _mm256_mul_pd(nl, nl)), _mm256_mul_pd(nh, nh));
+    *d = _mm256_add_pd(_mm256_add_pd(*d, _mm256_mul_pd(nl, ol)), _mm256_mul_pd(nh, oh));
 }
+VEC_AVX2_ATTR static inline void avx2_rstep_f64(__m256d va, const double *ap, double *r,
+                                                __m256d *s, __m256d *d)
+{
+    const __m256d ro = _mm256_loadu_pd(r);
+    const __m256d rn = _mm256_sub_pd(ro, _mm256_mul_pd(va, _mm256_loadu_pd(ap)));
+    _mm256_storeu_pd(r, rn);
+    *s = _mm256_add_pd(*s, _mm256_mul_pd(rn, rn));
+    *d = _mm256_add_pd(*d, _mm256_mul_pd(rn, ro));
+}
+VEC_RBLK(avx2, VEC_AVX2_ATTR, float, f32, __m256, _mm256_set1_ps, 8)
+VEC_RBLK(avx2, VEC_AVX2_ATTR, double, f64, __m256d, _mm256_set1_pd, 4)
 /* x += a p, p = r + b p: the scalar body vectorises; the prefetch is what is added. */
 #define VEC_AVX2_XPBLK(T, SFX)                                                                    \
     VEC_AVX2_ATTR static inline void avx2_xpblk_##SFX(T a, T bt, T *x, T *p, const T *r)         \
@@ -154,45 +153,31 @@ VEC_AVX512_ATTR static inline __m512d avx512_hi_pd(__m512 v)
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
 
-VEC_AVX512_ATTR static inline void avx512_rblk_f32(float a, const float *ap, float *r,
-                                                   double *prr, double *prd)
+VEC_AVX512_ATTR static inline void avx512_rstep_f32(__m512 va, const float *ap, float *r,
+                                                    __m256d *s, __m256d *d)
 {
-    const __m512 va = _mm512_set1_ps(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 16) {
-        const __m512 ro = _mm512_loadu_ps(r + k);
-        const __m512 rn = _mm512_sub_ps(ro, _mm512_mul_ps(va, _mm512_loadu_ps(ap + k)));
-        _mm512_storeu_ps(r + k, rn);
-        const __m512d nl = _mm512_cvtps_pd(_mm512_castps512_ps256(rn)), nh = avx512_hi_pd(rn);
-        const __m512d ol = _mm512_cvtps_pd(_mm512_castps512_ps256(ro)), oh = avx512_hi_pd(ro);
-        avx512_sum4(&s, _mm512_mul_pd(nl, nl));
-        avx512_sum4(&d, _mm512_mul_pd(nl, ol));
-        avx512_sum4(&s, _mm512_mul_pd(nh, nh));
-        avx512_sum4(&d, _mm512_mul_pd(nh, oh));
-    }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
+    const __m512 ro = _mm512_loadu_ps(r);
+    const __m512 rn = _mm512_sub_ps(ro, _mm512_mul_ps(va, _mm512_loadu_ps(ap)));
+    _mm512_storeu_ps(r, rn);
+    const __m512d nl = _mm512_cvtps_pd(_mm512_castps512_ps256(rn)), nh = avx512_hi_pd(rn);
+    const __m512d ol = _mm512_cvtps_pd(_mm512_castps512_ps256(ro)), oh = avx512_hi_pd(ro);
+    avx512_sum4(s, _mm512_mul_pd(nl, nl));
+    avx512_sum4(d, _mm512_mul_pd(nl, ol));
+    avx512_sum4(s, _mm512_mul_pd(nh, nh));
+    avx512_sum4(d, _mm512_mul_pd(nh, oh));
 }
 
-VEC_AVX512_ATTR static inline void avx512_rblk_f64(double a, const double *ap, double *r,
-                                                   double *prr, double *prd)
+VEC_AVX512_ATTR static inline void avx512_rstep_f64(__m512d va, const double *ap, double *r,
+                                                    __m256d *s, __m256d *d)
 {
-    const __m512d va = _mm512_set1_pd(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 8) {
-        const __m512d ro = _mm512_loadu_pd(r + k);
-        const __m512d rn = _mm512_sub_pd(ro, _mm512_mul_pd(va, _mm512_loadu_pd(ap + k)));
-        _mm512_storeu_pd(r + k, rn);
-        avx512_sum4(&s, _mm512_mul_pd(rn, rn));
-        avx512_sum4(&d, _mm512_mul_pd(rn, ro));
-    }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
+    const __m512d ro = _mm512_loadu_pd(r);
+    const __m512d rn = _mm512_sub_pd(ro, _mm512_mul_pd(va, _mm512_loadu_pd(ap)));
+    _mm512_storeu_pd(r, rn);
+    avx512_sum4(s, _mm512_mul_pd(rn, rn));
+    avx512_sum4(d, _mm512_mul_pd(rn, ro));
 }
+VEC_RBLK(avx512, VEC_AVX512_ATTR, float, f32, __m512, _mm512_set1_ps, 16)
+VEC_RBLK(avx512, VEC_AVX512_ATTR, double, f64, __m512d, _mm512_set1_pd, 8)
 
 VEC_AVX512_ATTR static inline void avx512_xpblk_f32(float a, float b, float *x, float *p,
                                                     const float *r)
