@@ -211,18 +211,11 @@ VEC_PASSES(avx512, VEC_AVX512_ATTR, float, f32)
 VEC_PASSES(avx512, VEC_AVX512_ATTR, double, f64)
 #endif
 
-/* 2: AVX-512F; 1: AVX2 + F16C (sparse_cpu.c's test); 0: the portable body. */
-static int vec_isa(void)
-{
 #ifdef VEC_AVX2
-    return mixi_cpu_has_avx512f() ? 2 : mixi_cpu_has_f16c();
-#else
-    return 0;
-#endif
-}
+/* 2: AVX-512F; 1: AVX2 + F16C (sparse_cpu.c's test); 0: the portable body. */
+static int vec_isa(void) { return mixi_cpu_has_avx512f() ? 2 : mixi_cpu_has_f16c(); }
 
 /* Runs the pass `pass` (e.g. rupdate_f32) of the ISA vec_isa() picks. */
-#ifdef VEC_AVX2
 #define VEC_RUN(pass, ...)                                                                        \
     do {                                                                                          \
         const int v_ = vec_isa();                                                                 \
