@@ -40,6 +40,7 @@ enum { GO_ON, STOP_CONVERGED, STOP_NAN, STOP_GIVE_UP, STOP_TOO_SLOW };
 /* Per-column bookkeeping (infinity norms). */
 typedef struct {
     double *rn, *xn, *bn, *prev; /* ||r_j||, ||x_j||, ||b_j||, ||r_j|| of the previous round */
+    double *ratio;              /* assess's scratch: rn / prev of this round */
     int *active, *mode, *stall;
     int *last_mode;             /* mode of the correction that led to this round's residual */
     double cte;                 /* column j has converged when rn[j] <= xn[j] * cte */
@@ -51,12 +52,13 @@ typedef struct {
 
 static int columns_alloc(columns *c, int nrhs)
 {
-    c->rn = mixi_malloc_n((size_t)nrhs * 4, sizeof(double));
+    c->rn = mixi_malloc_n((size_t)nrhs * 5, sizeof(double));
     c->active = mixi_malloc_n((size_t)nrhs * 4, sizeof(int));
     if (!c->rn || !c->active) return MIX_ERR_ALLOC;
     c->xn = c->rn + nrhs;
     c->bn = c->xn + nrhs;
     c->prev = c->bn + nrhs;
+    c->ratio = c->prev + nrhs;
     c->mode = c->active + nrhs;
     c->stall = c->mode + nrhs;
     c->last_mode = c->stall + nrhs;
@@ -115,7 +117,7 @@ static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
     if (c->rn[j] <= c->xn[j] * c->cte) {
         c->active[j] = 0;
     } else if (it > 0) {
-        double ratio = c->rn[j] / c->prev[j];
+        const double ratio = c->ratio[j]; /* rn / prev, set by assess */
         int krylov = c->mode[j] == MODE_KRYLOV;
         c->stall[j] = ratio > (krylov ? KRYLOV_STALL_RATIO : STALL_RATIO) ? c->stall[j] + 1 : 0;
         if (job->p->refine == MIX_REFINE_AUTO && !krylov && ratio > SWITCH_RATIO) {
@@ -130,24 +132,23 @@ static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
  * correction (only where the next correction is of the same kind), times the last round's
  * time, against the time left.  Called from the first correction on: its contraction rate is
  * the earliest sign that a refinement will not make its deadline. */
-static int too_slow(const mixi_refine_job *job, const columns *c, const double *ratio, double now)
+static int too_slow(const mixi_refine_job *job, const columns *c, double now)
 {
     double rounds = 0.0;
     for (int j = 0; j < job->nrhs; j++) {
         if (!c->active[j] || c->mode[j] != c->last_mode[j]) continue;
-        if (!(ratio[j] < 1.0)) continue; /* not shrinking: the stall rule's business */
+        if (!(c->ratio[j] < 1.0)) continue; /* not shrinking: the stall rule's business */
         /* Rounds to LAPACK's bound: the margin below it costs a round at most, so it must not
          * make a converging refinement look too slow. */
-        double need = log(c->xn[j] * c->cte / MARGIN / c->rn[j]) / log(ratio[j]);
+        double need = log(c->xn[j] * c->cte / MARGIN / c->rn[j]) / log(c->ratio[j]);
         if (need > rounds) rounds = need;
     }
     return now + rounds * (now - c->t_round) > c->deadline;
 }
 
 /* Judges every active column after the residuals of round `it` and records the backward error
- * (all columns, converged ones with their last values).  ratio: nrhs doubles of scratch. */
-static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_result *res,
-                  double *ratio)
+ * (all columns, converged ones with their last values). */
+static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_result *res)
 {
     const mix_gesv_params *p = job->p;
     int left = 0;
@@ -156,7 +157,7 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     for (int j = 0; j < job->nrhs; j++) {
         if (c->active[j]) {
             if (!isfinite(c->rn[j]) || !isfinite(c->xn[j])) return STOP_NAN;
-            ratio[j] = it > 0 ? c->rn[j] / c->prev[j] : 1.0;
+            c->ratio[j] = it > 0 ? c->rn[j] / c->prev[j] : 1.0;
             judge_column(job, c, j, it);
             left += c->active[j];
         }
@@ -173,7 +174,7 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     for (int j = 0; j < job->nrhs; j++)
         if (c->active[j] && c->stall[j] >= STALL_STEPS) return STOP_GIVE_UP;
     const double now = mixi_wtime();
-    if (c->deadline > 0.0 && it >= 1 && (now > c->deadline || too_slow(job, c, ratio, now)))
+    if (c->deadline > 0.0 && it >= 1 && (now > c->deadline || too_slow(job, c, now)))
         return STOP_TOO_SLOW;
     if (c->deadline > 0.0 && it == 0 && now > c->deadline) return STOP_TOO_SLOW;
     c->t_round = now;
@@ -227,14 +228,9 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
     const mix_gesv_params *p = job->p;
     const int n = job->n, nrhs = job->nrhs;
     columns c = {0};
-    double *ratio = NULL;
     int rc;
     *res = (mixi_refine_result){0};
     if ((rc = columns_alloc(&c, nrhs))) goto out;
-    if (!(ratio = mixi_malloc_n((size_t)nrhs, sizeof *ratio))) {
-        rc = MIX_ERR_ALLOC;
-        goto out;
-    }
     /* LAPACK dsgesv's test, per column: ||r||inf <= ||x||inf ||A||inf eps sqrt(n), with margin. */
     c.cte = MARGIN * job->anrm * (p->tol > 0.0 ? p->tol : 0.5 * DBL_EPSILON * sqrt((double)n));
     for (int j = 0; j < nrhs; j++) {
@@ -254,7 +250,7 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
         goto out;
     for (int it = 0;; it++) {
         if ((rc = residuals(job, &c))) goto out;
-        int verdict = assess(job, &c, it, res, ratio);
+        int verdict = assess(job, &c, it, res);
         if (verdict == STOP_CONVERGED) res->converged = 1;
         if (verdict == STOP_NAN) res->nan = 1;
         if (verdict == STOP_TOO_SLOW) res->too_slow = 1;
@@ -262,7 +258,6 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
         if ((rc = correct(job, &c, res))) goto out;
     }
 out:
-    mixi_free(ratio);
     columns_free(&c);
     return rc;
 }

@@ -6,50 +6,25 @@
 #include "kernels/common/mix_hd.h"
 
 /* Device code has intrinsics for the casts; C (and nvcc's host pass) uses a union, which C11
- * defines and gcc/clang/MSVC honour in C++ too. */
-static inline MIXK_HD uint32_t mixk_f32_bits(float x)
-{
+ * defines and gcc/clang/MSVC honour in C++ too.  Defines mixk_f32_bits, mixk_bits_f32,
+ * mixk_f64_bits and mixk_bits_f64. */
 #ifdef MIXK_DEVICE_PASS
-    return __float_as_uint(x);
+#define MIXK_BITCAST_(name, TI, TO, TD, intrinsic) \
+    static inline MIXK_HD TO name(TI x) { return (TO)intrinsic((TD)x); }
 #else
-    union { float f; uint32_t u; } c;
-    c.f = x;
-    return c.u;
+#define MIXK_BITCAST_(name, TI, TO, TD, intrinsic) \
+    static inline MIXK_HD TO name(TI x)               \
+    {                                                 \
+        union { TI in; TO out; } c;                   \
+        c.in = x;                                     \
+        return c.out;                                 \
+    }
 #endif
-}
-
-static inline MIXK_HD float mixk_bits_f32(uint32_t u)
-{
-#ifdef MIXK_DEVICE_PASS
-    return __uint_as_float(u);
-#else
-    union { float f; uint32_t u; } c;
-    c.u = u;
-    return c.f;
-#endif
-}
-
-static inline MIXK_HD uint64_t mixk_f64_bits(double x)
-{
-#ifdef MIXK_DEVICE_PASS
-    return (uint64_t)__double_as_longlong(x);
-#else
-    union { double d; uint64_t u; } c;
-    c.d = x;
-    return c.u;
-#endif
-}
-
-static inline MIXK_HD double mixk_bits_f64(uint64_t u)
-{
-#ifdef MIXK_DEVICE_PASS
-    return __longlong_as_double((long long)u);
-#else
-    union { double d; uint64_t u; } c;
-    c.u = u;
-    return c.d;
-#endif
-}
+MIXK_BITCAST_(mixk_f32_bits, float, uint32_t, float, __float_as_uint)
+MIXK_BITCAST_(mixk_bits_f32, uint32_t, float, uint32_t, __uint_as_float)
+MIXK_BITCAST_(mixk_f64_bits, double, uint64_t, double, __double_as_longlong)
+MIXK_BITCAST_(mixk_bits_f64, uint64_t, double, long long, __longlong_as_double)
+#undef MIXK_BITCAST_
 
 /* Rounds the IEEE pattern `u` of a binary format with `se` exponent and `sm` stored mantissa
  * bits to the binary format with `de` <= `se` exponent and `dm` < `sm` mantissa bits (with

@@ -55,16 +55,17 @@
 #define MIXK_BLOCK_FORMATS(X) MIXK_PRECISION_ROWS(MIXK_ROW_SKIP_, X, MIXK_ROW_SKIP_)
 #define MIXK_ROW_SKIP_(...)
 
-/* One accessor per column: a switch the compiler folds away for a constant precision.
- * Precisions outside the list answer 0 (or MIX_PREC_AUTO for the accumulator). */
-#define MIXK_TRAIT_(NAME, TYPE, COL, NONE)                                                    \
+/* One accessor per column of the rows of LIST: a switch the compiler folds away for a constant
+ * precision.  Precisions outside the list answer NONE: 0 (or MIX_PREC_AUTO for the accumulator). */
+#define MIXK_LIST_TRAIT_(NAME, TYPE, LIST, COL, NONE)                                         \
     static inline MIXK_HD TYPE NAME(mix_prec p)                                                 \
     {                                                                                          \
         switch (p) {                                                                           \
-            MIXK_PRECISIONS(COL)                                                               \
+            LIST(COL)                                                                          \
         default: return NONE;                                                                  \
         }                                                                                      \
     }
+#define MIXK_TRAIT_(NAME, TYPE, COL, NONE) MIXK_LIST_TRAIT_(NAME, TYPE, MIXK_PRECISIONS, COL, NONE)
 #define MIXK_COL_VALID_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return 1;
 #define MIXK_COL_BYTES_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return B;
 #define MIXK_COL_EBITS_(P, SFX, B, E, M, MAXF, OVF, ACC, SC, GE) case P: return E;
@@ -121,23 +122,9 @@ static inline MIXK_HD mix_prec mixk_prec_auto_nth(int rank)
     return rank > 0 && rank < top ? found : MIX_PREC_AUTO;
 }
 
-/* A sparse storage precision (S row). */
-static inline MIXK_HD int mixk_prec_storage(mix_prec p)
-{
-    switch (p) {
-        MIXK_STORAGE_FORMATS(MIXK_COL_STORAGE_)
-    default: return 0;
-    }
-}
-
-/* A block-scaled storage precision (B row): vectors carry block norms. */
-static inline MIXK_HD int mixk_prec_block_scaled(mix_prec p)
-{
-    switch (p) {
-        MIXK_BLOCK_FORMATS(MIXK_COL_STORAGE_)
-    default: return 0;
-    }
-}
+/* A sparse storage precision (S row); a block-scaled one (B row: vectors carry block norms). */
+MIXK_LIST_TRAIT_(mixk_prec_storage, int, MIXK_STORAGE_FORMATS, MIXK_COL_STORAGE_, 0)
+MIXK_LIST_TRAIT_(mixk_prec_block_scaled, int, MIXK_BLOCK_FORMATS, MIXK_COL_STORAGE_, 0)
 
 /* The block-scaled storage precision of `bytes` bytes per value (FIXED16 for 2); MIX_PREC_AUTO if
  * none: the distributed CG sends a short-float stage's halo in it (solvers/cg_dist.c). */

@@ -123,174 +123,86 @@ MIXI_AVX2 static inline __m128i f64_to_f32_odd(__m256d d)
     return _mm_or_si128(b, _mm_and_si128(inex32, _mm_set1_epi32(1)));
 }
 
-MIXI_AVX2 static size_t f32_f16_v(size_t n, const void *xv, void *yv)
+/* The inputs at p, their overflows against lim (one of the LIM_ above) added to *ov. */
+MIXI_AVX2 static inline __m256 load8(const float *p, double lim, size_t *ov)
 {
-    const float *x = (const float *)xv;
-    uint16_t *y = (uint16_t *)yv;
-    const __m256 lim = _mm256_set1_ps((float)LIM_F16);
-    size_t i = 0, ov = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        ov += ovf8(v, lim);
-        _mm_storeu_si128((__m128i *)(y + i),
-                         _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m256 v = _mm256_loadu_ps(p);
+    *ov += ovf8(v, _mm256_set1_ps((float)lim));
+    return v;
+}
+
+MIXI_AVX2 static inline __m256d load4d(const double *p, double lim, size_t *ov)
+{
+    const __m256d d = _mm256_loadu_pd(p);
+    *ov += ovf4d(d, _mm256_set1_pd(lim));
+    return d;
+}
+
+/* Eight doubles at p as FP32 patterns rounded to odd (f64_to_f32_odd), overflows counted. */
+MIXI_AVX2 static inline __m256i load8d_odd(const double *p, double lim, size_t *ov)
+{
+    const __m256d d0 = load4d(p, lim, ov);
+    const __m256d d1 = load4d(p + 4, lim, ov);
+    return _mm256_setr_m128i(f64_to_f32_odd(d0), f64_to_f32_odd(d1));
+}
+
+/* FP32 patterns rounded to TF32 (nearest even, NaN quieted), still as FP32 patterns. */
+MIXI_AVX2 static inline __m256i tf32_lanes(__m256 v)
+{
+    const __m256i u = _mm256_castps_si256(v);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 13), _mm256_set1_epi32(1));
+    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0xfff)), lsb);
+    const __m256i q = _mm256_or_si256(u, _mm256_set1_epi32(0x400000));
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm256_and_si256(_mm256_blendv_epi8(r, q, nan), _mm256_set1_epi32((int)0xffffe000u));
+}
+
+/* An AVX2 body: `step` elements a pass through `lane` (a statement over x + i and y + i that
+ * adds its overflows to ov), the tail through the portable body of the same name. */
+#define MIXI_AVX2_BODY(name, TI, TO, step, lane)                                     \
+    MIXI_AVX2 static size_t name##_v(size_t n, const void *xv, void *yv)              \
+    {                                                                                 \
+        const TI *x = (const TI *)xv;                                                 \
+        TO *y = (TO *)yv;                                                             \
+        size_t i = 0, ov = 0;                                                         \
+        for (; i + (step) <= n; i += (step)) {                                        \
+            lane;                                                                     \
+        }                                                                             \
+        return ov + name##_c(n - i, x + i, y + i);                                    \
     }
-    return ov + f32_f16_c(n - i, x + i, y + i);
-}
 
-MIXI_AVX2 static size_t f16_f32_v(size_t n, const void *xv, void *yv)
-{
-    const uint16_t *x = (const uint16_t *)xv;
-    float *y = (float *)yv;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i))));
-    return f16_f32_c(n - i, x + i, y + i);
-}
+#define RNE (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define STORE8_U16(v) _mm_storeu_si128((__m128i *)(y + i), (v))
+#define LOAD8_U16() _mm_loadu_si128((const __m128i *)(x + i))
 
-MIXI_AVX2 static size_t f64_f16_v(size_t n, const void *xv, void *yv)
-{
-    const double *x = (const double *)xv;
-    uint16_t *y = (uint16_t *)yv;
-    const __m256d lim = _mm256_set1_pd(LIM_F16);
-    size_t i = 0, ov = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256d d0 = _mm256_loadu_pd(x + i), d1 = _mm256_loadu_pd(x + i + 4);
-        ov += ovf4d(d0, lim) + ovf4d(d1, lim);
-        const __m256 f = _mm256_castsi256_ps(
-            _mm256_setr_m128i(f64_to_f32_odd(d0), f64_to_f32_odd(d1)));
-        _mm_storeu_si128((__m128i *)(y + i),
-                         _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    }
-    return ov + f64_f16_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t f32_bf16_v(size_t n, const void *xv, void *yv)
-{
-    const float *x = (const float *)xv;
-    uint16_t *y = (uint16_t *)yv;
-    const __m256 lim = _mm256_set1_ps((float)LIM_BF16);
-    size_t i = 0, ov = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        ov += ovf8(v, lim);
-        _mm_storeu_si128((__m128i *)(y + i), pack_u16(f32_to_bf16_lanes(_mm256_castps_si256(v))));
-    }
-    return ov + f32_bf16_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t f64_bf16_v(size_t n, const void *xv, void *yv)
-{
-    const double *x = (const double *)xv;
-    uint16_t *y = (uint16_t *)yv;
-    const __m256d lim = _mm256_set1_pd(LIM_BF16);
-    size_t i = 0, ov = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256d d0 = _mm256_loadu_pd(x + i), d1 = _mm256_loadu_pd(x + i + 4);
-        ov += ovf4d(d0, lim) + ovf4d(d1, lim);
-        const __m256i u = _mm256_setr_m128i(f64_to_f32_odd(d0), f64_to_f32_odd(d1));
-        _mm_storeu_si128((__m128i *)(y + i), pack_u16(f32_to_bf16_lanes(u)));
-    }
-    return ov + f64_bf16_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t bf16_f32_v(size_t n, const void *xv, void *yv)
-{
-    const uint16_t *x = (const uint16_t *)xv;
-    float *y = (float *)yv;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + i)));
-        _mm256_storeu_ps(y + i, bf16_lanes_to_f32(h));
-    }
-    return bf16_f32_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t f64_f32_v(size_t n, const void *xv, void *yv)
-{
-    const double *x = (const double *)xv;
-    float *y = (float *)yv;
-    const __m256d lim = _mm256_set1_pd(LIM_F32);
-    size_t i = 0, ov = 0;
-    for (; i + 4 <= n; i += 4) {
-        const __m256d d = _mm256_loadu_pd(x + i);
-        ov += ovf4d(d, lim);
-        _mm_storeu_ps(y + i, _mm256_cvtpd_ps(d));
-    }
-    return ov + f64_f32_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t f32_f64_v(size_t n, const void *xv, void *yv)
-{
-    const float *x = (const float *)xv;
-    double *y = (double *)yv;
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) _mm256_storeu_pd(y + i, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
-    return f32_f64_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t rnd_tf32_v(size_t n, const void *xv, void *yv)
-{
-    const float *x = (const float *)xv;
-    float *y = (float *)yv;
-    const __m256 lim = _mm256_set1_ps((float)LIM_TF32);
-    const __m256i keep = _mm256_set1_epi32((int)0xffffe000u);
-    size_t i = 0, ov = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        ov += ovf8(v, lim);
-        const __m256i u = _mm256_castps_si256(v);
-        const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 13), _mm256_set1_epi32(1));
-        const __m256i r = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0xfff)), lsb);
-        const __m256i q = _mm256_or_si256(u, _mm256_set1_epi32(0x400000));
-        const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        _mm256_storeu_si256((__m256i *)(y + i),
-                            _mm256_and_si256(_mm256_blendv_epi8(r, q, nan), keep));
-    }
-    return ov + rnd_tf32_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t rnd_f16_v(size_t n, const void *xv, void *yv)
-{
-    const float *x = (const float *)xv;
-    float *y = (float *)yv;
-    const __m256 lim = _mm256_set1_ps((float)LIM_F16);
-    size_t i = 0, ov = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        ov += ovf8(v, lim);
-        _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm256_cvtps_ph(
-                                    v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
-    }
-    return ov + rnd_f16_c(n - i, x + i, y + i);
-}
-
-MIXI_AVX2 static size_t rnd_bf16_v(size_t n, const void *xv, void *yv)
-{
-    const float *x = (const float *)xv;
-    float *y = (float *)yv;
-    const __m256 lim = _mm256_set1_ps((float)LIM_BF16);
-    size_t i = 0, ov = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        ov += ovf8(v, lim);
-        _mm256_storeu_ps(y + i, bf16_lanes_to_f32(f32_to_bf16_lanes(_mm256_castps_si256(v))));
-    }
-    return ov + rnd_bf16_c(n - i, x + i, y + i);
-}
-
+MIXI_AVX2_BODY(f64_f32, double, float, 4,
+               _mm_storeu_ps(y + i, _mm256_cvtpd_ps(load4d(x + i, LIM_F32, &ov))))
+MIXI_AVX2_BODY(f32_f64, float, double, 4,
+               _mm256_storeu_pd(y + i, _mm256_cvtps_pd(_mm_loadu_ps(x + i))))
+MIXI_AVX2_BODY(f32_f16, float, uint16_t, 8,
+               STORE8_U16(_mm256_cvtps_ph(load8(x + i, LIM_F16, &ov), RNE)))
+MIXI_AVX2_BODY(f64_f16, double, uint16_t, 8,
+               STORE8_U16(_mm256_cvtps_ph(
+                   _mm256_castsi256_ps(load8d_odd(x + i, LIM_F16, &ov)), RNE)))
+MIXI_AVX2_BODY(f16_f32, uint16_t, float, 8, _mm256_storeu_ps(y + i, _mm256_cvtph_ps(LOAD8_U16())))
+MIXI_AVX2_BODY(f32_bf16, float, uint16_t, 8,
+               STORE8_U16(pack_u16(f32_to_bf16_lanes(
+                   _mm256_castps_si256(load8(x + i, LIM_BF16, &ov))))))
+MIXI_AVX2_BODY(f64_bf16, double, uint16_t, 8,
+               STORE8_U16(pack_u16(f32_to_bf16_lanes(load8d_odd(x + i, LIM_BF16, &ov)))))
+MIXI_AVX2_BODY(bf16_f32, uint16_t, float, 8,
+               _mm256_storeu_ps(y + i, bf16_lanes_to_f32(_mm256_cvtepu16_epi32(LOAD8_U16()))))
+MIXI_AVX2_BODY(rnd_tf32, float, float, 8,
+               _mm256_storeu_si256((__m256i *)(y + i), tf32_lanes(load8(x + i, LIM_TF32, &ov))))
+MIXI_AVX2_BODY(rnd_f16, float, float, 8,
+               _mm256_storeu_ps(y + i, _mm256_cvtph_ps(
+                                           _mm256_cvtps_ph(load8(x + i, LIM_F16, &ov), RNE))))
+MIXI_AVX2_BODY(rnd_bf16, float, float, 8,
+               _mm256_storeu_ps(y + i, bf16_lanes_to_f32(f32_to_bf16_lanes(
+                                           _mm256_castps_si256(load8(x + i, LIM_BF16, &ov))))))
+#define VEC(name) name##_v /* the AVX2 body, where there is one */
 #else
-#define f64_f32_v f64_f32_c
-#define f32_f64_v f32_f64_c
-#define f64_f16_v f64_f16_c
-#define f32_f16_v f32_f16_c
-#define f16_f32_v f16_f32_c
-#define f64_bf16_v f64_bf16_c
-#define f32_bf16_v f32_bf16_c
-#define bf16_f32_v bf16_f32_c
-#define rnd_tf32_v rnd_tf32_c
-#define rnd_f16_v rnd_f16_c
-#define rnd_bf16_v rnd_bf16_c
+#define VEC(name) name##_c
 #endif
 
 /* ---- the table and its one driver ------------------------------------------------------------ */
@@ -300,18 +212,20 @@ enum {
     CV_BF16_F32, CV_RND_TF32, CV_RND_F16, CV_RND_BF16, CV_COPY_F32
 };
 
+/* {in size, out size, portable body, AVX2 body} per conversion. */
+#define CONV(TI, TO, name) {sizeof(TI), sizeof(TO), name##_c, VEC(name)}
 static const mixi_conv conv_table[] = {
-    [CV_F64_F32] = {sizeof(double), sizeof(float), f64_f32_c, f64_f32_v},
-    [CV_F32_F64] = {sizeof(float), sizeof(double), f32_f64_c, f32_f64_v},
-    [CV_F64_F16] = {sizeof(double), sizeof(uint16_t), f64_f16_c, f64_f16_v},
-    [CV_F32_F16] = {sizeof(float), sizeof(uint16_t), f32_f16_c, f32_f16_v},
-    [CV_F16_F32] = {sizeof(uint16_t), sizeof(float), f16_f32_c, f16_f32_v},
-    [CV_F64_BF16] = {sizeof(double), sizeof(uint16_t), f64_bf16_c, f64_bf16_v},
-    [CV_F32_BF16] = {sizeof(float), sizeof(uint16_t), f32_bf16_c, f32_bf16_v},
-    [CV_BF16_F32] = {sizeof(uint16_t), sizeof(float), bf16_f32_c, bf16_f32_v},
-    [CV_RND_TF32] = {sizeof(float), sizeof(float), rnd_tf32_c, rnd_tf32_v},
-    [CV_RND_F16] = {sizeof(float), sizeof(float), rnd_f16_c, rnd_f16_v},
-    [CV_RND_BF16] = {sizeof(float), sizeof(float), rnd_bf16_c, rnd_bf16_v},
+    [CV_F64_F32] = CONV(double, float, f64_f32),
+    [CV_F32_F64] = CONV(float, double, f32_f64),
+    [CV_F64_F16] = CONV(double, uint16_t, f64_f16),
+    [CV_F32_F16] = CONV(float, uint16_t, f32_f16),
+    [CV_F16_F32] = CONV(uint16_t, float, f16_f32),
+    [CV_F64_BF16] = CONV(double, uint16_t, f64_bf16),
+    [CV_F32_BF16] = CONV(float, uint16_t, f32_bf16),
+    [CV_BF16_F32] = CONV(uint16_t, float, bf16_f32),
+    [CV_RND_TF32] = CONV(float, float, rnd_tf32),
+    [CV_RND_F16] = CONV(float, float, rnd_f16),
+    [CV_RND_BF16] = CONV(float, float, rnd_bf16),
     [CV_COPY_F32] = {sizeof(float), sizeof(float), copy_f32, copy_f32},
 };
 
@@ -455,10 +369,6 @@ MIXI_AVX2 static void fx_decode_v(size_t n, const int16_t *q, float step, float 
     }
     fx_decode_c(n - i, q + i, step, x + i);
 }
-#else
-#define fx_scale_v fx_scale_c
-#define fx_encode_v fx_encode_c
-#define fx_decode_v fx_decode_c
 #endif
 
 void mixi_cpu_fixed16_encode(size_t n, size_t block, const float *x, int16_t *q, float *scales)
@@ -470,9 +380,9 @@ void mixi_cpu_fixed16_encode(size_t n, size_t block, const float *x, int16_t *q,
     MIXI_OMP(omp parallel for schedule(static) if (n >= MIXI_CONV_PAR_MIN))
     for (long k = 0; k < nb; k++) {
         const size_t lo = (size_t)k * block, len = n - lo < block ? n - lo : block;
-        const float s = vec ? fx_scale_v(len, x + lo) : fx_scale_c(len, x + lo);
+        const float s = vec ? VEC(fx_scale)(len, x + lo) : fx_scale_c(len, x + lo);
         scales[k] = s;
-        if (vec) fx_encode_v(len, x + lo, mixk_fixed16_inv_step(s), q + lo);
+        if (vec) VEC(fx_encode)(len, x + lo, mixk_fixed16_inv_step(s), q + lo);
         else fx_encode_c(len, x + lo, mixk_fixed16_inv_step(s), q + lo);
     }
 }
@@ -488,7 +398,7 @@ void mixi_cpu_fixed16_decode(size_t n, size_t block, const int16_t *q, const flo
     for (long k = 0; k < nb; k++) {
         const size_t lo = (size_t)k * block, len = n - lo < block ? n - lo : block;
         const float step = mixk_fixed16_step(scales[k]);
-        if (vec) fx_decode_v(len, q + lo, step, x + lo);
+        if (vec) VEC(fx_decode)(len, q + lo, step, x + lo);
         else fx_decode_c(len, q + lo, step, x + lo);
     }
 }

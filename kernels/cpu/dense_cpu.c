@@ -124,6 +124,14 @@ static int cpu_row_absmax_scaled_f64(void *state, int m, int n, const double *a,
     return MIX_SUCCESS;
 }
 
+/* One case of convert_column below, a whole loop statement: o[i] = (float)(value). */
+#define CONVERT_LOOP(value)                                                                       \
+    MIXI_OMP(omp simd reduction(+ : bad))                                                         \
+    for (int i = 0; i < m; i++) {                                                                 \
+        const float v = (float)(value);                                                           \
+        o[i] = v;                                                                                 \
+        bad += !(fabsf(v) < limit);                                                               \
+    }
 /* One column of convert_f64_to_f32: o = (float)((r_i a_i) cj), and the count of values that do
  * not round below `limit`.  Each case a branch-free loop that vectorizes, the common one (FP32
  * of an unscaled A, x * 1.0 == x) a bare conversion: a scalar loop testing r per entry cost 1.55x
@@ -132,30 +140,12 @@ static size_t convert_column(int m, const double *col, const double *r, double c
                              float *o)
 {
     size_t bad = 0;
-    if (r) {
-        MIXI_OMP(omp simd reduction(+ : bad))
-        for (int i = 0; i < m; i++) {
-            const float v = (float)(r[i] * col[i] * cj);
-            o[i] = v;
-            bad += !(fabsf(v) < limit);
-        }
-    } else if (cj != 1.0) {
-        MIXI_OMP(omp simd reduction(+ : bad))
-        for (int i = 0; i < m; i++) {
-            const float v = (float)(col[i] * cj);
-            o[i] = v;
-            bad += !(fabsf(v) < limit);
-        }
-    } else {
-        MIXI_OMP(omp simd reduction(+ : bad))
-        for (int i = 0; i < m; i++) {
-            const float v = (float)col[i];
-            o[i] = v;
-            bad += !(fabsf(v) < limit);
-        }
-    }
+    if (r) CONVERT_LOOP(r[i] * col[i] * cj)
+    else if (cj != 1.0) CONVERT_LOOP(col[i] * cj)
+    else CONVERT_LOOP(col[i])
     return bad;
 }
+#undef CONVERT_LOOP
 
 static int cpu_convert_f64_to_f32(void *state, mix_prec target, int m, int n, const double *a,
                                   int lda, const double *r, const double *c, double s, float *out,

@@ -83,59 +83,54 @@ VEC_AVX2_ATTR static inline double avx2_fold4(__m256d s)
     const __m128d h = _mm_hadd_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
     return _mm_cvtsd_f64(h) + _mm_cvtsd_f64(_mm_unpackhi_pd(h, h));
 }
-VEC_AVX2_ATTR static inline void avx2_rblk_f32(float a, const float *ap, float *r, double *prr,
-                                               double *prd)
-{
-    const __m256 va = _mm256_set1_ps(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 8) {
-        const __m256 ro = _mm256_loadu_ps(r + k);
-        const __m256 rn = _mm256_sub_ps(ro, _mm256_mul_ps(va, _mm256_loadu_ps(ap + k)));
-        _mm256_storeu_ps(r + k, rn);
-        const __m256d nl = _mm256_cvtps_pd(_mm256_castps256_ps128(rn));
-        const __m256d nh = _mm256_cvtps_pd(_mm256_extractf128_ps(rn, 1));
-        const __m256d ol = _mm256_cvtps_pd(_mm256_castps256_ps128(ro));
-        const __m256d oh = _mm256_cvtps_pd(_mm256_extractf128_ps(ro, 1));
-        s = _mm256_add_pd(_mm256_add_pd(s, _mm256_mul_pd(nl, nl)), _mm256_mul_pd(nh, nh));
-        d = _mm256_add_pd(_mm256_add_pd(d, _mm256_mul_pd(nl, ol)), _mm256_mul_pd(nh, oh));
+/* A full rupdate block over ISA##_rstep_##SFX, W values a step (r -= a ap, the FP64 products
+ * of the new r added to the four-lane sums s and d), prefetched, the sums folded at the end. */
+#define VEC_RBLK(ISA, ATTR, T, SFX, VT, SET1, W)                                                  \
+    ATTR static inline void ISA##_rblk_##SFX(T a, const T *ap, T *r, double *prr, double *prd)   \
+    {                                                                                             \
+        const VT va = SET1(a);                                                                    \
+        __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();                                \
+        VEC_PREFETCH(r);                                                                          \
+        VEC_PREFETCH(ap);                                                                         \
+        for (int k = 0; k < MIXK_CG_BLK; k += (W)) ISA##_rstep_##SFX(va, ap + k, r + k, &s, &d);  \
+        *prr = avx2_fold4(s);                                                                     \
+        *prd = avx2_fold4(d);                                                                     \
     }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
-}
-VEC_AVX2_ATTR static inline void avx2_rblk_f64(double a, const double *ap, double *r, double *prr,
-                                               double *prd)
+VEC_AVX2_ATTR static inline void avx2_rstep_f32(__m256 va, const float *ap, float *r, __m256d *s,
+                                                __m256d *d)
 {
-    const __m256d va = _mm256_set1_pd(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 4) {
-        const __m256d ro = _mm256_loadu_pd(r + k);
-        const __m256d rn = _mm256_sub_pd(ro, _mm256_mul_pd(va, _mm256_loadu_pd(ap + k)));
-        _mm256_storeu_pd(r + k, rn);
-        s = _mm256_add_pd(s, _mm256_mul_pd(rn, rn));
-        d = _mm256_add_pd(d, _mm256_mul_pd(rn, ro));
-    }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
+    const __m256 ro = _mm256_loadu_ps(r);
+    const __m256 rn = _mm256_sub_ps(ro, _mm256_mul_ps(va, _mm256_loadu_ps(ap)));
+    _mm256_storeu_ps(r, rn);
+    const __m256d nl = _mm256_cvtps_pd(_mm256_castps256_ps128(rn));
+    const __m256d nh = _mm256_cvtps_pd(_mm256_extractf128_ps(rn, 1));
+    const __m256d ol = _mm256_cvtps_pd(_mm256_castps256_ps128(ro));
+    const __m256d oh = _mm256_cvtps_pd(_mm256_extractf128_ps(ro, 1));
+    *s = _mm256_add_pd(_mm256_add_pd(*s, _mm256_mul_pd(nl, nl)), _mm256_mul_pd(nh, nh));
+    *d = _mm256_add_pd(_mm256_add_pd(*d, _mm256_mul_pd(nl, ol)), _mm256_mul_pd(nh, oh));
 }
+VEC_AVX2_ATTR static inline void avx2_rstep_f64(__m256d va, const double *ap, double *r,
+                                                __m256d *s, __m256d *d)
+{
+    const __m256d ro = _mm256_loadu_pd(r);
+    const __m256d rn = _mm256_sub_pd(ro, _mm256_mul_pd(va, _mm256_loadu_pd(ap)));
+    _mm256_storeu_pd(r, rn);
+    *s = _mm256_add_pd(*s, _mm256_mul_pd(rn, rn));
+    *d = _mm256_add_pd(*d, _mm256_mul_pd(rn, ro));
+}
+VEC_RBLK(avx2, VEC_AVX2_ATTR, float, f32, __m256, _mm256_set1_ps, 8)
+VEC_RBLK(avx2, VEC_AVX2_ATTR, double, f64, __m256d, _mm256_set1_pd, 4)
 /* x += a p, p = r + b p: the scalar body vectorises; the prefetch is what is added. */
-VEC_AVX2_ATTR static inline void avx2_xpblk_f32(float a, float bt, float *x, float *p, const float *r)
-{
-    VEC_PREFETCH(x);
-    VEC_PREFETCH(p);
-    VEC_PREFETCH(r);
-    mixk_cg_xpupdate_f32(a, bt, x, p, r, MIXK_CG_BLK);
-}
-VEC_AVX2_ATTR static inline void avx2_xpblk_f64(double a, double bt, double *x, double *p, const double *r)
-{
-    VEC_PREFETCH(x);
-    VEC_PREFETCH(p);
-    VEC_PREFETCH(r);
-    mixk_cg_xpupdate_f64(a, bt, x, p, r, MIXK_CG_BLK);
-}
+#define VEC_AVX2_XPBLK(T, SFX)                                                                    \
+    VEC_AVX2_ATTR static inline void avx2_xpblk_##SFX(T a, T bt, T *x, T *p, const T *r)         \
+    {                                                                                             \
+        VEC_PREFETCH(x);                                                                          \
+        VEC_PREFETCH(p);                                                                          \
+        VEC_PREFETCH(r);                                                                          \
+        mixk_cg_xpupdate_##SFX(a, bt, x, p, r, MIXK_CG_BLK);                                      \
+    }
+VEC_AVX2_XPBLK(float, f32)
+VEC_AVX2_XPBLK(double, f64)
 VEC_PASSES(avx2, VEC_AVX2_ATTR, float, f32)
 VEC_PASSES(avx2, VEC_AVX2_ATTR, double, f64)
 /* AVX-512F passes, the same bits as the scalar bodies of cg_update.h: the four FP64 partial
@@ -158,45 +153,31 @@ VEC_AVX512_ATTR static inline __m512d avx512_hi_pd(__m512 v)
     return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
 }
 
-VEC_AVX512_ATTR static inline void avx512_rblk_f32(float a, const float *ap, float *r,
-                                                   double *prr, double *prd)
+VEC_AVX512_ATTR static inline void avx512_rstep_f32(__m512 va, const float *ap, float *r,
+                                                    __m256d *s, __m256d *d)
 {
-    const __m512 va = _mm512_set1_ps(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 16) {
-        const __m512 ro = _mm512_loadu_ps(r + k);
-        const __m512 rn = _mm512_sub_ps(ro, _mm512_mul_ps(va, _mm512_loadu_ps(ap + k)));
-        _mm512_storeu_ps(r + k, rn);
-        const __m512d nl = _mm512_cvtps_pd(_mm512_castps512_ps256(rn)), nh = avx512_hi_pd(rn);
-        const __m512d ol = _mm512_cvtps_pd(_mm512_castps512_ps256(ro)), oh = avx512_hi_pd(ro);
-        avx512_sum4(&s, _mm512_mul_pd(nl, nl));
-        avx512_sum4(&d, _mm512_mul_pd(nl, ol));
-        avx512_sum4(&s, _mm512_mul_pd(nh, nh));
-        avx512_sum4(&d, _mm512_mul_pd(nh, oh));
-    }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
+    const __m512 ro = _mm512_loadu_ps(r);
+    const __m512 rn = _mm512_sub_ps(ro, _mm512_mul_ps(va, _mm512_loadu_ps(ap)));
+    _mm512_storeu_ps(r, rn);
+    const __m512d nl = _mm512_cvtps_pd(_mm512_castps512_ps256(rn)), nh = avx512_hi_pd(rn);
+    const __m512d ol = _mm512_cvtps_pd(_mm512_castps512_ps256(ro)), oh = avx512_hi_pd(ro);
+    avx512_sum4(s, _mm512_mul_pd(nl, nl));
+    avx512_sum4(d, _mm512_mul_pd(nl, ol));
+    avx512_sum4(s, _mm512_mul_pd(nh, nh));
+    avx512_sum4(d, _mm512_mul_pd(nh, oh));
 }
 
-VEC_AVX512_ATTR static inline void avx512_rblk_f64(double a, const double *ap, double *r,
-                                                   double *prr, double *prd)
+VEC_AVX512_ATTR static inline void avx512_rstep_f64(__m512d va, const double *ap, double *r,
+                                                    __m256d *s, __m256d *d)
 {
-    const __m512d va = _mm512_set1_pd(a);
-    __m256d s = _mm256_setzero_pd(), d = _mm256_setzero_pd();
-    VEC_PREFETCH(r);
-    VEC_PREFETCH(ap);
-    for (int k = 0; k < MIXK_CG_BLK; k += 8) {
-        const __m512d ro = _mm512_loadu_pd(r + k);
-        const __m512d rn = _mm512_sub_pd(ro, _mm512_mul_pd(va, _mm512_loadu_pd(ap + k)));
-        _mm512_storeu_pd(r + k, rn);
-        avx512_sum4(&s, _mm512_mul_pd(rn, rn));
-        avx512_sum4(&d, _mm512_mul_pd(rn, ro));
-    }
-    *prr = avx2_fold4(s);
-    *prd = avx2_fold4(d);
+    const __m512d ro = _mm512_loadu_pd(r);
+    const __m512d rn = _mm512_sub_pd(ro, _mm512_mul_pd(va, _mm512_loadu_pd(ap)));
+    _mm512_storeu_pd(r, rn);
+    avx512_sum4(s, _mm512_mul_pd(rn, rn));
+    avx512_sum4(d, _mm512_mul_pd(rn, ro));
 }
+VEC_RBLK(avx512, VEC_AVX512_ATTR, float, f32, __m512, _mm512_set1_ps, 16)
+VEC_RBLK(avx512, VEC_AVX512_ATTR, double, f64, __m512d, _mm512_set1_pd, 8)
 
 VEC_AVX512_ATTR static inline void avx512_xpblk_f32(float a, float b, float *x, float *p,
                                                     const float *r)
@@ -230,38 +211,30 @@ VEC_PASSES(avx512, VEC_AVX512_ATTR, float, f32)
 VEC_PASSES(avx512, VEC_AVX512_ATTR, double, f64)
 #endif
 
-/* 2: AVX-512F; 1: AVX2 + F16C (sparse_cpu.c's test); 0: the portable body. */
-static int vec_isa(void)
-{
 #ifdef VEC_AVX2
-    return mixi_cpu_has_avx512f() ? 2 : mixi_cpu_has_f16c();
+/* 2: AVX-512F; 1: AVX2 + F16C (sparse_cpu.c's test); 0: the portable body. */
+static int vec_isa(void) { return mixi_cpu_has_avx512f() ? 2 : mixi_cpu_has_f16c(); }
+
+/* Runs the pass `pass` (e.g. rupdate_f32) of the ISA vec_isa() picks. */
+#define VEC_RUN(pass, ...)                                                                        \
+    do {                                                                                          \
+        const int v_ = vec_isa();                                                                 \
+        if (v_ == 2) avx512_##pass(__VA_ARGS__);                                                  \
+        else if (v_) avx2_##pass(__VA_ARGS__);                                                    \
+        else generic_##pass(__VA_ARGS__);                                                         \
+    } while (0)
 #else
-    return 0;
+#define VEC_RUN(pass, ...) generic_##pass(__VA_ARGS__)
 #endif
-}
 
 int mixi_cpu_cg_rupdate(void *state, double alpha, const mixi_svec *ap, mixi_svec *r, double *rr,
                         double *rr_dot_old)
 {
     (void)state;
     if (!one_wide_prec(r->prec) || ap->prec != r->prec) return MIX_ERR_UNSUPPORTED;
-    const int64_t n = r->n;
-    const int v = vec_isa();
-    if (r->prec == MIX_FP32) {
-        const float a = (float)alpha;
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_rupdate_f32(n, a, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-        if (v) { avx2_rupdate_f32(n, a, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-#endif
-        generic_rupdate_f32(n, a, ap->val, r->val, rr, rr_dot_old);
-    } else {
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_rupdate_f64(n, alpha, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-        if (v) { avx2_rupdate_f64(n, alpha, ap->val, r->val, rr, rr_dot_old); return MIX_SUCCESS; }
-#endif
-        generic_rupdate_f64(n, alpha, ap->val, r->val, rr, rr_dot_old);
-    }
-    (void)v;
+    if (r->prec == MIX_FP32)
+        VEC_RUN(rupdate_f32, r->n, (float)alpha, ap->val, r->val, rr, rr_dot_old);
+    else VEC_RUN(rupdate_f64, r->n, alpha, ap->val, r->val, rr, rr_dot_old);
     return MIX_SUCCESS;
 }
 
@@ -271,22 +244,8 @@ int mixi_cpu_cg_xpupdate(void *state, double alpha, double beta, mixi_svec *p, c
     (void)state;
     if (!one_wide_prec(p->prec) || r->prec != p->prec || x->prec != p->prec)
         return MIX_ERR_UNSUPPORTED;
-    const int64_t n = p->n;
-    const int v = vec_isa();
-    if (p->prec == MIX_FP32) {
-        const float a = (float)alpha, b = (float)beta;
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_xpupdate_f32(n, a, b, x->val, p->val, r->val); return MIX_SUCCESS; }
-        if (v) { avx2_xpupdate_f32(n, a, b, x->val, p->val, r->val); return MIX_SUCCESS; }
-#endif
-        generic_xpupdate_f32(n, a, b, x->val, p->val, r->val);
-    } else {
-#ifdef VEC_AVX2
-        if (v == 2) { avx512_xpupdate_f64(n, alpha, beta, x->val, p->val, r->val); return MIX_SUCCESS; }
-        if (v) { avx2_xpupdate_f64(n, alpha, beta, x->val, p->val, r->val); return MIX_SUCCESS; }
-#endif
-        generic_xpupdate_f64(n, alpha, beta, x->val, p->val, r->val);
-    }
-    (void)v;
+    if (p->prec == MIX_FP32)
+        VEC_RUN(xpupdate_f32, p->n, (float)alpha, (float)beta, x->val, p->val, r->val);
+    else VEC_RUN(xpupdate_f64, p->n, alpha, beta, x->val, p->val, r->val);
     return MIX_SUCCESS;
 }

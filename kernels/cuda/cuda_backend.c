@@ -19,32 +19,20 @@ int mixi_cuda_status(cudaError_t e)
     return MIX_ERR_INTERNAL;
 }
 
-int mixi_cublas_status(cublasStatus_t s)
-{
-    if (s == CUBLAS_STATUS_SUCCESS) return MIX_SUCCESS;
-    if (s == CUBLAS_STATUS_ALLOC_FAILED) return MIX_ERR_ALLOC;
-    if (s == CUBLAS_STATUS_NOT_INITIALIZED) return MIX_ERR_BACKEND;
-    if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_ARCH_MISMATCH) return MIX_ERR_UNSUPPORTED;
-    return MIX_ERR_INTERNAL;
-}
-
-int mixi_cusolver_status(cusolverStatus_t s)
-{
-    if (s == CUSOLVER_STATUS_SUCCESS) return MIX_SUCCESS;
-    if (s == CUSOLVER_STATUS_ALLOC_FAILED) return MIX_ERR_ALLOC;
-    if (s == CUSOLVER_STATUS_NOT_INITIALIZED) return MIX_ERR_BACKEND;
-    if (s == CUSOLVER_STATUS_NOT_SUPPORTED || s == CUSOLVER_STATUS_ARCH_MISMATCH) return MIX_ERR_UNSUPPORTED;
-    return MIX_ERR_INTERNAL;
-}
-
-int mixi_cusparse_status(cusparseStatus_t s)
-{
-    if (s == CUSPARSE_STATUS_SUCCESS) return MIX_SUCCESS;
-    if (s == CUSPARSE_STATUS_ALLOC_FAILED) return MIX_ERR_ALLOC;
-    if (s == CUSPARSE_STATUS_NOT_INITIALIZED) return MIX_ERR_BACKEND;
-    if (s == CUSPARSE_STATUS_NOT_SUPPORTED || s == CUSPARSE_STATUS_ARCH_MISMATCH) return MIX_ERR_UNSUPPORTED;
-    return MIX_ERR_INTERNAL;
-}
+/* cuBLAS, cuSOLVER and cuSPARSE statuses (PFX##_STATUS_*) as library status codes. */
+#define MIXI_LIB_STATUS(fn, T, PFX)                                                               \
+    int fn(T s)                                                                                   \
+    {                                                                                             \
+        if (s == PFX##_STATUS_SUCCESS) return MIX_SUCCESS;                                        \
+        if (s == PFX##_STATUS_ALLOC_FAILED) return MIX_ERR_ALLOC;                                 \
+        if (s == PFX##_STATUS_NOT_INITIALIZED) return MIX_ERR_BACKEND;                            \
+        if (s == PFX##_STATUS_NOT_SUPPORTED || s == PFX##_STATUS_ARCH_MISMATCH)                   \
+            return MIX_ERR_UNSUPPORTED;                                                           \
+        return MIX_ERR_INTERNAL;                                                                  \
+    }
+MIXI_LIB_STATUS(mixi_cublas_status, cublasStatus_t, CUBLAS)
+MIXI_LIB_STATUS(mixi_cusolver_status, cusolverStatus_t, CUSOLVER)
+MIXI_LIB_STATUS(mixi_cusparse_status, cusparseStatus_t, CUSPARSE)
 
 /* A device answers: the driver loads and at least one GPU is visible. Never crashes without one. */
 static int device_present(int *device)

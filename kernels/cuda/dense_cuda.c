@@ -150,10 +150,8 @@ static int cuda_col_absmax_f64(void *state, int m, int n, const double *a, int l
     double *d = NULL;
     int st = scratch(state, (void **)&d, (size_t)n * sizeof *d);
     if (st) return st;
-    if ((st = mixi_cuda_status(mixi_cuda_col_absmax_f64(STREAM(state), m, n, a, lda, NULL, d))))
-        goto out;
-    st = fetch(state, colmax, d, (size_t)n * sizeof *d);
-out:
+    st = mixi_cuda_status(mixi_cuda_col_absmax_f64(STREAM(state), m, n, a, lda, NULL, d));
+    if (!st) st = fetch(state, colmax, d, (size_t)n * sizeof *d);
     scratch_free(state, d);
     return st;
 }

@@ -107,17 +107,9 @@ static void sp_destroy(void *state, mixi_spmat *A)
         mixi_cuda_backend.free(state, A->rowptr);
         mixi_cuda_backend.free(state, A->colind);
     }
-    mixi_cuda_backend.free(state, A->val);
-    mixi_cuda_backend.free(state, A->slice);
-    mixi_cuda_backend.free(state, A->eslice);
-    mixi_cuda_backend.free(state, A->erp);
-    mixi_cuda_backend.free(state, A->col);
-    mixi_cuda_backend.free(state, A->ecol);
-    mixi_cuda_backend.free(state, A->eval);
-    mixi_cuda_backend.free(state, A->diag);
-    mixi_cuda_backend.free(state, A->rexp);
-    mixi_cuda_backend.free(state, A->smask);
-    mixi_cuda_backend.free(state, A->soff);
+    void *const bufs[] = {A->val,  A->slice, A->eslice, A->erp,   A->col, A->ecol,
+                          A->eval, A->diag,  A->rexp,   A->smask, A->soff};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) mixi_cuda_backend.free(state, bufs[i]);
     mixi_free(A);
 }
 

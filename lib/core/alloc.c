@@ -1,5 +1,6 @@
 /* alloc.c: the library's one host allocator, with a counter tests use to make allocations fail. */
 #include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdatomic.h>
 #include "lib/core/core.h"
@@ -35,13 +36,8 @@ void *mixi_malloc(size_t bytes)
 
 void *mixi_calloc(size_t count, size_t size)
 {
-    size_t bytes;
-    if (mixi_mul_size(count, size, &bytes)) return NULL;
-    void *p = mixi_malloc(bytes);
-    if (p) {
-        unsigned char *c = p;
-        for (size_t i = 0; i < bytes; i++) c[i] = 0;
-    }
+    void *p = mixi_malloc_n(count, size);
+    if (p) memset(p, 0, count * size);
     return p;
 }
 
