@@ -421,7 +421,9 @@ int main(int argc, char **argv)
            "indices, 8-byte row pointers; other formats CSR16: values, 2-byte column offsets, 2.25 bytes per "
            "row, FIXED16 per row a float diagonal and an exponent byte); x and y in the precision the CG "
            "runs its vectors in (FP32 over a 16-bit matrix); min = matrix + x read once + y written once; "
-           "as run = min + a decode pass for 16-bit vectors (none by default). \"iter / SpMV time\" = solve "
+           "as run = min + a decode pass for 16-bit vectors (none by default); the triad's arrays and the "
+           "matrices and vectors come from the same host allocator (the same page size). "
+           "\"iter / SpMV time\" = solve "
            "time per iteration / "
            "SpMV time (issue 11 target: <= 1.2).\n");
     for (int s = 0; s < nsizes; s++) {
