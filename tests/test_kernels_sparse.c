@@ -663,7 +663,7 @@ static void test_spmv_cpu_prefetch_variants(void)
                 CU_ASSERT_FATAL(!c->ops->sparse->vec_from64(c->state, xd, NULL, 1.0, &x, NULL));
                 CU_ASSERT_FATAL(cpu_variant_spmv(c, A64, p, NULL, &x, &ref, &xr));
                 for (int v = 0; v < MIXI_SPMV_NVAR; v++) {
-                    if (!mixi_spmv_has_pf(v)) continue;
+                    if (!mixi_spmv_has_pf(v) || v == MIXI_SPMV_CSR) continue; /* FP64's: below */
                     const char *name = mixi_spmv_variant_name(v | MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT);
                     CU_ASSERT_FATAL(cpu_variant_spmv(c, A64, p, name, &x, &got, &xg));
                     if (!sv_same_bits(&ref, &got) || memcmp(&xr, &xg, sizeof xr) != 0)
@@ -683,6 +683,171 @@ static void test_spmv_cpu_prefetch_variants(void)
     CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_AVX512_GATHER);
     CU_ASSERT_EQUAL(mixi_spmv_pfd(code), MIXI_SPMV_PF_DIST);
     CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), "avx512-gather-pf");
+}
+
+/* A banded test matrix: row i holds columns i - hw .. i + hw (clipped), values of mixed signs
+ * and magnitudes 2^-4 .. 2^4, diagonal 4 .. 12. */
+static int sk_banded(int n, int hw, uint64_t seed, mixm_csr *A)
+{
+    mixm_rng g;
+    mixm_rng_seed(&g, seed);
+    int st = mixm_csr_alloc(A, n, n, (int64_t)n * (2 * hw + 1));
+    if (st) return st;
+    int64_t k = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = k;
+        for (int j = i - hw; j <= i + hw; j++) {
+            if (j < 0 || j >= n) continue;
+            const double mag = ldexp(1.0, (int)(mixm_rng_next(&g) % 9) - 4);
+            A->colind[k] = j;
+            A->val[k++] = j == i ? 4.0 + 8.0 * mixm_rng_uniform(&g) : (2.0 * mixm_rng_uniform(&g) - 1.0) * mag;
+        }
+    }
+    A->rowptr[n] = k;
+    return MIX_SUCCESS;
+}
+
+/* FP64 CSR SpMVs of one copy of A64 (MIXSOLVE_SPMV_VARIANT = var, or the tuner: NULL), `calls`
+ * of them, each against ref's bits and <x, A x>. */
+static int csr_runs_same(mix_context *c, const mixi_spmat *A64, const char *var, const mixi_svec *x,
+                         int calls, const sv_host *ref, double xr)
+{
+    const mixi_sparse_ops *o = c->ops->sparse;
+    mixi_spmat *As = NULL;
+    mixi_svec yv;
+    if (var) setenv("MIXSOLVE_SPMV_VARIANT", var, 1);
+    int ok = !o->csr_convert(c->state, A64, MIX_FP64, NULL, &As) && !sv_alloc(c, MIX_FP64, x->n, &yv);
+    unsetenv("MIXSOLVE_SPMV_VARIANT");
+    for (int r = 0; ok && r < calls; r++) {
+        sv_host got;
+        double xg = 0.0;
+        ok = !o->spmv(c->state, As, x, &yv, &xg) && sv_get(c, &yv, &got) && sv_same_bits(ref, &got) &&
+             memcmp(&xr, &xg, sizeof xr) == 0;
+        sv_host_free(&got);
+    }
+    /* a forced variant runs as named; the tuner has chosen one of CSR's */
+    const char *name = o->spmv_variant(c->state, As);
+    ok = ok && (var ? strcmp(name, var) == 0 : strncmp(name, "csr", 3) == 0);
+    if (As) o->csr_destroy(c->state, As);
+    sv_free(c, &yv);
+    return ok;
+}
+
+/* Every FP64 CSR variant forced, and the tuner through its whole timing (bodies, then the
+ * prefetch stage), give the portable row body's bits: 3D Poisson 24^3 and 56^3 (its values and
+ * column indices above MIXI_HUGE_MIN: the huge-page allocation path), a band, and the irregular
+ * test matrix (an empty row, a row of 300). */
+static void test_spmv_cpu_csr_variants(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    mix_context *c = mixt_context();
+    for (int m = 0; m < 4; m++) {
+        mixm_csr A;
+        CU_ASSERT_FATAL(m == 0   ? !mixm_gen_poisson3d(24, &A)
+                        : m == 1 ? !mixm_gen_poisson3d(56, &A)
+                        : m == 2 ? !sk_banded(5003, 5, 11, &A)
+                                 : !sk_matrix(SK_N, 6, 7, &A));
+        if (m == 1) CU_ASSERT((size_t)A.rowptr[A.nrows] * sizeof(int32_t) >= MIXI_HUGE_MIN);
+        mixi_spmat *A64 = NULL;
+        CU_ASSERT_FATAL(!c->ops->sparse->csr_create(c->state, A.nrows, A.rowptr, A.colind, A.val, &A64));
+        double *xd = malloc((size_t)A.nrows * sizeof *xd);
+        CU_ASSERT_FATAL(xd != NULL);
+        sk_vector(A.nrows, 99 + (uint64_t)m, xd);
+        mixi_svec x;
+        sv_host ref;
+        double xr = 0.0;
+        CU_ASSERT_FATAL(!sv_alloc(c, MIX_FP64, A.nrows, &x));
+        CU_ASSERT_FATAL(!c->ops->sparse->vec_from64(c->state, xd, NULL, 1.0, &x, NULL));
+        CU_ASSERT_FATAL(cpu_variant_spmv(c, A64, MIX_FP64, NULL, &x, &ref, &xr));
+        /* the reference is kernels/common's row itself */
+        for (int i = 0; i < A.nrows; i++) {
+            const double yi = mixk_spmv_row_fp64(A.rowptr, A.colind, A.val, xd, NULL, i);
+            if (memcmp(&yi, ref.val + (size_t)i * sizeof yi, sizeof yi) != 0) {
+                CU_FAIL("the portable FP64 SpMV is not kernels/common's row");
+                break;
+            }
+        }
+        CU_ASSERT(csr_runs_same(c, A64, "csr", &x, 2, &ref, xr));
+        CU_ASSERT(csr_runs_same(c, A64, "csr-pf", &x, 2, &ref, xr));
+        CU_ASSERT(csr_runs_same(c, A64, NULL, &x, 3 * MIXI_TUNE_ROUNDS + 2, &ref, xr));
+        sv_host_free(&ref);
+        sv_free(c, &x);
+        free(xd);
+        c->ops->sparse->csr_destroy(c->state, A64);
+        mixm_csr_free(&A);
+    }
+    mix_context_destroy(c);
+    const int code = mixi_spmv_variant_parse("csr-pf");
+    CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_CSR);
+    CU_ASSERT_EQUAL(mixi_spmv_pfd(code), MIXI_SPMV_PF_DIST);
+    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), "csr-pf");
+}
+
+/* FP64's tuner: CSR timed, then its prefetch stage; MIXSOLVE_TUNE=off pins plain CSR at once. */
+static void test_spmv_tuner_csr(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    const char *env = getenv("MIXSOLVE_TUNE");
+    char *saved = env ? strdup(env) : NULL;
+    for (int with = 0; with < 3; with++) {
+        if (with == 2) setenv("MIXSOLVE_TUNE", "off", 1);
+        else unsetenv("MIXSOLVE_TUNE");
+        mixi_spmv_tuner T;
+        mixi_spmv_tuner_init(&T, MIX_FP64, 1, 1);
+        if (with == 2) CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), "csr");
+        if (with < 2 && T.chosen >= 0) continue; /* forced by the environment */
+        int c = 0;
+        for (; mixi_spmv_tuner_timing(&T) && c < 100; c++) {
+            const int v = mixi_spmv_tuner_next(&T);
+            CU_ASSERT_EQUAL(mixi_spmv_body(v), MIXI_SPMV_CSR);
+            CU_ASSERT(with < 2 || mixi_spmv_pfd(v) == 0);
+            const double t = mixi_spmv_pfd(v) ? (with ? 0.9 : 1.01) : 1.0;
+            mixi_spmv_tuner_done(&T, MIX_FP64, v, 1e-3 * t, 1e6);
+        }
+        CU_ASSERT_EQUAL(c, with == 2 ? MIXI_TUNE_ROUNDS : 3 * MIXI_TUNE_ROUNDS);
+        CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), with == 1 ? "csr-pf" : "csr");
+    }
+    if (saved) setenv("MIXSOLVE_TUNE", saved, 1);
+    else unsetenv("MIXSOLVE_TUNE");
+    free(saved);
+}
+
+/* Host blocks of MIXI_HUGE_MIN bytes or more (matrices, vectors: lib/core/alloc.c) are usable,
+ * aligned as mixi_alloc_alignment says (2 MiB where Linux has MADV_HUGEPAGE), and freed cleanly
+ * (the sanitizer builds check the frees); smaller ones keep 64 bytes. */
+static void test_alloc_huge_blocks(void)
+{
+    const long live = mixi_alloc_live();
+    const size_t sizes[] = {100, MIXI_HUGE_MIN - 1, MIXI_HUGE_MIN, MIXI_HUGE_MIN + 12345, 3 * MIXI_HUGE_ALIGN + 1};
+    CU_ASSERT_EQUAL(mixi_alloc_alignment(100), 64);
+    CU_ASSERT_EQUAL(mixi_alloc_alignment(MIXI_HUGE_MIN - 1), 64);
+    CU_ASSERT(mixi_alloc_alignment(MIXI_HUGE_MIN) == 64 || mixi_alloc_alignment(MIXI_HUGE_MIN) == MIXI_HUGE_ALIGN);
+#if defined(__linux__)
+    CU_ASSERT_EQUAL(mixi_alloc_alignment(MIXI_HUGE_MIN), MIXI_HUGE_ALIGN);
+#endif
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        const size_t b = sizes[k];
+        unsigned char *p = mixi_malloc(b);
+        CU_ASSERT_FATAL(p != NULL);
+        CU_ASSERT_EQUAL((uintptr_t)p % mixi_alloc_alignment(b), 0);
+        memset(p, 0xa5, b);
+        CU_ASSERT(p[0] == 0xa5 && p[b / 2] == 0xa5 && p[b - 1] == 0xa5);
+        mixi_free(p);
+    }
+    double *q = mixi_calloc(MIXI_HUGE_MIN / sizeof(double) + 7, sizeof(double));
+    CU_ASSERT_FATAL(q != NULL);
+    CU_ASSERT(q[0] == 0.0 && q[MIXI_HUGE_MIN / sizeof(double) + 6] == 0.0);
+    mixi_free(q);
+    if (mixt_backend == MIX_BACKEND_CPU) { /* the CPU backend's allocations are these blocks */
+        mix_context *c = mixt_context();
+        void *d = NULL;
+        CU_ASSERT_FATAL(!c->ops->alloc(c->state, &d, MIXI_HUGE_MIN + 8));
+        CU_ASSERT_EQUAL((uintptr_t)d % mixi_alloc_alignment(MIXI_HUGE_MIN + 8), 0);
+        CU_ASSERT(!c->ops->memset0(c->state, d, MIXI_HUGE_MIN + 8));
+        c->ops->free(c->state, d);
+        mix_context_destroy(c);
+    }
+    CU_ASSERT_EQUAL(mixi_alloc_live(), live);
 }
 
 /* The tuner's prefetch stage: after the bodies, a vector body is timed without and with
@@ -911,6 +1076,9 @@ static const mixt_test sparse_property_tests[] = {
     {"spmv FP32 vectors over 16-bit, FP64 row sums", test_spmv_acc_vectors},
     {"CPU spmv variants with prefetch = portable bits", test_spmv_cpu_prefetch_variants},
     {"CPU spmv tuner: the prefetch stage", test_spmv_tuner_prefetch_stage},
+    {"CPU FP64 CSR variants = portable bits (stencil, band, random)", test_spmv_cpu_csr_variants},
+    {"CPU spmv tuner: FP64 CSR, its prefetch, MIXSOLVE_TUNE=off", test_spmv_tuner_csr},
+    {"host blocks from MIXI_HUGE_MIN: aligned, usable, freed", test_alloc_huge_blocks},
     {NULL, NULL},
 };
 

@@ -55,6 +55,21 @@ typedef struct {
     void (*accum64)(const mixi_svec *v, const double *scale, double alpha, double *y);
 } cpu_svec_kernels;
 
+/* FP64 CSR row i's values and column indices MIXI_SPMV_CSR_PF_BYTES(pfd) ahead into L1: the
+ * hardware prefetchers stop at 4 KiB page boundaries, and a row of a stencil is ~0.1 KiB.
+ * Addresses past the arrays' ends do not fault (computed as integers: no out-of-bounds pointer
+ * arithmetic). */
+static inline void csr_prefetch(const mixi_spmat *A, int64_t i, int pfd)
+{
+#if defined(__GNUC__)
+    const uintptr_t k = (uintptr_t)A->rowptr[i], ahead = (uintptr_t)MIXI_SPMV_CSR_PF_BYTES(pfd);
+    __builtin_prefetch((const void *)((uintptr_t)A->val + k * sizeof(double) + ahead));
+    __builtin_prefetch((const void *)((uintptr_t)A->colind + k * sizeof *A->colind + ahead));
+#else
+    (void)A, (void)i, (void)pfd;
+#endif
+}
+
 /* Token helpers of the template (kernels/cpu/sparse_cpu_t.h): pasting after expansion, and
  * MIXI_WHEN_SAME(a, b, code): `code` when the accumulators a and b are the same precision. */
 #define MIXI_CAT_(a, b) a##b

@@ -124,13 +124,15 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mixi_spmat *
      * as they run over x decoded into xf for narrow 16-bit vectors. */
     const int wide = x->prec != P;
     const float *xrow = wide ? (const float *)x->val : NARROW(P) ? xf : NULL;
+    /* FP64 CSR "csr-pf": the row's values and column indices a distance ahead (the same bits). */
+    const int csr_pf = P == MIX_FP64 ? mixi_spmv_pfd(var) : 0;
 #ifdef ISA_SLICE
     if (!ISA_SLICE(P, A, xrow ? xrow : (const float *)x->val, b, cnt, v, var))
-#else
-    (void)var;
 #endif
-        for (int t = 0; t < cnt; t++)
+        for (int t = 0; t < cnt; t++) {
+            if (csr_pf) csr_prefetch(A, b * BLK + t, csr_pf);
             v[t] = xrow ? FN(rowf)(P, A, xrow, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
+        }
     if (wide) memcpy(xb, (const T *)x->val + b * BLK, (size_t)cnt * sizeof(T));
     else FN(load_block)(P, x, b, cnt, xb);
     double dot;

@@ -8,8 +8,10 @@
 static const char *const names[MIXI_SPMV_NVAR] = {"avx512-contig", "avx512-gather", "avx2-contig",
                                                   "avx2-gather",   "portable",      "csr"};
 
-static const char *const pf_names[MIXI_SPMV_NVAR] = {"avx512-contig-pf", "avx512-gather-pf",
-                                                     "avx2-contig-pf", "avx2-gather-pf"};
+static const char *const pf_names[MIXI_SPMV_NVAR] = {
+    [MIXI_SPMV_AVX512_CONTIG] = "avx512-contig-pf", [MIXI_SPMV_AVX512_GATHER] = "avx512-gather-pf",
+    [MIXI_SPMV_AVX2_CONTIG] = "avx2-contig-pf",     [MIXI_SPMV_AVX2_GATHER] = "avx2-gather-pf",
+    [MIXI_SPMV_CSR] = "csr-pf"};
 
 const char *mixi_spmv_variant_name(int var)
 {
@@ -73,8 +75,9 @@ void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, in
         T->chosen = forced;
         return;
     }
-    /* Tuning off: the default at once; FP64's one body is still timed for mixi_spmv_rate. */
-    if (tune_off() && storage != MIX_FP64) T->chosen = T->cand[T->dflt];
+    /* Tuning off: the default at once (no prefetch stage); its first SpMVs are still timed for
+     * mixi_spmv_rate. */
+    if (tune_off()) T->chosen = T->cand[T->dflt];
 }
 
 int mixi_spmv_tuner_next(const mixi_spmv_tuner *T)

@@ -9,7 +9,7 @@
  * slot order per row), so the tuner may pick any.  CONTIG: contiguous slots load x with one
  * vector load (kernels/common/sell.h), the others gather; AVX512: 16 rows per vector, AVX2: 8.
  * PORTABLE: kernels/common's row bodies only (forced, never tuned).  FP64 storage (plain CSR)
- * has one body, MIXI_SPMV_CSR. */
+ * has one body, MIXI_SPMV_CSR (kernels/common's row), with or without software prefetch. */
 enum {
     MIXI_SPMV_AVX512_CONTIG,
     MIXI_SPMV_AVX512_GATHER,
@@ -22,13 +22,19 @@ enum {
 
 /* A variant code: the body above, plus a software prefetch distance (in SELL slot rows, 0: none)
  * in the bits from MIXI_SPMV_PF_SHIFT.  Prefetching does not touch the arithmetic: the same bits.
- * The vector bodies come with MIXI_SPMV_PF_DIST ("-pf" in the name: "avx512-gather-pf"). */
+ * The vector bodies and CSR come with MIXI_SPMV_PF_DIST ("-pf" in the name: "avx512-gather-pf",
+ * "csr-pf"); CSR reads it as MIXI_SPMV_PF_DIST x 32 bytes ahead in its values and in its column
+ * indices (1 KiB: on 3D Poisson 150^3, 2 threads, 512 B to 2 KiB ahead all gave 5-15%). */
 #define MIXI_SPMV_PF_SHIFT 8
 #define MIXI_SPMV_PF_DIST 32 /* 2 KiB of 16-bit values ahead (a 150^3 stencil slice: ~5 slices) */
+#define MIXI_SPMV_CSR_PF_BYTES(pfd) ((pfd) * 32)
 static inline int mixi_spmv_body(int code) { return code & ((1 << MIXI_SPMV_PF_SHIFT) - 1); }
 static inline int mixi_spmv_pfd(int code) { return code >> MIXI_SPMV_PF_SHIFT; }
-/* Whether body `var` has a prefetching form (the vector bodies of the SELL formats). */
-static inline int mixi_spmv_has_pf(int var) { return var >= MIXI_SPMV_AVX512_CONTIG && var <= MIXI_SPMV_AVX2_GATHER; }
+/* Whether body `var` has a prefetching form (the vector bodies of the SELL formats, and CSR). */
+static inline int mixi_spmv_has_pf(int var)
+{
+    return (var >= MIXI_SPMV_AVX512_CONTIG && var <= MIXI_SPMV_AVX2_GATHER) || var == MIXI_SPMV_CSR;
+}
 
 const char *mixi_spmv_variant_name(int var);
 /* The variant named `name` (as mixi_spmv_variant_name gives it), or -1. */
@@ -59,7 +65,8 @@ typedef struct {
 
 /* Candidates for a storage format on this CPU (has_avx2: AVX2 + F16C; has_avx512: AVX-512F),
  * and the environment: MIXSOLVE_SPMV_VARIANT=<name> forces a variant (where it applies),
- * MIXSOLVE_TUNE=off pins the default (the widest ISA's gather body, as before the tuner). */
+ * MIXSOLVE_TUNE=off pins the default (the widest ISA's gather body, as before the tuner; FP64:
+ * CSR without prefetch). */
 void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, int has_avx512);
 /* The variant code the next SpMV runs. */
 int mixi_spmv_tuner_next(const mixi_spmv_tuner *T);
