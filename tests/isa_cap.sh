@@ -77,5 +77,5 @@ if [ -x "$units" ]; then
 else
   echo "no CUnit runner: suites not run"
 fi
-[ "$status" = 0 ] && echo "PASS: MIXSOLVE_CPU_ISA=avx2|portable (CPU: avx512f $avx512, avx2+f16c $avx2)"
+[ "$status" = 0 ] && echo "isa_cap.sh: avx2 and portable caps checked (CPU: avx512f $avx512, avx2+f16c $avx2)"
 exit "$status"
