@@ -80,6 +80,9 @@ EXTRA_DIST += tests/layering.sh
 # The extension recipes of doc/HACKING.md: precisions and backends named only where allowed.
 TESTS += tests/extension.sh
 EXTRA_DIST += tests/extension.sh
+# The CPU kernels under MIXSOLVE_CPU_ISA=avx2|portable: the same bits, no body the cap removed.
+TESTS += tests/isa_cap.sh
+EXTRA_DIST += tests/isa_cap.sh
 # find_package(mixsolve) from a staged `make install', by an outside CMake project.
 TESTS += tests/cmake.sh
 EXTRA_DIST += tests/cmake.sh tests/cmake/CMakeLists.txt

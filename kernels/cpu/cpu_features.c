@@ -1,8 +1,11 @@
 /* cpu_features.c: CPU features probed once per process from cpuid and the OS-enabled register
- * state (xgetbv).  In a virtual machine each cpuid traps to the hypervisor, so the probe must not
- * run per call: a conversion loop once asked for F16C per column (11% of a BF16 solve). */
+ * state (xgetbv), less those MIXSOLVE_CPU_ISA masks.  In a virtual machine each cpuid traps to
+ * the hypervisor, so the probe must not run per call: a conversion loop once asked for F16C per
+ * column (11% of a BF16 solve). */
 #include "config.h" /* MIX_HAVE_ONEDNN: without it the oneDNN engine silently compiled out */
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define MIX_X86 1
@@ -56,9 +59,30 @@ static void probe(void)
 static void probe(void) {} /* portable loops only */
 #endif
 
+/* MIXSOLVE_CPU_ISA caps the features seen (it only clears flags, never sets one), so that this
+ * CPU runs every dispatched path a lesser CPU would: AVX2 bodies timed and tested end to end on
+ * an AVX-512 machine.  Unknown values leave the probe as it is. */
+static void cap(features *f, const char *isa)
+{
+    if (!isa || !*isa || strcmp(isa, "native") == 0) return;
+    if (strcmp(isa, "avx512") == 0) { /* AVX-512F only: no BF16/FP16 arithmetic, no AMX */
+        f->avx512_bf16 = f->avx512_fp16 = f->amx_bf16 = 0;
+    } else if (strcmp(isa, "avx2") == 0) { /* AVX2 + F16C (+ FMA), e.g. AMD Zen 1-3 */
+        f->avx512f = f->avx512_bf16 = f->avx512_fp16 = f->amx_bf16 = 0;
+    } else if (strcmp(isa, "portable") == 0 || strcmp(isa, "sse2") == 0) { /* the C bodies */
+        memset(f, 0, sizeof *f);
+    }
+}
+
+static void probe_capped(void)
+{
+    probe();
+    cap(&feat, getenv("MIXSOLVE_CPU_ISA"));
+}
+
 static const features *get(void)
 {
-    pthread_once(&probe_once, probe);
+    pthread_once(&probe_once, probe_capped);
     return &feat;
 }
 

@@ -1,4 +1,6 @@
-/* cpu_features.h: run-time CPU feature checks that pick vectorised loops and GEMM engines. */
+/* cpu_features.h: run-time CPU feature checks that pick vectorised loops and GEMM engines.
+ * MIXSOLVE_CPU_ISA=native|avx512|avx2|portable (read once) lowers what they report, never raises
+ * it: every path dispatched through them then runs as on that CPU class. */
 #ifndef MIX_CPU_FEATURES_H
 #define MIX_CPU_FEATURES_H
 
