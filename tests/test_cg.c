@@ -1146,7 +1146,8 @@ static void test_fixed16_matrix_format(void)
     mixm_csr_free(&A);
 }
 
-/* CPU only: the portable and the AVX2/F16C kernels give the same solutions (same roundings,
+/* CPU only: the portable and the vector kernels (SpMV and fused CG passes; AVX-512 where the CPU
+ * has it) give the same solutions (same roundings,
  * FP64 reductions summed in the same order; FIXED16's AVX2 SpMV multiplies by x decoded once per
  * SpMV, the portable body decodes per nonzero, to the same bits). */
 static void test_portable_agrees(void)

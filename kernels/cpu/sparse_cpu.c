@@ -590,6 +590,7 @@ static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
 static int force_portable;
 
 void mixi_cpu_sparse_force_portable(int on) { force_portable = on; }
+int mixi_cpu_sparse_portable_forced(void) { return force_portable; }
 
 const mixk_sell *mixi_cpu_spmat_sell(const mixi_spmat *A)
 {

@@ -4,6 +4,7 @@
 #include "kernels/common/cg_update.h"
 #include "kernels/cpu/vec_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/sparse_cpu.h"
 
 /* As sparse_cpu.c's PAR_MIN: the same rows run serially or in the same static split, so the
  * FP64 reductions add their block sums as the unfused kernels do. */
@@ -212,8 +213,13 @@ VEC_PASSES(avx512, VEC_AVX512_ATTR, double, f64)
 #endif
 
 #ifdef VEC_AVX2
-/* 2: AVX-512F; 1: AVX2 + F16C (sparse_cpu.c's test); 0: the portable body. */
-static int vec_isa(void) { return mixi_cpu_has_avx512f() ? 2 : mixi_cpu_has_f16c(); }
+/* 2: AVX-512F; 1: AVX2 + F16C (sparse_cpu.c's test); 0: the portable body, also when the tests
+ * force the sparse kernels portable, so that a whole CG solve runs the plain C code. */
+static int vec_isa(void)
+{
+    if (mixi_cpu_sparse_portable_forced()) return 0;
+    return mixi_cpu_has_avx512f() ? 2 : mixi_cpu_has_f16c();
+}
 
 /* Runs the pass `pass` (e.g. rupdate_f32) of the ISA vec_isa() picks. */
 #define VEC_RUN(pass, ...)                                                                        \
