@@ -618,23 +618,57 @@ static void test_spmv_acc_vectors(void)
     spmv_acc_vectors(0);
 }
 
+/* A fresh copy *As of A64 in p with MIXSOLVE_SPMV_VARIANT = var (unset: NULL), the portable
+ * bodies forced or not, and *yv for its results, like x. */
+static int variant_copy(mix_context *c, const mixi_spmat *A64, mix_prec p, const char *var,
+                        int portable, const mixi_svec *x, mixi_spmat **As, mixi_svec *yv)
+{
+    *As = NULL;
+    memset(yv, 0, sizeof *yv);
+    if (var) setenv("MIXSOLVE_SPMV_VARIANT", var, 1);
+    mixi_cpu_sparse_force_portable(portable);
+    const int ok = !c->ops->sparse->csr_convert(c->state, A64, p, NULL, As) &&
+                   !sv_alloc(c, x->prec, x->n, yv);
+    unsetenv("MIXSOLVE_SPMV_VARIANT");
+    mixi_cpu_sparse_force_portable(0);
+    return ok;
+}
+
+static void variant_drop(mix_context *c, mixi_spmat *As, mixi_svec *yv)
+{
+    if (As) c->ops->sparse->csr_destroy(c->state, As);
+    sv_free(c, yv);
+}
+
 /* One SpMV of a fresh copy of A64 in p (variant forced by name, or the portable body: NULL)
  * over x; its y and <x, A x> into *y and *xy. */
 static int cpu_variant_spmv(mix_context *c, const mixi_spmat *A64, mix_prec p, const char *var,
                             const mixi_svec *x, sv_host *y, double *xy)
 {
-    const mixi_sparse_ops *o = c->ops->sparse;
-    mixi_spmat *As = NULL;
+    mixi_spmat *As;
     mixi_svec yv;
-    if (var) setenv("MIXSOLVE_SPMV_VARIANT", var, 1);
-    mixi_cpu_sparse_force_portable(!var);
-    int ok = !o->csr_convert(c->state, A64, p, NULL, &As) && !sv_alloc(c, x->prec, x->n, &yv);
-    unsetenv("MIXSOLVE_SPMV_VARIANT");
-    mixi_cpu_sparse_force_portable(0);
-    ok = ok && !o->spmv(c->state, As, x, &yv, xy) && sv_get(c, &yv, y);
-    if (As) o->csr_destroy(c->state, As);
-    sv_free(c, &yv);
+    int ok = variant_copy(c, A64, p, var, !var, x, &As, &yv);
+    ok = ok && !c->ops->sparse->spmv(c->state, As, x, &yv, xy) && sv_get(c, &yv, y);
+    variant_drop(c, As, &yv);
     return ok;
+}
+
+/* A64 (FP64, backend memory) of A and a host x of seed's values; closed by cpu_problem_close. */
+static void cpu_problem_open(mix_context *c, const mixm_csr *A, uint64_t seed, mixi_spmat **A64,
+                             double **xd)
+{
+    *A64 = NULL;
+    CU_ASSERT_FATAL(!c->ops->sparse->csr_create(c->state, A->nrows, A->rowptr, A->colind, A->val, A64));
+    *xd = malloc((size_t)A->nrows * sizeof **xd);
+    CU_ASSERT_FATAL(*xd != NULL);
+    sk_vector(A->nrows, seed, *xd);
+}
+
+static void cpu_problem_close(mix_context *c, mixm_csr *A, mixi_spmat *A64, double *xd)
+{
+    free(xd);
+    c->ops->sparse->csr_destroy(c->state, A64);
+    mixm_csr_free(A);
 }
 
 /* Every CPU SpMV body with software prefetch (kernels/cpu/spmv_tune.h; the bodies without it:
@@ -647,11 +681,9 @@ static void test_spmv_cpu_prefetch_variants(void)
     for (int m = 0; m < 2; m++) {
         mixm_csr A;
         CU_ASSERT_FATAL(m ? !sk_matrix(SK_N, 6, 7, &A) : !mixm_gen_poisson3d(24, &A));
-        mixi_spmat *A64 = NULL;
-        CU_ASSERT_FATAL(!c->ops->sparse->csr_create(c->state, A.nrows, A.rowptr, A.colind, A.val, &A64));
-        double *xd = malloc((size_t)A.nrows * sizeof *xd);
-        CU_ASSERT_FATAL(xd != NULL);
-        sk_vector(A.nrows, 99, xd);
+        mixi_spmat *A64;
+        double *xd;
+        cpu_problem_open(c, &A, 99, &A64, &xd);
         for (int k = 1; k < SK_NPREC; k++)
             for (int wide = 0; wide < 2; wide++) {
                 const mix_prec p = sk_precs[k], vp = wide ? MIX_FP32 : p;
@@ -673,9 +705,7 @@ static void test_spmv_cpu_prefetch_variants(void)
                 sv_host_free(&ref);
                 sv_free(c, &x);
             }
-        free(xd);
-        c->ops->sparse->csr_destroy(c->state, A64);
-        mixm_csr_free(&A);
+        cpu_problem_close(c, &A, A64, xd);
     }
     mix_context_destroy(c);
     /* The names round-trip, and a prefetching variant names its body. */
@@ -713,11 +743,9 @@ static int csr_runs_same(mix_context *c, const mixi_spmat *A64, const char *var,
                          int calls, const sv_host *ref, double xr)
 {
     const mixi_sparse_ops *o = c->ops->sparse;
-    mixi_spmat *As = NULL;
+    mixi_spmat *As;
     mixi_svec yv;
-    if (var) setenv("MIXSOLVE_SPMV_VARIANT", var, 1);
-    int ok = !o->csr_convert(c->state, A64, MIX_FP64, NULL, &As) && !sv_alloc(c, MIX_FP64, x->n, &yv);
-    unsetenv("MIXSOLVE_SPMV_VARIANT");
+    int ok = variant_copy(c, A64, MIX_FP64, var, 0, x, &As, &yv);
     for (int r = 0; ok && r < calls; r++) {
         sv_host got;
         double xg = 0.0;
@@ -728,8 +756,7 @@ static int csr_runs_same(mix_context *c, const mixi_spmat *A64, const char *var,
     /* a forced variant runs as named; the tuner has chosen one of CSR's */
     const char *name = o->spmv_variant(c->state, As);
     ok = ok && (var ? strcmp(name, var) == 0 : strncmp(name, "csr", 3) == 0);
-    if (As) o->csr_destroy(c->state, As);
-    sv_free(c, &yv);
+    variant_drop(c, As, &yv);
     return ok;
 }
 
@@ -748,11 +775,9 @@ static void test_spmv_cpu_csr_variants(void)
                         : m == 2 ? !sk_banded(5003, 5, 11, &A)
                                  : !sk_matrix(SK_N, 6, 7, &A));
         if (m == 1) CU_ASSERT((size_t)A.rowptr[A.nrows] * sizeof(int32_t) >= MIXI_HUGE_MIN);
-        mixi_spmat *A64 = NULL;
-        CU_ASSERT_FATAL(!c->ops->sparse->csr_create(c->state, A.nrows, A.rowptr, A.colind, A.val, &A64));
-        double *xd = malloc((size_t)A.nrows * sizeof *xd);
-        CU_ASSERT_FATAL(xd != NULL);
-        sk_vector(A.nrows, 99 + (uint64_t)m, xd);
+        mixi_spmat *A64;
+        double *xd;
+        cpu_problem_open(c, &A, 99 + (uint64_t)m, &A64, &xd);
         mixi_svec x;
         sv_host ref;
         double xr = 0.0;
@@ -772,9 +797,7 @@ static void test_spmv_cpu_csr_variants(void)
         CU_ASSERT(csr_runs_same(c, A64, NULL, &x, 3 * MIXI_TUNE_ROUNDS + 2, &ref, xr));
         sv_host_free(&ref);
         sv_free(c, &x);
-        free(xd);
-        c->ops->sparse->csr_destroy(c->state, A64);
-        mixm_csr_free(&A);
+        cpu_problem_close(c, &A, A64, xd);
     }
     mix_context_destroy(c);
     const int code = mixi_spmv_variant_parse("csr-pf");
