@@ -3,8 +3,8 @@
 # the CPU kernels' bit-for-bit CUnit suites (SpMV variants and tuner, SELL format, conversion
 # loops, CG portable vs vector kernels, GEMM engine choice); the tuner never picks a body the cap
 # removed; and `mixsolve solve` gives the same iterations and the same bits of x as uncapped, for
-# every CG storage, fused vector passes included (they have no force-portable switch, so only the
-# cap reaches their AVX2 and generic bodies on an AVX-512 CPU).
+# every CG storage, fused vector passes included (the cap is what reaches their AVX2 bodies on an
+# AVX-512 CPU; the tests' force-portable switch reaches only the generic ones).
 set -u
 cli=./tools/mixsolve
 units=./tests/mixsolve_tests
