@@ -794,7 +794,7 @@ static void test_spmv_cpu_csr_variants(void)
         }
         CU_ASSERT(csr_runs_same(c, A64, "csr", &x, 2, &ref, xr));
         CU_ASSERT(csr_runs_same(c, A64, "csr-pf", &x, 2, &ref, xr));
-        CU_ASSERT(csr_runs_same(c, A64, NULL, &x, 3 * MIXI_TUNE_ROUNDS + 2, &ref, xr));
+        CU_ASSERT(csr_runs_same(c, A64, NULL, &x, MIXI_TUNE_WARMUP + 3 * MIXI_TUNE_ROUNDS + 2, &ref, xr));
         sv_host_free(&ref);
         sv_free(c, &x);
         cpu_problem_close(c, &A, A64, xd);
@@ -827,7 +827,7 @@ static void test_spmv_tuner_csr(void)
             const double t = mixi_spmv_pfd(v) ? (with ? 0.9 : 1.01) : 1.0;
             mixi_spmv_tuner_done(&T, MIX_FP64, v, 1e-3 * t, 1e6);
         }
-        CU_ASSERT_EQUAL(c, with == 2 ? MIXI_TUNE_ROUNDS : 3 * MIXI_TUNE_ROUNDS);
+        CU_ASSERT_EQUAL(c, with == 2 ? MIXI_TUNE_ROUNDS : MIXI_TUNE_WARMUP + 3 * MIXI_TUNE_ROUNDS);
         CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), with == 1 ? "csr-pf" : "csr");
     }
     if (saved) setenv("MIXSOLVE_TUNE", saved, 1);
@@ -890,7 +890,7 @@ static void test_spmv_tuner_prefetch_stage(void)
             const double t = (gather ? 1.0 : 2.0) * (pf ? (with ? 0.9 : 1.01) : 1.0);
             mixi_spmv_tuner_done(&T, MIX_FIXED16, v, 1e-3 * t, 1e6);
         }
-        CU_ASSERT_EQUAL(c, MIXI_TUNE_ROUNDS * 2 + 2 * MIXI_TUNE_ROUNDS);
+        CU_ASSERT_EQUAL(c, MIXI_TUNE_WARMUP + MIXI_TUNE_ROUNDS * 2 + 2 * MIXI_TUNE_ROUNDS);
         CU_ASSERT_EQUAL(mixi_spmv_tuner_next(&T),
                         MIXI_SPMV_AVX2_GATHER | (with ? MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT : 0));
         CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), with ? "avx2-gather-pf" : "avx2-gather");

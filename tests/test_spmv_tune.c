@@ -155,7 +155,7 @@ static double st_variants(const mixm_csr *A)
             CU_ASSERT_FATAL(!f.o->csr_convert(f.ctx->state, f.A64, p, NULL, &As));
             CU_ASSERT(strcmp(mixi_cpu_spmv_variant(As, NULL), "tuning") == 0 ||
                       !mixi_cpu_has_f16c());
-            CU_ASSERT(st_spmv(&f, As, vp, MIXI_TUNE_ROUNDS * 4 + 2, &got));
+            CU_ASSERT(st_spmv(&f, As, vp, MIXI_TUNE_WARMUP + MIXI_TUNE_ROUNDS * 4 + 2, &got));
             CU_ASSERT(st_same(&ref, &got));
             CU_ASSERT(strcmp(mixi_cpu_spmv_variant(As, &contig), "tuning") != 0);
             CU_ASSERT(f.o->spmv_rate(p) > 0.0);
@@ -244,6 +244,13 @@ static void test_tune_pick(void)
     const double ms[] = {3.0, 2.0, 1.0, 1.5}; /* per candidate: avx2-contig fastest */
     CU_ASSERT_EQUAL(T.ncand, 4);
     CU_ASSERT_EQUAL(T.cand[T.dflt], MIXI_SPMV_AVX512_GATHER);
+    /* The warm-up runs the default, and its times (here the fastest of all) are not counted. */
+    for (int c = 0; c < MIXI_TUNE_WARMUP; c++) {
+        CU_ASSERT_EQUAL(mixi_spmv_tuner_next(&T), MIXI_SPMV_AVX512_GATHER);
+        CU_ASSERT(mixi_spmv_tuner_timing(&T));
+        mixi_spmv_tuner_done(&T, MIX_BF16, MIXI_SPMV_AVX512_GATHER, 1e-6, 1e6);
+    }
+    CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), "tuning");
     for (int c = 0; c < MIXI_TUNE_ROUNDS * T.ncand; c++) {
         const int v = mixi_spmv_tuner_next(&T);
         int idx = 0;

@@ -84,7 +84,8 @@ int mixi_spmv_tuner_next(const mixi_spmv_tuner *T)
 {
     if (T->chosen >= 0 && T->pfcalls >= 0) /* the prefetch stage: without, with, without, ... */
         return T->chosen | (T->pfcalls % 2 ? MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT : 0);
-    return T->chosen >= 0 ? T->chosen : T->cand[T->calls % T->ncand];
+    if (T->chosen >= 0) return T->chosen;
+    return T->warm < MIXI_TUNE_WARMUP ? T->cand[T->dflt] : T->cand[T->calls % T->ncand];
 }
 
 int mixi_spmv_tuner_timing(const mixi_spmv_tuner *T)
@@ -123,6 +124,10 @@ void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double 
         return;
     }
     if (T->chosen >= 0 && T->calls >= MIXI_TUNE_ROUNDS) return; /* fixed and rate noted */
+    if (T->chosen < 0 && T->warm < MIXI_TUNE_WARMUP) { /* warming up: not a candidate's time */
+        T->warm++;
+        return;
+    }
     int c = 0;
     while (c < T->ncand && T->cand[c] != var) c++;
     if (c < T->ncand && seconds > 0.0 && (T->best[c] <= 0.0 || seconds < T->best[c]))

@@ -46,14 +46,21 @@ int mixi_spmv_variant_parse(const char *name);
  * no variant was timed.  A pure function: the same table gives the same choice. */
 int mixi_spmv_tune_pick(const double *t, int nvar, int dflt);
 
-/* The per-matrix tuner.  Each of the first MIXI_TUNE_ROUNDS x (number of candidates) SpMVs of a
- * matrix runs the next candidate round robin and is timed (a real SpMV: its result is used);
+/* The per-matrix tuner.  The first MIXI_TUNE_WARMUP SpMVs of a matrix run the default body,
+ * untimed: they are not the solve's steady state (KVM Xeon, FIXED16 3D Poisson 150^3: the first
+ * call, faulting in a fresh vector's pages, 25-27 ms; calls 2-12, after the setup's FP64
+ * residual streamed the FP64 matrix through the last-level cache, 5-5.6 ms; from then on
+ * 4.2-4.5 ms; the round robin gave the first candidate the cold call).  Each of the next
+ * MIXI_TUNE_ROUNDS x (number of candidates) SpMVs runs the next candidate round robin and is
+ * timed (a real SpMV: its result is used);
  * then mixi_spmv_tune_pick fixes the body.  A vector body then runs 2 x MIXI_TUNE_ROUNDS more
  * timed SpMVs, without and with software prefetch alternately, and the pick between the two
  * (the default: without) fixes the variant for the matrix's lifetime.  A matrix serves one SpMV
  * at a time (its decode scratch), so its tuner needs no lock. */
+#define MIXI_TUNE_WARMUP 12
 #define MIXI_TUNE_ROUNDS 4
 typedef struct {
+    int warm;                 /* warm-up SpMVs run so far */
     int cand[MIXI_SPMV_NVAR]; /* the candidates, in order */
     int ncand, dflt;          /* dflt: an index into cand */
     int calls;                /* SpMVs timed so far */
