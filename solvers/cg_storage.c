@@ -5,59 +5,65 @@
 #include "solvers/cg.h"
 
 typedef struct {
-    mixi_svec xs, ys, w, u; /* sloppy v and As v; FP64 S v and A S v */
-    double *v64, *z64;
+    mixi_svec xs, ys, w, u; /* sloppy v and As v; FP64 S v (then the error) and A S v */
 } storage_tmp;
 
 static void tmp_free(mix_context *ctx, storage_tmp *t)
 {
     mixi_svec *v[4] = {&t->xs, &t->ys, &t->w, &t->u};
     for (int k = 0; k < 4; k++) mixi_cg_svec_free(ctx, v[k]);
-    ctx->ops->free(ctx->state, t->v64);
-    ctx->ops->free(ctx->state, t->z64);
 }
 
-/* v = random signs (a fixed sequence: the same estimate on every run), in backend memory.  Signs
- * are exact in every storage, so As v carries the rounding of A alone; for such a v,
- * E ||E v||^2 = ||E||_F^2, and ||E v|| / ||v|| is the RMS 2-norm of E's rows. */
+/* v = random signs (a fixed sequence: the same estimate on every run) into v64, backend memory,
+ * through a small host buffer.  Signs are exact in every storage, so As v carries the rounding
+ * of A alone; for such a v, E ||E v||^2 = ||E||_F^2, and ||E v|| / ||v|| is the RMS 2-norm of
+ * E's rows. */
+#define SIGN_CHUNK 65536
 static int upload_signs(mix_context *ctx, int n, double *v64)
 {
-    double *h = mixi_malloc((size_t)n * sizeof *h);
+    const int cap = n < SIGN_CHUNK ? n : SIGN_CHUNK;
+    double *h = mixi_malloc_n(cap > 0 ? (size_t)cap : 1, sizeof *h);
     if (!h) return MIX_ERR_ALLOC;
     uint64_t s = 0x9e3779b97f4a7c15u;
-    for (int i = 0; i < n; i++) {
-        s = s * 6364136223846793005u + 1442695040888963407u;
-        h[i] = (s >> 63) ? 1.0 : -1.0;
+    int st = MIX_SUCCESS;
+    for (int i0 = 0; i0 < n && !st; i0 += cap) {
+        const int m = n - i0 < cap ? n - i0 : cap;
+        for (int i = 0; i < m; i++) {
+            s = s * 6364136223846793005u + 1442695040888963407u;
+            h[i] = (s >> 63) ? 1.0 : -1.0;
+        }
+        st = ctx->ops->upload(ctx->state, v64 + i0, h, (size_t)m * sizeof *h);
     }
-    int st = ctx->ops->upload(ctx->state, v64, h, (size_t)n * sizeof *h);
     mixi_free(h);
     return st;
 }
 
+/* z = As v - S A S v in four vectors: v goes into u, which A S v then overwrites, and z
+ * accumulates in w once S v has served.  A solve's first use of fresh memory costs page
+ * faults (a KVM guest after an FP64 solve: 300 ms for the six vectors and the host buffer this
+ * took before, 3D Poisson 150^3), so the fewer the better; the sums are the same, in the same
+ * order. */
 static int measure(mix_sparse *A, const mixi_spmat *As, const double *S, mix_prec vprec,
                    storage_tmp *t, double *eta)
 {
     mix_context *ctx = A->ctx;
     const mixi_sparse_ops *sp = ctx->ops->sparse;
     const int n = A->n;
-    const size_t b64 = (size_t)n * sizeof(double);
     double xy, zz = 0.0;
     int st;
-    if ((st = ctx->ops->alloc(ctx->state, (void **)&t->v64, b64)) ||
-        (st = ctx->ops->alloc(ctx->state, (void **)&t->z64, b64)) ||
-        (st = mixi_cg_svec_alloc(ctx, vprec, n, &t->xs)) ||
+    if ((st = mixi_cg_svec_alloc(ctx, vprec, n, &t->xs)) ||
         (st = mixi_cg_svec_alloc(ctx, vprec, n, &t->ys)) ||
         (st = mixi_cg_svec_alloc(ctx, MIX_FP64, n, &t->w)) ||
         (st = mixi_cg_svec_alloc(ctx, MIX_FP64, n, &t->u)) ||
-        (st = upload_signs(ctx, n, t->v64)) ||
-        (st = sp->vec_from64(ctx->state, t->v64, NULL, 1.0, &t->xs, NULL)) ||
-        (st = sp->spmv(ctx->state, As, &t->xs, &t->ys, &xy)) ||
-        (st = ctx->ops->memset0(ctx->state, t->z64, b64)) ||
-        (st = sp->vec_accum64(ctx->state, &t->ys, NULL, 1.0, t->z64)) ||
-        (st = sp->vec_from64(ctx->state, t->v64, S, 1.0, &t->w, NULL)) ||
+        (st = upload_signs(ctx, n, (double *)t->u.val)) ||
+        (st = sp->vec_from64(ctx->state, (const double *)t->u.val, NULL, 1.0, &t->xs, NULL)) ||
+        (st = sp->vec_from64(ctx->state, (const double *)t->u.val, S, 1.0, &t->w, NULL)) ||
         (st = sp->spmv(ctx->state, A->a64, &t->w, &t->u, &xy)) ||
-        (st = sp->vec_accum64(ctx->state, &t->u, S, -1.0, t->z64)) ||
-        (st = sp->nrm2sq64(ctx->state, n, t->z64, &zz)))
+        (st = sp->spmv(ctx->state, As, &t->xs, &t->ys, &xy)) ||
+        (st = ctx->ops->memset0(ctx->state, t->w.val, (size_t)n * sizeof(double))) ||
+        (st = sp->vec_accum64(ctx->state, &t->ys, NULL, 1.0, (double *)t->w.val)) ||
+        (st = sp->vec_accum64(ctx->state, &t->u, S, -1.0, (double *)t->w.val)) ||
+        (st = sp->nrm2sq64(ctx->state, n, (const double *)t->w.val, &zz)))
         zz = 0.0;
     /* Distributed: the local blocks' errors over the whole matrix's rows (the off-process
      * block's rounding is left out), the same eta on every rank.  A rank's failure (an

@@ -237,6 +237,43 @@ static void test_diagonal(void)
     mix_context_destroy(ctx);
 }
 
+/* The storage error the escalation rule weighs (solvers/cg_storage.c) on a diagonal A, where it
+ * is known exactly: the random-sign probe sees d_i - fl(d_i) in every row, so eta is the RMS of
+ * the diagonal's rounding in the format (FP16/BF16 round 1 + tiny to 1; FP32 and FIXED16's float
+ * diagonal to the nearest float).  n above the probe's upload chunk: every chunk must arrive. */
+static void test_storage_error_diagonal(void)
+{
+    enum { N = 70001 };
+    int64_t *rp = malloc((N + 1) * sizeof *rp);
+    int32_t *ci = malloc(N * sizeof *ci);
+    double *v = malloc(N * sizeof *v);
+    CU_ASSERT_FATAL(rp && ci && v);
+    for (int i = 0; i < N; i++) {
+        rp[i] = i;
+        ci[i] = i;
+        v[i] = 1.0 + ldexp((double)(i % 977 + 1), -32);
+    }
+    rp[N] = N;
+    mix_context *ctx = mixt_context();
+    mix_sparse *S;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, rp, ci, v, &S), MIX_SUCCESS);
+    for (int k = 0; k < NSTORAGE; k++) {
+        const mix_prec p = storage[k];
+        const int to_float = p == MIX_FP32 || p == MIX_FIXED16;
+        double want = 0.0, eta = -1.0;
+        for (int i = 0; i < N; i++) {
+            const double e = p == MIX_FP64 ? 0.0 : v[i] - (to_float ? (double)(float)v[i] : 1.0);
+            want += e * e;
+        }
+        want = sqrt(want / N);
+        CU_ASSERT_EQUAL_FATAL(mixi_cg_storage_error(S, p, 0, &eta), MIX_SUCCESS);
+        CU_ASSERT(p == MIX_FP64 ? eta == 0.0 : want > 0.0 && fabs(eta - want) <= 1e-12 * want);
+    }
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    free(rp), free(ci), free(v);
+}
+
 /* Poisson shifted by -4 I (zero diagonal, eigenvalues of both signs). */
 static void test_not_spd(void)
 {
@@ -1193,6 +1230,7 @@ static const mixt_test cg_tests[] = {
     {"Lanczos extremes by Sturm bisection on the 1-D Laplacian; CG's iteration bound",
      test_lanczos_sturm},
     {"kappa estimate against the 1-D Laplacian's spectrum", test_kappa_laplacian},
+    {"storage error of a diagonal matrix: the RMS of its rounding, exactly", test_storage_error_diagonal},
     {"escalation on kappa: FP16 on a Jacobi-scaled stencil hands over", test_escalation_kappa},
     {"budget-aware escalation: every storage within 1.2x FP64's iterations (1138_bus)",
      test_escalation_budget},
