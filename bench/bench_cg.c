@@ -146,6 +146,9 @@ static const char *const variants[] = {"tuned",          "avx512-contig",    "av
                                        "avx2-gather",    "avx2-contig-pf",   "avx2-gather-pf",
                                        "portable"};
 #define NVARIANTS 10
+/* FP64 storage (plain CSR): its row body without and with prefetch. */
+static const char *const csr_variants[] = {"tuned", "csr", "csr-pf"};
+#define NCSR_VARIANTS 3
 
 /* CPU seconds of the process per thread: on a shared machine the time it was not descheduled. */
 static double cpu_now(void)
@@ -187,7 +190,8 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
                          double *ta, double *tb, double *tc, size_t tn, int rounds)
 {
     const mixi_sparse_ops *o = ctx->ops->sparse;
-    const int nv = p == MIX_FP64 ? 1 : NVARIANTS;
+    const int nv = p == MIX_FP64 ? NCSR_VARIANTS : NVARIANTS;
+    const char *const *names = p == MIX_FP64 ? csr_variants : variants;
     mixi_spmat *As[NVARIANTS] = {NULL};
     const mix_prec v = mixi_cg_vector_prec(ctx, 0, p);
     mixi_svec x, y;
@@ -195,7 +199,7 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
     if (svec_new(ctx, v, n, &x) || svec_new(ctx, v, n, &y)) return;
     o->vec_from64(ctx->state, x64, NULL, 1.0, &x, NULL);
     for (int k = 0; k < nv; k++) {
-        if (k) setenv("MIXSOLVE_SPMV_VARIANT", variants[k], 1);
+        if (k) setenv("MIXSOLVE_SPMV_VARIANT", names[k], 1);
         else unsetenv("MIXSOLVE_SPMV_VARIANT");
         best[k] = cbest[k] = 1e30;
         if (o->csr_convert(ctx->state, A64, p, NULL, &As[k])) As[k] = NULL;
@@ -230,7 +234,7 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
         const double gbs = spmv_bytes((double)mb, n, v) / best[k] / 1e9;
         const double cgbs = spmv_bytes((double)mb, n, v) / cbest[k] / 1e9;
         printf("| %s | %s | %s | %.2f | %.1f | %.0f%% | %.2f | %.1f | %.0f%% |\n", mix_prec_name(p),
-               p == MIX_FP64 ? "csr" : variants[k], o->spmv_variant ? o->spmv_variant(ctx->state, As[k]) : "-",
+               names[k], o->spmv_variant ? o->spmv_variant(ctx->state, As[k]) : "-",
                1e3 * best[k], gbs, 100.0 * gbs / triad, 1e3 * cbest[k], cgbs, 100.0 * cgbs / ctriad);
         o->csr_destroy(ctx->state, As[k]);
     }
