@@ -83,6 +83,9 @@ EXTRA_DIST += tests/extension.sh
 # The CPU kernels under MIXSOLVE_CPU_ISA=avx2|portable: the same bits, no body the cap removed.
 TESTS += tests/isa_cap.sh
 EXTRA_DIST += tests/isa_cap.sh
+# The SpMV bodies' software prefetches survive compilation (objdump of the built library).
+TESTS += tests/prefetch_emitted.sh
+EXTRA_DIST += tests/prefetch_emitted.sh
 # find_package(mixsolve) from a staged `make install', by an outside CMake project.
 TESTS += tests/cmake.sh
 EXTRA_DIST += tests/cmake.sh tests/cmake/CMakeLists.txt
