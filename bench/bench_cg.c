@@ -141,14 +141,14 @@ static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out,
  * On a shared machine the load drifts between runs; here each round times one triad pass and one
  * SpMV of every variant back to back, and each keeps its best round, so that the variants and the
  * triad see the same machine. */
-static const char *const variants[] = {"tuned",          "avx512-contig",    "avx512-gather",
-                                       "avx512-contig-pf", "avx512-gather-pf", "avx2-contig",
-                                       "avx2-gather",    "avx2-contig-pf",   "avx2-gather-pf",
-                                       "portable"};
-#define NVARIANTS 10
+static const char *const variants[] = {
+    "tuned",          "avx512-contig",      "avx512-gather",      "avx512-contig-pf", "avx512-gather-pf",
+    "avx512-contig-pf-far", "avx512-gather-pf-far", "avx2-contig", "avx2-gather", "avx2-contig-pf",
+    "avx2-gather-pf", "avx2-contig-pf-far", "avx2-gather-pf-far", "portable"};
+#define NVARIANTS 14
 /* FP64 storage (plain CSR): its row body without and with prefetch. */
-static const char *const csr_variants[] = {"tuned", "csr", "csr-pf"};
-#define NCSR_VARIANTS 3
+static const char *const csr_variants[] = {"tuned", "csr", "csr-pf", "csr-pf-far"};
+#define NCSR_VARIANTS 4
 
 /* CPU seconds of the process per thread: on a shared machine the time it was not descheduled. */
 static double cpu_now(void)

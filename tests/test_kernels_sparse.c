@@ -694,9 +694,10 @@ static void test_spmv_cpu_prefetch_variants(void)
                 CU_ASSERT_FATAL(!sv_alloc(c, vp, A.nrows, &x));
                 CU_ASSERT_FATAL(!c->ops->sparse->vec_from64(c->state, xd, NULL, 1.0, &x, NULL));
                 CU_ASSERT_FATAL(cpu_variant_spmv(c, A64, p, NULL, &x, &ref, &xr));
-                for (int v = 0; v < MIXI_SPMV_NVAR; v++) {
+                for (int vd = 0; vd < 2 * MIXI_SPMV_NVAR; vd++) {
+                    const int v = vd % MIXI_SPMV_NVAR, d = vd < MIXI_SPMV_NVAR ? MIXI_SPMV_PF_DIST : MIXI_SPMV_PF_FAR;
                     if (!mixi_spmv_has_pf(v) || v == MIXI_SPMV_CSR) continue; /* FP64's: below */
-                    const char *name = mixi_spmv_variant_name(v | MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT);
+                    const char *name = mixi_spmv_variant_name(v | d << MIXI_SPMV_PF_SHIFT);
                     CU_ASSERT_FATAL(cpu_variant_spmv(c, A64, p, name, &x, &got, &xg));
                     if (!sv_same_bits(&ref, &got) || memcmp(&xr, &xg, sizeof xr) != 0)
                         CU_FAIL("a prefetching SpMV variant is not the portable body's bits");
@@ -713,6 +714,11 @@ static void test_spmv_cpu_prefetch_variants(void)
     CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_AVX512_GATHER);
     CU_ASSERT_EQUAL(mixi_spmv_pfd(code), MIXI_SPMV_PF_DIST);
     CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), "avx512-gather-pf");
+    const int far = mixi_spmv_variant_parse("avx2-contig-pf-far");
+    CU_ASSERT_EQUAL(mixi_spmv_body(far), MIXI_SPMV_AVX2_CONTIG);
+    CU_ASSERT_EQUAL(mixi_spmv_pfd(far), MIXI_SPMV_PF_FAR);
+    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(far), "avx2-contig-pf-far");
+    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(MIXI_SPMV_AVX2_CONTIG | 7 << MIXI_SPMV_PF_SHIFT), "?");
 }
 
 /* A banded test matrix: row i holds columns i - hw .. i + hw (clipped), values of mixed signs
@@ -794,7 +800,8 @@ static void test_spmv_cpu_csr_variants(void)
         }
         CU_ASSERT(csr_runs_same(c, A64, "csr", &x, 2, &ref, xr));
         CU_ASSERT(csr_runs_same(c, A64, "csr-pf", &x, 2, &ref, xr));
-        CU_ASSERT(csr_runs_same(c, A64, NULL, &x, MIXI_TUNE_WARMUP + 3 * MIXI_TUNE_ROUNDS + 2, &ref, xr));
+        CU_ASSERT(csr_runs_same(c, A64, "csr-pf-far", &x, 2, &ref, xr));
+        CU_ASSERT(csr_runs_same(c, A64, NULL, &x, MIXI_TUNE_WARMUP + (1 + MIXI_SPMV_NPF) * MIXI_TUNE_ROUNDS + 2, &ref, xr));
         sv_host_free(&ref);
         sv_free(c, &x);
         cpu_problem_close(c, &A, A64, xd);
@@ -804,6 +811,7 @@ static void test_spmv_cpu_csr_variants(void)
     CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_CSR);
     CU_ASSERT_EQUAL(mixi_spmv_pfd(code), MIXI_SPMV_PF_DIST);
     CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), "csr-pf");
+    CU_ASSERT_EQUAL(mixi_spmv_pfd(mixi_spmv_variant_parse("csr-pf-far")), MIXI_SPMV_PF_FAR);
 }
 
 /* FP64's tuner: CSR timed, then its prefetch stage; MIXSOLVE_TUNE=off pins plain CSR at once. */
@@ -827,7 +835,7 @@ static void test_spmv_tuner_csr(void)
             const double t = mixi_spmv_pfd(v) ? (with ? 0.9 : 1.01) : 1.0;
             mixi_spmv_tuner_done(&T, MIX_FP64, v, 1e-3 * t, 1e6);
         }
-        CU_ASSERT_EQUAL(c, with == 2 ? MIXI_TUNE_ROUNDS : MIXI_TUNE_WARMUP + 3 * MIXI_TUNE_ROUNDS);
+        CU_ASSERT_EQUAL(c, with == 2 ? MIXI_TUNE_ROUNDS : MIXI_TUNE_WARMUP + (1 + MIXI_SPMV_NPF) * MIXI_TUNE_ROUNDS);
         CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), with == 1 ? "csr-pf" : "csr");
     }
     if (saved) setenv("MIXSOLVE_TUNE", saved, 1);
@@ -873,27 +881,30 @@ static void test_alloc_huge_blocks(void)
     CU_ASSERT_EQUAL(mixi_alloc_live(), live);
 }
 
-/* The tuner's prefetch stage: after the bodies, a vector body is timed without and with
- * prefetch; the faster (the plain body within 2%) is kept, as a pure function of the times. */
+/* The tuner's prefetch stage: after the bodies, a vector body is timed without prefetch and with
+ * the near and the far distance; the fastest (the plain body within 2%) is kept, as a pure
+ * function of the times. */
 static void test_spmv_tuner_prefetch_stage(void)
 {
     if (mixt_backend != MIX_BACKEND_CPU) return;
-    for (int with = 0; with < 2; with++) {
+    /* per case: the near and the far distance's time (the plain body: 1), and the choice */
+    static const double near_t[] = {1.01, 0.9, 0.95}, far_t[] = {1.015, 0.95, 0.85};
+    static const char *const want[] = {"avx2-gather", "avx2-gather-pf", "avx2-gather-pf-far"};
+    for (int with = 0; with < 3; with++) {
         mixi_spmv_tuner T;
         mixi_spmv_tuner_init(&T, MIX_FIXED16, 1, 0); /* AVX2's two bodies: contig, gather */
         if (T.chosen >= 0) return;                   /* pinned or forced by the environment */
         int c = 0;
         for (; mixi_spmv_tuner_timing(&T) && c < 100; c++) {
-            const int v = mixi_spmv_tuner_next(&T);
-            const int pf = mixi_spmv_pfd(v) != 0, gather = mixi_spmv_body(v) == MIXI_SPMV_AVX2_GATHER;
-            /* gather fastest; with prefetch 10% faster still, or 1% slower */
-            const double t = (gather ? 1.0 : 2.0) * (pf ? (with ? 0.9 : 1.01) : 1.0);
+            const int v = mixi_spmv_tuner_next(&T), pfd = mixi_spmv_pfd(v);
+            const int gather = mixi_spmv_body(v) == MIXI_SPMV_AVX2_GATHER;
+            const double t = (gather ? 1.0 : 2.0) * (pfd == MIXI_SPMV_PF_DIST ? near_t[with]
+                                                     : pfd == MIXI_SPMV_PF_FAR ? far_t[with] : 1.0);
             mixi_spmv_tuner_done(&T, MIX_FIXED16, v, 1e-3 * t, 1e6);
         }
-        CU_ASSERT_EQUAL(c, MIXI_TUNE_WARMUP + MIXI_TUNE_ROUNDS * 2 + 2 * MIXI_TUNE_ROUNDS);
-        CU_ASSERT_EQUAL(mixi_spmv_tuner_next(&T),
-                        MIXI_SPMV_AVX2_GATHER | (with ? MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT : 0));
-        CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), with ? "avx2-gather-pf" : "avx2-gather");
+        CU_ASSERT_EQUAL(c, MIXI_TUNE_WARMUP + MIXI_TUNE_ROUNDS * 2 + MIXI_SPMV_NPF * MIXI_TUNE_ROUNDS);
+        CU_ASSERT_EQUAL(mixi_spmv_tuner_next(&T), mixi_spmv_variant_parse(want[with]));
+        CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), want[with]);
     }
 }
 

@@ -155,7 +155,7 @@ static double st_variants(const mixm_csr *A)
             CU_ASSERT_FATAL(!f.o->csr_convert(f.ctx->state, f.A64, p, NULL, &As));
             CU_ASSERT(strcmp(mixi_cpu_spmv_variant(As, NULL), "tuning") == 0 ||
                       !mixi_cpu_has_f16c());
-            CU_ASSERT(st_spmv(&f, As, vp, MIXI_TUNE_WARMUP + MIXI_TUNE_ROUNDS * 4 + 2, &got));
+            CU_ASSERT(st_spmv(&f, As, vp, MIXI_TUNE_WARMUP + MIXI_TUNE_ROUNDS * (4 + MIXI_SPMV_NPF) + 2, &got));
             CU_ASSERT(st_same(&ref, &got));
             CU_ASSERT(strcmp(mixi_cpu_spmv_variant(As, &contig), "tuning") != 0);
             CU_ASSERT(f.o->spmv_rate(p) > 0.0);

@@ -12,13 +12,20 @@ static const char *const pf_names[MIXI_SPMV_NVAR] = {
     [MIXI_SPMV_AVX512_CONTIG] = "avx512-contig-pf", [MIXI_SPMV_AVX512_GATHER] = "avx512-gather-pf",
     [MIXI_SPMV_AVX2_CONTIG] = "avx2-contig-pf",     [MIXI_SPMV_AVX2_GATHER] = "avx2-gather-pf",
     [MIXI_SPMV_CSR] = "csr-pf"};
+static const char *const far_names[MIXI_SPMV_NVAR] = {
+    [MIXI_SPMV_AVX512_CONTIG] = "avx512-contig-pf-far", [MIXI_SPMV_AVX512_GATHER] = "avx512-gather-pf-far",
+    [MIXI_SPMV_AVX2_CONTIG] = "avx2-contig-pf-far",     [MIXI_SPMV_AVX2_GATHER] = "avx2-gather-pf-far",
+    [MIXI_SPMV_CSR] = "csr-pf-far"};
+/* The prefetch stage's distances, by its index. */
+static const int pf_dist[MIXI_SPMV_NPF] = {0, MIXI_SPMV_PF_DIST, MIXI_SPMV_PF_FAR};
 
 const char *mixi_spmv_variant_name(int var)
 {
     const int b = mixi_spmv_body(var), pf = mixi_spmv_pfd(var);
     if (var < 0 || b >= MIXI_SPMV_NVAR) return "?";
     if (!pf) return names[b];
-    return pf == MIXI_SPMV_PF_DIST && mixi_spmv_has_pf(b) ? pf_names[b] : "?";
+    if (!mixi_spmv_has_pf(b)) return "?";
+    return pf == MIXI_SPMV_PF_DIST ? pf_names[b] : pf == MIXI_SPMV_PF_FAR ? far_names[b] : "?";
 }
 
 int mixi_spmv_variant_parse(const char *name)
@@ -26,6 +33,7 @@ int mixi_spmv_variant_parse(const char *name)
     for (int v = 0; name && v < MIXI_SPMV_NVAR; v++) {
         if (strcmp(name, names[v]) == 0) return v;
         if (pf_names[v] && strcmp(name, pf_names[v]) == 0) return v | MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT;
+        if (far_names[v] && strcmp(name, far_names[v]) == 0) return v | MIXI_SPMV_PF_FAR << MIXI_SPMV_PF_SHIFT;
     }
     return -1;
 }
@@ -82,8 +90,8 @@ void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, in
 
 int mixi_spmv_tuner_next(const mixi_spmv_tuner *T)
 {
-    if (T->chosen >= 0 && T->pfcalls >= 0) /* the prefetch stage: without, with, without, ... */
-        return T->chosen | (T->pfcalls % 2 ? MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT : 0);
+    if (T->chosen >= 0 && T->pfcalls >= 0) /* the prefetch stage: none, near, far, none, ... */
+        return T->chosen | pf_dist[T->pfcalls % MIXI_SPMV_NPF] << MIXI_SPMV_PF_SHIFT;
     if (T->chosen >= 0) return T->chosen;
     return T->warm < MIXI_TUNE_WARMUP ? T->cand[T->dflt] : T->cand[T->calls % T->ncand];
 }
@@ -113,13 +121,15 @@ void mixi_spmv_tuner_done(mixi_spmv_tuner *T, mix_prec storage, int var, double 
                           double bytes)
 {
     if (T->chosen >= 0 && T->pfcalls >= 0) { /* the prefetch stage */
-        const int w = mixi_spmv_pfd(var) != 0;
+        int w = 0;
+        while (w < MIXI_SPMV_NPF - 1 && pf_dist[w] != mixi_spmv_pfd(var)) w++;
         if (seconds > 0.0 && (T->pfbest[w] <= 0.0 || seconds < T->pfbest[w])) T->pfbest[w] = seconds;
-        if (++T->pfcalls < 2 * MIXI_TUNE_ROUNDS) return;
+        if (++T->pfcalls < MIXI_SPMV_NPF * MIXI_TUNE_ROUNDS) return;
         T->pfcalls = -1;
-        if (mixi_spmv_tune_pick(T->pfbest, 2, 0) == 1) {
-            T->chosen |= MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT;
-            note_rate(storage, bytes / T->pfbest[1]);
+        const int pick = mixi_spmv_tune_pick(T->pfbest, MIXI_SPMV_NPF, 0);
+        if (pick > 0) {
+            T->chosen |= pf_dist[pick] << MIXI_SPMV_PF_SHIFT;
+            note_rate(storage, bytes / T->pfbest[pick]);
         }
         return;
     }

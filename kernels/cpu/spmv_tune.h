@@ -22,11 +22,15 @@ enum {
 
 /* A variant code: the body above, plus a software prefetch distance (in SELL slot rows, 0: none)
  * in the bits from MIXI_SPMV_PF_SHIFT.  Prefetching does not touch the arithmetic: the same bits.
- * The vector bodies and CSR come with MIXI_SPMV_PF_DIST ("-pf" in the name: "avx512-gather-pf",
- * "csr-pf"); CSR reads it as MIXI_SPMV_PF_DIST x 32 bytes ahead in its values and in its column
- * indices (1 KiB: on 3D Poisson 150^3, 2 threads, 512 B to 2 KiB ahead all gave 5-15%). */
+ * The vector bodies and CSR come with two distances: MIXI_SPMV_PF_DIST ("-pf" in the name:
+ * "avx512-gather-pf", "csr-pf") and MIXI_SPMV_PF_FAR ("-pf-far"); CSR reads a distance d as d x 32
+ * bytes ahead in its values and in its column indices.  Which pays depends on the machine's
+ * memory latency and bandwidth: on the KVM Xeon (3D Poisson 150^3, 2 threads, matrix from DRAM)
+ * 32 slot rows gave FIXED16 4.2 ms and FP64 CSR 11.2 ms, 128 gave 3.9-4.0 and 9.7-10.1, 512 3.9
+ * and 10.7-10.8; the tuner's prefetch stage times none, near and far. */
 #define MIXI_SPMV_PF_SHIFT 8
 #define MIXI_SPMV_PF_DIST 32 /* 2 KiB of 16-bit values ahead (a 150^3 stencil slice: ~5 slices) */
+#define MIXI_SPMV_PF_FAR 128 /* 8 KiB of 16-bit values, 4 KiB of FP64 CSR values and indices */
 #define MIXI_SPMV_CSR_PF_BYTES(pfd) ((pfd) * 32)
 static inline int mixi_spmv_body(int code) { return code & ((1 << MIXI_SPMV_PF_SHIFT) - 1); }
 static inline int mixi_spmv_pfd(int code) { return code >> MIXI_SPMV_PF_SHIFT; }
@@ -53,11 +57,12 @@ int mixi_spmv_tune_pick(const double *t, int nvar, int dflt);
  * 4.2-4.5 ms; the round robin gave the first candidate the cold call).  Each of the next
  * MIXI_TUNE_ROUNDS x (number of candidates) SpMVs runs the next candidate round robin and is
  * timed (a real SpMV: its result is used);
- * then mixi_spmv_tune_pick fixes the body.  A vector body then runs 2 x MIXI_TUNE_ROUNDS more
- * timed SpMVs, without and with software prefetch alternately, and the pick between the two
- * (the default: without) fixes the variant for the matrix's lifetime.  A matrix serves one SpMV
+ * then mixi_spmv_tune_pick fixes the body.  A vector body then runs 3 x MIXI_TUNE_ROUNDS more
+ * timed SpMVs, without software prefetch, with the near and with the far distance in turn, and
+ * the pick among the three (the default: without) fixes the variant for the matrix's lifetime.  A matrix serves one SpMV
  * at a time (its decode scratch), so its tuner needs no lock. */
 #define MIXI_TUNE_WARMUP 12
+#define MIXI_SPMV_NPF 3 /* the prefetch stage's distances: none, MIXI_SPMV_PF_DIST, MIXI_SPMV_PF_FAR */
 #define MIXI_TUNE_ROUNDS 4
 typedef struct {
     int warm;                 /* warm-up SpMVs run so far */
@@ -67,7 +72,7 @@ typedef struct {
     int chosen;               /* the variant once fixed, else -1 */
     double best[MIXI_SPMV_NVAR]; /* per candidate index: best time */
     int pfcalls;              /* prefetch stage: -1 none or done, else its SpMVs timed so far */
-    double pfbest[2];         /* its best times without and with prefetch */
+    double pfbest[MIXI_SPMV_NPF]; /* its best times: no prefetch, near, far */
 } mixi_spmv_tuner;
 
 /* Candidates for a storage format on this CPU (has_avx2: AVX2 + F16C; has_avx512: AVX-512F),
