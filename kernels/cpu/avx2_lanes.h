@@ -4,7 +4,7 @@
 
 #include <immintrin.h>
 
-#define MIXI_AVX2 __attribute__((target("avx2,f16c")))
+#define MIXI_AVX2 __attribute__((target("avx2,f16c,fma"))) /* mixi_cpu_has_f16c() */
 
 /* FP32 patterns -> BF16 patterns in the low 16 bits of each 32-bit lane. */
 MIXI_AVX2 static inline __m256i f32_to_bf16_lanes(__m256i u)

@@ -49,7 +49,9 @@ static void probe(void)
             l71a = a;
         }
     }
-    feat.f16c = ((l1c >> 29) & 1u) && ((l7b >> 5) & 1u) && os_avx;
+    /* The AVX2 tier: F16C, AVX2 and FMA3 (every AVX2 CPU has it; the AVX2 SpMV bodies fuse their
+     * exact products). */
+    feat.f16c = ((l1c >> 29) & 1u) && ((l1c >> 12) & 1u) && ((l7b >> 5) & 1u) && os_avx;
     feat.avx512f = ((l7b >> 16) & 1u) && os_avx512;
     feat.avx512_bf16 = feat.avx512f && ((l71a >> 5) & 1u);
     feat.avx512_fp16 = feat.avx512f && ((l7d >> 23) & 1u);

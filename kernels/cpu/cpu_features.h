@@ -4,7 +4,7 @@
 #ifndef MIX_CPU_FEATURES_H
 #define MIX_CPU_FEATURES_H
 
-int mixi_cpu_has_f16c(void);        /* F16C + AVX2: hardware FP16<->FP32 conversion */
+int mixi_cpu_has_f16c(void);        /* F16C + AVX2 + FMA: hardware FP16<->FP32 conversion */
 int mixi_cpu_has_avx512f(void);
 int mixi_cpu_has_avx512_bf16(void);
 int mixi_cpu_has_avx512_fp16(void);
