@@ -149,8 +149,10 @@ MIXI_AVX2 static MIXI_INLINE __m256 avx2_sell_vals(mix_prec P, const void *v, in
     switch (P) {
     case MIX_FP32: return _mm256_loadu_ps((const float *)v + k);
     case MIX_FP16: return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)v + k)));
-    case MIX_BF16:
-        return bf16_lanes_to_f32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)v + k))));
+    case MIX_BF16: /* stored values are finite (the conversion refuses NaN and overflow): no NaN to
+                    * quiet, the shift alone, as the AVX-512 body (4 uops fewer per 8 values) */
+        return _mm256_castsi256_ps(_mm256_slli_epi32(
+            _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)v + k))), 16));
     default:
         return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)v + k))));
     }
