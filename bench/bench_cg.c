@@ -141,14 +141,24 @@ static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out,
  * On a shared machine the load drifts between runs; here each round times one triad pass and one
  * SpMV of every variant back to back, and each keeps its best round, so that the variants and the
  * triad see the same machine. */
-static const char *const variants[] = {
-    "tuned",          "avx512-contig",      "avx512-gather",      "avx512-contig-pf", "avx512-gather-pf",
-    "avx512-contig-pf-far", "avx512-gather-pf-far", "avx2-contig", "avx2-gather", "avx2-contig-pf",
-    "avx2-gather-pf", "avx2-contig-pf-far", "avx2-gather-pf-far", "portable"};
-#define NVARIANTS 14
-/* FP64 storage (plain CSR): its row body without and with prefetch. */
-static const char *const csr_variants[] = {"tuned", "csr", "csr-pf", "csr-pf-far"};
-#define NCSR_VARIANTS 4
+#define NVARIANTS 14 /* "tuned", 4 vector bodies x 3 prefetch distances, "portable" */
+/* The variants of storage p, by the tuner's own names (kernels/cpu/spmv_tune.c): "tuned" first,
+ * then FP64's CSR or the SELL bodies, each without prefetch, near and far; returns how many. */
+static int variant_names(mix_prec p, const char *names[NVARIANTS])
+{
+    static const int pfd[] = {0, MIXI_SPMV_PF_DIST, MIXI_SPMV_PF_FAR};
+    static const int isa[2][2] = {{MIXI_SPMV_AVX512_CONTIG, MIXI_SPMV_AVX512_GATHER},
+                                  {MIXI_SPMV_AVX2_CONTIG, MIXI_SPMV_AVX2_GATHER}};
+    int n = 0;
+    names[n++] = "tuned";
+    for (int d = 0; d < 3; d++)
+        if (p == MIX_FP64) names[n++] = mixi_spmv_variant_name(MIXI_SPMV_CSR | pfd[d] << MIXI_SPMV_PF_SHIFT);
+    for (int w = 0; w < 2 && p != MIX_FP64; w++)
+        for (int d = 0; d < 3; d++)
+            for (int b = 0; b < 2; b++) names[n++] = mixi_spmv_variant_name(isa[w][b] | pfd[d] << MIXI_SPMV_PF_SHIFT);
+    if (p != MIX_FP64) names[n++] = mixi_spmv_variant_name(MIXI_SPMV_PORTABLE);
+    return n;
+}
 
 /* CPU seconds of the process per thread: on a shared machine the time it was not descheduled. */
 static double cpu_now(void)
@@ -190,8 +200,8 @@ static void variant_rows(mix_context *ctx, mixi_spmat *A64, int n, mix_prec p, c
                          double *ta, double *tb, double *tc, size_t tn, int rounds)
 {
     const mixi_sparse_ops *o = ctx->ops->sparse;
-    const int nv = p == MIX_FP64 ? NCSR_VARIANTS : NVARIANTS;
-    const char *const *names = p == MIX_FP64 ? csr_variants : variants;
+    const char *names[NVARIANTS];
+    const int nv = variant_names(p, names);
     mixi_spmat *As[NVARIANTS] = {NULL};
     const mix_prec v = mixi_cg_vector_prec(ctx, 0, p);
     mixi_svec x, y;

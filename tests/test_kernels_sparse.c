@@ -671,6 +671,15 @@ static void cpu_problem_close(mix_context *c, mixm_csr *A, mixi_spmat *A64, doub
     mixm_csr_free(A);
 }
 
+/* A variant's name parses to its body and prefetch distance, and names it back. */
+static void variant_name_round_trip(const char *name, int body, int pfd)
+{
+    const int code = mixi_spmv_variant_parse(name);
+    CU_ASSERT_EQUAL(mixi_spmv_body(code), body);
+    CU_ASSERT_EQUAL(mixi_spmv_pfd(code), pfd);
+    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), name);
+}
+
 /* Every CPU SpMV body with software prefetch (kernels/cpu/spmv_tune.h; the bodies without it:
  * tests/test_spmv_tune.c) gives the portable body's bits: every SELL format, its own and FP32
  * vectors, on 3D Poisson 24^3 (contiguous slots) and the irregular test matrix. */
@@ -710,14 +719,8 @@ static void test_spmv_cpu_prefetch_variants(void)
     }
     mix_context_destroy(c);
     /* The names round-trip, and a prefetching variant names its body. */
-    const int code = mixi_spmv_variant_parse("avx512-gather-pf");
-    CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_AVX512_GATHER);
-    CU_ASSERT_EQUAL(mixi_spmv_pfd(code), MIXI_SPMV_PF_DIST);
-    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), "avx512-gather-pf");
-    const int far = mixi_spmv_variant_parse("avx2-contig-pf-far");
-    CU_ASSERT_EQUAL(mixi_spmv_body(far), MIXI_SPMV_AVX2_CONTIG);
-    CU_ASSERT_EQUAL(mixi_spmv_pfd(far), MIXI_SPMV_PF_FAR);
-    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(far), "avx2-contig-pf-far");
+    variant_name_round_trip("avx512-gather-pf", MIXI_SPMV_AVX512_GATHER, MIXI_SPMV_PF_DIST);
+    variant_name_round_trip("avx2-contig-pf-far", MIXI_SPMV_AVX2_CONTIG, MIXI_SPMV_PF_FAR);
     CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(MIXI_SPMV_AVX2_CONTIG | 7 << MIXI_SPMV_PF_SHIFT), "?");
 }
 
@@ -807,10 +810,7 @@ static void test_spmv_cpu_csr_variants(void)
         cpu_problem_close(c, &A, A64, xd);
     }
     mix_context_destroy(c);
-    const int code = mixi_spmv_variant_parse("csr-pf");
-    CU_ASSERT_EQUAL(mixi_spmv_body(code), MIXI_SPMV_CSR);
-    CU_ASSERT_EQUAL(mixi_spmv_pfd(code), MIXI_SPMV_PF_DIST);
-    CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(code), "csr-pf");
+    variant_name_round_trip("csr-pf", MIXI_SPMV_CSR, MIXI_SPMV_PF_DIST);
     CU_ASSERT_EQUAL(mixi_spmv_pfd(mixi_spmv_variant_parse("csr-pf-far")), MIXI_SPMV_PF_FAR);
 }
 

@@ -139,24 +139,6 @@ MIXI_AVX2 static inline float avx2_rowf_fp16(const mixk_sell *A, const float *x,
     return (float)(s + (double)F16C_LDA(A->diag, i) * (double)x[i]);
 }
 
-/* A full SELL slice s (32 rows, not escaped), rows side by side: per slot one load of offsets
- * and values for eight rows, a gather of x (floats: x itself for FP32 or FP32 vectors, else x
- * decoded once per SpMV), exact products and the row sums in FP64 (four rows per register), then
- * the row finish rounded once; the rows add in slot order as the portable body does, so the
- * results are its bits. */
-MIXI_AVX2 static MIXI_INLINE __m256 avx2_sell_vals(mix_prec P, const void *v, int64_t k)
-{
-    switch (P) {
-    case MIX_FP32: return _mm256_loadu_ps((const float *)v + k);
-    case MIX_FP16: return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)v + k)));
-    case MIX_BF16: /* stored values are finite (the conversion refuses NaN and overflow): no NaN to
-                    * quiet, the shift alone, as the AVX-512 body (4 uops fewer per 8 values) */
-        return _mm256_castsi256_ps(_mm256_slli_epi32(
-            _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)((const uint16_t *)v + k))), 16));
-    default:
-        return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)((const int16_t *)v + k))));
-    }
-}
 /* How a group of rows of a slice loads x (`contig` variants): per slot row a gather or, where its
  * mask says the group shares one offset, one vector load (SLOT_MIXED, a test per slot); or the
  * same for every slot row (SLOT_COL: the offset from col, no test); or every slot row contiguous
@@ -199,13 +181,25 @@ static MIXI_INLINE void sell_col_lookahead(const mixk_sell *A, int64_t s)
     const int64_t t = s + SELL_COL_AHEAD;
     if (t >= mixk_sell_nslice(A->n) || (A->slice[t] & MIXK_SELL_ESC)) return;
     const int64_t base = A->slice[t], end = A->slice[t + 1] & MIXK_SELL_SLOT_MASK;
-    if (base == end || slot_mode_of(slot_masks(A, base, end), MIXK_SELL_G32) == SLOT_SOFF) return;
+    if (base == end || (slot_masks(A, base, end) & MIXK_SELL_G32)) return; /* all contiguous */
     for (int64_t k = base; k < end; k += MIXK_SELL_C) _mm_prefetch((const char *)(A->col + k), _MM_HINT_T0);
 }
 
+/* A full SELL slice s (32 rows, not escaped), rows side by side: per slot one load of offsets
+ * and values for eight rows, a gather of x (floats: x itself for FP32 or FP32 vectors, else x
+ * decoded once per SpMV), exact products and the row sums in FP64 (four rows per register), then
+ * the row finish rounded once; the rows add in slot order as the portable body does, so the
+ * results are its bits. */
+/* Eight floats as two FP64 halves (exact). */
+MIXI_AVX2 static MIXI_INLINE void avx2_split_pd(__m256 a, __m256d *lo, __m256d *hi)
+{
+    *lo = _mm256_cvtps_pd(_mm256_castps256_ps128(a));
+    *hi = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+}
 /* Eight stored values at k as two FP64 halves (exact: at most 24 significant bits).  FP32 and
  * FIXED16 convert straight from memory, four at a time, without a float register to split (as
- * the AVX-512 body does): two uops fewer per eight values. */
+ * the AVX-512 body does): two uops fewer per eight values.  BF16 is the shift alone: stored
+ * values are finite (the conversion refuses NaN and overflow), so there is no NaN to quiet. */
 MIXI_AVX2 static MIXI_INLINE void avx2_vals_pd(mix_prec P, const void *v, int64_t k, __m256d *lo, __m256d *hi)
 {
     if (P == MIX_FP32) {
@@ -215,10 +209,11 @@ MIXI_AVX2 static MIXI_INLINE void avx2_vals_pd(mix_prec P, const void *v, int64_
         const int16_t *q = (const int16_t *)v + k;
         *lo = _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)q)));
         *hi = _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)(q + 4))));
-    } else {
-        const __m256 a = avx2_sell_vals(P, v, k);
-        *lo = _mm256_cvtps_pd(_mm256_castps256_ps128(a));
-        *hi = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+    } else { /* FP16, BF16 (simd_sell_format) */
+        const __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)v + k));
+        avx2_split_pd(P == MIX_FP16 ? _mm256_cvtph_ps(h)
+                                    : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)),
+                      lo, hi);
     }
 }
 
@@ -239,9 +234,7 @@ MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, con
             avx2_vals_pd(MIX_FP32, x, i0 + 8 * g + d, &xl, &xh);
         } else {
             const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
-            const __m256 xj = _mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4);
-            xl = _mm256_cvtps_pd(_mm256_castps256_ps128(xj));
-            xh = _mm256_cvtps_pd(_mm256_extractf128_ps(xj, 1));
+            avx2_split_pd(_mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4), &xl, &xh);
         }
         avx2_vals_pd(P, A->val, k, &al, &ah);
         /* Exact products (24 x 24 bits in FP64), so a fused add rounds as the portable body's
@@ -484,7 +477,7 @@ MIXI_AVX2 static MIXI_INLINE void avx512_slice(mix_prec P, int contig, const mix
     default: (contig ? avx512_slice_c_fixed16 : avx512_slice_g_fixed16)(A, x, s, y, pf); break;
     }
 }
-/* The formats the vector slices load (avx2_sell_vals, avx512_sell_vals); any other format of the
+/* The formats the vector slices load (avx2_vals_pd, avx512_sell_vals); any other format of the
  * table runs the portable rows, so that a new one is correct before it is fast. */
 static inline int simd_sell_format(mix_prec P)
 {
