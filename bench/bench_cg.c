@@ -8,8 +8,8 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "lib/mix_internal.h"
-#include "solvers/cg.h"
+#include "lib/api/mix_internal.h"
+#include "solvers/cg/cg.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"

@@ -11,7 +11,7 @@
 #include <cusparse.h>
 #define BENCH_GPU_NAME "bench_gpu_cg"
 #include "bench/bench_gpu.h"
-#include "solvers/cg.h"
+#include "solvers/cg/cg.h"
 #include "kernels/cuda/cuda_sparse.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"

@@ -6,7 +6,7 @@
 #include "dropin/dropin.h"
 #include "dropin/keep.h"
 #include "dropin/lapack.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 
 typedef struct {
     const char *name; /* the log's and xerbla's */

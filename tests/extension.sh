@@ -40,8 +40,8 @@ prec_allowed() {
     lib/mixsolve.h) ;;                 # the enum and the documentation of the parameters
     kernels/common/*) ;;               # the table and each format's conversions and row bodies
     kernels/cpu/*|kernels/cuda/*|kernels/*/*) ;; # a backend says which formats it runs, and how
-    lib/dense_api.c) ;;                # the simple drivers are named for one precision each
-    lib/cg_api.c) ;;                   # the default storage of mix_cg_params_init
+    lib/api/dense_api.c) ;;            # the simple drivers are named for one precision each
+    lib/api/cg_api.c) ;;               # the default storage of mix_cg_params_init
     lib/mpi/wire.c) ;;                 # the halo's wire formats (a new storage needs one: HACKING.md)
     tests/test_formats.c) ;;           # conversions against an independent reference, per format
     tests/test_core.c) ;;              # the names themselves (mix_prec_name)

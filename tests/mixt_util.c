@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 
 mix_context *mixt_context(void)
 {

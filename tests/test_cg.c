@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
-#include "solvers/cg.h"
+#include "lib/api/mix_internal.h"
+#include "solvers/cg/cg.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"

@@ -1,7 +1,7 @@
 /* test_core.c: contexts, backends, status sentences, capabilities and allocation failure. */
 #include <string.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 
 static void test_strerror_every_code(void)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "tests/mixt.h"
 #include "tests/lu_check.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "matrices/generators.h"
 
 /* A well-conditioned n x n: uniform [-1, 1) plus 4 on the diagonal, each row scaled by

@@ -6,9 +6,9 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "matrices/generators.h"
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 static const mix_prec low_precs[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
 #define NPREC 4

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "kernels/backend_dense.h"
 #include "matrices/mixmat.h"
 

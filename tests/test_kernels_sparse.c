@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
 #include "kernels/cpu/sparse_cpu.h"

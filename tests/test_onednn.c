@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cblas.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "kernels/backend_dense.h"
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/cpu_features.h"

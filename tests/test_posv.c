@@ -8,10 +8,10 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "kernels/backend_dense.h"
 #include "matrices/generators.h"
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 /* ============================================================================================
  * Dense operations on the backend under test, against host references.

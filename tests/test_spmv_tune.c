@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/mixt.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "kernels/backend_sparse.h"
 #include "kernels/common/sell.h"
 #include "kernels/cpu/cpu_features.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mixsolve.h"
-#include "lib/mix_internal.h"
+#include "lib/api/mix_internal.h"
 #include "matrices/mixmat.h"
 
 #define THREADS 4

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/mpi/mpi_internal.h"
-#include "solvers/cg.h"
+#include "solvers/cg/cg.h"
 
 typedef struct {
     int64_t col;

@@ -1,7 +1,7 @@
 /* refine.c: FP64 iterative refinement over a preconditioner (classical, Krylov-IR, AUTO switching), each column on its own. */
 #include <float.h>
 #include <math.h>
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 /* AUTO: a column whose residual falls by less than this factor per classical step moves to
  * the Krylov inner solver (classical IR converges like (kappa u_f)^k; at 0.2 it would need ~20

@@ -1,6 +1,6 @@
 /* blocked_lowprec.c: the blocked right-looking factorizations in FP32 storage, LU and Cholesky: one loop over column blocks, a step per family, trailing updates in a chosen GEMM precision. */
 #include <stdint.h>
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 size_t mixi_lu_gemm_work_floats(int n, int nb)
 {

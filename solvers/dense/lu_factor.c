@@ -1,5 +1,5 @@
 /* lu_factor.c: LU as a factorization of the dense flow: low-precision LU of the equilibrated A, its pivots and widened factors, LAPACK's dgetrf/dgetrs in FP64. */
-#include "solvers/dense_flow.h"
+#include "solvers/dense/dense_flow.h"
 
 static int lu_supported(const mixi_dense_ops *d) { return d->getrs_f32_f64 && d->getrf_f64; }
 

@@ -1,6 +1,6 @@
 /* policy.c: the dense drivers' decisions in one place: AUTO's factor precision, the cost model
  * of the FP64 solve that refinement competes with, and the block size of the factorizations. */
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 int mixi_lu_block_size(int n)
 {

@@ -1,6 +1,6 @@
 /* pcg.c: FP64 conjugate gradients preconditioned by a low-precision Cholesky (CG-IR's inner solver). */
 #include <math.h>
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws)
 {

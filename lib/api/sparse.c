@@ -2,7 +2,7 @@
  * (sorted, duplicates summed); the object itself is the CG solver's (solvers/cg_matrix.c). */
 #include <math.h>
 #include <stdlib.h>
-#include "solvers/cg.h"
+#include "solvers/cg/cg.h"
 
 typedef struct {
     int32_t col;

@@ -1,7 +1,7 @@
 /* dense_flow.c: the dense mixed-precision flow, once for LU and Cholesky: input checks, range scaling, precision choice, low-precision attempt and refinement, FP64 fallback. */
 #include <float.h>
 #include <math.h>
-#include "solvers/dense_flow.h"
+#include "solvers/dense/dense_flow.h"
 
 /* Why refinement did not deliver, or MIX_REASON_NONE. */
 static int refine_reason(const mixi_refine_result *rr)

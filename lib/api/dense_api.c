@@ -2,7 +2,7 @@
  * Cholesky (mix_d?posv, mix_dposv_ir(_gpu)): argument checks, staging, simple-driver mapping. */
 #include <math.h>
 #include "mix_internal.h"
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 #include "kernels/common/prec_traits.h"
 
 /* LAPACKE's code for a failed workspace allocation, returned by the simple drivers likewise. */

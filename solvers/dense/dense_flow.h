@@ -2,7 +2,7 @@
 #ifndef MIX_DENSE_FLOW_H
 #define MIX_DENSE_FLOW_H
 
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 typedef struct mixi_factorization mixi_factorization;
 

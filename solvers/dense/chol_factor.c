@@ -1,7 +1,7 @@
 /* chol_factor.c: Cholesky as a factorization of the dense flow: symmetric scaling and shifts for the low-precision Cholesky, its widened factor, LAPACK's dpotrf/dpotrs in FP64. */
 #include <math.h>
 #include "kernels/common/prec_traits.h"
-#include "solvers/dense_flow.h"
+#include "solvers/dense/dense_flow.h"
 
 /* Diagonal shifts tried, in units of the GEMM input precision's unit roundoff times the scaled
  * diagonal, when the low-precision Cholesky of the scaled matrix breaks down (Higham and

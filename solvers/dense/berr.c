@@ -1,5 +1,5 @@
 /* berr.c: the normwise backward error of computed solutions, the one formula every dense path reports. */
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 int mixi_backward_error(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
                         const double *b, int ldb, const double *x, int ldx, double *r,

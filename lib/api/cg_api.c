@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "mix_internal.h"
-#include "solvers/cg.h"
+#include "solvers/cg/cg.h"
 #include "kernels/common/prec_traits.h"
 
 void mix_cg_params_init(mix_cg_params *p)

@@ -2,7 +2,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 /* Largest entries of A and B are left alone inside [2^-RANGE_EXP, 2^RANGE_EXP]: there LU's
  * growth, the residual b - A x and the stopping test's products stay far from overflow and

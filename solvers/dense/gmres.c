@@ -1,6 +1,6 @@
 /* gmres.c: FP64 GMRES(m) cycle left-preconditioned by a low-precision factorisation (GMRES-IR's inner solver). */
 #include <math.h>
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws)
 {

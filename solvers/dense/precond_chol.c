@@ -1,5 +1,5 @@
 /* precond_chol.c: the low-precision Cholesky factor as a preconditioner (M^{-1} through potrs_f32_f64). */
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 static int chol_apply(const mixi_precond *self, int k, const double *r, int ldr, double *c,
                       int ldc)

@@ -1,5 +1,5 @@
 /* precond_lu.c: the low-precision LU factors as a preconditioner (M^{-1} through getrs_f32_f64). */
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 static int lu_apply(const mixi_precond *self, int k, const double *r, int ldr, double *c, int ldc)
 {

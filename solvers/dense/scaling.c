@@ -1,6 +1,6 @@
 /* scaling.c: power-of-two equilibration and the FP16 range scalar (Higham, Pranesh & Zounon 2019). */
 #include <math.h>
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 /* Fraction of FP16's largest value (65504) where the largest scaled entry is put.  HPZ use 0.1
  * for storing A in FP16; here the GEMM inputs are the U12 blocks after elimination, so room for

@@ -1,7 +1,7 @@
 /* widen.c: low-precision factors widened to FP64 in LAPACK's form (dgetrf's P L U, dpotrf's L or
  * U), undone from the scalings they were computed with (for the drop-in's dgesv_ and dposv_). */
 #include <math.h>
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 
 /* The triangles a factor is written in (diagonal included or not). */
 enum { PART_UPPER, PART_STRICT_LOWER, PART_LOWER };

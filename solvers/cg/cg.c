@@ -1,7 +1,7 @@
 /* cg.c: reliable-update mixed-precision CG (QUDA's method), written once over ctx->ops->sparse. */
 #include <math.h>
 #include <string.h>
-#include "solvers/cg.h"
+#include "solvers/cg/cg.h"
 
 /* QUDA's maxResIncrease / maxResIncreaseTotal: give up after this many rises of the true
  * residual in a row / in total. */
