@@ -9,7 +9,7 @@
 #include <omp.h>
 #endif
 #include "lib/api/mix_internal.h"
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"

@@ -22,6 +22,10 @@ resolve() { # including-file included-name
   else echo "$2"; fi # config.h and other generated headers
 }
 
+# Whether a header is a solver family's entry, solvers/F/F.h (solvers/cg/cg.h), which is what the
+# layers above see of the family (its files share the rest, such as solvers/cg/cg_impl.h).
+family_entry() { f=${1#solvers/}; f=${f%%/*}; [ "$1" = "solvers/$f/$f.h" ]; }
+
 # Whether including-file may include target (both relative to the top).
 allowed() { # file target
   case $2 in config.h|lib/mixsolve.h) return 0 ;; esac # configuration and public types: everyone
@@ -41,7 +45,8 @@ allowed() { # file target
                  solvers/*|kernels/*/*) return 1 ;;
                  kernels/*) return 0 ;; esac ;;
     solvers/*) return 1 ;; # every solver lives in its family's folder
-    lib/api/*) case $2 in lib/api/*|lib/core/*|solvers/*/*|kernels/common/*) return 0 ;;
+    lib/api/*) case $2 in lib/api/*|lib/core/*|kernels/common/*) return 0 ;;
+                          solvers/*/*) family_entry "$2"; return ;; # never a family's private parts
                           kernels/*/*) return 1 ;;
                           kernels/*) return 0 ;; esac ;;
     lib/mpi/*) case $2 in lib/mpi/*|lib/core/*|solvers/cg/cg.h|kernels/common/*) return 0 ;; esac ;;
@@ -108,6 +113,42 @@ if command -v nm >/dev/null 2>&1 && [ -n "$core" ] && [ -n "$kern" ] && [ -n "$s
 else
   echo "layering.sh: objects or nm not found, calls not checked"
 fi
+# No call circles: file A using a symbol file B defines, and B (through any others) one of A's.
+# The edges come from nm over the objects of every source of the library, the MPI and PETSc
+# libraries, the drop-in and the command; tsort names the files of a loop.
+obj_of() { # source -> its object in this build (libtool's PIC one, or one named per target)
+  d=$(dirname "$1"); b=$(basename "${1%.*}")
+  for o in "$d/.libs/$b.o" "$d/$b.o" "$d"/.libs/*-"$b".o "$d"/*-"$b".o; do
+    [ -f "$o" ] && { echo "$o"; return; }
+  done
+}
+if command -v nm >/dev/null 2>&1 && command -v tsort >/dev/null 2>&1 && [ -n "$core" ]; then
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/mixsolve-circles.XXXXXX") || exit 1
+  : >"$tmp/def"; : >"$tmp/use"
+  for src in $(cd "$top" && find lib kernels solvers dropin tools matrices -type f \( -name '*.c' -o -name '*.cu' \) | sort); do
+    o=$(obj_of "$src")
+    [ -n "$o" ] || continue
+    nm -g --defined-only "$o" 2>/dev/null | awk -v f="$src" 'NF == 3 { print $3, f }' >>"$tmp/def"
+    nm -g --undefined-only "$o" 2>/dev/null | awk -v f="$src" '{ print $NF, f }' >>"$tmp/use"
+  done
+  sort -k1,1 "$tmp/def" >"$tmp/def.s"
+  sort -k1,1 "$tmp/use" >"$tmp/use.s"
+  join "$tmp/use.s" "$tmp/def.s" | awk '$2 != $3 { print $2, $3 }' | sort -u >"$tmp/edges"
+  if ! tsort "$tmp/edges" >/dev/null 2>"$tmp/loops"; then
+    # One line per loop tsort found (it breaks each and goes on).
+    awk '/contains a loop/ { if (l != "") print l; l = ""; next }
+         { sub(/^tsort: /, ""); l = l (l == "" ? "" : " <-> ") $0 }
+         END { if (l != "") print l }' "$tmp/loops" >"$tmp/circles"
+    [ -s "$tmp/circles" ] || echo "(tsort failed)" >"$tmp/circles"
+    while read -r loop; do
+      fail "call circle: $loop (doc/HACKING.md section 1)"
+    done <"$tmp/circles"
+  fi
+  rm -rf "$tmp"
+else
+  echo "layering.sh: objects, nm or tsort not found, call circles not checked"
+fi
+
 [ $status = 0 ] && echo "layering.sh: includes and calls follow doc/HACKING.md section 1"
 [ -z "$failures" ] || printf "%s failed:%b\n" "${0##*/}" "$failures"
 exit $status

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "lib/mpi/mpi_internal.h"
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "tests/mixt.h"
 #include "lib/api/mix_internal.h"
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"

@@ -10,8 +10,6 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dense_loops.h"
 
-extern const mixi_dense_ops mixi_cpu_dense_ops; /* dense_cpu.c */
-
 /* Half the square: the stored triangle's entries. */
 static int par_loop(int n) { return mixi_cpu_par_entries((size_t)n * (size_t)n / 2); }
 
@@ -157,35 +155,6 @@ int mixi_cpu_potrf_f32(void *state, int n, float *a, int lda, void *work, int *i
         for (int j = 0; j < n; j++) bad += mixi_cpu_nonfinite_f32(n - j, a + IDX(j, j, lda));
     }
     if (bad) *info = -1;
-    return MIX_SUCCESS;
-}
-
-/* Column stripes of the SYRK: the lower triangle of C in a few GEMMs through gemm_f32 (so the
- * engine and rounding are LU's).  Each stripe also computes the part of its diagonal block
- * above the diagonal: with 4 stripes that is 1/8 more than SYRK's flops, against 2x for one
- * GEMM over all of C, while the few shapes per step keep oneDNN's primitive creation cheap. */
-#define SYRK_STRIPES 4
-#define SYRK_MIN_STRIPE 256
-
-int mixi_cpu_syrk_f32(void *state, mix_prec compute, int n, int k, float alpha, const float *a,
-                      int lda, float beta, float *c, int ldc, void *work, size_t *overflow)
-{
-    if (overflow) *overflow = 0;
-    if (n == 0) return MIX_SUCCESS;
-    const mixi_dense_ops *d = &mixi_cpu_dense_ops;
-    int w = (n + SYRK_STRIPES - 1) / SYRK_STRIPES;
-    w = (w + 63) / 64 * 64; /* aligned stripe starts */
-    if (w < SYRK_MIN_STRIPE) w = SYRK_MIN_STRIPE;
-    size_t bad = 0;
-    for (int j0 = 0; j0 < n; j0 += w) {
-        int jw = n - j0 < w ? n - j0 : w;
-        size_t ov = 0;
-        int rc = d->gemm_f32(state, compute, MIXK_NOTRANS, MIXK_TRANS, n - j0, jw, k, alpha,
-                             a + j0, lda, a + j0, lda, beta, c + IDX(j0, j0, ldc), ldc, work, &ov);
-        if (rc) return rc;
-        bad += ov;
-    }
-    if (overflow) *overflow = bad;
     return MIX_SUCCESS;
 }
 

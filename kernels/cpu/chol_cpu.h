@@ -17,8 +17,6 @@ int mixi_cpu_convert_sym_f64_to_f32(void *state, mix_prec target, int uplo, int 
                                     float *out, int ldo, size_t *overflow);
 int mixi_cpu_potrf_f32_worksize(void *state, int n, size_t *bytes);
 int mixi_cpu_potrf_f32(void *state, int n, float *a, int lda, void *work, int *info);
-int mixi_cpu_syrk_f32(void *state, mix_prec compute, int n, int k, float alpha, const float *a,
-                      int lda, float beta, float *c, int ldc, void *work, size_t *overflow);
 int mixi_cpu_shift_diag_f32(void *state, int n, float *a, int lda, float shift);
 int mixi_cpu_potrf_f64_worksize(void *state, int n, size_t *bytes);
 int mixi_cpu_potrf_f64(void *state, int uplo, int n, double *a, int lda, void *work, int *info);

@@ -120,3 +120,9 @@ int mixi_cpu_blas_shares_omp_pool(void)
     return 0;
 #endif
 }
+
+/* Below both sparse_cpu.c and vec_cpu.c, which ask it on each dispatch. */
+static int sparse_portable;
+
+void mixi_cpu_sparse_force_portable(int on) { sparse_portable = on; }
+int mixi_cpu_sparse_portable_forced(void) { return sparse_portable; }

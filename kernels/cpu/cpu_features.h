@@ -16,4 +16,9 @@ int mixi_cpu_has_native_bf16_gemm(void);
  * oneDNN and our loops, so our O(n^2) loops may be parallel (probed once). */
 int mixi_cpu_blas_shares_omp_pool(void);
 
+/* Test hook: 1 makes the sparse kernels (SpMV and the fused CG passes of vec_cpu.c) take their
+ * portable C bodies, 0 restores the run-time choice (kernels/cpu/sparse_cpu.h). */
+void mixi_cpu_sparse_force_portable(int on);
+int mixi_cpu_sparse_portable_forced(void);
+
 #endif

@@ -628,11 +628,6 @@ static const cpu_svec_kernels *const avx2_kernels[MIX_NUM_PREC] = {
 #undef ISA_BLK_INLINE
 #endif
 
-static int force_portable;
-
-void mixi_cpu_sparse_force_portable(int on) { force_portable = on; }
-int mixi_cpu_sparse_portable_forced(void) { return force_portable; }
-
 const mixk_sell *mixi_cpu_spmat_sell(const mixi_spmat *A)
 {
     return A && mixk_sell_used(A->prec) ? &A->sell : NULL;
@@ -644,7 +639,7 @@ static const cpu_svec_kernels *kernels_for(mix_prec p)
 #ifdef MIX_SPARSE_AVX2
     /* Asked each time (probed once per process under pthread_once): a lazily filled static
      * here was a data race between threads solving at once (ThreadSanitizer, tests/threads). */
-    if (mixi_cpu_has_f16c() && !force_portable) return avx2_kernels[p];
+    if (mixi_cpu_has_f16c() && !mixi_cpu_sparse_portable_forced()) return avx2_kernels[p];
 #endif
     return generic_kernels[p];
 }
@@ -652,7 +647,7 @@ static const cpu_svec_kernels *kernels_for(mix_prec p)
 static void tuner_init(mixi_spmv_tuner *T, mix_prec prec)
 {
 #ifdef MIX_SPARSE_AVX2
-    const int avx2 = mixi_cpu_has_f16c() && !force_portable;
+    const int avx2 = mixi_cpu_has_f16c() && !mixi_cpu_sparse_portable_forced();
     mixi_spmv_tuner_init(T, prec, avx2, avx2 && mixi_cpu_has_avx512f());
 #else
     mixi_spmv_tuner_init(T, prec, 0, 0);

@@ -3,13 +3,9 @@
 #define MIX_SPARSE_CPU_H
 
 #include "kernels/common/sell.h"
+#include "kernels/cpu/cpu_features.h" /* mixi_cpu_sparse_force_portable */
 
 struct mixi_spmat;
-
-/* 1 makes the sparse kernels (SpMV and the fused CG passes of vec_cpu.c) take their portable C
- * bodies, 0 restores the run-time choice. */
-void mixi_cpu_sparse_force_portable(int on);
-int mixi_cpu_sparse_portable_forced(void);
 
 /* A CPU matrix's SELL layout (host memory), NULL for an FP64 (plain CSR) matrix. */
 const mixk_sell *mixi_cpu_spmat_sell(const struct mixi_spmat *A);

@@ -4,7 +4,6 @@
 #include "kernels/common/cg_update.h"
 #include "kernels/cpu/vec_cpu.h"
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/sparse_cpu.h"
 
 /* As sparse_cpu.c's PAR_MIN: the same rows run serially or in the same static split, so the
  * FP64 reductions add their block sums as the unfused kernels do. */

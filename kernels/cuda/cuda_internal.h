@@ -25,10 +25,20 @@ typedef struct {
 
 #define MIXI_CUDA_STAGING_BYTES ((size_t)4 << 20)
 
-/* Map CUDA library errors to our statuses. */
+/* Map CUDA library errors to our statuses (cuda_status.c). */
 int mixi_cuda_status(cudaError_t e);
 int mixi_cublas_status(cublasStatus_t s);
 int mixi_cusolver_status(cusolverStatus_t s);
 int mixi_cusparse_status(cusparseStatus_t s);
+
+/* The table's memory operations (cuda_memory.c; kernels/backend.h says what each does), which the
+ * sparse family calls directly as well. */
+int mixi_cuda_alloc(void *state, void **ptr, size_t bytes);
+void mixi_cuda_free(void *state, void *ptr);
+int mixi_cuda_upload(void *state, void *dst, const void *src, size_t bytes);
+int mixi_cuda_download(void *state, void *dst, const void *src, size_t bytes);
+int mixi_cuda_copy(void *state, void *dst, const void *src, size_t bytes);
+int mixi_cuda_memset0(void *state, void *dst, size_t bytes);
+int mixi_cuda_synchronize(void *state);
 
 #endif

@@ -8,7 +8,6 @@
 #include "kernels/cuda/cuda_internal.h"
 #include "kernels/cuda/cuda_sparse.h"
 
-extern const mixi_backend_ops mixi_cuda_backend; /* cuda_backend.c */
 
 /* A matrix on the device: FP64 plain CSR, every other format SELL-32 (kernels/backend_sparse.h).
  * Converted FP64 copies share the FP64 copy's row pointers and column indices (owns_pattern =
@@ -31,7 +30,7 @@ struct mixi_spmat {
 
 static int dalloc(void *state, void **p, size_t bytes)
 {
-    return mixi_cuda_backend.alloc(state, p, bytes);
+    return mixi_cuda_alloc(state, p, bytes);
 }
 
 static int launched(cudaError_t e)
@@ -42,7 +41,7 @@ static int launched(cudaError_t e)
 /* Host-to-device copy through the backend's staged upload, finished before returning. */
 static int h2d(mixi_cuda_state *s, void *dst, const void *src, size_t bytes)
 {
-    return mixi_cuda_backend.upload(s, dst, src, bytes);
+    return mixi_cuda_upload(s, dst, src, bytes);
 }
 
 /* The reduction workspace of this context, made and zeroed on first use (it lives as long as
@@ -104,12 +103,12 @@ static void sp_destroy(void *state, mixi_spmat *A)
 {
     if (!A) return;
     if (A->owns_pattern) {
-        mixi_cuda_backend.free(state, A->rowptr);
-        mixi_cuda_backend.free(state, A->colind);
+        mixi_cuda_free(state, A->rowptr);
+        mixi_cuda_free(state, A->colind);
     }
     void *const bufs[] = {A->val,  A->slice, A->eslice, A->erp,   A->col, A->ecol,
                           A->eval, A->diag,  A->rexp,   A->smask, A->soff};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) mixi_cuda_backend.free(state, bufs[i]);
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) mixi_cuda_free(state, bufs[i]);
     mixi_free(A);
 }
 
@@ -163,7 +162,7 @@ static int sell_meta(mixi_cuda_state *s, mixi_spmat *A, const mixk_sell_sizes *z
     int16_t *hcol = mixi_malloc((size_t)z->nslots * sizeof *hcol), *hoff = mixi_malloc((size_t)nr * sizeof *hoff);
     uint8_t *hmask = mixi_malloc((size_t)nr);
     int st = hcol && hoff && hmask ? MIX_SUCCESS : MIX_ERR_ALLOC;
-    if (!st) st = mixi_cuda_backend.download(s, hcol, A->col, (size_t)z->nslots * sizeof *hcol);
+    if (!st) st = mixi_cuda_download(s, hcol, A->col, (size_t)z->nslots * sizeof *hcol);
     if (!st) st = dalloc(s, (void **)&A->smask, (size_t)nr);
     if (!st) st = dalloc(s, (void **)&A->soff, (size_t)nr * sizeof *hoff);
     if (!st) {
@@ -216,8 +215,8 @@ static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *r
     double *hval = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *hval);
     double *hsc = scale ? mixi_malloc((size_t)n * sizeof *hsc) : NULL;
     int st = hval && (!scale || hsc) ? MIX_SUCCESS : MIX_ERR_ALLOC;
-    if (!st && nnz > 0) st = mixi_cuda_backend.download(s, hval, A64->val, (size_t)nnz * sizeof *hval);
-    if (!st && scale) st = mixi_cuda_backend.download(s, hsc, scale, (size_t)n * sizeof *hsc);
+    if (!st && nnz > 0) st = mixi_cuda_download(s, hval, A64->val, (size_t)nnz * sizeof *hval);
+    if (!st && scale) st = mixi_cuda_download(s, hsc, scale, (size_t)n * sizeof *hsc);
     *gmax = 0.0;
     for (int i = 0; !st && i < n; i++) {
         const double m = mixk_fixed16_row_offmax(rp, ci, hval, hsc, i);
@@ -242,8 +241,8 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
     unsigned char *far = mixi_malloc((size_t)n);
     int64_t *hslice = NULL, *heslice = NULL, *herp = NULL;
     int flag = 0, st = rp && cnt && ci && far ? MIX_SUCCESS : MIX_ERR_ALLOC;
-    if (!st) st = mixi_cuda_backend.download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
-    if (!st && nnz > 0) st = mixi_cuda_backend.download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
+    if (!st) st = mixi_cuda_download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
+    if (!st && nnz > 0) st = mixi_cuda_download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
     mixk_sell_sizes z = {0};
     if (!st) {
         mixk_sell_plan_count(n, rp, ci, cnt, far, &z);
@@ -335,10 +334,10 @@ static int sp_row_offmax(void *state, const mixi_spmat *A64, const double *scale
     int32_t *ci = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *ci);
     double *hm = mixi_malloc((size_t)(n > 0 ? n : 1) * sizeof *hm), gmax;
     int st = rp && ci && hm ? MIX_SUCCESS : MIX_ERR_ALLOC;
-    if (!st) st = mixi_cuda_backend.download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
-    if (!st && nnz > 0) st = mixi_cuda_backend.download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
+    if (!st) st = mixi_cuda_download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
+    if (!st && nnz > 0) st = mixi_cuda_download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
     if (!st) st = sell_gmax(s, A64, rp, ci, scale, &gmax, hm);
-    if (!st && n > 0) st = mixi_cuda_backend.upload(s, rowmax, hm, (size_t)n * sizeof *hm);
+    if (!st && n > 0) st = mixi_cuda_upload(s, rowmax, hm, (size_t)n * sizeof *hm);
     mixi_free(rp);
     mixi_free(ci);
     mixi_free(hm);

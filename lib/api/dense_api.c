@@ -85,26 +85,6 @@ static size_t span_rhs(const dense_call *c, int ld)
     return c->layout == MIX_ROW_MAJOR ? span(c->nrhs, c->n, ld) : span(c->n, c->nrhs, ld);
 }
 
-int mixi_unalias(mix_context *ctx, const double **b, size_t sb, const double *x, size_t sx,
-                 double **copy)
-{
-    size_t bbytes, xbytes;
-    int rc;
-    *copy = NULL;
-    if ((rc = mixi_mul_size(sb, sizeof(double), &bbytes)) ||
-        (rc = mixi_mul_size(sx, sizeof(double), &xbytes)))
-        return rc;
-    if (!mixi_overlap(*b, bbytes, x, xbytes)) return MIX_SUCCESS;
-    if ((rc = ctx->ops->alloc(ctx->state, (void **)copy, bbytes)) ||
-        (rc = ctx->ops->copy(ctx->state, *copy, *b, bbytes))) {
-        ctx->ops->free(ctx->state, *copy);
-        *copy = NULL;
-        return rc;
-    }
-    *b = *copy;
-    return MIX_SUCCESS;
-}
-
 /* The status with which the FP64 factors are in a: singular (LU) or not positive definite. */
 static int factor_failed(const dense_call *c) { return c->spd ? MIX_ERR_NOT_SPD : MIX_ERR_SINGULAR; }
 

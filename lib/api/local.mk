@@ -2,4 +2,4 @@
 libmixsolve_internal_la_SOURCES += lib/api/status.c lib/api/context.c lib/api/backend_lookup.c
 noinst_HEADERS += lib/api/mix_internal.h
 libmixsolve_internal_la_SOURCES += lib/api/sparse.c lib/api/cg_api.c
-libmixsolve_internal_la_SOURCES += lib/api/dense_api.c
+libmixsolve_internal_la_SOURCES += lib/api/dense_api.c lib/api/alias.c

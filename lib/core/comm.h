@@ -52,45 +52,6 @@ struct mixi_comm {
     int rank, size;
 };
 
-/* A matrix distributed by rows as the CG sees it (libmixsolve_mpi fills it in at creation; the
- * CG of solvers/ reads it).  The mix_sparse holding it is this rank's local block: its rows and
- * the columns it owns, in local numbering.  The off-process entries lie in the rows that border
- * other ranks, which cluster (a slab's first and last planes): each of at most two windows of
- * local rows [first, first + len) holds its off-process entries as a mix_sparse `off` of order
- * pad + ng, row r being local row first + r and ghost g0 + k at column pad + k (first and pad
- * multiples of a FIXED16 vector block, so that both parts of a sloppy vector start on a block);
- * one Jacobi or uniform scale vector over [local, 0, ghost] then scales it as diag(s) A diag(s)
- * scales the whole matrix, and the products touch the window's rows only.  Host memory only. */
-struct mix_sparse;
-struct mixi_spmat;
-typedef struct {
-    int first, len, pad;     /* local rows [first, first + len); the ghost part starts at pad */
-    int g0, ng;              /* the ghosts [g0, g0 + ng) its rows name */
-    struct mix_sparse *off;
-    /* The CG's (solvers/cg_dist.c): the sloppy copies [jacobi][storage] and the [local, ghost]
-     * scales ([0] FP16/BF16's uniform one, [1] Jacobi's), made on first use. */
-    struct mixi_spmat *sloppy[2][MIX_NUM_PREC];
-    double *scale[2];
-} mixi_dist_win;
-
-#define MIXI_DIST_WIN_MAX 2
-typedef struct mixi_dist_link {
-    const mixi_comm *comm;   /* the context's */
-    struct mixi_halo *halo;  /* owned by libmixsolve_mpi */
-    int64_t n_global;        /* rows of the whole matrix (the decisions' n) */
-    int n_ghost;
-    /* This rank owns no row: its block is one isolated unknown (a_00 = 1, b_0 = x_0 = 0), so that
-     * every rank runs the same steps; it adds nothing to a sum. */
-    int phantom;
-    int n_win;               /* 0 when this rank has no ghost */
-    mixi_dist_win win[MIXI_DIST_WIN_MAX];
-    double *ghost;           /* n_ghost FP64 values, where halo_end decodes */
-    /* The CG's: the local block's sloppy copy [jacobi][storage] was remade with the whole rows'
-     * FIXED16 scales (solvers/cg_dist.c), on every rank alike. */
-    unsigned char whole_rows[2][MIX_NUM_PREC];
-    void (*free)(struct mixi_dist_link *d); /* frees the windows' off, the halo and itself */
-} mixi_dist_link;
-
 /* One process: sums, extrema and agreements of one rank are the values themselves; no halo. */
 extern const mixi_comm mixi_comm_serial;
 

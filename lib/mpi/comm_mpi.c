@@ -25,14 +25,6 @@ static int mpi_all(const mixi_comm *c, int *flag)
     return MIX_SUCCESS;
 }
 
-int mixi_mpi_agree(MPI_Comm mc, int status)
-{
-    int s = status;
-    if (MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_INT, MPI_MAX, mc) != MPI_SUCCESS)
-        return MIX_ERR_COMM;
-    return s;
-}
-
 static int mpi_agree(const mixi_comm *c, int *status)
 {
     *status = mixi_mpi_agree(mc_of(c), *status);

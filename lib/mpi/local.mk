@@ -2,7 +2,7 @@
 # MPI ranks, over libmixsolve.  Its sources and header travel in every tarball.
 EXTRA_DIST += lib/mpi/mixsolve_mpi.pc.in
 noinst_HEADERS += lib/mpi/mpi_internal.h
-MIX_MPI_SOURCES = lib/mpi/comm_mpi.c lib/mpi/wire.c lib/mpi/halo.c lib/mpi/dist_csr.c \
+MIX_MPI_SOURCES = lib/mpi/agree.c lib/mpi/comm_mpi.c lib/mpi/wire.c lib/mpi/halo.c lib/mpi/dist_csr.c \
 	lib/mpi/dist_spmv.c
 if HAVE_MPI
 include_HEADERS += lib/mpi/mixsolve_mpi.h

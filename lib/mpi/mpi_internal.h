@@ -8,6 +8,7 @@
 #include "lib/core/core.h"
 #include "lib/core/comm.h"
 #include "lib/mpi/mixsolve_mpi.h"
+#include "solvers/cg/cg.h" /* mixi_dist_link: the distributed matrix as the CG reads it */
 
 /* The MPI table's state: the duplicated communicator.  The mixi_comm lives inside it, so that
  * fini frees one block. */
@@ -77,7 +78,7 @@ int mixi_halo_end(struct mixi_halo *h, double *ghost);
  * columns renumbered (owned j -> j - row_start, ghost k -> n_local + k), so that FP64 rows sum
  * in the serial order; diag and the windows' off blocks: PETSc's MPIAIJ split as backend
  * matrices, for the sloppy formats (each off block embedded in a square matrix, since the
- * backends' matrices are square: lib/core/comm.h, mixi_dist_link and mixi_dist_win).  A rank
+ * backends' matrices are square: solvers/cg/cg.h, mixi_dist_link and mixi_dist_win).  A rank
  * owning no row holds the 1 x 1 block [1] (the link's phantom unknown).  link: what the CG
  * reads; mix_sparse_create_dist_csr hands diag over as the user's matrix, pointing to it. */
 typedef struct mixi_dist {

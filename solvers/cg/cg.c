@@ -1,7 +1,7 @@
 /* cg.c: reliable-update mixed-precision CG (QUDA's method), written once over ctx->ops->sparse. */
 #include <math.h>
 #include <string.h>
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 
 /* QUDA's maxResIncrease / maxResIncreaseTotal: give up after this many rises of the true
  * residual in a row / in total. */
@@ -38,26 +38,6 @@ typedef struct {
     mixi_svec r, p, ap, xs; /* sloppy residual, direction, A p, partial solution (FP32 when the
                             * sloppy precision is 16-bit: kernels/backend_sparse.h, cg_update) */
 } cg_work;
-
-int mixi_cg_svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
-{
-    size_t vb, nb;
-    int st = mixi_svec_bytes(prec, n, &vb, &nb);
-    if (st) return st;
-    v->prec = prec;
-    v->n = n;
-    st = ctx->ops->alloc(ctx->state, &v->val, vb);
-    if (!st && nb) st = ctx->ops->alloc(ctx->state, (void **)&v->norm, nb);
-    return st;
-}
-
-void mixi_cg_svec_free(mix_context *ctx, mixi_svec *v)
-{
-    ctx->ops->free(ctx->state, v->val);
-    ctx->ops->free(ctx->state, v->norm);
-    v->val = NULL;
-    v->norm = NULL;
-}
 
 static int svec_copy(mix_context *ctx, mixi_svec *dst, const mixi_svec *src)
 {
@@ -614,11 +594,6 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
     }
     stage_finish(&L, st, bb, t0, t1, looped, info, to_fp64);
     return st;
-}
-
-mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage)
-{
-    return !narrow_vectors && ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(storage) : storage;
 }
 
 /* A stage that stops for want of precision (the storage's floor, a rounded copy of A that is

@@ -1,11 +1,49 @@
-/* cg.h: the CG solver's entries and the matrix it works on, the mix_sparse object that
- * lib/sparse.c creates for the user (never installed). */
+/* cg.h: the CG family's entry: the matrix it works on (the mix_sparse object that
+ * lib/api/sparse.c creates for the user, distributed or not) and the solves, what lib/api and
+ * lib/mpi see; what the family's files share among themselves is cg_impl.h (never installed). */
 #ifndef MIX_SOLVERS_CG_H
 #define MIX_SOLVERS_CG_H
 
 #include "lib/core/core.h"
 #include "lib/core/comm.h"
 #include "kernels/backend_sparse.h"
+
+/* A matrix distributed by rows as the CG sees it (libmixsolve_mpi fills it in at creation; the
+ * CG reads it).  The mix_sparse holding it is this rank's local block: its rows and
+ * the columns it owns, in local numbering.  The off-process entries lie in the rows that border
+ * other ranks, which cluster (a slab's first and last planes): each of at most two windows of
+ * local rows [first, first + len) holds its off-process entries as a mix_sparse `off` of order
+ * pad + ng, row r being local row first + r and ghost g0 + k at column pad + k (first and pad
+ * multiples of a FIXED16 vector block, so that both parts of a sloppy vector start on a block);
+ * one Jacobi or uniform scale vector over [local, 0, ghost] then scales it as diag(s) A diag(s)
+ * scales the whole matrix, and the products touch the window's rows only.  Host memory only. */
+typedef struct {
+    int first, len, pad;     /* local rows [first, first + len); the ghost part starts at pad */
+    int g0, ng;              /* the ghosts [g0, g0 + ng) its rows name */
+    struct mix_sparse *off;
+    /* The CG's (solvers/cg/cg_dist.c): the sloppy copies [jacobi][storage] and the [local, ghost]
+     * scales ([0] FP16/BF16's uniform one, [1] Jacobi's), made on first use. */
+    struct mixi_spmat *sloppy[2][MIX_NUM_PREC];
+    double *scale[2];
+} mixi_dist_win;
+
+#define MIXI_DIST_WIN_MAX 2
+typedef struct mixi_dist_link {
+    const mixi_comm *comm;   /* the context's */
+    struct mixi_halo *halo;  /* owned by libmixsolve_mpi */
+    int64_t n_global;        /* rows of the whole matrix (the decisions' n) */
+    int n_ghost;
+    /* This rank owns no row: its block is one isolated unknown (a_00 = 1, b_0 = x_0 = 0), so that
+     * every rank runs the same steps; it adds nothing to a sum. */
+    int phantom;
+    int n_win;               /* 0 when this rank has no ghost */
+    mixi_dist_win win[MIXI_DIST_WIN_MAX];
+    double *ghost;           /* n_ghost FP64 values, where halo_end decodes */
+    /* The CG's: the local block's sloppy copy [jacobi][storage] was remade with the whole rows'
+     * FIXED16 scales (solvers/cg/cg_dist.c), on every rank alike. */
+    unsigned char whole_rows[2][MIX_NUM_PREC];
+    void (*free)(struct mixi_dist_link *d); /* frees the windows' off, the halo and itself */
+} mixi_dist_link;
 
 /* An SPD matrix bound to one context: the FP64 copy (true residuals) and, converted on first
  * use, one sloppy copy per (storage precision, Jacobi or not).  Solves on one object must not
@@ -23,7 +61,7 @@ struct mix_sparse {
     mixi_spmat *sloppy[2][MIX_NUM_PREC]; /* [jacobi][prec]; [0][MIX_FP64] is a64 itself */
     double eta[2][MIX_NUM_PREC];  /* storage error of each sloppy copy (mixi_cg_storage_error) */
     int eta_known[2][MIX_NUM_PREC]; /* 0 (calloc) until measured */
-    /* Distributed by rows (libmixsolve_mpi; lib/core/comm.h): NULL on one process.  Then this
+    /* Distributed by rows (libmixsolve_mpi; mixi_dist_link above): NULL on one process.  Then this
      * object is the local block and amax is the whole matrix's; the windows' scales for S of
      * kind [0] uniform, [1] Jacobi are made collectively once (off_scale_done). */
     mixi_dist_link *dist;
@@ -46,81 +84,11 @@ void mixi_sparse_free(mix_sparse *A);
 int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mixi_spmat **As,
                        const double **scale);
 
-/* The Lanczos tridiagonal matrix of a CG run (solvers/cg_lanczos.c), for the extreme
- * eigenvalues, and so kappa, of the matrix CG iterates on. */
-#define MIXI_LANCZOS_MAX 256
-typedef struct {
-    int k;                                     /* rows so far */
-    double d[MIXI_LANCZOS_MAX], e[MIXI_LANCZOS_MAX]; /* diagonal, off-diagonal (e[j] = T_{j,j+1}) */
-    double alpha_prev, beta_prev;
-} mixi_lanczos;
-void mixi_lanczos_reset(mixi_lanczos *T);
-/* One CG step: its alpha and the beta of the next direction (0: restart, T starts over). */
-void mixi_lanczos_push(mixi_lanczos *T, double alpha, double beta);
-/* The smallest and largest eigenvalues of T: 1, or 0 when fewer than 2 rows or not positive. */
-int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax);
-/* sqrt(kappa) / 2 ln(2 / tol): CG's iteration bound at condition number kappa; 0 for a kappa
- * below 1 or a tol outside (0, 1). */
-double mixi_cg_iter_bound(double kappa, double tol);
-
-/* How far the sloppy copy As of `prec` (with or without Jacobi) is from the FP64 matrix it
- * stands for: ||(As - S A S) v|| / ||v|| for a fixed vector v of random signs, an estimate of
- * ||As - S A S||_2 (solvers/cg_storage.c; measured once per copy, cached in A->eta).  0 for
- * FP64. */
-int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
-
-/* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 below this order.  A sloppy stage that
- * hands over to FP64 after its first kappa estimates (8-96 iterations, solvers/cg.c) costs
- * small matrices more than it can win: their CG runs a few hundred iterations (bundled
- * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
-#define MIXI_CG_AUTO_MIN_N 4096
-mix_prec mixi_cg_auto_prec(const mix_sparse *A);
-/* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
- * all): FP64 below the order above, else the smallest predicted time per iteration
- * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg_auto.c). */
-mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
-/* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
- * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the
- * storage's own. */
-mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage);
-
 /* The distributed parts of CG's steps (solvers/cg_dist.c).  On one process (A->dist NULL) the
  * reductions return at once and the products are the backend's, so the serial bits hold. */
 int mixi_cg_sum(const mix_sparse *A, double *v, int k);      /* v[0..k-1] summed over the ranks */
 int mixi_cg_max(const mix_sparse *A, double *v, int k);
 int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest status of all ranks */
-/* A backend sloppy vector of n values in prec (FIXED16: with its block norms), and its release
- * (pointers cleared; an unallocated vector is a no-op). */
-int mixi_cg_svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v);
-void mixi_cg_svec_free(mix_context *ctx, mixi_svec *v);
-double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
-/* r = b - A x in FP64 over the ranks (the halo in FP64), *rr = ||r||^2 summed. */
-int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *r, double *rr);
-/* y = A x in FP64 over the ranks (true p'Ap on a breakdown). */
-int mixi_cg_apply64(mix_sparse *A, const double *x, double *y);
-/* What one stage's distributed sloppy SpMV needs: the off-process block in the stage's storage
- * (NULL: no ghost here) and two vectors of its order (ghost values in, its product out). */
-typedef struct {
-    mix_prec wire;
-    struct {
-        const mixi_spmat *off;
-        mixi_svec g, y;
-    } w[MIXI_DIST_WIN_MAX];
-} mixi_cg_halo;
-/* Collective: the off-process block of `prec` (scaled by the local block's S where S is not
- * NULL, with the ghosts' S fetched once) and the vectors in vprec.  FIXED16: the first time,
- * the local block's copy *As (mixi_sparse_sloppy's) is remade, as the off-process blocks are
- * made, on the whole rows' scales, so that the blocks hold the single process's bits.  0 on a
- * serial A. */
-int mixi_cg_halo_setup(mix_sparse *A, mix_prec prec, int jacobi, const double *S, mix_prec vprec,
-                       const mixi_spmat **As, mixi_cg_halo *h);
-void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h);
-/* ap = As p over the ranks: the halo of p starts on the stage's wire, the local block runs while
- * it travels, then the off-process block adds the ghosts' part; *pap = <p, A p> summed.  Any
- * rank's failure is every rank's status (it travels in the same reduction). */
-int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mixi_spmat *As, const mixi_svec *p,
-                 mixi_svec *ap, double *pap);
-void mixi_cg_off_free(mix_sparse *A); /* the cached off-process copies (mixi_sparse_free) */
 
 /* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
  * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */

@@ -5,7 +5,7 @@
  * matrices of 1-4 MB too (the SELL bodies vectorise, FP64's CSR does not), 1.3-1.8x in the main
  * job.  Where the kappa found on the way says a sloppy storage would crawl, solvers/cg.c hands
  * over to FP64 (mixi_cg_iter_bound). */
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 
 /* FP32 arithmetic costs CG iterations on smooth right-hand sides: 334 against FP64's 278 on 3D
  * Poisson 100^3 with Jacobi, 18-24% on 60^3 (issue 21); a storage is charged for it. */

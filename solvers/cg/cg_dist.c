@@ -3,7 +3,7 @@
  * the backend's own call, so serial runs keep their bits. */
 #include <math.h>
 #include <string.h>
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 
 int mixi_cg_sum(const mix_sparse *A, double *v, int k)
 {

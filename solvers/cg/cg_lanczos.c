@@ -3,7 +3,7 @@
  * 6.7.3), by Sturm-sequence bisection. */
 #include <math.h>
 #include <float.h>
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 
 void mixi_lanczos_reset(mixi_lanczos *T) { T->k = 0; }
 

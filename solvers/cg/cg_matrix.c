@@ -2,7 +2,7 @@
  * precision with the scale each gets (FP16/BF16: a uniform power of two; Jacobi: 1/sqrt(a_ii)),
  * converted and cached on first use. */
 #include <math.h>
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 
 /* Off-diagonal entries below 2^-8 of their row's largest off-diagonal one: FIXED16 (one
  * scale per row, 15 bits) keeps fewer than 7 bits of them (MIX_PREC_AUTO's test).  The 1e-3

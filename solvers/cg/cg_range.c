@@ -1,7 +1,7 @@
 /* cg_range.c: CG on systems near the edges of the FP64 range: A and b scaled by powers of two into range, solved, scaled back, re-checked. */
 #include <math.h>
 #include <string.h>
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 #include "kernels/backend_dense.h"
 
 /* A and b are solved as they are while their largest entries lie in [2^-RANGE_EXP, 2^RANGE_EXP]:

@@ -2,7 +2,7 @@
  * SpMV in each precision (what the escalation rule of solvers/cg.c weighs against kappa). */
 #include <math.h>
 #include <string.h>
-#include "solvers/cg/cg.h"
+#include "solvers/cg/cg_impl.h"
 
 typedef struct {
     mixi_svec xs, ys, w, u; /* sloppy v and As v; FP64 S v (then the error) and A S v */

@@ -1,0 +1,80 @@
+/* cg_impl.h: what the files of the CG family share among themselves (the Lanczos estimates, the
+ * storage error, AUTO's choice, the sloppy vectors, the distributed steps), beside the family's
+ * entry solvers/cg/cg.h; included by solvers/cg/ and the tests only (as PETSc's cgimpl.h). */
+#ifndef MIX_SOLVERS_CG_IMPL_H
+#define MIX_SOLVERS_CG_IMPL_H
+
+#include "solvers/cg/cg.h"
+
+/* The Lanczos tridiagonal matrix of a CG run (solvers/cg_lanczos.c), for the extreme
+ * eigenvalues, and so kappa, of the matrix CG iterates on. */
+#define MIXI_LANCZOS_MAX 256
+typedef struct {
+    int k;                                     /* rows so far */
+    double d[MIXI_LANCZOS_MAX], e[MIXI_LANCZOS_MAX]; /* diagonal, off-diagonal (e[j] = T_{j,j+1}) */
+    double alpha_prev, beta_prev;
+} mixi_lanczos;
+void mixi_lanczos_reset(mixi_lanczos *T);
+/* One CG step: its alpha and the beta of the next direction (0: restart, T starts over). */
+void mixi_lanczos_push(mixi_lanczos *T, double alpha, double beta);
+/* The smallest and largest eigenvalues of T: 1, or 0 when fewer than 2 rows or not positive. */
+int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax);
+/* sqrt(kappa) / 2 ln(2 / tol): CG's iteration bound at condition number kappa; 0 for a kappa
+ * below 1 or a tol outside (0, 1). */
+double mixi_cg_iter_bound(double kappa, double tol);
+
+/* How far the sloppy copy As of `prec` (with or without Jacobi) is from the FP64 matrix it
+ * stands for: ||(As - S A S) v|| / ||v|| for a fixed vector v of random signs, an estimate of
+ * ||As - S A S||_2 (solvers/cg_storage.c; measured once per copy, cached in A->eta).  0 for
+ * FP64. */
+int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
+
+/* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 below this order.  A sloppy stage that
+ * hands over to FP64 after its first kappa estimates (8-96 iterations, solvers/cg.c) costs
+ * small matrices more than it can win: their CG runs a few hundred iterations (bundled
+ * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
+#define MIXI_CG_AUTO_MIN_N 4096
+mix_prec mixi_cg_auto_prec(const mix_sparse *A);
+/* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
+ * all): FP64 below the order above, else the smallest predicted time per iteration
+ * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg_auto.c). */
+mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
+/* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
+ * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the
+ * storage's own. */
+mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_prec storage);
+
+/* A backend sloppy vector of n values in prec (FIXED16: with its block norms), and its release
+ * (pointers cleared; an unallocated vector is a no-op). */
+int mixi_cg_svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v);
+void mixi_cg_svec_free(mix_context *ctx, mixi_svec *v);
+double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
+/* r = b - A x in FP64 over the ranks (the halo in FP64), *rr = ||r||^2 summed. */
+int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *r, double *rr);
+/* y = A x in FP64 over the ranks (true p'Ap on a breakdown). */
+int mixi_cg_apply64(mix_sparse *A, const double *x, double *y);
+/* What one stage's distributed sloppy SpMV needs: the off-process block in the stage's storage
+ * (NULL: no ghost here) and two vectors of its order (ghost values in, its product out). */
+typedef struct {
+    mix_prec wire;
+    struct {
+        const mixi_spmat *off;
+        mixi_svec g, y;
+    } w[MIXI_DIST_WIN_MAX];
+} mixi_cg_halo;
+/* Collective: the off-process block of `prec` (scaled by the local block's S where S is not
+ * NULL, with the ghosts' S fetched once) and the vectors in vprec.  FIXED16: the first time,
+ * the local block's copy *As (mixi_sparse_sloppy's) is remade, as the off-process blocks are
+ * made, on the whole rows' scales, so that the blocks hold the single process's bits.  0 on a
+ * serial A. */
+int mixi_cg_halo_setup(mix_sparse *A, mix_prec prec, int jacobi, const double *S, mix_prec vprec,
+                       const mixi_spmat **As, mixi_cg_halo *h);
+void mixi_cg_halo_free(mix_sparse *A, mixi_cg_halo *h);
+/* ap = As p over the ranks: the halo of p starts on the stage's wire, the local block runs while
+ * it travels, then the off-process block adds the ghosts' part; *pap = <p, A p> summed.  Any
+ * rank's failure is every rank's status (it travels in the same reduction). */
+int mixi_cg_spmv(mix_sparse *A, mixi_cg_halo *h, const mixi_spmat *As, const mixi_svec *p,
+                 mixi_svec *ap, double *pap);
+void mixi_cg_off_free(mix_sparse *A); /* the cached off-process copies (mixi_sparse_free) */
+
+#endif
