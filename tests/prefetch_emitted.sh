@@ -15,7 +15,7 @@ counts=$(objdump -d --no-show-raw-insn "$lib" |
 status=0
 # The AVX-512 slice bodies (contiguous: lookahead of col and the -pf stage; gather: the -pf
 # stage), AVX2's SELL SpMV and the FP64 CSR SpMV (csr-pf).
-for body in avx512_slice_c_fixed16 avx512_slice_g_fixed16 avx512_slice_c_fp16 avx2_fixed16_spmv \
+for body in mixi_avx512_slice_c_fixed16 mixi_avx512_slice_g_fixed16 mixi_avx512_slice_c_fp16 avx2_fixed16_spmv \
             avx2_fp64_spmv; do
     if echo "$counts" | grep -q "<$body[.>]"; then
         echo "ok: $body has software prefetches"

@@ -1,7 +1,7 @@
-/* sparse_cpu_t.h: the CPU sloppy-loop kernels of every storage format of one arithmetic type, included by sparse_cpu.c once per ISA and type. */
+/* sparse_cpu_t.h: the CPU sloppy-loop kernels of every storage format of one arithmetic type, included once per type by each ISA's file (sparse_portable.c, sparse_avx2.c). */
 /* Expects ISA (the instance prefix: generic, avx2), T (double or float) and TACC (MIX_FP64 or
  * MIX_FP32, the accumulator whose formats are generated here: kernels/common/prec_traits.h),
- * BLK, PAR_MIN and MIXI_INLINE from sparse_cpu.c.  For T = float an ISA may define hooks that
+ * BLK, PAR_MIN and MIXI_INLINE from sparse_cpu_impl.h.  For T = float an ISA may define hooks that
  * take over a format, returning 1 when they did (0: the portable body from kernels/common):
  *   ISA_LD_BLOCK(P, v, b, cnt, x), ISA_ST_BLOCK(P, v, b, x, cnt),
  *   ISA_ROW(P, A, x, i, out), ISA_ROWF(P, A, xf, i, out), ISA_SLICE(P, A, xf, b, cnt, v, var)
