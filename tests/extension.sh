@@ -52,7 +52,7 @@ prec_allowed() {
     tests/test_sparse_format.c|tests/test_kernels_sparse.c) ;; # error bounds per format
     tests/test_edge.c|tests/test_hostile.c|tests/test_dropin.c) ;; # cases made for one format
     tests/fuzz_solve.c|tests/lapack_client.c|tests/mpi_dist.c) ;;  # inputs and bounds per format
-    tools/bench_report.c) ;;           # the report's plots: one curve and point style per precision
+    tools/bench_report.c) ;;           # the convergence plot follows FP16 LU-IR (rows and curves: the table)
     bench/*) ;;                        # benchmarks of given formats
     *) return 1 ;;
   esac

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "tools/bench.h"
+#include "tools/cli.h"
 
 #ifndef MIX_GNUPLOT
 #define MIX_GNUPLOT "gnuplot"
@@ -38,66 +39,73 @@ static int ran(const bench_result *r) { return r->outcome != BENCH_SKIPPED; }
 
 /* ---- summary in the form of NVIDIA's cuSOLVER Tensor Core IRS table ---------------------------- */
 
-void bench_summary(const bench_set *s, FILE *f, int md)
+/* The summary's rows: each method with its precisions from the library's table (cli_precs:
+ * FP64 first, AUTO last; Cholesky's AUTO is the LU driver's), so a new precision has its row. */
+typedef struct {
+    bench_method m;
+    mix_prec p;
+} summary_row;
+
+static int summary_rows(summary_row *rows)
 {
-    static const struct { bench_method m; mix_prec p; } rows[] = {
-        {BENCH_LU, MIX_FP64}, {BENCH_LU, MIX_FP32}, {BENCH_LU, MIX_TF32}, {BENCH_LU, MIX_FP16}, {BENCH_LU, MIX_BF16},
-        {BENCH_LU, MIX_PREC_AUTO},
-        {BENCH_CG, MIX_FP64}, {BENCH_CG, MIX_FP32}, {BENCH_CG, MIX_FP16}, {BENCH_CG, MIX_BF16}, {BENCH_CG, MIX_FIXED16},
-        {BENCH_CG, MIX_PREC_AUTO},
-        {BENCH_CHOL, MIX_FP64}, {BENCH_CHOL, MIX_FP32}, {BENCH_CHOL, MIX_TF32}, {BENCH_CHOL, MIX_FP16},
-        {BENCH_CHOL, MIX_BF16},
-    };
-    if (md) {
-        fprintf(f, "| method | precision | matrices run | speed vs FP64 (geo-mean) | best | refined without fallback "
-                   "| fallbacks | failures | silent failures | timeouts/crashes |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|\n");
-    } else {
-        fprintf(f, "%-6s %-13s %5s %10s %7s %10s %9s %8s %7s %9s\n", "method", "precision", "run", "speed/FP64",
-                "best", "no-fallbk", "fallbacks", "failures", "silent", "timeout");
+    static const struct {
+        bench_method m;
+        mix_prec_role role;
+        int with_auto;
+    } methods[] = {{BENCH_LU, MIX_ROLE_FACTOR, 1}, {BENCH_CG, MIX_ROLE_STORAGE, 1}, {BENCH_CHOL, MIX_ROLE_FACTOR, 0}};
+    int n = 0;
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+        mix_prec p[CLI_MAX_PRECS];
+        const int np = cli_precs(methods[k].role, 0, methods[k].with_auto, p);
+        for (int j = 0; j < np; j++) rows[n++] = (summary_row){methods[k].m, p[j]};
     }
-    int silent_total = 0;
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
-        int run = 0, ok = 0, fb = 0, fail = 0, silent = 0, to = 0, nsp = 0;
-        double logsum = 0, best = 0;
-        for (int i = 0; i < s->count; i++) {
-            const bench_result *r = &s->r[i];
-            if (r->method != rows[k].m || r->prec != rows[k].p || !ran(r)) continue;
-            run++;
-            switch (r->outcome) {
-            case BENCH_OK: ok++; break;
-            case BENCH_FALLBACK: fb++; break;
-            case BENCH_FAILED: fail++; break;
-            case BENCH_SILENT: silent++; break;
-            default: to++; break;
-            }
-            if (r->speedup > 0) {
-                logsum += log(r->speedup);
-                nsp++;
-                best = fmax(best, r->speedup);
-            }
+    return n;
+}
+
+/* One row of the summary (nothing when no run has it): the silent failures it counted. */
+static int summary_line(const bench_set *s, FILE *f, int md, summary_row row)
+{
+    int run = 0, ok = 0, fb = 0, fail = 0, silent = 0, to = 0, nsp = 0;
+    double logsum = 0, best = 0;
+    for (int i = 0; i < s->count; i++) {
+        const bench_result *r = &s->r[i];
+        if (r->method != row.m || r->prec != row.p || !ran(r)) continue;
+        run++;
+        switch (r->outcome) {
+        case BENCH_OK: ok++; break;
+        case BENCH_FALLBACK: fb++; break;
+        case BENCH_FAILED: fail++; break;
+        case BENCH_SILENT: silent++; break;
+        default: to++; break;
         }
-        if (!run) continue;
-        silent_total += silent;
-        char sp[32], bs[32];
-        const char *label = rows[k].p == MIX_FP64 ? (rows[k].m == BENCH_LU     ? "fp64 (dgesv)"
-                                                     : rows[k].m == BENCH_CHOL ? "fp64 (dposv)"
-                                                                               : "fp64 (baseline)")
-                                                   : mix_prec_name(rows[k].p);
-        fmt_num(sp, sizeof sp, "%.2fx", exp(logsum / (nsp ? nsp : 1)), nsp > 0);
-        fmt_num(bs, sizeof bs, "%.2fx", best, nsp > 0);
-        if (md)
-            fprintf(f, "| %s | %s | %d | %s | %s | %d | %d | %d | %s%d%s | %d |\n", method_name(rows[k].m), label, run,
-                    sp, bs, ok, fb, fail, silent ? "**" : "", silent, silent ? "**" : "", to);
-        else
-            fprintf(f, "%-6s %-13s %5d %10s %7s %10d %9d %8d %7d %9d\n", method_name(rows[k].m), label, run, sp, bs,
-                    ok, fb, fail, silent, to);
+        if (r->speedup > 0) {
+            logsum += log(r->speedup);
+            nsp++;
+            best = fmax(best, r->speedup);
+        }
     }
-    fprintf(f, "%sSilent failures (reported success, recomputed check failed): %d%s\n", md ? "\n**" : "",
-            silent_total, md ? "**\n" : "");
-    /* CG where storage precision can pay: matrices with n >= 10000 (issue 11's target). */
+    if (!run) return 0;
+    char sp[32], bs[32];
+    const char *label = row.p == MIX_FP64 ? (row.m == BENCH_LU     ? "fp64 (dgesv)"
+                                             : row.m == BENCH_CHOL ? "fp64 (dposv)"
+                                                                   : "fp64 (baseline)")
+                                          : mix_prec_name(row.p);
+    fmt_num(sp, sizeof sp, "%.2fx", exp(logsum / (nsp ? nsp : 1)), nsp > 0);
+    fmt_num(bs, sizeof bs, "%.2fx", best, nsp > 0);
+    if (md)
+        fprintf(f, "| %s | %s | %d | %s | %s | %d | %d | %d | %s%d%s | %d |\n", method_name(row.m), label, run, sp, bs,
+                ok, fb, fail, silent ? "**" : "", silent, silent ? "**" : "", to);
+    else
+        fprintf(f, "%-6s %-13s %5d %10s %7s %10d %9d %8d %7d %9d\n", method_name(row.m), label, run, sp, bs, ok, fb,
+                fail, silent, to);
+    return silent;
+}
+
+/* CG where storage precision can pay: the speed on matrices with n >= 10000 (issue 11's target). */
+static void summary_large_cg(const bench_set *s, FILE *f, int md, const summary_row *rows, int nrows)
+{
     fprintf(f, "%sCG speed vs FP64 (geo-mean) on matrices with n >= 10000:", md ? "\n" : "");
-    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    for (int k = 0; k < nrows; k++) {
         if (rows[k].m != BENCH_CG || rows[k].p == MIX_FP64) continue;
         double logsum = 0;
         int nsp = 0;
@@ -110,9 +118,28 @@ void bench_summary(const bench_set *s, FILE *f, int md)
         }
         char sp[32];
         fmt_num(sp, sizeof sp, "%.2fx", exp(logsum / (nsp ? nsp : 1)), nsp > 0);
-        fprintf(f, " %s %s (%d)%s", mix_prec_name(rows[k].p), sp, nsp, k + 1 < sizeof rows / sizeof rows[0] ? "," : "");
+        fprintf(f, " %s %s (%d)%s", mix_prec_name(rows[k].p), sp, nsp, k + 1 < nrows ? "," : "");
     }
     fprintf(f, "\n");
+}
+
+void bench_summary(const bench_set *s, FILE *f, int md)
+{
+    summary_row rows[3 * CLI_MAX_PRECS];
+    const int nrows = summary_rows(rows);
+    if (md) {
+        fprintf(f, "| method | precision | matrices run | speed vs FP64 (geo-mean) | best | refined without fallback "
+                   "| fallbacks | failures | silent failures | timeouts/crashes |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|\n");
+    } else {
+        fprintf(f, "%-6s %-13s %5s %10s %7s %10s %9s %8s %7s %9s\n", "method", "precision", "run", "speed/FP64",
+                "best", "no-fallbk", "fallbacks", "failures", "silent", "timeout");
+    }
+    int silent_total = 0;
+    for (int k = 0; k < nrows; k++) silent_total += summary_line(s, f, md, rows[k]);
+    fprintf(f, "%sSilent failures (reported success, recomputed check failed): %d%s\n", md ? "\n**" : "",
+            silent_total, md ? "**\n" : "");
+    summary_large_cg(s, f, md, rows, nrows);
 }
 
 /* ---- table, CSV ------------------------------------------------------------------------------- */
@@ -194,8 +221,19 @@ static int speedup_data(const bench_set *s, bench_method m, const mix_prec *prec
     return rows;
 }
 
-static const mix_prec lu_low[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
-static const mix_prec cg_low[] = {MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+/* The precisions the plots draw, from the library's table: the low factor and storage ones (one
+ * curve or bar each against FP64), and every storage one (CG's iterations, FP64 included). */
+typedef struct {
+    mix_prec lu_low[CLI_MAX_PRECS], cg_low[CLI_MAX_PRECS], cg_all[CLI_MAX_PRECS];
+    int n_lu_low, n_cg_low, n_cg_all;
+} plot_precs;
+
+static void get_plot_precs(plot_precs *pp)
+{
+    pp->n_lu_low = cli_precs(MIX_ROLE_FACTOR, 1, 0, pp->lu_low);
+    pp->n_cg_low = cli_precs(MIX_ROLE_STORAGE, 1, 0, pp->cg_low);
+    pp->n_cg_all = cli_precs(MIX_ROLE_STORAGE, 0, 0, pp->cg_all);
+}
 
 /* Iterations against the condition estimate, one data block per precision: one row per run of
  * method m without fallback.  The number of rows. */
@@ -222,7 +260,7 @@ static int iters_cond_data(const bench_set *s, bench_method m, const mix_prec *p
 
 /* Convergence history of the matrix whose FP16 LU-IR needed the most iterations without fallback
  * (its name into matrix): 1 when written. */
-static int history_data(const bench_set *s, char *matrix, size_t len)
+static int history_data(const bench_set *s, const plot_precs *pp, char *matrix, size_t len)
 {
     const bench_result *pick = NULL;
     for (int i = 0; i < s->count; i++) {
@@ -234,9 +272,9 @@ static int history_data(const bench_set *s, char *matrix, size_t len)
     FILE *f;
     if (!pick || !(f = open_in(s, "history.dat"))) return 0;
     snprintf(matrix, len, "%s", pick->matrix);
-    for (int k = 0; k < 4; k++) {
-        const bench_result *r = find(s, pick->matrix, BENCH_LU, lu_low[k]);
-        fprintf(f, "# %s\n", mix_prec_name(lu_low[k]));
+    for (int k = 0; k < pp->n_lu_low; k++) {
+        const bench_result *r = find(s, pick->matrix, BENCH_LU, pp->lu_low[k]);
+        fprintf(f, "# %s\n", mix_prec_name(pp->lu_low[k]));
         for (int j = 0; r && j < r->hist_len; j++)
             if (r->hist[j] > 0) fprintf(f, "%d %.6e\n", j, r->hist[j]);
         fprintf(f, "\n\n");
@@ -245,62 +283,79 @@ static int history_data(const bench_set *s, char *matrix, size_t len)
     return 1;
 }
 
+/* A gnuplot plot command's curves, one per precision: "FIRST title 'p0', '' EACH title 'p1', ..."
+ * with EACH's %d the curve's data column (k + 2) or index (k), as the data files lay them out. */
+static void plot_curves(FILE *f, const char *first, const char *each, int column, const mix_prec *p, int n)
+{
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%s", k ? ", '' " : "plot ");
+        if (k == 0) fprintf(f, "%s", first);
+        else fprintf(f, each, column ? k + 2 : k);
+        fprintf(f, " title '%s'", mix_prec_name(p[k]));
+    }
+    fprintf(f, "\n");
+}
+
+static void speedup_plot(const bench_set *s, FILE *f, int cg, const plot_precs *pp)
+{
+    fprintf(f, "set output 'speedup_%s.png'\n"
+               "set title '%s: speed relative to FP64 (%s) per matrix, backend %s (>1 = faster)'\n"
+               "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+               "set boxwidth 0.9\nset xtics rotate by -60 font ',7'\nset logscale y 2\nset ylabel 'speedup vs FP64'\n",
+            cg ? "cg" : "lu", cg ? "mixed-precision CG" : "LU-IR", cg ? "CG" : "LAPACKE_dgesv", s->backend);
+    char first[64];
+    snprintf(first, sizeof first, "'%s' using 2:xtic(1)", cg ? "speedup_cg.dat" : "speedup_lu.dat");
+    plot_curves(f, first, "using %d", 1, cg ? pp->cg_low : pp->lu_low, cg ? pp->n_cg_low : pp->n_lu_low);
+    fprintf(f, "unset logscale y\nset xtics norotate font ''\nset style data points\nset ylabel\n");
+}
+
 static const char *write_plots(const bench_set *s, int *made)
 {
     static char conv_matrix[64];
+    plot_precs pp;
+    get_plot_precs(&pp);
     *made = 0;
-    int n_lu = speedup_data(s, BENCH_LU, lu_low, 4, "speedup_lu.dat");
-    int n_cg = speedup_data(s, BENCH_CG, cg_low, 4, "speedup_cg.dat");
-    static const mix_prec cg_all[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-    const int n_it = iters_cond_data(s, BENCH_LU, lu_low, 4, "iters_cond.dat");
-    const int n_itcg = iters_cond_data(s, BENCH_CG, cg_all, 5, "iters_cond_cg.dat");
-    const int n_hist = history_data(s, conv_matrix, sizeof conv_matrix);
+    int n_lu = speedup_data(s, BENCH_LU, pp.lu_low, pp.n_lu_low, "speedup_lu.dat");
+    int n_cg = speedup_data(s, BENCH_CG, pp.cg_low, pp.n_cg_low, "speedup_cg.dat");
+    const int n_it = iters_cond_data(s, BENCH_LU, pp.lu_low, pp.n_lu_low, "iters_cond.dat");
+    const int n_itcg = iters_cond_data(s, BENCH_CG, pp.cg_all, pp.n_cg_all, "iters_cond_cg.dat");
+    const int n_hist = history_data(s, &pp, conv_matrix, sizeof conv_matrix);
     FILE *f = open_in(s, "plots.gp");
     if (!f) return NULL;
     fprintf(f, "# plots.gp: gnuplot script written by mixsolve bench (run it in this folder).\n"
                "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1400,600 noenhanced font ',9' }"
                " else { set terminal png size 1400,600 noenhanced }\n"
                "set datafile missing '-'\nset grid ytics\nset key outside right top\n");
-    const char *prec_cols[2][4] = {{"fp32", "tf32", "fp16", "bf16"}, {"fp32", "fp16", "bf16", "fixed16"}};
-    for (int m = 0; m < 2; m++) {
-        if ((m ? n_cg : n_lu) <= 0) continue;
-        fprintf(f, "set output 'speedup_%s.png'\n"
-                   "set title '%s: speed relative to FP64 (%s) per matrix, backend %s (>1 = faster)'\n"
-                   "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-                   "set boxwidth 0.9\nset xtics rotate by -60 font ',7'\nset logscale y 2\nset ylabel 'speedup vs FP64'\n"
-                   "plot '%s' using 2:xtic(1) title '%s', '' using 3 title '%s', '' using 4 title '%s', '' using 5 title '%s'\n"
-                   "unset logscale y\nset xtics norotate font ''\nset style data points\nset ylabel\n",
-                m ? "cg" : "lu", m ? "mixed-precision CG" : "LU-IR", m ? "CG" : "LAPACKE_dgesv", s->backend,
-                m ? "speedup_cg.dat" : "speedup_lu.dat", prec_cols[m][0], prec_cols[m][1], prec_cols[m][2],
-                prec_cols[m][3]);
+    for (int cg = 0; cg < 2; cg++) {
+        if ((cg ? n_cg : n_lu) <= 0) continue;
+        speedup_plot(s, f, cg, &pp);
         (*made)++;
     }
     if (n_it > 0) {
         fprintf(f, "set output 'iters_vs_cond.png'\n"
                    "set title 'LU-IR outer iterations against the 1-norm condition estimate (LAPACKE_dgecon)'\n"
-                   "set logscale x\nset xlabel 'kappa_1(A) estimate'\nset ylabel 'refinement iterations'\n"
-                   "plot 'iters_cond.dat' index 0 using 1:2 with points pt 7 title 'fp32', "
-                   "'' index 1 using 1:2 with points pt 5 title 'tf32', '' index 2 using 1:2 with points pt 9 title 'fp16', "
-                   "'' index 3 using 1:2 with points pt 11 title 'bf16'\nunset logscale x\n");
+                   "set logscale x\nset xlabel 'kappa_1(A) estimate'\nset ylabel 'refinement iterations'\n");
+        plot_curves(f, "'iters_cond.dat' index 0 using 1:2 with points", "index %d using 1:2 with points", 0,
+                    pp.lu_low, pp.n_lu_low);
+        fprintf(f, "unset logscale x\n");
         (*made)++;
     }
     if (n_itcg > 0) {
         fprintf(f, "set output 'cg_iters_vs_cond.png'\n"
                    "set title 'CG (Jacobi) iterations against the 1-norm condition estimate'\n"
-                   "set logscale xy\nset xlabel 'kappa_1(A) estimate'\nset ylabel 'CG iterations'\n"
-                   "plot 'iters_cond_cg.dat' index 0 using 1:2 with points pt 6 title 'fp64', "
-                   "'' index 1 using 1:2 with points pt 7 title 'fp32', '' index 2 using 1:2 with points pt 9 title 'fp16', "
-                   "'' index 3 using 1:2 with points pt 11 title 'bf16', '' index 4 using 1:2 with points pt 5 title 'fixed16'\n"
-                   "unset logscale xy\n");
+                   "set logscale xy\nset xlabel 'kappa_1(A) estimate'\nset ylabel 'CG iterations'\n");
+        plot_curves(f, "'iters_cond_cg.dat' index 0 using 1:2 with points", "index %d using 1:2 with points", 0,
+                    pp.cg_all, pp.n_cg_all);
+        fprintf(f, "unset logscale xy\n");
         (*made)++;
     }
     if (n_hist) {
         fprintf(f, "set output 'convergence.png'\n"
                    "set title 'LU-IR convergence history on %s (backward error per outer iteration)'\n"
-                   "set logscale y\nset format y '%%.0e'\nset xlabel 'outer iteration'\nset ylabel 'backward error'\n"
-                   "plot 'history.dat' index 0 with linespoints title 'fp32', '' index 1 with linespoints title 'tf32', "
-                   "'' index 2 with linespoints title 'fp16', '' index 3 with linespoints title 'bf16'\n",
+                   "set logscale y\nset format y '%%.0e'\nset xlabel 'outer iteration'\nset ylabel 'backward error'\n",
                 conv_matrix);
+        plot_curves(f, "'history.dat' index 0 with linespoints", "index %d with linespoints", 0, pp.lu_low,
+                    pp.n_lu_low);
         (*made)++;
     }
     fclose(f);
