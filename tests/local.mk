@@ -77,6 +77,9 @@ EXTRA_DIST += tests/readme_examples.sh
 # The layers of doc/HACKING.md section 1: who includes whom, who calls whom (grep and nm).
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
+# No function over 60 lines in lib/, solvers/, kernels/, dropin/, tools/ (doc/HACKING.md section 2).
+TESTS += tests/func_length.sh
+EXTRA_DIST += tests/func_length.sh
 # The extension recipes of doc/HACKING.md: precisions and backends named only where allowed.
 TESTS += tests/extension.sh
 EXTRA_DIST += tests/extension.sh
