@@ -49,7 +49,7 @@ static double triad_gbs(size_t n)
 static size_t elem_bytes(mix_prec p) { return p == MIX_FP64 ? 8 : p == MIX_FP32 ? 4 : 2; }
 
 /* The sloppy matrix as stored: what one SpMV reads of it, as its backend counts it (FP64 plain
- * CSR: values, 4-byte column indices, 8-byte row pointers; the other formats CSR16: values,
+ * CSR: values, 4-byte column indices, 8-byte row pointers; the other formats SELL-32: values,
  * 2-byte column offsets, per block of 32 rows an 8-byte first slot and per row a 2-byte start,
  * FIXED16 per row a float diagonal and an exponent byte; kernels/backend_sparse.h).  -1 when
  * the backend cannot say. */
@@ -432,7 +432,7 @@ int main(int argc, char **argv)
            "the sloppy copy is converted first (\"conversion s\") and the solve that finds it cached is "
            "timed (--spmv-only: no solves). SpMV: best of 10 (n > 1e5) or 50 calls of the sloppy spmv. "
            "Byte model: matrix = the bytes the backend's SpMV reads of it (FP64 CSR: values, 4-byte column "
-           "indices, 8-byte row pointers; other formats CSR16: values, 2-byte column offsets, 2.25 bytes per "
+           "indices, 8-byte row pointers; other formats SELL-32: values, 2-byte column offsets, 2.25 bytes per "
            "row, FIXED16 per row a float diagonal and an exponent byte); x and y in the precision the CG "
            "runs its vectors in (FP32 over a 16-bit matrix); min = matrix + x read once + y written once; "
            "as run = min + a decode pass for 16-bit vectors (none by default); the triad's arrays and the "

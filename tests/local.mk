@@ -99,7 +99,7 @@ if HAVE_MPI
 check_PROGRAMS += tests/mpi_dist
 tests_mpi_dist_SOURCES = tests/mpi_dist.c
 tests_mpi_dist_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS) -DMIXT_SRCDIR='"$(abs_top_srcdir)"'
-tests_mpi_dist_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_internal.la matrices/libmixmat.la \
+tests_mpi_dist_LDADD = lib/mpi/libmixsolve_mpi_internal.la libmixsolve_internal.la matrices/libmixmat.la \
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 tests_mpi_dist_LDFLAGS = $(OPENMP_CFLAGS)
 endif

@@ -149,7 +149,7 @@ void mixt_register_matrices(void);
 void mixt_register_cli(void);
 void mixt_register_onednn(void);
 void mixt_register_hostile(void); /* hostile-input corpus: reader and CLI (test_hostile.c) */
-void mixt_register_sparse_format(void); /* the CSR16 sloppy-matrix layout (test_sparse_format.c) */
+void mixt_register_sparse_format(void); /* the SELL-32 sloppy-matrix layout (test_sparse_format.c) */
 void mixt_register_spmv_tune(void); /* CPU SpMV variants and their tuner (test_spmv_tune.c) */
 /* ... and suites registered once per available backend. */
 void mixt_register_gesv(mix_backend b);

@@ -22,7 +22,7 @@
 #define MIXI_INLINE inline
 #endif
 #define PAR_MIN 4096 /* below this many rows a parallel region costs more than it saves */
-_Static_assert(MIXK_SVEC_BLOCK == MIXK_SVEC_BLOCK, "one FIXED16 vector block size");
+_Static_assert(BLK == 32, "the AVX2 FIXED16 block store (sparse_avx2.c) encodes 32 values");
 _Static_assert(MIXK_SELL_C == MIXK_SVEC_BLOCK, "a SELL slice is a block of the kernels");
 
 struct mixi_spmat {

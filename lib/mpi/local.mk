@@ -8,13 +8,14 @@ if HAVE_MPI
 include_HEADERS += lib/mpi/mixsolve_mpi.h
 pkgconfig_DATA += lib/mpi/mixsolve_mpi.pc
 lib_LTLIBRARIES += lib/libmixsolve_mpi.la
-# The objects once, as a convenience archive: the shared library and the MPI tests link it.
-noinst_LTLIBRARIES += lib/mpi/libmixsolve_mpi_core.la
-lib_mpi_libmixsolve_mpi_core_la_SOURCES = $(MIX_MPI_SOURCES)
-lib_mpi_libmixsolve_mpi_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
+# The objects once, as a convenience archive (internal symbols visible, as libmixsolve_internal.la):
+# the shared library, the MPI benchmarks and tests link it.
+noinst_LTLIBRARIES += lib/mpi/libmixsolve_mpi_internal.la
+lib_mpi_libmixsolve_mpi_internal_la_SOURCES = $(MIX_MPI_SOURCES)
+lib_mpi_libmixsolve_mpi_internal_la_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
 lib_libmixsolve_mpi_la_SOURCES =
 nodist_EXTRA_lib_libmixsolve_mpi_la_SOURCES = dummy.c
-lib_libmixsolve_mpi_la_LIBADD = lib/mpi/libmixsolve_mpi_core.la lib/libmixsolve.la $(MPI_LIBS) -lm
+lib_libmixsolve_mpi_la_LIBADD = lib/mpi/libmixsolve_mpi_internal.la lib/libmixsolve.la $(MPI_LIBS) -lm
 lib_libmixsolve_mpi_la_LDFLAGS = -version-info $(MIX_LT_VERSION) \
 	-export-symbols-regex '^mix_(context_create_mpi|sparse_create_dist_csr)$$'
 else
@@ -26,7 +27,7 @@ if HAVE_MPI
 noinst_PROGRAMS += bench/bench_mpi_halo
 bench_bench_mpi_halo_SOURCES = bench/bench_mpi_halo.c
 bench_bench_mpi_halo_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
-bench_bench_mpi_halo_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_internal.la matrices/libmixmat.la \
+bench_bench_mpi_halo_LDADD = lib/mpi/libmixsolve_mpi_internal.la libmixsolve_internal.la matrices/libmixmat.la \
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 bench_bench_mpi_halo_LDFLAGS = $(OPENMP_CFLAGS)
 endif
@@ -36,7 +37,7 @@ if HAVE_MPI
 noinst_PROGRAMS += bench/bench_mpi_cg
 bench_bench_mpi_cg_SOURCES = bench/bench_mpi_cg.c
 bench_bench_mpi_cg_CPPFLAGS = $(AM_CPPFLAGS) $(MPI_CFLAGS)
-bench_bench_mpi_cg_LDADD = lib/mpi/libmixsolve_mpi_core.la libmixsolve_internal.la matrices/libmixmat.la \
+bench_bench_mpi_cg_LDADD = lib/mpi/libmixsolve_mpi_internal.la libmixsolve_internal.la matrices/libmixmat.la \
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 bench_bench_mpi_cg_LDFLAGS = $(OPENMP_CFLAGS)
 endif
