@@ -53,7 +53,7 @@ struct mixi_dense_ops {
                               const double *r, const double *c, double s, float *out, int ldo,
                               size_t *overflow);
 
-    /* --- Low-precision blocked LU pieces (driven by solvers/blocked_lowprec.c) --------------- */
+    /* --- Low-precision blocked LU pieces (driven by solvers/dense/blocked_lowprec.c) --------------- */
     /* Bytes of workspace getrf_panel_f32 needs for an m x n panel (may be 0). */
     int (*getrf_panel_f32_worksize)(void *state, int m, int n, size_t *bytes);
     /* LU with partial pivoting of the m x n (m >= n) FP32 panel a, in place.  ipiv (backend, n
@@ -117,7 +117,7 @@ struct mixi_dense_ops {
     int (*getrs_f64)(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
                      double *b, int ldb);
 
-    /* --- Symmetric positive definite systems (solvers/blocked_lowprec.c, solvers/chol_factor.c) ----
+    /* --- Symmetric positive definite systems (solvers/dense/blocked_lowprec.c, solvers/dense/chol_factor.c) ----
      * A symmetric matrix is given by its `uplo` triangle (MIXK_LOWER | MIXK_UPPER) alone; the
      * other triangle is never read (it may hold anything, NaN included).  The low-precision
      * Cholesky factor is always the lower triangle L of an FP32 matrix, A = L L^T. */

@@ -237,7 +237,7 @@ static void test_diagonal(void)
     mix_context_destroy(ctx);
 }
 
-/* The storage error the escalation rule weighs (solvers/cg_storage.c) on a diagonal A, where it
+/* The storage error the escalation rule weighs (solvers/cg/cg_storage.c) on a diagonal A, where it
  * is known exactly: the random-sign probe sees d_i - fl(d_i) in every row, so eta is the RMS of
  * the diagonal's rounding in the format (FP16/BF16 round 1 + tiny to 1; FP32 and FIXED16's float
  * diagonal to the nearest float).  n above the probe's upload chunk: every chunk must arrive. */
@@ -633,7 +633,7 @@ static void test_escalation(void)
 }
 
 /* A matrix that overflows FP32 (and FIXED16's float diagonal): both stages say so and FP64
- * solves.  mix_dcg rescales such a system into range first (solvers/cg_range.c), so the solver is
+ * solves.  mix_dcg rescales such a system into range first (solvers/cg/cg_range.c), so the solver is
  * called directly: the escalation must hold on its own. */
 static void test_escalation_overflow(void)
 {

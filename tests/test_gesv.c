@@ -385,7 +385,7 @@ static void test_badly_scaled(void)
     CU_ASSERT_EQUAL(o.iter, -2);
     CU_ASSERT_EQUAL(o.reason, MIX_REASON_OVERFLOW);
     /* Entries near DBL_MAX (||A||inf overflows): the system is scaled into range by a power of
-     * two first (solvers/range.c), then refined in FP16 like any other. */
+     * two first (solvers/dense/dense_range.c), then refined in FP16 like any other. */
     for (int j = 0; j < n * n; j++) a[j] = 0x1p1023 * a0[j];
     for (int i = 0; i < n; i++) b[i] = 0x1p1000;
     p.scale = 1;

@@ -554,7 +554,7 @@ static void beyond_fp32(mix_context *ctx, int n)
 }
 
 /* Entries of 1e6 and 1e-8: every precision refines without fallback (FP16 thanks to the
- * symmetric scaling).  Entries beyond FP32's range: the driver's range scaling (solvers/range.c)
+ * symmetric scaling).  Entries beyond FP32's range: the driver's range scaling (solvers/dense/dense_range.c)
  * brings them back, every precision refines, with or without the symmetric scaling. */
 static void test_badly_scaled(void)
 {

@@ -28,7 +28,7 @@
  *          MIXK_NARROW_EXP  an exponent narrower than FP32's: the dense solver scales the matrix
  *                           into range before converting, CG renormalises its sloppy residual
  *                           every step and takes ||r||^2 of the stored r;
- *          MIXK_CG_AUTO     a candidate of CG's MIX_PREC_AUTO storage (solvers/cg_auto.c), tried
+ *          MIXK_CG_AUTO     a candidate of CG's MIX_PREC_AUTO storage (solvers/cg/cg_auto.c), tried
  *                           from the last row up (FP64 is the baseline)
  *   GEMM   0 if it is not a dense factor precision (mix_gesv_params.factor_prec); otherwise
  *          its place in the order MIX_PREC_AUTO tries the native GEMM precisions (solvers/
@@ -127,7 +127,7 @@ MIXK_LIST_TRAIT_(mixk_prec_storage, int, MIXK_STORAGE_FORMATS, MIXK_COL_STORAGE_
 MIXK_LIST_TRAIT_(mixk_prec_block_scaled, int, MIXK_BLOCK_FORMATS, MIXK_COL_STORAGE_, 0)
 
 /* The block-scaled storage precision of `bytes` bytes per value (FIXED16 for 2); MIX_PREC_AUTO if
- * none: the distributed CG sends a short-float stage's halo in it (solvers/cg_dist.c). */
+ * none: the distributed CG sends a short-float stage's halo in it (solvers/cg/cg_dist.c). */
 static inline MIXK_HD mix_prec mixk_prec_block_scaled_of(int bytes)
 {
 #define MIXK_COL_BLOCK_OF_(P, SFX, B, ...)                                                      \
@@ -138,7 +138,7 @@ static inline MIXK_HD mix_prec mixk_prec_block_scaled_of(int bytes)
 }
 
 /* The CG AUTO candidate of `bytes` bytes per value (FP64 8, FP32 4, FIXED16 2), FP64 if none:
- * the ranks of a distributed CG agree on the widest storage any of them chose (solvers/cg.c). */
+ * the ranks of a distributed CG agree on the widest storage any of them chose (solvers/cg/cg.c). */
 static inline MIXK_HD mix_prec mixk_prec_cg_auto_of(int bytes)
 {
     for (int p = 0; p < MIX_NUM_PREC; p++)
@@ -148,7 +148,7 @@ static inline MIXK_HD mix_prec mixk_prec_cg_auto_of(int bytes)
 }
 
 /* A storage precision of one float value per element narrower than FP32 (FP16, BF16): CG stores
- * A scaled by a uniform power of two (solvers/cg_matrix.c). */
+ * A scaled by a uniform power of two (solvers/cg/cg_matrix.c). */
 static inline MIXK_HD int mixk_prec_short_float(mix_prec p)
 {
     return mixk_prec_storage(p) && !mixk_prec_block_scaled(p) &&

@@ -630,7 +630,7 @@ static int cal_gemm(mix_prec p, double *a64, float *a32, float *w)
 }
 
 /* rates[] of the k precisions in ps, their repetitions interleaved: FP64's and FP32's are
- * weighed against each other (solvers/policy.c), and a burst of other processes' load during
+ * weighed against each other (solvers/dense/policy.c), and a burst of other processes' load during
  * one calibration alone skewed their ratio (AUTO then took FP32 on one matrix of a main-job run
  * and FP64 on the others).  Each rate is the best repetition's. */
 static void measure_rates(const mix_prec *ps, int k)

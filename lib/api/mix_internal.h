@@ -40,7 +40,7 @@ int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int
 int mixi_unalias(mix_context *ctx, const double **b, size_t sb, const double *x, size_t sx,
                  double **copy);
 
-/* Backend registry (lib/backend_lookup.c over kernels/backend_list.c): the table of a compiled backend
+/* Backend registry (lib/api/backend_lookup.c over kernels/backend_list.c): the table of a compiled backend
  * whose required operations are all there, or NULL; a backend's id from its name (or "auto"),
  * 1 if found; whether a table has every required operation. */
 const mixi_backend_ops *mixi_backend_lookup(mix_backend b);

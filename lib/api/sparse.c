@@ -1,5 +1,5 @@
 /* sparse.c: mix_sparse_create_csr and mix_sparse_destroy: CSR validation and canonical rows
- * (sorted, duplicates summed); the object itself is the CG solver's (solvers/cg_matrix.c). */
+ * (sorted, duplicates summed); the object itself is the CG solver's (solvers/cg/cg_matrix.c). */
 #include <math.h>
 #include <stdlib.h>
 #include "solvers/cg/cg.h"

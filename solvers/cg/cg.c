@@ -15,13 +15,13 @@
 #define CG_WEAK_DROP 0.5
 /* The spectrum of the sloppy matrix is estimated from the Lanczos matrix of the stage's steps
  * at CG_LANCZOS_FIRST rows and each power of two after it, then every CG_LANCZOS_EVERY rows
- * (solvers/cg_lanczos.c).  Early estimates are safe to act on: Ritz values lie inside the
+ * (solvers/cg/cg_lanczos.c).  Early estimates are safe to act on: Ritz values lie inside the
  * spectrum, so the kappa of 8 rows is below the true one and the lambda_min above it, and a
  * hand-over they ask for the later ones would ask for too, 24 iterations later (each a loss:
  * the next stage restarts, bcsstk03 with Jacobi: FP32 33 then FP64 137 against FP64's 154). */
 #define CG_LANCZOS_FIRST 8
 #define CG_LANCZOS_EVERY 32
-/* A storage hands over to a wider one when its measured error eta (solvers/cg_storage.c) is
+/* A storage hands over to a wider one when its measured error eta (solvers/cg/cg_storage.c) is
  * above this fraction of the smallest eigenvalue found: eta / lambda_min is kappa times the
  * storage's relative error, how far the sloppy system's solution is from the true one. */
 #define CG_EPS_MAX 0.02
@@ -362,7 +362,7 @@ static int spectrum_step(cg_loop *L, double beta)
     if (L->eta > CG_EPS_MAX * L->lmin) L->hand_over = 1;
     /* kappa whose CG bound exceeds n: the sloppy storage would crawl to its stage window and
      * then FP32 after it (1138_bus, FP32: 1138 iterations, then FP64 625; FP64 alone 1002), so
-     * FP64 takes over now (solvers/cg_lanczos.c, mixi_cg_iter_bound). */
+     * FP64 takes over now (solvers/cg/cg_lanczos.c, mixi_cg_iter_bound). */
     if (mixi_cg_iter_bound(L->lmax / L->lmin, L->prm->tol) > mixi_cg_n(L->A))
         L->hand_over = L->to_fp64 = 1;
     return MIX_SUCCESS;

@@ -69,7 +69,7 @@ struct mix_sparse {
 };
 
 /* A (*A) bound to ctx, whose backend has the sparse family, from a valid CSR with sorted rows
- * and no duplicates (lib/sparse.c checks and canonicalises the user's), amax = max |a_ij|: its
+ * and no duplicates (lib/api/sparse.c checks and canonicalises the user's), amax = max |a_ij|: its
  * FP64 backend copy, and what MIX_PREC_AUTO asks of its rows.  Returns 0, MIX_ERR_ALLOC or the
  * backend's status (*A untouched then). */
 int mixi_sparse_new(mix_context *ctx, int n, const int64_t *rowptr, const int32_t *colind,
@@ -78,13 +78,13 @@ int mixi_sparse_new(mix_context *ctx, int n, const int64_t *rowptr, const int32_
 void mixi_sparse_free(mix_sparse *A);
 
 /* The sloppy matrix As = diag(S) A diag(S) for `prec` with or without Jacobi, and the scale S
- * it was made with (NULL = identity; which S a storage gets is decided in solvers/cg_matrix.c),
+ * it was made with (NULL = identity; which S a storage gets is decided in solvers/cg/cg_matrix.c),
  * converting and caching on first use.  Returns 0, MIX_ERR_NOT_SPD (Jacobi with a_ii <= 0),
  * MIX_ERR_OVERFLOW, MIX_ERR_ALLOC, MIX_ERR_INVALID_ARG. */
 int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mixi_spmat **As,
                        const double **scale);
 
-/* The distributed parts of CG's steps (solvers/cg_dist.c).  On one process (A->dist NULL) the
+/* The distributed parts of CG's steps (solvers/cg/cg_dist.c).  On one process (A->dist NULL) the
  * reductions return at once and the products are the backend's, so the serial bits hold. */
 int mixi_cg_sum(const mix_sparse *A, double *v, int k);      /* v[0..k-1] summed over the ranks */
 int mixi_cg_max(const mix_sparse *A, double *v, int k);
@@ -94,10 +94,10 @@ int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest stat
  * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */
 void mixi_cg_set_fused(int on);
 
-/* The reliable-update CG of solvers/cg.c: b and x in backend memory of A->ctx. */
+/* The reliable-update CG of solvers/cg/cg.c: b and x in backend memory of A->ctx. */
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,
                   double *x, mix_cg_info *info);
-/* The same for any scale of A and b (solvers/cg_range.c; what lib/cg_api.c calls): NaN/Inf in b
+/* The same for any scale of A and b (solvers/cg/cg_range.c; what lib/api/cg_api.c calls): NaN/Inf in b
  * refused from its entries; a system whose largest entries lie outside [2^-64, 2^64] solved
  * rescaled by powers of two. */
 int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *p, mix_sparse *A,

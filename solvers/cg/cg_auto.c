@@ -3,7 +3,7 @@
  * spmv_rate), or over one common rate (the byte model) where it measured none.  Not a cache
  * test: on the Xeon of doc/benchmarks.md FP32 and FIXED16 CG beat FP64 CG per iteration on
  * matrices of 1-4 MB too (the SELL bodies vectorise, FP64's CSR does not), 1.3-1.8x in the main
- * job.  Where the kappa found on the way says a sloppy storage would crawl, solvers/cg.c hands
+ * job.  Where the kappa found on the way says a sloppy storage would crawl, solvers/cg/cg.c hands
  * over to FP64 (mixi_cg_iter_bound). */
 #include "solvers/cg/cg_impl.h"
 
@@ -11,7 +11,7 @@
  * Poisson 100^3 with Jacobi, 18-24% on 60^3 (issue 21); a storage is charged for it. */
 #define AUTO_ITER_FACTOR_FP32 1.2
 /* Vectors an iteration streams: SpMV p -> Ap (2), r -= alpha Ap (3), x += alpha p and
- * p = r + beta p (5), as solvers/cg.c's fused step does. */
+ * p = r + beta p (5), as solvers/cg/cg.c's fused step does. */
 #define AUTO_VECTOR_PASSES 10.0
 
 /* Bytes of the matrix per SpMV (kernels/backend_sparse.h's layouts; SELL padding ignored): FP64

@@ -6,7 +6,7 @@
 
 #include "solvers/cg/cg.h"
 
-/* The Lanczos tridiagonal matrix of a CG run (solvers/cg_lanczos.c), for the extreme
+/* The Lanczos tridiagonal matrix of a CG run (solvers/cg/cg_lanczos.c), for the extreme
  * eigenvalues, and so kappa, of the matrix CG iterates on. */
 #define MIXI_LANCZOS_MAX 256
 typedef struct {
@@ -25,19 +25,19 @@ double mixi_cg_iter_bound(double kappa, double tol);
 
 /* How far the sloppy copy As of `prec` (with or without Jacobi) is from the FP64 matrix it
  * stands for: ||(As - S A S) v|| / ||v|| for a fixed vector v of random signs, an estimate of
- * ||As - S A S||_2 (solvers/cg_storage.c; measured once per copy, cached in A->eta).  0 for
+ * ||As - S A S||_2 (solvers/cg/cg_storage.c; measured once per copy, cached in A->eta).  0 for
  * FP64. */
 int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta);
 
-/* MIX_PREC_AUTO's storage (solvers/cg_auto.c): FP64 below this order.  A sloppy stage that
- * hands over to FP64 after its first kappa estimates (8-96 iterations, solvers/cg.c) costs
+/* MIX_PREC_AUTO's storage (solvers/cg/cg_auto.c): FP64 below this order.  A sloppy stage that
+ * hands over to FP64 after its first kappa estimates (8-96 iterations, solvers/cg/cg.c) costs
  * small matrices more than it can win: their CG runs a few hundred iterations (bundled
  * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
 #define MIXI_CG_AUTO_MIN_N 4096
 mix_prec mixi_cg_auto_prec(const mix_sparse *A);
 /* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
  * all): FP64 below the order above, else the smallest predicted time per iteration
- * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg_auto.c). */
+ * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg/cg_auto.c). */
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
 /* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
  * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the

@@ -68,7 +68,7 @@ int mixi_lanczos_extremes(const mixi_lanczos *T, double *lmin, double *lmax)
  * number kappa: sqrt(kappa) / 2 ln(2 / tol) (Saad, Iterative Methods, 6.11.3).  Pessimistic
  * for the bundled matrices (3.8e5 gives 7300 for 1138_bus, FP64 CG needs 1002), which is
  * what a comparison against n asks: CG that would need about n steps or more in exact
- * arithmetic leans on its finite termination, which a sloppy storage loses (solvers/cg.c). */
+ * arithmetic leans on its finite termination, which a sloppy storage loses (solvers/cg/cg.c). */
 double mixi_cg_iter_bound(double kappa, double tol)
 {
     if (!(kappa >= 1.0) || !(tol > 0.0 && tol < 1.0)) return 0.0;

@@ -6,7 +6,7 @@
 
 /* A and b are solved as they are while their largest entries lie in [2^-RANGE_EXP, 2^RANGE_EXP]:
  * then ||b||^2 and the true residual's squared norm neither overflow nor underflow in FP64, and
- * (with the sloppy residual renormalised, solvers/cg.c) A p and p'Ap stay inside FP32's range.
+ * (with the sloppy residual renormalised, solvers/cg/cg.c) A p and p'Ap stay inside FP32's range.
  * Outside it the system is rescaled, which costs one FP64 copy of A and its sloppy conversion
  * per call.  No bundled SuiteSparse matrix comes near (largest entries ~1e10 = 2^33). */
 #define RANGE_EXP 64

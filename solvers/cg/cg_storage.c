@@ -1,5 +1,5 @@
 /* cg_storage.c: how far a sloppy copy of A is from the matrix it stands for, measured with one
- * SpMV in each precision (what the escalation rule of solvers/cg.c weighs against kappa). */
+ * SpMV in each precision (what the escalation rule of solvers/cg/cg.c weighs against kappa). */
 #include <math.h>
 #include <string.h>
 #include "solvers/cg/cg_impl.h"

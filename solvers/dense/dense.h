@@ -1,4 +1,4 @@
-/* solvers.h: internal interfaces between the dense solver pieces (LU, scaling, refinement, driver). */
+/* dense.h: internal interfaces between the dense solver pieces (LU, scaling, refinement, driver). */
 #ifndef MIX_SOLVERS_H
 #define MIX_SOLVERS_H
 
@@ -223,7 +223,7 @@ typedef struct {
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 
 /* ---- The dense flow (dense_flow.c): LU and Cholesky through one set of operations ---------- */
-/* One call of either family, arguments already checked by lib/dense_api.c: a, b, x in backend
+/* One call of either family, arguments already checked by lib/api/dense_api.c: a, b, x in backend
  * memory (layout as given), ipiv (LU) on the host, A read from its uplo ('L'/'U') triangle only
  * for spd.  f_out (host, column-major, ld lda, column-major layout only; may be a): when the
  * low-precision path succeeds (info->iter >= 0) it receives the factors widened to FP64 as

@@ -23,7 +23,7 @@ typedef struct {
     int ld_f_out;
     double *home;           /* where the FP64 factors go (ld ldhome; transposed when trans) */
     int ldhome, trans;
-    int ka, kb;             /* range scaling: A and B times 2^ka, 2^kb (solvers/range.c) */
+    int ka, kb;             /* range scaling: A and B times 2^ka, 2^kb (solvers/dense/dense_range.c) */
     mixi_matrix As;         /* the scaled A the x returned is re-checked against */
     double *a_w, *b_w, *x_w, *a_f; /* working copies owned by the flow (or NULL) */
 } mixi_dense_problem;

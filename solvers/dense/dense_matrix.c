@@ -1,4 +1,4 @@
-/* matrix.c: the dense flow's FP64 matrix, whole (LU) or one triangle (Cholesky): norm, NaN/Inf count, copy, exact scaling, LAPACK's FP64 factorization, workspace. */
+/* dense_matrix.c: the dense flow's FP64 matrix, whole (LU) or one triangle (Cholesky): norm, NaN/Inf count, copy, exact scaling, LAPACK's FP64 factorization, workspace. */
 #include "solvers/dense/dense.h"
 
 int mixi_balloc(mix_context *ctx, void **ptr, size_t rows, size_t cols, size_t size)

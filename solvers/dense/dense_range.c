@@ -1,4 +1,4 @@
-/* range.c: dense systems near the edges of the FP64 range: exact power-of-two scaling into range, and the re-check of x in the user's units. */
+/* dense_range.c: dense systems near the edges of the FP64 range: exact power-of-two scaling into range, and the re-check of x in the user's units. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
