@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cg_precision_model.py: a NumPy replica of the reliable-update CG of solvers/cg.c (delta
+"""cg_precision_model.py: a NumPy replica of the reliable-update CG of solvers/cg/cg.c (delta
 rule, true-residual updates, re-projection of p, Polak-Ribiere beta), with each sloppy vector
 (r, p, A p, the partial solution) kept in FP32 or FP64 on its own, to see which vector's
 rounding costs FP32 CG its iterations on a smooth right-hand side (issue 21, item 4;
