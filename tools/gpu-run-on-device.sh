@@ -29,17 +29,16 @@ unset MIXT_SUITE MIXSOLVE_BACKEND
 
 note() { echo "$*" | tee -a "$summary"; }
 
-# CUDA libraries our programs need that the loader does not find: look for them on the machine.
+# CUDA libraries our programs need that the loader does not find: one search of the machine.
 find_cuda_libs() {
-    local missing lib hit dirs=""
+    local missing lib dirs expr=()
     missing=$(ldd "$here"/bin/* "$here"/lib/* 2>/dev/null | awk '/not found/ { print $1 }' | sort -u)
     [ -z "$missing" ] && { note "CUDA libraries: all found by the loader"; return; }
-    for lib in $missing; do
-        hit=$(timeout 30 find / \( -path /proc -o -path /sys \) -prune -o -name "$lib" -print 2>/dev/null | head -1)
-        [ -n "$hit" ] && dirs="$dirs:$(dirname "$hit")"
-    done
-    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH$dirs"
-    note "CUDA libraries missing at first: $(echo $missing); added:${dirs:- none}"
+    for lib in $missing; do expr+=(${expr[0]+-o} -name "$lib"); done
+    dirs=$(timeout 60 find / \( -path /proc -o -path /sys \) -prune -o \( "${expr[@]}" \) -print 2>/dev/null |
+        xargs -r -n1 dirname | awk '!seen[$0]++' | paste -sd: -)
+    [ -n "$dirs" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dirs"
+    note "CUDA libraries missing at first: $(echo $missing); added: ${dirs:-none}"
     missing=$(ldd "$here"/bin/* 2>/dev/null | awk '/not found/ { print $1 }' | sort -u)
     [ -n "$missing" ] && note "STILL NOT FOUND: $(echo $missing)"
 }
