@@ -18,7 +18,7 @@
 #include "matrices/mmio.h"
 
 /* Usage:
- *   bench_gpu_cg [-p N1,N2,...] [-t TOL] [-r REPS] [-d DIR] [FILE.mtx[.gz] ...]
+ *   bench_gpu_cg [-p N1,N2,...] [-t TOL] [-r REPS] [-d DIR] [-s P1,P2,...] [FILE.mtx[.gz] ...]
  * -p  3D Poisson grid sizes nx (n = nx^3), default 100,150,200,256,320,400; the list stops at
  *     the first size that does not fit the device (or the host); -p '' skips Poisson.
  * -t  target true relative residual ||b - A x||2 / ||b||2, default 1e-10.
@@ -26,7 +26,8 @@
  *     (which also makes and caches our sloppy matrix copy).
  * -d  directory of Matrix Market files when none are named (default the bundled set); only
  *     files with a symmetric real banner are taken, and a matrix on which FP64 CG breaks down is
- *     reported and skipped.
+ *     reported and skipped; -d '' scans nothing (Poisson only).
+ * -s  our storage precisions (fp64,fp32,fp16,bf16,fixed16; default all five).
  * Poisson runs without preconditioner; Matrix Market matrices with Jacobi, for both methods
  * (the baseline solves D A D y = D b, x = D y, D = diag(A)^-1/2, as ours does).
  * b = A * ones-ish (random in [0.5, 1.5), fixed seed); x0 = 0.  Every answer's true residual is
@@ -312,8 +313,32 @@ static void spmv_line(const char *fmt, ...)
     if (k > 0 && spmv_used + (size_t)k < sizeof spmv_table) spmv_used += (size_t)k;
 }
 
-static const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
-#define NPREC 5
+/* Our storage precisions to run (-s), in this order. */
+static const mix_prec all_precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+#define NALL ((int)(sizeof all_precs / sizeof all_precs[0]))
+static mix_prec precs[NALL] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+static int nprec = NALL;
+
+/* -s fp64,fixed16,...: the precisions, each once, in all_precs order. */
+static void parse_precs(const char *s)
+{
+    int want[NALL] = {0};
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        int found = -1;
+        for (int k = 0; k < NALL; k++)
+            if (strlen(mix_prec_name(all_precs[k])) == len &&
+                !strncmp(s, mix_prec_name(all_precs[k]), len))
+                found = k;
+        if (found < 0) die("unknown storage precision", s);
+        want[found] = 1;
+        s += len;
+        if (*s == ',') s++;
+    }
+    nprec = 0;
+    for (int k = 0; k < NALL; k++)
+        if (want[k]) precs[nprec++] = all_precs[k];
+}
 
 /* Runs everything on one matrix; returns 0 when it did not fit. */
 static int bench_matrix(gpu *g, mix_context *ctx, const char *name, const mixm_csr *H, int jacobi,
@@ -370,7 +395,7 @@ static int bench_matrix(gpu *g, mix_context *ctx, const char *name, const mixm_c
            name, n, (long long)H->nnz, l2s, base.iter, base.rel, base.ok ? "ok" : "FAIL",
            base.seconds);
     fflush(stdout);
-    for (int k = 0; k < NPREC; k++) {
+    for (int k = 0; k < nprec; k++) {
         mix_cg_params prm;
         mix_cg_params_init(&prm);
         prm.sloppy_prec = precs[k];
@@ -400,7 +425,7 @@ static int bench_matrix(gpu *g, mix_context *ctx, const char *name, const mixm_c
     double bc = (8.0 * (double)H->nnz + 4.0 * (double)H->nnz + 4.0 * (n + 1) + 16.0 * n) / tc;
     spmv_line("| %s | %s | cuSPARSE fp64 | %.2f | %.1f | %.0f%% |\n", name, l2s, tc * 1e3, bc / 1e9,
               100.0 * bc / copy_gbs);
-    for (int k = 0; k < NPREC; k++) {
+    for (int k = 0; k < nprec; k++) {
         double t = our_spmv_time(ctx, S, precs[k], jacobi, reps);
         double bw = spmv_bytes(precs[k], n, H->nnz) / t;
         spmv_line("| %s | %s | ours %s (%d lanes/row) | %.2f | %.1f | %.0f%% |\n", name, l2s,
@@ -457,7 +482,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-t") && i + 1 < argc) tol = atof(argv[++i]);
         else if (!strcmp(argv[i], "-r") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-d") && i + 1 < argc) dir = argv[++i];
-        else if (argv[i][0] == '-') die("usage", "bench_gpu_cg [-p N1,N2,...] [-t TOL] [-r REPS] [-d DIR] [FILE.mtx ...]");
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc) parse_precs(argv[++i]);
+        else if (argv[i][0] == '-') die("usage", "bench_gpu_cg [-p N1,N2,...] [-t TOL] [-r REPS] [-d DIR] [-s P1,P2,...] [FILE.mtx ...]");
         else if (nfiles < MAXFILES) files[nfiles++] = argv[i];
     }
     if (!(tol > 0.0) || reps < 1) die("usage", "-t must be > 0 and -r >= 1");

@@ -18,7 +18,12 @@
 
 /* Usage:
  *   bench_gpu_gesv [-n N1,N2,...] [-k K1,K2,...] [-g auto|host|device] [-r REPS] [-c FILE.csv]
- *                  [FILE.mtx[.gz] ...]
+ *                  [-m P1,P2,...] [-i P1,P2,...] [-R classical,gmres] [FILE.mtx[.gz] ...]
+ * -m  our factor precisions (fp16,bf16,tf32,fp32,auto; default all five);
+ * -i  cuSOLVER IRS lowest precisions (fp16,bf16,tf32,fp32; default all four; '' none);
+ * -R  cuSOLVER IRS refinement solvers (classical,gmres; default both).
+ * Each of our rows is also compared with the fastest "ok" cuSOLVER IRS row of the precision its
+ * factors used (vs_irs; AUTO: the precision it picked).
  * Matrix Market files (square, real) are solved as dense matrices after the randsvd sizes; -n ''
  * skips the randsvd sizes.  Defaults: n = 4096,8192,16384,32768 (sizes that do not fit the device
  * are skipped),
@@ -34,6 +39,24 @@
     do {                                                                                           \
         if ((call) != CUSOLVER_STATUS_SUCCESS) die(#call, "cuSOLVER call failed");                 \
     } while (0)
+
+/* cuSOLVER IRS lowest precisions, in the order the rows are printed. */
+static const struct {
+    cusolverPrecType_t p;
+    const char *name;
+    mix_prec ours; /* the same rounding of the GEMM inputs in our precisions */
+} irs_lows[] = {{CUSOLVER_R_16F, "fp16", MIX_FP16}, {CUSOLVER_R_16BF, "bf16", MIX_BF16},
+                {CUSOLVER_R_TF32, "tf32", MIX_TF32}, {CUSOLVER_R_32F, "fp32", MIX_FP32}};
+#define NLOWS ((int)(sizeof irs_lows / sizeof irs_lows[0]))
+
+/* Which rows to run (-m, -i, -R). */
+typedef struct {
+    mix_prec ours[MAXLIST];
+    int nours;
+    int lows[NLOWS]; /* indices into irs_lows */
+    int nlows;
+    int classical, gmres;
+} methods;
 
 static int parse_list(const char *s, double *out)
 {
@@ -51,6 +74,23 @@ static int parse_list(const char *s, double *out)
     return k;
 }
 
+/* A comma-separated list of names out of `names` (nnames of them): their indices, in order. */
+static int parse_names(const char *s, const char *const *names, int nnames, int *out, int max)
+{
+    int k = 0;
+    while (*s && k < max) {
+        size_t len = strcspn(s, ",");
+        int found = -1;
+        for (int i = 0; i < nnames; i++)
+            if (strlen(names[i]) == len && !strncmp(s, names[i], len)) found = i;
+        if (found < 0) die("unknown name in list", s);
+        out[k++] = found;
+        s += len;
+        if (*s == ',') s++;
+    }
+    return k;
+}
+
 typedef struct {
     cudaStream_t stream;
     cublasHandle_t blas;
@@ -64,6 +104,7 @@ typedef struct {
     double norm_b;  /* ||b||inf */
     FILE *csv;
     double t_dgetrf; /* reference time of the current matrix, for the speed-up column */
+    double t_irs[MIX_NUM_PREC]; /* fastest "ok" IRS time per lowest precision (0: none) */
     const char *label;
     double kappa;
 } bench;
@@ -181,17 +222,25 @@ static void generate(bench *B, double kappa, int on_device, uint64_t seed)
     CU(cudaFree(d_sigma));
 }
 
-static void report(bench *B, const char *method, double t, int iters, double berr, const char *note)
+/* One row; t_irs > 0: the matching cuSOLVER IRS time for the vs_irs column.  Returns "ok". */
+static int report(bench *B, const char *method, double t, int iters, double berr, double t_irs,
+                  const char *note)
 {
     double tol = sqrt((double)B->n) * 0x1p-52;
     int ok = berr <= tol;
     double speedup = t > 0 && B->t_dgetrf > 0 ? B->t_dgetrf / t : 0;
-    printf("%-10s %6d %8.0e  %-22s %9.4f %6d %10.2e %-3s %6.2fx  %s\n", B->label, B->n, B->kappa,
-           method, t, iters, berr, ok ? "ok" : "NO", speedup, note ? note : "");
+    double vs_irs = t > 0 && t_irs > 0 ? t_irs / t : 0;
+    char irs_col[16] = "      -";
+    if (vs_irs > 0) snprintf(irs_col, sizeof irs_col, "%6.2fx", vs_irs);
+    printf("%-10s %6d %8.0e  %-22s %9.4f %6d %10.2e %-3s %6.2fx %s  %s\n", B->label, B->n, B->kappa,
+           method, t, iters, berr, ok ? "ok" : "NO", speedup, irs_col, note ? note : "");
     fflush(stdout);
-    if (B->csv)
-        fprintf(B->csv, "%s,%d,%g,%s,%.6f,%d,%.3e,%d,%.3f\n", B->label, B->n, B->kappa, method, t,
-                iters, berr, ok, speedup);
+    if (B->csv) {
+        fprintf(B->csv, "%s,%d,%g,%s,%.6f,%d,%.3e,%d,%.3f,%.3f\n", B->label, B->n, B->kappa, method,
+                t, iters, berr, ok, speedup, vs_irs);
+        fflush(B->csv); /* a run stopped by a timeout keeps its rows */
+    }
+    return ok;
 }
 
 static void reset_working_copy(bench *B)
@@ -227,14 +276,16 @@ static void run_dgetrf(bench *B, int reps)
     CU(cudaMemcpy(&info, B->d_info, sizeof info, cudaMemcpyDeviceToHost));
     CU(cudaFree(d_work));
     B->t_dgetrf = best;
-    report(B, "cusolver-dgetrf", best, 0, backward_error(B), info ? "info != 0" : NULL);
+    report(B, "cusolver-dgetrf", best, 0, backward_error(B), 0, info ? "info != 0" : NULL);
 }
 
 /* cuSOLVER IRS: FP64 main precision, `lowest` factorization, classical or GMRES refinement. */
-static void run_irs(bench *B, cusolverPrecType_t lowest, const char *lname,
-                    cusolverIRSRefinement_t refine, const char *rname, int reps)
+static void run_irs(bench *B, int low, cusolverIRSRefinement_t refine, const char *rname,
+                    int reps)
 {
     int n = B->n;
+    const cusolverPrecType_t lowest = irs_lows[low].p;
+    const char *lname = irs_lows[low].name;
     cusolverDnIRSParams_t params;
     cusolverDnIRSInfos_t infos;
     CS(cusolverDnIRSParamsCreate(&params));
@@ -272,7 +323,10 @@ static void run_irs(bench *B, cusolverPrecType_t lowest, const char *lname,
     snprintf(name, sizeof name, "cusolver-irs-%s-%s", lname, rname);
     snprintf(note, sizeof note, "%s%s", niters < 0 ? "fell back to FP64" : "",
              info ? " info != 0" : "");
-    report(B, name, best, niters, backward_error(B), note);
+    if (report(B, name, best, niters, backward_error(B), 0, note)) {
+        double *t_low = &B->t_irs[irs_lows[low].ours];
+        if (*t_low == 0 || best < *t_low) *t_low = best;
+    }
     CU(cudaFree(d_work));
     cusolverDnIRSInfosDestroy(infos);
     cusolverDnIRSParamsDestroy(params);
@@ -307,12 +361,16 @@ static void run_ours(bench *B, mix_context *ctx, mix_prec prec, int reps)
         printf("%-10s %6d %8.0e  %-22s failed: %s\n", B->label, n, B->kappa, name, mix_strerror(st));
         return;
     }
-    snprintf(note, sizeof note, "factor %.3fs refine %.3fs inner %d%s", info.t_factor,
-             info.t_refine, info.inner_iter, info.fell_back ? " fell back to FP64" : "");
-    report(B, name, best, info.iter, backward_error(B), note);
+    const mix_prec used = info.factor_prec_used;
+    snprintf(note, sizeof note, "factor %.3fs refine %.3fs inner %d%s%s%s", info.t_factor,
+             info.t_refine, info.inner_iter, prec == MIX_PREC_AUTO ? " picked " : "",
+             prec == MIX_PREC_AUTO ? mix_prec_name(used) : "",
+             info.fell_back ? " fell back to FP64" : "");
+    double t_irs = (int)used >= 0 && (int)used < MIX_NUM_PREC ? B->t_irs[used] : 0;
+    report(B, name, best, info.iter, backward_error(B), t_irs, note);
 }
 
-static void run_all(bench *B, mix_context *ctx, int reps)
+static void run_all(bench *B, mix_context *ctx, const methods *M, int reps)
 {
     int n = B->n;
     double *b = calloc((size_t)n, sizeof *b);
@@ -326,19 +384,14 @@ static void run_all(bench *B, mix_context *ctx, int reps)
     free(b);
     B->norm_a = device_norm_inf(B);
     B->t_dgetrf = 0;
+    memset(B->t_irs, 0, sizeof B->t_irs);
 
     run_dgetrf(B, reps);
-    static const struct {
-        cusolverPrecType_t p;
-        const char *name;
-    } lows[] = {{CUSOLVER_R_16F, "fp16"}, {CUSOLVER_R_16BF, "bf16"}, {CUSOLVER_R_TF32, "tf32"},
-                {CUSOLVER_R_32F, "fp32"}};
-    for (size_t i = 0; i < sizeof lows / sizeof lows[0]; i++) {
-        run_irs(B, lows[i].p, lows[i].name, CUSOLVER_IRS_REFINE_CLASSICAL, "classical", reps);
-        run_irs(B, lows[i].p, lows[i].name, CUSOLVER_IRS_REFINE_GMRES, "gmres", reps);
+    for (int i = 0; i < M->nlows; i++) {
+        if (M->classical) run_irs(B, M->lows[i], CUSOLVER_IRS_REFINE_CLASSICAL, "classical", reps);
+        if (M->gmres) run_irs(B, M->lows[i], CUSOLVER_IRS_REFINE_GMRES, "gmres", reps);
     }
-    static const mix_prec ours[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32};
-    for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) run_ours(B, ctx, ours[i], reps);
+    for (int i = 0; i < M->nours; i++) run_ours(B, ctx, M->ours[i], reps);
 }
 
 /* Device buffers for order n; 0 (and a line on stdout) when they would not fit. */
@@ -377,7 +430,7 @@ static void bench_release(bench *B)
 }
 
 /* A Matrix Market file as a dense system (its base name is the row label). */
-static void run_file(bench *B, mix_context *ctx, const char *path, int reps)
+static void run_file(bench *B, mix_context *ctx, const methods *M, const char *path, int reps)
 {
     mixm_csr A;
     mixm_mtx_header h;
@@ -400,35 +453,79 @@ static void run_file(bench *B, mix_context *ctx, const char *path, int reps)
         const char *base = strrchr(path, '/');
         B->label = base ? base + 1 : path;
         B->kappa = 0; /* unknown */
-        run_all(B, ctx, reps);
+        run_all(B, ctx, M, reps);
         bench_release(B);
     }
     mixm_dense_free(&D);
 }
 
+/* The command line (see the top of this file). */
+typedef struct {
+    double ns[MAXLIST], ks[MAXLIST];
+    int nn, nk, reps, nfiles;
+    const char *gen, *csv_path;
+    const char *files[MAXLIST];
+    methods m;
+} options;
+
+static void usage(const char *argv0)
+{
+    fprintf(stderr, "usage: %s [-n N,...] [-k KAPPA,...] [-g auto|host|device] [-r REPS] "
+                    "[-c FILE.csv] [-m fp16,bf16,tf32,fp32,auto] [-i fp16,bf16,tf32,fp32] "
+                    "[-R classical,gmres] [FILE.mtx ...]\n", argv0);
+    exit(2);
+}
+
+/* -m, -i, -R: the names, turned into the methods table. */
+static void parse_methods(char opt, const char *arg, methods *M)
+{
+    static const char *const precs[] = {"fp16", "bf16", "tf32", "fp32", "auto"};
+    static const mix_prec prec_values[] = {MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32, MIX_PREC_AUTO};
+    static const char *const lows[] = {"fp16", "bf16", "tf32", "fp32"};
+    static const char *const refines[] = {"classical", "gmres"};
+    int idx[MAXLIST];
+    if (opt == 'm') {
+        M->nours = parse_names(arg, precs, 5, idx, MAXLIST);
+        for (int k = 0; k < M->nours; k++) M->ours[k] = prec_values[idx[k]];
+    } else if (opt == 'i') {
+        M->nlows = parse_names(arg, lows, NLOWS, M->lows, NLOWS);
+    } else {
+        int n = parse_names(arg, refines, 2, idx, MAXLIST);
+        M->classical = M->gmres = 0;
+        for (int k = 0; k < n; k++) *(idx[k] ? &M->gmres : &M->classical) = 1;
+    }
+}
+
+static void parse_options(int argc, char **argv, options *o)
+{
+    static const options defaults = {
+        {4096, 8192, 16384, 32768}, {1e2, 1e4, 1e6}, 4, 3, 3, 0, "auto", NULL, {NULL},
+        {{MIX_FP16, MIX_BF16, MIX_TF32, MIX_FP32, MIX_PREC_AUTO}, 5, {0, 1, 2, 3}, NLOWS, 1, 1}};
+    *o = defaults;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(a, "-n") && has) o->nn = parse_list(argv[++i], o->ns);
+        else if (!strcmp(a, "-k") && has) o->nk = parse_list(argv[++i], o->ks);
+        else if (!strcmp(a, "-g") && has) o->gen = argv[++i];
+        else if (!strcmp(a, "-r") && has) o->reps = atoi(argv[++i]);
+        else if (!strcmp(a, "-c") && has) o->csv_path = argv[++i];
+        else if ((!strcmp(a, "-m") || !strcmp(a, "-i") || !strcmp(a, "-R")) && has)
+            parse_methods(a[1], argv[++i], &o->m);
+        else if (a[0] != '-' && o->nfiles < MAXLIST) o->files[o->nfiles++] = a;
+        else usage(argv[0]);
+    }
+    if (o->reps < 1) die("-r must be at least 1", NULL);
+    if (strcmp(o->gen, "auto") && strcmp(o->gen, "host") && strcmp(o->gen, "device"))
+        die("-g must be auto, host or device", o->gen);
+}
+
 int main(int argc, char **argv)
 {
-    double ns[MAXLIST] = {4096, 8192, 16384, 32768}, ks[MAXLIST] = {1e2, 1e4, 1e6};
-    int nn = 4, nk = 3, reps = 3;
-    const char *gen = "auto", *csv_path = NULL;
-    const char *files[MAXLIST];
-    int nfiles = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-n") && i + 1 < argc) nn = parse_list(argv[++i], ns);
-        else if (!strcmp(argv[i], "-k") && i + 1 < argc) nk = parse_list(argv[++i], ks);
-        else if (!strcmp(argv[i], "-g") && i + 1 < argc) gen = argv[++i];
-        else if (!strcmp(argv[i], "-r") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-c") && i + 1 < argc) csv_path = argv[++i];
-        else if (argv[i][0] != '-' && nfiles < MAXLIST) files[nfiles++] = argv[i];
-        else {
-            fprintf(stderr, "usage: %s [-n N,...] [-k KAPPA,...] [-g auto|host|device] [-r REPS] "
-                            "[-c FILE.csv] [FILE.mtx ...]\n", argv[0]);
-            return 2;
-        }
-    }
-    if (reps < 1) die("-r must be at least 1", NULL);
-    if (strcmp(gen, "auto") && strcmp(gen, "host") && strcmp(gen, "device"))
-        die("-g must be auto, host or device", gen);
+    options o;
+    parse_options(argc, argv, &o);
+    const methods *M = &o.m;
+    const int reps = o.reps;
 
     mix_context *ctx = NULL;
     int st = mix_context_create(&ctx, MIX_BACKEND_CUDA);
@@ -443,15 +540,16 @@ int main(int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&tnow));
     printf("# %s, driver %d.%d, runtime %d.%d, mixsolve %s, %s\n", caps.device, drv / 1000,
            (drv % 1000) / 10, rt / 1000, (rt % 1000) / 10, mix_version(), date);
-    printf("%-10s %6s %8s  %-22s %9s %6s %10s %-3s %7s  %s\n", "matrix", "n", "kappa", "method",
-           "time_s", "iter", "berr", "ok", "vs_fp64", "note");
+    printf("%-10s %6s %8s  %-22s %9s %6s %10s %-3s %7s %7s  %s\n", "matrix", "n", "kappa",
+           "method", "time_s", "iter", "berr", "ok", "vs_fp64", "vs_irs", "note");
 
     bench B;
     memset(&B, 0, sizeof B);
-    if (csv_path) {
-        B.csv = fopen(csv_path, "w");
-        if (!B.csv) die("cannot open", csv_path);
-        fprintf(B.csv, "matrix,n,kappa,method,time_s,iter,berr,ok,speedup_vs_dgetrf\n");
+    if (o.csv_path) {
+        B.csv = fopen(o.csv_path, "w");
+        if (!B.csv) die("cannot open", o.csv_path);
+        fprintf(B.csv, "matrix,n,kappa,method,time_s,iter,berr,ok,speedup_vs_dgetrf,"
+                       "speedup_vs_irs\n");
     }
     CU(cudaStreamCreateWithFlags(&B.stream, cudaStreamNonBlocking));
     CB(cublasCreate(&B.blas));
@@ -459,22 +557,22 @@ int main(int argc, char **argv)
     CS(cusolverDnCreate(&B.solver));
     CS(cusolverDnSetStream(B.solver, B.stream));
 
-    for (int in = 0; in < nn; in++) {
-        int n = (int)ns[in];
+    for (int in = 0; in < o.nn; in++) {
+        int n = (int)o.ns[in];
         if (!bench_alloc(&B, n)) continue;
-        for (int ik = 0; ik < nk; ik++) {
-            int on_device = !strcmp(gen, "device") || (!strcmp(gen, "auto") && n > 8192);
+        for (int ik = 0; ik < o.nk; ik++) {
+            int on_device = !strcmp(o.gen, "device") || (!strcmp(o.gen, "auto") && n > 8192);
             double t0 = mixm_wtime();
-            generate(&B, ks[ik], on_device, 20240u + (uint64_t)ik);
-            fprintf(stderr, "generated n = %d kappa = %g on the %s in %.1f s\n", n, ks[ik],
+            generate(&B, o.ks[ik], on_device, 20240u + (uint64_t)ik);
+            fprintf(stderr, "generated n = %d kappa = %g on the %s in %.1f s\n", n, o.ks[ik],
                     on_device ? "device" : "host", mixm_wtime() - t0);
             B.label = on_device ? "randsvd-d" : "randsvd";
-            B.kappa = ks[ik];
-            run_all(&B, ctx, reps);
+            B.kappa = o.ks[ik];
+            run_all(&B, ctx, M, reps);
         }
         bench_release(&B);
     }
-    for (int f = 0; f < nfiles; f++) run_file(&B, ctx, files[f], reps);
+    for (int f = 0; f < o.nfiles; f++) run_file(&B, ctx, M, o.files[f], reps);
     cusolverDnDestroy(B.solver);
     cublasDestroy(B.blas);
     cudaStreamDestroy(B.stream);

@@ -112,3 +112,7 @@ tests_petsc_client_SOURCES = tests/petsc_client.c
 tests_petsc_client_CPPFLAGS = $(MPI_CFLAGS) $(PETSC_CFLAGS)
 tests_petsc_client_LDADD = $(PETSC_LIBS) $(MPI_LIBS) -lm
 endif
+# Issue 36: the CPU side of the GPU device check (tools/gpu-check.sh --dry): the bundle's ldd and
+# size on a CUDA build; skipped without nvcc or without the CUDA backend.
+TESTS += tests/gpu_check.sh
+EXTRA_DIST += tests/gpu_check.sh tools/gpu-check.sh tools/gpu-run-on-device.sh

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# gpu-run-on-device.sh: issue 36's device check, run from the bundle tools/gpu-check.sh makes (as run-on-device.sh).
+#
+#   bash run-on-device.sh [STEP ...]        (default: every step, in the order below)
+#
+# Steps, each under its own `timeout`, clipped to what is left of GPU_CHECK_BUDGET (default 330 s)
+# so that one hang cannot eat the device time; a step that would get under 15 s is skipped:
+#   env        nvidia-smi, driver, glibc, where the CUDA libraries were found, ldd  (always)
+#   tests      the CUnit suites on the CUDA backend (MIXT_SUITE=cuda/)
+#   gesv8192   bench_gpu_gesv n = 8192   ] kappa 1e2 and 1e4, FP16/BF16/TF32 factors and AUTO
+#   gesv32768  bench_gpu_gesv n = 32768  ] against cusolverDnDgetrf+getrs and cusolverDnIRSXgesv
+#   cg150      bench_gpu_cg Poisson 150^3: FP64 and FIXED16 (and FP32/FP16/BF16) reliable-update
+#              CG against FP64 CG on cuSPARSE, SpMV bandwidth against a device-to-device copy
+#   gesv16384  bench_gpu_gesv n = 16384
+#   cg200      bench_gpu_cg Poisson 200^3
+#   cgmtx      bench_gpu_cg on the bundled SPD Matrix Market set (Jacobi)
+# Logs under $OUT (at most 8 files come back): summary.txt (env and one line per step), tests.log,
+# gesv.log, gesv.csv, cg.log.  The end of summary.txt and the benchmark tables go to stdout too.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+budget=${GPU_CHECK_BUDGET:-330}
+start=$(date +%s)
+summary=$OUT/summary.txt
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export MIX_MATRIX_DIR="$here/matrices"
+unset MIXT_SUITE MIXSOLVE_BACKEND
+
+note() { echo "$*" | tee -a "$summary"; }
+
+# CUDA libraries our programs need that the loader does not find: one search of the machine.
+find_cuda_libs() {
+    local missing lib dirs expr=()
+    missing=$(ldd "$here"/bin/* "$here"/lib/* 2>/dev/null | awk '/not found/ { print $1 }' | sort -u)
+    [ -z "$missing" ] && { note "CUDA libraries: all found by the loader"; return; }
+    for lib in $missing; do expr+=(${expr[0]+-o} -name "$lib"); done
+    dirs=$(timeout 60 find / \( -path /proc -o -path /sys \) -prune -o \( "${expr[@]}" \) -print 2>/dev/null |
+        xargs -r -n1 dirname | awk '!seen[$0]++' | paste -sd: -)
+    [ -n "$dirs" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dirs"
+    note "CUDA libraries missing at first: $(echo $missing); added: ${dirs:-none}"
+    missing=$(ldd "$here"/bin/* 2>/dev/null | awk '/not found/ { print $1 }' | sort -u)
+    [ -n "$missing" ] && note "STILL NOT FOUND: $(echo $missing)"
+}
+
+env_step() {
+    {
+        echo "== issue 36 device check, $(date -u '+%Y-%m-%d %H:%M:%S UTC'), budget ${budget}s"
+        cat "$here/MANIFEST" 2>/dev/null | sed -n '1,3p'
+        timeout 20 nvidia-smi 2>&1
+        timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem,power.limit --format=csv 2>&1
+        uname -a; ldd --version 2>&1 | head -1; nproc
+        command -v nvcc >/dev/null && nvcc --version | tail -1
+        ldconfig -p 2>/dev/null | grep -E 'libcuda\.so|libcudart\.so|libcusolver\.so' | head -6
+    } >> "$summary" 2>&1
+    find_cuda_libs
+    { echo "-- ldd bin/bench_gpu_gesv"; ldd "$here/bin/bench_gpu_gesv" 2>&1; } >> "$summary"
+}
+
+# step NAME TIMEOUT LOG COMMAND...: run it within the budget, one line in summary.txt.
+step() {
+    local name=$1 limit=$2 log=$3 left t0 rc secs
+    shift 3
+    left=$((budget - ($(date +%s) - start)))
+    [ "$left" -lt "$limit" ] && limit=$left
+    if [ "$limit" -lt 15 ]; then
+        note "$(printf '%-10s skipped: %ss of the budget left' "$name" "$left")"
+        return
+    fi
+    echo "== $name (timeout ${limit}s): $*" >> "$log"
+    t0=$(date +%s)
+    timeout -k 10 "$limit" "$@" >> "$log" 2>&1
+    rc=$?
+    secs=$(($(date +%s) - t0))
+    case $rc in
+        0) note "$(printf '%-10s ok      %4ss' "$name" "$secs")" ;;
+        124 | 137) note "$(printf '%-10s TIMEOUT %4ss (limit %ss)' "$name" "$secs" "$limit")" ;;
+        *) note "$(printf '%-10s FAILED  %4ss rc=%s' "$name" "$secs" "$rc")" ;;
+    esac
+}
+
+# bench_gpu_gesv at one n; its CSV rows are appended to gesv.csv (one header).
+gesv() {
+    local n=$1 limit=$2 reps=$3 csv=/tmp/gesv-$1.csv
+    rm -f "$csv"
+    step "gesv$n" "$limit" "$OUT/gesv.log" "$here/bin/bench_gpu_gesv" -n "$n" -k 1e2,1e4 -g device \
+        -r "$reps" -m fp16,bf16,tf32,auto -i fp16,bf16,tf32 -R classical,gmres -c "$csv"
+    [ -f "$csv" ] || return 0
+    if [ -s "$OUT/gesv.csv" ]; then tail -n +2 "$csv" >> "$OUT/gesv.csv"; else cat "$csv" > "$OUT/gesv.csv"; fi
+}
+
+cg() {
+    step "$1" "$2" "$OUT/cg.log" "$here/bin/bench_gpu_cg" -r 3 -t 1e-10 "${@:3}"
+}
+
+run_step() {
+    case $1 in
+        tests)
+            step tests 120 "$OUT/tests.log" env MIXT_SUITE=cuda/ "$here/bin/mixsolve_tests"
+            # No device: the cuda/ suites are not registered and "0 failed" would mean nothing.
+            grep -E 'no device answers|^ +(suites|tests|asserts) ' "$OUT/tests.log" | tee -a "$summary" ;;
+        gesv8192) gesv 8192 45 3 ;;
+        gesv16384) gesv 16384 60 3 ;;
+        gesv32768) gesv 32768 150 2 ;;
+        cg150) cg cg150 50 -p 150 -d '' ;;
+        cg200) cg cg200 60 -p 200 -d '' ;;
+        cgmtx) cg cgmtx 90 -p '' -d "$here/matrices" -s fp64,fp32,fixed16 ;;
+        *) note "unknown step $1" ;;
+    esac
+}
+
+env_step
+steps=${*:-tests gesv8192 gesv32768 cg150 gesv16384 cg200 cgmtx}
+note "-- steps: $steps"
+for s in $steps; do run_step "$s"; done
+note "-- done in $(($(date +%s) - start))s"
+# The figures, in the call's output too.
+[ -f "$OUT/tests.log" ] && { echo; echo "==== tests.log (end)"; tail -n 25 "$OUT/tests.log"; }
+for f in cg.log gesv.log; do
+    [ -f "$OUT/$f" ] && { echo; echo "==== $f"; grep -v '^generated ' "$OUT/$f" | cut -c1-200 | tail -n 60; }
+done
+echo; echo "==== summary.txt (steps)"; sed -n '/^-- steps/,$p' "$summary"
+exit 0
