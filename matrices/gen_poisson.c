@@ -1,4 +1,5 @@
 /* gen_poisson.c: sparse SPD model problems: 2D/3D Poisson and anisotropic 2D diffusion (CSR). */
+#include <math.h>
 #include <stdint.h>
 #include "matrices/generators.h"
 
@@ -46,7 +47,7 @@ int mixm_gen_poisson3d(int nx, mixm_csr *A)
 
 int mixm_gen_anisotropic2d(int nx, double eps, mixm_csr *A)
 {
-    if (!(eps > 0.0)) return MIX_ERR_INVALID_ARG;
+    if (!(eps > 0.0) || !isfinite(2.0 + 2.0 * eps)) return MIX_ERR_INVALID_ARG; /* the diagonal */
     const double w[2] = {1.0, eps};
     return gen_stencil(nx, 2, w, A);
 }

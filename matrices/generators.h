@@ -20,7 +20,9 @@ int mixm_gen_random_dense(int n, uint64_t seed, double *a); /* entries uniform i
 /* Sparse SPD model problems (CSR, symmetric storage of both triangles). */
 int mixm_gen_poisson2d(int nx, mixm_csr *A);            /* 5-point, n = nx^2 */
 int mixm_gen_poisson3d(int nx, mixm_csr *A);            /* 7-point, n = nx^3 */
-int mixm_gen_anisotropic2d(int nx, double eps, mixm_csr *A); /* -u_xx - eps u_yy, 5-point */
+/* -u_xx - eps u_yy, 5-point; eps in (0, DBL_MAX / 2] (the diagonal 2 + 2 eps finite), else
+ * MIX_ERR_INVALID_ARG. */
+int mixm_gen_anisotropic2d(int nx, double eps, mixm_csr *A);
 /* Trefethen_N: primes on the diagonal, ones at offsets that are powers of two (SuiteSparse's
  * Trefethen_* matrices exactly). */
 int mixm_gen_trefethen(int n, mixm_csr *A);

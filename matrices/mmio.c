@@ -799,9 +799,22 @@ static int close_writer(gzFile f, int ok, const char *path, char *err, size_t er
     return MIX_ERR_IO;
 }
 
+/* A value the reader would refuse (NaN, Inf) is never written: MIX_ERR_NAN, said, no file. */
+static int refuse_nonfinite(const char *path, int64_t k, int i, int j, double v, char *err,
+                            size_t errlen)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s: not written: entry %lld (%d, %d) is %g, which Matrix Market "
+                 "readers (ours too) refuse", path, (long long)k + 1, i + 1, j + 1, v);
+    return MIX_ERR_NAN;
+}
+
 int mixm_mtx_write_csr(const char *path, const mixm_csr *A, int symmetric, char *err, size_t errlen)
 {
     if (!path || !A || (symmetric && A->nrows != A->ncols)) return MIX_ERR_INVALID_ARG;
+    for (int i = 0; i < A->nrows; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (!isfinite(A->val[k])) return refuse_nonfinite(path, k, i, A->colind[k], A->val[k], err, errlen);
     gzFile f = open_writer(path, err, errlen);
     if (!f) return MIX_ERR_IO;
     int64_t count = 0;
@@ -819,10 +832,14 @@ int mixm_mtx_write_csr(const char *path, const mixm_csr *A, int symmetric, char 
 int mixm_mtx_write_dense(const char *path, const mixm_dense *X, char *err, size_t errlen)
 {
     if (!path || !X || X->nrows < 0 || X->ncols < 0) return MIX_ERR_INVALID_ARG;
+    size_t total = (size_t)X->nrows * (size_t)X->ncols;
+    for (size_t k = 0; k < total; k++)
+        if (!isfinite(X->a[k]))
+            return refuse_nonfinite(path, (int64_t)k, (int)(k % (size_t)X->nrows),
+                                    (int)(k / (size_t)X->nrows), X->a[k], err, errlen);
     gzFile f = open_writer(path, err, errlen);
     if (!f) return MIX_ERR_IO;
     int ok = gzprintf(f, "%%%%MatrixMarket matrix array real general\n%d %d\n", X->nrows, X->ncols) > 0;
-    size_t total = (size_t)X->nrows * (size_t)X->ncols;
     for (size_t k = 0; ok && k < total; k++) ok = gzprintf(f, "%.17g\n", X->a[k]) > 0;
     return close_writer(f, ok, path, err, errlen);
 }

@@ -38,7 +38,9 @@ int mixm_mtx_read_header(const char *path, mixm_mtx_header *h, char *err, size_t
 int mixm_mtx_read_dense(const char *path, mixm_dense *X, char *err, size_t errlen);
 
 /* Writes coordinate real; symmetric != 0 writes only the lower triangle with the "symmetric"
- * banner (the caller knows A is symmetric).  A name ending in ".gz" is gzip-compressed. */
+ * banner (the caller knows A is symmetric).  A name ending in ".gz" is gzip-compressed.  Both
+ * writers refuse NaN and Inf (MIX_ERR_NAN, err says which entry; no file made), which the reader
+ * refuses. */
 int mixm_mtx_write_csr(const char *path, const mixm_csr *A, int symmetric, char *err, size_t errlen);
 /* Writes array real general, column-major (leading dimension nrows). */
 int mixm_mtx_write_dense(const char *path, const mixm_dense *X, char *err, size_t errlen);

@@ -55,6 +55,24 @@ run 4 2 "$tmp/p.mtx" --method cg --prec tf32                  # bad usage
 printf '%%%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n1 4 1\n' >"$tmp/u.mtx"
 run 2 1 "$tmp/u.mtx" --method cg
 grep -q 'not structurally symmetric' "$tmp/err" || { echo "FAIL: unsymmetric: $(cat "$tmp/err")"; status=1; }
+# The default method (auto) exits as the serial command does (issue 33: it became CG across the
+# ranks and exited 1): LU-IR on rank 0 for a matrix that is no SPD candidate, and LU-IR after CG
+# across the ranks finds a symmetric A with a positive diagonal indefinite; x written by --out.
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 4\n2 2 4\n3 3 4\n1 2 1\n3 1 2\n' >"$tmp/ns.mtx"
+printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 1\n2 2 1\n3 3 1\n2 1 2\n3 2 2\n' >"$tmp/ind.mtx"
+for f in ns ind; do
+  "$cli" solve "$tmp/$f.mtx" >/dev/null 2>&1 || { echo "FAIL: serial solve $f.mtx"; status=1; }
+  for np in 2 3; do
+    rm -f "$tmp/x.mtx"
+    run "$np" 0 "$tmp/$f.mtx" --out "$tmp/x.mtx"
+    grep -q '^note .*LU-IR' "$tmp/out" && grep -q '^status *: solved' "$tmp/out" &&
+      [ "$(grep -c '^method' "$tmp/out")" = 1 ] && [ "$(tail -n 3 "$tmp/x.mtx" | tr '\n' ' ')" = "1 1 1 " ] ||
+      { echo "FAIL: $np ranks, auto on $f.mtx: no LU-IR fallback"; cat "$tmp/out"; status=1; }
+  done
+done
+run 2 2 "$tmp/p.mtx" --prec tf32   # auto takes CG on an SPD candidate: a CG-only refusal, as serial
+grep -q 'is for lu only' "$tmp/err" || { echo "FAIL: auto --prec tf32: $(cat "$tmp/err")"; status=1; }
+run 2 0 "$tmp/ns.mtx" --prec tf32  # auto takes LU-IR: tf32 factors, as serial
 echo "mpi.sh: mixsolve solve across ranks: done"
 [ $status = 0 ] || echo "mpi.sh failed"
 exit $status

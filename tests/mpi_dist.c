@@ -530,6 +530,85 @@ static void check_solve_bad(mix_context *ctx, const mixm_csr *A)
     free(x);
 }
 
+/* Parameters that differ between ranks (issue 33): every field of mix_cg_params changed on the
+ * last rank alone gives MIX_ERR_INVALID_ARG on every rank, with info's status and x untouched,
+ * instead of a rank stopping early while the others wait (a hang: tests/mpi.sh's timeout) or
+ * MIX_ERR_COMM.  A NULL p on some ranks and the defaults spelled out on the others agree. */
+static void check_params_differ(mix_context *ctx, const mixm_csr *A)
+{
+    const int last = rank == size - 1;
+    int64_t starts[65];
+    slice s;
+    mix_sparse *D = NULL;
+    if (dist_of(ctx, A, 1, starts, &s, &D, "params differ: create")) return;
+    double *b = calloc((size_t)s.n_local + 1, sizeof *b), *x = calloc((size_t)s.n_local + 1, sizeof *x);
+    for (int i = 0; i < s.n_local; i++)
+        for (int64_t k = s.rowptr[i]; k < s.rowptr[i + 1]; k++) b[i] += s.val[k];
+    static const char *const what[] = {"tol", "sloppy_prec", "precond", "max_iter", "delta",
+                                       "escalate", "narrow_vectors", "x0_given"};
+    for (int f = 0; f < 8 && size > 1; f++) {
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        if (last) {
+            if (f == 0) p.tol = 1e-3;
+            if (f == 1) p.sloppy_prec = MIX_FP32;
+            if (f == 2) p.precond = MIX_PRECOND_JACOBI;
+            if (f == 3) p.max_iter = 7;
+            if (f == 4) p.delta = 0.25;
+            if (f == 5) p.escalate = 0;
+            if (f == 6) p.narrow_vectors = 1;
+            if (f == 7) p.x0_given = 1;
+        }
+        for (int i = 0; i < s.n_local; i++) x[i] = 42.0;
+        mix_cg_info info;
+        memset(&info, 0x55, sizeof info);
+        char msg[64];
+        snprintf(msg, sizeof msg, "%s differs on the last rank", what[f]);
+        same_everywhere(mix_dcg(ctx, &p, D, b, x, &info), MIX_ERR_INVALID_ARG, msg);
+        CHECK(info.status == MIX_ERR_INVALID_ARG && info.iter == 0, "%s: info not written", msg);
+        int touched = 0;
+        for (int i = 0; i < s.n_local; i++) touched += x[i] != 42.0;
+        CHECK(touched == 0, "%s: x written", msg);
+    }
+    mix_cg_params dflt;
+    mix_cg_params_init(&dflt);
+    mix_cg_info info;
+    same_everywhere(mix_dcg(ctx, rank == 0 ? NULL : &dflt, D, b, x, &info), MIX_SUCCESS,
+                    "NULL p on rank 0, the defaults elsewhere");
+    mix_sparse_destroy(D);
+    slice_free(&s);
+    free(b);
+    free(x);
+}
+
+/* MIX_PREC_AUTO's n < 4096 rule on the whole matrix's n: a rank's block of a 4913-row Poisson
+ * matrix is not a small matrix (it took FP64 on 2 or more ranks).  The byte model (no rates)
+ * keeps the choice deterministic: the distributed block chooses as the whole matrix does. */
+static void check_auto_global_n(mix_context *ctx, mix_context *serial)
+{
+    mixm_csr A = {0}, B = {0};
+    CHECK(mixm_gen_poisson3d(17, &A) == 0 && mixm_gen_poisson3d(12, &B) == 0, "generator");
+    const mixm_csr *M[2] = {&A, &B};
+    for (int t = 0; t < 2; t++) {
+        int64_t starts[65];
+        slice s;
+        mix_sparse *D = NULL, *S = NULL;
+        if (dist_of(ctx, M[t], 0, starts, &s, &D, "auto: create")) continue;
+        CHECK(mix_sparse_create_csr(serial, M[t]->nrows, M[t]->rowptr, M[t]->colind, M[t]->val, &S) == 0,
+              "auto: serial matrix");
+        const mix_prec pd = mixi_cg_auto_choose(D, NULL), ps = S ? mixi_cg_auto_choose(S, NULL) : MIX_PREC_AUTO;
+        CHECK(pd == ps, "auto, n = %d, %d rows here: %s, the whole matrix %s", M[t]->nrows, s.n_local,
+              mix_prec_name(pd), mix_prec_name(ps));
+        CHECK((pd == MIX_FP64) == (M[t]->nrows < MIXI_CG_AUTO_MIN_N), "auto, n = %d: %s", M[t]->nrows,
+              mix_prec_name(pd));
+        mix_sparse_destroy(D);
+        mix_sparse_destroy(S);
+        slice_free(&s);
+    }
+    mixm_csr_free(&A);
+    mixm_csr_free(&B);
+}
+
 /* The table: fused sums, extrema, agreement; the same values on every rank. */
 static void check_comm(mix_context *ctx)
 {
@@ -636,6 +715,8 @@ int main(int argc, char **argv)
         mixm_csr_free(&B);
     }
     check_solve_bad(ctx, &P);
+    check_params_differ(ctx, &P);
+    check_auto_global_n(ctx, serial);
     mixm_csr P16 = {0};
     CHECK(mixm_gen_poisson3d(16, &P16) == 0, "generator");
     check_alloc_fail(ctx, &P16, 0);

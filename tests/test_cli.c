@@ -176,6 +176,50 @@ static void test_gen(void)
     expect_fail(args, 2, "/nonexistent-dir/h.mtx");
 }
 
+/* gen anisotropic's EPS (issue 33): 1e308 wrote an `inf` diagonal its own reader refused,
+ * while 1e-320 (subnormal, which the reader keeps) was refused as "not positive".  Now EPS in
+ * (0, DBL_MAX / 2] round-trips, anything else is exit 2 with one line and no file; and the
+ * writers refuse NaN and Inf for every caller (no file, the entry named). */
+static void test_gen_range(void)
+{
+    static const struct { const char *eps, *words; } bad[] = {
+        {"1e308", "EPS '1e308' must be a number in (0, "}, {"inf", "must be a number in"},
+        {"0", "must be a number in"}, {"-1", "must be a number in"}, {"nan", "is not a number"},
+        {"1e-400", "underflows FP64 to 0"}};
+    char args[1024], e[512];
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        unlink(mixt_tmp("an.mtx"));
+        snprintf(args, sizeof args, "gen anisotropic 4 %s -o %s", bad[k].eps, mixt_tmp("an.mtx"));
+        expect_fail(args, 2, bad[k].words);
+        CU_ASSERT_NOT_EQUAL(access(mixt_tmp("an.mtx"), F_OK), 0);
+    }
+    static const char *const good[] = {"8.98e307", "1e-320", "1e-300"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "gen anisotropic 4 %s -o %s", good[k], mixt_tmp("an.mtx"));
+        CU_ASSERT_EQUAL_FATAL(run(args), 0);
+        mixm_csr A, G;
+        CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(mixt_tmp("an.mtx"), &A, NULL, e, sizeof e), 0);
+        CU_ASSERT_EQUAL_FATAL(mixm_gen_anisotropic2d(4, strtod(good[k], NULL), &G), 0);
+        CU_ASSERT(A.nnz == G.nnz && !memcmp(A.val, G.val, (size_t)G.nnz * sizeof(double)));
+        mixm_csr_free(&A);
+        mixm_csr_free(&G);
+    }
+    mixm_csr A;
+    CU_ASSERT_EQUAL(mixm_gen_anisotropic2d(4, 1e308, &A), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(3, &A), 0);
+    A.val[4] = NAN;
+    unlink(mixt_tmp("nan.mtx"));
+    CU_ASSERT_EQUAL(mixm_mtx_write_csr(mixt_tmp("nan.mtx"), &A, 1, e, sizeof e), MIX_ERR_NAN);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "entry 5 (2, 2) is nan"));
+    CU_ASSERT_NOT_EQUAL(access(mixt_tmp("nan.mtx"), F_OK), 0);
+    mixm_csr_free(&A);
+    double x[4] = {1.0, 2.0, INFINITY, 4.0};
+    mixm_dense X = {2, 2, x};
+    CU_ASSERT_EQUAL(mixm_mtx_write_dense(mixt_tmp("inf.mtx"), &X, e, sizeof e), MIX_ERR_NAN);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e, "entry 3 (1, 2) is inf"));
+    CU_ASSERT_NOT_EQUAL(access(mixt_tmp("inf.mtx"), F_OK), 0);
+}
+
 static void test_bench_small(void)
 {
     /* Two small bundled matrices and a malformed one: the bad file is reported, never fatal. */
@@ -236,6 +280,7 @@ static const mixt_test cli_tests[] = {
     {"solve cg with --rhs, auto picks cg", test_solve_cg_and_rhs},
     {"solver failure: status 1", test_solve_failure},
     {"gen writes what the generators make", test_gen},
+    {"gen anisotropic: EPS range, no Inf written", test_gen_range},
     {"bench on a small directory", test_bench_small},
     {"bench: time limit kills, run goes on", test_bench_timeout},
     {NULL, NULL},

@@ -76,6 +76,16 @@ int cli_solve_args(int argc, char **argv, solve_opts *o);
 int cli_solve_load_matrix(const solve_opts *o, solve_problem *p);
 int cli_solve_load_rhs(const solve_opts *o, solve_problem *p);
 void cli_cg_params(const solve_opts *o, mix_cg_params *prm);
+/* The serial command once A and b are loaded: its context, lines, method (auto's LU-IR fallback
+ * included) and --out; `note` (NULL: none) printed after the right-hand side's line.  Also rank
+ * 0's whole run under mpirun where auto takes LU-IR.  The exit status. */
+int cli_solve_serial(const solve_opts *o, solve_problem *p, const char *note);
+/* Whether auto falls back to LU-IR when CG finds A not positive definite (n within dense LU's
+ * limit), and that fallback's note and run on ctx (x reset first): the exit status. */
+int cli_solve_auto_falls_back(const solve_opts *o, int n);
+int cli_solve_lu_instead(mix_context *ctx, const solve_opts *o, solve_problem *p);
+/* --out: x written (and said) when asked for: the exit status. */
+int cli_solve_write_x(const solve_opts *o, const solve_problem *p);
 /* The CG run's lines on stdout (S: the matrix, for its SpMV bodies; res: recomputed here). */
 void cli_report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_sparse *S, int st,
                    const mix_cg_info *info, double res, double t);

@@ -1,4 +1,7 @@
 /* cmd_gen.c: `mixsolve gen KIND ARGS -o FILE`: writes a generated test matrix in Matrix Market form. */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,7 @@ static void gen_usage(FILE *f)
                "  random N               dense, entries uniform in [-1, 1)\n"
                "  poisson2d NX           5-point Laplacian, n = NX^2 (SPD)\n"
                "  poisson3d NX           7-point Laplacian, n = NX^3 (SPD)\n"
-               "  anisotropic NX EPS     -u_xx - EPS u_yy, 5-point, n = NX^2 (SPD)\n"
+               "  anisotropic NX EPS     -u_xx - EPS u_yy, 5-point, n = NX^2 (SPD), EPS in (0, 8.99e307]\n"
                "  trefethen N            SuiteSparse's Trefethen_N exactly\n"
                "A FILE ending in .gz is gzip-compressed.  --seed (default 1) for randsvd and random.\n");
 }
@@ -37,6 +40,25 @@ static const struct { const char *name; int nargs, dense; long n_max; } kinds[GE
     {"poisson2d", 1, 0, 46340},   {"poisson3d", 1, 0, 1290},    {"anisotropic", 2, 0, 46340},
     {"trefethen", 1, 0, 1L << 26},
 };
+
+/* anisotropic's EPS: a number in (0, DBL_MAX / 2], so that the diagonal 2 + 2 EPS is finite
+ * (1e308 wrote an `inf` that the reader refuses); a subnormal EPS is kept, as the reader keeps
+ * one.  -1 to go on, else the exit status (said). */
+static int parse_eps(const char *s, double *eps)
+{
+    char *e;
+    errno = 0;
+    const double x = strtod(s, &e);
+    if (e == s || *e || isnan(x))
+        return cli_error(CLI_USAGE, "gen anisotropic: EPS '%s' is not a number", s);
+    if (x == 0.0 && errno == ERANGE)
+        return cli_error(CLI_USAGE, "gen anisotropic: EPS '%s' underflows FP64 to 0", s);
+    if (!(x > 0.0 && x <= DBL_MAX / 2))
+        return cli_error(CLI_USAGE, "gen anisotropic: EPS '%s' must be a number in (0, %.6g] "
+                         "(the diagonal 2 + 2 EPS must be finite in FP64)", s, DBL_MAX / 2);
+    *eps = x;
+    return -1;
+}
 
 /* -1 to go on, else the exit status (--help, an error). */
 static int gen_args(int argc, char **argv, gen_opts *g)
@@ -128,7 +150,6 @@ int cmd_gen(int argc, char **argv)
         if (!cli_parse_long(g.pos[3], 1, 5, &mode))
             return cli_error(CLI_USAGE, "gen randsvd: MODE '%s' must be 1..5", g.pos[3]);
     }
-    if (k == GEN_ANISOTROPIC && (!cli_parse_double(g.pos[2], &eps) || eps <= 0))
-        return cli_error(CLI_USAGE, "gen anisotropic: EPS '%s' must be a positive number", g.pos[2]);
+    if (k == GEN_ANISOTROPIC && (rc = parse_eps(g.pos[2], &eps)) >= 0) return rc;
     return gen_write(&g, k, n, kappa, mode, eps);
 }

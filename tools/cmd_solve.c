@@ -123,22 +123,57 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     return CLI_OK;
 }
 
+int cli_solve_auto_falls_back(const solve_opts *o, int n) { return o->method == 0 && n <= DENSE_MAX; }
+
+int cli_solve_lu_instead(mix_context *ctx, const solve_opts *o, solve_problem *p)
+{
+    printf("note            : CG found A not positive definite; solving with LU-IR instead\n");
+    memset(p->x, 0, (size_t)p->A.nrows * sizeof *p->x);
+    solve_opts o2 = *o;
+    if (!cli_prec_has(MIX_ROLE_FACTOR, o2.prec)) o2.prec = MIX_PREC_AUTO; /* a CG-only storage */
+    return run_dense(ctx, &o2, &p->A, p->b, p->x, 0);
+}
+
 /* The method asked for, or auto's: CG for an SPD candidate, LU-IR otherwise and when CG finds A
  * not positive definite. */
 static int run_method(mix_context *ctx, const solve_opts *o, solve_problem *p, int spd)
 {
-    const int n = p->A.nrows, method = o->method ? o->method : (spd ? 2 : 1);
+    const int method = o->method ? o->method : (spd ? 2 : 1);
     if (method != 2) return run_dense(ctx, o, &p->A, p->b, p->x, method == 3);
-    const int may_fall_back = o->method == 0 && n <= DENSE_MAX;
+    const int may_fall_back = cli_solve_auto_falls_back(o, p->A.nrows);
     int not_spd;
     int rc = run_cg(ctx, o, &p->A, p->b, p->x, may_fall_back, &not_spd);
-    if (rc && not_spd && may_fall_back) {
-        printf("note            : CG found A not positive definite; solving with LU-IR instead\n");
-        memset(p->x, 0, (size_t)n * sizeof *p->x);
-        solve_opts o2 = *o;
-        if (!cli_prec_has(MIX_ROLE_FACTOR, o2.prec)) o2.prec = MIX_PREC_AUTO; /* a CG-only storage */
-        rc = run_dense(ctx, &o2, &p->A, p->b, p->x, 0);
-    }
+    if (rc && not_spd && may_fall_back) rc = cli_solve_lu_instead(ctx, o, p);
+    return rc;
+}
+
+int cli_solve_write_x(const solve_opts *o, const solve_problem *p)
+{
+    if (!o->out) return CLI_OK;
+    char err[512];
+    mixm_dense X = {p->A.nrows, 1, p->x};
+    if (mixm_mtx_write_dense(o->out, &X, err, sizeof err)) return cli_error(CLI_USAGE, "%s", err);
+    printf("solution        : written to %s\n", o->out);
+    return CLI_OK;
+}
+
+int cli_solve_serial(const solve_opts *o, solve_problem *p, const char *note)
+{
+    mix_context *ctx = NULL;
+    const int st = mix_context_create(&ctx, o->backend);
+    if (st)
+        return cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o->backend),
+                         mix_strerror(st));
+    const int n = p->A.nrows, spd = cli_spd_candidate(&p->A);
+    printf("matrix          : %s (%d x %d, %lld entries, %s%s), read in %.3f s\n", o->file, n, n,
+           (long long)p->A.nnz,
+           p->h.symmetry == MIXM_MTX_SYMMETRIC ? "symmetric" : p->h.symmetry == MIXM_MTX_SKEW ? "skew-symmetric" : "general",
+           spd ? ", SPD candidate" : "", p->t_read);
+    printf("right-hand side : %s\n", o->rhs ? o->rhs : "b = A * ones");
+    if (note) printf("note            : %s\n", note);
+    int rc = run_method(ctx, o, p, spd);
+    if (rc == CLI_OK) rc = cli_solve_write_x(o, p);
+    mix_context_destroy(ctx);
     return rc;
 }
 
@@ -152,28 +187,8 @@ int cmd_solve(int argc, char **argv)
     if (rc >= 0) return rc;
     solve_problem p;
     memset(&p, 0, sizeof p);
-    mix_context *ctx = NULL;
-    int st;
-    if ((rc = cli_solve_load_matrix(&o, &p)) || (rc = cli_solve_load_rhs(&o, &p))) goto out;
-    if ((st = mix_context_create(&ctx, o.backend))) {
-        rc = cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o.backend), mix_strerror(st));
-        goto out;
-    }
-    const int n = p.A.nrows, spd = cli_spd_candidate(&p.A);
-    printf("matrix          : %s (%d x %d, %lld entries, %s%s), read in %.3f s\n", o.file, n, n,
-           (long long)p.A.nnz,
-           p.h.symmetry == MIXM_MTX_SYMMETRIC ? "symmetric" : p.h.symmetry == MIXM_MTX_SKEW ? "skew-symmetric" : "general",
-           spd ? ", SPD candidate" : "", p.t_read);
-    printf("right-hand side : %s\n", o.rhs ? o.rhs : "b = A * ones");
-    rc = run_method(ctx, &o, &p, spd);
-    if (rc == CLI_OK && o.out) {
-        char err[512];
-        mixm_dense X = {n, 1, p.x};
-        if (mixm_mtx_write_dense(o.out, &X, err, sizeof err)) rc = cli_error(CLI_USAGE, "%s", err);
-        else printf("solution        : written to %s\n", o.out);
-    }
-out:
-    mix_context_destroy(ctx);
+    if (!(rc = cli_solve_load_matrix(&o, &p)) && !(rc = cli_solve_load_rhs(&o, &p)))
+        rc = cli_solve_serial(&o, &p, NULL);
     mixm_csr_free(&p.A);
     free(p.b);
     free(p.x);

@@ -1,7 +1,8 @@
 /* cmd_solve_mpi.c: `mpirun -np P mixsolve solve FILE.mtx --method cg`: rank 0 reads the system
  * and sends each rank its row block (blocks balanced by nonzeros), CG runs across the ranks
  * (libmixsolve_mpi), rank 0 gathers x, checks it and prints.  Only rank 0 prints; a failure on
- * any rank is agreed, so every rank exits with the same status and none is left waiting.  Built
+ * any rank is agreed, so every rank exits with the same status and none is left waiting.  The
+ * default --method auto chooses as the serial command: its LU-IR runs on rank 0 alone.  Built
  * where configure found MPI (the mixsolve binary then links libmixsolve_mpi). */
 #include <math.h>
 #include <stdint.h>
@@ -109,11 +110,18 @@ static void take_block(mpi_part *m, const solve_problem *p, int64_t nnz)
     for (int i = 0; i <= n; i++) m->rowptr[i] -= k0;
 }
 
-/* Rank 0 reads and checks the system; then every rank gets its block: 0 or the exit status. */
-static int distribute(mpi_part *m, const solve_opts *o, solve_problem *p)
+/* Rank 0 reads and checks the system; then every rank gets its block: 0 or the exit status.
+ * --method auto on a matrix that is no SPD candidate: *lu set on every rank, no block sent (auto
+ * takes LU-IR there, as the serial command does, and only CG spans the ranks). */
+static int distribute(mpi_part *m, const solve_opts *o, solve_problem *p, int *lu)
 {
     int rc = CLI_OK;
+    char names[256];
     if (m->rank == 0 && !(rc = cli_solve_load_matrix(o, p))) rc = cli_solve_load_rhs(o, p);
+    if (!rc && m->rank == 0 && o->method == 0 && !(*lu = !cli_spd_candidate(&p->A)) &&
+        !cli_prec_has(MIX_ROLE_STORAGE, o->prec)) /* auto takes CG: the serial command's refusal */
+        rc = cli_error(CLI_USAGE, "--prec %s is for lu only (cg: %s)", mix_prec_name(o->prec),
+                       cli_prec_choices(MIX_ROLE_STORAGE, names, sizeof names));
     m->starts = calloc(2 * ((size_t)m->size + 1), sizeof *m->starts);
     if (!rc && !m->starts) rc = fail(m, CLI_SOLVER_FAILED, "row starts", MIX_ERR_ALLOC);
     int64_t *kst = m->starts ? m->starts + m->size + 1 : NULL; /* first entry of each block */
@@ -125,6 +133,8 @@ static int distribute(mpi_part *m, const solve_opts *o, solve_problem *p)
                 rc = cli_error(CLI_USAGE, "%s: a block of %d ranks exceeds 2^31 entries", o->file, m->size);
     }
     if ((rc = agree_rc(m, rc))) return rc;
+    MPI_Bcast(lu, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (*lu) return CLI_OK;
     MPI_Bcast(m->starts, 2 * (m->size + 1), MPI_INT64_T, 0, MPI_COMM_WORLD);
     m->n_local = (int)(m->starts[m->rank + 1] - m->starts[m->rank]);
     const int64_t nnz = kst[m->rank + 1] - kst[m->rank];
@@ -134,6 +144,34 @@ static int distribute(mpi_part *m, const solve_opts *o, solve_problem *p)
         for (int q = 1; q < m->size; q++) send_block(m, p, q);
     take_block(m, p, nnz);
     return CLI_OK;
+}
+
+/* Rank 0's verdict on the CG across the ranks, its lines printed: the exit status. */
+static int cg_verdict(mix_context *ctx, const solve_opts *o, solve_problem *p,
+                      const mix_cg_params *prm, mix_sparse *S, int st, const mix_cg_info *info,
+                      double t)
+{
+    double res = NAN;
+    mixm_csr_recheck(&p->A, p->b, p->x, NULL, &res);
+    cli_report_cg(ctx, prm, S, st, info, res, t);
+    if (st) return cli_error(CLI_SOLVER_FAILED, "%s: CG failed: %s", o->file, mix_strerror(st));
+    if (!(res <= 10 * prm->tol))
+        return cli_error(CLI_SOLVER_FAILED, "%s: recomputed residual %.3e exceeds the tolerance", o->file, res);
+    return CLI_OK;
+}
+
+/* auto, once CG across the ranks found A not positive definite: LU-IR on rank 0 alone, as the
+ * serial command falls back (it exited 1 here). */
+static int lu_instead(const solve_opts *o, solve_problem *p)
+{
+    mix_context *c = NULL;
+    const int st = mix_context_create(&c, o->backend);
+    if (st)
+        return cli_error(CLI_SOLVER_FAILED, "cannot use backend %s: %s", mix_backend_name(o->backend),
+                         mix_strerror(st));
+    const int rc = cli_solve_lu_instead(c, o, p);
+    mix_context_destroy(c);
+    return rc;
 }
 
 /* x gathered on rank 0 (p->x), checked and reported; the exit status there. */
@@ -152,23 +190,24 @@ static int finish(mpi_part *m, mix_context *ctx, const solve_opts *o, solve_prob
     free(dsp);
     if (m->rank != 0) return CLI_OK;
     const int n = p->A.nrows;
-    double res = NAN;
-    mixm_csr_recheck(&p->A, p->b, p->x, NULL, &res);
     printf("matrix          : %s (%d x %d, %lld entries), read in %.3f s\n", o->file, n, n,
            (long long)p->A.nnz, p->t_read);
     printf("right-hand side : %s\n", o->rhs ? o->rhs : "b = A * ones");
     printf("ranks           : %d (row blocks balanced by nonzeros, libmixsolve_mpi)\n", m->size);
-    cli_report_cg(ctx, prm, S, st, info, res, t);
-    if (st) return cli_error(CLI_SOLVER_FAILED, "%s: CG failed: %s", o->file, mix_strerror(st));
-    if (!(res <= 10 * prm->tol))
-        return cli_error(CLI_SOLVER_FAILED, "%s: recomputed residual %.3e exceeds the tolerance", o->file, res);
-    if (o->out) {
-        char err[512];
-        mixm_dense X = {n, 1, p->x};
-        if (mixm_mtx_write_dense(o->out, &X, err, sizeof err)) rc = cli_error(CLI_USAGE, "%s", err);
-        else printf("solution        : written to %s\n", o->out);
-    }
-    return rc;
+    const int not_spd = st == MIX_ERR_NOT_SPD || info->reason == MIX_CG_BREAKDOWN_NOT_SPD;
+    rc = not_spd && cli_solve_auto_falls_back(o, n) ? lu_instead(o, p)
+                                                    : cg_verdict(ctx, o, p, prm, S, st, info, t);
+    return rc ? rc : cli_solve_write_x(o, p);
+}
+
+/* auto on a matrix that is no SPD candidate: rank 0 runs the serial command's LU-IR alone. */
+static int rank0_lu(const mpi_part *m, const solve_opts *o, solve_problem *p)
+{
+    char note[160];
+    if (m->rank != 0) return CLI_OK;
+    snprintf(note, sizeof note, "auto takes LU-IR (A is no SPD candidate): it runs on rank 0 alone, "
+             "only CG spans the %d ranks", m->size);
+    return cli_solve_serial(o, p, note);
 }
 
 /* The collective part: context, distributed matrix, mix_dcg; every status agreed. */
@@ -213,10 +252,11 @@ int cmd_solve_mpi(int argc, char **argv)
     if (rc < 0 && o.method != 0 && o.method != 2)
         rc = cli_error(CLI_USAGE, "solve: across %d MPI ranks only --method cg runs", m.size);
     char choices[128];
-    if (rc < 0 && !cli_prec_has(MIX_ROLE_STORAGE, o.prec))
+    if (rc < 0 && o.method == 2 && !cli_prec_has(MIX_ROLE_STORAGE, o.prec)) /* auto: distribute's */
         rc = cli_error(CLI_USAGE, "--prec %s is for lu only (cg: %s)", mix_prec_name(o.prec),
                        cli_prec_choices(MIX_ROLE_STORAGE, choices, sizeof choices));
-    if (rc < 0 && !(rc = distribute(&m, &o, &p))) rc = solve(&m, &o, &p);
+    int lu = 0;
+    if (rc < 0 && !(rc = distribute(&m, &o, &p, &lu))) rc = lu ? rank0_lu(&m, &o, &p) : solve(&m, &o, &p);
     if (rc < 0) rc = CLI_OK;
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0's verdict is every rank's */
     mixm_csr_free(&p.A);

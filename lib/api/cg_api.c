@@ -1,5 +1,6 @@
 /* cg_api.c: the public CG entry points: parameters, argument checks, host/device staging. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include "mix_internal.h"
 #include "solvers/cg/cg.h"
@@ -37,13 +38,42 @@ static int check_args(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, c
     return 0;
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *c = data;
+    for (size_t k = 0; k < n; k++) h = (h ^ c[k]) * 0x100000001b3u;
+    return h;
+}
+
+/* A hash of every field of *p that steers the solve, field by field (never the struct's padding),
+ * in 52 bits so that an FP64 reduction carries it exactly.  tol + 0.0 makes -0 and +0 one value. */
+static double params_hash(const mix_cg_params *p)
+{
+    const int ints[6] = {(int)p->sloppy_prec, p->max_iter, p->precond, p->x0_given, p->escalate,
+                         p->narrow_vectors};
+    const double reals[2] = {p->tol + 0.0, p->delta + 0.0};
+    uint64_t h = fnv1a(0xcbf29ce484222325u, ints, sizeof ints);
+    h = fnv1a(h, reals, sizeof reals);
+    return (double)(h >> 12);
+}
+
 /* A distributed A: every rank returns the largest illegal argument any rank found (0: none), so
- * that no rank enters the solve alone.  (A rank whose A itself is bad cannot reach the others.) */
-static int agree_args(mix_sparse *A, int illegal)
+ * that no rank enters the solve alone, and MIX_ERR_INVALID_ARG when the parameters (p, defaults
+ * for NULL) differ between ranks: a rank with another tol, max_iter, storage or preconditioner
+ * would take other steps and leave the others waiting in a reduction.  One reduction carries
+ * both: the largest -illegal and the largest and smallest hash.  (A rank whose A itself is bad
+ * cannot reach the others.) */
+static int agree_args(mix_sparse *A, const mix_cg_params *p, int illegal)
 {
     if (illegal == -3 || !A->dist) return illegal;
-    double v = -illegal;
-    return mixi_cg_max(A, &v, 1) ? illegal : -(int)v;
+    mix_cg_params defaults;
+    if (!p) mix_cg_params_init(&defaults);
+    const double h = illegal ? 0.0 : params_hash(p ? p : &defaults);
+    double v[3] = {-illegal, h, -h};
+    if (mixi_cg_max(A, v, 3)) return illegal;
+    if (v[0] != 0.0) return -(int)v[0];
+    return v[1] != -v[2] ? MIX_ERR_INVALID_ARG : 0;
 }
 
 static int finish(int st, mix_cg_info *info, mix_cg_info *local)
@@ -72,7 +102,8 @@ int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const doubl
     memset(&local, 0, sizeof local);
     mix_cg_params defaults;
     int illegal = check_args(ctx, p, A, b, x);
-    if (A && illegal != -3) illegal = agree_args(A, illegal);
+    if (A && illegal != -3) illegal = agree_args(A, p, illegal);
+    if (illegal == MIX_ERR_INVALID_ARG) return finish(illegal, info, &local); /* params differ */
     if (illegal) return illegal; /* -i, nothing written: the expert drivers' rule */
     if (!p) {
         mix_cg_params_init(&defaults);

@@ -4,7 +4,7 @@
 
 static const char *const status_text[MIX_ERR_COUNT_] = {
     [MIX_SUCCESS] = "Success.",
-    [MIX_ERR_INVALID_ARG] = "An argument is illegal (see the info value for which one).",
+    [MIX_ERR_INVALID_ARG] = "An argument is illegal (see the info value for which one), or the parameters of a solve across MPI ranks differ between the ranks.",
     [MIX_ERR_ALLOC] = "Host or device memory could not be allocated.",
     [MIX_ERR_BACKEND] = "The requested backend is not compiled into this library or no device answers.",
     [MIX_ERR_SINGULAR] = "The matrix is exactly singular: a pivot of its LU factorization is zero.",

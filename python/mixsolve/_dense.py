@@ -86,8 +86,8 @@ def _prepare_a(A, overwrite_a):
         raise InvalidArgumentError("A must be a square 2-D array, got shape %s" % (a.shape,))
     lay = _layout(a)
     converted = a is not src
-    if lay is None:
-        a, converted = np.ascontiguousarray(a), True
+    if lay is None:  # a fresh C-ordered copy: also for a contiguous but misaligned A
+        a, converted = np.array(a, order="C"), True
         lay = _layout(a)
     if not overwrite_a and not converted:
         a = a.copy(order=_order(lay[0]))
@@ -106,7 +106,7 @@ def _prepare_b(b, n, layout):
                                    "got %s" % (n, n, n, n, b.shape))
     if b.ndim == 1:
         if b.strides[0] != 8 or not b.flags.aligned:
-            b = np.ascontiguousarray(b)
+            b = np.array(b, order="C")  # a copy: ascontiguousarray keeps a misaligned buffer
         nrhs = 1
         ldb = max(1, n) if layout == _lib.MIX_COL_MAJOR else 1
     else:
@@ -129,9 +129,9 @@ def _params(precision, refine, tol, max_iter, refine_allowed):
         raise InvalidArgumentError("refine=%r is not one of %s" % (refine, ", ".join(refine_allowed)))
     p.refine = _lib.REFINE[refine]
     if tol is not None:
-        p.tol = float(tol)
+        p.tol = _lib.float_keyword(tol, "tol")
     if max_iter is not None:
-        p.max_iter = int(max_iter)
+        p.max_iter = _lib.c_int_keyword(max_iter, "max_iter")
     return p
 
 
@@ -145,6 +145,8 @@ def _info(ci):
 def _run(name, A, b, overwrite_a, backend, params, call):
     """Shared body of solve and solve_spd: arrays in, C call (GIL released), x and info out."""
     a, layout, lda = _prepare_a(A, overwrite_a)
+    if overwrite_a and np.may_share_memory(a, b):
+        b = np.array(b)  # b is read after the factors overwrite A: a view of A is copied first
     n = a.shape[0]
     b, nrhs, ldb, x, ldx = _prepare_b(b, n, layout)
     ci = _lib.GesvInfo()
@@ -154,7 +156,8 @@ def _run(name, A, b, overwrite_a, backend, params, call):
     st = call(ctx, ctypes.byref(params), layout, n, nrhs, a.ctypes.data, lda,
               b.ctypes.data, ldb, x.ctypes.data, ldx, ctypes.byref(ci))
     if st:
-        _lib.raise_status(st, name)
+        _lib.raise_status(st, name, {2: lambda: _lib.illegal_tol_or_iter(
+            params.tol, "tol", params.max_iter, "max_iter")})
     return x, _info(ci)
 
 
@@ -185,10 +188,13 @@ def solve(A, b, precision="auto", *, refine="auto", tol=None, max_iter=None, ove
     tol : float, optional
         Stopping test on the backward error; default LAPACK's ||r|| <= ||x|| ||A|| eps sqrt(n).
     max_iter : int, optional
-        Outer refinement iterations before falling back (default 30).
+        Outer refinement iterations before falling back (default 30); an integer in
+        0..2**31 - 1 (a C int), else InvalidArgumentError naming the keyword.
     overwrite_a : bool, optional
         Let the library use A's memory (no copy) when A is float64 with usable strides; A then
-        holds garbage or FP64 LU factors afterwards.
+        holds garbage or FP64 LU factors afterwards. A b that shares memory with A (a view of
+        A, such as ``A[:, 0]``) is read after A is overwritten: it is copied first, where
+        :func:`scipy.linalg.solve` with ``overwrite_a=True`` returns a wrong answer for it.
     backend : {"auto", "cpu", "cuda"}, optional
         The libmixsolve backend (a context per thread and backend).
     return_info : bool, optional

@@ -1,6 +1,8 @@
 """_lib.py: finds and loads libmixsolve, declares its C prototypes and structs, per-thread contexts."""
 import ctypes
 import ctypes.util
+import math
+import operator
 import os
 import shutil
 import subprocess
@@ -211,17 +213,66 @@ def prec_code(name, allowed, what):
     raise errors.InvalidArgumentError("this libmixsolve does not know precision %r" % name)
 
 
+C_INT_MIN, C_INT_MAX = -2**31, 2**31 - 1
+
+
+def c_int_keyword(value, name):
+    """`value` as a C int for the keyword `name`: an integer (or an integral float) that fits a
+    C int, else InvalidArgumentError naming the keyword.  ctypes would keep the low 32 bits
+    silently (maxiter=2**32 + 5 ran 5 iterations); the library refuses negative values itself."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        try:
+            f = float(value)
+        except (TypeError, ValueError):
+            raise errors.InvalidArgumentError("%s=%r is not an integer" % (name, value)) from None
+        if not f.is_integer():
+            raise errors.InvalidArgumentError("%s=%r is not an integer" % (name, value)) from None
+        v = int(f)
+    if not C_INT_MIN <= v <= C_INT_MAX:
+        raise errors.InvalidArgumentError("%s=%d does not fit a C int (libmixsolve takes %d..%d)"
+                                          % (name, v, C_INT_MIN, C_INT_MAX))
+    return v
+
+
+def float_keyword(value, name):
+    """`value` as a float for the keyword `name` (range left to the library, then to
+    illegal_tol's sentence), or InvalidArgumentError naming the keyword."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise errors.InvalidArgumentError("%s=%r is not a number" % (name, value)) from None
+
+
+def illegal_tol_or_iter(tol, tol_name, max_iter, iter_name):
+    """Why the library refused its parameters argument, in the caller's keywords: which of the
+    tolerance and the iteration limit is out of range (None when both are in range)."""
+    if not (tol >= 0.0 and math.isfinite(tol)):
+        return "%s=%r is illegal: it must be a finite number >= 0" % (tol_name, tol)
+    if max_iter < 0:
+        return "%s=%d is illegal: it must be >= 0" % (iter_name, max_iter)
+    return None
+
+
 _ERRORS = {MIX_ERR_INVALID_ARG: errors.InvalidArgumentError, MIX_ERR_ALLOC: errors.OutOfMemoryError,
            MIX_ERR_BACKEND: errors.BackendError,
            MIX_ERR_SINGULAR: errors.SingularError, MIX_ERR_NOT_SPD: errors.NotSPDError,
            MIX_ERR_NAN: errors.NaNError, MIX_ERR_NOT_CONVERGED: errors.NotConvergedError}
 
 
-def raise_status(status, call):
-    """Raises the mixsolve.Error subclass for a nonzero status of `call`, with its sentence."""
+def raise_status(status, call, why=None):
+    """Raises the mixsolve.Error subclass for a nonzero status of `call`, with its sentence.  A
+    status -i (argument i illegal) is said in the caller's terms: `why` maps i to a sentence
+    naming the keyword, or to a function returning one (None: not known)."""
     if status < 0:
         sentence = strerror(MIX_ERR_INVALID_ARG)
-        raise errors.InvalidArgumentError("%s: argument %d is illegal (%s)" % (call, -status, sentence),
+        reason = (why or {}).get(-status)
+        reason = reason() if callable(reason) else reason
+        if reason:
+            raise errors.InvalidArgumentError("%s: %s (argument %d)" % (call, reason, -status),
+                                              status, sentence)
+        raise errors.InvalidArgumentError("%s: argument %d is illegal" % (call, -status),
                                           status, sentence)
     sentence = strerror(status)
     cls = _ERRORS.get(status, errors.Error)

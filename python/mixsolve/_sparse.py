@@ -92,18 +92,45 @@ def _csr_arrays(A):
         raise InvalidArgumentError("n = %d does not fit int32 (libmixsolve's n)" % n)
     if indices.dtype != np.int32 and indices.size and (int(indices.min()) < 0 or
                                                        int(indices.max()) > _INT32_MAX):
-        raise InvalidArgumentError("a column index is outside [0, %d)" % n)
-    ip64 = np.ascontiguousarray(indptr, dtype=np.int64)
-    ix32 = np.ascontiguousarray(indices, dtype=np.int32)
-    data = np.ascontiguousarray(_as_float64(data, "A's data"))
+        raise InvalidArgumentError(_csr_fault(n, indptr, indices))
+    ip64 = _aligned(indptr, np.int64)
+    ix32 = _aligned(indices, np.int32)
+    data = _aligned(_as_float64(data, "A's data"), np.float64)
     if indptr.dtype == indices.dtype and indices.dtype in _INDEX_TYPES:
-        check = (np.ascontiguousarray(indptr), np.ascontiguousarray(indices))
+        check = (_aligned(indptr, indptr.dtype), _aligned(indices, indices.dtype))
     else:  # SciPy's kernels want both index arrays of one dtype, int32 or int64
         check = (ip64, ix32.astype(np.int64))
     return n, ip64, ix32, data, check
 
 
 _INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _aligned(a, dtype):
+    """`a` as a C-contiguous, aligned array of `dtype` (ascontiguousarray alone keeps a
+    contiguous but misaligned buffer, e.g. np.ndarray(buffer=..., offset=1))."""
+    a = np.ascontiguousarray(a, dtype=dtype)
+    return a if a.flags.aligned else a.copy()
+
+
+def _csr_fault(n, indptr, indices):
+    """What mix_sparse_create_csr refuses in (indptr, indices), in words: indptr not from 0 or
+    decreasing, or the first column index outside [0, n) with its row; None when none."""
+    indptr = np.asarray(indptr)
+    if indptr.size and int(indptr[0]) != 0:
+        return "indptr[0] = %d: it must be 0" % int(indptr[0])
+    drop = np.flatnonzero(np.diff(indptr) < 0)
+    if drop.size:
+        return "indptr decreases at row %d (indptr[%d] = %d > indptr[%d] = %d)" % (
+            drop[0], drop[0], int(indptr[drop[0]]), drop[0] + 1, int(indptr[drop[0] + 1]))
+    nnz = int(indptr[-1]) if indptr.size else 0
+    cols = np.asarray(indices)[:nnz]
+    bad = np.flatnonzero((cols < 0) | (cols >= n))
+    if bad.size:
+        k = int(bad[0])
+        row = int(np.searchsorted(indptr, k, side="right")) - 1
+        return "column index %d (entry %d, row %d) is outside [0, %d)" % (int(cols[k]), k, row, n)
+    return None
 _test_vectors = {}
 
 
@@ -208,9 +235,9 @@ def _make_params(rtol, maxiter, storage, precond, x0_given, escalate):
     p = _lib.CGParams()
     _lib.lib().mix_cg_params_init(ctypes.byref(p))
     p.sloppy_prec = _lib.prec_code(storage, _lib.precisions(_lib.MIX_ROLE_STORAGE), "storage")
-    p.tol = float(rtol)
+    p.tol = _lib.float_keyword(rtol, "rtol")
     if maxiter is not None:
-        p.max_iter = int(maxiter)
+        p.max_iter = _lib.c_int_keyword(maxiter, "maxiter")
     pc = "none" if precond is None else str(precond).lower()
     if pc not in ("none", "jacobi"):
         raise InvalidArgumentError("precond=%r is not one of 'jacobi', 'none', None" % (precond,))
@@ -223,7 +250,7 @@ def _make_params(rtol, maxiter, storage, precond, x0_given, escalate):
 _BREAKDOWN = (_lib.MIX_ERR_NOT_SPD, _lib.MIX_ERR_NAN, _lib.MIX_ERR_OVERFLOW)
 
 
-def _scipy_info(st, ci):
+def _scipy_info(st, ci, p, tol_name):
     """SciPy's info from a mix_dcg status: 0, the iteration count, or -status on breakdown."""
     if st == 0:
         return 0
@@ -231,7 +258,14 @@ def _scipy_info(st, ci):
         return max(1, ci.iter)
     if st in _BREAKDOWN:
         return -st
-    _lib.raise_status(st, "mix_dcg")
+    _lib.raise_status(st, "mix_dcg", {2: lambda: _lib.illegal_tol_or_iter(
+        p.tol, tol_name, p.max_iter, "maxiter")})
+
+
+# mix_sparse_create_csr's refusals that cg reports as info < 0, with the CG reason that says why
+# in the record (never "converged").
+_CREATE_REASON = {_lib.MIX_ERR_NAN: "breakdown_nan", _lib.MIX_ERR_NOT_SPD: "breakdown_not_spd",
+                  _lib.MIX_ERR_OVERFLOW: "out_of_range"}
 
 
 def _record(info, st, ci):
@@ -270,7 +304,8 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
     tol : float, optional
         SciPy < 1.12's name for rtol; accepted, and wins when given.
     maxiter : int, optional
-        Iteration limit over all stages (default: the library's, 10 n and at least 1000).
+        Iteration limit over all stages (default: the library's, 10 n and at least 1000); an
+        integer in 0..2**31 - 1 (a C int), else InvalidArgumentError naming the keyword.
     storage : {"auto", "fixed16", "fp16", "bf16", "fp32", "fp64"}, optional
         The precision A is stored in for the iterations; "auto" takes the cheapest the matrix
         fits.
@@ -324,7 +359,7 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
     x = np.zeros(n) if x0 is None else np.array(_as_float64(x0, "x0"), dtype=np.float64).reshape(-1)
     if x.shape != (n,):
         raise InvalidArgumentError("x0 must have shape (%d,), got %s" % (n, x.shape))
-    b = np.ascontiguousarray(b)
+    b = _aligned(b, np.float64)
     if n == 0:
         return (x, _record(0, 0, _lib.CGInfo())) if full_output else (x, 0)
     lib, ctx = _lib.lib(), _lib.context(backend)
@@ -333,11 +368,14 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
     st = lib.mix_sparse_create_csr(ctx, n, indptr.ctypes.data, indices.ctypes.data,
                                    data.ctypes.data, ctypes.byref(mat))
     if st:
+        fault = _csr_fault(n, indptr, indices) if st == _lib.MIX_ERR_INVALID_ARG else None
+        if fault:
+            raise InvalidArgumentError("mix_sparse_create_csr: " + fault, st, _lib.strerror(st))
         if st not in _BREAKDOWN:
             _lib.raise_status(st, "mix_sparse_create_csr")
-        ci = _lib.CGInfo(status=st)
-        info = -st
-        return (x, _record(info, st, ci)) if full_output else (x, info)
+        rec = _record(-st, st, _lib.CGInfo(status=st))
+        rec.reason, rec.true_rel_residual = _CREATE_REASON[st], float("nan")
+        return (x, rec) if full_output else (x, -st)
     try:
         if check_symmetric:
             _check_symmetric(n, check[0], check[1], data)
@@ -345,5 +383,5 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
         st = lib.mix_dcg(ctx, ctypes.byref(p), mat, b.ctypes.data, x.ctypes.data, ctypes.byref(ci))
     finally:
         lib.mix_sparse_destroy(mat)
-    info = _scipy_info(st, ci)
+    info = _scipy_info(st, ci, p, "rtol" if tol is None else "tol")
     return (x, _record(info, st, ci)) if full_output else (x, info)

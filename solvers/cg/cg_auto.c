@@ -37,7 +37,8 @@ static double iter_cost(const mix_sparse *A, mix_prec p, const double *rate, int
 
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC])
 {
-    if (A->n < MIXI_CG_AUTO_MIN_N) return MIX_FP64;
+    /* The whole matrix's order: a rank's block of a large distributed matrix is not small. */
+    if (mixi_cg_n(A) < MIXI_CG_AUTO_MIN_N) return MIX_FP64;
     /* The candidates are the precision table's (MIXK_CG_AUTO: FIXED16, FP32, FP64), tried from
      * its last row up; FP16 and BF16 are never cheaper than FIXED16 (same bytes, fewer bits).
      * A block-scaled one only where its row scale keeps the entries (mixi_sparse_new counts
