@@ -51,7 +51,7 @@ int cli_parse_double(const char *s, double *v);         /* finite */
  * O(nnz log(row length)). */
 int cli_spd_candidate(const mixm_csr *A);
 
-/* mixsolve solve's options and system (tools/cmd_solve.c), shared with its MPI form. */
+/* mixsolve solve's options and system (tools/cmd_solve.c, solve_serial.c), shared with its MPI form. */
 typedef struct {
     const char *file, *rhs, *out;
     int method; /* 0 auto, 1 lu, 2 cg, 3 chol */
@@ -76,7 +76,7 @@ int cli_solve_args(int argc, char **argv, solve_opts *o);
 int cli_solve_load_matrix(const solve_opts *o, solve_problem *p);
 int cli_solve_load_rhs(const solve_opts *o, solve_problem *p);
 void cli_cg_params(const solve_opts *o, mix_cg_params *prm);
-/* The serial command once A and b are loaded: its context, lines, method (auto's LU-IR fallback
+/* tools/solve_serial.c: the serial command once A and b are loaded: its context, lines, method (auto's LU-IR fallback
  * included) and --out; `note` (NULL: none) printed after the right-hand side's line.  Also rank
  * 0's whole run under mpirun where auto takes LU-IR.  The exit status. */
 int cli_solve_serial(const solve_opts *o, solve_problem *p, const char *note);
