@@ -36,7 +36,7 @@ int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta)
 #define MIXI_CG_AUTO_MIN_N 4096
 mix_prec mixi_cg_auto_prec(const mix_sparse *A);
 /* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
- * all): FP64 below the order above, else the smallest predicted time per iteration
+ * all): FP64 below the order above (mixi_cg_n: the global one), else the smallest predicted time per iteration
  * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg/cg_auto.c). */
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
 /* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
