@@ -248,7 +248,7 @@ static int range_prepare(mixi_dense_problem *P)
     P->b = P->b_w;
     P->ldb = n;
     if ((rc = mixi_matrix_scale_pow2(ctx, n, &P->A, P->a_w, P->ka)) ||
-        (rc = mixi_scale_pow2_f64(ctx, n, nrhs, P->b_w, n, P->kb)) ||
+        (P->kb && (rc = mixi_scale_cols_pow2_f64(ctx, n, nrhs, P->b_w, n, P->kb, 1))) ||
         (rc = mixi_matrix_norm_inf(ctx, n, &P->A, &P->anrm)))
         return rc;
     P->As = P->A;
@@ -317,5 +317,6 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
     ctx->ops->free(ctx->state, P.b_w);
     ctx->ops->free(ctx->state, P.x_w);
     ctx->ops->free(ctx->state, P.a_f);
+    mixi_free(P.kb);
     return info->status = rc;
 }

@@ -23,7 +23,8 @@ typedef struct {
     int ld_f_out;
     double *home;           /* where the FP64 factors go (ld ldhome; transposed when trans) */
     int ldhome, trans;
-    int ka, kb;             /* range scaling: A and B times 2^ka, 2^kb (solvers/range.c) */
+    int ka;                 /* range scaling: A times 2^ka, column j of B times 2^kb[j] */
+    int *kb;                /* (host, nrhs; NULL: all 0; solvers/range.c) */
     mixi_matrix As;         /* the scaled A the x returned is re-checked against */
     double *a_w, *b_w, *x_w, *a_f; /* working copies owned by the flow (or NULL) */
 } mixi_dense_problem;

@@ -54,10 +54,26 @@ static int matrix_absmax(mix_context *ctx, int n, const mixi_matrix *A, double *
     return MIX_SUCCESS;
 }
 
-int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
-                         const double *b, int ldb, int *ka, int *kb)
+/* Per column of B: the exponent bringing its largest entry into [1, 2) where it lies out of
+ * range, else 0; *kb stays NULL when every column is in range (no copy of B, bits unchanged). */
+static int rhs_exponents(mix_context *ctx, int n, int nrhs, const double *b, int ldb, int **kb)
 {
-    *ka = *kb = 0;
+    double *col = mixi_malloc_n((size_t)nrhs, sizeof *col);
+    int rc = col ? ctx->ops->dense->col_absmax_f64(ctx->state, n, nrhs, b, ldb, col) : MIX_ERR_ALLOC;
+    int any = 0;
+    for (int j = 0; !rc && j < nrhs; j++) any |= out_of_range(col[j]);
+    if (!rc && any && !(*kb = mixi_malloc_n((size_t)nrhs, sizeof **kb))) rc = MIX_ERR_ALLOC;
+    for (int j = 0; !rc && any && j < nrhs; j++)
+        (*kb)[j] = out_of_range(col[j]) ? 1 - exponent_of(col[j]) : 0;
+    mixi_free(col);
+    return rc;
+}
+
+int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
+                         const double *b, int ldb, int *ka, int **kb)
+{
+    *ka = 0;
+    *kb = NULL;
     int rc;
     /* ||A||inf lies within a factor n of the largest entry: only a norm outside the range (or
      * row sums that overflowed) costs the pass over A that finds the exact exponent. */
@@ -68,10 +84,7 @@ int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A
         /* A symmetric matrix is scaled by an even power, so that its factor scales exactly. */
         if (A->sym) *ka -= *ka & 1;
     }
-    double bmax;
-    if ((rc = absmax(ctx, n, nrhs, b, ldb, &bmax))) return rc;
-    if (out_of_range(bmax)) *kb = 1 - exponent_of(bmax);
-    return MIX_SUCCESS;
+    return rhs_exponents(ctx, n, nrhs, b, ldb, kb);
 }
 
 /* Lines of an array times 2^k, exactly, in two steps when 2^k does not fit a double: line i
@@ -101,6 +114,16 @@ int mixi_scale_pow2_f64(mix_context *ctx, int m, int n, double *a, int lda, int 
     return scale_lines(ctx, n, a, lda, 0, m, 0, k);
 }
 
+int mixi_scale_cols_pow2_f64(mix_context *ctx, int m, int n, double *a, int lda, const int *k,
+                             int sign)
+{
+    for (int j = 0; j < n; j++) {
+        int rc = scale_lines(ctx, 1, a + (size_t)j * (size_t)lda, 0, 0, m, 0, sign * k[j]);
+        if (rc) return rc;
+    }
+    return MIX_SUCCESS;
+}
+
 int mixi_scale_lower_pow2_f64(mix_context *ctx, int n, double *a, int lda, int k)
 {
     return scale_lines(ctx, n, a, lda, 1, n, -1, k);
@@ -113,9 +136,21 @@ int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, 
     return scale_lines(ctx, n, a, lda, 0, 1, 1, k);
 }
 
+/* x_j := 2^(sign (ka - kb[j])) x_j: the scaled system's y to the user's x (sign 1) and back. */
+static int rescale_x(mix_context *ctx, int n, int nrhs, double *x, int ldx, int ka, const int *kb,
+                     int sign)
+{
+    for (int j = 0; j < nrhs; j++) {
+        int rc = mixi_scale_pow2_f64(ctx, n, 1, x + (size_t)j * (size_t)ldx, ldx,
+                                     sign * (ka - (kb ? kb[j] : 0)));
+        if (rc) return rc;
+    }
+    return MIX_SUCCESS;
+}
+
 int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm_s,
-                      const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
-                      double *berr)
+                      const double *bs, int ldb, double *x, int ldx, int ka, const int *kb,
+                      double target, double *berr)
 {
     const mixi_dense_ops *d = ctx->ops->dense;
     double *y = NULL, *r = NULL, *host = NULL;
@@ -125,17 +160,18 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
         (rc = ctx->ops->alloc(ctx->state, (void **)&y, nn)) ||
         (rc = ctx->ops->alloc(ctx->state, (void **)&r, nn)))
         goto out;
-    if (!(host = mixi_malloc_n((size_t)nrhs * 3, sizeof(double)))) {
+    if (!(host = mixi_malloc_n((size_t)nrhs * 4, sizeof(double)))) {
         rc = MIX_ERR_ALLOC;
         goto out;
     }
-    /* The backward error of y in the scaled system, as solved ... */
-    double be_y, be_x;
+    /* The backward error of y in the scaled system, column by column, as solved ... */
+    double be_y, be_x, *be_cols = host + 3 * (size_t)nrhs;
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
         (rc = mixi_backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, n, r, host, &be_y)))
         goto out;
-    /* ... x = 2^(ka - kb) y returned ... */
-    if ((rc = mixi_scale_pow2_f64(ctx, n, nrhs, x, ldx, ka - kb)) ||
+    for (int j = 0; j < nrhs; j++) be_cols[j] = host[j];
+    /* ... x returned ... */
+    if ((rc = rescale_x(ctx, n, nrhs, x, ldx, ka, kb, 1)) ||
         (rc = d->col_absmax_f64(ctx->state, n, nrhs, x, ldx, host)))
         goto out;
     for (int j = 0; j < nrhs; j++)
@@ -147,12 +183,13 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
     /* ... and that of the x returned, scaled back exactly, in the same units: what under- or
      * overflow in the user's units cost it, measured where no norm overflows. */
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
-        (rc = mixi_scale_pow2_f64(ctx, n, nrhs, y, n, kb - ka)) ||
+        (rc = rescale_x(ctx, n, nrhs, y, n, ka, kb, -1)) ||
         (rc = mixi_backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, n, r, host, &be_x)))
         goto out;
-    /* Worse than the solve left it and than the stopping test allows: digits were lost to
-     * underflow in the user's units; the answer cannot be held to the tolerance. */
-    if (!(be_x <= 2.0 * be_y) && !(be_x <= target)) rc = MIX_ERR_NOT_CONVERGED;
+    /* A column worse than the solve left it and than the stopping test allows: digits were lost
+     * to underflow in the user's units; the answer cannot be held to the tolerance. */
+    for (int j = 0; j < nrhs; j++)
+        if (!(host[j] <= 2.0 * be_cols[j]) && !(host[j] <= target)) rc = MIX_ERR_NOT_CONVERGED;
     if (!(be_x <= *berr)) *berr = be_x;
 out:
     ctx->ops->free(ctx->state, y);

@@ -1,0 +1,34 @@
+"""test_dense_probe.py: solve and solve_spd on what a hostile probe found silently wrong (issue 33)."""
+import numpy as np
+import pytest
+
+import mixsolve
+
+PRECS = ["fp64", "fp32", "tf32", "fp16", "bf16", "auto"]
+
+
+def _matrices(n=40):
+    rng = np.random.default_rng(33)
+    A = rng.standard_normal((n, n)) + 2 * np.sqrt(n) * np.eye(n)
+    S = 0.5 * (A + A.T)
+    return A, S, rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("big", [1e300, 1e20])
+@pytest.mark.parametrize("prec", PRECS)
+def test_rhs_of_very_different_size(prec, big):
+    """B = [A x big, A x 1e-300]: each column is accurate, as numpy.linalg.solve's."""
+    A, S, x = _matrices()
+    for M, solver in ((A, lambda M, B: mixsolve.solve(M, B, prec)),
+                      (S, lambda M, B: mixsolve.solve_spd(M, B, precision=prec))):
+        B = np.column_stack([M @ x * big, M @ x * 1e-300])
+        X = solver(M, B)
+        for j, s in enumerate((big, 1e-300)):
+            assert np.abs(X[:, j] / s - x).max() <= 1e-10 * np.abs(x).max()
+
+
+def test_not_spd_message_fits_the_dense_cholesky():
+    with pytest.raises(mixsolve.NotSPDError) as e:
+        mixsolve.solve_spd(np.diag([1.0, -1.0, 2.0]), np.ones(3))
+    assert "p'Ap" not in str(e.value) and "Cholesky" in str(e.value)
+    assert e.value.sentence  # the library's own sentence is still carried

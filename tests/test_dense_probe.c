@@ -1,0 +1,104 @@
+/* test_dense_probe.c: the dense drivers on what a hostile probe found silently wrong (issue 33): right-hand sides of very different size, semidefinite matrices, entries spanning more than the FP64 range. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/mixt.h"
+
+#define N 40
+
+/* Largest relative error of column c of X (ld n) against scale * x. */
+static double column_error(int n, const double *X, int c, double scale, const double *x)
+{
+    double e = 0.0, m = 0.0;
+    for (int i = 0; i < n; i++) {
+        e = fmax(e, fabs(X[i + (size_t)c * n] / scale - x[i]));
+        m = fmax(m, fabs(x[i]));
+    }
+    return e / m;
+}
+
+/* A well-conditioned general matrix (spd = 0) or SPD one (both triangles), n x n, ld n. */
+static void well_conditioned(int n, int spd, double *a)
+{
+    double *r = mixt_rand64((size_t)n * n, 33);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            a[i + (size_t)j * n] = (spd ? 0.5 * (r[i + (size_t)j * n] + r[j + (size_t)i * n])
+                                        : r[i + (size_t)j * n]) +
+                                   (i == j ? 2.0 * sqrt((double)n) : 0.0);
+    free(r);
+}
+
+static void matvec(int n, const double *a, const double *x, double *y)
+{
+    for (int i = 0; i < n; i++) {
+        y[i] = 0.0;
+        for (int j = 0; j < n; j++) y[i] += a[i + (size_t)j * n] * x[j];
+    }
+}
+
+/* Every driver of family f on A X = B (column-major, n x 2): the simple ones (each factor
+ * precision) and the expert one (FP64, AUTO and each factor precision); returns the worst
+ * relative error of either column against scale[c] * x, asserting status 0 for each. */
+static double every_driver(mixt_family f, int n, const double *a0, const double *b,
+                           const double scale[2], const double *x)
+{
+    mix_context *ctx = mixt_context();
+    double *a = mixt_dalloc((size_t)n * n), *X = mixt_dalloc((size_t)n * 2), *bw = mixt_dalloc((size_t)n * 2);
+    int ipiv[N], iter = 0;
+    double worst = 0.0;
+    const mixt_args c = {0, MIX_COL_MAJOR, 'L', n, 2, a, n, ipiv, bw, n, X, n, &iter};
+    for (int d = 0; d < 4 + 2 + 4; d++) {
+        memcpy(a, a0, (size_t)n * n * sizeof *a);
+        memcpy(bw, b, (size_t)n * 2 * sizeof *bw);
+        int st;
+        if (d < 4) {
+            st = mixt_call_simple(f, d, &c);
+        } else {
+            static const mix_prec precs[] = {MIX_FP64, MIX_PREC_AUTO, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
+            mix_gesv_params p = mixt_params(precs[d - 4], MIX_REFINE_AUTO);
+            mix_gesv_info info;
+            st = mixt_call_expert(f, ctx, &p, &c, &info);
+        }
+        double e = fmax(column_error(n, X, 0, scale[0], x), column_error(n, X, 1, scale[1], x));
+        CU_ASSERT_EQUAL(st, 0);
+        if (!(e <= 1e-10) || st) printf("\n    driver %d: status %d, error %.3g", d, st, e);
+        if (!(e <= worst)) worst = e;
+    }
+    free(a), free(X), free(bw);
+    mix_context_destroy(ctx);
+    return worst;
+}
+
+/* B = [A x big, A x 1e-300], all normal numbers: one scale for the whole of B flushed the small
+ * column to zero (big = 1e300) or to subnormals (big = 1e20, error 3.6e-3), reported as success.
+ * Each column is scaled and judged by itself. */
+static void test_rhs_of_different_size(void)
+{
+    const int n = N;
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n * 2), ax[N];
+    double *x = mixt_rand64(N, 34);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    static const double bigs[] = {1e300, 1e20, 0x1p63};
+    for (int spd = 0; spd < 2; spd++) {
+        well_conditioned(n, spd, a);
+        matvec(n, a, x, ax);
+        for (size_t k = 0; k < sizeof bigs / sizeof bigs[0]; k++) {
+            const double scale[2] = {bigs[k], 1e-300};
+            for (int i = 0; i < n; i++) b[i] = ax[i] * scale[0], b[i + n] = ax[i] * scale[1];
+            double e = every_driver(spd ? MIXT_SPD : MIXT_LU, n, a, b, scale, x);
+            CU_ASSERT(e <= 1e-10);
+        }
+    }
+    free(a), free(b), free(x);
+}
+
+static const mixt_test dense_probe_tests[] = {
+    {"right-hand sides of very different size, every driver", test_rhs_of_different_size},
+    {NULL, NULL}};
+
+void mixt_register_dense_probe(mix_backend b)
+{
+    mixt_add_backend_suite(b, "dense_probe", dense_probe_tests);
+}
