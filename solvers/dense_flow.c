@@ -63,8 +63,9 @@ static int lowprec_solve(const mixi_dense_problem *P, mix_prec prec, int *ipiv,
         goto out;
     info->t_factor = mixi_wtime() - L.t0;
     if (*reason == MIX_REASON_NONE && !(rc = refine(P, &L, info, reason)) &&
-        *reason == MIX_REASON_NONE)
-        rc = P->F->lowprec_finish(&L, P, ipiv);
+        *reason == MIX_REASON_NONE && P->F->certify)
+        rc = P->F->certify(&L, P, reason);
+    if (!rc && *reason == MIX_REASON_NONE) rc = P->F->lowprec_finish(&L, P, ipiv);
 out:
     o->free(ctx->state, L.f);
     o->free(ctx->state, L.swork);

@@ -1,7 +1,9 @@
 /* test_dense_probe.c: the dense drivers on what a hostile probe found silently wrong (issue 33): right-hand sides of very different size, semidefinite matrices, entries spanning more than the FP64 range. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lapacke.h>
 #include "tests/mixt.h"
 
 #define N 40
@@ -94,7 +96,53 @@ static void test_rhs_of_different_size(void)
     free(a), free(b), free(x);
 }
 
+/* A = G G^T of rank n/2 (n = 60): positive semidefinite, and LAPACK's dpotrf fails (at 32 on
+ * the probe's matrix).  The shifted 16-bit and TF32 Cholesky refined it to |x| ~ 1e15 and
+ * success; every driver must return dpotrf's order (simple ones) or MIX_ERR_NOT_SPD, for a
+ * random b and for a consistent b = A 1 alike. */
+static void test_semidefinite(void)
+{
+    enum { M = 60, K = 30 };
+    mix_context *ctx = mixt_context();
+    double *g = mixt_rand64((size_t)M * K, 35), *a0 = mixt_dalloc((size_t)M * M),
+           *a = mixt_dalloc((size_t)M * M), *b = mixt_rand64(M, 36), *x = mixt_dalloc(M);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    for (int j = 0; j < M; j++)
+        for (int i = 0; i < M; i++)
+            for (int c = 0; c < K; c++) a0[i + (size_t)j * M] += g[i + (size_t)c * M] * g[j + (size_t)c * M];
+    memcpy(a, a0, sizeof(double) * M * M);
+    const int want = (int)LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', M, a, M);
+    CU_ASSERT(want > K && want <= M);
+    int iter;
+    const mixt_args c = {0, MIX_COL_MAJOR, 'L', M, 1, a, M, NULL, b, M, x, M, &iter};
+    for (int consistent = 0; consistent < 2; consistent++) {
+        if (consistent) { /* b = A 1 */
+            double one[M];
+            for (int i = 0; i < M; i++) one[i] = 1.0;
+            matvec(M, a0, one, b);
+        }
+        for (int s = 0; s < 4; s++) {
+            memcpy(a, a0, sizeof(double) * M * M);
+            int st = mixt_call_simple(MIXT_SPD, s, &c);
+            CU_ASSERT_EQUAL(st, want);
+            if (st != want) printf("\n    simple driver %d: %d, dpotrf %d", s, st, want);
+        }
+        mix_prec_role role = MIX_ROLE_FACTOR;
+        mixt_prec_set ps = mixt_precs(role, 0);
+        for (int q = 0; q < ps.n; q++) {
+            mix_gesv_params p = mixt_params(ps.p[q], MIX_REFINE_AUTO);
+            mix_gesv_info info;
+            memcpy(a, a0, sizeof(double) * M * M);
+            CU_ASSERT_EQUAL(mixt_call_expert(MIXT_SPD, ctx, &p, &c, &info), MIX_ERR_NOT_SPD);
+        }
+    }
+    free(g), free(a0), free(a), free(b), free(x);
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test dense_probe_tests[] = {
+    {"positive semidefinite: dpotrf's answer, whatever the factor precision", test_semidefinite},
     {"right-hand sides of very different size, every driver", test_rhs_of_different_size},
     {NULL, NULL}};
 

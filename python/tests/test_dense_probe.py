@@ -32,3 +32,15 @@ def test_not_spd_message_fits_the_dense_cholesky():
         mixsolve.solve_spd(np.diag([1.0, -1.0, 2.0]), np.ones(3))
     assert "p'Ap" not in str(e.value) and "Cholesky" in str(e.value)
     assert e.value.sentence  # the library's own sentence is still carried
+
+
+@pytest.mark.parametrize("prec", PRECS)
+def test_semidefinite_is_not_spd(prec):
+    """A = G G^T of rank 30 of 60: scipy's cho_factor fails, and so must solve_spd, in every
+    precision (the shifted 16-bit Cholesky refined it to |x| ~ 1e15), for any b."""
+    rng = np.random.default_rng(35)
+    G = rng.standard_normal((60, 30))
+    A = G @ G.T
+    for b in (rng.standard_normal(60), A @ np.ones(60)):
+        with pytest.raises(mixsolve.NotSPDError):
+            mixsolve.solve_spd(A, b, precision=prec)
