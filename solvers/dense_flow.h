@@ -25,6 +25,7 @@ typedef struct {
     int ldhome, trans;
     int ka;                 /* range scaling: A times 2^ka, column j of B times 2^kb[j] */
     int *kb;                /* (host, nrhs; NULL: all 0; solvers/range.c) */
+    double *eq_r, *eq_c;    /* or A equilibrated, R A C (host, n each; NULL: not) */
     mixi_matrix As;         /* the scaled A the x returned is re-checked against */
     double *a_w, *b_w, *x_w, *a_f; /* working copies owned by the flow (or NULL) */
 } mixi_dense_problem;

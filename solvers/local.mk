@@ -2,7 +2,7 @@
 libmixsolve_internal_la_SOURCES += solvers/cg.c
 noinst_HEADERS += solvers/solvers.h solvers/dense_flow.h
 libmixsolve_internal_la_SOURCES += solvers/blocked_lowprec.c solvers/scaling.c solvers/gmres.c solvers/refine.c solvers/berr.c solvers/policy.c
-libmixsolve_internal_la_SOURCES += solvers/range.c
+libmixsolve_internal_la_SOURCES += solvers/range.c solvers/equilibrate.c
 libmixsolve_internal_la_SOURCES += solvers/dense_flow.c solvers/lu_factor.c solvers/chol_factor.c solvers/matrix.c
 libmixsolve_internal_la_SOURCES += solvers/precond_lu.c
 libmixsolve_internal_la_SOURCES += solvers/widen.c

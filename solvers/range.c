@@ -54,9 +54,8 @@ static int matrix_absmax(mix_context *ctx, int n, const mixi_matrix *A, double *
     return MIX_SUCCESS;
 }
 
-/* Per column of B: the exponent bringing its largest entry into [1, 2) where it lies out of
- * range, else 0; *kb stays NULL when every column is in range (no copy of B, bits unchanged). */
-static int rhs_exponents(mix_context *ctx, int n, int nrhs, const double *b, int ldb, int **kb)
+int mixi_range_rhs_exponents(mix_context *ctx, int n, int nrhs, const double *b, int ldb,
+                             int **kb)
 {
     double *col = mixi_malloc_n((size_t)nrhs, sizeof *col);
     int rc = col ? ctx->ops->dense->col_absmax_f64(ctx->state, n, nrhs, b, ldb, col) : MIX_ERR_ALLOC;
@@ -84,7 +83,7 @@ int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A
         /* A symmetric matrix is scaled by an even power, so that its factor scales exactly. */
         if (A->sym) *ka -= *ka & 1;
     }
-    return rhs_exponents(ctx, n, nrhs, b, ldb, kb);
+    return mixi_range_rhs_exponents(ctx, n, nrhs, b, ldb, kb);
 }
 
 /* Lines of an array times 2^k, exactly, in two steps when 2^k does not fit a double: line i
@@ -136,10 +135,47 @@ int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, 
     return scale_lines(ctx, n, a, lda, 0, 1, 1, k);
 }
 
-/* x_j := 2^(sign (ka - kb[j])) x_j: the scaled system's y to the user's x (sign 1) and back. */
-static int rescale_x(mix_context *ctx, int n, int nrhs, double *x, int ldx, int ka, const int *kb,
-                     int sign)
+/* Rows of the host m x k array (ld ld) times r[i], columns times c[j] (c may be NULL). */
+static void scale_host(int m, int k, double *h, int ld, const double *r, const double *c)
 {
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < m; i++) h[i + (size_t)j * ld] *= r[i] * (c ? c[j] : 1.0);
+}
+
+/* The n x k backend array (ld ld) through the host: rows times r[i] (inverse: divided),
+ * columns times c[j] (c NULL: 1). */
+int mixi_scale_rows_cols_f64(mix_context *ctx, int n, int k, double *a, int ld, const double *r,
+                             const double *c, int inverse)
+{
+    size_t count = k ? (size_t)(k - 1) * (size_t)ld + (size_t)n : 0, bytes = count * sizeof(double);
+    double *h = mixi_malloc_n(count ? count : 1, sizeof *h), *ri = NULL, *ci = NULL;
+    int rc = h ? ctx->ops->download(ctx->state, h, a, bytes) : MIX_ERR_ALLOC;
+    if (!rc && inverse) {
+        if (!(ri = mixi_malloc_n((size_t)n, sizeof *ri)) ||
+            (c && !(ci = mixi_malloc_n((size_t)k, sizeof *ci))))
+            rc = MIX_ERR_ALLOC;
+        for (int i = 0; !rc && i < n; i++) ri[i] = 1.0 / r[i];
+        for (int j = 0; !rc && ci && j < k; j++) ci[j] = 1.0 / c[j];
+    }
+    if (!rc) {
+        scale_host(n, k, h, ld, inverse ? ri : r, inverse ? ci : c);
+        rc = ctx->ops->upload(ctx->state, a, h, bytes);
+    }
+    mixi_free(h);
+    mixi_free(ri);
+    mixi_free(ci);
+    return rc;
+}
+
+/* x_j := 2^(sign (ka - kb[j])) C^sign x_j: the scaled system's y to the user's x (sign 1) and
+ * back (c: the column scaling of an equilibrated A, or NULL). */
+static int rescale_x(mix_context *ctx, int n, int nrhs, double *x, int ldx, int ka, const int *kb,
+                     const double *c, int sign)
+{
+    if (c) {
+        int rc = mixi_scale_rows_cols_f64(ctx, n, nrhs, x, ldx, c, NULL, sign < 0);
+        if (rc) return rc;
+    }
     for (int j = 0; j < nrhs; j++) {
         int rc = mixi_scale_pow2_f64(ctx, n, 1, x + (size_t)j * (size_t)ldx, ldx,
                                      sign * (ka - (kb ? kb[j] : 0)));
@@ -150,7 +186,7 @@ static int rescale_x(mix_context *ctx, int n, int nrhs, double *x, int ldx, int 
 
 int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm_s,
                       const double *bs, int ldb, double *x, int ldx, int ka, const int *kb,
-                      double target, double *berr)
+                      const double *c, double target, double *berr)
 {
     const mixi_dense_ops *d = ctx->ops->dense;
     double *y = NULL, *r = NULL, *host = NULL;
@@ -171,7 +207,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
         goto out;
     for (int j = 0; j < nrhs; j++) be_cols[j] = host[j];
     /* ... x returned ... */
-    if ((rc = rescale_x(ctx, n, nrhs, x, ldx, ka, kb, 1)) ||
+    if ((rc = rescale_x(ctx, n, nrhs, x, ldx, ka, kb, c, 1)) ||
         (rc = d->col_absmax_f64(ctx->state, n, nrhs, x, ldx, host)))
         goto out;
     for (int j = 0; j < nrhs; j++)
@@ -183,7 +219,7 @@ int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, 
     /* ... and that of the x returned, scaled back exactly, in the same units: what under- or
      * overflow in the user's units cost it, measured where no norm overflows. */
     if ((rc = d->lacpy_f64(ctx->state, 0, n, nrhs, x, ldx, y, n)) ||
-        (rc = rescale_x(ctx, n, nrhs, y, n, ka, kb, -1)) ||
+        (rc = rescale_x(ctx, n, nrhs, y, n, ka, kb, c, -1)) ||
         (rc = mixi_backward_error(ctx, n, nrhs, As, anrm_s, bs, ldb, y, n, r, host, &be_x)))
         goto out;
     /* A column worse than the solve left it and than the stopping test allows: digits were lost

@@ -44,3 +44,29 @@ def test_semidefinite_is_not_spd(prec):
     for b in (rng.standard_normal(60), A @ np.ones(60)):
         with pytest.raises(mixsolve.NotSPDError):
             mixsolve.solve_spd(A, b, precision=prec)
+
+
+def _wide_blocks():
+    rng = np.random.default_rng(37)
+    A = np.zeros((20, 20))
+    for k, s in enumerate((1e300, 1e-20)):
+        G = rng.standard_normal((10, 10))
+        A[10 * k:10 * k + 10, 10 * k:10 * k + 10] = (G @ G.T / 10 + np.eye(10)) * s
+    return A
+
+
+@pytest.mark.parametrize("prec", PRECS)
+def test_entries_spanning_more_than_the_range(prec):
+    """Block-diagonal [1e300 S1, 0; 0, 1e-20 S2] and diag(1e300, 1, 1, 1, 1, 1e-300): solved as
+    scipy/LAPACK solve them (one power of two lost block 2's digits, or gave NaNError)."""
+    for A in (_wide_blocks(), np.diag([1e300, 1, 1, 1, 1, 1e-300]), np.diag([1e300, 1, 1, 1, 1, 1e-20])):
+        b = A @ np.ones(A.shape[0])
+        for x in (mixsolve.solve(A, b, prec), mixsolve.solve_spd(A, b, precision=prec)):
+            assert np.abs(x - 1).max() <= 1e-12
+
+
+def test_cg_jacobi_on_entries_spanning_more_than_the_range():
+    sp = pytest.importorskip("scipy.sparse")
+    d = np.array([1e300, 1, 1, 1, 1, 1e-300])
+    x, info = mixsolve.cg(sp.diags(d).tocsr(), d, precond="jacobi")
+    assert info == 0 and abs(x[0] - 1) <= 1e-15
