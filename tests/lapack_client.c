@@ -444,6 +444,33 @@ static void test_semidefinite(int n)
     free(g), free(a0), free(a), free(b), free(x), free(work), free(swork);
 }
 
+/* diag(1e300, 1, 1, 1, 1, tiny): entries spanning more than 1e308, solved by all four drivers
+ * as LAPACK solves them (INFO = 0, x = 1; issue 33). */
+static void test_wide_entries(void)
+{
+    static const double tiny[] = {1e-300, 1e-20};
+    int n = 6, one = 1, ipiv[6], iter = 0, info = -99;
+    double a[36], b[6], bw[6], x[6], work[6];
+    float swork[48];
+    for (int t = 0; t < 2; t++)
+        for (int d = 0; d < 4; d++) {
+            memset(a, 0, sizeof a);
+            for (int i = 0; i < n; i++) b[i] = a[i * 7] = i == 0 ? 1e300 : i == 5 ? tiny[t] : 1.0;
+            memcpy(bw, b, sizeof b);
+            if (d == 0) dsgesv_(&n, &one, a, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
+            else if (d == 1) dsposv_("L", &n, &one, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
+            else if (d == 2) dgesv_(&n, &one, a, &n, ipiv, bw, &n, &info);
+            else dposv_("L", &n, &one, a, &n, bw, &n, &info, 1);
+            const double *sol = d < 2 ? x : bw;
+            double e = 0;
+            for (int i = 0; i < n; i++) e = fmax(e, fabs(sol[i] - 1.0));
+            char what[96];
+            snprintf(what, sizeof what, "%s: diag(1e300, 1, ..., %g), INFO = 0, x = 1",
+                     d == 0 ? "dsgesv" : d == 1 ? "dsposv" : d == 2 ? "dgesv" : "dposv", tiny[t]);
+            check(info == 0 && e <= 1e-15, what, e);
+        }
+}
+
 /* Illegal arguments reach the program's xerbla_ with LAPACK's name and numbering. */
 static void test_xerbla(void)
 {
@@ -536,6 +563,7 @@ int main(int argc, char **argv)
     test_dposv_not_spd(n);
     test_rhs_of_different_size();
     test_semidefinite(60);
+    test_wide_entries();
     test_xerbla();
     test_threads(n / 2 > 8 ? n / 2 : 8);
     printf("%d failure(s)\n", failures);
