@@ -9,7 +9,7 @@ pymixsolve_PYTHON = $(mixsolve_py_sources)
 endif
 EXTRA_DIST += $(mixsolve_py_sources) python/pyproject.toml python/README.md \
 	python/tests/conftest.py python/tests/test_dense.py python/tests/test_sparse.py \
-	python/tests/test_misc.py
+	python/tests/test_misc.py python/tests/test_dense_probe.py
 # make check: the suite against this build tree's library (skipped without numpy/scipy/pytest).
 TESTS += tests/python.sh
 EXTRA_DIST += tests/python.sh bench/bench_python.py
