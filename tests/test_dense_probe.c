@@ -51,15 +51,16 @@ static double every_driver(mixt_family f, int n, const double *a0, const double 
     int ipiv[N], iter = 0;
     double worst = 0.0;
     const mixt_args c = {0, MIX_COL_MAJOR, 'L', n, 2, a, n, ipiv, bw, n, X, n, &iter};
-    for (int d = 0; d < 4 + 2 + 4; d++) {
+    mixt_prec_set ps = mixt_precs(MIX_ROLE_FACTOR, 0); /* FP64 and each factor precision */
+    ps.p[ps.n++] = MIX_PREC_AUTO;
+    for (int d = 0; d < 4 + ps.n; d++) {
         memcpy(a, a0, (size_t)n * n * sizeof *a);
         memcpy(bw, b, (size_t)n * 2 * sizeof *bw);
         int st;
         if (d < 4) {
             st = mixt_call_simple(f, d, &c);
         } else {
-            static const mix_prec precs[] = {MIX_FP64, MIX_PREC_AUTO, MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
-            mix_gesv_params p = mixt_params(precs[d - 4], MIX_REFINE_AUTO);
+            mix_gesv_params p = mixt_params(ps.p[d - 4], MIX_REFINE_AUTO);
             mix_gesv_info info;
             st = mixt_call_expert(f, ctx, &p, &c, &info);
         }
