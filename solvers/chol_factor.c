@@ -19,6 +19,11 @@ static const double shift_steps[] = {4.0, 32.0};
  * far above 2^26 ~ 1/sqrt(eps).  A matrix above it that is SPD in FP64 only costs the FP64
  * Cholesky, which decides as LAPACK does. */
 #define SHIFTED_KAPPA_TRUST 0x1p26
+/* The probe w of A w = z is refined only until ||z - A w|| <= PROBE_TOL ||A|| ||w||: for a
+ * near-null vector q of A (A q ~ delta ||A|| q), ||w|| >= |q'z| / ((PROBE_TOL + delta) ||A||),
+ * so the bound still exceeds SHIFTED_KAPPA_TRUST by orders of magnitude wherever dpotrf fails
+ * (delta < n eps), at a few refinement steps fewer than FP64's tolerance. */
+#define PROBE_TOL 0x1p-40
 
 static int chol_supported(const mixi_dense_ops *d) { return d->potrs_f32_f64 && d->potrf_f64; }
 
@@ -167,6 +172,7 @@ static int chol_certify(mixi_lowprec *L, const mixi_dense_problem *P, int *reaso
     mix_gesv_params p = *L->p; /* the probe leaves the caller's history alone */
     p.residual_history = NULL;
     p.history_capacity = 0;
+    p.tol = PROBE_TOL;
     mixi_refine_result rr;
     const mixi_refine_job job = {
         .ctx = ctx, .p = &p, .n = L->n, .nrhs = 1, .A = P->A, .ldb = L->n, .ldx = L->n,
