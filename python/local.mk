@@ -11,7 +11,7 @@ EXTRA_DIST += $(mixsolve_py_sources) python/pyproject.toml python/README.md \
 	python/tests/conftest.py python/tests/test_dense.py python/tests/test_sparse.py \
 	python/tests/test_misc.py
 # issue 33's probe: misaligned arrays, C int keywords, index faults, NaN in A, overwrite_a.
-EXTRA_DIST += python/tests/test_hostile.py
+EXTRA_DIST += python/tests/test_hostile.py python/tests/test_dense_probe.py
 # make check: the suite against this build tree's library (skipped without numpy/scipy/pytest).
 TESTS += tests/python.sh
 EXTRA_DIST += tests/python.sh bench/bench_python.py

@@ -368,6 +368,109 @@ static void test_dposv_not_spd(int n)
     free(a), free(f), free(full), free(b), free(b0);
 }
 
+/* Largest relative error of column c of X (ld n) against scale * x. */
+static double column_error(int n, const double *X, int c, double scale, const double *x)
+{
+    double e = 0, m = 0;
+    for (int i = 0; i < n; i++) {
+        e = fmax(e, fabs(X[i + (size_t)c * n] / scale - x[i]));
+        m = fmax(m, fabs(x[i]));
+    }
+    return e / m;
+}
+
+/* Right-hand sides of very different size in one call, B = [A x big, A x 1e-300] (issue 33):
+ * each column is solved to its own accuracy, as LAPACK solves it, by all four drivers. */
+static void test_rhs_of_different_size(void)
+{
+    enum { N = 40 };
+    static const double bigs[] = {1e300, 1e20};
+    int n = N, two = 2, ipiv[N], iter = 0, info = -99;
+    double a0[N * N], a[N * N], x[N], ax[N], b[2 * N], bw[2 * N], X[2 * N], work[2 * N];
+    float swork[N * (N + 2)];
+    for (int spd = 0; spd < 2; spd++) {
+        if (spd) spd_matrix(n, 'L', 21, a0, a); /* a0: both triangles */
+        else random_matrix(n, a0, 21, WELL_CONDITIONED(n), 1.0);
+        random_fill(N, x, 22, 1.0);
+        for (int i = 0; i < n; i++) {
+            ax[i] = 0;
+            for (int j = 0; j < n; j++) ax[i] += a0[i + (size_t)j * n] * x[j];
+        }
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < n; i++) b[i] = ax[i] * bigs[k], b[i + N] = ax[i] * 1e-300;
+            for (int d = 0; d < 2; d++) { /* d = 0: dsgesv_ / dsposv_; 1: dgesv_ / dposv_ */
+                memcpy(a, a0, sizeof a);
+                memcpy(bw, b, sizeof b);
+                if (spd && d) dposv_("L", &n, &two, a, &n, bw, &n, &info, 1);
+                else if (spd) dsposv_("L", &n, &two, a, &n, b, &n, X, &n, work, swork, &iter, &info, 1);
+                else if (d) dgesv_(&n, &two, a, &n, ipiv, bw, &n, &info);
+                else dsgesv_(&n, &two, a, &n, ipiv, b, &n, X, &n, work, swork, &iter, &info);
+                const double *sol = d ? bw : X;
+                double e = fmax(column_error(n, sol, 0, bigs[k], x), column_error(n, sol, 1, 1e-300, x));
+                char what[96];
+                snprintf(what, sizeof what, "%s: B = [A x %g, A x 1e-300], INFO = 0, each column accurate",
+                         spd ? (d ? "dposv" : "dsposv") : (d ? "dgesv" : "dsgesv"), bigs[k]);
+                check(info == 0 && e <= 1e-10, what, e);
+            }
+        }
+    }
+}
+
+/* A positive semidefinite A = G G^T of rank n/2: LAPACK's dpotrf fails, and dposv_ and dsposv_
+ * must say so with its INFO whatever precision they factor in (issue 33). */
+static void test_semidefinite(int n)
+{
+    const int k = n / 2;
+    double *g = dalloc((size_t)n * k), *a0 = dalloc((size_t)n * n), *a = dalloc((size_t)n * n),
+           *b = dalloc((size_t)n), *x = dalloc((size_t)n), *work = dalloc((size_t)n);
+    float *swork = malloc((size_t)n * (n + 1) * sizeof *swork);
+    int one = 1, iter = 0, info = -99, expect = -99;
+    random_fill((size_t)n * k, g, 31, 1.0);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            double v = 0;
+            for (int c = 0; c < k; c++) v += g[i + (size_t)c * n] * g[j + (size_t)c * n];
+            a0[i + (size_t)j * n] = v;
+        }
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dpotrf_("L", &n, a, &n, &expect, 1);
+    random_fill((size_t)n, b, 32, 1.0);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dsposv_("L", &n, &one, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
+    check(expect > 0 && info == expect, "dsposv: semidefinite, INFO = dpotrf's order", info);
+    memcpy(a, a0, (size_t)n * n * sizeof *a);
+    dposv_("L", &n, &one, a, &n, b, &n, &info, 1);
+    check(expect > 0 && info == expect, "dposv: semidefinite, INFO = dpotrf's order", info);
+    free(g), free(a0), free(a), free(b), free(x), free(work), free(swork);
+}
+
+/* diag(1e300, 1, 1, 1, 1, tiny): entries spanning more than 1e308, solved by all four drivers
+ * as LAPACK solves them (INFO = 0, x = 1; issue 33). */
+static void test_wide_entries(void)
+{
+    static const double tiny[] = {1e-300, 1e-20};
+    int n = 6, one = 1, ipiv[6], iter = 0, info = -99;
+    double a[36], b[6], bw[6], x[6], work[6];
+    float swork[48];
+    for (int t = 0; t < 2; t++)
+        for (int d = 0; d < 4; d++) {
+            memset(a, 0, sizeof a);
+            for (int i = 0; i < n; i++) b[i] = a[i * 7] = i == 0 ? 1e300 : i == 5 ? tiny[t] : 1.0;
+            memcpy(bw, b, sizeof b);
+            if (d == 0) dsgesv_(&n, &one, a, &n, ipiv, b, &n, x, &n, work, swork, &iter, &info);
+            else if (d == 1) dsposv_("L", &n, &one, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
+            else if (d == 2) dgesv_(&n, &one, a, &n, ipiv, bw, &n, &info);
+            else dposv_("L", &n, &one, a, &n, bw, &n, &info, 1);
+            const double *sol = d < 2 ? x : bw;
+            double e = 0;
+            for (int i = 0; i < n; i++) e = fmax(e, fabs(sol[i] - 1.0));
+            char what[96];
+            snprintf(what, sizeof what, "%s: diag(1e300, 1, ..., %g), INFO = 0, x = 1",
+                     d == 0 ? "dsgesv" : d == 1 ? "dsposv" : d == 2 ? "dgesv" : "dposv", tiny[t]);
+            check(info == 0 && e <= 1e-15, what, e);
+        }
+}
+
 /* Illegal arguments reach the program's xerbla_ with LAPACK's name and numbering. */
 static void test_xerbla(void)
 {
@@ -458,6 +561,9 @@ int main(int argc, char **argv)
     test_dposv(n, 'L', 2);
     test_dposv(n, 'U', 1);
     test_dposv_not_spd(n);
+    test_rhs_of_different_size();
+    test_semidefinite(60);
+    test_wide_entries();
     test_xerbla();
     test_threads(n / 2 > 8 ? n / 2 : 8);
     printf("%d failure(s)\n", failures);

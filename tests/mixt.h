@@ -158,6 +158,7 @@ void mixt_register_kernels(mix_backend b); /* backend kernels against the CPU re
 void mixt_register_kernels_sparse(mix_backend b); /* sparse family, called by the above */
 void mixt_register_posv(mix_backend b); /* Cholesky ops and the d?posv drivers */
 void mixt_register_edge(mix_backend b); /* floating-point range edges (test_edge.c) */
+void mixt_register_dense_probe(mix_backend b); /* the probe of issue 33 (test_dense_probe.c) */
 void mixt_register_dropin(mix_backend b); /* what the LAPACK drop-in relies on */
 
 #endif

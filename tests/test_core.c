@@ -12,8 +12,15 @@ static void test_strerror_every_code(void)
         CU_ASSERT(strcmp(m, "Unknown mixsolve status code.") != 0);
         CU_ASSERT(m[strlen(m) - 1] == '.');
     }
-    CU_ASSERT_STRING_EQUAL(mix_strerror(-1), "Unknown mixsolve status code.");
     CU_ASSERT_STRING_EQUAL(mix_strerror(MIX_ERR_COUNT_), "Unknown mixsolve status code.");
+    CU_ASSERT_STRING_EQUAL(mix_strerror(-100000), "Unknown mixsolve status code.");
+    /* The library's own negative returns: -i for argument i, the simple drivers' -1010, -1011. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(mix_strerror(-1), "Argument 1 of the call is illegal"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mix_strerror(-13), "Argument 13 of the call is illegal"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mix_strerror(-1010), "memory"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mix_strerror(-1011), "another reason"));
+    /* Not SPD is found by the dense Cholesky as well as by CG: the sentence fits both. */
+    CU_ASSERT_PTR_NOT_NULL(strstr(mix_strerror(MIX_ERR_NOT_SPD), "Cholesky"));
 }
 
 static void test_version_and_names(void)

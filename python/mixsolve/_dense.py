@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _lib
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, NotSPDError
 
 
 
@@ -155,6 +155,10 @@ def _run(name, A, b, overwrite_a, backend, params, call):
     ctx = _lib.context(backend)
     st = call(ctx, ctypes.byref(params), layout, n, nrhs, a.ctypes.data, lda,
               b.ctypes.data, ldb, x.ctypes.data, ldx, ctypes.byref(ci))
+    if st == _lib.MIX_ERR_NOT_SPD:  # the library's sentence names every solver; this one is dense
+        raise NotSPDError("%s: A is not positive definite in FP64: its Cholesky factorization "
+                          "(as LAPACK's dpotrf) met a pivot that is not positive" % name,
+                          st, _lib.strerror(st))
     if st:
         _lib.raise_status(st, name, {2: lambda: _lib.illegal_tol_or_iter(
             params.tol, "tol", params.max_iter, "max_iter")})

@@ -12,6 +12,18 @@ static const double shift_steps[] = {4.0, 32.0};
  * of L reach at most 256 (|l_ij| <= sqrt(a_ii)) and small ones stay above FP16's subnormal
  * range; the diagonal itself is never rounded to FP16 (storage is FP32). */
 #define NARROW_RANGE_SCALE 0x1p14
+/* A shifted factor hides how close A is to losing definiteness; the refined answer is kept only
+ * while ||A|| ||x|| / ||b|| (a lower bound on A's condition number) of every column, and of a
+ * random probe, stays below this.  Where LAPACK's dpotrf fails, A has an eigenvalue below about
+ * n eps ||A||, and a random probe shows a bound above ~0.5 / (n^1.5 eps) (2.6e9 at n = 10^4):
+ * far above 2^26 ~ 1/sqrt(eps).  A matrix above it that is SPD in FP64 only costs the FP64
+ * Cholesky, which decides as LAPACK does. */
+#define SHIFTED_KAPPA_TRUST 0x1p26
+/* The probe w of A w = z is refined only until ||z - A w|| <= PROBE_TOL ||A|| ||w||: for a
+ * near-null vector q of A (A q ~ delta ||A|| q), ||w|| >= |q'z| / ((PROBE_TOL + delta) ||A||),
+ * so the bound still exceeds SHIFTED_KAPPA_TRUST by orders of magnitude wherever dpotrf fails
+ * (delta < n eps), at a few refinement steps fewer than FP64's tolerance. */
+#define PROBE_TOL 0x1p-40
 
 static int chol_supported(const mixi_dense_ops *d) { return d->potrs_f32_f64 && d->potrf_f64; }
 
@@ -76,6 +88,7 @@ static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *fa
             (rc = d->shift_diag_f32(ctx->state, n, L->f, n,
                                     (float)(shift_steps[k - 1] * unit_roundoff(L->prec) * L->s))))
             return rc;
+        L->shifted = k > 0;
         if (whole) rc = d->potrf_f32(ctx->state, n, L->f, n, L->pwork, failed);
         else rc = mixi_chol_lowprec(ctx, L->prec, n, L->f, n, L->nb, L->gwork, L->pwork, failed);
         if (rc || (rc = ctx->ops->synchronize(ctx->state))) return rc;
@@ -115,6 +128,75 @@ static int chol_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int
     return MIX_SUCCESS;
 }
 
+/* max_j ||A||inf ||x_j||inf / ||b_j||inf over the n x k columns of x and b (backend). */
+static int kappa_bound(mixi_lowprec *L, const mixi_dense_problem *P, int k, const double *b,
+                       int ldb, const double *x, int ldx, double *kappa)
+{
+    const mixi_dense_ops *d = L->ctx->ops->dense;
+    double *norms = mixi_malloc_n((size_t)k * 2, sizeof *norms);
+    int rc = norms ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    if (!rc && !(rc = d->col_absmax_f64(L->ctx->state, L->n, k, x, ldx, norms)) &&
+        !(rc = d->col_absmax_f64(L->ctx->state, L->n, k, b, ldb, norms + k)))
+        for (int j = 0; j < k; j++) {
+            double bound = norms[k + j] > 0.0 ? P->anrm * norms[j] / norms[k + j] : 0.0;
+            if (!(bound <= *kappa)) *kappa = bound; /* a NaN shows */
+        }
+    mixi_free(norms);
+    return rc;
+}
+
+/* A probe z with entries in [-1, 1] (xorshift: the same every call), in backend memory. */
+static int probe_vector(mixi_lowprec *L, double *z)
+{
+    double *h = mixi_malloc_n((size_t)L->n, sizeof *h);
+    if (!h) return MIX_ERR_ALLOC;
+    unsigned long long s = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < L->n; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        h[i] = (double)(s >> 11) * 0x1p-52 - 1.0;
+    }
+    int rc = L->ctx->ops->upload(L->ctx->state, z, h, (size_t)L->n * sizeof *h);
+    mixi_free(h);
+    return rc;
+}
+
+/* After a shifted factorization: the answer stands only where the condition bound of the
+ * columns and of a refined probe column certifies that A is safely positive definite in FP64
+ * (SHIFTED_KAPPA_TRUST); else FP64's Cholesky decides, as in LAPACK's dsposv (issue 33: A = G
+ * G^T of rank n/2 refined to |x| ~ 1e15 and success, where dpotrf fails). */
+static int chol_certify(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
+{
+    if (!L->shifted) return MIX_SUCCESS;
+    mix_context *ctx = L->ctx;
+    double *z = NULL, *w = NULL, kappa = 0.0;
+    mix_gesv_params p = *L->p; /* the probe leaves the caller's history alone */
+    p.residual_history = NULL;
+    p.history_capacity = 0;
+    p.tol = PROBE_TOL;
+    mixi_refine_result rr;
+    const mixi_refine_job job = {
+        .ctx = ctx, .p = &p, .n = L->n, .nrhs = 1, .A = P->A, .ldb = L->n, .ldx = L->n,
+        .r = L->res, .M = L->M, .gmres = L->use_gmres ? &L->gm : NULL,
+        .cg = L->use_cg ? &L->cg : NULL, .anrm = P->anrm};
+    int rc = kappa_bound(L, P, P->nrhs, P->b, P->ldb, P->x, P->ldx, &kappa);
+    if (rc || !(kappa < SHIFTED_KAPPA_TRUST)) goto out;
+    if ((rc = mixi_balloc(ctx, (void **)&z, (size_t)L->n, 1, sizeof(double))) ||
+        (rc = mixi_balloc(ctx, (void **)&w, (size_t)L->n, 1, sizeof(double))) ||
+        (rc = probe_vector(L, z)))
+        goto out;
+    mixi_refine_job probe = job;
+    probe.b = z;
+    probe.x = w;
+    if ((rc = mixi_refine(&probe, &rr))) goto out;
+    if (!rr.converged) kappa = INFINITY;
+    else rc = kappa_bound(L, P, 1, z, L->n, w, L->n, &kappa);
+out:
+    if (!rc && !(kappa < SHIFTED_KAPPA_TRUST)) *reason = MIX_REASON_FACTOR_FAILED;
+    ctx->ops->free(ctx->state, z);
+    ctx->ops->free(ctx->state, w);
+    return rc;
+}
+
 static int chol_lowprec_finish(mixi_lowprec *L, const mixi_dense_problem *P, int *ipiv)
 {
     (void)ipiv;
@@ -126,4 +208,5 @@ static int chol_lowprec_finish(mixi_lowprec *L, const mixi_dense_problem *P, int
 const mixi_factorization mixi_chol_factorization = {
     .sym = 1, .err_factor = MIX_ERR_NOT_SPD, .fp64_nan_fails = 0, .range_second_copy = 1,
     .supported = chol_supported, .auto_choice = mixi_posv_auto_choice, .fp64_flops = chol_flops,
-    .lowprec_factor = chol_lowprec_factor, .lowprec_finish = chol_lowprec_finish};
+    .lowprec_factor = chol_lowprec_factor, .certify = chol_certify,
+    .lowprec_finish = chol_lowprec_finish};

@@ -109,7 +109,8 @@ static inline double mixi_berr_column(double rn, double xn, double bn, double an
     return den > 0.0 ? rn / den : (rn == 0.0 ? 0.0 : NAN);
 }
 /* The largest over the nrhs columns of X (ld ldx) of the above, with r = B - A X computed in
- * FP64 (r: n x nrhs backend scratch, ld n; host: 3 nrhs doubles of scratch). */
+ * FP64 (r: n x nrhs backend scratch, ld n; host: 3 nrhs doubles of scratch, host[j] = column j's
+ * backward error on return). */
 int mixi_backward_error(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
                         const double *b, int ldb, const double *x, int ldx, double *r,
                         double *host, double *berr);
@@ -285,22 +286,49 @@ int mixi_chol_widen(mix_context *ctx, int n, const float *l, int ldl, const doub
 
 /* ---- Range (range.c): systems near the edges of the FP64 range ------------------------------ */
 /* Power-of-two exponents bringing the largest stored entry of A (anrm = ||A||inf; a symmetric A:
- * its triangle, by an even power) and of B into [1, 2) (A symmetric: [1/2, 2)) when it lies
- * outside [2^-64, 2^64] (or ||A||inf overflowed); 0 otherwise. */
+ * its triangle, by an even power) into [1, 2) (A symmetric: [1/2, 2)) when it lies outside
+ * [2^-64, 2^64] (or ||A||inf overflowed), else *ka = 0; and each column of B by itself, likewise
+ * (the right-hand sides of one call may differ in size by any factor): *kb = NULL when no column
+ * needs it, else a host array of nrhs exponents (mixi_free). */
 int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double anrm,
-                         const double *b, int ldb, int *ka, int *kb);
+                         const double *b, int ldb, int *ka, int **kb);
+/* Per column of B: the exponent bringing its largest entry into [1, 2) where it lies out of
+ * range, else 0; *kb stays NULL when every column is in range (no copy of B, bits unchanged). */
+int mixi_range_rhs_exponents(mix_context *ctx, int n, int nrhs, const double *b, int ldb,
+                             int **kb);
 /* The m x n column-major array times 2^k, exactly (any k a double's exponent allows). */
 int mixi_scale_pow2_f64(mix_context *ctx, int m, int n, double *a, int lda, int k);
+/* Column j of the m x n column-major array times 2^(sign k[j]), exactly. */
+int mixi_scale_cols_pow2_f64(mix_context *ctx, int m, int n, double *a, int lda, const int *k,
+                             int sign);
 /* The upper triangle (U of an LU, diagonal included) times 2^k, in either layout. */
 int mixi_scale_upper_pow2_f64(mix_context *ctx, int rowmajor, int n, double *a, int lda, int k);
 /* The lower triangle (diagonal included, column-major) times 2^k. */
 int mixi_scale_lower_pow2_f64(mix_context *ctx, int n, double *a, int lda, int k);
-/* After a solve of (2^ka A) y = 2^kb B (As, bs: the scaled copies, anrm_s = ||As||inf; x holds
- * y): x = 2^(ka - kb) y in place, then the x returned is re-measured.  MIX_ERR_OVERFLOW when x
- * does not fit FP64; MIX_ERR_NOT_CONVERGED when underflow in x raised the backward error above
- * both *berr (the solver's) and target; *berr updated. */
+/* After a solve of (2^ka A) y_j = 2^kb[j] b_j (As, bs: the scaled copies, anrm_s = ||As||inf; x
+ * holds y; kb NULL: all 0), or of the equilibrated R A C y_j = 2^kb[j] R b_j (c not NULL, ka 0):
+ * x_j = 2^(ka - kb[j]) C y_j in place, then the x returned is re-measured, column by column.  MIX_ERR_OVERFLOW when x does not fit FP64;
+ * MIX_ERR_NOT_CONVERGED when underflow in a column of x raised its backward error above both
+ * what the solve left it and target; *berr updated. */
 int mixi_range_finish(mix_context *ctx, int n, int nrhs, const mixi_matrix *As, double anrm_s,
-                      const double *bs, int ldb, double *x, int ldx, int ka, int kb, double target,
-                      double *berr);
+                      const double *bs, int ldb, double *x, int ldx, int ka, const int *kb,
+                      const double *c, double target, double *berr);
+
+/* ---- Equilibration (equilibrate.c): entries spanning more than one power of two can hold ---- */
+/* When the range scaling 2^ka (ka != 0) would leave A's smallest nonzero entries below 2^-900:
+ * a (ld n, A's working copy, A its shape) := R A C with powers of two, dgeequb's (LU) or
+ * dpoequb's (symmetric: R = C = D from the diagonal; a matrix not SPD on its face keeps 2^ka),
+ * b (ld n) := R b and *kb recomputed from it, *ka := 0; *r, *c: host arrays of n (mixi_free),
+ * NULL when A keeps its one power of two.  Through host copies: O(n^2), only at the edges. */
+int mixi_range_equilibrate(mix_context *ctx, int n, int nrhs, const mixi_matrix *A, double *a,
+                           double *b, int *ka, int **kb, double **r, double **c);
+/* The n x k backend array (ld ld) with rows times r[i] and columns times c[j] (c NULL: 1), or
+ * divided by them (inverse), through a host copy. */
+int mixi_scale_rows_cols_f64(mix_context *ctx, int n, int k, double *a, int ld, const double *r,
+                             const double *c, int inverse);
+/* The FP64 factors in a (F: their shape, ld F->lda; transposed when trans) of R A C (LU, ipiv:
+ * host, 1-based) or D A D (Cholesky, r = d) rewritten as factors of A with the same pivots. */
+int mixi_unequilibrate_factors(mix_context *ctx, int n, const mixi_matrix *F, double *a,
+                               int trans, const int *ipiv, const double *r, const double *c);
 
 #endif

@@ -63,8 +63,9 @@ static int lowprec_solve(const mixi_dense_problem *P, mix_prec prec, int *ipiv,
         goto out;
     info->t_factor = mixi_wtime() - L.t0;
     if (*reason == MIX_REASON_NONE && !(rc = refine(P, &L, info, reason)) &&
-        *reason == MIX_REASON_NONE)
-        rc = P->F->lowprec_finish(&L, P, ipiv);
+        *reason == MIX_REASON_NONE && P->F->certify)
+        rc = P->F->certify(&L, P, reason);
+    if (!rc && *reason == MIX_REASON_NONE) rc = P->F->lowprec_finish(&L, P, ipiv);
 out:
     o->free(ctx->state, L.f);
     o->free(ctx->state, L.swork);
@@ -173,6 +174,8 @@ static int fallback(const mixi_dense_problem *P, int reason, double *a, int lda,
     const mixi_matrix H = {P->home, P->ldhome, P->F->sym, P->A.uplo};
     if ((P->ka && (rc = mixi_matrix_factor_scale_pow2(P->ctx, P->n, &H, P->home, P->trans,
                                                       -P->ka))) ||
+        (P->eq_r && (rc = mixi_unequilibrate_factors(P->ctx, P->n, &H, P->home, P->trans, ipiv,
+                                                     P->eq_r, P->eq_c))) ||
         (P->home != a && (rc = mixi_matrix_copy(P->ctx, P->n, &H, 0, a, lda))))
         return rc;
     if (sing) {
@@ -224,7 +227,7 @@ static int check_input(mixi_dense_problem *P)
 }
 
 /* Near the edges of the FP64 range (subnormal or huge entries): the exactly scaled system
- * (2^ka A) y = 2^kb B on copies (solvers/range.c), x = 2^(ka - kb) y. */
+ * (2^ka A) y = 2^kb B on copies (solvers/dense/dense_range.c), x = 2^(ka - kb) y. */
 static int range_prepare(mixi_dense_problem *P)
 {
     mix_context *ctx = P->ctx;
@@ -247,8 +250,10 @@ static int range_prepare(mixi_dense_problem *P)
     P->A.lda = n;
     P->b = P->b_w;
     P->ldb = n;
-    if ((rc = mixi_matrix_scale_pow2(ctx, n, &P->A, P->a_w, P->ka)) ||
-        (rc = mixi_scale_pow2_f64(ctx, n, nrhs, P->b_w, n, P->kb)) ||
+    if ((P->ka && (rc = mixi_range_equilibrate(ctx, n, nrhs, &P->A, P->a_w, P->b_w, &P->ka,
+                                               &P->kb, &P->eq_r, &P->eq_c))) ||
+        (rc = mixi_matrix_scale_pow2(ctx, n, &P->A, P->a_w, P->ka)) ||
+        (P->kb && (rc = mixi_scale_cols_pow2_f64(ctx, n, nrhs, P->b_w, n, P->kb, 1))) ||
         (rc = mixi_matrix_norm_inf(ctx, n, &P->A, &P->anrm)))
         return rc;
     P->As = P->A;
@@ -269,17 +274,19 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
     mix_prec prec = P->p->factor_prec;
     if (prec == MIX_PREC_AUTO) prec = P->F->auto_choice(P->ctx, P->n, P->nrhs);
     if (prec == MIX_FP64) reason = MIX_REASON_DIRECT;
-    /* Finite entries whose row sums overflow: no stopping test can certify anything. */
-    else if (!isfinite(P->anrm)) reason = MIX_REASON_OVERFLOW;
+    /* Finite entries whose row sums overflow: no stopping test can certify anything.  Entries
+     * spanning more than one power of two can hold (equilibrated): the solution may span as
+     * much, beyond a low precision's range, and a normwise test cannot see its small entries. */
+    else if (!isfinite(P->anrm) || P->eq_r) reason = MIX_REASON_OVERFLOW;
     else if ((rc = lowprec_solve(P, prec, c->ipiv, info, &reason))) return rc;
     info->factor_prec_used = prec;
     if (reason != MIX_REASON_NONE &&
         (rc = fallback(P, reason, c->a, c->lda, c->ipiv, info, idx)))
         return rc;
     /* The range re-check's MIX_ERR_NOT_CONVERGED (digits lost to underflow) still returns x. */
-    if ((P->ka || P->kb) &&
+    if ((P->ka || P->kb || P->eq_c) &&
         (rc = mixi_range_finish(P->ctx, P->n, P->nrhs, &P->As, P->anrm, P->b, P->ldb, P->x,
-                                P->ldx, P->ka, P->kb,
+                                P->ldx, P->ka, P->kb, P->eq_c,
                                 P->p->tol > 0.0 ? P->p->tol
                                                 : 0.5 * DBL_EPSILON * sqrt((double)P->n),
                                 &info->backward_error)) &&
@@ -317,5 +324,8 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
     ctx->ops->free(ctx->state, P.b_w);
     ctx->ops->free(ctx->state, P.x_w);
     ctx->ops->free(ctx->state, P.a_f);
+    mixi_free(P.kb);
+    mixi_free(P.eq_r);
+    mixi_free(P.eq_c);
     return info->status = rc;
 }

@@ -23,7 +23,9 @@ typedef struct {
     int ld_f_out;
     double *home;           /* where the FP64 factors go (ld ldhome; transposed when trans) */
     int ldhome, trans;
-    int ka, kb;             /* range scaling: A and B times 2^ka, 2^kb (solvers/dense/dense_range.c) */
+    int ka;                 /* range scaling: A times 2^ka, column j of B times 2^kb[j] */
+    int *kb;                /* (host, nrhs; NULL: all 0; solvers/dense/dense_range.c) */
+    double *eq_r, *eq_c;    /* or A equilibrated, R A C (host, n each; NULL: not) */
     mixi_matrix As;         /* the scaled A the x returned is re-checked against */
     double *a_w, *b_w, *x_w, *a_f; /* working copies owned by the flow (or NULL) */
 } mixi_dense_problem;
@@ -45,6 +47,7 @@ typedef struct {
     double *r, *c;            /* scaling vectors (Cholesky: r only), or NULL */
     double *host;             /* host scratch, n doubles, or NULL */
     double s;                 /* scalar scaling */
+    int shifted;              /* Cholesky: the factors are of a diagonally shifted matrix */
     double t0, t_floor;       /* start, and the time the FP64 solve takes at least */
     const mixi_precond *M;    /* set by lowprec_factor on success */
     mixi_factor_precond precond;
@@ -64,6 +67,10 @@ struct mixi_factorization {
      * L->M, L->t_floor.  *reason: MIX_REASON_OVERFLOW or MIX_REASON_FACTOR_FAILED when it cannot
      * be used; the return value is for backend and allocation failures. */
     int (*lowprec_factor)(mixi_lowprec *L, const mixi_dense_problem *P, int *reason);
+    /* After converged refinement, or NULL: *reason = MIX_REASON_FACTOR_FAILED when the answer
+     * cannot be trusted and FP64 must decide (a shifted Cholesky may hide that A is not positive
+     * definite in FP64). */
+    int (*certify)(mixi_lowprec *L, const mixi_dense_problem *P, int *reason);
     /* After converged refinement: pivots to ipiv (host) and the widened factors to P->f_out. */
     int (*lowprec_finish)(mixi_lowprec *L, const mixi_dense_problem *P, int *ipiv);
 };

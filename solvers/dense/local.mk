@@ -2,7 +2,7 @@
 noinst_HEADERS += solvers/dense/dense.h solvers/dense/dense_flow.h
 libmixsolve_internal_la_SOURCES += solvers/dense/blocked_lowprec.c solvers/dense/scaling.c solvers/dense/gmres.c \
 	solvers/dense/refine.c solvers/dense/berr.c solvers/dense/policy.c
-libmixsolve_internal_la_SOURCES += solvers/dense/dense_range.c
+libmixsolve_internal_la_SOURCES += solvers/dense/dense_range.c solvers/dense/equilibrate.c
 libmixsolve_internal_la_SOURCES += solvers/dense/dense_flow.c solvers/dense/lu_factor.c solvers/dense/chol_factor.c \
 	solvers/dense/dense_matrix.c
 libmixsolve_internal_la_SOURCES += solvers/dense/precond_lu.c
