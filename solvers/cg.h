@@ -28,6 +28,10 @@ struct mix_sparse {
      * kind [0] uniform, [1] Jacobi are made collectively once (off_scale_done). */
     mixi_dist_link *dist;
     int off_scale_done[2];
+    /* The multigrid hierarchy of MIX_PRECOND_AMG (solvers/amg), made on the first such solve,
+     * and its release (set with it, so that this file's code need not link the family). */
+    struct mixi_amg *amg;
+    void (*amg_free)(struct mixi_amg *amg, mix_context *ctx);
 };
 
 /* A (*A) bound to ctx, whose backend has the sparse family, from a valid CSR with sorted rows
