@@ -61,7 +61,7 @@ struct mixi_amg {
     double *chol;                            /* dense FP64 Cholesky factor of the coarsest */
     int coarse_direct;                       /* 1: coarsest solved by chol, else smoothed */
     mixi_amg_stored *stored[MIX_NUM_PREC];   /* [requested storage]: per level */
-    int64_t bytes64, bytes_stored[MIX_NUM_PREC]; /* hierarchy bytes (levels >= 1 and P, R) */
+    int64_t bytes_stored[MIX_NUM_PREC]; /* what one V-cycle's SpMVs read of the matrices */
     double t_setup;
 };
 typedef struct mixi_amg mixi_amg;

@@ -16,8 +16,9 @@ int mixi_amg_coarse_factor(mixi_amg *H, const mixi_amg_csr *A)
         double *Lj = L + (size_t)j * n;
         for (int k = 0; k < j; k++) Lj[j] -= Lj[k] * Lj[k];
         if (!(Lj[j] > 0.0) || !isfinite(Lj[j])) {
+            const int st = isnan(Lj[j]) ? MIX_ERR_NAN : MIX_ERR_NOT_SPD;
             mixi_free(L);
-            return isnan(Lj[j]) ? MIX_ERR_NAN : MIX_ERR_NOT_SPD;
+            return st;
         }
         Lj[j] = sqrt(Lj[j]);
         for (int i = j + 1; i < n; i++) {

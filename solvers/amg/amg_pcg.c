@@ -196,7 +196,16 @@ int mixi_amg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, co
     if (W.x.val && info->stages) {
         const int st2 = ctx->ops->copy(ctx->state, x, W.x.val, bytes);
         if (!st) st = st2;
+    } else if (!prm->x0_given) { /* stopped before any stage (set-up): x = 0, its residual */
+        const int st2 = ctx->ops->memset0(ctx->state, x, bytes);
+        if (!st) st = st2;
+        tn = sqrt(W.bb);
+    } else if (W.x.val && W.r.val) { /* x0 kept: its residual */
+        const int st2 = true_residual(&W, &tn);
+        if (!st) st = st2;
     }
+    if (st == MIX_ERR_NOT_SPD) info->reason = MIX_CG_BREAKDOWN_NOT_SPD;
+    if (st == MIX_ERR_NAN) info->reason = MIX_CG_BREAKDOWN_NAN;
     pcg_free(&W);
     info->status = st;
     info->converged = st == MIX_SUCCESS;

@@ -72,8 +72,6 @@ static int upload_levels(mix_context *ctx, mixi_amg *H)
         if (!st && l + 1 < H->nlev &&
             !(st = sp->csr_create(ctx->state, L->n, L->P.rp, L->P.ci, L->P.v, &H->base_P[l])))
             st = sp->csr_create(ctx->state, L->n, L->R.rp, L->R.ci, L->R.v, &H->base_R[l]);
-        if (!st && l > 0) H->bytes64 += 12 * L->nnz + 8 * (int64_t)(L->n + 1);
-        if (!st && l + 1 < H->nlev) H->bytes64 += 12 * (L->P.rp[L->n] + L->R.rp[L->n]) + 16 * (int64_t)(L->n + 1);
     }
     for (int l = 1; l < H->nlev; l++) mixi_amg_csr_free(&H->lev[l].A);
     for (int l = 0; l < H->nlev; l++) mixi_amg_csr_free(&H->lev[l].P), mixi_amg_csr_free(&H->lev[l].R);
@@ -146,6 +144,7 @@ static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec want, mixi_am
     if (l == 0) {
         if ((st = mixi_sparse_sloppy(A, S->prec, 1, &S->A, &scale0))) return st;
         H->scale[0] = (double *)scale0;
+        if (!sp->csr_bytes(ctx->state, S->A, &c)) b += c;
     } else {
         if ((st = convert(ctx, H->base_A[l], &S->prec, H->scale[l], &S->own_A))) return st;
         S->A = S->own_A;
