@@ -14,6 +14,8 @@
 #define AMG_MIN_RATIO 0.85
 /* The smoothing of P: w = 4/3 / lambda_max(D^-1 A) (the classical choice). */
 #define AMG_OMEGA 1.3333333333333333
+/* Levels below this one aggregate to distance 2 (seed_aggregates). */
+#define AMG_WIDE_LEVELS 1
 
 static int strong(const mixi_amg_csr *A, const double *s, int i, int64_t k)
 {
@@ -21,25 +23,54 @@ static int strong(const mixi_amg_csr *A, const double *s, int i, int64_t k)
     return j != i && fabs(A->v[k]) * s[i] * s[j] >= AMG_THETA;
 }
 
-/* Pass 1: a row whose strong neighbours are all free seeds an aggregate of them.  Pass 2: a
- * free row joins a pass-1 aggregate of a strong neighbour.  Pass 3: what is left seeds
- * aggregates with its free neighbours.  Rows without strong neighbours stay out (-1): the
- * smoother alone handles them.  Returns the number of aggregates. */
-static int aggregate(const mixi_amg_csr *A, const double *s, int *agg)
+/* Pass 1: a row whose strong neighbours are all free seeds an aggregate of them and, with
+ * wide set, of the free rows strongly connected to two or more of them (distance 2, compact:
+ * 3-D 7-point aggregates of 19 rows, a 3^3 cube without its corners, instead of 7), so that the
+ * first coarse level has about a third of the rows and the hierarchy fewer nonzeros (GAMG
+ * aggregates on the squared graph for the same reason; all of distance 2, 25 rows, cost 3-D
+ * Poisson 33 iterations instead of 13).  Pass 2: a free row joins a pass-1 aggregate of a
+ * strong neighbour.  Pass 3: what is left seeds aggregates with its free neighbours.  Rows
+ * without strong neighbours stay out (-1): the smoother alone handles them.  hits: n zeros,
+ * left zero.  Returns the number of aggregates. */
+static int seed_aggregates(const mixi_amg_csr *A, const double *s, int wide, int *agg, int *hits)
 {
-    const int n = A->nr;
     int na = 0;
-    for (int i = 0; i < n; i++) agg[i] = -1;
-    for (int i = 0; i < n; i++) {
-        int free_all = 1, any = 0;
+    for (int i = 0; i < A->nr; i++) {
+        int free_all = agg[i] < 0, any = 0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1] && free_all; k++)
             if (strong(A, s, i, k)) any = 1, free_all = agg[A->ci[k]] < 0;
-        if (!any || !free_all || agg[i] >= 0) continue;
+        if (!any || !free_all) continue;
         agg[i] = na;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
             if (strong(A, s, i, k)) agg[A->ci[k]] = na;
+        for (int pass = 0; wide && pass < 2; pass++) /* count, then take and reset */
+            for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
+                const int j = A->ci[k];
+                if (j == i || agg[j] != na) continue;
+                for (int64_t q = A->rp[j]; q < A->rp[j + 1]; q++) {
+                    const int c = A->ci[q];
+                    if (agg[c] >= 0 || !strong(A, s, j, q)) continue;
+                    if (pass == 0) {
+                        hits[c]++;
+                    } else if (hits[c]) {
+                        if (hits[c] >= 2) agg[c] = na;
+                        hits[c] = 0;
+                    }
+                }
+            }
         na++;
     }
+    return na;
+}
+
+static int aggregate(const mixi_amg_csr *A, const double *s, int wide, int *agg)
+{
+    const int n = A->nr;
+    int *hits = mixi_calloc((size_t)n + 1, sizeof *hits);
+    if (!hits) return -1;
+    for (int i = 0; i < n; i++) agg[i] = -1;
+    int na = seed_aggregates(A, s, wide, agg, hits);
+    mixi_free(hits);
     const int pass1 = na;
     for (int i = 0; i < n; i++) {
         if (agg[i] >= 0) continue;
@@ -210,7 +241,8 @@ int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac
     if (st || A->nr <= MIXI_AMG_COARSE_N || l + 1 >= MIXI_AMG_MAX_LEVELS) return st;
     int *agg = mixi_malloc_n((size_t)A->nr, sizeof *agg);
     if (!agg) return MIX_ERR_ALLOC;
-    const int na = aggregate(A, L->dinv_sqrt, agg);
+    const int na = aggregate(A, L->dinv_sqrt, l < AMG_WIDE_LEVELS, agg);
+    if (na < 0) st = MIX_ERR_ALLOC;
     if (na > 0 && na <= AMG_MIN_RATIO * A->nr) {
         st = transfers(L, A, agg, na, Ac);
         *stop = st != MIX_SUCCESS;
