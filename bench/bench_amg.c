@@ -1,7 +1,8 @@
 /* bench_amg.c: CG with the multigrid preconditioner (MIX_PRECOND_AMG) against Jacobi CG on 3-D
  * Poisson (or 3-D anisotropic diffusion): first solve (matrix creation + set-up + solve) and a
  * repeated solve on the same matrix (best of 2), tol 1e-10, the b of bench/bench_cg.c and
- * bench/petsc_amg.c.  Usage: bench_amg [NX] [EPS]  (EPS: -u_xx - u_yy - EPS u_zz instead). */
+ * bench/petsc_amg.c.  Usage: bench_amg [NX] [EPS] [ROW]  (EPS > 0: -u_xx - u_yy - EPS u_zz
+ * instead; ROW: only that row of the table, 0-3). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,7 +101,9 @@ int main(int argc, char **argv)
     };
     printf("| solver | grid | iter | true rel. residual | storage | matrix s | set-up s | first solve s | repeated solve s | hierarchy |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|\n");
-    for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) run(ctx, &A, b, x, &cfg[k], grid);
+    const int only = argc > 3 ? atoi(argv[3]) : -1;
+    for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++)
+        if (only < 0 || only == (int)k) run(ctx, &A, b, x, &cfg[k], grid);
     mix_context_destroy(ctx);
     mixm_csr_free(&A);
     free(b);

@@ -77,8 +77,10 @@ static cheb cheb_of(double lmax)
 }
 
 /* Chebyshev steps on level l from x with residual *r = b - A x (Saad, Algorithm 12.1); with
- * want_res the last step's residual is left in *r, else that SpMV is saved.  r and t may swap. */
-static int chebyshev(mixi_amg_cycle *C, int l, mixi_svec **r, mixi_svec **t, int want_res)
+ * want_res the last step's residual is left in *r, else that SpMV is saved; from_zero: x = 0
+ * (its old values are not read). */
+static int chebyshev(mixi_amg_cycle *C, int l, mixi_svec **r, mixi_svec **t, int want_res,
+                     int from_zero)
 {
     const mixi_sparse_ops *sp = C->ctx->ops->sparse;
     void *s = C->ctx->state;
@@ -87,7 +89,8 @@ static int chebyshev(mixi_amg_cycle *C, int l, mixi_svec **r, mixi_svec **t, int
     double rho0 = 1.0 / c.sigma1, xy;
     int st = sp->axpby(s, 1.0 / c.theta, *r, 0.0, d);
     for (int k = 1; k <= AMG_CHEB_DEGREE && !st; k++) {
-        if ((st = sp->axpby(s, 1.0, d, 1.0, x))) break;
+        /* x = d on the first step from x = 0: no pass to clear x first. */
+        if ((st = sp->axpby(s, 1.0, d, k == 1 && from_zero ? 0.0 : 1.0, x))) break;
         if (k == AMG_CHEB_DEGREE && !want_res) break;
         if ((st = sp->spmv(s, C->S[l].A, d, *t, &xy)) || (st = sp->axpby(s, -1.0, *t, 1.0, *r)))
             break;
@@ -107,10 +110,9 @@ static int coarsest(mixi_amg_cycle *C, int l)
     mixi_svec *r = &C->r[l], *t = &C->t[l];
     int st;
     if (!C->H->coarse_direct) {
-        if ((st = sp->vec_zero(s, &C->x[l])) || (st = sp->axpby(s, 1.0, &C->b[l], 0.0, r)) ||
-            (st = chebyshev(C, l, &r, &t, 1)))
+        if ((st = sp->axpby(s, 1.0, &C->b[l], 0.0, r)) || (st = chebyshev(C, l, &r, &t, 1, 1)))
             return st;
-        return chebyshev(C, l, &r, &t, 0);
+        return chebyshev(C, l, &r, &t, 0, 0);
     }
     const size_t cb = (size_t)C->H->lev[l].n * sizeof(double);
     if ((st = C->ctx->ops->memset0(s, C->c64, cb)) ||
@@ -131,8 +133,7 @@ static int vcycle(mixi_amg_cycle *C, int l)
     mixi_svec xc = {C->vprec, C->H->lev[l].n, C->x[l + 1].val, NULL};
     double xy;
     int st;
-    if ((st = sp->vec_zero(s, x)) || (st = sp->axpby(s, 1.0, b, 0.0, r)) ||
-        (st = chebyshev(C, l, &r, &t, 1)) || (st = sp->spmv(s, S->R, r, &C->t[l], &xy)) ||
+    if ((st = sp->axpby(s, 1.0, b, 0.0, r)) || (st = chebyshev(C, l, &r, &t, 1, 1)) || (st = sp->spmv(s, S->R, r, &C->t[l], &xy)) ||
         (st = vcycle(C, l + 1)) || (st = sp->spmv(s, S->P, &xc, &C->t[l], &xy)) ||
         (st = sp->axpby(s, 1.0, &C->t[l], 1.0, x)))
         return st;
@@ -140,7 +141,7 @@ static int vcycle(mixi_amg_cycle *C, int l)
     r = &C->r[l];
     t = &C->t[l];
     if ((st = sp->spmv(s, S->A, x, t, &xy)) || (st = sp->axpby(s, 1.0, b, -1.0, t))) return st;
-    return chebyshev(C, l, &t, &r, 0);
+    return chebyshev(C, l, &t, &r, 0, 0);
 }
 
 /* Narrow vectors are kept near unit RMS by a power of two (exact), so that residuals that
