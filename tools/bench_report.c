@@ -18,7 +18,10 @@ const char *bench_outcome_name(bench_outcome o)
     return (unsigned)o <= BENCH_SKIPPED ? names[o] : "?";
 }
 
-static const char *method_name(bench_method m) { return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : "cg"; }
+static const char *method_name(bench_method m)
+{
+    return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : m == BENCH_CG_AMG ? "cg-amg" : "cg";
+}
 
 static const char *solver_label(const bench_result *r)
 {
@@ -389,6 +392,7 @@ int bench_report(bench_set *s, FILE *table)
     FILE *f = fopen(path, "w");
     if (f) {
         write_markdown(s, f, plots_ok, conv);
+        bench_amg_report(s, f);
         if (fclose(f)) rc = -1;
     } else {
         rc = -1;
