@@ -163,11 +163,12 @@ static void test_reuse(void)
         CU_ASSERT_EQUAL(i1.iter, i3.iter);
         CU_ASSERT_EQUAL(memcmp(x1, x2, (size_t)n * sizeof *x1), 0);
     }
-    /* FIXED16: the bytes a V-cycle reads (every level's operator, P, R) at most 0.45x FP64's
-     * (0.42 here): the operators in SELL with 16-bit values (0.35x of CSR's 12 bytes a
-     * nonzero), P and R in the SELL escape part's CSR with 16-bit values (0.5x: their
-     * columns lie too far from their rows for int16 offsets). */
-    CU_ASSERT(S->amg->bytes_stored[MIX_FIXED16] <= 0.45 * S->amg->bytes_stored[MIX_FP64]);
+    /* FIXED16: the bytes a V-cycle reads (every level's operator, P, R) at most half FP64's
+     * (0.50 here): the operators in SELL with 16-bit values (0.35x of CSR's 12 bytes a
+     * nonzero), P and R in FP32 in the SELL escape part's CSR (0.67x: their columns lie too
+     * far from their rows for int16 offsets, and FIXED16's per-entry decoding there costs more
+     * than it saves, solvers/amg/amg_store.c). */
+    CU_ASSERT(S->amg->bytes_stored[MIX_FIXED16] <= 0.51 * S->amg->bytes_stored[MIX_FP64]);
     printf("\n    hierarchy bytes: fp64 %lld, fixed16 %lld", (long long)S->amg->bytes_stored[MIX_FP64],
            (long long)S->amg->bytes_stored[MIX_FIXED16]);
     free(b);
