@@ -709,6 +709,18 @@ static void add_generated(const bench_opts *o, problem **probs, int *np, int *pc
                 o->quick ? 64 : 128);
 }
 
+/* The multigrid rows of an SPD problem (tools/bench_amg.c): CG with MIX_PRECOND_AMG. */
+static void run_amg_rows(const mixm_csr *A, const bench_opts *o, bench_set *s, const char *name, int i, int np)
+{
+    for (int k = 0; k < BENCH_AMG_NPRECS; k++) {
+        bench_result *r = new_result(s, name, A, 1, BENCH_CG_AMG, bench_amg_precs[k]);
+        if (!r) break;
+        fprintf(stderr, "[%d/%d] %s: cg-amg %s\n", i, np, name, mix_prec_name(bench_amg_precs[k]));
+        if (mixm_wtime() > o->t_end - 1) snprintf(r->note, sizeof r->note, "skipped: --max-time spent");
+        else run_isolated(A, o, s, r);
+    }
+}
+
 /* Every method and precision on problem i of np, each solve in its own child; rows into s. */
 static void bench_problem(int i, int np, const problem *prob, const bench_opts *o, bench_set *s)
 {
@@ -781,13 +793,7 @@ static void bench_problem(int i, int np, const problem *prob, const bench_opts *
             }
             run_isolated(&A, o, s, r);
         }
-        for (int k = 0; k < BENCH_AMG_NPRECS; k++) { /* the multigrid rows (tools/bench_amg.c) */
-            bench_result *r = new_result(s, prob->name, &A, spd, BENCH_CG_AMG, bench_amg_precs[k]);
-            if (!r) break;
-            fprintf(stderr, "[%d/%d] %s: cg-amg %s\n", i + 1, np, prob->name, mix_prec_name(bench_amg_precs[k]));
-            if (mixm_wtime() > o->t_end - 1) snprintf(r->note, sizeof r->note, "skipped: --max-time spent");
-            else run_isolated(&A, o, s, r);
-        }
+        run_amg_rows(&A, o, s, prob->name, i + 1, np);
     } else if (square && A.nrows > o->dense_max) {
         bench_result *r = &s->r[s->count - 1];
         snprintf(r->note, sizeof r->note, "skipped: n = %d > --dense-max %d and not SPD (no CG)", A.nrows,
