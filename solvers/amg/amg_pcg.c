@@ -204,6 +204,7 @@ int mixi_amg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, co
         const int st2 = true_residual(&W, &tn);
         if (!st) st = st2;
     }
+    if (st && !info->stages) info->reason = MIX_CG_MAX_ITER; /* stopped before iterating: cg.c's */
     if (st == MIX_ERR_NOT_SPD) info->reason = MIX_CG_BREAKDOWN_NOT_SPD;
     if (st == MIX_ERR_NAN) info->reason = MIX_CG_BREAKDOWN_NAN;
     pcg_free(&W);
