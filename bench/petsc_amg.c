@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     Mat A;
     Vec b, x, r;
     PetscCall(MPI_Barrier(PETSC_COMM_WORLD));
-    const double t0 = MPI_Wtime();
+    const double t0 = MPI_Wtime(), c0 = (double)clock() / CLOCKS_PER_SEC;
     PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, 7, NULL, 3, NULL, &A));
     PetscInt lo, hi;
     PetscCall(MatGetOwnershipRange(A, &lo, &hi));
@@ -82,16 +82,19 @@ int main(int argc, char **argv)
     PetscCall(KSPSetUp(ksp));
     PetscCall(PCSetUp(pc));
     const double t_setup = MPI_Wtime() - t;
-    double first = 0.0, best = 1e30;
+    double first = 0.0, best = 1e30, cpu_first = 0.0, cpu_best = 1e30;
     PetscInt its = 0;
     for (int rep = 0; rep < 3; rep++) { /* x0 = 0 each time */
         PetscCall(VecSet(x, 0.0));
         PetscCall(MPI_Barrier(PETSC_COMM_WORLD));
         t = MPI_Wtime();
+        double c = (double)clock() / CLOCKS_PER_SEC;
         PetscCall(KSPSolve(ksp, b, x));
         t = MPI_Wtime() - t;
-        if (rep == 0) first = t;
+        c = (double)clock() / CLOCKS_PER_SEC - c; /* rank 0's CPU time: the machine is shared */
+        if (rep == 0) first = t, cpu_first = (double)clock() / CLOCKS_PER_SEC - c0;
         else if (t < best) best = t;
+        if (rep > 0 && c < cpu_best) cpu_best = c;
         PetscCall(KSPGetIterationNumber(ksp, &its));
     }
     PetscReal rn, bn;
@@ -104,9 +107,9 @@ int main(int argc, char **argv)
     const char *type;
     PetscCall(PCGetType(pc, &type));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "| PETSc CG + %s (%d ranks) | %d^3 | %d | %.2e | %.2f | %.2f | %.2f | %.2f |\n",
+                          "| PETSc CG + %s (%d ranks) | %d^3 | %d | %.2e | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
                           type, (int)size, (int)nx, (int)its, (double)(rn / bn), t_mat, t_setup,
-                          t_mat + t_setup + first, best));
+                          t_mat + t_setup + first, best, cpu_first, cpu_best));
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&b));
