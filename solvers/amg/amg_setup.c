@@ -113,18 +113,34 @@ static int tentative(int n, int na, const int *agg, mixi_amg_csr *T)
     return MIX_SUCCESS;
 }
 
-/* J = I - w D^-1 A (w = AMG_OMEGA / lmax of the scaled A; s = D^-1/2). */
+/* J = I - w D^-1 A_F (w = AMG_OMEGA / lmax of the scaled A; s = D^-1/2), A_F the filtered A:
+ * its strong entries, the weak ones added to the diagonal (A_F keeps A's row sums, so J keeps
+ * the constants).  Smoothing P with the weak couplings too spread every aggregate across them
+ * (3-D anisotropic 100^3, coupling 1e-3: operator complexity 2.95, set-up 86 s). */
 static int jacobi_operator(const mixi_amg_csr *A, const double *s, double lmax, mixi_amg_csr *J)
 {
-    int st = mixi_amg_csr_alloc(J, A->nr, A->nc, A->rp[A->nr]);
+    int64_t m = 0;
+    for (int i = 0; i < A->nr; i++)
+        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) m += A->ci[k] == i || strong(A, s, i, k);
+    int st = mixi_amg_csr_alloc(J, A->nr, A->nc, m);
     if (st) return st;
     const double w = AMG_OMEGA / lmax;
-    memcpy(J->rp, A->rp, ((size_t)A->nr + 1) * sizeof *J->rp);
-    memcpy(J->ci, A->ci, (size_t)A->rp[A->nr] * sizeof *J->ci);
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < A->nr; i++)
-        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-            J->v[k] = (A->ci[k] == i ? 1.0 : 0.0) - w * s[i] * s[i] * A->v[k];
+    m = 0;
+    for (int i = 0; i < A->nr; i++) {
+        double lumped = 0.0;
+        int64_t diag = -1;
+        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
+            if (A->ci[k] != i && !strong(A, s, i, k)) {
+                lumped += A->v[k];
+                continue;
+            }
+            if (A->ci[k] == i) diag = m;
+            J->ci[m] = A->ci[k];
+            J->v[m++] = (A->ci[k] == i ? 1.0 : 0.0) - w * s[i] * s[i] * A->v[k];
+        }
+        if (diag >= 0) J->v[diag] -= w * s[i] * s[i] * lumped;
+        J->rp[i + 1] = m;
+    }
     return MIX_SUCCESS;
 }
 
