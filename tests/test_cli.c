@@ -130,6 +130,13 @@ static void test_solve_cg_and_rhs(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "true residual"));
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "converged"));
     CU_ASSERT_EQUAL(mixt_err[0], '\0');
+    /* --precond amg: the multigrid V-cycle (MIX_PRECOND_AMG); an unknown name is a usage error. */
+    snprintf(args, sizeof args, "solve %s --rhs %s --method cg --precond amg", path, mixt_tmp("b.mtx"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "AMG V-cycle"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "status          : converged"));
+    snprintf(args, sizeof args, "solve %s --method cg --precond ilu", path);
+    CU_ASSERT_EQUAL(run(args), 2);
     /* --method auto picks CG for this SPD candidate. */
     snprintf(args, sizeof args, "solve %s --prec fp32", path);
     CU_ASSERT_EQUAL(run(args), 0);
