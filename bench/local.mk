@@ -23,6 +23,7 @@ noinst_HEADERS += bench/bench_gpu.h bench/bench_dense.h
 # PETSc's KSPCG on the bench_cg problem, for comparison (optional: the script builds it only where
 # PETSc and MPI are installed; never linked into anything here).
 EXTRA_DIST += bench/petsc_cg.c bench/petsc_cg.sh
+EXTRA_DIST += bench/petsc_amg.c bench/petsc_amg.sh
 noinst_PROGRAMS += bench/bench_posv
 bench_bench_posv_SOURCES = bench/bench_posv.c bench/bench_dense.c
 bench_bench_posv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
@@ -43,3 +44,9 @@ bench_cost_timer_SOURCES = bench/cost_timer.c
 bench_cost_timer_LDADD = matrices/libmixmat.la $(LAPACK_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -ldl -lm
 endif
 EXTRA_DIST += bench/cost_envelope.sh
+
+# CG with the multigrid preconditioner against Jacobi CG (solvers/amg; doc/benchmarks.md).
+noinst_PROGRAMS += bench/bench_amg
+bench_bench_amg_SOURCES = bench/bench_amg.c
+bench_bench_amg_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+bench_bench_amg_LDFLAGS = $(OPENMP_CFLAGS)

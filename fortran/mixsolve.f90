@@ -39,7 +39,7 @@ module mixsolve
                                MIX_CG_ZERO_RHS = 5, MIX_CG_OUT_OF_RANGE = 6, &
                                MIX_CG_STORAGE_OVERFLOW = 7
   integer(c_int), parameter :: MIX_CG_MAX_STAGES = 3
-  integer(c_int), parameter :: MIX_PRECOND_NONE = 0, MIX_PRECOND_JACOBI = 1
+  integer(c_int), parameter :: MIX_PRECOND_NONE = 0, MIX_PRECOND_JACOBI = 1, MIX_PRECOND_AMG = 2
   integer(c_int), parameter :: MIX_PREC_UNSUPPORTED = 0, MIX_PREC_EMULATED = 1, MIX_PREC_NATIVE = 2
 
   ! ---- structures (bind(C): the C layouts) ----------------------------------------------------

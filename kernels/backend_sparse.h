@@ -81,6 +81,11 @@ struct mixi_sparse_ops {
     int (*csr_convert_rows)(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
                             const double *rowmax, double gmax, mixi_spmat **As);
     void (*csr_destroy)(void *state, mixi_spmat *A); /* NULL allowed */
+    /* The FP64 matrix's CSR arrays copied to host arrays of n + 1, nnz and nnz entries (the
+     * multigrid set-up of solvers/amg reads the matrix there); *nnz alone when rowptr is NULL.
+     * NULL where a backend has none (multigrid is then MIX_ERR_UNSUPPORTED). */
+    int (*csr_export)(void *state, const mixi_spmat *A64, int64_t *nnz, int64_t *rowptr,
+                      int32_t *colind, double *val);
     /* Bytes one SpMV reads of A: values and index arrays (the byte model of bench/bench_cg). */
     int (*csr_bytes)(void *state, const mixi_spmat *A, int64_t *bytes);
     /* Jacobi: scale_i = 1/sqrt(a_ii) from the FP64 matrix; MIX_ERR_NOT_SPD if some a_ii <= 0

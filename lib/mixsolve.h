@@ -79,6 +79,10 @@ typedef enum {
 
 #define MIX_PRECOND_NONE 0
 #define MIX_PRECOND_JACOBI 1
+#define MIX_PRECOND_AMG 2  /* smoothed-aggregation AMG, one V-cycle per CG iteration; built in FP64
+                            * at the first solve on A and cached on the mix_sparse (info.t_setup
+                            * counts it); every level stored in the storage precision; the outer
+                            * CG keeps FP64 true residuals (mix_dcg(3)) */
 
 typedef struct mix_context mix_context;
 
@@ -208,7 +212,7 @@ typedef struct {
     double tol;           /* on the true FP64 residual: ||b - A x||2 <= tol ||b||2, default 1e-10 */
     int max_iter;         /* default 10 n, at least 1000 */
     double delta;         /* reliable-update threshold, default 0.1 */
-    int precond;          /* MIX_PRECOND_NONE | MIX_PRECOND_JACOBI */
+    int precond;          /* MIX_PRECOND_NONE | MIX_PRECOND_JACOBI | MIX_PRECOND_AMG */
     int x0_given;         /* 0: start from x = 0 */
     int escalate;         /* 1 (default): when the storage precision stagnates (or A does not fit
                            * it), go on from the best x in the next wider one: FIXED16 / FP16 /

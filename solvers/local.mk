@@ -1,3 +1,4 @@
 # solvers/local.mk: algorithms written once over the backend operations table, one folder per family.
 include solvers/dense/local.mk
 include solvers/cg/local.mk
+include solvers/amg/local.mk

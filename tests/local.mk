@@ -23,6 +23,7 @@ tests_mixsolve_tests_SOURCES += tests/test_kernels_sparse.c
 tests_mixsolve_tests_SOURCES += tests/test_spmv_tune.c
 tests_mixsolve_tests_SOURCES += tests/test_onednn.c
 tests_mixsolve_tests_SOURCES += tests/test_posv.c
+tests_mixsolve_tests_SOURCES += tests/test_amg.c
 tests_mixsolve_tests_SOURCES += tests/test_edge.c
 tests_mixsolve_tests_SOURCES += tests/test_dense_probe.c
 tests_mixsolve_tests_SOURCES += tests/test_dropin.c tests/lu_check.h

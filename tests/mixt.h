@@ -154,6 +154,7 @@ void mixt_register_spmv_tune(void); /* CPU SpMV variants and their tuner (test_s
 /* ... and suites registered once per available backend. */
 void mixt_register_gesv(mix_backend b);
 void mixt_register_cg(mix_backend b);
+void mixt_register_amg(mix_backend b); /* CG with the multigrid preconditioner (test_amg.c) */
 void mixt_register_kernels(mix_backend b); /* backend kernels against the CPU reference */
 void mixt_register_kernels_sparse(mix_backend b); /* sparse family, called by the above */
 void mixt_register_posv(mix_backend b); /* Cholesky ops and the d?posv drivers */

@@ -4,7 +4,7 @@
 # 2 ranks, and on 3 with one owning no row.  Checked: the true residual meets -ksp_rtol, the error
 # against the exact solution, the iterations near PETSc CG's, a second solve after the matrix
 # changed (-rescale: the cached conversion must be redone), -ksp_monitor / -ksp_converged_reason
-# output, -ksp_max_it, a nonzero initial guess, a PC mixcg cannot apply refused, and PETSc's own
+# output, -ksp_max_it, a nonzero initial guess, -mixcg_pc amg, a PC mixcg cannot apply refused, and PETSc's own
 # tutorial ex2.c.  Skipped (77) where PETSc was not found.
 set -u
 prog=./tests/petsc_client
@@ -75,13 +75,18 @@ done
 mixcg 1 -pc_type none -mixcg_storage fp32 -ksp_monitor -ksp_converged_reason -ksp_view &&
   grep -q "^ *0 KSP Residual norm" "$out" &&
   grep -q "Linear solve converged due to CONVERGED_RTOL" "$out" &&
-  grep -q "type: mixcg" "$out" && grep -q "storage fp32" "$out" && grep -q "Jacobi no" "$out" ||
+  grep -q "type: mixcg" "$out" && grep -q "storage fp32" "$out" && grep -q "preconditioner none" "$out" ||
   fail "-ksp_monitor / -ksp_converged_reason / -ksp_view through mixcg"
 check "mixcg without PC" 1 1000
 mixcg 1 -pc_type jacobi -ksp_max_it 5 && grep -q "iterations 5 reason DIVERGED_ITS" "$out" ||
   fail "-ksp_max_it 5 gives DIVERGED_ITS after 5 iterations"
 mixcg 1 -pc_type jacobi -rescale -ksp_initial_guess_nonzero && check "nonzero initial guess" 1 1000 ||
   fail "nonzero initial guess"
+# -mixcg_pc amg: mixsolve's multigrid (PETSc's PC unused), well under Jacobi CG's iterations.
+ref=$(run 1 -ksp_type cg -pc_type jacobi && its)
+mixcg 1 -mixcg_pc amg -mixcg_storage fixed16 -rescale -ksp_view && grep -q "preconditioner AMG" "$out" &&
+  check "mixcg -mixcg_pc amg" 1 $((ref / 2)) && echo "mixcg -mixcg_pc amg fixed16:$(awk '/^solve/ { printf " %s it;", $4 }' "$out") KSPCG + Jacobi $ref" ||
+  fail "-mixcg_pc amg on one rank"
 if mixcg 1 -pc_type ilu; then fail "-pc_type ilu accepted"
 else grep -q "accepts only -pc_type jacobi" "$out" || fail "-pc_type ilu refused without a clear message"
 fi

@@ -71,6 +71,7 @@ static void (*const once_suites[])(void) = {
 };
 static void (*const backend_suites[])(mix_backend) = {
     mixt_register_gesv, mixt_register_cg, mixt_register_kernels,
+    mixt_register_amg,
     mixt_register_posv,
     mixt_register_edge,
     mixt_register_dense_probe,

@@ -130,6 +130,13 @@ static void test_solve_cg_and_rhs(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "true residual"));
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "converged"));
     CU_ASSERT_EQUAL(mixt_err[0], '\0');
+    /* --precond amg: the multigrid V-cycle (MIX_PRECOND_AMG); an unknown name is a usage error. */
+    snprintf(args, sizeof args, "solve %s --rhs %s --method cg --precond amg", path, mixt_tmp("b.mtx"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "AMG V-cycle"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "status          : converged"));
+    snprintf(args, sizeof args, "solve %s --method cg --precond ilu", path);
+    CU_ASSERT_EQUAL(run(args), 2);
     /* --method auto picks CG for this SPD candidate. */
     snprintf(args, sizeof args, "solve %s --prec fp32", path);
     CU_ASSERT_EQUAL(run(args), 0);
@@ -250,10 +257,13 @@ static void test_bench_small(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg,auto,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,chol,bf16,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "pores_1,30,180,0,lu,auto,ok,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg-amg,fp64,ok,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg-amg,auto,ok,"));
     /* 1 skipped + 2 x LU (dgesv, the low factor precisions, auto) + Cholesky (dposv, the low
-     * ones) + CG rows (the storage precisions and auto), plus the header: 1 + 1 + 12 + 5 + 6. */
+     * ones) + CG rows (the storage precisions and auto) + the two AMG rows (FP64, AUTO), plus
+     * the header: 1 + 1 + 12 + 5 + 6 + 2. */
     const int nlu = mix_prec_list(MIX_ROLE_FACTOR, NULL, 0), ncg = mix_prec_list(MIX_ROLE_STORAGE, NULL, 0);
-    CU_ASSERT_EQUAL(mixt_count_lines(csv), 1 + 1 + 2 * (nlu + 1) + nlu + ncg + 1);
+    CU_ASSERT_EQUAL(mixt_count_lines(csv), 1 + 1 + 2 * (nlu + 1) + nlu + ncg + 1 + 2);
     snprintf(path, sizeof path, "%s/report.md", mixt_tmp("bout"));
     struct stat st;
     CU_ASSERT_EQUAL(stat(path, &st), 0);

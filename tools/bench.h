@@ -18,8 +18,9 @@ typedef enum {
     BENCH_SKIPPED    /* not run (size limit, budget); the note says why */
 } bench_outcome;
 
-/* BENCH_CHOL: dense Cholesky-IR (mix_dposv_ir; baseline LAPACKE_dposv) on SPD candidates. */
-typedef enum { BENCH_LU, BENCH_CG, BENCH_CHOL } bench_method;
+/* BENCH_CHOL: dense Cholesky-IR (mix_dposv_ir; baseline LAPACKE_dposv) on SPD candidates.
+ * BENCH_CG_AMG: mix_dcg with MIX_PRECOND_AMG (tools/bench_amg.c). */
+typedef enum { BENCH_LU, BENCH_CG, BENCH_CHOL, BENCH_CG_AMG } bench_method;
 
 /* One matrix x method x precision. */
 typedef struct {
@@ -54,7 +55,18 @@ typedef struct {
     double wall;
 } bench_set;
 
-const char *bench_outcome_name(bench_outcome o);
+/* Inline so that the report's parts (bench_report.c, bench_amg.c) share it without a call circle. */
+static inline const char *bench_outcome_name(bench_outcome o)
+{
+    static const char *const names[] = {"ok", "fallback", "FAILED", "SILENT-FAILURE", "timeout", "crashed",
+                                        "skipped"};
+    return (unsigned)o <= BENCH_SKIPPED ? names[o] : "?";
+}
+/* tools/bench_amg.c: the storages of the AMG rows (FP64, AUTO), and the report's section on
+ * iterations and times with and without the multigrid preconditioner. */
+#define BENCH_AMG_NPRECS 2
+extern const mix_prec bench_amg_precs[BENCH_AMG_NPRECS];
+void bench_amg_report(const bench_set *s, FILE *f);
 /* Table on stdout, results.csv, report.md and the gnuplot plots in s->outdir; 0 or -1. */
 int bench_report(bench_set *s, FILE *table);
 /* The NVIDIA-style per-precision summary (also part of the report). */

@@ -12,14 +12,10 @@
 #define MIX_GNUPLOT "gnuplot"
 #endif
 
-const char *bench_outcome_name(bench_outcome o)
+static const char *method_name(bench_method m)
 {
-    static const char *const names[] = {"ok", "fallback", "FAILED", "SILENT-FAILURE", "timeout", "crashed",
-                                        "skipped"};
-    return (unsigned)o <= BENCH_SKIPPED ? names[o] : "?";
+    return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : m == BENCH_CG_AMG ? "cg-amg" : "cg";
 }
-
-static const char *method_name(bench_method m) { return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : "cg"; }
 
 static const char *solver_label(const bench_result *r)
 {
@@ -444,6 +440,7 @@ int bench_report(bench_set *s, FILE *table)
     FILE *f = fopen(path, "w");
     if (f) {
         write_markdown(s, f, plots_ok, conv);
+        bench_amg_report(s, f);
         if (fclose(f)) rc = -1;
     } else {
         rc = -1;

@@ -60,7 +60,7 @@ typedef struct {
     mix_backend backend;
     double tol;
     long max_iter;
-    int jacobi;
+    int precond; /* MIX_PRECOND_* (default MIX_PRECOND_JACOBI, 1) */
 } solve_opts;
 #define CLI_SOLVE_DEFAULTS {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1}
 /* The system as read: A, b (from --rhs or A * ones) and the solution x. */

@@ -150,7 +150,7 @@ static int bench_args(int argc, char **argv, bench_opts *opts, const char **outd
 static void method_rows(int i, int np, const bench_input *prob, const mixm_csr *A, int spd, bench_method m,
                         const mix_prec *precs, int n, double until, const bench_opts *o, bench_set *s)
 {
-    static const char *const label[] = {[BENCH_LU] = "lu", [BENCH_CG] = "cg", [BENCH_CHOL] = "chol"};
+    static const char *const label[] = {[BENCH_LU] = "lu", [BENCH_CG] = "cg", [BENCH_CHOL] = "chol", [BENCH_CG_AMG] = "cg-amg"};
     static const char *const baseline[] = {[BENCH_LU] = "fp64 (LAPACKE_dgesv)", [BENCH_CHOL] = "fp64 (LAPACKE_dposv)"};
     for (int k = 0; k < n; k++) {
         bench_result *r = new_result(s, prob->name, A, spd, m, precs[k]);
@@ -205,6 +205,8 @@ static void bench_problem(int i, int np, const bench_input *prob, const bench_op
         method_rows(i, np, prob, &A, spd, BENCH_CHOL, lu_precs, n_lu - 1, budget_end + o->time_limit, o, s);
     if (spd) {
         method_rows(i, np, prob, &A, spd, BENCH_CG, cg_precs, n_cg, budget_end + 3 * o->time_limit, o, s);
+        method_rows(i, np, prob, &A, spd, BENCH_CG_AMG, bench_amg_precs, BENCH_AMG_NPRECS,
+                    budget_end + 4 * o->time_limit, o, s);
     } else if (square && A.nrows > o->dense_max) {
         bench_result *r = &s->r[s->count - 1];
         snprintf(r->note, sizeof r->note, "skipped: n = %d > --dense-max %d and not SPD (no CG)", A.nrows,

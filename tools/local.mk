@@ -2,7 +2,7 @@
 bin_PROGRAMS += tools/mixsolve
 tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cli.c tools/cmd_info.c tools/cmd_solve.c tools/solve_serial.c tools/solve_setup.c tools/cmd_gen.c \
 	tools/bench.h tools/bench_run.h tools/cmd_bench.c tools/bench_inputs.c tools/bench_solve.c tools/bench_child.c \
-	tools/bench_report.c
+	tools/bench_report.c tools/bench_amg.c
 # The installed data directory, expanded by make (configure's $datadir is a literal
 # "${datarootdir}"); the source tree only serves a build that is not installed.
 tools_mixsolve_CPPFLAGS = $(AM_CPPFLAGS) -DMIX_DATADIR='"$(pkgdatadir)"' -DMIX_SRCDIR='"$(abs_top_srcdir)"'

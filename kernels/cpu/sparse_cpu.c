@@ -63,6 +63,21 @@ static void cpu_csr_destroy(void *state, mixi_spmat *A)
     spmat_free(A);
 }
 
+static int cpu_csr_export(void *state, const mixi_spmat *A, int64_t *nnz, int64_t *rowptr,
+                          int32_t *colind, double *val)
+{
+    (void)state;
+    if (A->prec != MIX_FP64) return MIX_ERR_INVALID_ARG;
+    *nnz = A->nnz;
+    if (!rowptr) return MIX_SUCCESS;
+    memcpy(rowptr, A->rowptr, ((size_t)A->n + 1) * sizeof *rowptr);
+    if (A->nnz > 0) {
+        memcpy(colind, A->colind, (size_t)A->nnz * sizeof *colind);
+        memcpy(val, A->val, (size_t)A->nnz * sizeof(double));
+    }
+    return MIX_SUCCESS;
+}
+
 static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32_t *colind,
                           const double *val, mixi_spmat **out)
 {
@@ -413,6 +428,7 @@ const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .csr_row_offmax = cpu_csr_row_offmax,
     .csr_convert_rows = cpu_csr_convert_rows,
     .csr_destroy = cpu_csr_destroy,
+    .csr_export = cpu_csr_export,
     .csr_bytes = cpu_csr_bytes,
     .diag_rsqrt = cpu_diag_rsqrt,
     .residual64 = cpu_residual64,

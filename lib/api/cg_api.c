@@ -28,7 +28,8 @@ static int check_args(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, c
         if (!mixk_prec_storage(p->sloppy_prec) && p->sloppy_prec != MIX_PREC_AUTO) return -2;
         if (!(p->tol >= 0.0) || !isfinite(p->tol) || p->max_iter < 0 || !(p->delta > 0.0) ||
             !(p->delta < 1.0) || (p->escalate != 0 && p->escalate != 1) ||
-            (p->narrow_vectors != 0 && p->narrow_vectors != 1) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI))
+            (p->narrow_vectors != 0 && p->narrow_vectors != 1) || (p->precond != MIX_PRECOND_NONE && p->precond != MIX_PRECOND_JACOBI &&
+             p->precond != MIX_PRECOND_AMG))
             return -2;
     }
     if (!A || A->ctx != ctx) return -3;

@@ -56,6 +56,13 @@ static PetscErrorCode KSPSetFromOptions_MixCG(KSP ksp, PetscOptionItems *PetscOp
                                "mix_dcg", mc->escalate, &mc->escalate, NULL));
     PetscCall(PetscOptionsBool("-mixcg_narrow_vectors", "16-bit sloppy vectors too (QUDA's half)",
                                "mix_dcg", mc->narrow, &mc->narrow, NULL));
+    /* pc: what -pc_type says (jacobi or none); amg: mixsolve's multigrid V-cycle. */
+    const char *pcs[2] = {"pc", "amg"};
+    PetscInt pi = mc->amg ? 1 : 0;
+    PetscCall(PetscOptionsEList("-mixcg_pc", "Preconditioner: pc (-pc_type jacobi or none) or amg "
+                                "(mixsolve's smoothed-aggregation multigrid)", "mix_dcg", pcs, 2,
+                                pcs[pi], &pi, NULL));
+    mc->amg = pi == 1 ? PETSC_TRUE : PETSC_FALSE;
     PetscOptionsHeadEnd();
     mc->storage = storages[si];
     if (blist[bi] != mc->backend && (mc->ctx || mc->serial)) { /* a new backend: new contexts */
@@ -92,12 +99,12 @@ static PetscErrorCode KSPView_MixCG(KSP ksp, PetscViewer v)
     PetscFunctionBegin;
     PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &ascii));
     if (!ascii) PetscFunctionReturn(0);
-    PetscCall(PetscViewerASCIIPrintf(v, "mixsolve %s, storage %s, backend %s, Jacobi %s, "
+    PetscCall(PetscViewerASCIIPrintf(v, "mixsolve %s, storage %s, backend %s, preconditioner %s, "
                                      "delta %g, escalate %s\n", mix_version(),
                                      mix_prec_name(mc->storage),
                                      mc->A_ctx ? mix_backend_name(mix_context_backend(mc->A_ctx))
                                                : mix_backend_name(mc->backend),
-                                     mc->jacobi ? "yes" : "no", mc->delta,
+                                     mc->amg ? "AMG" : mc->jacobi ? "Jacobi" : "none", mc->delta,
                                      mc->escalate ? "yes" : "no"));
     if (mc->A)
         PetscCall(PetscViewerASCIIPrintf(v, "operator of order %" PetscInt_FMT " converted %d "
@@ -142,7 +149,8 @@ static PetscErrorCode KSPDestroy_MixCG(KSP ksp)
 /*MC
    KSPMIXCG - "mixcg": mixsolve's reliable-update mixed-precision CG (mix_dcg(3)) on the
    operator's rows, for SPD matrices.  Options: -mixcg_storage, -mixcg_backend, -mixcg_delta,
-   -mixcg_escalate, -mixcg_narrow_vectors.  PC: jacobi or none.  See mixsolve_petsc(7).
+   -mixcg_escalate, -mixcg_narrow_vectors, -mixcg_pc amg (mixsolve's multigrid; one process).
+   PC: jacobi or none.  See mixsolve_petsc(7).
 M*/
 static PetscErrorCode KSPCreate_MixCG(KSP ksp)
 {

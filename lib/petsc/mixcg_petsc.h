@@ -20,6 +20,7 @@ typedef struct {
     mix_backend backend;
     double delta;
     PetscBool escalate, narrow;
+    PetscBool amg;           /* -mixcg_pc amg: mixsolve's multigrid, PETSc's PC unused */
     /* The contexts: over the KSP's communicator, and a serial one for the one-process fallback
      * while libmixsolve_mpi has no distributed CG (mix_sparse_create_dist_csr answering
      * MIX_ERR_NOT_IMPLEMENTED). */

@@ -17,6 +17,10 @@ PetscErrorCode mixi_petsc_jacobi(KSP ksp, int *jacobi)
     const char *type;
 
     PetscFunctionBegin;
+    if (((KSP_MixCG *)ksp->data)->amg) { /* -mixcg_pc amg: mixsolve preconditions itself */
+        *jacobi = 0;
+        PetscFunctionReturn(0);
+    }
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCGetType(pc, &type));
     PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCNONE, &none));

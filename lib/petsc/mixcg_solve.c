@@ -41,7 +41,7 @@ static void fill_params(const KSP ksp, const KSP_MixCG *mc, double tol, mix_cg_p
     p->tol = tol;
     p->max_iter = (int)PetscMin(ksp->max_it, (PetscInt)INT32_MAX);
     p->delta = mc->delta;
-    p->precond = mc->jacobi ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+    p->precond = mc->amg ? MIX_PRECOND_AMG : mc->jacobi ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
     p->x0_given = !ksp->guess_zero;
     p->escalate = mc->escalate ? 1 : 0;
     p->narrow_vectors = mc->narrow ? 1 : 0;

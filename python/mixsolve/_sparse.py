@@ -33,7 +33,7 @@ class CGInfo:
     true_rel_residual : float
         ||b - A x||2 / ||b||2 recomputed in FP64.
     t_setup, t_solve : float
-        Seconds (conversion to the storage precision, iterations).
+        Seconds (conversion to the storage precision, or the multigrid set-up; iterations).
     stages : list of (str, int, str)
         The storage precisions that ran, in order: (precision, iterations, reason).
     """
@@ -239,9 +239,10 @@ def _make_params(rtol, maxiter, storage, precond, x0_given, escalate):
     if maxiter is not None:
         p.max_iter = _lib.c_int_keyword(maxiter, "maxiter")
     pc = "none" if precond is None else str(precond).lower()
-    if pc not in ("none", "jacobi"):
-        raise InvalidArgumentError("precond=%r is not one of 'jacobi', 'none', None" % (precond,))
-    p.precond = _lib.MIX_PRECOND_JACOBI if pc == "jacobi" else _lib.MIX_PRECOND_NONE
+    codes = {"none": _lib.MIX_PRECOND_NONE, "jacobi": _lib.MIX_PRECOND_JACOBI, "amg": _lib.MIX_PRECOND_AMG}
+    if pc not in codes:
+        raise InvalidArgumentError("precond=%r is not one of 'jacobi', 'amg', 'none', None" % (precond,))
+    p.precond = codes[pc]
     p.x0_given = int(x0_given)
     p.escalate = int(bool(escalate))
     return p
@@ -309,8 +310,11 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
     storage : {"auto", "fixed16", "fp16", "bf16", "fp32", "fp64"}, optional
         The precision A is stored in for the iterations; "auto" takes the cheapest the matrix
         fits.
-    precond : {"jacobi", "none", None}, optional
-        Diagonal (Jacobi) preconditioning, on by default.
+    precond : {"jacobi", "amg", "none", None}, optional
+        Diagonal (Jacobi) preconditioning, on by default.  "amg": FP64 CG with one
+        smoothed-aggregation multigrid V-cycle per iteration, the hierarchy stored in
+        `storage` and built at the first solve on A (kept with A's handle for later solves on
+        the same matrix object; mix_dcg(3)).
     escalate : bool, optional
         When the storage precision stagnates, go on in the next wider one (default True).
     check_symmetric : bool, optional

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "solvers/cg/cg_impl.h"
+#include "solvers/amg/amg.h"
 
 /* QUDA's maxResIncrease / maxResIncreaseTotal: give up after this many rises of the true
  * residual in a row / in total. */
@@ -652,6 +653,7 @@ static mix_prec auto_prec(const mix_sparse *A)
 int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, const double *b,
                   double *x, mix_cg_info *info)
 {
+    if (prm->precond == MIX_PRECOND_AMG) return mixi_amg_solve(ctx, prm, A, b, x, info);
     /* The whole matrix's order: every rank sets the same budget and windows. */
     const double ng = mixi_cg_n(A);
     const int n = ng < 0x1p30 ? (int)ng : 1 << 30;

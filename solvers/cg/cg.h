@@ -66,6 +66,10 @@ struct mix_sparse {
      * kind [0] uniform, [1] Jacobi are made collectively once (off_scale_done). */
     mixi_dist_link *dist;
     int off_scale_done[2];
+    /* The multigrid hierarchy of MIX_PRECOND_AMG (solvers/amg), made on the first such solve,
+     * and its release (set with it, so that this file's code need not link the family). */
+    struct mixi_amg *amg;
+    void (*amg_free)(struct mixi_amg *amg, mix_context *ctx);
 };
 
 /* A (*A) bound to ctx, whose backend has the sparse family, from a valid CSR with sorted rows
@@ -89,6 +93,9 @@ int mixi_sparse_sloppy(mix_sparse *A, mix_prec prec, int jacobi, const mixi_spma
 int mixi_cg_sum(const mix_sparse *A, double *v, int k);      /* v[0..k-1] summed over the ranks */
 int mixi_cg_max(const mix_sparse *A, double *v, int k);
 int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest status of all ranks */
+double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
+/* MIX_PREC_AUTO's storage for A (solvers/cg/cg_auto.c; also the AMG hierarchy's). */
+mix_prec mixi_cg_auto_prec(const mix_sparse *A);
 
 /* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
  * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */

@@ -34,8 +34,7 @@ int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta)
  * small matrices more than it can win: their CG runs a few hundred iterations (bundled
  * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
 #define MIXI_CG_AUTO_MIN_N 4096
-mix_prec mixi_cg_auto_prec(const mix_sparse *A);
-/* The same from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
+/* mixi_cg_auto_prec's choice (solvers/cg/cg.h) from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
  * all): FP64 below the order above (mixi_cg_n: the global one), else the smallest predicted time per iteration
  * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg/cg_auto.c). */
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
@@ -48,7 +47,6 @@ mix_prec mixi_cg_vector_prec(const mix_context *ctx, int narrow_vectors, mix_pre
  * (pointers cleared; an unallocated vector is a no-op). */
 int mixi_cg_svec_alloc(mix_context *ctx, mix_prec prec, int n, mixi_svec *v);
 void mixi_cg_svec_free(mix_context *ctx, mixi_svec *v);
-double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
 /* r = b - A x in FP64 over the ranks (the halo in FP64), *rr = ||r||^2 summed. */
 int mixi_cg_residual64(mix_sparse *A, const double *b, const double *x, double *r, double *rr);
 /* y = A x in FP64 over the ranks (true p'Ap on a breakdown). */

@@ -47,6 +47,7 @@ void mixi_sparse_free(mix_sparse *A)
     if (!A) return;
     const mixi_backend_ops *ops = A->ctx->ops;
     /* Distributed: the off-process copies share the off block's pattern, which the link frees. */
+    if (A->amg) A->amg_free(A->amg, A->ctx);
     if (A->dist) {
         mixi_cg_off_free(A);
         A->dist->free(A->dist);

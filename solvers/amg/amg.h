@@ -1,0 +1,102 @@
+/* amg.h: smoothed-aggregation algebraic multigrid under the FP64 conjugate gradients of
+ * MIX_PRECOND_AMG: the FP64 set-up on host CSR arrays (amg_csr.c, amg_setup.c), the copies of
+ * each level in a storage precision over the backend (amg_store.c), the V-cycle (amg_cycle.c)
+ * and the preconditioned CG around it (amg_pcg.c). */
+#ifndef MIX_SOLVERS_AMG_H
+#define MIX_SOLVERS_AMG_H
+
+#include "solvers/cg/cg.h"
+
+#define MIXI_AMG_MAX_LEVELS 12
+/* Coarsening stops at this order; the coarsest level is solved by a dense Cholesky up to
+ * MIXI_AMG_DIRECT_N rows (a hierarchy that stopped coarsening above it smooths there). */
+#define MIXI_AMG_COARSE_N 400
+#define MIXI_AMG_DIRECT_N 3000
+
+/* A host CSR matrix of nr rows and nc columns (rows sorted where it goes to a backend). */
+typedef struct {
+    int nr, nc;
+    int64_t *rp;
+    int32_t *ci;
+    double *v;
+} mixi_amg_csr;
+
+int mixi_amg_csr_alloc(mixi_amg_csr *M, int nr, int nc, int64_t nnz);
+void mixi_amg_csr_free(mixi_amg_csr *M);
+int mixi_amg_csr_transpose(const mixi_amg_csr *M, mixi_amg_csr *T); /* T = M^T, rows sorted */
+int mixi_amg_csr_product(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_csr *C);
+void mixi_amg_csr_sort_rows(mixi_amg_csr *M);
+/* The largest eigenvalue of D^-1/2 A D^-1/2 (dinv_sqrt: D^-1/2) by power iteration, a little
+ * above it rather than below (it bounds the smoothers' intervals). */
+double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt);
+
+/* One level of the FP64 hierarchy: its operator (the fine level's is the user's matrix, kept
+ * by the mix_sparse), D^-1/2, the largest eigenvalue of D^-1/2 A D^-1/2, and the transfers to
+ * the next level in the scaled unknowns (Ph = D^1/2 P Dc^-1/2, Rh = Ph^T), each held as a
+ * square matrix of this level's order (the SpMV kernels take square matrices; the coarse
+ * vector is the head of a fine-sized one). */
+typedef struct {
+    int n;
+    int64_t nnz;             /* of the operator */
+    mixi_amg_csr A;          /* level >= 1: host FP64 operator until stored */
+    double *dinv_sqrt;       /* host */
+    double lmax;
+    mixi_amg_csr P, R;       /* host, square n x n, scaled */
+    int tiny_share_pct;      /* FIXED16 fit of the scaled operator: % of tiny off-diagonals */
+} mixi_amg_level;
+
+/* A level's backend copies in one storage precision. */
+typedef struct {
+    mix_prec prec;               /* the level's operator's storage (P, R: FP32 under 16 bits) */
+    const mixi_spmat *A, *P, *R; /* A of level 0: the mix_sparse's Jacobi copy */
+    mixi_spmat *own_A, *P_own, *R_own;
+} mixi_amg_stored;
+
+struct mixi_amg {
+    int nlev;
+    mixi_amg_level lev[MIXI_AMG_MAX_LEVELS];
+    mixi_spmat *base_A[MIXI_AMG_MAX_LEVELS], *base_P[MIXI_AMG_MAX_LEVELS],
+        *base_R[MIXI_AMG_MAX_LEVELS];        /* backend FP64 copies (A unscaled, P R scaled) */
+    double *scale[MIXI_AMG_MAX_LEVELS];      /* backend D^-1/2 (level 0: the mix_sparse's) */
+    double *chol;                            /* dense FP64 Cholesky factor of the coarsest */
+    int coarse_direct;                       /* 1: coarsest solved by chol, else smoothed */
+    mixi_amg_stored *stored[MIX_NUM_PREC];   /* [requested storage]: per level */
+    int64_t bytes_stored[MIX_NUM_PREC]; /* what one V-cycle's SpMVs read of the matrices */
+    double t_setup;
+};
+typedef struct mixi_amg mixi_amg;
+
+/* The hierarchy of A (built and cached on A on first use; *t counts the time when built). */
+int mixi_amg_get(mix_sparse *A, mixi_amg **H, double *t);
+/* Its copies for the requested storage (AUTO resolved by the caller), levels that do not fit
+ * 16 bits stored in FP32; cached. */
+int mixi_amg_stored_get(mix_sparse *A, mixi_amg *H, mix_prec prec, const mixi_amg_stored **S);
+void mixi_amg_free(mixi_amg *H, mix_context *ctx);
+/* Dense FP64 Cholesky of the coarsest operator (amg_coarse.c): L in H->chol. */
+int mixi_amg_coarse_factor(mixi_amg *H, const mixi_amg_csr *A);
+void mixi_amg_coarse_solve(const mixi_amg *H, double *x); /* x = A^-1 x (FP64, host) */
+/* The set-up of one coarser level from level l (amg_setup.c); *stop when none is worth it. */
+int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac, int *stop);
+
+/* The V-cycle's workspace and application (amg_cycle.c): z = M r for FP64 backend vectors. */
+typedef struct {
+    mix_context *ctx;
+    const mixi_amg *H;
+    const mixi_amg_stored *S;
+    const double *scale0;
+    mix_prec vprec;
+    mixi_svec x[MIXI_AMG_MAX_LEVELS], b[MIXI_AMG_MAX_LEVELS], r[MIXI_AMG_MAX_LEVELS],
+        d[MIXI_AMG_MAX_LEVELS], t[MIXI_AMG_MAX_LEVELS];
+    double *c64;  /* coarsest FP64 vector */
+    double sigma; /* power of two keeping the narrow vectors in range */
+} mixi_amg_cycle;
+int mixi_amg_cycle_init(mixi_amg_cycle *C, mix_context *ctx, const mixi_amg *H,
+                        const mixi_amg_stored *S, const double *scale0, mix_prec vprec);
+void mixi_amg_cycle_free(mixi_amg_cycle *C);
+int mixi_amg_cycle_apply(mixi_amg_cycle *C, const double *r, double *z);
+
+/* MIX_PRECOND_AMG's solve (amg_pcg.c): what mixi_cg_solve calls. */
+int mixi_amg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,
+                   double *x, mix_cg_info *info);
+
+#endif

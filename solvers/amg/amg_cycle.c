@@ -1,0 +1,174 @@
+/* amg_cycle.c: one V-cycle z = M r over the backend's sparse operations, in the scaled unknowns
+ * of each level (D^-1/2 A D^-1/2 has a unit diagonal, so the smoother needs no diagonal
+ * operation): Chebyshev smoothing before and after (the same polynomial, so M is symmetric),
+ * restriction and prolongation by the stored R and P, a dense FP64 solve on the coarsest level.
+ * Vectors are FP32 over 16-bit and FP32 levels (the SpMV kernels' accumulator), FP64 over FP64. */
+#include <math.h>
+#include <string.h>
+#include "solvers/amg/amg.h"
+
+/* Chebyshev degree and interval [AMG_CHEB_LOW, AMG_CHEB_HIGH] x the estimated lambda_max:
+ * PETSc GAMG's defaults (degree 2, 0.1 and 1.1), the upper margin covering the power method's
+ * underestimate. */
+#define AMG_CHEB_DEGREE 2
+#define AMG_CHEB_LOW 0.1
+#define AMG_CHEB_HIGH 1.1
+
+static int svec_alloc(mix_context *ctx, mix_prec prec, int n, int cap, mixi_svec *v)
+{
+    size_t vb, nb;
+    v->prec = prec;
+    v->n = n;
+    v->norm = NULL;
+    int st = mixi_svec_bytes(prec, cap, &vb, &nb);
+    if (!st) st = ctx->ops->alloc(ctx->state, &v->val, vb);
+    return st ? st : ctx->ops->memset0(ctx->state, v->val, vb);
+}
+
+void mixi_amg_cycle_free(mixi_amg_cycle *C)
+{
+    mix_context *ctx = C->ctx;
+    for (int l = 0; l < MIXI_AMG_MAX_LEVELS; l++) {
+        ctx->ops->free(ctx->state, C->x[l].val);
+        ctx->ops->free(ctx->state, C->r[l].val);
+        ctx->ops->free(ctx->state, C->d[l].val);
+        ctx->ops->free(ctx->state, C->t[l].val);
+        C->x[l].val = C->r[l].val = C->d[l].val = C->t[l].val = NULL;
+    }
+    ctx->ops->free(ctx->state, C->b[0].val);
+    ctx->ops->free(ctx->state, C->c64);
+    C->b[0].val = NULL;
+    C->c64 = NULL;
+}
+
+/* Level l's vectors; x of level l + 1 has level l's room (P reads it as a level-l vector whose
+ * tail stays zero), b of level l + 1 is the head of t of level l (the restricted residual). */
+int mixi_amg_cycle_init(mixi_amg_cycle *C, mix_context *ctx, const mixi_amg *H,
+                        const mixi_amg_stored *S, const double *scale0, mix_prec vprec)
+{
+    memset(C, 0, sizeof *C);
+    C->ctx = ctx, C->H = H, C->S = S, C->scale0 = scale0, C->vprec = vprec, C->sigma = 1.0;
+    int st = MIX_SUCCESS;
+    for (int l = 0; l < H->nlev && !st; l++) {
+        const int n = H->lev[l].n, cap = l ? H->lev[l - 1].n : n;
+        if (!(st = svec_alloc(ctx, vprec, n, cap, &C->x[l])) &&
+            !(st = svec_alloc(ctx, vprec, n, n, &C->r[l])) &&
+            !(st = svec_alloc(ctx, vprec, n, n, &C->d[l])))
+            st = svec_alloc(ctx, vprec, n, n, &C->t[l]);
+        if (l > 0) C->b[l] = (mixi_svec){vprec, n, C->t[l - 1].val, NULL};
+        else if (!st) st = svec_alloc(ctx, vprec, n, n, &C->b[0]);
+    }
+    const size_t cb = (size_t)H->lev[H->nlev - 1].n * sizeof(double);
+    if (!st) st = ctx->ops->alloc(ctx->state, (void **)&C->c64, cb);
+    if (st) mixi_amg_cycle_free(C);
+    return st;
+}
+
+typedef struct {
+    double theta, delta, sigma1;
+} cheb;
+
+static cheb cheb_of(double lmax)
+{
+    const double hi = AMG_CHEB_HIGH * lmax, lo = AMG_CHEB_LOW * lmax;
+    cheb c = {(hi + lo) / 2.0, (hi - lo) / 2.0, 0.0};
+    c.sigma1 = c.theta / c.delta;
+    return c;
+}
+
+/* Chebyshev steps on level l from x with residual *r = b - A x (Saad, Algorithm 12.1); with
+ * want_res the last step's residual is left in *r, else that SpMV is saved; from_zero: x = 0
+ * (its old values are not read). */
+static int chebyshev(mixi_amg_cycle *C, int l, mixi_svec **r, mixi_svec **t, int want_res,
+                     int from_zero)
+{
+    const mixi_sparse_ops *sp = C->ctx->ops->sparse;
+    void *s = C->ctx->state;
+    const cheb c = cheb_of(C->H->lev[l].lmax);
+    mixi_svec *x = &C->x[l], *d = &C->d[l];
+    double rho0 = 1.0 / c.sigma1, xy;
+    int st = sp->axpby(s, 1.0 / c.theta, *r, 0.0, d);
+    for (int k = 1; k <= AMG_CHEB_DEGREE && !st; k++) {
+        /* x = d on the first step from x = 0: no pass to clear x first. */
+        if ((st = sp->axpby(s, 1.0, d, k == 1 && from_zero ? 0.0 : 1.0, x))) break;
+        if (k == AMG_CHEB_DEGREE && !want_res) break;
+        if ((st = sp->spmv(s, C->S[l].A, d, *t, &xy)) || (st = sp->axpby(s, -1.0, *t, 1.0, *r)))
+            break;
+        if (k == AMG_CHEB_DEGREE) break;
+        const double rho1 = 1.0 / (2.0 * c.sigma1 - rho0);
+        st = sp->axpby(s, 2.0 * rho1 / c.delta, *r, rho1 * rho0, d);
+        rho0 = rho1;
+    }
+    return st;
+}
+
+/* The coarsest level: x = A^-1 b in FP64 (or smoothing where it is too large to factor). */
+static int coarsest(mixi_amg_cycle *C, int l)
+{
+    const mixi_sparse_ops *sp = C->ctx->ops->sparse;
+    void *s = C->ctx->state;
+    mixi_svec *r = &C->r[l], *t = &C->t[l];
+    int st;
+    if (!C->H->coarse_direct) {
+        if ((st = sp->axpby(s, 1.0, &C->b[l], 0.0, r)) || (st = chebyshev(C, l, &r, &t, 1, 1)))
+            return st;
+        return chebyshev(C, l, &r, &t, 0, 0);
+    }
+    const size_t cb = (size_t)C->H->lev[l].n * sizeof(double);
+    if ((st = C->ctx->ops->memset0(s, C->c64, cb)) ||
+        (st = sp->vec_accum64(s, &C->b[l], NULL, 1.0, C->c64)))
+        return st;
+    mixi_amg_coarse_solve(C->H, C->c64);
+    return sp->vec_from64(s, C->c64, NULL, 1.0, &C->x[l], NULL);
+}
+
+static int vcycle(mixi_amg_cycle *C, int l)
+{
+    if (l == C->H->nlev - 1) return coarsest(C, l);
+    const mixi_sparse_ops *sp = C->ctx->ops->sparse;
+    void *s = C->ctx->state;
+    const mixi_amg_stored *S = &C->S[l];
+    mixi_svec *r = &C->r[l], *t = &C->t[l], *x = &C->x[l], *b = &C->b[l];
+    /* The next level's x read as one of this level's order (its tail is zero). */
+    mixi_svec xc = {C->vprec, C->H->lev[l].n, C->x[l + 1].val, NULL};
+    double xy;
+    int st;
+    if ((st = sp->axpby(s, 1.0, b, 0.0, r)) || (st = chebyshev(C, l, &r, &t, 1, 1)) || (st = sp->spmv(s, S->R, r, &C->t[l], &xy)) ||
+        (st = vcycle(C, l + 1)) || (st = sp->spmv(s, S->P, &xc, &C->t[l], &xy)) ||
+        (st = sp->axpby(s, 1.0, &C->t[l], 1.0, x)))
+        return st;
+    /* Post-smoothing from the residual b - A x, held in t (r is then the scratch). */
+    r = &C->r[l];
+    t = &C->t[l];
+    if ((st = sp->spmv(s, S->A, x, t, &xy)) || (st = sp->axpby(s, 1.0, b, -1.0, t))) return st;
+    return chebyshev(C, l, &t, &r, 0, 0);
+}
+
+/* Narrow vectors are kept near unit RMS by a power of two (exact), so that residuals that
+ * fell by 1e-10 neither underflow nor leave FP32's range. */
+static double rescale(double vv, double n)
+{
+    const double rms = sqrt(vv / n);
+    if (!(rms > 0.0) || !isfinite(rms) || (rms >= 0x1p-16 && rms <= 0x1p16)) return 1.0;
+    int e;
+    frexp(rms, &e);
+    return ldexp(1.0, -e);
+}
+
+int mixi_amg_cycle_apply(mixi_amg_cycle *C, const double *r, double *z)
+{
+    const mixi_sparse_ops *sp = C->ctx->ops->sparse;
+    void *s = C->ctx->state;
+    const int n = C->H->lev[0].n;
+    double vv;
+    int st = sp->vec_from64(s, r, C->scale0, C->sigma, &C->b[0], &vv);
+    const double f = C->vprec == MIX_FP64 ? 1.0 : rescale(vv, n);
+    if (!st && f != 1.0) {
+        C->sigma *= f;
+        st = sp->vec_from64(s, r, C->scale0, C->sigma, &C->b[0], &vv);
+    }
+    if (!st) st = vcycle(C, 0);
+    if (!st) st = C->ctx->ops->memset0(s, z, (size_t)n * sizeof(double));
+    if (!st) st = sp->vec_accum64(s, &C->x[0], C->scale0, 1.0 / C->sigma, z);
+    return st;
+}
