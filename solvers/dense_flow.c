@@ -27,7 +27,8 @@ static int refine(const mixi_dense_problem *P, mixi_lowprec *L, mix_gesv_info *i
         .cg = L->use_cg ? &L->cg : NULL, .anrm = P->anrm,
         .fp64_flops = p->cost_fallback && P->n >= MIXI_COST_FALLBACK_MIN_N
                           ? P->F->fp64_flops(P->n, P->nrhs) : 0.0,
-        .fp64_floor = L->t_floor, .u_factor = ldexp(1.0, -(mixk_prec_mant_bits(L->prec) + 1))};
+        .fp64_floor = L->t_floor, .u_factor = ldexp(1.0, -(mixk_prec_mant_bits(L->prec) + 1)),
+        .prec = L->prec, .factor_flops = P->F->fp64_flops(P->n, 0)};
     if ((rc = mixi_refine(&job, &rr)) || (rc = ctx->ops->synchronize(ctx->state))) return rc;
     info->t_refine = mixi_wtime() - t0;
     info->iter = rr.iter;

@@ -76,9 +76,9 @@ double mixi_fp64_seconds(mix_context *ctx, double flops)
 int mixi_refine_outweighs(int n, int nrhs, double fp64_flops)
 {
     /* The first solve and two corrections: an FP32 solve with the factors and an FP64 residual
-     * per column and round, 2 n^2 flops each.  Below 32 everything is microseconds and LAPACK's
+     * per column and round, 2 n^2 flops each.  Below 100 everything is microseconds and LAPACK's
      * dsgesv, which always tries FP32, is the reference. */
-    return n >= 32 && 10.0 * (double)n * n * nrhs > fp64_flops;
+    return n >= 100 && 10.0 * (double)n * n * nrhs > fp64_flops;
 }
 
 /* Predicted seconds of one refinement round: the larger of its flops (an FP64 residual and an
@@ -89,29 +89,38 @@ static double round_seconds(double n, double nrhs, double r64, double r32)
     return fmax(flops / (r64 * 1e9) + flops / (r32 * 1e9), bytes / ROUND_BYTES_PER_S);
 }
 
+/* Predicted seconds of a factorization of `flops` in prec: at its calibrated rate, never faster
+ * than FP32's (0: no rates). */
+static double lowprec_seconds(mix_context *ctx, mix_prec prec, double flops)
+{
+    const double r32 = gemm_rate(ctx, MIX_FP32);
+    double rate = prec == MIX_FP32 ? r32 : gemm_rate(ctx, prec);
+    if (rate > r32) rate = r32;
+    return rate > 0.0 ? flops / (rate * 1e9) : 0.0;
+}
+
 double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, double fp64_flops,
                          double factor_flops)
 {
     const double t64 = mixi_fp64_seconds(ctx, fp64_flops), r64 = gemm_rate(ctx, MIX_FP64);
-    double r32 = gemm_rate(ctx, MIX_FP32), rate = prec == MIX_FP32 ? r32 : gemm_rate(ctx, prec);
-    if (!(t64 > 0.0) || !(r64 > 0.0) || !(r32 > 0.0) || !(rate > 0.0)) return 0.0;
-    /* Never faster than FP32's: a backend may run a narrow precision's smaller updates as
-     * rounding + FP32 GEMM (the CPU below oneDNN's size thresholds: a BF16 LU of n = 1000 took
-     * 0.8x an FP64 solve where its calibrated rate promised 0.2x). */
-    if (rate > r32) rate = r32;
-    const double t_low = factor_flops / (rate * 1e9) +
-                         AUTO_REFINE_ROUNDS * round_seconds(n, nrhs, r64, r32);
-    return t64 / t_low;
+    const double r32 = gemm_rate(ctx, MIX_FP32), t_factor = lowprec_seconds(ctx, prec, factor_flops);
+    if (!(t64 > 0.0) || !(r64 > 0.0) || !(r32 > 0.0) || !(t_factor > 0.0)) return 0.0;
+    return t64 / (t_factor + AUTO_REFINE_ROUNDS * round_seconds(n, nrhs, r64, r32));
 }
 
-void mixi_refine_budget(mix_context *ctx, double fp64_flops, double t_spent, int asked,
-                        double *fail_s, double *succeed_s)
+void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, double factor_flops,
+                        double t_spent, int asked, double *fail_s, double *succeed_s)
 {
-    const double t64 = mixi_fp64_seconds(ctx, fp64_flops);
+    double t64 = mixi_fp64_seconds(ctx, fp64_flops);
     if (t64 <= 0.0) {
         *fail_s = *succeed_s = fmax(UNCALIBRATED_CAP * t_spent, UNCALIBRATED_MIN_S);
         return;
     }
+    /* The FP64 solve as it would run now: the measured factorization against its prediction
+     * says how much slower than calibrated the machine runs (other processes' load; the rates'
+     * own error, 1.15-2.2x short on the 2-core Xeon), and the bound is in that solve's units. */
+    const double t_low = lowprec_seconds(ctx, prec, factor_flops);
+    if (t_low > 0.0 && t_spent > t_low) t64 *= t_spent / t_low;
     *fail_s = FAIL_SHARE * t64;
     /* A refinement converging at a steady rate: AUTO's must still beat the FP64 solve; a
      * precision the caller asked for may use the bound beside its factorization. */

@@ -252,8 +252,8 @@ static void set_deadlines(const mixi_refine_job *job, columns *c, double now)
     c->deadline = c->evidence = 0.0;
     if (!(fail > 0.0)) {
         if (!(job->fp64_flops > 0.0)) return;
-        mixi_refine_budget(job->ctx, job->fp64_flops, job->fp64_floor,
-                           job->p->factor_prec != MIX_PREC_AUTO, &fail, &succeed);
+        mixi_refine_budget(job->ctx, job->prec, job->fp64_flops, job->factor_flops,
+                           job->fp64_floor, job->p->factor_prec != MIX_PREC_AUTO, &fail, &succeed);
     }
     /* No time left: a deadline already past (never the "no limit" 0). */
     c->deadline = succeed > 0.0 ? now + succeed : now - 1e-9;

@@ -33,15 +33,16 @@ double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, doubl
                          double factor_flops);
 /* 1 where the refinement's least work (the first solve and two corrections of nrhs columns)
  * outweighs the FP64 solve of fp64_flops: no low precision can pay (many right-hand sides), and
- * a precision asked for would break the worst-case bound: FP64 directly (n >= 32). */
+ * a precision asked for would break the worst-case bound: FP64 directly (n >= 100). */
 int mixi_refine_outweighs(int n, int nrhs, double fp64_flops);
 /* The refinement's time budgets (seconds, from its start) after t_spent seconds of
- * low-precision work, beside an FP64 solve of fp64_flops: *fail_s while it shows no converging
- * rate (the worst-case bound's slack), *succeed_s while its columns converge at a rate that
- * predicts they make it (AUTO: still faster than FP64; asked: the bound beside its
- * factorization). */
-void mixi_refine_budget(mix_context *ctx, double fp64_flops, double t_spent, int asked,
-                        double *fail_s, double *succeed_s);
+ * low-precision work (a factorization of factor_flops in prec), beside an FP64 solve of
+ * fp64_flops: *fail_s while it shows no converging rate (the worst-case bound's slack),
+ * *succeed_s while its columns converge at a rate that predicts they make it (AUTO: still
+ * faster than FP64; asked: the bound beside its factorization).  The FP64 solve's predicted
+ * time is scaled by how much slower than predicted the factorization ran. */
+void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, double factor_flops,
+                        double t_spent, int asked, double *fail_s, double *succeed_s);
 /* Test hooks: seconds > 0 replaces every FP64 time prediction; rates > 0 replace the calibrated
  * FP64 and FP32 GEMM rates (GFLOP/s); 0 restores them. */
 void mixi_set_fp64_seconds(double seconds);
@@ -217,6 +218,8 @@ typedef struct {
                                    mixi_refine_budget's */
     double u_factor;            /* unit roundoff of the factors' GEMM inputs: how far a
                                    diverging classical step may be rescued by GMRES-IR */
+    mix_prec prec;              /* the factors' precision and the flops of their */
+    double factor_flops;        /* factorization (the budgets' measure of the load) */
 } mixi_refine_job;
 typedef struct {
     int converged;      /* 1: every column passed the stopping test */

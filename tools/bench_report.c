@@ -46,7 +46,7 @@ void bench_summary(const bench_set *s, FILE *f, int md)
         {BENCH_CG, MIX_FP64}, {BENCH_CG, MIX_FP32}, {BENCH_CG, MIX_FP16}, {BENCH_CG, MIX_BF16}, {BENCH_CG, MIX_FIXED16},
         {BENCH_CG, MIX_PREC_AUTO},
         {BENCH_CHOL, MIX_FP64}, {BENCH_CHOL, MIX_FP32}, {BENCH_CHOL, MIX_TF32}, {BENCH_CHOL, MIX_FP16},
-        {BENCH_CHOL, MIX_BF16},
+        {BENCH_CHOL, MIX_BF16}, {BENCH_CHOL, MIX_PREC_AUTO},
     };
     if (md) {
         fprintf(f, "| method | precision | matrices run | speed vs FP64 (geo-mean) | best | refined without fallback "
