@@ -288,8 +288,9 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
     /* Finite entries whose row sums overflow: no stopping test can certify anything. */
     else if (!isfinite(P->anrm)) reason = MIX_REASON_OVERFLOW;
     /* A precision asked for whose refinement alone would outweigh the FP64 solve (many
-     * right-hand sides): the worst-case bound takes the cheaper path (issue 33 item 6). */
-    else if (P->p->fallback && P->p->cost_fallback &&
+     * right-hand sides): the worst-case bound takes the cheaper path (issue 33 item 6); without
+     * fallback, MIX_ERR_NOT_CONVERGED before any work (the drop-in's dposv_ then forwards). */
+    else if (P->p->cost_fallback &&
              mixi_refine_outweighs(P->n, P->nrhs, P->F->fp64_flops(P->n, P->nrhs)))
         reason = MIX_REASON_TOO_SLOW, predicted = 1;
     else if ((rc = lowprec_solve(P, prec, c->ipiv, info, &reason))) return rc;
