@@ -47,12 +47,35 @@ static const char *reason_name(int r)
     return r >= 0 && r <= 6 ? names[r] : "?";
 }
 
+/* A randsvd matrix from the cache in $TMPDIR, or generated (minutes at n = 4096 under load)
+ * and cached; 0 on success. */
+static int randsvd_cached(int spd, int n, double kappa, double *a)
+{
+    char path[512];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/mixsolve-auto-%s-%d-%.0e.bin", dir && *dir ? dir : "/tmp",
+             spd ? "spd" : "gen", n, kappa);
+    const size_t nn = (size_t)n * n;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        const size_t got = fread(a, sizeof *a, nn, f);
+        fclose(f);
+        if (got == nn) return 0;
+    }
+    int st = spd ? mixm_gen_randsvd_spd(n, kappa, 3, 2026, a) : mixm_gen_randsvd(n, kappa, 3, 2026, a);
+    if (!st && (f = fopen(path, "wb"))) {
+        fwrite(a, sizeof *a, nn, f);
+        fclose(f);
+    }
+    return st;
+}
+
 /* A and b = A 1 for the problem; 0 or 1 (unknown problem, no memory). */
 static int make(const char *kind, int n, double kappa, double *a, double *b)
 {
     int st = 1;
-    if (!strcmp(kind, "randsvd")) st = mixm_gen_randsvd(n, kappa, 3, 2026, a);
-    else if (!strcmp(kind, "spd")) st = mixm_gen_randsvd_spd(n, kappa, 3, 2026, a);
+    if (!strcmp(kind, "randsvd") || !strcmp(kind, "spd"))
+        st = randsvd_cached(!strcmp(kind, "spd"), n, kappa, a);
     else if (!strcmp(kind, "random") || !strcmp(kind, "dd")) {
         st = mixm_gen_random_dense(n, 2024 + (uint64_t)n, a);
         for (size_t i = 0; !st && i < (size_t)n * n; i++)

@@ -46,3 +46,4 @@ bench_cost_timer_SOURCES = bench/cost_timer.c
 bench_cost_timer_LDADD = matrices/libmixmat.la $(LAPACK_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -ldl -lm
 endif
 EXTRA_DIST += bench/cost_envelope.sh
+EXTRA_DIST += bench/auto_targets.sh

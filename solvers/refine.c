@@ -171,13 +171,15 @@ static double rounds_needed(const mixi_refine_job *job, const columns *c, int *s
  * (see the top of this file). */
 static int rate_verdict(const mixi_refine_job *job, const columns *c, int it, double now)
 {
-    int steady;
+    int steady = 1;
     const double rounds = it >= 1 ? rounds_needed(job, c, &steady) : 0.0;
     if (it >= 1 && it + rounds > job->p->max_iter + 0.5) return STOP_GIVE_UP;
     if (!(c->deadline > 0.0)) return GO_ON;
     if (now > c->deadline) return STOP_TOO_SLOW;
     if (it >= 1 && now + rounds * (now - c->t_round) > c->deadline) return STOP_TOO_SLOW;
-    if ((it == 0 || !steady) && now > c->evidence) return STOP_TOO_SLOW;
+    /* Evidence takes a correction: the first solve and its residual are the least an attempt
+     * costs, never a reason to give up unseen. */
+    if (it >= 1 && !steady && now > c->evidence) return STOP_TOO_SLOW;
     return GO_ON;
 }
 

@@ -459,8 +459,8 @@ static void test_auto_choice(void)
     mix_prec p = MIX_PREC_AUTO;
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(p, MIX_FP64);
-    /* Large n: a native low precision where the FP64 solve is slow enough for it to pay within
-     * the cost envelope (the hook makes FP64 "take" 1e9 s: deterministic under any load). */
+    /* Large n: a native low precision where the FP64 solve is slow enough for it to pay (the
+     * hook makes FP64 "take" 1e9 s: deterministic under any load). */
     mixi_set_fp64_seconds(1e9);
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 2000, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(caps.gemm[p], MIX_PREC_NATIVE);
@@ -471,8 +471,8 @@ static void test_auto_choice(void)
         CU_ASSERT_EQUAL(d->gemm_rate(ctx->state, MIX_FP64, &rate), MIX_SUCCESS);
         CU_ASSERT(rate > 0.0);
         CU_ASSERT_EQUAL(p, MIX_FP32);
-        /* FP64 predicted to take no time: no low-precision factorization fits the envelope,
-         * AUTO takes FP64 in place. */
+        /* FP64 predicted to take no time: no low precision is predicted to pay, AUTO takes
+         * FP64 in place. */
         mixi_set_fp64_seconds(1e-9);
         CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 2000, 1, &p), MIX_SUCCESS);
         CU_ASSERT_EQUAL(p, MIX_FP64);
