@@ -2,7 +2,8 @@
  * mix_dgesv_ir AUTO (and, with chol, LAPACKE_dposv, mix_dsposv, mix_dposv_ir AUTO), the calls
  * interleaved round by round so that load drifts hit them alike; best of ROUNDS.
  *   bench_auto [-r ROUNDS] PROBLEM...
- * PROBLEM: randsvd:N:KAPPA (mode 3), random:N (uniform [0, 1), as bench_gesv -m 0),
+ * PROBLEM: randsvd:N:KAPPA (mode 3), random:N (uniform [0, 1), as bench_gesv -m 0), urandom:N
+ * (uniform [-1, 1), the main job's gen_random_N),
  * dd:N (uniform [-1, 1) plus N on the diagonal), spd:N:KAPPA (randsvd SPD, Cholesky rows).
  * Prints one Markdown row per method: best seconds, speed-up against the FP64 LAPACK driver of
  * the same problem, what the mixsolve call did (factor precision, iter, fallback reason) and the
@@ -76,7 +77,7 @@ static int make(const char *kind, int n, double kappa, double *a, double *b)
     int st = 1;
     if (!strcmp(kind, "randsvd") || !strcmp(kind, "spd"))
         st = randsvd_cached(!strcmp(kind, "spd"), n, kappa, a);
-    else if (!strcmp(kind, "random") || !strcmp(kind, "dd")) {
+    else if (!strcmp(kind, "random") || !strcmp(kind, "dd") || !strcmp(kind, "urandom")) {
         st = mixm_gen_random_dense(n, 2024 + (uint64_t)n, a);
         for (size_t i = 0; !st && i < (size_t)n * n; i++)
             if (!strcmp(kind, "random")) a[i] = 0.5 * (a[i] + 1.0);
