@@ -7,6 +7,9 @@ endif
 noinst_PROGRAMS += bench/bench_gesv
 bench_bench_gesv_SOURCES = bench/bench_gesv.c bench/bench_dense.c
 bench_bench_gesv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+noinst_PROGRAMS += bench/bench_auto
+bench_bench_auto_SOURCES = bench/bench_auto.c
+bench_bench_auto_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 if HAVE_CUDA
 noinst_PROGRAMS += bench/bench_gpu_cg
 bench_bench_gpu_cg_SOURCES = bench/bench_gpu_cg.c
@@ -44,6 +47,7 @@ bench_cost_timer_SOURCES = bench/cost_timer.c
 bench_cost_timer_LDADD = matrices/libmixmat.la $(LAPACK_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -ldl -lm
 endif
 EXTRA_DIST += bench/cost_envelope.sh
+EXTRA_DIST += bench/auto_targets.sh
 
 # CG with the multigrid preconditioner against Jacobi CG (solvers/amg; doc/benchmarks.md).
 noinst_PROGRAMS += bench/bench_amg

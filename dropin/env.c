@@ -177,8 +177,8 @@ char mixd_upper(const char *c)
 void mixd_params_init(mix_gesv_params *p, mix_prec prec)
 {
     mix_gesv_params_init(p);
-    /* Under auto the library weighs AUTO again (its cached rates): AUTO keeps to the cost
-     * envelope, a precision asked for is always attempted (solvers/policy.c). */
+    /* Under auto the library weighs AUTO again (its cached rates); both keep the worst-case
+     * bound (solvers/policy.c). */
     p->factor_prec = policy.mode == MIXD_AUTO && prec != MIX_FP64 ? MIX_PREC_AUTO : prec;
     p->cost_fallback = mixd_policy_get()->cost_fallback;
 }

@@ -161,5 +161,6 @@ void mixt_register_posv(mix_backend b); /* Cholesky ops and the d?posv drivers *
 void mixt_register_edge(mix_backend b); /* floating-point range edges (test_edge.c) */
 void mixt_register_dense_probe(mix_backend b); /* the probe of issue 33 (test_dense_probe.c) */
 void mixt_register_dropin(mix_backend b); /* what the LAPACK drop-in relies on */
+void mixt_register_auto(mix_backend b); /* AUTO's choice and the give-up rules (test_auto.c) */
 
 #endif

@@ -76,6 +76,7 @@ static void (*const backend_suites[])(mix_backend) = {
     mixt_register_edge,
     mixt_register_dense_probe,
     mixt_register_dropin,
+    mixt_register_auto,
 };
 
 int main(void)

@@ -260,10 +260,11 @@ static void test_bench_small(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg-amg,fp64,ok,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,cg-amg,auto,ok,"));
     /* 1 skipped + 2 x LU (dgesv, the low factor precisions, auto) + Cholesky (dposv, the low
-     * ones) + CG rows (the storage precisions and auto) + the two AMG rows (FP64, AUTO), plus
-     * the header: 1 + 1 + 12 + 5 + 6 + 2. */
+     * ones, auto) + CG rows (the storage precisions and auto) + the two AMG rows (FP64, AUTO),
+     * plus the header: 1 + 1 + 12 + 6 + 6 + 2. */
     const int nlu = mix_prec_list(MIX_ROLE_FACTOR, NULL, 0), ncg = mix_prec_list(MIX_ROLE_STORAGE, NULL, 0);
-    CU_ASSERT_EQUAL(mixt_count_lines(csv), 1 + 1 + 2 * (nlu + 1) + nlu + ncg + 1 + 2);
+    CU_ASSERT_EQUAL(mixt_count_lines(csv), 1 + 1 + 2 * (nlu + 1) + nlu + 1 + ncg + 1 + 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "bcsstk01,48,400,1,chol,auto,ok,"));
     snprintf(path, sizeof path, "%s/report.md", mixt_tmp("bout"));
     struct stat st;
     CU_ASSERT_EQUAL(stat(path, &st), 0);

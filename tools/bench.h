@@ -34,6 +34,8 @@ typedef struct {
     int status;          /* mixsolve status (LAPACK info for the baseline) */
     int iter, inner_iter, reliable_updates, fell_back, reason;
     mix_prec used;       /* LU: the factor precision the solver used (what AUTO took) */
+    mix_prec auto_low;   /* AUTO rows: the factor precision AUTO picks at this size (its low
+                            precision, named in the note after a fallback) */
     double check;        /* LU: backward error; CG: true relative residual; recomputed in FP64 */
     double solver_check; /* the same as the solver reported it */
     double fwd_err;      /* ||x - ones||inf (b = A ones) */

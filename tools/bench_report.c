@@ -36,7 +36,7 @@ static int ran(const bench_result *r) { return r->outcome != BENCH_SKIPPED; }
 /* ---- summary in the form of NVIDIA's cuSOLVER Tensor Core IRS table ---------------------------- */
 
 /* The summary's rows: each method with its precisions from the library's table (cli_precs:
- * FP64 first, AUTO last; Cholesky's AUTO is the LU driver's), so a new precision has its row. */
+ * FP64 first, AUTO last; rows no run has are left out), so a new precision has its row. */
 typedef struct {
     bench_method m;
     mix_prec p;
@@ -48,7 +48,8 @@ static int summary_rows(summary_row *rows)
         bench_method m;
         mix_prec_role role;
         int with_auto;
-    } methods[] = {{BENCH_LU, MIX_ROLE_FACTOR, 1}, {BENCH_CG, MIX_ROLE_STORAGE, 1}, {BENCH_CHOL, MIX_ROLE_FACTOR, 0}};
+    } methods[] = {{BENCH_LU, MIX_ROLE_FACTOR, 1}, {BENCH_CG, MIX_ROLE_STORAGE, 1}, {BENCH_CHOL, MIX_ROLE_FACTOR, 1},
+       {BENCH_CG_AMG, MIX_ROLE_STORAGE, 1}};
     int n = 0;
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
         mix_prec p[CLI_MAX_PRECS];

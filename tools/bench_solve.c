@@ -48,6 +48,27 @@ static const char *lu_reason(int reason)
     return reason >= 0 && reason <= 6 ? names[reason] : "unknown";
 }
 
+/* What AUTO chose and why (issue 32): FP64 directly (no low precision predicted to pay), the
+ * low precision it took and its refinement (the GMRES-IR rescue's inner steps), or where it gave
+ * up and fell back.  A fallback's iter is the library's code: the steps it took are in the
+ * residual history. */
+static void auto_note(bench_result *res)
+{
+    if (res->reason == MIX_REASON_DIRECT) {
+        snprintf(res->note, sizeof res->note, "auto took fp64: no low precision predicted to pay");
+        return;
+    }
+    /* After a fallback the record says FP64: AUTO's choice is the library's query's. */
+    const char *took = mix_prec_name(res->fell_back ? res->auto_low : res->used);
+    if (!res->fell_back)
+        snprintf(res->note, sizeof res->note, "auto took %s (predicted to pay): %d steps%s", took,
+                 res->iter, res->inner_iter > 0 ? ", GMRES-IR rescue" : "");
+    else
+        snprintf(res->note, sizeof res->note, "auto took %s, gave up after %d steps (%s)%s, fell "
+                 "back to fp64", took, res->hist_len > 0 ? res->hist_len - 1 : 0,
+                 lu_reason(res->reason), res->inner_iter > 0 ? " after a GMRES-IR rescue" : "");
+}
+
 /* LU or Cholesky rows: LAPACKE for FP64, the mixsolve drivers otherwise; best of repetitions. */
 /* The outcome and note of a dense run whose check is in res (status st of the solver). */
 static void judge_dense(bench_result *res, const bench_set *s, int n, int chol, int st)
@@ -64,14 +85,11 @@ static void judge_dense(bench_result *res, const bench_set *s, int n, int chol, 
         snprintf(res->note, sizeof res->note, "reported success, backward error %.2e > %.2e", res->check, thr);
     } else if (res->fell_back && !(res->prec == MIX_PREC_AUTO && res->reason == MIX_REASON_DIRECT)) {
         res->outcome = BENCH_FALLBACK;
-        snprintf(res->note, sizeof res->note, "%sfallback: %s",
-                 res->prec == MIX_PREC_AUTO ? (res->reason == MIX_REASON_DIRECT ? "" : "auto: ") : "",
-                 lu_reason(res->reason));
+        if (res->prec == MIX_PREC_AUTO) auto_note(res);
+        else snprintf(res->note, sizeof res->note, "fallback: %s", lu_reason(res->reason));
     } else {
         res->outcome = BENCH_OK;
-        /* AUTO says what it took (FP64 directly is a choice, not a fallback). */
-        if (res->prec == MIX_PREC_AUTO)
-            snprintf(res->note, sizeof res->note, "auto took %s", mix_prec_name(res->used));
+        if (res->prec == MIX_PREC_AUTO) auto_note(res);
     }
 }
 
@@ -146,6 +164,8 @@ static void run_dense(const mixm_csr *A, const bench_opts *o, const bench_set *s
     res->status = st;
     res->time = best;
     dense_record(res, &info, n, chol, st, d0, work);
+    if (res->prec == MIX_PREC_AUTO && mix_gesv_auto_prec(ctx, n, 1, &res->auto_low))
+        res->auto_low = MIX_PREC_AUTO;
     double rel2;
     check_solution(A, b, x, &res->check, &rel2, &res->fwd_err);
     judge_dense(res, s, n, chol, st);

@@ -201,8 +201,8 @@ static void bench_problem(int i, int np, const bench_input *prob, const bench_op
     } else {
         method_rows(i, np, prob, &A, spd, BENCH_LU, lu_precs, n_lu, budget_end, o, s);
     }
-    if (spd && square && A.nrows <= o->dense_max) /* AUTO (last) is the LU driver's */
-        method_rows(i, np, prob, &A, spd, BENCH_CHOL, lu_precs, n_lu - 1, budget_end + o->time_limit, o, s);
+    if (spd && square && A.nrows <= o->dense_max) /* dposv, the low precisions, AUTO */
+        method_rows(i, np, prob, &A, spd, BENCH_CHOL, lu_precs, n_lu, budget_end + o->time_limit, o, s);
     if (spd) {
         method_rows(i, np, prob, &A, spd, BENCH_CG, cg_precs, n_cg, budget_end + 3 * o->time_limit, o, s);
         method_rows(i, np, prob, &A, spd, BENCH_CG_AMG, bench_amg_precs, BENCH_AMG_NPRECS,

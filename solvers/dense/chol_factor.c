@@ -71,7 +71,7 @@ static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *fa
     const int n = L->n, whole = L->prec == MIX_FP32;
     const int attempts = L->r ? 1 + (int)(sizeof shift_steps / sizeof shift_steps[0]) : 1;
     int rc;
-    const double t_first = mixi_wtime(); /* every attempt counts against the envelope */
+    const double t_first = mixi_wtime(); /* every attempt counts against the bound */
     for (int k = 0; k < attempts; k++) {
         /* Checked against FP32, the storage: no entry of A is a GEMM input of the Cholesky,
          * only entries of L (about their square roots), whose overflow syrk_f32 reports. */

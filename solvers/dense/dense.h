@@ -10,9 +10,9 @@
 /* ---- Policy (policy.c): AUTO, the cost model, thresholds, block sizes --------------------- */
 /* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
 int mixi_lu_block_size(int n);
-/* Below this order the cost-aware fallback and the cost envelope stay off: the whole attempt
- * costs a few milliseconds, too little to time reliably (and a forced precision at small n
- * would otherwise never run a low-precision factorization on a CPU). */
+/* Below this order the refinement's time budgets stay off: the whole attempt costs a few
+ * milliseconds, too little to time reliably.  The give-up rules on rates (refine.c) and the
+ * prediction of mixi_refine_outweighs hold at every n. */
 #define MIXI_COST_FALLBACK_MIN_N 512
 /* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
  * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
@@ -26,18 +26,28 @@ mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
  * rate (OpenBLAS reaches it in dgetrf/dpotrf from n ~ 2000; below, the prediction is short, so
  * a fallback comes early rather than late); 0 when the backend has no rate. */
 double mixi_fp64_seconds(mix_context *ctx, double flops);
-/* Whether a low-precision factorization of factor_flops in prec may start under the cost
- * envelope (policy.c): predicted to leave refinement part of what the envelope allows beside an
- * FP64 solve of fp64_flops.  1 where the backend has no calibrated rates. */
-int mixi_lowprec_affordable(mix_context *ctx, mix_prec prec, double fp64_flops,
-                            double factor_flops);
-/* Seconds the refinement may take after t_spent seconds of low-precision work, so that with the
- * FP64 fallback of fp64_flops the whole stays within the cost envelope (<= 0: none left); where
- * the caller asked for the precision (asked), never less than a share of the FP64 solve. */
-double mixi_refine_budget(mix_context *ctx, double fp64_flops, double t_spent, int asked);
-/* Test hook: seconds > 0 replaces every FP64 time prediction (0 restores them). */
+/* Predicted speed-up of a low-precision attempt in prec (factorization of factor_flops and a
+ * few refinement rounds) over the FP64 solve of fp64_flops, from the calibrated GEMM rates; 0
+ * where the backend has no rates. */
+double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, double fp64_flops,
+                         double factor_flops);
+/* 1 where the refinement's least work (the first solve and two corrections of nrhs columns)
+ * outweighs the FP64 solve of fp64_flops: no low precision can pay (many right-hand sides), and
+ * a precision asked for would break the worst-case bound: FP64 directly (n >= 100). */
+int mixi_refine_outweighs(int n, int nrhs, double fp64_flops);
+/* The refinement's time budgets (seconds, from its start) after t_spent seconds of
+ * low-precision work (a factorization of factor_flops in prec), beside an FP64 solve of
+ * fp64_flops: *fail_s while it shows no converging rate (the worst-case bound's slack),
+ * *succeed_s while its columns converge at a rate that predicts they make it (AUTO: still
+ * faster than FP64; asked: the bound beside its factorization).  The FP64 solve's predicted
+ * time is scaled by how much slower than predicted the factorization ran. */
+void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, double factor_flops,
+                        double t_spent, int asked, double *fail_s, double *succeed_s);
+/* Test hooks: seconds > 0 replaces every FP64 time prediction; rates > 0 replace the calibrated
+ * FP64 and FP32 GEMM rates (GFLOP/s); 0 restores them. */
 void mixi_set_fp64_seconds(double seconds);
-/* The factor precision MIX_PREC_AUTO takes for an n x n SPD system: LU's choice. */
+void mixi_set_gemm_rates(double fp64_gflops, double fp32_gflops);
+/* The factor precision MIX_PREC_AUTO takes for an n x n SPD system (Cholesky's flops). */
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 
 /* ---- Low-precision blocked LU (blocked_lowprec.c) ------------------------------------------- */
@@ -205,8 +215,12 @@ typedef struct {
                                    against (timed by mixi_fp64_seconds once rounds show a
                                    pace); 0: no such limit */
     double fp64_floor;          /* seconds already spent on the low-precision attempt (its
-                                   measured factorization): what the envelope has left is
+                                   measured factorization): the budgets left are
                                    mixi_refine_budget's */
+    double u_factor;            /* unit roundoff of the factors' GEMM inputs: how far a
+                                   diverging classical step may be rescued by GMRES-IR */
+    mix_prec prec;              /* the factors' precision and the flops of their */
+    double factor_flops;        /* factorization (the budgets' measure of the load) */
 } mixi_refine_job;
 typedef struct {
     int converged;      /* 1: every column passed the stopping test */
@@ -218,8 +232,9 @@ typedef struct {
     int history_length;
 } mixi_refine_result;
 /* x = M^{-1} b, then refinement until every column passes the stopping test, NaN/Inf appears, a
- * column stalls, the rest is predicted to exceed job->budget_s, or p->max_iter corrections were
- * made.  Returns a MIX_ERR_* status for backend
+ * column diverges beyond rescue or stalls, its rate predicts that it cannot reach the test
+ * within p->max_iter or the time budgets (mixi_refine_budget, or job->budget_s), or p->max_iter
+ * corrections were made.  Returns a MIX_ERR_* status for backend
  * or allocation failures only; the outcome is in *res. */
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
 

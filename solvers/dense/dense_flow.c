@@ -27,7 +27,8 @@ static int refine(const mixi_dense_problem *P, mixi_lowprec *L, mix_gesv_info *i
         .cg = L->use_cg ? &L->cg : NULL, .anrm = P->anrm,
         .fp64_flops = p->cost_fallback && P->n >= MIXI_COST_FALLBACK_MIN_N
                           ? P->F->fp64_flops(P->n, P->nrhs) : 0.0,
-        .fp64_floor = L->t_floor};
+        .fp64_floor = L->t_floor, .u_factor = ldexp(1.0, -(mixk_prec_mant_bits(L->prec) + 1)),
+        .prec = L->prec, .factor_flops = P->F->fp64_flops(P->n, 0)};
     if ((rc = mixi_refine(&job, &rr)) || (rc = ctx->ops->synchronize(ctx->state))) return rc;
     info->t_refine = mixi_wtime() - t0;
     info->iter = rr.iter;
@@ -81,20 +82,32 @@ out:
     return rc;
 }
 
-/* FP64 factorization and solve.  In place where the matrix solved with is where the factors
- * belong and FP64 was chosen directly, as LAPACK's dgesv/dposv: no copy of A, no backward error
- * (0; iter -1 says so).  Otherwise on a copy, so the backward error can still be measured
- * against A; the factors then go where they belong.  *sing = LAPACK's INFO > 0. */
+/* Where the FP64 factorization may run in place: the matrix solved with, where nothing reads it
+ * afterwards, as LAPACK's dgesv/dposv and dsgesv's fallback do.  FP64 chosen directly: where
+ * that matrix is where the factors belong.  After a failed attempt: unless the range re-check
+ * still needs it (issue 32: the fallback reuses the attempt's copy of A instead of copying A
+ * again and copying the factors back, two passes over n^2 doubles).  NULL: on a copy. */
+static const double *factor_site(const mixi_dense_problem *P, int direct)
+{
+    if (direct) return P->A.a == P->home ? P->home : NULL;
+    return P->A.a != P->As.a ? P->A.a : NULL;
+}
+
+/* FP64 factorization and solve.  In place where factor_site says so: no copy of A, no backward
+ * error (0: not measured; iter < 0 says that FP64 answered, whose backward error LAPACK's
+ * dgesv does not measure either).  Otherwise on a copy, so the backward error can still be
+ * measured against A.  The factors then go where they belong.  *sing = LAPACK's INFO > 0. */
 static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_gesv_info *info,
                       int *sing)
 {
     mix_context *ctx = P->ctx;
     const mixi_backend_ops *o = ctx->ops;
     const int n = P->n, nrhs = P->nrhs;
-    const int inplace = direct && P->A.a == P->home, host = o->flags & MIXI_BACKEND_HOST_MEMORY;
+    const double *site = factor_site(P, direct);
+    const int inplace = site != NULL, host = o->flags & MIXI_BACKEND_HOST_MEMORY;
     double *res = NULL, *xn = NULL;
-    /* The factors' matrix: the home itself, or an n x n copy of A. */
-    mixi_matrix F = {inplace ? P->home : NULL, inplace ? P->ldhome : n, P->A.sym, P->A.uplo};
+    /* The factors' matrix: the site itself, or an n x n copy of A. */
+    mixi_matrix F = {site, inplace ? P->A.lda : n, P->A.sym, P->A.uplo};
     int *dipiv = host ? ipiv : NULL, rc, finfo = 0;
     void *work = NULL;
     size_t wbytes = 0, bad = 0;
@@ -122,8 +135,8 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
                                                     P->x, P->ldx, res, xn,
                                                     &info->backward_error))))
         goto out;
-    if (bad) info->backward_error = NAN;
-    if ((!inplace && (rc = mixi_matrix_copy(ctx, n, &F, P->trans, P->home, P->ldhome))) ||
+    if (inplace) info->backward_error = bad ? NAN : 0.0; /* not the attempt's: not measured */
+    if ((F.a != P->home && (rc = mixi_matrix_copy(ctx, n, &F, P->trans, P->home, P->ldhome))) ||
         (ipiv && !host && (rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int)))) ||
         (rc = o->synchronize(ctx->state)))
         goto out;
@@ -158,18 +171,21 @@ static int fallback_iter(int reason, int max_iter)
     }
 }
 
-/* FP64 after a failed attempt (or chosen directly): the factors to the caller's a, in its units. */
-static int fallback(const mixi_dense_problem *P, int reason, double *a, int lda, int *ipiv,
-                    mix_gesv_info *info, int *idx)
+/* FP64 after a failed attempt, or chosen directly (predicted: an attempt predicted not to keep
+ * the bound, iter -1 as LAPACK's dsgesv for "machine-specific reasons"): the factors to the
+ * caller's a, in its units. */
+static int fallback(const mixi_dense_problem *P, int reason, int predicted, double *a, int lda,
+                    int *ipiv, mix_gesv_info *info, int *idx)
 {
     int rc, sing = 0;
+    const int direct = reason == MIX_REASON_DIRECT || predicted;
     info->reason = reason;
     info->fell_back = 1;
-    info->iter = fallback_iter(reason, P->p->max_iter);
+    info->iter = predicted ? -1 : fallback_iter(reason, P->p->max_iter);
     if (reason != MIX_REASON_DIRECT && !P->p->fallback) /* a untouched */
         return no_fallback_status(P, reason);
     info->factor_prec_used = MIX_FP64;
-    if ((rc = fp64_solve(P, reason == MIX_REASON_DIRECT, ipiv, info, &sing))) return rc;
+    if ((rc = fp64_solve(P, direct, ipiv, info, &sing))) return rc;
     /* The factors of 2^ka A: back to A's units, then (a second copy) to the caller's a. */
     const mixi_matrix H = {P->home, P->ldhome, P->F->sym, P->A.uplo};
     if ((P->ka && (rc = mixi_matrix_factor_scale_pow2(P->ctx, P->n, &H, P->home, P->trans,
@@ -269,7 +285,7 @@ static int range_prepare(mixi_dense_problem *P)
 /* The flow after the working copies: checks, range, attempt, fallback, range finish. */
 static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info *info, int *idx)
 {
-    int rc, reason = MIX_REASON_NONE;
+    int rc, reason = MIX_REASON_NONE, predicted = 0;
     if ((rc = check_input(P)) || (rc = range_prepare(P))) return rc;
     mix_prec prec = P->p->factor_prec;
     if (prec == MIX_PREC_AUTO) prec = P->F->auto_choice(P->ctx, P->n, P->nrhs);
@@ -278,10 +294,16 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
      * spanning more than one power of two can hold (equilibrated): the solution may span as
      * much, beyond a low precision's range, and a normwise test cannot see its small entries. */
     else if (!isfinite(P->anrm) || P->eq_r) reason = MIX_REASON_OVERFLOW;
+    /* A precision asked for whose refinement alone would outweigh the FP64 solve (many
+     * right-hand sides): the worst-case bound takes the cheaper path (issue 33 item 6); without
+     * fallback, MIX_ERR_NOT_CONVERGED before any work (the drop-in's dposv_ then forwards). */
+    else if (P->p->cost_fallback &&
+             mixi_refine_outweighs(P->n, P->nrhs, P->F->fp64_flops(P->n, P->nrhs)))
+        reason = MIX_REASON_TOO_SLOW, predicted = 1;
     else if ((rc = lowprec_solve(P, prec, c->ipiv, info, &reason))) return rc;
     info->factor_prec_used = prec;
     if (reason != MIX_REASON_NONE &&
-        (rc = fallback(P, reason, c->a, c->lda, c->ipiv, info, idx)))
+        (rc = fallback(P, reason, predicted, c->a, c->lda, c->ipiv, info, idx)))
         return rc;
     /* The range re-check's MIX_ERR_NOT_CONVERGED (digits lost to underflow) still returns x. */
     if ((P->ka || P->kb || P->eq_c) &&

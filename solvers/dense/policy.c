@@ -1,5 +1,6 @@
 /* policy.c: the dense drivers' decisions in one place: AUTO's factor precision, the cost model
- * of the FP64 solve that refinement competes with, and the block size of the factorizations. */
+ * of the FP64 solve that refinement competes with, the worst-case bound every low-precision
+ * attempt keeps, and the block size of the factorizations. */
 #include "solvers/dense/dense.h"
 
 int mixi_lu_block_size(int n)
@@ -17,98 +18,132 @@ int mixi_lu_block_size(int n)
  * O(n^3) factorization outweighs the longer O(n^2) refinement. */
 #define AUTO_LOWPREC_MIN_GAIN 4.0
 #define AUTO_LOWPREC_MIN_N 12288
-
-/* Issue 20: no routed solve may cost more than COST_ENVELOPE times the FP64 solve, whatever
- * happens (fallback included).  The plan aims lower: COST_MARGIN of the FP64 time is left for
- * the cost model's error (the calibrated GEMM rate against dgetrf's own: doc/benchmarks.md) and
- * the passes around the solve (norms, copies, the fallback's backward error). */
-#define COST_ENVELOPE 1.3
-#define COST_MARGIN 0.1
-/* The slack the plan leaves beside the FP64 fallback, in units of the FP64 solve. */
-#define COST_SLACK (COST_ENVELOPE - COST_MARGIN - 1.0)
-/* A low-precision factorization is started only when it is predicted to leave this share of
- * the slack to refinement (FP32 classical IR: 2-3 rounds of O(n^2) passes). */
-#define REFINE_SHARE 0.25
-/* A precision the caller asked for is always attempted, as LAPACK's dsgesv always tries FP32
- * (only AUTO keeps to the envelope, by choosing FP64 where nothing fits: on a 2-core Xeon FP32's
- * LU alone takes 0.5 of an FP64 solve).  Its refinement may take at least this share of the
- * FP64 solve, so that one converging in a few rounds is not abandoned because the factorization
- * already used the envelope up, nor one on a time too short to judge under load; a failing one
- * then costs factorization + this + FP64. */
-#define ASKED_REFINE_SHARE 0.5
-#define ASKED_REFINE_MIN_S 0.1
+/* AUTO takes a low precision where its predicted time (factorization + AUTO_REFINE_ROUNDS
+ * rounds of refinement) beats the predicted FP64 solve by this factor: the prediction's error
+ * (the calibrated GEMM rates against the factorizations' own, doc/benchmarks.md) stays on the
+ * side of FP64. */
+#define AUTO_MIN_GAIN 1.1
+/* FP32 LU-IR at LAPACK's tolerance: the first solve and 2 corrections on well-conditioned
+ * matrices (doc/benchmarks.md). */
+#define AUTO_REFINE_ROUNDS 3.0
+/* A refinement round streams A in FP64 and the factors in FP32 (12 bytes per entry) at about
+ * this rate where its BLAS-2 kernels are memory-bound (the 2-core Xeon: 13 GB/s measured at
+ * n = 4096; a lower figure makes AUTO choose FP64 sooner, never later). */
+#define ROUND_BYTES_PER_S 12e9
+/* The worst-case bound (doc/man3/mix_dgesv_ir.3): an attempt that fails, fallback included,
+ * costs at most (1 + T_low/T64 + BOUND_SLACK) T64.  The refinement may spend FAIL_SHARE of T64
+ * before it shows a converging rate; the rest of the slack is the passes around the solve
+ * (norms, the x copies, the fallback's NaN scan) and the prediction's error. */
+#define BOUND_SLACK 0.1
+#define FAIL_SHARE 0.07
 /* Backends without calibrated rates (CUDA): the refinement may cost this much of the measured
  * low-precision factorization, and never less than UNCALIBRATED_MIN_S (a decision on less time
- * is load noise); no FP64 prediction, so no envelope. */
+ * is load noise); no FP64 prediction. */
 #define UNCALIBRATED_CAP 0.5
 #define UNCALIBRATED_MIN_S 0.1
 
-/* Test hook: a positive value replaces the predicted FP64 solve time (seconds). */
-static _Atomic double fp64_seconds_override;
+/* Test hooks: a positive value replaces the predicted FP64 solve time (seconds), or the
+ * calibrated FP64 and FP32 GEMM rates (GFLOP/s). */
+static _Atomic double fp64_seconds_override, rate64_override, rate32_override;
 
 void mixi_set_fp64_seconds(double seconds) { fp64_seconds_override = seconds; }
 
+void mixi_set_gemm_rates(double fp64_gflops, double fp32_gflops)
+{
+    rate64_override = fp64_gflops;
+    rate32_override = fp32_gflops;
+}
+
+/* The backend's calibrated GEMM rate of prec (GFLOP/s), or 0 when it has none. */
+static double gemm_rate(mix_context *ctx, mix_prec prec)
+{
+    const double forced = prec == MIX_FP64 ? rate64_override : rate32_override;
+    if (forced > 0.0 && (prec == MIX_FP64 || prec == MIX_FP32)) return forced;
+    const mixi_dense_ops *d = ctx->ops->dense;
+    double rate = 0.0;
+    if (!d->gemm_rate || d->gemm_rate(ctx->state, prec, &rate) || !(rate > 0.0)) return 0.0;
+    return rate;
+}
+
 double mixi_fp64_seconds(mix_context *ctx, double flops)
 {
-    double forced = fp64_seconds_override, rate = 0.0;
+    double forced = fp64_seconds_override;
     if (forced > 0.0) return forced;
-    const mixi_dense_ops *d = ctx->ops->dense;
-    if (d->gemm_rate && !d->gemm_rate(ctx->state, MIX_FP64, &rate) && rate > 0.0)
-        return flops / (rate * 1e9);
-    return 0.0;
+    const double rate = gemm_rate(ctx, MIX_FP64);
+    return rate > 0.0 ? flops / (rate * 1e9) : 0.0;
 }
 
-/* Flops of an n x n LU solve with nrhs right-hand sides (the FP64 solve AUTO weighs). */
-static double lu_flops(int n, int nrhs)
+int mixi_refine_outweighs(int n, int nrhs, double fp64_flops)
 {
-    return 2.0 / 3.0 * (double)n * n * n + 2.0 * (double)n * n * nrhs;
+    /* The first solve and two corrections: an FP32 solve with the factors and an FP64 residual
+     * per column and round, 2 n^2 flops each.  Below 100 everything is microseconds and LAPACK's
+     * dsgesv, which always tries FP32, is the reference. */
+    return n >= 100 && 10.0 * (double)n * n * nrhs > fp64_flops;
 }
 
-int mixi_lowprec_affordable(mix_context *ctx, mix_prec prec, double fp64_flops,
-                            double factor_flops)
+/* Predicted seconds of one refinement round: the larger of its flops (an FP64 residual and an
+ * FP32 solve per column) at the GEMM rates and its bytes at ROUND_BYTES_PER_S. */
+static double round_seconds(double n, double nrhs, double r64, double r32)
 {
-    const mixi_dense_ops *d = ctx->ops->dense;
-    double t64 = mixi_fp64_seconds(ctx, fp64_flops), rate = 0.0;
-    if (t64 <= 0.0 || !d->gemm_rate) return 1; /* nothing to predict with: no envelope */
-    /* Never faster than FP32's: a backend may run a narrow precision's smaller updates as
-     * rounding + FP32 GEMM (the CPU below oneDNN's size thresholds: a BF16 LU of n = 1000 took
-     * 0.8x an FP64 solve where its calibrated rate promised 0.2x).  FP32's rate first: where
-     * it does not fit, no other will, and the narrow rate's calibration (oneDNN's kernel
-     * generation) is never paid. */
-    double r32 = 0.0;
-    if (d->gemm_rate(ctx->state, MIX_FP32, &r32) || !(r32 > 0.0)) return 0;
-    if (factor_flops / (r32 * 1e9) > (1.0 - REFINE_SHARE) * COST_SLACK * t64) return 0;
-    if (prec == MIX_FP32) return 1;
-    if (d->gemm_rate(ctx->state, prec, &rate) || !(rate > 0.0)) return 0;
+    const double flops = 2.0 * n * n * nrhs, bytes = 12.0 * n * n + 16.0 * n * nrhs;
+    return fmax(flops / (r64 * 1e9) + flops / (r32 * 1e9), bytes / ROUND_BYTES_PER_S);
+}
+
+/* Predicted seconds of a factorization of `flops` in prec: at its calibrated rate, never faster
+ * than FP32's (0: no rates). */
+static double lowprec_seconds(mix_context *ctx, mix_prec prec, double flops)
+{
+    const double r32 = gemm_rate(ctx, MIX_FP32);
+    double rate = prec == MIX_FP32 ? r32 : gemm_rate(ctx, prec);
     if (rate > r32) rate = r32;
-    return factor_flops / (rate * 1e9) <= (1.0 - REFINE_SHARE) * COST_SLACK * t64;
+    return rate > 0.0 ? flops / (rate * 1e9) : 0.0;
 }
 
-double mixi_refine_budget(mix_context *ctx, double fp64_flops, double t_spent, int asked)
+double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, double fp64_flops,
+                         double factor_flops)
+{
+    const double t64 = mixi_fp64_seconds(ctx, fp64_flops), r64 = gemm_rate(ctx, MIX_FP64);
+    const double r32 = gemm_rate(ctx, MIX_FP32), t_factor = lowprec_seconds(ctx, prec, factor_flops);
+    if (!(t64 > 0.0) || !(r64 > 0.0) || !(r32 > 0.0) || !(t_factor > 0.0)) return 0.0;
+    return t64 / (t_factor + AUTO_REFINE_ROUNDS * round_seconds(n, nrhs, r64, r32));
+}
+
+void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, double factor_flops,
+                        double t_spent, int asked, double *fail_s, double *succeed_s)
 {
     double t64 = mixi_fp64_seconds(ctx, fp64_flops);
-    if (t64 <= 0.0) return fmax(UNCALIBRATED_CAP * t_spent, UNCALIBRATED_MIN_S);
-    const double left = COST_SLACK * t64 - t_spent;
-    return asked ? fmax(left, fmax(ASKED_REFINE_SHARE * t64, ASKED_REFINE_MIN_S)) : left;
+    if (t64 <= 0.0) {
+        *fail_s = *succeed_s = fmax(UNCALIBRATED_CAP * t_spent, UNCALIBRATED_MIN_S);
+        return;
+    }
+    /* The FP64 solve as it would run now: the measured factorization against its prediction
+     * says how much slower than calibrated the machine runs (other processes' load; the rates'
+     * own error, 1.15-2.2x short on the 2-core Xeon), and the bound is in that solve's units. */
+    const double t_low = lowprec_seconds(ctx, prec, factor_flops);
+    if (t_low > 0.0 && t_spent > t_low) t64 *= t_spent / t_low;
+    *fail_s = FAIL_SHARE * t64;
+    /* A refinement converging at a steady rate: AUTO's must still beat the FP64 solve; a
+     * precision the caller asked for may use the bound beside its factorization. */
+    *succeed_s = asked ? (1.0 + FAIL_SHARE) * t64 : fmax(t64 - t_spent, *fail_s);
 }
 
 /* MIX_PREC_AUTO on a large matrix.  Backends with calibrated GEMM rates (the CPU): FP32, unless
  * a native lower precision is far faster at a size where its factorization dominates, and
- * either only where the cost envelope admits it (else FP64: on a 2-core AVX-512 Xeon FP32's LU
- * is only 1.5-2x FP64's, so a failing refinement would cost 1.5-2x LAPACK).  Others (CUDA,
- * where Tensor Cores make the factorization dominate at every size that reaches here): the
- * fastest native GEMM precision, preferring more mantissa bits among equally fast ones (FP16
- * over BF16; TF32 over FP32). */
-static mix_prec auto_precision(mix_context *ctx, int n, int nrhs)
+ * either only where predicted to beat the FP64 solve by AUTO_MIN_GAIN (2-core AVX-512 Xeon:
+ * FP32 LU 1.5-2x FP64's, so FP32 LU-IR 1.3-1.5x dgesv from n ~ 1000).  Others (CUDA, where
+ * Tensor Cores make the factorization dominate at every size that reaches here): the fastest
+ * native GEMM precision, preferring more mantissa bits among equally fast ones (FP16 over
+ * BF16; TF32 over FP32). */
+static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_flops,
+                               double factor_flops)
 {
     /* The order and the default (the last of it) are the precision table's (GEMM column). */
     int last = 1;
     while (mixk_prec_auto_nth(last + 1) != MIX_PREC_AUTO) last++;
     const mix_prec dflt = mixk_prec_auto_nth(last);
-    const mixi_dense_ops *d = ctx->ops->dense;
     mix_caps caps = {0};
     if (ctx->ops->caps(&caps)) return dflt;
-    if (!d->gemm_rate) {
+    if (!ctx->ops->dense->gemm_rate) {
         for (int i = 1; i <= last; i++)
             if (caps.gemm[mixk_prec_auto_nth(i)] == MIX_PREC_NATIVE) return mixk_prec_auto_nth(i);
         return dflt;
@@ -117,29 +152,32 @@ static mix_prec auto_precision(mix_context *ctx, int n, int nrhs)
      * one-time kernel generation, which only a factorization this large amortises.  FP32's
      * and FP64's are OpenBLAS's, a few milliseconds. */
     mix_prec pick = dflt;
-    double r32 = 0.0, r = 0.0;
-    if (n >= AUTO_LOWPREC_MIN_N && !d->gemm_rate(ctx->state, dflt, &r32) && r32 > 0.0)
+    const double r32 = gemm_rate(ctx, dflt);
+    if (n >= AUTO_LOWPREC_MIN_N && r32 > 0.0)
         for (int i = 1; i < last; i++) {
             const mix_prec p = mixk_prec_auto_nth(i);
-            if (caps.gemm[p] == MIX_PREC_NATIVE && !d->gemm_rate(ctx->state, p, &r) &&
-                r >= AUTO_LOWPREC_MIN_GAIN * r32) {
+            if (caps.gemm[p] == MIX_PREC_NATIVE && gemm_rate(ctx, p) >= AUTO_LOWPREC_MIN_GAIN * r32) {
                 pick = p;
                 break;
             }
         }
-    const double flops = lu_flops(n, nrhs);
-    return mixi_lowprec_affordable(ctx, pick, flops, flops - 2.0 * (double)n * n * nrhs)
+    if (mixi_refine_outweighs(n, nrhs, fp64_flops)) return MIX_FP64;
+    return mixi_lowprec_gain(ctx, pick, n, nrhs, fp64_flops, factor_flops) >= AUTO_MIN_GAIN
                ? pick
                : MIX_FP64;
 }
 
 mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs)
 {
-    return n < MIXI_GESV_AUTO_MIN_N ? MIX_FP64 : auto_precision(ctx, n, nrhs);
+    if (n < MIXI_GESV_AUTO_MIN_N) return MIX_FP64;
+    const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
+    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube);
 }
 
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs)
 {
-    /* LU's choice: same GEMM rates, both factorizations are GEMM-bound. */
-    return mixi_gesv_auto_choice(ctx, n, nrhs);
+    /* Cholesky's flops: half of LU's factorization, the same solves and rounds. */
+    if (n < MIXI_GESV_AUTO_MIN_N) return MIX_FP64;
+    const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
+    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0);
 }

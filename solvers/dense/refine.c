@@ -8,8 +8,9 @@
  * steps). */
 #define SWITCH_RATIO 0.2
 /* A column gives up after this many consecutive steps that fail to shrink its residual by
- * STALL_RATIO (classical) or 2x (Krylov): it is not going to converge, fall back now. */
-#define STALL_STEPS 3
+ * STALL_RATIO (classical) or 2x (Krylov): it is not going to converge, fall back now (issue 32:
+ * judged after 2-3 steps, not 30). */
+#define STALL_STEPS 2
 #define STALL_RATIO 0.9
 #define KRYLOV_STALL_RATIO 0.5
 /* Krylov inner solve: relative reduction of the residual asked of one outer step.  Measured for
@@ -24,13 +25,17 @@
  * with and without it, 19 of them took one more outer iteration (801 against 782 in all);
  * 2 more fallbacks in 9000 draws of n <= 4 (tests/test_posv.c). */
 #define MARGIN 0.5
-/* The refinement's time is bounded from its start by what the cost envelope leaves after the
- * low-precision factorization (solvers/policy.c, mixi_refine_budget): a refinement that cannot
- * converge stops at that deadline at the latest, and earlier where the pace of its corrections
- * predicts that it would pass it, so that the factorization, the refinement and the FP64
- * fallback together stay within the envelope (issue 20: a forced BF16 dgesv whose GMRES
- * stagnated without stalling cost 15x dgesv, and 2x under the former cap of half an FP64
- * solve).  Krylov cycles stop at the same deadline, so one cycle cannot overshoot it by much. */
+/* The give-up rules (issue 32: the worst case of an attempt, fallback included, is bounded by
+ * (1 + T_low/T64 + 0.1) T64, solvers/policy.c):
+ * - divergence: a classical step that grows the residual ends the attempt, unless GMRES-IR on
+ *   the same factors may rescue it (refine AUTO, a growth below RESCUE_LIMIT);
+ * - stagnation: STALL_STEPS steps without progress;
+ * - rate: the contraction of the last correction predicts that the column cannot reach the
+ *   stopping test within max_iter, or within the time budget (mixi_refine_budget);
+ * - evidence: until every column converges at a rate that predicts success, the refinement
+ *   may spend only the bound's slack (the fail budget); Krylov cycles stop at the same
+ *   deadline, so a rescue that shows nothing costs no more (issue 20: a forced BF16 dgesv whose
+ *   GMRES stagnated without stalling cost 15x dgesv). */
 
 enum { MODE_CLASSICAL, MODE_KRYLOV };
 
@@ -46,6 +51,7 @@ typedef struct {
     double cte;                 /* column j has converged when rn[j] <= xn[j] * cte */
     double t_round;             /* wall clock when the previous round's residuals were judged */
     double deadline;            /* wall clock by which the refinement must be over; 0 = none */
+    double evidence;            /* wall clock by which every column must converge steadily */
 } columns;
 
 #define COL(ptr, ld, j) ((ptr) + (size_t)(j) * (size_t)(ld))
@@ -111,6 +117,16 @@ static int residuals(const mixi_refine_job *job, columns *c)
     return MIX_SUCCESS;
 }
 
+/* The largest growth of a classical step that GMRES-IR may still turn into convergence: the
+ * step's ratio estimates kappa(A) u_f, and GMRES-IR with FP64 residuals converges up to about
+ * kappa(A) ~ (u u_f)^(-1/2) (Carson and Higham 2017), i.e. a ratio of (u_f / u)^(1/2): 2e4 for
+ * FP32 factors, 2e6 for FP16.  Below 1 the factors contract and GMRES converges at least as fast
+ * (the prediction); above, the rescue gets only the fail budget to show a rate. */
+static double rescue_limit(const mixi_refine_job *job)
+{
+    return job->u_factor > 0.0 ? sqrt(job->u_factor / (0.5 * DBL_EPSILON)) : 1.0;
+}
+
 /* One column's verdict after round `it`: converged, or its stall count and (AUTO) mode move on. */
 static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
 {
@@ -120,7 +136,10 @@ static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
         const double ratio = c->ratio[j]; /* rn / prev, set by assess */
         int krylov = c->mode[j] == MODE_KRYLOV;
         c->stall[j] = ratio > (krylov ? KRYLOV_STALL_RATIO : STALL_RATIO) ? c->stall[j] + 1 : 0;
-        if (job->p->refine == MIX_REFINE_AUTO && !krylov && ratio > SWITCH_RATIO) {
+        const int rescue = job->p->refine == MIX_REFINE_AUTO && !krylov && ratio > SWITCH_RATIO;
+        if (!krylov && !(ratio < 1.0) && !(rescue && ratio < rescue_limit(job)))
+            c->stall[j] = STALL_STEPS; /* diverging beyond rescue: give up now */
+        else if (rescue) {
             c->mode[j] = MODE_KRYLOV;
             c->stall[j] = 0;
         }
@@ -128,22 +147,40 @@ static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
     c->prev[j] = c->rn[j];
 }
 
-/* Cost-aware stop: rounds still needed by the slowest active column at the rate of its last
- * correction (only where the next correction is of the same kind), times the last round's
- * time, against the time left.  Called from the first correction on: its contraction rate is
- * the earliest sign that a refinement will not make its deadline. */
-static int too_slow(const mixi_refine_job *job, const columns *c, double now)
+/* Rounds still needed by the slowest active column at the rate of its last correction (only
+ * where the next correction is of the same kind); *steady = 0 when some active column shows no
+ * such rate (just switched to Krylov, or not shrinking by 2x).  Called from the first correction
+ * on: its contraction rate is the earliest sign that a refinement will not make it. */
+static double rounds_needed(const mixi_refine_job *job, const columns *c, int *steady)
 {
     double rounds = 0.0;
+    *steady = 1;
     for (int j = 0; j < job->nrhs; j++) {
-        if (!c->active[j] || c->mode[j] != c->last_mode[j]) continue;
-        if (!(c->ratio[j] < 1.0)) continue; /* not shrinking: the stall rule's business */
+        if (!c->active[j]) continue;
+        if (c->mode[j] != c->last_mode[j] || !(c->ratio[j] < KRYLOV_STALL_RATIO)) *steady = 0;
+        if (c->mode[j] != c->last_mode[j] || !(c->ratio[j] < 1.0)) continue; /* stall rule's */
         /* Rounds to LAPACK's bound: the margin below it costs a round at most, so it must not
          * make a converging refinement look too slow. */
         double need = log(c->xn[j] * c->cte / MARGIN / c->rn[j]) / log(c->ratio[j]);
         if (need > rounds) rounds = need;
     }
-    return now + rounds * (now - c->t_round) > c->deadline;
+    return rounds;
+}
+
+/* After round it >= 1 of a refinement that goes on by the other rules: the rate and time rules
+ * (see the top of this file). */
+static int rate_verdict(const mixi_refine_job *job, const columns *c, int it, double now)
+{
+    int steady = 1;
+    const double rounds = it >= 1 ? rounds_needed(job, c, &steady) : 0.0;
+    if (it >= 1 && it + rounds > job->p->max_iter + 0.5) return STOP_GIVE_UP;
+    if (!(c->deadline > 0.0)) return GO_ON;
+    if (now > c->deadline) return STOP_TOO_SLOW;
+    if (it >= 1 && now + rounds * (now - c->t_round) > c->deadline) return STOP_TOO_SLOW;
+    /* Evidence takes a correction: the first solve and its residual are the least an attempt
+     * costs, never a reason to give up unseen. */
+    if (it >= 1 && !steady && now > c->evidence) return STOP_TOO_SLOW;
+    return GO_ON;
 }
 
 /* Judges every active column after the residuals of round `it` and records the backward error
@@ -174,11 +211,9 @@ static int assess(const mixi_refine_job *job, columns *c, int it, mixi_refine_re
     for (int j = 0; j < job->nrhs; j++)
         if (c->active[j] && c->stall[j] >= STALL_STEPS) return STOP_GIVE_UP;
     const double now = mixi_wtime();
-    if (c->deadline > 0.0 && it >= 1 && (now > c->deadline || too_slow(job, c, now)))
-        return STOP_TOO_SLOW;
-    if (c->deadline > 0.0 && it == 0 && now > c->deadline) return STOP_TOO_SLOW;
+    const int verdict = rate_verdict(job, c, it, now);
     c->t_round = now;
-    return GO_ON;
+    return verdict;
 }
 
 /* Corrections written over the residuals (classical: d = M^{-1} r, run by run; Krylov: the
@@ -210,17 +245,35 @@ static int correct(const mixi_refine_job *job, columns *c, mixi_refine_result *r
     return MIX_SUCCESS;
 }
 
-/* Wall clock by which the refinement begun at `now` must end (0: no limit): job->budget_s, or
- * what the cost envelope leaves after the low-precision factorization's job->fp64_floor. */
-static double deadline(const mixi_refine_job *job, double now)
+/* The wall clocks of the refinement begun at `now` (deadline 0: no limit): job->budget_s for
+ * both, or the budgets the worst-case bound leaves after the low-precision factorization's
+ * job->fp64_floor. */
+static void set_deadlines(const mixi_refine_job *job, columns *c, double now)
 {
-    double budget = job->budget_s;
-    if (budget > 0.0) return now + budget;
-    if (!(job->fp64_flops > 0.0)) return 0.0;
-    budget = mixi_refine_budget(job->ctx, job->fp64_flops, job->fp64_floor,
-                                job->p->factor_prec != MIX_PREC_AUTO);
+    double fail = job->budget_s, succeed = job->budget_s;
+    c->deadline = c->evidence = 0.0;
+    if (!(fail > 0.0)) {
+        if (!(job->fp64_flops > 0.0)) return;
+        mixi_refine_budget(job->ctx, job->prec, job->fp64_flops, job->factor_flops,
+                           job->fp64_floor, job->p->factor_prec != MIX_PREC_AUTO, &fail, &succeed);
+    }
     /* No time left: a deadline already past (never the "no limit" 0). */
-    return budget > 0.0 ? now + budget : now - 1e-9;
+    c->deadline = succeed > 0.0 ? now + succeed : now - 1e-9;
+    c->evidence = fail > 0.0 ? now + fail : now - 1e-9;
+}
+
+/* The Krylov cycles of the next correction stop at the evidence deadline while some column has
+ * not yet shown a steady rate in Krylov mode (a rescue that shows nothing costs no more than the
+ * bound's slack), else at the refinement's deadline. */
+static void krylov_deadline(const mixi_refine_job *job, const columns *c)
+{
+    double when = c->deadline;
+    for (int j = 0; j < job->nrhs && when > 0.0; j++)
+        if (c->active[j] && c->mode[j] == MODE_KRYLOV &&
+            (c->last_mode[j] != MODE_KRYLOV || !(c->ratio[j] < KRYLOV_STALL_RATIO)))
+            when = c->evidence;
+    if (job->gmres) job->gmres->deadline = when;
+    if (job->cg) job->cg->deadline = when;
 }
 
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
@@ -241,9 +294,7 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
         c.last_mode[j] = c.mode[j];
     }
     c.t_round = mixi_wtime();
-    c.deadline = deadline(job, c.t_round);
-    if (job->gmres) job->gmres->deadline = c.deadline;
-    if (job->cg) job->cg->deadline = c.deadline;
+    set_deadlines(job, &c, c.t_round);
     if ((rc = job->ctx->ops->dense->col_absmax_f64(job->ctx->state, n, nrhs, job->b, job->ldb,
                                                    c.bn)) ||
         (rc = mixi_precond_apply(job->M, nrhs, job->b, job->ldb, job->x, job->ldx)))
@@ -255,6 +306,7 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
         if (verdict == STOP_NAN) res->nan = 1;
         if (verdict == STOP_TOO_SLOW) res->too_slow = 1;
         if (verdict != GO_ON) break;
+        krylov_deadline(job, &c);
         if ((rc = correct(job, &c, res))) goto out;
     }
 out:

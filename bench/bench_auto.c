@@ -1,0 +1,181 @@
+/* bench_auto.c: issue 32's targets side by side: LAPACKE_dgesv, LAPACKE_dsgesv, mix_dsgesv and
+ * mix_dgesv_ir AUTO (and, with chol, LAPACKE_dposv, mix_dsposv, mix_dposv_ir AUTO), the calls
+ * interleaved round by round so that load drifts hit them alike; best of ROUNDS.
+ *   bench_auto [-r ROUNDS] PROBLEM...
+ * PROBLEM: randsvd:N:KAPPA (mode 3), random:N (uniform [0, 1), as bench_gesv -m 0), urandom:N
+ * (uniform [-1, 1), the main job's gen_random_N),
+ * dd:N (uniform [-1, 1) plus N on the diagonal), spd:N:KAPPA (randsvd SPD, Cholesky rows).
+ * Prints one Markdown row per method: best seconds, speed-up against the FP64 LAPACK driver of
+ * the same problem, what the mixsolve call did (factor precision, iter, fallback reason) and the
+ * backward error of its x.  BENCH_CLOCK=cpu: process CPU time (with OPENBLAS_NUM_THREADS=1 and
+ * OMP_NUM_THREADS=1 other processes' load then does not blur the ratios), else wall clock. */
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lapacke.h>
+#include "mixsolve.h"
+#include "matrices/generators.h"
+#include "matrices/mixmat.h"
+
+enum { M_LAPACK64, M_LAPACK_MIXED, M_SIMPLE, M_AUTO, M_COUNT };
+static const char *const gesv_names[M_COUNT] = {"LAPACKE_dgesv", "LAPACKE_dsgesv", "mix_dsgesv",
+                                                "mix_dgesv_ir AUTO"};
+static const char *const posv_names[M_COUNT] = {"LAPACKE_dposv", "LAPACKE_dsposv", "mix_dsposv",
+                                                "mix_dposv_ir AUTO"};
+
+static double now(void)
+{
+    static int cpu = -1;
+    if (cpu < 0) cpu = getenv("BENCH_CLOCK") && !strcmp(getenv("BENCH_CLOCK"), "cpu");
+    if (!cpu) return mixm_wtime();
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct {
+    double best, berr;
+    int st, iter;
+    mix_gesv_info info;
+} result;
+
+static const char *reason_name(int r)
+{
+    static const char *const names[] = {"", "direct", "overflow", "factor failed", "not converged",
+                                        "NaN", "too slow"};
+    return r >= 0 && r <= 6 ? names[r] : "?";
+}
+
+/* A randsvd matrix from the cache in $TMPDIR, or generated (minutes at n = 4096 under load)
+ * and cached; 0 on success. */
+static int randsvd_cached(int spd, int n, double kappa, double *a)
+{
+    char path[512];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/mixsolve-auto-%s-%d-%.0e.bin", dir && *dir ? dir : "/tmp",
+             spd ? "spd" : "gen", n, kappa);
+    const size_t nn = (size_t)n * n;
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        const size_t got = fread(a, sizeof *a, nn, f);
+        fclose(f);
+        if (got == nn) return 0;
+    }
+    int st = spd ? mixm_gen_randsvd_spd(n, kappa, 3, 2026, a) : mixm_gen_randsvd(n, kappa, 3, 2026, a);
+    if (!st && (f = fopen(path, "wb"))) {
+        fwrite(a, sizeof *a, nn, f);
+        fclose(f);
+    }
+    return st;
+}
+
+/* A and b = A 1 for the problem; 0 or 1 (unknown problem, no memory). */
+static int make(const char *kind, int n, double kappa, double *a, double *b)
+{
+    int st = 1;
+    if (!strcmp(kind, "randsvd") || !strcmp(kind, "spd"))
+        st = randsvd_cached(!strcmp(kind, "spd"), n, kappa, a);
+    else if (!strcmp(kind, "random") || !strcmp(kind, "dd") || !strcmp(kind, "urandom")) {
+        st = mixm_gen_random_dense(n, 2024 + (uint64_t)n, a);
+        for (size_t i = 0; !st && i < (size_t)n * n; i++)
+            if (!strcmp(kind, "random")) a[i] = 0.5 * (a[i] + 1.0);
+        for (int i = 0; !st && !strcmp(kind, "dd") && i < n; i++) a[i + (size_t)i * n] += n;
+    }
+    for (int i = 0; !st && i < n; i++) {
+        double s = 0;
+        for (int j = 0; j < n; j++) s += a[i + (size_t)j * n];
+        b[i] = s;
+    }
+    return st != 0;
+}
+
+/* One call of method m on w (a copy of A); x receives the solution. */
+static int call(mix_context *ctx, int chol, int m, int n, double *w, int *ipiv, double *b,
+                double *x, result *r)
+{
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    switch (m) {
+    case M_LAPACK64:
+        memcpy(x, b, (size_t)n * sizeof *x);
+        return chol ? LAPACKE_dposv(LAPACK_COL_MAJOR, 'L', n, 1, w, n, x, n)
+                    : LAPACKE_dgesv(LAPACK_COL_MAJOR, n, 1, w, n, ipiv, x, n);
+    case M_LAPACK_MIXED:
+        return chol ? LAPACKE_dsposv(LAPACK_COL_MAJOR, 'L', n, 1, w, n, b, n, x, n, &r->iter)
+                    : LAPACKE_dsgesv(LAPACK_COL_MAJOR, n, 1, w, n, ipiv, b, n, x, n, &r->iter);
+    case M_SIMPLE:
+        return chol ? mix_dsposv(MIX_COL_MAJOR, 'L', n, 1, w, n, b, n, x, n, &r->iter)
+                    : mix_dsgesv(MIX_COL_MAJOR, n, 1, w, n, ipiv, b, n, x, n, &r->iter);
+    default:
+        return chol ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, w, n, b, n, x, n, &r->info)
+                    : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, w, n, ipiv, b, n, x, n, &r->info);
+    }
+}
+
+static void print_row(const char *prob, int n, const char *name, const result *r, double t64,
+                      int m)
+{
+    char what[96] = "-";
+    if (m == M_LAPACK_MIXED || m == M_SIMPLE) snprintf(what, sizeof what, "iter %d", r->iter);
+    if (m == M_AUTO)
+        snprintf(what, sizeof what, "%s, iter %d (%d inner)%s%s", mix_prec_name(r->info.factor_prec_used),
+                 r->info.iter, r->info.inner_iter, r->info.reason ? ", " : "",
+                 reason_name(r->info.reason));
+    printf("| %s | %d | %s | %.4f | %.2fx | %s | %.1e |%s\n", prob, n, name, r->best,
+           t64 / r->best, what, r->berr, r->st ? " (error)" : "");
+}
+
+static int bench_problem(mix_context *ctx, const char *spec, int rounds)
+{
+    char kind[16] = "";
+    int n = 0;
+    double kappa = 1e2;
+    if (sscanf(spec, "%15[a-z]:%d:%lf", kind, &n, &kappa) < 2 || n < 1) return 1;
+    const int chol = !strcmp(kind, "spd");
+    const size_t nn = (size_t)n * n;
+    double *a = malloc(nn * sizeof *a), *w = malloc(nn * sizeof *w), *b = malloc(n * sizeof *b),
+           *x = malloc(n * sizeof *x);
+    int *ipiv = malloc(n * sizeof *ipiv);
+    result r[M_COUNT];
+    if (!a || !w || !b || !x || !ipiv || make(kind, n, kappa, a, b)) return 1;
+    for (int m = 0; m < M_COUNT; m++) r[m] = (result){INFINITY, 0, 0, 0, {0}};
+    for (int k = 0; k <= rounds; k++) /* round 0: warm-up (calibration, first touch) */
+        for (int m = 0; m < M_COUNT; m++) {
+            memcpy(w, a, nn * sizeof *w);
+            double t0 = now();
+            r[m].st = call(ctx, chol, m, n, w, ipiv, b, x, &r[m]);
+            double t = now() - t0;
+            if (k > 0 && t < r[m].best) r[m].best = t;
+            /* randsvd SPD is stored whole: the full matrix checks either family */
+            if (k == rounds) r[m].berr = mixm_dense_backward_error(n, 1, a, n, b, n, x, n);
+        }
+    for (int m = 0; m < M_COUNT; m++)
+        print_row(spec, n, (chol ? posv_names : gesv_names)[m], &r[m], r[M_LAPACK64].best, m);
+    fflush(stdout);
+    free(a), free(w), free(b), free(x), free(ipiv);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = 3, i = 1;
+    if (argc > 2 && !strcmp(argv[1], "-r")) rounds = atoi(argv[2]), i = 3;
+    if (i >= argc || rounds < 1) {
+        fprintf(stderr, "usage: bench_auto [-r ROUNDS] randsvd:N:KAPPA|random:N|dd:N|spd:N:KAPPA...\n");
+        return 2;
+    }
+    mix_context *ctx;
+    if (mix_context_create(&ctx, MIX_BACKEND_CPU)) return 2;
+    printf("| problem | n | method | best s | speed vs FP64 LAPACK | path | backward error |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    int st = 0;
+    for (; i < argc; i++)
+        if (bench_problem(ctx, argv[i], rounds)) {
+            fprintf(stderr, "bench_auto: bad problem or no memory: %s\n", argv[i]);
+            st = 2;
+        }
+    mix_context_destroy(ctx);
+    return st;
+}

@@ -1,0 +1,187 @@
+/* test_auto.c: issue 32's defaults that pay: AUTO's choice from the calibrated rates (LU and
+ * Cholesky), the give-up rules of a refinement that cannot succeed, and the cheaper path of a
+ * precision asked for whose refinement would outweigh the FP64 solve. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lapacke.h>
+#include "mixt.h"
+#include "solvers/solvers.h"
+#include "matrices/generators.h"
+#include "matrices/mixmat.h"
+#include "kernels/common/prec_traits.h"
+
+/* The factor precision with the fewest mantissa bits (a 16-bit one): named by the table, not
+ * here. */
+static mix_prec narrowest_factor(void)
+{
+    mix_prec list[MIX_CAPS_PREC_SLOTS], best = MIX_FP32;
+    const int k = mix_prec_list(MIX_ROLE_FACTOR, list, MIX_CAPS_PREC_SLOTS);
+    for (int i = 0; i < k; i++)
+        if (mixk_prec_mant_bits(list[i]) < mixk_prec_mant_bits(best)) best = list[i];
+    return best;
+}
+
+/* b = A x for a smooth x, nrhs columns. */
+static double *rhs(int n, int nrhs, const double *a)
+{
+    double *x = mixt_dalloc((size_t)n * nrhs), *b = mixt_dalloc((size_t)n * nrhs);
+    for (int k = 0; k < n * nrhs; k++) x[k] = sin(1.0 + k) + 0.5;
+    for (int j = 0; j < nrhs; j++)
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int l = 0; l < n; l++) s += a[i + (size_t)l * n] * x[l + (size_t)j * n];
+            b[i + (size_t)j * n] = s;
+        }
+    free(x);
+    return b;
+}
+
+/* Calibrated rates that say FP32 pays (FP32 GEMM twice FP64's): AUTO takes FP32 from the size
+ * where the factorization dominates, for LU and Cholesky; rates that say it does not (FP32 no
+ * faster), or a refinement that outweighs the solve (as many right-hand sides as rows): FP64.
+ * The hook replaces the rates, so the answer does not depend on the machine or its load. */
+static void test_auto_from_rates(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!ctx->ops->dense->gemm_rate) { /* no calibrated rates (CUDA): nothing to weigh */
+        mix_context_destroy(ctx);
+        return;
+    }
+    mixi_set_gemm_rates(100.0, 200.0);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 4096, 1, 2.0 / 3 * pow(4096, 3), 2.0 / 3 * pow(4096, 3)) >
+              1.1);
+    mix_prec p = MIX_PREC_AUTO;
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(p, MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 4096, 1), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 4096, 4096), MIX_FP64); /* refinement outweighs */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1), MIX_FP64);
+    mixi_set_gemm_rates(100.0, 100.0); /* FP32 no faster than FP64: nothing pays */
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(p, MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 4096, 1), MIX_FP64);
+    mixi_set_gemm_rates(0.0, 0.0);
+    mix_context_destroy(ctx);
+}
+
+/* randsvd kappa = 1e15: FP32 refinement cannot succeed.  The attempt gives up within a few
+ * steps (divergence, stagnation or a hopeless rate), not after 30, and the FP64 fallback's x has
+ * FP64's backward error; the simple driver says so as LAPACK's dsgesv (iter -31, dgetrf's
+ * factors in A).  n = 300: below the size where time budgets apply, so only the rules on rates
+ * decide, whatever the machine's load. */
+static void test_give_up_hopeless(void)
+{
+    mix_context *ctx = mixt_context();
+    const int n = 300;
+    double *a = mixt_dalloc((size_t)n * n), *ac = mixt_dalloc((size_t)n * n), *lu = mixt_dalloc((size_t)n * n);
+    double *x = mixt_dalloc((size_t)n), hist[40];
+    int *ipiv = calloc((size_t)n, sizeof *ipiv), *piv = calloc((size_t)n, sizeof *piv);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd(n, 1e15, 3, 15, a), 0);
+    double *b = rhs(n, 1, a);
+    const mix_refine modes[2] = {MIX_REFINE_AUTO, MIX_REFINE_CLASSICAL};
+    for (int m = 0; m < 2; m++) {
+        mix_gesv_params p = mixt_params(MIX_FP32, modes[m]);
+        p.residual_history = hist;
+        p.history_capacity = 40;
+        mix_gesv_info info;
+        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
+        CU_ASSERT_EQUAL(info.fell_back, 1);
+        CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+        CU_ASSERT_EQUAL(info.iter, -(p.max_iter + 1));
+        CU_ASSERT(info.reason == MIX_REASON_NOT_CONVERGED || info.reason == MIX_REASON_FACTOR_FAILED);
+        /* The first solve and at most 3 corrections (classical: the first that diverges). */
+        CU_ASSERT(info.history_length >= 1 && info.history_length <= (m ? 2 : 4));
+        CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
+    }
+    int iter = 0;
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    memcpy(lu, a, (size_t)n * n * sizeof *a);
+    CU_ASSERT_EQUAL(mix_dsgesv(MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &iter), 0);
+    CU_ASSERT(iter == -31 || iter == -3);
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
+    CU_ASSERT_EQUAL_FATAL(LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, lu, n, piv), 0);
+    CU_ASSERT(memcmp(ac, lu, (size_t)n * n * sizeof *a) == 0);
+    CU_ASSERT(memcmp(ipiv, piv, (size_t)n * sizeof *ipiv) == 0);
+    free(a), free(ac), free(lu), free(x), free(b), free(ipiv), free(piv);
+    mix_context_destroy(ctx);
+}
+
+/* A divergent classical refinement stops at its first growing step: 16-bit factors (the
+ * narrowest: BF16, kappa u ~ 400) of a kappa 1e5 matrix refined classically, max_iter 30. */
+static void test_give_up_divergence(void)
+{
+    mix_context *ctx = mixt_context();
+    const int n = 200;
+    double *a = mixt_dalloc((size_t)n * n), *ac = mixt_dalloc((size_t)n * n), *x = mixt_dalloc((size_t)n);
+    double hist[40];
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd(n, 1e5, 3, 16, a), 0);
+    double *b = rhs(n, 1, a);
+    mix_gesv_params p = mixt_params(narrowest_factor(), MIX_REFINE_CLASSICAL);
+    p.residual_history = hist;
+    p.history_capacity = 40;
+    mix_gesv_info info;
+    memcpy(ac, a, (size_t)n * n * sizeof *a);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info), 0);
+    CU_ASSERT_EQUAL(info.fell_back, 1);
+    CU_ASSERT_EQUAL(info.reason, MIX_REASON_NOT_CONVERGED);
+    CU_ASSERT(info.history_length <= 3);
+    CU_ASSERT(info.history_length < 2 || hist[info.history_length - 1] > 0.9 * hist[info.history_length - 2]);
+    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
+    free(a), free(ac), free(x), free(b), free(ipiv);
+    mix_context_destroy(ctx);
+}
+
+/* A 16-bit precision asked for with as many right-hand sides as rows (issue 33 item 6: FP16 at
+ * n = 500 with 500 columns took 300x LAPACK): the refinement alone would outweigh the FP64 solve, so the
+ * call takes FP64 directly (iter -1, MIX_REASON_TOO_SLOW, dgetrf's factors in A), for LU and
+ * Cholesky; cost_fallback = 0 still refines. */
+static void test_cheaper_path(void)
+{
+    mix_context *ctx = mixt_context();
+    const int n = 120, nrhs = 120;
+    double *a = mixt_dalloc((size_t)n * n), *ac = mixt_dalloc((size_t)n * n), *lu = mixt_dalloc((size_t)n * n);
+    double *x = mixt_dalloc((size_t)n * nrhs);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv), *piv = calloc((size_t)n, sizeof *piv);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd_spd(n, 1e2, 3, 17, a), 0);
+    double *b = rhs(n, nrhs, a);
+    for (int spd = 0; spd < 2; spd++) {
+        mix_gesv_params p = mixt_params(narrowest_factor(), MIX_REFINE_AUTO);
+        mix_gesv_info info;
+        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        memcpy(lu, a, (size_t)n * n * sizeof *a);
+        int st = spd ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, nrhs, ac, n, b, n, x, n, &info)
+                     : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info);
+        CU_ASSERT_EQUAL(st, 0);
+        CU_ASSERT_EQUAL(info.iter, -1);
+        CU_ASSERT_EQUAL(info.reason, MIX_REASON_TOO_SLOW);
+        CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+        CU_ASSERT(mixm_dense_backward_error(n, nrhs, a, n, b, n, x, n) <= mixt_berr_bound(n));
+        const int f = spd ? LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, lu, n)
+                          : LAPACKE_dgetrf(LAPACK_COL_MAJOR, n, n, lu, n, piv);
+        CU_ASSERT_EQUAL(f, 0);
+        for (int j = 0; j < n; j++) /* the factor's triangle (LU: the whole array) */
+            for (int i = spd ? j : 0; i < n; i++)
+                CU_ASSERT_EQUAL(ac[i + (size_t)j * n], lu[i + (size_t)j * n]);
+        p.cost_fallback = 0;
+        memcpy(ac, a, (size_t)n * n * sizeof *a);
+        st = spd ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, nrhs, ac, n, b, n, x, n, &info)
+                 : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, nrhs, ac, n, ipiv, b, n, x, n, &info);
+        CU_ASSERT_EQUAL(st, 0);
+        CU_ASSERT(info.iter >= 0);
+    }
+    free(a), free(ac), free(lu), free(x), free(b), free(ipiv), free(piv);
+    mix_context_destroy(ctx);
+}
+
+static const mixt_test auto_tests[] = {
+    {"AUTO takes FP32 where calibrated rates say it pays", test_auto_from_rates},
+    {"kappa 1e15: gives up within a few steps, FP64 answer", test_give_up_hopeless},
+    {"classical divergence: gives up at once", test_give_up_divergence},
+    {"many right-hand sides: FP64 directly", test_cheaper_path},
+    {NULL, NULL},
+};
+
+void mixt_register_auto(mix_backend b) { mixt_add_backend_suite(b, "auto", auto_tests); }
