@@ -6,7 +6,7 @@
 #include <string.h>
 #include <lapacke.h>
 #include "mixt.h"
-#include "solvers/solvers.h"
+#include "solvers/dense/dense.h"
 #include "matrices/generators.h"
 #include "matrices/mixmat.h"
 #include "kernels/common/prec_traits.h"
