@@ -11,3 +11,4 @@ EXTRA_DIST += lib/mixsolve.pc.in
 libmixsolve_internal_la_SOURCES += lib/sparse.c lib/cg_api.c
 libmixsolve_internal_la_SOURCES += lib/dense_api.c
 EXTRA_DIST += lib/mixsolve-uninstalled.pc.in
+libmixsolve_internal_la_SOURCES += lib/sparse_lu_api.c

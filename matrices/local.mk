@@ -60,6 +60,7 @@ dist_matricesdata_DATA = matrices/data/README.md matrices/data/MANIFEST.md \
 matrices_libmixmat_la_SOURCES += matrices/gen_poisson.c
 matrices_libmixmat_la_SOURCES += matrices/mmio.h matrices/mmio.c matrices/gen_dense.c matrices/gen_trefethen.c
 matrices_libmixmat_la_SOURCES += matrices/randsvd.c
+matrices_libmixmat_la_SOURCES += matrices/gen_convdiff.c
 # libFuzzer harness of the Matrix Market reader, not part of make check: `make fuzz` (FUZZ_SECONDS, FUZZ_CC).
 EXTRA_DIST += tests/fuzz_mmio.c tests/fuzz_mmio.dict
 FUZZ_CC = clang

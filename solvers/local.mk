@@ -10,3 +10,4 @@ libmixsolve_internal_la_SOURCES += solvers/precond_chol.c solvers/pcg.c
 libmixsolve_internal_la_SOURCES += solvers/cg_matrix.c solvers/cg_range.c solvers/cg_lanczos.c solvers/cg_storage.c solvers/cg_auto.c \
 	solvers/cg_dist.c
 noinst_HEADERS += solvers/cg.h
+include solvers/sparse_lu/local.mk

@@ -159,5 +159,6 @@ void mixt_register_kernels_sparse(mix_backend b); /* sparse family, called by th
 void mixt_register_posv(mix_backend b); /* Cholesky ops and the d?posv drivers */
 void mixt_register_edge(mix_backend b); /* floating-point range edges (test_edge.c) */
 void mixt_register_dropin(mix_backend b); /* what the LAPACK drop-in relies on */
+void mixt_register_sparse_lu(mix_backend b); /* mix_dgesv_sparse (test_sparse_lu.c) */
 
 #endif

@@ -74,6 +74,7 @@ static void (*const backend_suites[])(mix_backend) = {
     mixt_register_posv,
     mixt_register_edge,
     mixt_register_dropin,
+    mixt_register_sparse_lu,
 };
 
 int main(void)

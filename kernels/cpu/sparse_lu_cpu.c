@@ -1,0 +1,343 @@
+/* sparse_lu_cpu.c: the CPU backend's sparse direct family over sequential MUMPS (smumps, dmumps). */
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <smumps_c.h>
+#include <dmumps_c.h>
+#include "lib/core/core.h"
+#include "kernels/backend_sparse_lu.h"
+#include "kernels/cpu/sparse_cpu.h"
+
+/* MUMPS's C interface and its sequential MPI stub keep process-wide state (instance tables,
+ * the Fortran runtime's I/O units): one call into it at a time, whatever the contexts. */
+static pthread_mutex_t mumps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define ICNTL(s, i) ((s).icntl[(i) - 1])
+#define INFOG(s, i) ((s).infog[(i) - 1])
+#define MUMPS_USE_COMM_WORLD (-987654) /* the sequential library's only communicator */
+/* Workspace relaxation (ICNTL(14), percent over the analysis's estimate) is doubled and the
+ * factorization retried when delayed pivots outgrow it (INFO(1) = -8, -9, -14, -15, -17, -20),
+ * at most this many times. */
+#define MEM_RETRIES 4
+
+struct mixi_splu {
+    int n;
+    int64_t nnz;
+    const int64_t *rowptr; /* the FP64 matrix of the sparse family, read in place */
+    const int32_t *colind;
+    const double *val;
+    MUMPS_INT *irn, *jcn; /* A's coordinates, 1-based, for both instances */
+    float *val32;         /* A rounded to FP32 */
+    double *val64;        /* A's values in coordinate order (MUMPS may not write them; const) */
+    SMUMPS_STRUC_C s;
+    DMUMPS_STRUC_C d;
+    int s_up, d_up;             /* instance initialised (JOB = -1 done) */
+    int s_factored, d_factored; /* numerical factors present */
+    int d_analyzed;
+};
+
+static void run_s(SMUMPS_STRUC_C *s, int job)
+{
+    s->job = job;
+    pthread_mutex_lock(&mumps_lock);
+    smumps_c(s);
+    pthread_mutex_unlock(&mumps_lock);
+}
+
+static void run_d(DMUMPS_STRUC_C *d, int job)
+{
+    d->job = job;
+    pthread_mutex_lock(&mumps_lock);
+    dmumps_c(d);
+    pthread_mutex_unlock(&mumps_lock);
+}
+
+/* The library never prints: MUMPS's message, diagnostic and statistics streams are closed. */
+#define QUIET(st)                                                                              \
+    do {                                                                                       \
+        ICNTL(st, 1) = -1;                                                                     \
+        ICNTL(st, 2) = -1;                                                                     \
+        ICNTL(st, 3) = -1;                                                                     \
+        ICNTL(st, 4) = 0;                                                                      \
+    } while (0)
+
+/* A MUMPS error code as our status: out of memory, or anything else the caller must see. */
+static int mumps_status(int info1)
+{
+    if (info1 >= 0) return MIX_SUCCESS;
+    if (info1 == -13) return MIX_ERR_ALLOC;
+    return MIX_ERR_BACKEND;
+}
+
+static int memory_short(int info1)
+{
+    return info1 == -8 || info1 == -9 || info1 == -14 || info1 == -15 || info1 == -17 ||
+           info1 == -20;
+}
+
+static void splu_free(mixi_splu *F)
+{
+    if (F->s_up) run_s(&F->s, -2);
+    if (F->d_up) run_d(&F->d, -2);
+    mixi_free(F->irn);
+    mixi_free(F->jcn);
+    mixi_free(F->val32);
+    mixi_free(F->val64);
+    mixi_free(F);
+}
+
+static void cpu_splu_destroy(void *state, mixi_splu *F)
+{
+    (void)state;
+    if (F) splu_free(F);
+}
+
+/* Coordinates (1-based) and the FP64 values in their order; ||A||inf. */
+static int coordinates(mixi_splu *F, double *anrm)
+{
+    size_t nz = (size_t)(F->nnz > 0 ? F->nnz : 1);
+    F->irn = mixi_malloc_n(nz, sizeof *F->irn);
+    F->jcn = mixi_malloc_n(nz, sizeof *F->jcn);
+    F->val64 = mixi_malloc_n(nz, sizeof *F->val64);
+    if (!F->irn || !F->jcn || !F->val64) return MIX_ERR_ALLOC;
+    double amax = 0.0;
+    for (int i = 0; i < F->n; i++) {
+        double row = 0.0;
+        for (int64_t k = F->rowptr[i]; k < F->rowptr[i + 1]; k++) {
+            F->irn[k] = i + 1;
+            F->jcn[k] = F->colind[k] + 1;
+            F->val64[k] = F->val[k];
+            row += fabs(F->val[k]);
+        }
+        if (!(row <= amax)) amax = row;
+    }
+    *anrm = amax;
+    return MIX_SUCCESS;
+}
+
+/* The analysis (ordering by MUMPS's automatic choice, symbolic factorization) in the FP32
+ * instance: the pattern is the same for both precisions, and the FP64 instance takes its
+ * ordering (analysis_d). */
+static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out, int *srank,
+                            double *anrm)
+{
+    (void)state;
+    *out = NULL;
+    mixi_splu *F = mixi_calloc(1, sizeof *F);
+    if (!F) return MIX_ERR_ALLOC;
+    int st = mixi_cpu_spmat_csr(A64, &F->n, &F->rowptr, &F->colind, &F->val);
+    if (!st && F->rowptr[F->n] > (int64_t)INT32_MAX) st = MIX_ERR_UNSUPPORTED;
+    if (!st) {
+        F->nnz = F->rowptr[F->n];
+        st = coordinates(F, anrm);
+    }
+    if (st) {
+        splu_free(F);
+        return st;
+    }
+    F->s.par = 1;
+    F->s.sym = 0;
+    F->s.comm_fortran = MUMPS_USE_COMM_WORLD;
+    run_s(&F->s, -1);
+    F->s_up = INFOG(F->s, 1) >= 0;
+    QUIET(F->s);
+    ICNTL(F->s, 24) = 1;
+    F->s.n = F->n;
+    F->s.nnz = F->nnz;
+    F->s.irn = F->irn;
+    F->s.jcn = F->jcn;
+    if (F->s_up) run_s(&F->s, 1);
+    *srank = F->n;
+    if (F->s_up && INFOG(F->s, 1) == -6) *srank = INFOG(F->s, 2); /* structurally singular */
+    else if (!F->s_up || INFOG(F->s, 1) < 0) st = mumps_status(F->s_up ? INFOG(F->s, 1) : -1);
+    if (st) {
+        splu_free(F);
+        return st;
+    }
+    *out = F;
+    return MIX_SUCCESS;
+}
+
+/* The FP64 instance, analysed with the FP32 instance's fill-reducing ordering (ICNTL(7) = 1): the
+ * ordering, the costly part of the analysis, is not computed again. */
+static int analysis_d(mixi_splu *F)
+{
+    if (F->d_analyzed) return MIX_SUCCESS;
+    F->d.par = 1;
+    F->d.sym = 0;
+    F->d.comm_fortran = MUMPS_USE_COMM_WORLD;
+    run_d(&F->d, -1);
+    if (INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
+    F->d_up = 1;
+    QUIET(F->d);
+    F->d.n = F->n;
+    F->d.nnz = F->nnz;
+    F->d.irn = F->irn;
+    F->d.jcn = F->jcn;
+    if (F->s.sym_perm) {
+        ICNTL(F->d, 7) = 1;
+        F->d.perm_in = F->s.sym_perm;
+    }
+    run_d(&F->d, 1);
+    if (INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
+    F->d_analyzed = 1;
+    return MIX_SUCCESS;
+}
+
+/* A's values rounded to FP32; 0, or 1 when one does not fit (overflow). */
+static int round_values(mixi_splu *F)
+{
+    if (!F->val32) F->val32 = mixi_malloc_n((size_t)(F->nnz > 0 ? F->nnz : 1), sizeof(float));
+    if (!F->val32) return -1;
+    for (int64_t k = 0; k < F->nnz; k++) {
+        if (fabs(F->val64[k]) > FLT_MAX) return 1;
+        F->val32[k] = (float)F->val64[k];
+    }
+    return 0;
+}
+
+/* Singular: a zero pivot (INFO(1) = -10, -6), or, FP32 only, a pivot that null pivot detection
+ * (ICNTL(24), default threshold) counted as zero (INFOG(28) > 0), so that the FP32 attempt
+ * hands a nearly singular matrix to FP64 at once.  FP64 declares only exact zero pivots, as
+ * LAPACK's dgetrf: a relative threshold also caught gent113 (bundled, badly scaled, solved to a
+ * backward error of 1e-16). */
+static mixi_splu_outcome outcome_of(int info1, int null_pivots)
+{
+    return info1 == -10 || info1 == -6 || null_pivots > 0 ? MIXI_SPLU_SINGULAR : MIXI_SPLU_OK;
+}
+
+static int factor_s(mixi_splu *F, mixi_splu_outcome *outcome)
+{
+    int r = round_values(F);
+    if (r < 0) return MIX_ERR_ALLOC;
+    if (r > 0) {
+        *outcome = MIXI_SPLU_OVERFLOW;
+        return MIX_SUCCESS;
+    }
+    F->s.a = F->val32;
+    for (int t = 0;; t++) {
+        run_s(&F->s, 2);
+        if (!memory_short(INFOG(F->s, 1)) || t == MEM_RETRIES) break;
+        ICNTL(F->s, 14) = 2 * (ICNTL(F->s, 14) > 0 ? ICNTL(F->s, 14) : 20);
+    }
+    *outcome = outcome_of(INFOG(F->s, 1), INFOG(F->s, 28));
+    if (*outcome == MIXI_SPLU_OK && INFOG(F->s, 1) < 0) return mumps_status(INFOG(F->s, 1));
+    F->s_factored = *outcome == MIXI_SPLU_OK;
+    return MIX_SUCCESS;
+}
+
+static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
+{
+    int st = analysis_d(F);
+    if (st) return st;
+    F->d.a = F->val64;
+    for (int t = 0;; t++) {
+        run_d(&F->d, 2);
+        if (!memory_short(INFOG(F->d, 1)) || t == MEM_RETRIES) break;
+        ICNTL(F->d, 14) = 2 * (ICNTL(F->d, 14) > 0 ? ICNTL(F->d, 14) : 20);
+    }
+    *outcome = outcome_of(INFOG(F->d, 1), INFOG(F->d, 28));
+    if (*outcome == MIXI_SPLU_OK && INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
+    F->d_factored = *outcome == MIXI_SPLU_OK;
+    return MIX_SUCCESS;
+}
+
+static int cpu_splu_factor(void *state, mixi_splu *F, mix_prec prec, mixi_splu_outcome *outcome)
+{
+    (void)state;
+    *outcome = MIXI_SPLU_OK;
+    if (prec == MIX_FP32) return factor_s(F, outcome);
+    if (prec == MIX_FP64) return factor_d(F, outcome);
+    return MIX_ERR_UNSUPPORTED;
+}
+
+/* FP32 solve of one block: r rounded into a float block, solved, widened into c. */
+static int solve_s(mixi_splu *F, int k, const double *r, int ldr, double *c, int ldc)
+{
+    const size_t n = (size_t)F->n;
+    float *w = mixi_malloc_n(n * (size_t)k, sizeof(float));
+    if (!w) return MIX_ERR_ALLOC;
+    for (int j = 0; j < k; j++)
+        for (size_t i = 0; i < n; i++) w[(size_t)j * n + i] = (float)r[(size_t)j * ldr + i];
+    F->s.rhs = w;
+    F->s.nrhs = k;
+    F->s.lrhs = F->n;
+    run_s(&F->s, 3);
+    int st = mumps_status(INFOG(F->s, 1));
+    for (int j = 0; !st && j < k; j++)
+        for (size_t i = 0; i < n; i++) c[(size_t)j * ldc + i] = w[(size_t)j * n + i];
+    mixi_free(w);
+    return st;
+}
+
+static int solve_d(mixi_splu *F, int k, const double *r, int ldr, double *c, int ldc)
+{
+    for (int j = 0; j < k && c != r; j++)
+        memmove(c + (size_t)j * ldc, r + (size_t)j * ldr, (size_t)F->n * sizeof(double));
+    F->d.rhs = c;
+    F->d.nrhs = k;
+    F->d.lrhs = ldc;
+    run_d(&F->d, 3);
+    return mumps_status(INFOG(F->d, 1));
+}
+
+static int cpu_splu_solve(void *state, mixi_splu *F, mix_prec prec, int k, const double *r,
+                          int ldr, double *c, int ldc)
+{
+    (void)state;
+    if (k <= 0) return MIX_SUCCESS;
+    if (prec == MIX_FP32 && F->s_factored) return solve_s(F, k, r, ldr, c, ldc);
+    if (prec == MIX_FP64 && F->d_factored) return solve_d(F, k, r, ldr, c, ldc);
+    return MIX_ERR_INVALID_ARG;
+}
+
+static int cpu_splu_apply(void *state, const mixi_splu *F, int k, double alpha, const double *x,
+                          int ldx, double beta, double *y, int ldy)
+{
+    (void)state;
+    for (int j = 0; j < k; j++) {
+        const double *xj = x + (size_t)j * ldx;
+        double *yj = y + (size_t)j * ldy;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (F->nnz > 100000)
+#endif
+        for (int i = 0; i < F->n; i++) {
+            double s = 0.0;
+            for (int64_t t = F->rowptr[i]; t < F->rowptr[i + 1]; t++)
+                s += F->val[t] * xj[F->colind[t]];
+            yj[i] = beta == 0.0 ? alpha * s : alpha * s + beta * yj[i];
+        }
+    }
+    return MIX_SUCCESS;
+}
+
+/* Factor storage after the factorization: INFOG(29) entries of the precision's size, plus the
+ * integers of the factors' structure (INFOG(10), in MUMPS_INT); peak: INFOG(22), megabytes of
+ * everything MUMPS held during the factorization. */
+static int cpu_splu_factor_bytes(void *state, const mixi_splu *F, mix_prec prec, int64_t *factors,
+                                 int64_t *peak)
+{
+    (void)state;
+    *factors = *peak = 0;
+    const MUMPS_INT *infog = prec == MIX_FP32 ? F->s.infog : F->d.infog;
+    int ok = prec == MIX_FP32 ? F->s_factored : F->d_factored;
+    if (!ok) return MIX_SUCCESS;
+    int64_t entries = infog[28], ints = infog[9];
+    /* MUMPS gives sizes over 2^31 as negative millions. */
+    if (entries < 0) entries = -entries * 1000000;
+    if (ints < 0) ints = -ints * 1000000;
+    *factors = entries * (prec == MIX_FP32 ? 4 : 8) + ints * (int64_t)sizeof(MUMPS_INT);
+    *peak = (int64_t)infog[21] * 1000000;
+    return MIX_SUCCESS;
+}
+
+const mixi_sparse_lu_ops mixi_cpu_sparse_lu_ops = {
+    .analyze = cpu_splu_analyze,
+    .factor = cpu_splu_factor,
+    .solve = cpu_splu_solve,
+    .apply = cpu_splu_apply,
+    .factor_bytes = cpu_splu_factor_bytes,
+    .destroy = cpu_splu_destroy,
+    .library = "MUMPS " MUMPS_VERSION " (sequential)",
+};
