@@ -81,7 +81,7 @@ CLEANFILES += fuzz_mmio
 # command's code and the reader instrumented, the built library linked as it is.  The first byte
 # of an input picks the options.  `make fuzz-solve` (FUZZ_SECONDS, FUZZ_CC); needs `make` first.
 EXTRA_DIST += tests/fuzz_solve.c
-FUZZ_SOLVE_SRC = $(top_srcdir)/tests/fuzz_solve.c $(top_srcdir)/tools/cmd_solve.c $(top_srcdir)/tools/cli.c \
+FUZZ_SOLVE_SRC = $(top_srcdir)/tests/fuzz_solve.c $(top_srcdir)/tools/cmd_solve.c $(top_srcdir)/tools/cmd_solve_sparse.c $(top_srcdir)/tools/cli.c \
 	$(top_srcdir)/matrices/mmio.c $(top_srcdir)/matrices/csr.c $(top_srcdir)/matrices/safe_norm.c
 fuzz_solve: $(FUZZ_SOLVE_SRC) lib/libmixsolve.la
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

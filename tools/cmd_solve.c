@@ -8,7 +8,6 @@
 #include "tools/cli.h"
 #include "matrices/mmio.h"
 
-#define DENSE_MAX 16384 /* dense LU of larger matrices needs > 2 GiB: refused */
 
 static void solve_usage(FILE *f)
 {
@@ -17,10 +16,13 @@ static void solve_usage(FILE *f)
             "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|chol|cg|auto]\n"
             "         [--prec %s] [--refine classical|gmres|cg|auto]\n"
             "         [--backend %s] [--tol T] [--max-iter N] [--precond jacobi|none] [--out x.mtx]\n"
+            "         [--dense-max N]\n"
             "Solves A x = b (A square, Matrix Market, plain or .gz); b from --rhs (array or coordinate,\n"
             "n x 1) or b = A * ones.  lu: dense LU in the factor precision (%s;\n"
             "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  chol: dense Cholesky likewise, for SPD\n"
-            "A, read from its lower triangle (mix_dposv_ir; --refine cg: CG-IR).\n"
+            "A, read from its lower triangle (mix_dposv_ir; --refine cg: CG-IR).  lu with n above\n"
+            "--dense-max (default 16384): sparse LU in fp32, fp64 or auto by MUMPS, refined in\n"
+            "FP64 (mix_dgesv_sparse).\n"
             "cg: reliable-update CG with the matrix and vectors stored in the precision\n"
             "(%s) (mix_dcg).\n"
             "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
@@ -76,6 +78,9 @@ static int solve_option(int c, const char *v, solve_opts *o)
     case 'i':
         if (!cli_parse_long(v, 1, 1000000000L, &o->max_iter)) return cli_error(CLI_USAGE, "bad --max-iter '%s'", v);
         return 0;
+    case 'd':
+        if (!cli_parse_long(v, 0, 1000000000L, &o->dense_max)) return cli_error(CLI_USAGE, "bad --dense-max '%s'", v);
+        return 0;
     default: /* 'j' */
         if (!strcmp(v, "jacobi")) o->jacobi = 1;
         else if (!strcmp(v, "none")) o->jacobi = 0;
@@ -93,7 +98,7 @@ int cli_solve_args(int argc, char **argv, solve_opts *o)
         {"prec", required_argument, NULL, 'p'},    {"refine", required_argument, NULL, 'f'},
         {"backend", required_argument, NULL, 'b'}, {"tol", required_argument, NULL, 't'},
         {"max-iter", required_argument, NULL, 'i'}, {"precond", required_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0}};
+        {"dense-max", required_argument, NULL, 'd'}, {NULL, 0, NULL, 0}};
     cli_args args;
     cli_args_init(&args, argc, argv, "h", longopts); /* -h only: the others are long options */
     const char *v;
@@ -204,9 +209,10 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
 {
     int n = A->nrows;
     const char *what = chol ? "Cholesky-IR" : "LU-IR";
-    if (n > DENSE_MAX)
-        return cli_error(CLI_USAGE, "%s: n = %d is too large for dense LU (limit %d); use --method cg", o->file,
-                         n, DENSE_MAX);
+    if (n > o->dense_max && !chol) return cli_run_sparse_lu(ctx, o, A, b, x);
+    if (n > o->dense_max)
+        return cli_error(CLI_USAGE, "%s: n = %d is too large for dense Cholesky (--dense-max %ld); use --method cg",
+                         o->file, n, o->dense_max);
     char names[256];
     if (!cli_prec_has(MIX_ROLE_FACTOR, o->prec))
         return cli_error(CLI_USAGE, "--prec %s is for cg only (lu: %s)", mix_prec_name(o->prec),
@@ -324,7 +330,7 @@ static int run_method(mix_context *ctx, const solve_opts *o, solve_problem *p, i
 {
     const int n = p->A.nrows, method = o->method ? o->method : (spd ? 2 : 1);
     if (method != 2) return run_dense(ctx, o, &p->A, p->b, p->x, method == 3);
-    const int may_fall_back = o->method == 0 && n <= DENSE_MAX;
+    const int may_fall_back = o->method == 0;
     int not_spd;
     int rc = run_cg(ctx, o, &p->A, p->b, p->x, may_fall_back, &not_spd);
     if (rc && not_spd && may_fall_back) {

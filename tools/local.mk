@@ -1,6 +1,6 @@
 # tools/local.mk: the mixsolve command.
 bin_PROGRAMS += tools/mixsolve
-tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cli.c tools/cmd_info.c tools/cmd_solve.c tools/cmd_gen.c \
+tools_mixsolve_SOURCES = tools/mixsolve.c tools/cli.h tools/cli.c tools/cmd_info.c tools/cmd_solve.c tools/cmd_solve_sparse.c tools/cmd_gen.c \
 	tools/bench.h tools/cmd_bench.c tools/bench_report.c
 # The installed data directory, expanded by make (configure's $datadir is a literal
 # "${datarootdir}"); the source tree only serves a build that is not installed.
