@@ -43,3 +43,13 @@ bench_cost_timer_SOURCES = bench/cost_timer.c
 bench_cost_timer_LDADD = matrices/libmixmat.la $(LAPACK_LIBS) $(LAPACKE_LIBS) $(OPENBLAS_LIBS) $(ZLIB_LIBS) -ldl -lm
 endif
 EXTRA_DIST += bench/cost_envelope.sh
+# General sparse systems: mix_dgesv_sparse against UMFPACK (linked here only, never by the library).
+if HAVE_UMFPACK
+if HAVE_MUMPS
+noinst_PROGRAMS += bench/bench_sparse_lu
+bench_bench_sparse_lu_SOURCES = bench/bench_sparse_lu.c
+bench_bench_sparse_lu_CPPFLAGS = $(AM_CPPFLAGS) $(UMFPACK_CFLAGS)
+bench_bench_sparse_lu_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(UMFPACK_LIBS) $(MIX_DEP_LIBS) -lm
+endif
+endif
+EXTRA_DIST += bench/bench_sparse_lu.c
