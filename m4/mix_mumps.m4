@@ -33,7 +33,9 @@ UMFPACK_CFLAGS="-isystem /usr/include/suitesparse"
 save_CPPFLAGS=$CPPFLAGS; CPPFLAGS="$CPPFLAGS $UMFPACK_CFLAGS"
 AC_CHECK_HEADER([umfpack.h], [AC_CHECK_LIB([umfpack], [umfpack_di_symbolic], [have_umfpack=yes])])
 CPPFLAGS=$save_CPPFLAGS
-AS_IF([test "x$have_umfpack" = xyes], [UMFPACK_LIBS=-lumfpack], [UMFPACK_CFLAGS=; UMFPACK_LIBS=])
+AS_IF([test "x$have_umfpack" = xyes], [UMFPACK_LIBS=-lumfpack
+  AC_DEFINE([HAVE_UMFPACK], [1], [UMFPACK: the FP64 baseline of the benchmarks' sparse LU rows])],
+  [UMFPACK_CFLAGS=; UMFPACK_LIBS=])
 AC_SUBST([MUMPS_CFLAGS]) AC_SUBST([MUMPS_LIBS]) AC_SUBST([UMFPACK_CFLAGS]) AC_SUBST([UMFPACK_LIBS])
 AM_CONDITIONAL([HAVE_MUMPS], [test "x$have_mumps" = xyes])
 AM_CONDITIONAL([HAVE_UMFPACK], [test "x$have_umfpack" = xyes])

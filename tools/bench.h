@@ -18,8 +18,9 @@ typedef enum {
     BENCH_SKIPPED    /* not run (size limit, budget); the note says why */
 } bench_outcome;
 
-/* BENCH_CHOL: dense Cholesky-IR (mix_dposv_ir; baseline LAPACKE_dposv) on SPD candidates. */
-typedef enum { BENCH_LU, BENCH_CG, BENCH_CHOL } bench_method;
+/* BENCH_CHOL: dense Cholesky-IR (mix_dposv_ir; baseline LAPACKE_dposv) on SPD candidates.
+ * BENCH_SPLU: sparse LU-IR (mix_dgesv_sparse; baseline UMFPACK) beyond --dense-max, not SPD. */
+typedef enum { BENCH_LU, BENCH_CG, BENCH_CHOL, BENCH_SPLU } bench_method;
 
 /* One matrix x method x precision. */
 typedef struct {

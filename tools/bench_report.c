@@ -18,12 +18,18 @@ const char *bench_outcome_name(bench_outcome o)
     return (unsigned)o <= BENCH_SKIPPED ? names[o] : "?";
 }
 
-static const char *method_name(bench_method m) { return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : "cg"; }
+static const char *method_name(bench_method m)
+{
+    return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : m == BENCH_SPLU ? "splu" : "cg";
+}
 
 static const char *solver_label(const bench_result *r)
 {
     if (r->prec == MIX_FP64)
-        return r->method == BENCH_LU ? "fp64 (dgesv)" : r->method == BENCH_CHOL ? "fp64 (dposv)" : "fp64";
+        return r->method == BENCH_LU     ? "fp64 (dgesv)"
+               : r->method == BENCH_CHOL ? "fp64 (dposv)"
+               : r->method == BENCH_SPLU ? "fp64 (umfpack)"
+                                         : "fp64";
     return mix_prec_name(r->prec);
 }
 
@@ -47,6 +53,7 @@ void bench_summary(const bench_set *s, FILE *f, int md)
         {BENCH_CG, MIX_PREC_AUTO},
         {BENCH_CHOL, MIX_FP64}, {BENCH_CHOL, MIX_FP32}, {BENCH_CHOL, MIX_TF32}, {BENCH_CHOL, MIX_FP16},
         {BENCH_CHOL, MIX_BF16},
+        {BENCH_SPLU, MIX_FP64}, {BENCH_SPLU, MIX_FP32}, {BENCH_SPLU, MIX_PREC_AUTO},
     };
     if (md) {
         fprintf(f, "| method | precision | matrices run | speed vs FP64 (geo-mean) | best | refined without fallback "
@@ -82,6 +89,7 @@ void bench_summary(const bench_set *s, FILE *f, int md)
         char sp[32], bs[32];
         const char *label = rows[k].p == MIX_FP64 ? (rows[k].m == BENCH_LU     ? "fp64 (dgesv)"
                                                      : rows[k].m == BENCH_CHOL ? "fp64 (dposv)"
+                                                     : rows[k].m == BENCH_SPLU ? "fp64 (umfpack)"
                                                                                : "fp64 (baseline)")
                                                    : mix_prec_name(rows[k].p);
         fmt_num(sp, sizeof sp, "%.2fx", exp(logsum / (nsp ? nsp : 1)), nsp > 0);

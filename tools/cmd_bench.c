@@ -19,6 +19,7 @@
 #include <lapacke.h>
 #include "tools/cli.h"
 #include "tools/bench.h"
+#include "tools/bench_sparse_lu.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
 
@@ -425,6 +426,9 @@ static void run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, 
         }
     }
     if (dense) run_dense(A, o, s, res, ctx, b, x);
+    else if (res->method == BENCH_SPLU)
+        bench_sparse_lu_run(A, ctx, o->min_time, o->max_reps,
+                            s->threshold_lu_factor * sqrt((double)n) * DBL_EPSILON, b, x, res);
     else run_cg(A, o, s, res, ctx, b, x);
 out:
     mix_context_destroy(ctx);
@@ -706,6 +710,24 @@ static void add_generated(const bench_opts *o, problem **probs, int *np, int *pc
                 o->quick ? 64 : 128);
 }
 
+/* A general matrix beyond --dense-max: UMFPACK (FP64 baseline), sparse LU-IR in FP32 and AUTO. */
+static void splu_rows(int i, int np, const problem *prob, const mixm_csr *A, const bench_opts *o,
+                      bench_set *s, int spd)
+{
+    static const mix_prec precs[3] = {MIX_FP64, MIX_FP32, MIX_PREC_AUTO};
+    for (int k = 0; k < 3; k++) {
+        bench_result *r = new_result(s, prob->name, A, spd, BENCH_SPLU, precs[k]);
+        if (!r) break;
+        fprintf(stderr, "[%d/%d] %s: sparse lu %s\n", i + 1, np, prob->name,
+                k ? mix_prec_name(precs[k]) : "fp64 (UMFPACK)");
+        if (mixm_wtime() > o->t_end - 1) {
+            snprintf(r->note, sizeof r->note, "skipped: --max-time budget spent");
+            continue;
+        }
+        run_isolated(A, o, s, r);
+    }
+}
+
 /* Every method and precision on problem i of np, each solve in its own child; rows into s. */
 static void bench_problem(int i, int np, const problem *prob, const bench_opts *o, bench_set *s)
 {
@@ -779,9 +801,7 @@ static void bench_problem(int i, int np, const problem *prob, const bench_opts *
             run_isolated(&A, o, s, r);
         }
     } else if (square && A.nrows > o->dense_max) {
-        bench_result *r = &s->r[s->count - 1];
-        snprintf(r->note, sizeof r->note, "skipped: n = %d > --dense-max %d and not SPD (no CG)", A.nrows,
-                 o->dense_max);
+        splu_rows(i, np, prob, &A, o, s, spd);
     }
     mixm_csr_free(&A);
 }

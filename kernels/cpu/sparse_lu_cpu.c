@@ -34,7 +34,8 @@ struct mixi_splu {
     DMUMPS_STRUC_C d;
     int s_up, d_up;             /* instance initialised (JOB = -1 done) */
     int s_factored, d_factored; /* numerical factors present */
-    int d_analyzed;
+    int s_analyzed, d_analyzed;
+    int d_no_transversal;       /* FP64 retried without the maximum transversal (factor_d) */
 };
 
 static void run_s(SMUMPS_STRUC_C *s, int job)
@@ -116,9 +117,10 @@ static int coordinates(mixi_splu *F, double *anrm)
     return MIX_SUCCESS;
 }
 
-/* The analysis (ordering by MUMPS's automatic choice, symbolic factorization) in the FP32
- * instance: the pattern is the same for both precisions, and the FP64 instance takes its
- * ordering (analysis_d). */
+/* Coordinates and ||A||inf only: the analysis runs in the instance that factors first
+ * (analysis_s, analysis_d), so that an FP64 solve chosen directly pays for one analysis, and the
+ * other instance takes its ordering.  Structural singularity shows at that analysis (MUMPS's
+ * INFO(1) = -6) as a singular factorization: *srank stays n here. */
 static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out, int *srank,
                             double *anrm)
 {
@@ -136,31 +138,47 @@ static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out,
         splu_free(F);
         return st;
     }
-    F->s.par = 1;
-    F->s.sym = 0;
-    F->s.comm_fortran = MUMPS_USE_COMM_WORLD;
-    run_s(&F->s, -1);
-    F->s_up = INFOG(F->s, 1) >= 0;
-    QUIET(F->s);
-    ICNTL(F->s, 24) = 1;
-    F->s.n = F->n;
-    F->s.nnz = F->nnz;
-    F->s.irn = F->irn;
-    F->s.jcn = F->jcn;
-    if (F->s_up) run_s(&F->s, 1);
     *srank = F->n;
-    if (F->s_up && INFOG(F->s, 1) == -6) *srank = INFOG(F->s, 2); /* structurally singular */
-    else if (!F->s_up || INFOG(F->s, 1) < 0) st = mumps_status(F->s_up ? INFOG(F->s, 1) : -1);
-    if (st) {
-        splu_free(F);
-        return st;
-    }
     *out = F;
     return MIX_SUCCESS;
 }
 
-/* The FP64 instance, analysed with the FP32 instance's fill-reducing ordering (ICNTL(7) = 1): the
- * ordering, the costly part of the analysis, is not computed again. */
+/* The ordering an instance may take from the other (NULL: compute its own): the other's
+ * symmetric permutation when that analysis permuted no columns (INFOG(23), the maximum
+ * transversal it applied, is 0).  With a column permutation the symmetric order belongs to the
+ * permuted matrix: given to A itself it cost west0479 (n = 479) 30x its FP64 factorization. */
+static MUMPS_INT *reusable_order(int analysed, const MUMPS_INT *infog, MUMPS_INT *sym_perm)
+{
+    return analysed && sym_perm && infog[22] == 0 ? sym_perm : NULL;
+}
+
+/* Initialisation (JOB = -1) and analysis (JOB = 1) of the FP32 instance; 0 or a status (a
+ * structurally singular A is INFOG(1) = -6, left for factor_s to report). */
+static int analysis_s(mixi_splu *F)
+{
+    if (F->s_analyzed) return MIX_SUCCESS;
+    F->s.par = 1;
+    F->s.sym = 0;
+    F->s.comm_fortran = MUMPS_USE_COMM_WORLD;
+    run_s(&F->s, -1);
+    if (INFOG(F->s, 1) < 0) return mumps_status(INFOG(F->s, 1));
+    F->s_up = 1;
+    QUIET(F->s);
+    ICNTL(F->s, 24) = 1; /* null pivot detection: see outcome_of */
+    F->s.n = F->n;
+    F->s.nnz = F->nnz;
+    F->s.irn = F->irn;
+    F->s.jcn = F->jcn;
+    F->s.a = F->val32; /* the maximum transversal and scaling of the analysis read values */
+    if ((F->s.perm_in = reusable_order(F->d_analyzed, F->d.infog, F->d.sym_perm)))
+        ICNTL(F->s, 7) = 1;
+    run_s(&F->s, 1);
+    if (INFOG(F->s, 1) < 0 && INFOG(F->s, 1) != -6) return mumps_status(INFOG(F->s, 1));
+    F->s_analyzed = 1;
+    return MIX_SUCCESS;
+}
+
+/* The same for the FP64 instance. */
 static int analysis_d(mixi_splu *F)
 {
     if (F->d_analyzed) return MIX_SUCCESS;
@@ -171,16 +189,16 @@ static int analysis_d(mixi_splu *F)
     if (INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
     F->d_up = 1;
     QUIET(F->d);
+    if (F->d_no_transversal) ICNTL(F->d, 6) = 0;
     F->d.n = F->n;
     F->d.nnz = F->nnz;
     F->d.irn = F->irn;
     F->d.jcn = F->jcn;
-    if (F->s.sym_perm) {
+    F->d.a = F->val64;
+    if ((F->d.perm_in = reusable_order(F->s_analyzed, F->s.infog, F->s.sym_perm)))
         ICNTL(F->d, 7) = 1;
-        F->d.perm_in = F->s.sym_perm;
-    }
     run_d(&F->d, 1);
-    if (INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
+    if (INFOG(F->d, 1) < 0 && INFOG(F->d, 1) != -6) return mumps_status(INFOG(F->d, 1));
     F->d_analyzed = 1;
     return MIX_SUCCESS;
 }
@@ -215,6 +233,12 @@ static int factor_s(mixi_splu *F, mixi_splu_outcome *outcome)
         *outcome = MIXI_SPLU_OVERFLOW;
         return MIX_SUCCESS;
     }
+    int st = analysis_s(F);
+    if (st) return st;
+    if (INFOG(F->s, 1) == -6) {
+        *outcome = MIXI_SPLU_SINGULAR;
+        return MIX_SUCCESS;
+    }
     F->s.a = F->val32;
     for (int t = 0;; t++) {
         run_s(&F->s, 2);
@@ -227,10 +251,14 @@ static int factor_s(mixi_splu *F, mixi_splu_outcome *outcome)
     return MIX_SUCCESS;
 }
 
-static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
+static int factor_d_once(mixi_splu *F, mixi_splu_outcome *outcome)
 {
     int st = analysis_d(F);
     if (st) return st;
+    if (INFOG(F->d, 1) == -6) {
+        *outcome = MIXI_SPLU_SINGULAR;
+        return MIX_SUCCESS;
+    }
     F->d.a = F->val64;
     for (int t = 0;; t++) {
         run_d(&F->d, 2);
@@ -241,6 +269,21 @@ static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
     if (*outcome == MIXI_SPLU_OK && INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
     F->d_factored = *outcome == MIXI_SPLU_OK;
     return MIX_SUCCESS;
+}
+
+/* FP64 factors; a zero pivot after a maximum transversal (INFOG(23) != 0) gets a second
+ * analysis without it before A is called singular: MUMPS's transversal and scaling (ICNTL(6)
+ * = 7's choice, 5) left gent113 (bundled, badly scaled; UMFPACK and LAPACK solve it to 1e-16)
+ * with a zero pivot, and without the transversal it factors. */
+static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
+{
+    int st = factor_d_once(F, outcome);
+    if (st || *outcome != MIXI_SPLU_SINGULAR || F->d_no_transversal || INFOG(F->d, 23) == 0)
+        return st;
+    run_d(&F->d, -2);
+    F->d_up = F->d_analyzed = 0;
+    F->d_no_transversal = 1;
+    return factor_d_once(F, outcome);
 }
 
 static int cpu_splu_factor(void *state, mixi_splu *F, mix_prec prec, mixi_splu_outcome *outcome)
