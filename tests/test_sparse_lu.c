@@ -321,6 +321,33 @@ static void test_args_and_memory(void)
     mix_context_destroy(ctx);
 }
 
+/* The command: solve beyond --dense-max takes sparse LU-IR; bench gives splu rows against
+ * UMFPACK with the factor memory of both precisions. */
+static void test_cli(void)
+{
+    mix_context *ctx = mixt_context();
+    int have = have_splu(ctx);
+    mix_context_destroy(ctx);
+    if (!have || mixt_backend != MIX_BACKEND_CPU) return;
+    char args[1024], path[600], csv[16384];
+    snprintf(args, sizeof args, "solve %s/sherman1.mtx --dense-max 0 --prec fp32 --backend cpu",
+             mixt_matrix_dir());
+    CU_ASSERT_EQUAL(mixt_tool("", args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "sparse LU-IR, MUMPS), factor fp32"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "fallback        : no"));
+    snprintf(args, sizeof args, "bench %s/west0067.mtx --dense-max 10 --no-gen --backend cpu -o %s",
+             mixt_matrix_dir(), mixt_tmp("splu-bench"));
+    CU_ASSERT_EQUAL(mixt_tool("", args), 0);
+    snprintf(path, sizeof path, "%s/results.csv", mixt_tmp("splu-bench"));
+    mixt_slurp(path, csv, sizeof csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",splu,fp32,ok,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",splu,auto,ok,"));
+#if HAVE_UMFPACK
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",splu,fp64,ok,"));
+#endif
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "factors fp32"));
+}
+
 static const mixt_test tests[] = {
     {"convection-diffusion: FP32 LU-IR, classical / GMRES / AUTO; FP64", test_convdiff},
     {"five right-hand sides, ld > n, FP32 / FP64 / AUTO", test_multiple_rhs},
@@ -329,6 +356,7 @@ static const mixt_test tests[] = {
     {"FP32 overflow and breakdown fall back to FP64, never silently", test_fp32_overflow_and_breakdown},
     {"NaN/Inf in b and A", test_nan_rhs},
     {"argument checks, in-place solve, factor memory FP32 vs FP64", test_args_and_memory},
+    {"mixsolve solve beyond --dense-max, bench splu rows", test_cli},
     {NULL, NULL},
 };
 

@@ -61,6 +61,8 @@ static void bench_usage(FILE *f)
             "diagonal, and reliable-update CG\n"
             "(mix_dcg, Jacobi, storage %s) for symmetric matrices with a\n"
             "positive diagonal, against the FP64 baseline (LAPACKE_dgesv, FP64 CG) in the same run.\n"
+            "Square matrices beyond --dense-max that are not SPD candidates: sparse LU-IR (splu:\n"
+            "mix_dgesv_sparse fp32|auto) against UMFPACK, factor memory FP32 vs FP64 in the note.\n"
             "b = A * ones; the backward error (LU) or true relative residual (CG) is recomputed here\n"
             "in FP64, so a reported success that is not one counts as a silent failure.  Each solve\n"
             "runs in a child process killed after --time-limit seconds (default 60).  Without\n"
