@@ -6,7 +6,8 @@
 # --with-mumps=auto (default) builds the family when smumps_c.h and dmumps_c.h compile against
 # the sequential MPI stub (-I/usr/include/mumps_seq) and smumps_c/dmumps_c link; --with-mumps
 # makes a failure an error; --without-mumps leaves it out (mix_dgesv_sparse then answers
-# MIX_ERR_UNSUPPORTED).  Substitutes MUMPS_CFLAGS, MUMPS_LIBS, UMFPACK_CFLAGS, UMFPACK_LIBS;
+# MIX_ERR_UNSUPPORTED).  MUMPS_LIBS serves this check only: the library opens MUMPS at run time
+# (kernels/cpu/sparse_lu_cpu.c), since its MPI stub linked in would shadow a real MPI.  Substitutes MUMPS_CFLAGS, MUMPS_LIBS, UMFPACK_CFLAGS, UMFPACK_LIBS;
 # defines HAVE_MUMPS (config.h and conditional) and the conditional HAVE_UMFPACK.
 AC_DEFUN([MIX_CHECK_MUMPS], [
 AC_ARG_WITH([mumps],

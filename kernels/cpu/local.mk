@@ -15,7 +15,8 @@ libmixsolve_internal_la_SOURCES += kernels/cpu/chol_cpu.c kernels/cpu/chol_cpu.h
 noinst_HEADERS += kernels/cpu/dense_loops.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/vec_cpu.c kernels/cpu/vec_cpu.h
 # The sparse direct family over sequential MUMPS: its own convenience library, so that only this
-# file sees the MPI stub's mpi.h (lib/mpi builds against the real MPI).
+# file sees the MPI stub's mpi.h (lib/mpi builds against the real MPI).  MUMPS itself is opened
+# at run time (dlopen, symbols local): never linked, its MPI stub would shadow the real MPI.
 noinst_HEADERS += kernels/backend_sparse_lu.h
 if HAVE_MUMPS
 noinst_LTLIBRARIES += kernels/cpu/libsparse_lu_cpu.la

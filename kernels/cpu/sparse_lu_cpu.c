@@ -1,7 +1,9 @@
 /* sparse_lu_cpu.c: the CPU backend's sparse direct family over sequential MUMPS (smumps, dmumps). */
 #include <float.h>
 #include <math.h>
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <smumps_c.h>
 #include <dmumps_c.h>
@@ -38,11 +40,54 @@ struct mixi_splu {
     int d_no_transversal;       /* FP64 retried without the maximum transversal (factor_d) */
 };
 
+/* MUMPS is loaded at run time, its symbols kept local (RTLD_LOCAL, and RTLD_DEEPBIND so that
+ * its own references go to its own libraries first): the sequential build's MPI stub
+ * (libmpiseq) exports MPI_Init, MPI_Comm_rank, MPI_Finalize and MPI_Wtime, which, linked into
+ * libmixsolve, took the place of the real MPI in MPI programs (tests/mpi.sh: "MPI_Comm_size
+ * called before MPI_INIT").  The sanitizers' runtime refuses RTLD_DEEPBIND: without it there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MUMPS_DLFLAGS (RTLD_NOW | RTLD_LOCAL)
+#else
+#define MUMPS_DLFLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#endif
+static void (*smumps_fn)(SMUMPS_STRUC_C *);
+static void (*dmumps_fn)(DMUMPS_STRUC_C *);
+static pthread_once_t mumps_once = PTHREAD_ONCE_INIT;
+
+static void *open_mumps(const char *arith)
+{
+    char name[64];
+    int major = 0, minor = 0;
+    sscanf(MUMPS_VERSION, "%d.%d", &major, &minor); /* the soname: lib?mumps_seq-5.5.so */
+    snprintf(name, sizeof name, "lib%smumps_seq-%d.%d.so", arith, major, minor);
+    void *h = dlopen(name, MUMPS_DLFLAGS);
+    if (!h) {
+        snprintf(name, sizeof name, "lib%smumps_seq.so", arith);
+        h = dlopen(name, MUMPS_DLFLAGS);
+    }
+    return h;
+}
+
+static void load_mumps(void)
+{
+    void *hs = open_mumps("s"), *hd = open_mumps("d");
+    if (!hs || !hd) return;
+    *(void **)&smumps_fn = dlsym(hs, "smumps_c");
+    *(void **)&dmumps_fn = dlsym(hd, "dmumps_c");
+}
+
+/* Whether MUMPS could be loaded (once per process). */
+static int mumps_available(void)
+{
+    pthread_once(&mumps_once, load_mumps);
+    return smumps_fn && dmumps_fn;
+}
+
 static void run_s(SMUMPS_STRUC_C *s, int job)
 {
     s->job = job;
     pthread_mutex_lock(&mumps_lock);
-    smumps_c(s);
+    smumps_fn(s);
     pthread_mutex_unlock(&mumps_lock);
 }
 
@@ -50,7 +95,7 @@ static void run_d(DMUMPS_STRUC_C *d, int job)
 {
     d->job = job;
     pthread_mutex_lock(&mumps_lock);
-    dmumps_c(d);
+    dmumps_fn(d);
     pthread_mutex_unlock(&mumps_lock);
 }
 
@@ -126,6 +171,7 @@ static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out,
 {
     (void)state;
     *out = NULL;
+    if (!mumps_available()) return MIX_ERR_UNSUPPORTED;
     mixi_splu *F = mixi_calloc(1, sizeof *F);
     if (!F) return MIX_ERR_ALLOC;
     int st = mixi_cpu_spmat_csr(A64, &F->n, &F->rowptr, &F->colind, &F->val);
