@@ -54,3 +54,14 @@ noinst_PROGRAMS += bench/bench_amg
 bench_bench_amg_SOURCES = bench/bench_amg.c
 bench_bench_amg_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
 bench_bench_amg_LDFLAGS = $(OPENMP_CFLAGS)
+
+# General sparse systems: mix_dgesv_sparse against UMFPACK (linked here only, never by the library).
+if HAVE_UMFPACK
+if HAVE_MUMPS
+noinst_PROGRAMS += bench/bench_sparse_lu
+bench_bench_sparse_lu_SOURCES = bench/bench_sparse_lu.c
+bench_bench_sparse_lu_CPPFLAGS = $(AM_CPPFLAGS) $(UMFPACK_CFLAGS)
+bench_bench_sparse_lu_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(UMFPACK_LIBS) $(MIX_DEP_LIBS) -lm
+endif
+endif
+EXTRA_DIST += bench/bench_sparse_lu.c

@@ -296,6 +296,23 @@ module mixsolve
       real(c_double), intent(inout) :: x(*)
       type(mix_cg_info), intent(out) :: info
     end function
+    integer(c_int) function mix_dgesv_sparse(ctx, p, a, nrhs, b, ldb, x, ldx, info) &
+        bind(C, name="mix_dgesv_sparse")
+      import :: c_int, c_double, c_ptr, mix_gesv_params, mix_gesv_info
+      type(c_ptr), value :: ctx, a
+      type(mix_gesv_params), intent(in) :: p
+      integer(c_int), value :: nrhs, ldb, ldx
+      real(c_double), intent(in) :: b(*)
+      real(c_double), intent(inout) :: x(*)
+      type(mix_gesv_info), intent(out) :: info
+    end function
+    integer(c_int) function mix_sparse_lu_memory(ctx, a, prec, factor_bytes, peak_bytes) &
+        bind(C, name="mix_sparse_lu_memory")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: ctx, a
+      integer(c_int), value :: prec
+      integer(c_int64_t), intent(out) :: factor_bytes, peak_bytes
+    end function
     integer(c_int) function mix_dcg_gpu(ctx, p, a, d_b, d_x, info) bind(C, name="mix_dcg_gpu")
       import :: c_int, c_ptr, mix_cg_params, mix_cg_info
       type(c_ptr), value :: ctx, a, d_b, d_x

@@ -7,6 +7,7 @@
 
 typedef struct mixi_dense_ops mixi_dense_ops;   /* kernels/backend_dense.h */
 typedef struct mixi_sparse_ops mixi_sparse_ops; /* kernels/backend_sparse.h */
+typedef struct mixi_sparse_lu_ops mixi_sparse_lu_ops; /* kernels/backend_sparse_lu.h */
 
 /* "Backend memory" below is host memory for the CPU backend and device memory for CUDA.
  * Solvers never dereference backend memory; scalars come back through return arguments.
@@ -36,6 +37,7 @@ typedef struct mixi_backend_ops {
     /* Solver families. */
     const mixi_dense_ops *dense;
     const mixi_sparse_ops *sparse;
+    const mixi_sparse_lu_ops *sparse_lu; /* NULL where the backend has no sparse direct library */
 } mixi_backend_ops;
 
 /* Each backend's tables are declared where they are used (its own folder and kernels/backend_list.c),

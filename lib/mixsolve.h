@@ -236,6 +236,21 @@ typedef struct {
 void mix_cg_params_init(mix_cg_params *p);
 int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b, double *x,
             mix_cg_info *info);
+/* General sparse systems (any square A made by mix_sparse_create_csr): sparse LU with factors
+ * in p->factor_prec (MIX_FP32 | MIX_FP64 | MIX_PREC_AUTO; NULL p: mix_gesv_params_init's) by the
+ * backend's sparse direct library (MUMPS on the CPU), the analysis done once for both
+ * precisions; FP64 refinement (classical or GMRES-IR, p->refine; LAPACK's per-column test) and
+ * the FP64 factorization as the fallback.  b, x column-major n x nrhs.  Returns 0, -i for an
+ * illegal argument i, MIX_ERR_SINGULAR (structurally or numerically singular A), MIX_ERR_NAN
+ * (NaN/Inf in b; nothing written), MIX_ERR_UNSUPPORTED (no sparse direct library on ctx's
+ * backend), ...; info (may be NULL) as mix_dgesv_ir's (mix_dgesv_sparse(3)). */
+int mix_dgesv_sparse(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A, int nrhs,
+                     const double *b, int ldb, double *x, int ldx, mix_gesv_info *info);
+/* Analyses and factors A in prec (MIX_FP32 or MIX_FP64) only to measure it: *factor_bytes held
+ * by the factors, *peak_bytes the library's peak while factoring.  0, -i, MIX_ERR_SINGULAR,
+ * MIX_ERR_OVERFLOW (A does not fit FP32), MIX_ERR_UNSUPPORTED. */
+int mix_sparse_lu_memory(mix_context *ctx, mix_sparse *A, mix_prec prec, int64_t *factor_bytes,
+                         int64_t *peak_bytes);
 /* The SpMV body the backend's tuner chose for A's sloppy copy in `storage` (Jacobi-scaled when
  * jacobi != 0), e.g. "avx512-gather"; "tuning" while its first SpMVs time the candidates; NULL
  * when A has no such copy (no solve used it yet) or the backend has no tuner (mix_dcg(3)). */

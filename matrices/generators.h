@@ -26,5 +26,9 @@ int mixm_gen_anisotropic2d(int nx, double eps, mixm_csr *A);
 /* Trefethen_N: primes on the diagonal, ones at offsets that are powers of two (SuiteSparse's
  * Trefethen_* matrices exactly). */
 int mixm_gen_trefethen(int n, mixm_csr *A);
+/* General (nonsymmetric) model problem: -lap u + b . grad u on the unit cube, nx^3 interior
+ * points, 7-point diffusion and first-order upwind convection with velocity (bx, by, bz),
+ * scaled by h^2 (h = 1/(nx+1)); sorted rows.  (nx, 100, 50, 25) is the sparse LU benchmark's. */
+int mixm_gen_convdiff3d(int nx, double bx, double by, double bz, mixm_csr *A);
 
 #endif

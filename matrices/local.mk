@@ -60,6 +60,7 @@ dist_matricesdata_DATA = matrices/data/README.md matrices/data/MANIFEST.md \
 matrices_libmixmat_la_SOURCES += matrices/gen_poisson.c
 matrices_libmixmat_la_SOURCES += matrices/mmio.h matrices/mmio.c matrices/gen_dense.c matrices/gen_trefethen.c
 matrices_libmixmat_la_SOURCES += matrices/randsvd.c
+matrices_libmixmat_la_SOURCES += matrices/gen_convdiff.c
 # libFuzzer harness of the Matrix Market reader, not part of make check: `make fuzz` (FUZZ_SECONDS, FUZZ_CC).
 EXTRA_DIST += tests/fuzz_mmio.c tests/fuzz_mmio.dict
 FUZZ_CC = clang
@@ -80,7 +81,7 @@ CLEANFILES += fuzz_mmio
 # command's code and the reader instrumented, the built library linked as it is.  The first byte
 # of an input picks the options.  `make fuzz-solve` (FUZZ_SECONDS, FUZZ_CC); needs `make` first.
 EXTRA_DIST += tests/fuzz_solve.c
-FUZZ_SOLVE_SRC = $(top_srcdir)/tests/fuzz_solve.c $(top_srcdir)/tools/cmd_solve.c $(top_srcdir)/tools/cli.c \
+FUZZ_SOLVE_SRC = $(top_srcdir)/tests/fuzz_solve.c $(top_srcdir)/tools/cmd_solve.c $(top_srcdir)/tools/cmd_solve_sparse.c $(top_srcdir)/tools/cli.c \
 	$(top_srcdir)/matrices/mmio.c $(top_srcdir)/matrices/csr.c $(top_srcdir)/matrices/safe_norm.c
 fuzz_solve: $(FUZZ_SOLVE_SRC) lib/libmixsolve.la
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -2,3 +2,4 @@
 include solvers/dense/local.mk
 include solvers/cg/local.mk
 include solvers/amg/local.mk
+include solvers/sparse_lu/local.mk

@@ -77,6 +77,7 @@ static void (*const backend_suites[])(mix_backend) = {
     mixt_register_dense_probe,
     mixt_register_dropin,
     mixt_register_auto,
+    mixt_register_sparse_lu,
 };
 
 int main(void)

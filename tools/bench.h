@@ -19,8 +19,9 @@ typedef enum {
 } bench_outcome;
 
 /* BENCH_CHOL: dense Cholesky-IR (mix_dposv_ir; baseline LAPACKE_dposv) on SPD candidates.
- * BENCH_CG_AMG: mix_dcg with MIX_PRECOND_AMG (tools/bench_amg.c). */
-typedef enum { BENCH_LU, BENCH_CG, BENCH_CHOL, BENCH_CG_AMG } bench_method;
+ * BENCH_CG_AMG: mix_dcg with MIX_PRECOND_AMG (tools/bench_amg.c).
+ * BENCH_SPLU: sparse LU-IR (mix_dgesv_sparse; baseline UMFPACK) beyond --dense-max, not SPD. */
+typedef enum { BENCH_LU, BENCH_CG, BENCH_CHOL, BENCH_CG_AMG, BENCH_SPLU } bench_method;
 
 /* One matrix x method x precision. */
 typedef struct {

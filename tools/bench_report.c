@@ -14,13 +14,16 @@
 
 static const char *method_name(bench_method m)
 {
-    return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : m == BENCH_CG_AMG ? "cg-amg" : "cg";
+    return m == BENCH_LU ? "lu" : m == BENCH_CHOL ? "chol" : m == BENCH_CG_AMG ? "cg-amg" : m == BENCH_SPLU ? "splu" : "cg";
 }
 
 static const char *solver_label(const bench_result *r)
 {
     if (r->prec == MIX_FP64)
-        return r->method == BENCH_LU ? "fp64 (dgesv)" : r->method == BENCH_CHOL ? "fp64 (dposv)" : "fp64";
+        return r->method == BENCH_LU     ? "fp64 (dgesv)"
+               : r->method == BENCH_CHOL ? "fp64 (dposv)"
+               : r->method == BENCH_SPLU ? "fp64 (umfpack)"
+                                         : "fp64";
     return mix_prec_name(r->prec);
 }
 
@@ -49,7 +52,7 @@ static int summary_rows(summary_row *rows)
         mix_prec_role role;
         int with_auto;
     } methods[] = {{BENCH_LU, MIX_ROLE_FACTOR, 1}, {BENCH_CG, MIX_ROLE_STORAGE, 1}, {BENCH_CHOL, MIX_ROLE_FACTOR, 1},
-       {BENCH_CG_AMG, MIX_ROLE_STORAGE, 1}};
+       {BENCH_CG_AMG, MIX_ROLE_STORAGE, 1}, {BENCH_SPLU, MIX_ROLE_FACTOR, 1}};
     int n = 0;
     for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
         mix_prec p[CLI_MAX_PRECS];
@@ -85,6 +88,7 @@ static int summary_line(const bench_set *s, FILE *f, int md, summary_row row)
     char sp[32], bs[32];
     const char *label = row.p == MIX_FP64 ? (row.m == BENCH_LU     ? "fp64 (dgesv)"
                                              : row.m == BENCH_CHOL ? "fp64 (dposv)"
+                                             : row.m == BENCH_SPLU ? "fp64 (umfpack)"
                                                                    : "fp64 (baseline)")
                                           : mix_prec_name(row.p);
     fmt_num(sp, sizeof sp, "%.2fx", exp(logsum / (nsp ? nsp : 1)), nsp > 0);
@@ -122,7 +126,7 @@ static void summary_large_cg(const bench_set *s, FILE *f, int md, const summary_
 
 void bench_summary(const bench_set *s, FILE *f, int md)
 {
-    summary_row rows[3 * CLI_MAX_PRECS];
+    summary_row rows[5 * CLI_MAX_PRECS];
     const int nrows = summary_rows(rows);
     if (md) {
         fprintf(f, "| method | precision | matrices run | speed vs FP64 (geo-mean) | best | refined without fallback "

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <lapacke.h>
 #include "tools/bench_run.h"
+#include "tools/bench_sparse_lu.h"
 
 static int has_nonfinite(const double *x, int n)
 {
@@ -259,6 +260,9 @@ void bench_run_one(const mixm_csr *A, const bench_opts *o, const bench_set *s, b
         }
     }
     if (dense) run_dense(A, o, s, res, ctx, b, x);
+    else if (res->method == BENCH_SPLU)
+        bench_sparse_lu_run(A, ctx, o->min_time, o->max_reps,
+                            s->threshold_lu_factor * sqrt((double)n) * DBL_EPSILON, b, x, res);
     else run_cg(A, o, s, res, ctx, b, x);
 out:
     mix_context_destroy(ctx);

@@ -61,8 +61,11 @@ typedef struct {
     double tol;
     long max_iter;
     int precond; /* MIX_PRECOND_* (default MIX_PRECOND_JACOBI, 1) */
+    long dense_max; /* lu beyond this order: sparse LU-IR (mix_dgesv_sparse) */
 } solve_opts;
-#define CLI_SOLVE_DEFAULTS {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1}
+#define CLI_DENSE_MAX 16384 /* dense LU of larger matrices needs > 2 GiB */
+#define CLI_SOLVE_DEFAULTS \
+    {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1, CLI_DENSE_MAX}
 /* The system as read: A, b (from --rhs or A * ones) and the solution x. */
 typedef struct {
     mixm_csr A;
@@ -86,6 +89,9 @@ int cli_solve_auto_falls_back(const solve_opts *o, int n);
 int cli_solve_lu_instead(mix_context *ctx, const solve_opts *o, solve_problem *p);
 /* --out: x written (and said) when asked for: the exit status. */
 int cli_solve_write_x(const solve_opts *o, const solve_problem *p);
+/* Sparse LU-IR of a general A (tools/cmd_solve_sparse.c): 0 solved, else the exit status. */
+int cli_run_sparse_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, const double *b,
+                      double *x);
 /* The CG run's lines on stdout (S: the matrix, for its SpMV bodies; res: recomputed here). */
 void cli_report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_sparse *S, int st,
                    const mix_cg_info *info, double res, double t);

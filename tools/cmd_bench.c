@@ -25,6 +25,8 @@ static void bench_usage(FILE *f)
             "diagonal, and reliable-update CG\n"
             "(mix_dcg, Jacobi, storage %s) for symmetric matrices with a\n"
             "positive diagonal, against the FP64 baseline (LAPACKE_dgesv, FP64 CG) in the same run.\n"
+            "Square matrices beyond --dense-max that are not SPD candidates: sparse LU-IR (splu:\n"
+            "mix_dgesv_sparse fp32|auto) against UMFPACK, factor memory FP32 vs FP64 in the note.\n"
             "b = A * ones; the backward error (LU) or true relative residual (CG) is recomputed here\n"
             "in FP64, so a reported success that is not one counts as a silent failure.  Each solve\n"
             "runs in a child process killed after --time-limit seconds (default 60).  Without\n"
@@ -150,8 +152,11 @@ static int bench_args(int argc, char **argv, bench_opts *opts, const char **outd
 static void method_rows(int i, int np, const bench_input *prob, const mixm_csr *A, int spd, bench_method m,
                         const mix_prec *precs, int n, double until, const bench_opts *o, bench_set *s)
 {
-    static const char *const label[] = {[BENCH_LU] = "lu", [BENCH_CG] = "cg", [BENCH_CHOL] = "chol", [BENCH_CG_AMG] = "cg-amg"};
-    static const char *const baseline[] = {[BENCH_LU] = "fp64 (LAPACKE_dgesv)", [BENCH_CHOL] = "fp64 (LAPACKE_dposv)"};
+    static const char *const label[BENCH_SPLU + 1] = {[BENCH_LU] = "lu", [BENCH_CG] = "cg", [BENCH_CHOL] = "chol",
+                                                      [BENCH_CG_AMG] = "cg-amg", [BENCH_SPLU] = "sparse lu"};
+    static const char *const baseline[BENCH_SPLU + 1] = {[BENCH_LU] = "fp64 (LAPACKE_dgesv)",
+                                                         [BENCH_CHOL] = "fp64 (LAPACKE_dposv)",
+                                                         [BENCH_SPLU] = "fp64 (UMFPACK)"};
     for (int k = 0; k < n; k++) {
         bench_result *r = new_result(s, prob->name, A, spd, m, precs[k]);
         if (!r) break;
@@ -208,9 +213,8 @@ static void bench_problem(int i, int np, const bench_input *prob, const bench_op
         method_rows(i, np, prob, &A, spd, BENCH_CG_AMG, bench_amg_precs, BENCH_AMG_NPRECS,
                     budget_end + 4 * o->time_limit, o, s);
     } else if (square && A.nrows > o->dense_max) {
-        bench_result *r = &s->r[s->count - 1];
-        snprintf(r->note, sizeof r->note, "skipped: n = %d > --dense-max %d and not SPD (no CG)", A.nrows,
-                 o->dense_max);
+        static const mix_prec splu_precs[] = {MIX_FP64, MIX_FP32, MIX_PREC_AUTO}; /* UMFPACK first */
+        method_rows(i, np, prob, &A, spd, BENCH_SPLU, splu_precs, 3, budget_end + 4 * o->time_limit, o, s);
     }
     mixm_csr_free(&A);
 }

@@ -9,7 +9,6 @@
 #include "tools/cli.h"
 #include "matrices/mmio.h"
 
-#define DENSE_MAX 16384 /* dense LU of larger matrices needs > 2 GiB: refused */
 
 static const char *refine_name(mix_refine r)
 {
@@ -47,9 +46,10 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
 {
     int n = A->nrows;
     const char *what = chol ? "Cholesky-IR" : "LU-IR";
-    if (n > DENSE_MAX)
-        return cli_error(CLI_USAGE, "%s: n = %d is too large for dense LU (limit %d); use --method cg", o->file,
-                         n, DENSE_MAX);
+    if (n > o->dense_max && !chol) return cli_run_sparse_lu(ctx, o, A, b, x);
+    if (n > o->dense_max)
+        return cli_error(CLI_USAGE, "%s: n = %d is too large for dense Cholesky (--dense-max %ld); use --method cg",
+                         o->file, n, o->dense_max);
     char names[256];
     if (!cli_prec_has(MIX_ROLE_FACTOR, o->prec))
         return cli_error(CLI_USAGE, "--prec %s is for cg only (lu: %s)", mix_prec_name(o->prec),
@@ -124,7 +124,12 @@ static int run_cg(mix_context *ctx, const solve_opts *o, const mixm_csr *A, cons
     return CLI_OK;
 }
 
-int cli_solve_auto_falls_back(const solve_opts *o, int n) { return o->method == 0 && n <= DENSE_MAX; }
+/* Beyond --dense-max the LU is sparse (mix_dgesv_sparse), so every order may fall back. */
+int cli_solve_auto_falls_back(const solve_opts *o, int n)
+{
+    (void)n;
+    return o->method == 0;
+}
 
 int cli_solve_lu_instead(mix_context *ctx, const solve_opts *o, solve_problem *p)
 {

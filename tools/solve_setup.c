@@ -14,10 +14,13 @@ static void solve_usage(FILE *f)
             "Usage: mixsolve solve FILE.mtx [--rhs FILE] [--method lu|chol|cg|auto]\n"
             "         [--prec %s] [--refine classical|gmres|cg|auto]\n"
             "         [--backend %s] [--tol T] [--max-iter N] [--precond jacobi|amg|none] [--out x.mtx]\n"
+            "         [--dense-max N]\n"
             "Solves A x = b (A square, Matrix Market, plain or .gz); b from --rhs (array or coordinate,\n"
             "n x 1) or b = A * ones.  lu: dense LU in the factor precision (%s;\n"
             "fp64 = plain LU) refined in FP64 (mix_dgesv_ir).  chol: dense Cholesky likewise, for SPD\n"
-            "A, read from its lower triangle (mix_dposv_ir; --refine cg: CG-IR).\n"
+            "A, read from its lower triangle (mix_dposv_ir; --refine cg: CG-IR).  lu with n above\n"
+            "--dense-max (default 16384): sparse LU in fp32, fp64 or auto by MUMPS, refined in\n"
+            "FP64 (mix_dgesv_sparse).\n"
             "cg: reliable-update CG with the matrix and vectors stored in the precision\n"
             "(%s) (mix_dcg).\n"
             "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
@@ -73,6 +76,9 @@ static int solve_option(int c, const char *v, solve_opts *o)
     case 'i':
         if (!cli_parse_long(v, 1, 1000000000L, &o->max_iter)) return cli_error(CLI_USAGE, "bad --max-iter '%s'", v);
         return 0;
+    case 'd':
+        if (!cli_parse_long(v, 0, 1000000000L, &o->dense_max)) return cli_error(CLI_USAGE, "bad --dense-max '%s'", v);
+        return 0;
     default: /* 'j' */
         if (!strcmp(v, "jacobi")) o->precond = MIX_PRECOND_JACOBI;
         else if (!strcmp(v, "amg")) o->precond = MIX_PRECOND_AMG;
@@ -91,7 +97,7 @@ int cli_solve_args(int argc, char **argv, solve_opts *o)
         {"prec", required_argument, NULL, 'p'},    {"refine", required_argument, NULL, 'f'},
         {"backend", required_argument, NULL, 'b'}, {"tol", required_argument, NULL, 't'},
         {"max-iter", required_argument, NULL, 'i'}, {"precond", required_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0}};
+        {"dense-max", required_argument, NULL, 'd'}, {NULL, 0, NULL, 0}};
     cli_args args;
     cli_args_init(&args, argc, argv, "h", longopts); /* -h only: the others are long options */
     const char *v;

@@ -9,6 +9,12 @@
 
 extern const mixi_dense_ops mixi_cpu_dense_ops;   /* dense_cpu.c */
 extern const mixi_sparse_ops mixi_cpu_sparse_ops; /* sparse_cpu.c */
+#if HAVE_MUMPS
+extern const mixi_sparse_lu_ops mixi_cpu_sparse_lu_ops; /* sparse_lu_cpu.c */
+#define MIXI_CPU_SPARSE_LU (&mixi_cpu_sparse_lu_ops)
+#else
+#define MIXI_CPU_SPARSE_LU NULL
+#endif
 
 static int cpu_init(void **state)
 {
@@ -126,4 +132,5 @@ const mixi_backend_ops mixi_cpu_backend = {
     .synchronize = cpu_synchronize,
     .dense = &mixi_cpu_dense_ops,
     .sparse = &mixi_cpu_sparse_ops,
+    .sparse_lu = MIXI_CPU_SPARSE_LU,
 };

@@ -16,3 +16,15 @@ noinst_HEADERS += kernels/cpu/avx2_lanes.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/chol_cpu.c kernels/cpu/chol_cpu.h
 noinst_HEADERS += kernels/cpu/dense_loops.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/vec_cpu.c kernels/cpu/vec_cpu.h
+# The sparse direct family over sequential MUMPS: its own convenience library, so that only this
+# file sees the MPI stub's mpi.h (lib/mpi builds against the real MPI).  MUMPS itself is opened
+# at run time (dlopen, symbols local): never linked, its MPI stub would shadow the real MPI.
+noinst_HEADERS += kernels/backend_sparse_lu.h
+if HAVE_MUMPS
+noinst_LTLIBRARIES += kernels/cpu/libsparse_lu_cpu.la
+kernels_cpu_libsparse_lu_cpu_la_SOURCES = kernels/cpu/sparse_lu_cpu.c
+kernels_cpu_libsparse_lu_cpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(MUMPS_CFLAGS)
+libmixsolve_internal_la_LIBADD += kernels/cpu/libsparse_lu_cpu.la
+else
+EXTRA_DIST += kernels/cpu/sparse_lu_cpu.c
+endif

@@ -13,6 +13,17 @@ const mixk_sell *mixi_cpu_spmat_sell(const mixi_spmat *A)
     return A && mixk_sell_used(A->prec) ? &A->sell : NULL;
 }
 
+int mixi_cpu_spmat_csr(const mixi_spmat *A, int *n, const int64_t **rowptr,
+                       const int32_t **colind, const double **val)
+{
+    if (!A || A->prec != MIX_FP64) return MIX_ERR_INVALID_ARG;
+    *n = A->n;
+    *rowptr = A->rowptr;
+    *colind = A->colind;
+    *val = A->val;
+    return MIX_SUCCESS;
+}
+
 static const cpu_svec_kernels *kernels_for(mix_prec p)
 {
     if (!mixk_prec_storage(p)) return NULL;

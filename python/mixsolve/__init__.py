@@ -27,13 +27,14 @@ several threads solve at once.
 """
 from ._dense import SolveInfo, solve, solve_spd
 from ._sparse import CGInfo, cg
+from ._spsolve import spsolve
 from ._info import info, info_text
 from .errors import (BackendError, Error, InvalidArgumentError, LibraryNotFoundError, NaNError,
                      NotConvergedError, NotSPDError, NotSymmetricError, OutOfMemoryError,
                      SingularError)
 
 __version__ = "0.1.0"
-__all__ = ["solve", "solve_spd", "cg", "info", "info_text", "library_version", "SolveInfo",
+__all__ = ["solve", "solve_spd", "cg", "spsolve", "info", "info_text", "library_version", "SolveInfo",
            "CGInfo", "Error", "InvalidArgumentError", "NotSymmetricError", "SingularError",
            "NotSPDError", "NaNError", "NotConvergedError", "BackendError", "OutOfMemoryError",
            "LibraryNotFoundError"]

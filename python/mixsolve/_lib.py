@@ -87,6 +87,8 @@ _PROTOTYPES = {
     "mix_sparse_destroy": (None, [_p]),
     "mix_cg_params_init": (None, [ctypes.POINTER(CGParams)]),
     "mix_dcg": (_c_int, [_p, ctypes.POINTER(CGParams), _p, _p, _p, ctypes.POINTER(CGInfo)]),
+    "mix_dgesv_sparse": (_c_int, [_p, ctypes.POINTER(GesvParams), _p, _c_int, _p, _c_int, _p,
+                                  _c_int, ctypes.POINTER(GesvInfo)]),
 }
 
 

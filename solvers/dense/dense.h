@@ -82,11 +82,19 @@ int mixi_chol_lowprec(mix_context *ctx, mix_prec compute, int n, float *a, int l
                       void *gemm_work, void *panel_work, int *failed);
 
 /* ---- The FP64 matrix refinement works with ---------------------------------------------------- */
+/* A matrix known only by its product (a sparse A: solvers/sparse_lu), so that refinement and its
+ * Krylov solvers serve it unchanged: Y := alpha A X + beta Y for n x k blocks. */
+typedef struct mixi_operator mixi_operator;
+struct mixi_operator {
+    int (*apply)(const mixi_operator *self, int n, int k, double alpha, const double *x, int ldx,
+                 double beta, double *y, int ldy);
+};
 typedef struct {
     const double *a; /* backend, column-major */
     int lda;
     int sym;         /* 0: general; 1: symmetric, only its `uplo` triangle is read */
     int uplo;        /* MIXK_LOWER | MIXK_UPPER when sym */
+    const mixi_operator *op; /* non-NULL: A is this operator (a, lda, sym unused) */
 } mixi_matrix;
 /* Y := alpha A X + beta Y for n x k blocks, with the kernels LAPACK's dsgesv/dsposv use for their
  * residuals (dgemv for one general column, dsymm for symmetric blocks): the residuals. */
@@ -95,6 +103,7 @@ static inline int mixi_matrix_apply(mix_context *ctx, const mixi_matrix *A, int 
                                     int ldy)
 {
     const mixi_dense_ops *d = ctx->ops->dense;
+    if (A->op) return A->op->apply(A->op, n, k, alpha, x, ldx, beta, y, ldy);
     if (A->sym)
         return d->symm_f64(ctx->state, A->uplo, n, k, alpha, A->a, A->lda, x, ldx, beta, y, ldy);
     if (k == 1) return d->gemv_f64(ctx->state, 0, n, n, alpha, A->a, A->lda, x, beta, y);

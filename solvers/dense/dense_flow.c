@@ -107,7 +107,7 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
     const int inplace = site != NULL, host = o->flags & MIXI_BACKEND_HOST_MEMORY;
     double *res = NULL, *xn = NULL;
     /* The factors' matrix: the site itself, or an n x n copy of A. */
-    mixi_matrix F = {site, inplace ? P->A.lda : n, P->A.sym, P->A.uplo};
+    mixi_matrix F = {site, inplace ? P->A.lda : n, P->A.sym, P->A.uplo, NULL};
     int *dipiv = host ? ipiv : NULL, rc, finfo = 0;
     void *work = NULL;
     size_t wbytes = 0, bad = 0;
@@ -187,7 +187,7 @@ static int fallback(const mixi_dense_problem *P, int reason, int predicted, doub
     info->factor_prec_used = MIX_FP64;
     if ((rc = fp64_solve(P, direct, ipiv, info, &sing))) return rc;
     /* The factors of 2^ka A: back to A's units, then (a second copy) to the caller's a. */
-    const mixi_matrix H = {P->home, P->ldhome, P->F->sym, P->A.uplo};
+    const mixi_matrix H = {P->home, P->ldhome, P->F->sym, P->A.uplo, NULL};
     if ((P->ka && (rc = mixi_matrix_factor_scale_pow2(P->ctx, P->n, &H, P->home, P->trans,
                                                       -P->ka))) ||
         (P->eq_r && (rc = mixi_unequilibrate_factors(P->ctx, P->n, &H, P->home, P->trans, ipiv,
@@ -220,7 +220,7 @@ static int layout_copies(mixi_dense_problem *P, const mixi_dense_call *c)
         (P->a_w && (rc = d->lacpy_f64(ctx->state, 1, n, n, c->a, c->lda, P->a_w, n))) ||
         (rc = d->lacpy_f64(ctx->state, 1, nrhs, n, c->b, c->ldb, P->b_w, n)))
         return rc;
-    if (P->a_w) P->A = (mixi_matrix){P->a_w, n, 0, 0};
+    if (P->a_w) P->A = (mixi_matrix){P->a_w, n, 0, 0, NULL};
     P->b = P->b_w;
     P->ldb = n;
     P->x = P->x_w;

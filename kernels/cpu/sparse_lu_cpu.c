@@ -1,0 +1,432 @@
+/* sparse_lu_cpu.c: the CPU backend's sparse direct family over sequential MUMPS (smumps, dmumps). */
+#include <float.h>
+#include <math.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <smumps_c.h>
+#include <dmumps_c.h>
+#include "lib/core/core.h"
+#include "kernels/backend_sparse_lu.h"
+#include "kernels/cpu/sparse_cpu.h"
+
+/* MUMPS's C interface and its sequential MPI stub keep process-wide state (instance tables,
+ * the Fortran runtime's I/O units): one call into it at a time, whatever the contexts. */
+static pthread_mutex_t mumps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define ICNTL(s, i) ((s).icntl[(i) - 1])
+#define INFOG(s, i) ((s).infog[(i) - 1])
+#define MUMPS_USE_COMM_WORLD (-987654) /* the sequential library's only communicator */
+/* Workspace relaxation (ICNTL(14), percent over the analysis's estimate) is doubled and the
+ * factorization retried when delayed pivots outgrow it (INFO(1) = -8, -9, -14, -15, -17, -20),
+ * at most this many times. */
+#define MEM_RETRIES 4
+
+struct mixi_splu {
+    int n;
+    int64_t nnz;
+    const int64_t *rowptr; /* the FP64 matrix of the sparse family, read in place */
+    const int32_t *colind;
+    const double *val;
+    MUMPS_INT *irn, *jcn; /* A's coordinates, 1-based, for both instances */
+    float *val32;         /* A rounded to FP32 */
+    double *val64;        /* A's values in coordinate order (MUMPS may not write them; const) */
+    SMUMPS_STRUC_C s;
+    DMUMPS_STRUC_C d;
+    int s_up, d_up;             /* instance initialised (JOB = -1 done) */
+    int s_factored, d_factored; /* numerical factors present */
+    int s_analyzed, d_analyzed;
+    int d_no_transversal;       /* FP64 retried without the maximum transversal (factor_d) */
+};
+
+/* MUMPS is loaded at run time, its symbols kept local (RTLD_LOCAL, and RTLD_DEEPBIND so that
+ * its own references go to its own libraries first): the sequential build's MPI stub
+ * (libmpiseq) exports MPI_Init, MPI_Comm_rank, MPI_Finalize and MPI_Wtime, which, linked into
+ * libmixsolve, took the place of the real MPI in MPI programs (tests/mpi.sh: "MPI_Comm_size
+ * called before MPI_INIT").  The sanitizers' runtime refuses RTLD_DEEPBIND: without it there. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MUMPS_DLFLAGS (RTLD_NOW | RTLD_LOCAL)
+#else
+#define MUMPS_DLFLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#endif
+static void (*smumps_fn)(SMUMPS_STRUC_C *);
+static void (*dmumps_fn)(DMUMPS_STRUC_C *);
+static pthread_once_t mumps_once = PTHREAD_ONCE_INIT;
+
+static void *open_mumps(const char *arith)
+{
+    char name[64];
+    int major = 0, minor = 0;
+    sscanf(MUMPS_VERSION, "%d.%d", &major, &minor); /* the soname: lib?mumps_seq-5.5.so */
+    snprintf(name, sizeof name, "lib%smumps_seq-%d.%d.so", arith, major, minor);
+    void *h = dlopen(name, MUMPS_DLFLAGS);
+    if (!h) {
+        snprintf(name, sizeof name, "lib%smumps_seq.so", arith);
+        h = dlopen(name, MUMPS_DLFLAGS);
+    }
+    return h;
+}
+
+static void load_mumps(void)
+{
+    void *hs = open_mumps("s"), *hd = open_mumps("d");
+    if (!hs || !hd) return;
+    *(void **)&smumps_fn = dlsym(hs, "smumps_c");
+    *(void **)&dmumps_fn = dlsym(hd, "dmumps_c");
+}
+
+/* Whether MUMPS could be loaded (once per process). */
+static int mumps_available(void)
+{
+    pthread_once(&mumps_once, load_mumps);
+    return smumps_fn && dmumps_fn;
+}
+
+static void run_s(SMUMPS_STRUC_C *s, int job)
+{
+    s->job = job;
+    pthread_mutex_lock(&mumps_lock);
+    smumps_fn(s);
+    pthread_mutex_unlock(&mumps_lock);
+}
+
+static void run_d(DMUMPS_STRUC_C *d, int job)
+{
+    d->job = job;
+    pthread_mutex_lock(&mumps_lock);
+    dmumps_fn(d);
+    pthread_mutex_unlock(&mumps_lock);
+}
+
+/* The library never prints: MUMPS's message, diagnostic and statistics streams are closed. */
+#define QUIET(st)                                                                              \
+    do {                                                                                       \
+        ICNTL(st, 1) = -1;                                                                     \
+        ICNTL(st, 2) = -1;                                                                     \
+        ICNTL(st, 3) = -1;                                                                     \
+        ICNTL(st, 4) = 0;                                                                      \
+    } while (0)
+
+/* A MUMPS error code as our status: out of memory, or anything else the caller must see. */
+static int mumps_status(int info1)
+{
+    if (info1 >= 0) return MIX_SUCCESS;
+    if (info1 == -13) return MIX_ERR_ALLOC;
+    return MIX_ERR_BACKEND;
+}
+
+static int memory_short(int info1)
+{
+    return info1 == -8 || info1 == -9 || info1 == -14 || info1 == -15 || info1 == -17 ||
+           info1 == -20;
+}
+
+static void splu_free(mixi_splu *F)
+{
+    if (F->s_up) run_s(&F->s, -2);
+    if (F->d_up) run_d(&F->d, -2);
+    mixi_free(F->irn);
+    mixi_free(F->jcn);
+    mixi_free(F->val32);
+    mixi_free(F->val64);
+    mixi_free(F);
+}
+
+static void cpu_splu_destroy(void *state, mixi_splu *F)
+{
+    (void)state;
+    if (F) splu_free(F);
+}
+
+/* Coordinates (1-based) and the FP64 values in their order; ||A||inf. */
+static int coordinates(mixi_splu *F, double *anrm)
+{
+    size_t nz = (size_t)(F->nnz > 0 ? F->nnz : 1);
+    F->irn = mixi_malloc_n(nz, sizeof *F->irn);
+    F->jcn = mixi_malloc_n(nz, sizeof *F->jcn);
+    F->val64 = mixi_malloc_n(nz, sizeof *F->val64);
+    if (!F->irn || !F->jcn || !F->val64) return MIX_ERR_ALLOC;
+    double amax = 0.0;
+    for (int i = 0; i < F->n; i++) {
+        double row = 0.0;
+        for (int64_t k = F->rowptr[i]; k < F->rowptr[i + 1]; k++) {
+            F->irn[k] = i + 1;
+            F->jcn[k] = F->colind[k] + 1;
+            F->val64[k] = F->val[k];
+            row += fabs(F->val[k]);
+        }
+        if (!(row <= amax)) amax = row;
+    }
+    *anrm = amax;
+    return MIX_SUCCESS;
+}
+
+/* Coordinates and ||A||inf only: the analysis runs in the instance that factors first
+ * (analysis_s, analysis_d), so that an FP64 solve chosen directly pays for one analysis, and the
+ * other instance takes its ordering.  Structural singularity shows at that analysis (MUMPS's
+ * INFO(1) = -6) as a singular factorization: *srank stays n here. */
+static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out, int *srank,
+                            double *anrm)
+{
+    (void)state;
+    *out = NULL;
+    if (!mumps_available()) return MIX_ERR_UNSUPPORTED;
+    mixi_splu *F = mixi_calloc(1, sizeof *F);
+    if (!F) return MIX_ERR_ALLOC;
+    int st = mixi_cpu_spmat_csr(A64, &F->n, &F->rowptr, &F->colind, &F->val);
+    if (!st && F->rowptr[F->n] > (int64_t)INT32_MAX) st = MIX_ERR_UNSUPPORTED;
+    if (!st) {
+        F->nnz = F->rowptr[F->n];
+        st = coordinates(F, anrm);
+    }
+    if (st) {
+        splu_free(F);
+        return st;
+    }
+    *srank = F->n;
+    *out = F;
+    return MIX_SUCCESS;
+}
+
+/* The ordering an instance may take from the other (NULL: compute its own): the other's
+ * symmetric permutation when that analysis permuted no columns (INFOG(23), the maximum
+ * transversal it applied, is 0).  With a column permutation the symmetric order belongs to the
+ * permuted matrix: given to A itself it cost west0479 (n = 479) 30x its FP64 factorization. */
+static MUMPS_INT *reusable_order(int analysed, const MUMPS_INT *infog, MUMPS_INT *sym_perm)
+{
+    return analysed && sym_perm && infog[22] == 0 ? sym_perm : NULL;
+}
+
+/* Initialisation (JOB = -1) and analysis (JOB = 1) of the FP32 instance; 0 or a status (a
+ * structurally singular A is INFOG(1) = -6, left for factor_s to report). */
+static int analysis_s(mixi_splu *F)
+{
+    if (F->s_analyzed) return MIX_SUCCESS;
+    F->s.par = 1;
+    F->s.sym = 0;
+    F->s.comm_fortran = MUMPS_USE_COMM_WORLD;
+    run_s(&F->s, -1);
+    if (INFOG(F->s, 1) < 0) return mumps_status(INFOG(F->s, 1));
+    F->s_up = 1;
+    QUIET(F->s);
+    ICNTL(F->s, 24) = 1; /* null pivot detection: see outcome_of */
+    F->s.n = F->n;
+    F->s.nnz = F->nnz;
+    F->s.irn = F->irn;
+    F->s.jcn = F->jcn;
+    F->s.a = F->val32; /* the maximum transversal and scaling of the analysis read values */
+    if ((F->s.perm_in = reusable_order(F->d_analyzed, F->d.infog, F->d.sym_perm)))
+        ICNTL(F->s, 7) = 1;
+    run_s(&F->s, 1);
+    if (INFOG(F->s, 1) < 0 && INFOG(F->s, 1) != -6) return mumps_status(INFOG(F->s, 1));
+    F->s_analyzed = 1;
+    return MIX_SUCCESS;
+}
+
+/* The same for the FP64 instance. */
+static int analysis_d(mixi_splu *F)
+{
+    if (F->d_analyzed) return MIX_SUCCESS;
+    F->d.par = 1;
+    F->d.sym = 0;
+    F->d.comm_fortran = MUMPS_USE_COMM_WORLD;
+    run_d(&F->d, -1);
+    if (INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
+    F->d_up = 1;
+    QUIET(F->d);
+    if (F->d_no_transversal) ICNTL(F->d, 6) = 0;
+    F->d.n = F->n;
+    F->d.nnz = F->nnz;
+    F->d.irn = F->irn;
+    F->d.jcn = F->jcn;
+    F->d.a = F->val64;
+    if ((F->d.perm_in = reusable_order(F->s_analyzed, F->s.infog, F->s.sym_perm)))
+        ICNTL(F->d, 7) = 1;
+    run_d(&F->d, 1);
+    if (INFOG(F->d, 1) < 0 && INFOG(F->d, 1) != -6) return mumps_status(INFOG(F->d, 1));
+    F->d_analyzed = 1;
+    return MIX_SUCCESS;
+}
+
+/* A's values rounded to FP32; 0, or 1 when one does not fit (overflow). */
+static int round_values(mixi_splu *F)
+{
+    if (!F->val32) F->val32 = mixi_malloc_n((size_t)(F->nnz > 0 ? F->nnz : 1), sizeof(float));
+    if (!F->val32) return -1;
+    for (int64_t k = 0; k < F->nnz; k++) {
+        if (fabs(F->val64[k]) > FLT_MAX) return 1;
+        F->val32[k] = (float)F->val64[k];
+    }
+    return 0;
+}
+
+/* Singular: a zero pivot (INFO(1) = -10, -6), or, FP32 only, a pivot that null pivot detection
+ * (ICNTL(24), default threshold) counted as zero (INFOG(28) > 0), so that the FP32 attempt
+ * hands a nearly singular matrix to FP64 at once.  FP64 declares only exact zero pivots, as
+ * LAPACK's dgetrf: a relative threshold also caught gent113 (bundled, badly scaled, solved to a
+ * backward error of 1e-16). */
+static mixi_splu_outcome outcome_of(int info1, int null_pivots)
+{
+    return info1 == -10 || info1 == -6 || null_pivots > 0 ? MIXI_SPLU_SINGULAR : MIXI_SPLU_OK;
+}
+
+static int factor_s(mixi_splu *F, mixi_splu_outcome *outcome)
+{
+    int r = round_values(F);
+    if (r < 0) return MIX_ERR_ALLOC;
+    if (r > 0) {
+        *outcome = MIXI_SPLU_OVERFLOW;
+        return MIX_SUCCESS;
+    }
+    int st = analysis_s(F);
+    if (st) return st;
+    if (INFOG(F->s, 1) == -6) {
+        *outcome = MIXI_SPLU_SINGULAR;
+        return MIX_SUCCESS;
+    }
+    F->s.a = F->val32;
+    for (int t = 0;; t++) {
+        run_s(&F->s, 2);
+        if (!memory_short(INFOG(F->s, 1)) || t == MEM_RETRIES) break;
+        ICNTL(F->s, 14) = 2 * (ICNTL(F->s, 14) > 0 ? ICNTL(F->s, 14) : 20);
+    }
+    *outcome = outcome_of(INFOG(F->s, 1), INFOG(F->s, 28));
+    if (*outcome == MIXI_SPLU_OK && INFOG(F->s, 1) < 0) return mumps_status(INFOG(F->s, 1));
+    F->s_factored = *outcome == MIXI_SPLU_OK;
+    return MIX_SUCCESS;
+}
+
+static int factor_d_once(mixi_splu *F, mixi_splu_outcome *outcome)
+{
+    int st = analysis_d(F);
+    if (st) return st;
+    if (INFOG(F->d, 1) == -6) {
+        *outcome = MIXI_SPLU_SINGULAR;
+        return MIX_SUCCESS;
+    }
+    F->d.a = F->val64;
+    for (int t = 0;; t++) {
+        run_d(&F->d, 2);
+        if (!memory_short(INFOG(F->d, 1)) || t == MEM_RETRIES) break;
+        ICNTL(F->d, 14) = 2 * (ICNTL(F->d, 14) > 0 ? ICNTL(F->d, 14) : 20);
+    }
+    *outcome = outcome_of(INFOG(F->d, 1), INFOG(F->d, 28));
+    if (*outcome == MIXI_SPLU_OK && INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
+    F->d_factored = *outcome == MIXI_SPLU_OK;
+    return MIX_SUCCESS;
+}
+
+/* FP64 factors; a zero pivot after a maximum transversal (INFOG(23) != 0) gets a second
+ * analysis without it before A is called singular: MUMPS's transversal and scaling (ICNTL(6)
+ * = 7's choice, 5) left gent113 (bundled, badly scaled; UMFPACK and LAPACK solve it to 1e-16)
+ * with a zero pivot, and without the transversal it factors. */
+static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
+{
+    int st = factor_d_once(F, outcome);
+    if (st || *outcome != MIXI_SPLU_SINGULAR || F->d_no_transversal || INFOG(F->d, 23) == 0)
+        return st;
+    run_d(&F->d, -2);
+    F->d_up = F->d_analyzed = 0;
+    F->d_no_transversal = 1;
+    return factor_d_once(F, outcome);
+}
+
+static int cpu_splu_factor(void *state, mixi_splu *F, mix_prec prec, mixi_splu_outcome *outcome)
+{
+    (void)state;
+    *outcome = MIXI_SPLU_OK;
+    if (prec == MIX_FP32) return factor_s(F, outcome);
+    if (prec == MIX_FP64) return factor_d(F, outcome);
+    return MIX_ERR_UNSUPPORTED;
+}
+
+/* FP32 solve of one block: r rounded into a float block, solved, widened into c. */
+static int solve_s(mixi_splu *F, int k, const double *r, int ldr, double *c, int ldc)
+{
+    const size_t n = (size_t)F->n;
+    float *w = mixi_malloc_n(n * (size_t)k, sizeof(float));
+    if (!w) return MIX_ERR_ALLOC;
+    for (int j = 0; j < k; j++)
+        for (size_t i = 0; i < n; i++) w[(size_t)j * n + i] = (float)r[(size_t)j * ldr + i];
+    F->s.rhs = w;
+    F->s.nrhs = k;
+    F->s.lrhs = F->n;
+    run_s(&F->s, 3);
+    int st = mumps_status(INFOG(F->s, 1));
+    for (int j = 0; !st && j < k; j++)
+        for (size_t i = 0; i < n; i++) c[(size_t)j * ldc + i] = w[(size_t)j * n + i];
+    mixi_free(w);
+    return st;
+}
+
+static int solve_d(mixi_splu *F, int k, const double *r, int ldr, double *c, int ldc)
+{
+    for (int j = 0; j < k && c != r; j++)
+        memmove(c + (size_t)j * ldc, r + (size_t)j * ldr, (size_t)F->n * sizeof(double));
+    F->d.rhs = c;
+    F->d.nrhs = k;
+    F->d.lrhs = ldc;
+    run_d(&F->d, 3);
+    return mumps_status(INFOG(F->d, 1));
+}
+
+static int cpu_splu_solve(void *state, mixi_splu *F, mix_prec prec, int k, const double *r,
+                          int ldr, double *c, int ldc)
+{
+    (void)state;
+    if (k <= 0) return MIX_SUCCESS;
+    if (prec == MIX_FP32 && F->s_factored) return solve_s(F, k, r, ldr, c, ldc);
+    if (prec == MIX_FP64 && F->d_factored) return solve_d(F, k, r, ldr, c, ldc);
+    return MIX_ERR_INVALID_ARG;
+}
+
+static int cpu_splu_apply(void *state, const mixi_splu *F, int k, double alpha, const double *x,
+                          int ldx, double beta, double *y, int ldy)
+{
+    (void)state;
+    for (int j = 0; j < k; j++) {
+        const double *xj = x + (size_t)j * ldx;
+        double *yj = y + (size_t)j * ldy;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (F->nnz > 100000)
+#endif
+        for (int i = 0; i < F->n; i++) {
+            double s = 0.0;
+            for (int64_t t = F->rowptr[i]; t < F->rowptr[i + 1]; t++)
+                s += F->val[t] * xj[F->colind[t]];
+            yj[i] = beta == 0.0 ? alpha * s : alpha * s + beta * yj[i];
+        }
+    }
+    return MIX_SUCCESS;
+}
+
+/* Factor storage after the factorization: INFOG(29) entries of the precision's size, plus the
+ * integers of the factors' structure (INFOG(10), in MUMPS_INT); peak: INFOG(22), megabytes of
+ * everything MUMPS held during the factorization. */
+static int cpu_splu_factor_bytes(void *state, const mixi_splu *F, mix_prec prec, int64_t *factors,
+                                 int64_t *peak)
+{
+    (void)state;
+    *factors = *peak = 0;
+    const MUMPS_INT *infog = prec == MIX_FP32 ? F->s.infog : F->d.infog;
+    int ok = prec == MIX_FP32 ? F->s_factored : F->d_factored;
+    if (!ok) return MIX_SUCCESS;
+    int64_t entries = infog[28], ints = infog[9];
+    /* MUMPS gives sizes over 2^31 as negative millions. */
+    if (entries < 0) entries = -entries * 1000000;
+    if (ints < 0) ints = -ints * 1000000;
+    *factors = entries * (prec == MIX_FP32 ? 4 : 8) + ints * (int64_t)sizeof(MUMPS_INT);
+    *peak = (int64_t)infog[21] * 1000000;
+    return MIX_SUCCESS;
+}
+
+const mixi_sparse_lu_ops mixi_cpu_sparse_lu_ops = {
+    .analyze = cpu_splu_analyze,
+    .factor = cpu_splu_factor,
+    .solve = cpu_splu_solve,
+    .apply = cpu_splu_apply,
+    .factor_bytes = cpu_splu_factor_bytes,
+    .destroy = cpu_splu_destroy,
+    .library = "MUMPS " MUMPS_VERSION " (sequential)",
+};

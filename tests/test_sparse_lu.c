@@ -1,0 +1,366 @@
+/* test_sparse_lu.c: mix_dgesv_sparse per backend: bundled general matrices, convection-diffusion, many right-hand sides, singular and NaN input, FP32 overflow and breakdown, arguments. */
+#include <dirent.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "tests/mixt.h"
+#include "matrices/mixmat.h"
+#include "matrices/generators.h"
+#include "matrices/mmio.h"
+
+/* The acceptance of the issue: a backward error of at most 1e-12 on every matrix. */
+#define BERR_TARGET 1e-12
+
+/* Whether mixt_backend has the sparse direct family; where it has none it must say so. */
+static int have_splu(mix_context *ctx)
+{
+    int64_t rp[2] = {0, 1};
+    int32_t ci[1] = {0};
+    double v[1] = {2.0}, b[1] = {1.0}, x[1] = {0.0};
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 1, rp, ci, v, &A), MIX_SUCCESS);
+    int st = mix_dgesv_sparse(ctx, NULL, A, 1, b, 1, x, 1, NULL);
+    mix_sparse_destroy(A);
+    if (st == MIX_ERR_UNSUPPORTED) {
+#if HAVE_MUMPS
+        CU_ASSERT_NOT_EQUAL(mixt_backend, MIX_BACKEND_CPU);
+#endif
+        return 0;
+    }
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    CU_ASSERT_EQUAL(x[0], 0.5);
+    return 1;
+}
+
+/* B (ldb x nrhs) with columns from a seeded generator. */
+static double *rhs_block(int nrhs, int ldb, uint64_t seed)
+{
+    double *b = mixt_rand64((size_t)ldb * nrhs, seed);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    return b;
+}
+
+/* Solves A X = B with p and re-checks every column in FP64 (libmixmat's residual, not the
+ * library's); returns the status and writes the largest backward error to *berr. */
+static int solve_check(mix_context *ctx, const mixm_csr *M, const mix_gesv_params *p, int nrhs,
+                       mix_gesv_info *info, double *berr)
+{
+    const int n = M->nrows, ld = n + 3;
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, M->rowptr, M->colind, M->val, &A), 0);
+    double *b = rhs_block(nrhs, ld, 7 + (uint64_t)n), *x = mixt_dalloc((size_t)ld * nrhs);
+    int st = mix_dgesv_sparse(ctx, p, A, nrhs, b, ld, x, ld, info);
+    *berr = 0.0;
+    for (int j = 0; st == MIX_SUCCESS && j < nrhs; j++) {
+        double be = NAN;
+        CU_ASSERT_EQUAL(mixm_csr_recheck(M, b + (size_t)j * ld, x + (size_t)j * ld, &be, NULL), 0);
+        if (!(be <= *berr)) *berr = be;
+    }
+    /* The library's own measure agrees with the independent one (same order of magnitude). */
+    if (st == MIX_SUCCESS) CU_ASSERT(info->backward_error <= 4.0 * *berr + 1e-18);
+    mix_sparse_destroy(A);
+    free(b);
+    free(x);
+    return st;
+}
+
+static void test_convdiff(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(14, 100.0, 50.0, 25.0, &M), 0);
+    const mix_refine modes[] = {MIX_REFINE_CLASSICAL, MIX_REFINE_GMRES, MIX_REFINE_AUTO};
+    for (int m = 0; m < 3; m++) {
+        mix_gesv_params p = mixt_params(MIX_FP32, modes[m]);
+        mix_gesv_info info;
+        double berr;
+        CU_ASSERT_EQUAL(solve_check(ctx, &M, &p, 1, &info, &berr), MIX_SUCCESS);
+        /* A well-conditioned problem: FP32 factors, no fallback, LAPACK's test met. */
+        CU_ASSERT(info.iter >= 1 && info.fell_back == 0);
+        CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP32);
+        CU_ASSERT(berr <= mixt_berr_bound(M.nrows));
+        CU_ASSERT(modes[m] != MIX_REFINE_GMRES || info.inner_iter >= info.iter);
+    }
+    mix_gesv_params p = mixt_params(MIX_FP64, MIX_REFINE_AUTO);
+    mix_gesv_info info;
+    double berr;
+    CU_ASSERT_EQUAL(solve_check(ctx, &M, &p, 1, &info, &berr), MIX_SUCCESS);
+    CU_ASSERT(info.iter == -1 && info.reason == MIX_REASON_DIRECT);
+    CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+    CU_ASSERT(berr <= mixt_berr_bound(M.nrows));
+    mixm_csr_free(&M);
+    mix_context_destroy(ctx);
+}
+
+static void test_multiple_rhs(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(9, -30.0, 80.0, 5.0, &M), 0);
+    const mix_prec precs[] = {MIX_FP32, MIX_FP64, MIX_PREC_AUTO};
+    for (int k = 0; k < 3; k++) {
+        mix_gesv_params p = mixt_params(precs[k], MIX_REFINE_AUTO);
+        mix_gesv_info info;
+        double berr;
+        CU_ASSERT_EQUAL(solve_check(ctx, &M, &p, 5, &info, &berr), MIX_SUCCESS);
+        CU_ASSERT(berr <= mixt_berr_bound(M.nrows));
+    }
+    mixm_csr_free(&M);
+    mix_context_destroy(ctx);
+}
+
+/* One bundled file: a general square matrix solved in FP32 (falling back where it must) and
+ * by AUTO, both to the target; returns 1 if it was one. */
+static int check_file(mix_context *ctx, const char *path)
+{
+    mixm_csr M = {0};
+    char err[256];
+    if (mixm_mtx_read(path, &M, NULL, err, sizeof err) || M.nrows != M.ncols ||
+        mixm_csr_is_symmetric(&M)) {
+        mixm_csr_free(&M);
+        return 0;
+    }
+    const mix_prec precs[] = {MIX_FP32, MIX_PREC_AUTO};
+    for (int k = 0; k < 2; k++) {
+        mix_gesv_params p = mixt_params(precs[k], MIX_REFINE_AUTO);
+        mix_gesv_info info;
+        double berr = NAN;
+        int st = solve_check(ctx, &M, &p, 2, &info, &berr);
+        if (st != MIX_SUCCESS || !(berr <= BERR_TARGET))
+            printf("\n  %s (%s): status %d, backward error %.3g\n", path,
+                   mix_prec_name(precs[k]), st, berr);
+        CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+        CU_ASSERT(berr <= BERR_TARGET);
+        /* An FP32 attempt either converged or says why it fell back. */
+        CU_ASSERT(info.iter >= 0 ? info.fell_back == 0 && info.factor_prec_used == MIX_FP32
+                                 : info.fell_back == 1 && info.factor_prec_used == MIX_FP64);
+    }
+    mixm_csr_free(&M);
+    return 1;
+}
+
+static void test_bundled(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    DIR *d = opendir(mixt_matrix_dir());
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    int general = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strstr(e->d_name, ".mtx")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", mixt_matrix_dir(), e->d_name);
+        general += check_file(ctx, path);
+    }
+    closedir(d);
+    CU_ASSERT(general >= 20); /* the bundled set has this many general matrices */
+    mix_context_destroy(ctx);
+}
+
+/* A small CSR from a dense row-major n x n array (zeros left out). */
+static void csr_of(int n, const double *dense, mixm_csr *M)
+{
+    int64_t nnz = 0;
+    for (int k = 0; k < n * n; k++) nnz += dense[k] != 0.0;
+    CU_ASSERT_EQUAL_FATAL(mixm_csr_alloc(M, n, n, nnz), 0);
+    int64_t t = 0;
+    for (int i = 0; i < n; i++) {
+        M->rowptr[i] = t;
+        for (int j = 0; j < n; j++)
+            if (dense[i * n + j] != 0.0) {
+                M->colind[t] = j;
+                M->val[t++] = dense[i * n + j];
+            }
+    }
+    M->rowptr[n] = t;
+}
+
+static int solve_dense_case(mix_context *ctx, int n, const double *dense, mix_prec prec,
+                            int fallback, mix_gesv_info *info, double *berr)
+{
+    mixm_csr M = {0};
+    csr_of(n, dense, &M);
+    mix_gesv_params p = mixt_params(prec, MIX_REFINE_AUTO);
+    p.fallback = fallback;
+    int st = solve_check(ctx, &M, &p, 1, info, berr);
+    mixm_csr_free(&M);
+    return st;
+}
+
+static void test_singular(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    /* Structurally singular: column 2 is empty. */
+    const double structural[9] = {1, 2, 0, 3, 4, 0, 5, 6, 0};
+    /* Numerically singular: rows 1 and 3 equal (exactly singular whatever the scaling). */
+    const double numerical[9] = {2, 1, 1, 1, 3, 2, 2, 1, 1};
+    const mix_prec precs[] = {MIX_FP32, MIX_FP64, MIX_PREC_AUTO};
+    for (int k = 0; k < 3; k++) {
+        mix_gesv_info info;
+        double berr;
+        CU_ASSERT_EQUAL(solve_dense_case(ctx, 3, structural, precs[k], 1, &info, &berr),
+                        MIX_ERR_SINGULAR);
+        CU_ASSERT_EQUAL(info.status, MIX_ERR_SINGULAR);
+        CU_ASSERT_EQUAL(solve_dense_case(ctx, 3, numerical, precs[k], 1, &info, &berr),
+                        MIX_ERR_SINGULAR);
+    }
+    mix_context_destroy(ctx);
+}
+
+static void test_fp32_overflow_and_breakdown(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    /* Entries beyond FP32's range: the FP32 attempt cannot start; FP64 solves it. */
+    const double big[4] = {1e39, 1.0, 1.0, 1e39};
+    mix_gesv_info info;
+    double berr;
+    CU_ASSERT_EQUAL(solve_dense_case(ctx, 2, big, MIX_FP32, 1, &info, &berr), MIX_SUCCESS);
+    CU_ASSERT(info.fell_back == 1 && info.reason == MIX_REASON_OVERFLOW && info.iter == -2);
+    CU_ASSERT(berr <= BERR_TARGET);
+    CU_ASSERT_EQUAL(solve_dense_case(ctx, 2, big, MIX_FP32, 0, &info, &berr), MIX_ERR_OVERFLOW);
+    /* Singular once rounded to FP32 (1 + 2^-30 is 1 there), well-posed in FP64: the FP32
+     * factors break down or cannot refine; either way the answer is FP64's, and says so. */
+    const double near[9] = {1, 1, 0, 1, 1 + 0x1p-30, 0, 0, 0, 1};
+    CU_ASSERT_EQUAL(solve_dense_case(ctx, 3, near, MIX_FP32, 1, &info, &berr), MIX_SUCCESS);
+    CU_ASSERT(info.fell_back == 1 && info.iter < 0 && info.factor_prec_used == MIX_FP64);
+    CU_ASSERT(info.reason == MIX_REASON_FACTOR_FAILED ||
+              info.reason == MIX_REASON_NOT_CONVERGED ||
+              info.reason == MIX_REASON_NAN_IN_REFINEMENT);
+    CU_ASSERT(berr <= BERR_TARGET);
+    CU_ASSERT_NOT_EQUAL(solve_dense_case(ctx, 3, near, MIX_FP32, 0, &info, &berr), MIX_SUCCESS);
+    mix_context_destroy(ctx);
+}
+
+static void test_nan_rhs(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(4, 1.0, 2.0, 3.0, &M), 0);
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, M.nrows, M.rowptr, M.colind, M.val, &A), 0);
+    const int n = M.nrows;
+    double *b = rhs_block(2, n, 3), *x = mixt_dalloc((size_t)2 * n);
+    b[n + 5] = NAN;
+    x[0] = 42.0;
+    mix_gesv_info info;
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 2, b, n, x, n, &info), MIX_ERR_NAN);
+    CU_ASSERT_EQUAL(info.status, MIX_ERR_NAN);
+    CU_ASSERT_EQUAL(x[0], 42.0); /* nothing written */
+    b[n + 5] = INFINITY;
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 2, b, n, x, n, &info), MIX_ERR_NAN);
+    /* NaN in A is refused when the matrix is made. */
+    M.val[3] = NAN;
+    mix_sparse *B = NULL;
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, n, M.rowptr, M.colind, M.val, &B), MIX_ERR_NAN);
+    mix_sparse_destroy(A);
+    mixm_csr_free(&M);
+    free(b);
+    free(x);
+    mix_context_destroy(ctx);
+}
+
+/* A factor precision of the dense drivers that this driver refuses (neither FP32 nor FP64). */
+static mix_prec narrow_factor_prec(void)
+{
+    mixt_prec_set set = mixt_precs(MIX_ROLE_FACTOR, 1);
+    for (int k = 0; k < set.n; k++)
+        if (set.p[k] != MIX_FP32) return set.p[k];
+    return (mix_prec)42;
+}
+
+static void test_args_and_memory(void)
+{
+    mix_context *ctx = mixt_context(), *other = mixt_context();
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(10, 10.0, 0.0, -10.0, &M), 0);
+    const int n = M.nrows;
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, M.rowptr, M.colind, M.val, &A), 0);
+    double *b = rhs_block(1, n, 5), *x = mixt_dalloc((size_t)n);
+    mix_gesv_params p;
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(NULL, NULL, A, 1, b, n, x, n, NULL), -1);
+    for (int k = 0; mixt_bad_params(k, &p); k++)
+        CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, &p, A, 1, b, n, x, n, NULL), -2);
+    p = mixt_params(narrow_factor_prec(), MIX_REFINE_AUTO); /* not one of this driver */
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, &p, A, 1, b, n, x, n, NULL), -2);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, NULL, 1, b, n, x, n, NULL), -3);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(other, NULL, A, 1, b, n, x, n, NULL), -3);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, -1, b, n, x, n, NULL), -4);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, NULL, n, x, n, NULL), -5);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, b, n - 1, x, n, NULL), -6);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, b, n, NULL, n, NULL), -7);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, b, n, x, n - 1, NULL), -8);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 0, b, n, x, n, NULL), MIX_SUCCESS);
+    int64_t f32 = 0, f64 = 0, peak32 = 0, peak64 = 0;
+    CU_ASSERT_EQUAL(mix_sparse_lu_memory(ctx, A, narrow_factor_prec(), &f32, &peak32), -3);
+    if (have_splu(ctx)) {
+        CU_ASSERT_EQUAL(mix_sparse_lu_memory(ctx, A, MIX_FP32, &f32, &peak32), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mix_sparse_lu_memory(ctx, A, MIX_FP64, &f64, &peak64), MIX_SUCCESS);
+        /* The same analysis: FP32 values take half the bytes, the indices the same. */
+        CU_ASSERT(f32 > 0 && f32 < f64 && 2 * f32 >= f64);
+        /* In place: x = b. */
+        memcpy(x, b, (size_t)n * sizeof *x);
+        CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, x, n, x, n, NULL), MIX_SUCCESS);
+        double be = NAN;
+        CU_ASSERT_EQUAL(mixm_csr_recheck(&M, b, x, &be, NULL), 0);
+        CU_ASSERT(be <= mixt_berr_bound(n));
+    }
+    mix_sparse_destroy(A);
+    mixm_csr_free(&M);
+    free(b);
+    free(x);
+    mix_context_destroy(other);
+    mix_context_destroy(ctx);
+}
+
+/* The command: solve beyond --dense-max takes sparse LU-IR; bench gives splu rows against
+ * UMFPACK with the factor memory of both precisions. */
+static void test_cli(void)
+{
+    mix_context *ctx = mixt_context();
+    int have = have_splu(ctx);
+    mix_context_destroy(ctx);
+    if (!have || mixt_backend != MIX_BACKEND_CPU) return;
+    char args[1024], path[600], csv[16384];
+    snprintf(args, sizeof args, "solve %s/sherman1.mtx --dense-max 0 --prec fp32 --backend cpu",
+             mixt_matrix_dir());
+    CU_ASSERT_EQUAL(mixt_tool("", args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "sparse LU-IR, MUMPS), factor fp32"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "fallback        : no"));
+    snprintf(args, sizeof args, "bench %s/west0067.mtx --dense-max 10 --no-gen --backend cpu -o %s",
+             mixt_matrix_dir(), mixt_tmp("splu-bench"));
+    CU_ASSERT_EQUAL(mixt_tool("", args), 0);
+    snprintf(path, sizeof path, "%s/results.csv", mixt_tmp("splu-bench"));
+    mixt_slurp(path, csv, sizeof csv);
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",splu,fp32,ok,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",splu,auto,ok,"));
+#if HAVE_UMFPACK
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",splu,fp64,ok,"));
+#endif
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "factors fp32"));
+}
+
+static const mixt_test tests[] = {
+    {"convection-diffusion: FP32 LU-IR, classical / GMRES / AUTO; FP64", test_convdiff},
+    {"five right-hand sides, ld > n, FP32 / FP64 / AUTO", test_multiple_rhs},
+    {"bundled general matrices to backward error 1e-12", test_bundled},
+    {"structurally and numerically singular", test_singular},
+    {"FP32 overflow and breakdown fall back to FP64, never silently", test_fp32_overflow_and_breakdown},
+    {"NaN/Inf in b and A", test_nan_rhs},
+    {"argument checks, in-place solve, factor memory FP32 vs FP64", test_args_and_memory},
+    {"mixsolve solve beyond --dense-max, bench splu rows", test_cli},
+    {NULL, NULL},
+};
+
+void mixt_register_sparse_lu(mix_backend b)
+{
+    mixt_add_backend_suite(b, "sparse LU-IR (mix_dgesv_sparse)", tests);
+}
