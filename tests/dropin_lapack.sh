@@ -12,6 +12,11 @@ failures=
 fail() { echo "FAIL: $*"; status=1; failures="$failures
   $*"; }
 expect() { grep -q "^mixsolve_lapack $1" "$log" || fail "no log line '$1'"; }
+# AUTO's call at n near its threshold: routed in the low precision it predicts, or forwarded
+# because it predicts FP64.  Each process calibrates its own rates, so the harness's prediction
+# (tests/dropin_autoprec) and the client's may fall on either side on a loaded machine.
+expect_auto() { grep -Eq "^mixsolve_lapack $1 (routed prec=$2 iter=[0-9]* info=0 |forwarded prec=lapack iter=[^ ]* info=0 .* why=auto)" "$log" ||
+  fail "no log line '$1' routed in $2 or forwarded by auto"; }
 # max|P L U - A| / max|A| allowed for the factors dgesv_ leaves, by factor precision.
 tol_for() { case $1 in fp32) echo 1e-4 ;; tf32 | fp16) echo 0.05 ;; bf16) echo 0.3 ;; *) echo 1e-12 ;; esac; }
 # run POLICY N [FACTOR_PREC]: the client under the drop-in; nothing may reach stdout/stderr but
@@ -66,27 +71,19 @@ run auto $n fp64
 expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=caller"
 expect "dposv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=caller"
 expect "dposv n=$n nrhs=1 forwarded prec=lapack iter=none info=0 .* why=caller"
-if [ "$pred" = fp64 ]; then
-  expect "dsgesv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
-else
-  expect "dsgesv n=$n nrhs=2 routed prec=$pred iter=[0-9]* info=0 "
-fi
+low=$pred; [ "$low" = fp64 ] && low=fp32
+expect_auto "dsgesv n=$n nrhs=2" "$low"
 grep -q "^mixsolve_lapack d[gp][eo]sv .* routed" "$log" && fail "dgesv_/dposv_ of a plain C caller routed under auto"
 
 # Opted in: the program promises to discard the factors (MIXSOLVE_LAPACK_FACTORS=discard), or
-# names itself a discarding wrapper (MIXSOLVE_LAPACK_CALLERS): routed exactly when AUTO
-# predicts a low precision.
+# names itself a discarding wrapper (MIXSOLVE_LAPACK_CALLERS): routed when AUTO predicts a low
+# precision, else forwarded.
 for optin in MIXSOLVE_LAPACK_FACTORS=discard MIXSOLVE_LAPACK_CALLERS=/no/such/dir:tests/lapack_client; do
   export "${optin?}"
-  run auto $n "$pred"
+  run auto $n "$low" # the factor checks' bounds of the low precision (FP64 factors meet them too)
   unset "${optin%%=*}"
-  if [ "$pred" = fp64 ]; then
-    expect "dgesv n=$n nrhs=3 forwarded prec=lapack iter=none info=0 .* why=auto"
-    expect "dposv n=$n nrhs=2 forwarded prec=lapack iter=none info=0 .* why=auto"
-  else
-    expect "dgesv n=$n nrhs=3 routed prec=$pred iter=[0-9]* info=0 "
-    expect "dposv n=$n nrhs=2 routed prec=$pred iter=[0-9]* info=0 "
-  fi
+  expect_auto "dgesv n=$n nrhs=3" "$low"
+  expect_auto "dposv n=$n nrhs=2" "$low"
 done
 # Small systems: AUTO must not take a low precision, so auto forwards them.
 [ "$(./tests/dropin_autoprec 40 3)" = fp64 ] || fail "AUTO takes a low precision at n = 40"
