@@ -26,7 +26,7 @@ noinst_HEADERS += bench/bench_gpu.h bench/bench_dense.h
 # PETSc's KSPCG on the bench_cg problem, for comparison (optional: the script builds it only where
 # PETSc and MPI are installed; never linked into anything here).
 EXTRA_DIST += bench/petsc_cg.c bench/petsc_cg.sh
-EXTRA_DIST += bench/petsc_amg.c bench/petsc_amg.sh
+EXTRA_DIST += bench/petsc_amg.c bench/petsc_amg.sh bench/petsc_poisson.h
 noinst_PROGRAMS += bench/bench_posv
 bench_bench_posv_SOURCES = bench/bench_posv.c bench/bench_dense.c
 bench_bench_posv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm

@@ -7,26 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <petscksp.h>
-
-/* bench_cg's b: xoshiro256** (matrices/mixmat.h, copied here so that this file needs PETSc only),
- * seed 2024, b_i = uniform[0, 1) - 0.5 in row order. */
-typedef struct { uint64_t s[4]; } rng;
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-static void rng_seed(rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++) { /* splitmix64 */
-        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        r->s[i] = z ^ (z >> 31);
-    }
-}
-static uint64_t rng_next(rng *r)
-{
-    uint64_t *s = r->s, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]; s[2] ^= t; s[3] = rotl(s[3], 45);
-    return result;
-}
+#include "petsc_poisson.h"
 
 int main(int argc, char **argv)
 {
@@ -35,36 +16,9 @@ int main(int argc, char **argv)
     PetscReal tol = 1e-10;
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-nx", &nx, NULL));
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
-    const PetscInt n = nx * nx * nx;
     Mat A;
     Vec b, x, r;
-    PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n, n, 7, NULL, 3, NULL, &A));
-    PetscInt lo, hi;
-    PetscCall(MatGetOwnershipRange(A, &lo, &hi));
-    for (PetscInt i = lo; i < hi; i++) { /* matrices/gen_poisson.c's stencil and order */
-        PetscInt c[3] = {i % nx, (i / nx) % nx, i / (nx * nx)}, stride[3] = {1, nx, nx * nx};
-        PetscInt cols[7], m = 0;
-        PetscScalar v[7];
-        for (int d = 2; d >= 0; d--)
-            if (c[d] > 0) cols[m] = i - stride[d], v[m++] = -1.0;
-        cols[m] = i, v[m++] = 6.0;
-        for (int d = 0; d < 3; d++)
-            if (c[d] < nx - 1) cols[m] = i + stride[d], v[m++] = -1.0;
-        PetscCall(MatSetValues(A, 1, &i, m, cols, v, INSERT_VALUES));
-    }
-    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatCreateVecs(A, &x, &b));
-    PetscCall(VecDuplicate(b, &r));
-    rng g;
-    rng_seed(&g, 2024);
-    PetscScalar *bv;
-    PetscCall(VecGetArray(b, &bv));
-    for (PetscInt i = 0; i < hi; i++) {
-        double u = (double)(rng_next(&g) >> 11) * 0x1.0p-53 - 0.5;
-        if (i >= lo) bv[i - lo] = u;
-    }
-    PetscCall(VecRestoreArray(b, &bv));
+    PetscCall(petsc_poisson3d(nx, &A, &x, &b, &r));
 
     KSP ksp;
     PC pc;
