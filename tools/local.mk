@@ -11,7 +11,7 @@ tools_mixsolve_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(LAPACKE_LIBS) 
 # UMFPACK: the FP64 baseline of the main job's sparse LU rows (tools/bench_sparse_lu.c) only.
 tools_mixsolve_CPPFLAGS += $(UMFPACK_CFLAGS)
 tools_mixsolve_LDADD += $(UMFPACK_LIBS)
-EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh tools/ci-tsan.sh tools/ci-asan.sh tools/reflapack-check.sh
+EXTRA_DIST += tools/run-bench.sh tools/install-deps.sh tools/run-tests.sh tools/ci-tsan.sh tools/tsan.supp tools/ci-asan.sh tools/reflapack-check.sh
 # Where configure found MPI, mixsolve links libmixsolve_mpi and MPI (a conditional link, one
 # binary): `mpirun -np P mixsolve solve FILE.mtx --method cg` solves across the ranks; run
 # without a launcher it is the serial command and never initialises MPI.
