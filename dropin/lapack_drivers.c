@@ -90,6 +90,10 @@ static int solve(call *c, mix_context *ctx, mix_prec prec, double *x, int ldx, m
     mix_gesv_params p;
     mixd_params_init(&p, prec);
     p.fallback = c->d->fallback;
+    /* dposv_ hands a failed attempt to LAPACK with A untouched: the library must not weigh AUTO
+     * again and take FP64 in place (Cholesky's AUTO may pick FP64 where LU's picked prec), which
+     * would leave A partly factored for LAPACK's dposv. */
+    if (!c->d->fallback) p.factor_prec = prec;
     int bad = 0, w = c->d->overwrite, st;
     if (c->d->chol)
         st = mixi_dposv_lapack(ctx, &p, c->uplo, c->n, c->nrhs, c->a, c->lda, c->b, c->ldb, x,
