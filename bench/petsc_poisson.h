@@ -1,6 +1,7 @@
 /* petsc_poisson.h: the 3-D Poisson system of bench_cg and bench_amg (matrices/gen_poisson.c's
  * stencil and row order, b from mixm_rng seed 2024) as a PETSc MPIAIJ matrix and vector, shared
- * by the PETSc baselines petsc_cg.c and petsc_amg.c.  Header-only, so that each stays one file
+ * by the PETSc baselines petsc_cg.c and petsc_amg.c, with the CG set-up and the residual
+ * check they share.  Header-only, so that each stays one file
  * that needs PETSc only. */
 #ifndef MIX_BENCH_PETSC_POISSON_H
 #define MIX_BENCH_PETSC_POISSON_H
@@ -59,5 +60,40 @@ static PetscErrorCode petsc_poisson3d(PetscInt nx, Mat *A, Vec *x, Vec *b, Vec *
     }
     PetscCall(VecRestoreArray(*b, &bv));
     return 0; /* PETSc 3.18 has no PETSC_SUCCESS */
+}
+/* The KSP both baselines time: CG with pc_type, ||b - A x||2 <= tol ||b||2, options applied. */
+static PetscErrorCode petsc_cg_ksp(Mat A, PCType pc_type, PetscReal tol, KSP *ksp, PC *pc)
+{
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+    PetscCall(KSPSetOperators(*ksp, A, A));
+    PetscCall(KSPSetType(*ksp, KSPCG));
+    PetscCall(KSPGetPC(*ksp, pc));
+    PetscCall(PCSetType(*pc, pc_type));
+    PetscCall(KSPSetNormType(*ksp, KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPSetTolerances(*ksp, tol, 0.0, PETSC_DEFAULT, 100000));
+    PetscCall(KSPSetFromOptions(*ksp));
+    return 0;
+}
+
+/* The true relative residual ||b - A x||2 / ||b||2 (r is scratch), as the tables report it. */
+static PetscErrorCode petsc_true_relres(Mat A, Vec x, Vec b, Vec r, PetscReal *relres)
+{
+    PetscReal rn, bn;
+    PetscCall(MatMult(A, x, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &rn));
+    PetscCall(VecNorm(b, NORM_2, &bn));
+    *relres = rn / bn;
+    return 0;
+}
+
+static PetscErrorCode petsc_poisson_destroy(KSP *ksp, Mat *A, Vec *x, Vec *b, Vec *r)
+{
+    PetscCall(KSPDestroy(ksp));
+    PetscCall(VecDestroy(x));
+    PetscCall(VecDestroy(b));
+    PetscCall(VecDestroy(r));
+    PetscCall(MatDestroy(A));
+    return 0;
 }
 #endif
