@@ -64,61 +64,70 @@ static void mode_sigmas(int n, double kappa, int mode, mixm_rng *rng, double *si
     }
 }
 
+/* What both generators start with: the arguments checked, two n x n work matrices and the
+ * singular values drawn.  Returns 1 when there is nothing left to do (n <= 1: a is written). */
+typedef struct {
+    double *m1, *m2, *sigma;
+    mixm_rng rng;
+} randsvd_work;
+
+static int randsvd_start(int n, double kappa, int mode, uint64_t seed, double *a, randsvd_work *w,
+                         int *st)
+{
+    *w = (randsvd_work){0};
+    *st = MIX_SUCCESS;
+    if (n < 0 || (n > 0 && !a) || !(kappa >= 1.0) || !isfinite(kappa) || mode < 1 || mode > 5) {
+        *st = MIX_ERR_INVALID_ARG;
+        return 1;
+    }
+    if (n == 0) return 1;
+    size_t total = (size_t)n * (size_t)n;
+    w->m1 = malloc(total * sizeof *w->m1);
+    w->m2 = malloc(total * sizeof *w->m2);
+    w->sigma = malloc((size_t)n * sizeof *w->sigma);
+    if (!w->m1 || !w->m2 || !w->sigma) {
+        *st = MIX_ERR_ALLOC;
+        return 1;
+    }
+    mixm_rng_seed(&w->rng, seed);
+    mode_sigmas(n, kappa, mode, &w->rng, w->sigma);
+    if (n > 1) return 0;
+    a[0] = w->sigma[0];
+    return 1;
+}
+
+static int randsvd_finish(randsvd_work *w, int st)
+{
+    free(w->m1);
+    free(w->m2);
+    free(w->sigma);
+    return st;
+}
+
 int mixm_gen_randsvd(int n, double kappa, int mode, uint64_t seed, double *a)
 {
-    if (n < 0 || (n > 0 && !a) || !(kappa >= 1.0) || !isfinite(kappa) || mode < 1 || mode > 5)
-        return MIX_ERR_INVALID_ARG;
-    if (n == 0) return MIX_SUCCESS;
-    size_t total = (size_t)n * (size_t)n;
-    double *u = malloc(total * sizeof *u), *v = malloc(total * sizeof *v);
-    double *sigma = malloc((size_t)n * sizeof *sigma);
-    int st = MIX_SUCCESS;
-    if (!u || !v || !sigma) {
-        st = MIX_ERR_ALLOC;
-        goto out;
-    }
-    mixm_rng rng;
-    mixm_rng_seed(&rng, seed);
-    mode_sigmas(n, kappa, mode, &rng, sigma);
-    if (n == 1) {
-        a[0] = sigma[0];
-        goto out;
-    }
-    if ((st = haar_orthogonal(n, &rng, u, a)) || /* a serves as tau scratch */
-        (st = haar_orthogonal(n, &rng, v, a)))
-        goto out;
-    for (int j = 0; j < n; j++) cblas_dscal(n, sigma[j], u + (size_t)j * n, 1); /* U diag(sigma) */
+    randsvd_work w;
+    int st;
+    if (randsvd_start(n, kappa, mode, seed, a, &w, &st)) return randsvd_finish(&w, st);
+    double *u = w.m1, *v = w.m2;
+    if ((st = haar_orthogonal(n, &w.rng, u, a)) || /* a serves as tau scratch */
+        (st = haar_orthogonal(n, &w.rng, v, a)))
+        return randsvd_finish(&w, st);
+    for (int j = 0; j < n; j++) cblas_dscal(n, w.sigma[j], u + (size_t)j * n, 1); /* U diag(sigma) */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, u, n, v, n, 0.0, a, n);
-out:
-    free(u);
-    free(v);
-    free(sigma);
-    return st;
+    return randsvd_finish(&w, st);
 }
 
 int mixm_gen_randsvd_spd(int n, double kappa, int mode, uint64_t seed, double *a)
 {
-    if (n < 0 || (n > 0 && !a) || !(kappa >= 1.0) || !isfinite(kappa) || mode < 1 || mode > 5)
-        return MIX_ERR_INVALID_ARG;
-    if (n == 0) return MIX_SUCCESS;
-    size_t total = (size_t)n * (size_t)n;
-    double *q = malloc(total * sizeof *q), *qs = malloc(total * sizeof *qs);
-    double *sigma = malloc((size_t)n * sizeof *sigma);
-    int st = MIX_SUCCESS;
-    if (!q || !qs || !sigma) {
-        st = MIX_ERR_ALLOC;
-        goto out;
-    }
-    mixm_rng rng;
-    mixm_rng_seed(&rng, seed);
-    mode_sigmas(n, kappa, mode, &rng, sigma);
-    if (n == 1) {
-        a[0] = sigma[0];
-        goto out;
-    }
-    if ((st = haar_orthogonal(n, &rng, q, a))) goto out; /* a serves as tau scratch */
+    randsvd_work w;
+    int st;
+    if (randsvd_start(n, kappa, mode, seed, a, &w, &st)) return randsvd_finish(&w, st);
+    double *q = w.m1, *qs = w.m2;
+    if ((st = haar_orthogonal(n, &w.rng, q, a))) return randsvd_finish(&w, st); /* a: tau scratch */
+    const size_t total = (size_t)n * (size_t)n;
     for (size_t k = 0; k < total; k++) qs[k] = q[k];
-    for (int j = 0; j < n; j++) cblas_dscal(n, sigma[j], qs + (size_t)j * n, 1); /* Q diag(s) */
+    for (int j = 0; j < n; j++) cblas_dscal(n, w.sigma[j], qs + (size_t)j * n, 1); /* Q diag(s) */
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, n, 1.0, qs, n, q, n, 0.0, a, n);
     /* Exactly symmetric: the mean of the two rounded triangles. */
     for (int j = 0; j < n; j++)
@@ -126,9 +135,5 @@ int mixm_gen_randsvd_spd(int n, double kappa, int mode, uint64_t seed, double *a
             double m = 0.5 * (a[(size_t)j * n + i] + a[(size_t)i * n + j]);
             a[(size_t)j * n + i] = a[(size_t)i * n + j] = m;
         }
-out:
-    free(q);
-    free(qs);
-    free(sigma);
-    return st;
+    return randsvd_finish(&w, st);
 }
