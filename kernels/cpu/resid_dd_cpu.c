@@ -24,11 +24,19 @@ static inline MIXK_ALWAYS_INLINE void rows_block(int sym, int upper, int i0, int
     for (int i = i0; i < i1; i++) r[i] = mixk_dd_round(s[i - i0], c[i - i0]);
 }
 
-/* fma() is one instruction only where the compiler may use FMA: the same body built for it
- * (8 lanes of TwoProduct + TwoSum per AVX-512 instruction group) and for any x86-64 (fma() a
- * library call: correct, slower). */
+/* fma() is one instruction only where the compiler may use FMA: the same body built for
+ * AVX-512 (8 lanes), for AVX2 + FMA (4 lanes) and for any x86-64 (fma() a library call:
+ * correct, slower). */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define HAVE_FMA_CLONE 1
+__attribute__((target("avx512f,avx2,fma"))) static void rows_avx512(int sym, int upper, int i0,
+                                                                    int i1, int n,
+                                                                    const double *a, int lda,
+                                                                    const double *x,
+                                                                    const double *b, double *r)
+{
+    rows_block(sym, upper, i0, i1, n, a, lda, x, b, r);
+}
 __attribute__((target("avx2,fma"))) static void rows_fma(int sym, int upper, int i0, int i1,
                                                          int n, const double *a, int lda,
                                                          const double *x, const double *b,
@@ -50,6 +58,7 @@ typedef void rows_fn(int, int, int, int, int, const double *, int, const double 
 static rows_fn *pick_rows(void)
 {
 #ifdef HAVE_FMA_CLONE
+    if (mixi_cpu_has_avx512f() && mixi_cpu_has_f16c()) return rows_avx512;
     if (mixi_cpu_has_f16c()) return rows_fma; /* F16C's check includes AVX2 and FMA */
 #endif
     return rows_any;
