@@ -47,5 +47,5 @@ echo
 echo "## 4. numpy.linalg.solve n = 4096 through the drop-in (auto)"
 sh "$src/bench_numpy_dropin.sh" "$build" 4096 "$rounds"
 echo
-echo "## 5. Small n (best of 300, interleaved)"
+echo "## 5. Small n (best of 300 batches of calls, interleaved)"
 "$build/bench/bench_auto" -r 300 randsvd:20:1e2 randsvd:50:1e2 randsvd:100:1e2 randsvd:200:1e2 randsvd:500:1e2

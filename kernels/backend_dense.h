@@ -171,6 +171,15 @@ struct mixi_dense_ops {
      * once per process and cached; the cost-aware fallback and MIX_PREC_AUTO predict factor
      * times from it.  0 when unknown. */
     int (*gemm_rate)(void *state, mix_prec p, double *gflops);
+
+    /* --- Accurate residual (optional, NULL allowed) ------------------------------------------ */
+    /* R := B - A X for n x k blocks, every entry accumulated in twice the working precision
+     * (kernels/common/resid_dd.h: FMA TwoProduct + TwoSum) and rounded once.  sym = 0: A general
+     * n x n; sym = 1: A symmetric, only its uplo triangle read.  R must not overlap B or X.  The
+     * refinement computes it for columns whose FP64 residual stalls near the stopping test, where
+     * that residual's own rounding errors are as large as what it measures. */
+    int (*resid_dd_f64)(void *state, int sym, int uplo, int n, int k, const double *a, int lda,
+                        const double *x, int ldx, const double *b, int ldb, double *r, int ldr);
 };
 
 #endif

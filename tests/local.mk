@@ -27,6 +27,7 @@ tests_mixsolve_tests_SOURCES += tests/test_posv.c
 tests_mixsolve_tests_SOURCES += tests/test_amg.c
 tests_mixsolve_tests_SOURCES += tests/test_edge.c
 tests_mixsolve_tests_SOURCES += tests/test_dense_probe.c
+tests_mixsolve_tests_SOURCES += tests/test_resid_dd.c
 tests_mixsolve_tests_SOURCES += tests/test_dropin.c tests/lu_check.h
 # The LAPACK drop-in's client: a plain LAPACK program (-llapack only), run with and without the
 # drop-in preloaded by tests/dropin_lapack.sh.

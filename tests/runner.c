@@ -78,6 +78,7 @@ static void (*const backend_suites[])(mix_backend) = {
     mixt_register_dropin,
     mixt_register_auto,
     mixt_register_sparse_lu,
+    mixt_register_resid_dd,
 };
 
 int main(void)

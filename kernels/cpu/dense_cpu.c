@@ -14,6 +14,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dense_loops.h"
 #include "kernels/cpu/onednn_gemm.h"
+#include "kernels/cpu/resid_dd_cpu.h"
 
 /* Rows per task of the row-sum loop (a few KiB of sums, kept in L1). */
 #define ROW_CHUNK 1024
@@ -727,4 +728,5 @@ const mixi_dense_ops mixi_cpu_dense_ops = {
     .potrf_f64 = mixi_cpu_potrf_f64,
     .potrs_f64 = mixi_cpu_potrs_f64,
     .gemm_rate = cpu_gemm_rate,
+    .resid_dd_f64 = mixi_cpu_resid_dd_f64,
 };

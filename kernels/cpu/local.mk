@@ -16,6 +16,7 @@ noinst_HEADERS += kernels/cpu/avx2_lanes.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/chol_cpu.c kernels/cpu/chol_cpu.h
 noinst_HEADERS += kernels/cpu/dense_loops.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/vec_cpu.c kernels/cpu/vec_cpu.h
+libmixsolve_internal_la_SOURCES += kernels/cpu/resid_dd_cpu.c kernels/cpu/resid_dd_cpu.h
 # The sparse direct family over sequential MUMPS: its own convenience library, so that only this
 # file sees the MPI stub's mpi.h (lib/mpi builds against the real MPI).  MUMPS itself is opened
 # at run time (dlopen, symbols local): never linked, its MPI stub would shadow the real MPI.

@@ -66,6 +66,11 @@ cudaError_t mixi_cuda_shift_diag_f32(cudaStream_t stream, int n, float *a, int l
 /* *d_count += NaN/Inf entries of the lower triangle of the n x n a. */
 cudaError_t mixi_cuda_count_nonfinite_lower_f32(cudaStream_t stream, int n, const float *a,
                                                 int lda, unsigned *d_count);
+/* r = b - A x for n x k blocks, accumulated in twice the precision (kernels/common/resid_dd.h);
+ * sym = 1: only the upper (upper = 1) or lower triangle of A is read. */
+cudaError_t mixi_cuda_resid_dd_f64(cudaStream_t stream, int sym, int upper, int n, int k,
+                                   const double *a, int lda, const double *x, int ldx,
+                                   const double *b, int ldb, double *r, int ldr);
 
 #ifdef __cplusplus
 }

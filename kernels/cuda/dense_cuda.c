@@ -372,6 +372,14 @@ static int cuda_gemm_f64(void *state, int transa, int transb, int m, int n, int 
                                           lda > 0 ? lda : 1, b, ldb > 0 ? ldb : 1, &beta, c, ldc));
 }
 
+static int cuda_resid_dd_f64(void *state, int sym, int uplo, int n, int k, const double *a,
+                             int lda, const double *x, int ldx, const double *b, int ldb,
+                             double *r, int ldr)
+{
+    return mixi_cuda_status(mixi_cuda_resid_dd_f64(STREAM(state), sym, uplo == MIXK_UPPER, n, k, a,
+                                                   lda, x, ldx, b, ldb, r, ldr));
+}
+
 static int cuda_gemv_f64(void *state, int trans, int m, int n, double alpha, const double *a,
                          int lda, const double *x, double beta, double *y)
 {
@@ -719,4 +727,5 @@ const mixi_dense_ops mixi_cuda_dense_ops = {
     .potrf_f64_worksize = cuda_potrf_f64_worksize,
     .potrf_f64 = cuda_potrf_f64,
     .potrs_f64 = cuda_potrs_f64,
+    .resid_dd_f64 = cuda_resid_dd_f64,
 };

@@ -3,6 +3,7 @@
 #include <math.h>
 #include "kernels/common/formats.h"
 #include "kernels/common/prec_traits.h"
+#include "kernels/common/resid_dd.h"
 #include "kernels/cuda/cuda_dense.h"
 
 namespace {
@@ -340,9 +341,34 @@ __global__ void count_nonfinite_lower_kernel(int n, const float *a, int lda, uns
     block_count(bad, d_count);
 }
 
+// The accurate residual, one thread per row and column (blockIdx.y): kernels/common/resid_dd.h's
+// row body, whose column loop reads A coalesced across the threads of a warp.
+__global__ void resid_dd_kernel(int sym, int upper, int n, int k, const double *a, int lda,
+                                const double *x, int ldx, const double *b, int ldb, double *r,
+                                int ldr)
+{
+    for (int j = blockIdx.y; j < k; j += gridDim.y)
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+            double s = b[at(i, j, ldb)], c = 0.0;
+            mixk_resid_dd_rows(sym, upper, i, i + 1, n, a, lda, x + at(0, j, ldx), &s, &c);
+            r[at(i, j, ldr)] = mixk_dd_round(s, c);
+        }
+}
+
 } // namespace
 
 extern "C" {
+
+cudaError_t mixi_cuda_resid_dd_f64(cudaStream_t stream, int sym, int upper, int n, int k,
+                                   const double *a, int lda, const double *x, int ldx,
+                                   const double *b, int ldb, double *r, int ldr)
+{
+    if (n <= 0 || k <= 0) return cudaSuccess;
+    const int gx = (n + THREADS - 1) / THREADS;
+    resid_dd_kernel<<<dim3((unsigned)gx, (unsigned)(k < MAX_GRID_Y ? k : MAX_GRID_Y)), THREADS, 0,
+                      stream>>>(sym, upper, n, k, a, lda, x, ldx, b, ldb, r, ldr);
+    return cudaGetLastError();
+}
 
 cudaError_t mixi_cuda_count_nonfinite_f64(cudaStream_t stream, int m, int n, const double *a,
                                           int lda, unsigned long long *d_count)

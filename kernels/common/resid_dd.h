@@ -1,0 +1,93 @@
+/* resid_dd.h: the accurate residual b - A x, each entry accumulated in twice the working
+ * precision (FMA TwoProduct and TwoSum, Ogita, Rump and Oishi's Dot2) and rounded once; one
+ * body for host and device. */
+#ifndef MIXK_RESID_DD_H
+#define MIXK_RESID_DD_H
+
+#include <math.h>
+#include "kernels/common/mix_hd.h"
+
+/* Why: refinement stops on ||b - A x||inf <= sqrt(n) eps ||A|| ||x||, but an FP64 residual
+ * carries rounding errors of about that size itself (gamma_n |A||x|), so near the bound it
+ * cannot tell a converged column from a stalled one.  Accumulated as a double-double sum, the
+ * residual is as accurate as if computed in twice the precision and then rounded (error about
+ * u |r| + n^2 u^2 |A||x|), which is what XBLAS's and Demmel et al.'s extra-precise iterative
+ * refinement use.  The arithmetic relies on fma() rounding once and on the compiler keeping
+ * a + b - c rounded twice (no reassociation: no -ffast-math; nvcc's -fmad=false). */
+
+/* Loops of independent lanes: vectorised on the host (the CPU backend builds with OpenMP). */
+#if defined(_OPENMP) && !defined(MIXK_DEVICE_COMPILER)
+#define MIXK_SIMD _Pragma("omp simd")
+#else
+#define MIXK_SIMD
+#endif
+
+/* (s, c) += a * x, s the leading part, c the running sum of the rounding errors. */
+MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_dd_madd(double *s, double *c, double a,
+                                                           double x)
+{
+    const double p = a * x;
+    const double e = fma(a, x, -p); /* TwoProduct: a x = p + e exactly (no underflow) */
+    const double t = *s + p;        /* TwoSum: *s + p = t + q exactly */
+    const double z = t - *s;
+    const double q = (*s - (t - z)) + (p - z);
+    *s = t;
+    *c += q + e;
+}
+
+/* len entries of a column of A times -xj into the accumulators (s, c) of the same rows. */
+MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_dd_col(int len, const double *col, double mxj,
+                                                          double *s, double *c)
+{
+    MIXK_SIMD
+    for (int t = 0; t < len; t++) mixk_dd_madd(&s[t], &c[t], col[t], mxj);
+}
+
+/* (*s, *c) -= sum_t a[t] x[t], t < len, in order. */
+MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_dd_dot_sub(int len, const double *a, const double *x, double *s,
+                                           double *c)
+{
+    for (int t = 0; t < len; t++) mixk_dd_madd(s, c, a[t], -x[t]);
+}
+
+/* Entry (i, j) of A: general (sym = 0), or symmetric with only its `upper` (1) or lower (0)
+ * triangle stored. */
+MIXK_HD static inline double mixk_dd_entry(int sym, int upper, const double *a, int lda, int i,
+                                           int j)
+{
+    const int stored = !sym || (upper ? i <= j : i >= j);
+    return stored ? a[i + (size_t)j * lda] : a[j + (size_t)i * lda];
+}
+
+/* Rows [i0, i1) of the residual b - A x before its final rounding: s[i - i0] (preset to b_i)
+ * and c[i - i0] (preset to 0) accumulate -a_ij x_j for every j, reading only what A stores.  General A: column
+ * by column over the rows (contiguous, vectorisable).  Symmetric A: the columns whose part in
+ * these rows is stored go column by column; the others as dot products along the stored
+ * columns of rows i (contiguous too); the diagonal block entry by entry.  With i1 = i0 + 1 it
+ * is one row's body (a device thread per row). */
+MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_resid_dd_rows(int sym, int upper, int i0, int i1, int n,
+                                              const double *a, int lda, const double *x,
+                                              double *s, double *c)
+{
+    const int len = i1 - i0;
+    if (!sym) {
+        for (int j = 0; j < n; j++) mixk_dd_col(len, a + i0 + (size_t)j * lda, -x[j], s, c);
+        return;
+    }
+    /* Columns left of the block: stored in these rows when lower; right of it when upper. */
+    const int c0 = upper ? i1 : 0, c1 = upper ? n : i0;
+    for (int j = c0; j < c1; j++) mixk_dd_col(len, a + i0 + (size_t)j * lda, -x[j], s, c);
+    /* The other side, a_ij = a_ji: column i of the stored triangle, a dot product per row. */
+    const int d0 = upper ? 0 : i1, d1 = upper ? i0 : n;
+    for (int i = i0; i < i1; i++) {
+        double *si = &s[i - i0], *ci = &c[i - i0];
+        for (int j = i0; j < i1; j++)
+            mixk_dd_madd(si, ci, mixk_dd_entry(1, upper, a, lda, i, j), -x[j]);
+        mixk_dd_dot_sub(d1 - d0, a + d0 + (size_t)i * lda, x + d0, si, ci);
+    }
+}
+
+/* The residual entry from its accumulators: rounded once. */
+MIXK_HD static inline double mixk_dd_round(double s, double c) { return s + c; }
+
+#endif
