@@ -370,18 +370,18 @@ static void test_analysis_reuse(void)
 
 /* AUTO's decision from the analysis's prediction: FP32 where the FP32 factorization saves far
  * more than the refinement's extra solves cost, FP64 for cheap factorizations, many right-hand
- * sides, a BLAS whose FP32 is no faster, or no prediction; a small bundled matrix takes FP64. */
+ * sides, or no prediction; a small bundled matrix takes FP64. */
 static void test_auto_decision(void)
 {
     const mixi_splu_estimate big = {.flops = 5.7e10, .entries = 4.0e7}; /* 3-D 40^3 */
     const mixi_splu_estimate small = {.flops = 2.0e6, .entries = 2.0e5}; /* add32-like */
     const mixi_splu_estimate none = {0};
-    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, 120.0, &big, 1), MIX_FP32);
-    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, 120.0, &small, 1), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, 120.0, &big, 1000), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, 50.0, &big, 1), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, 120.0, &none, 1), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(0.0, 0.0, &big, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &big, 1), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &small, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &big, 1000), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(5000.0, &big, 1), MIX_FP64); /* 10 ms to save */
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &none, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(0.0, &big, 1), MIX_FP64);
     mix_context *ctx = mixt_context();
     if (!have_splu(ctx)) return;
     char path[4096], err[256];

@@ -8,11 +8,10 @@
 
 /* The factor precision MIX_PREC_AUTO takes (MIX_FP32 or MIX_FP64) for a system of nrhs columns
  * whose analysis predicts e (sparse_lu_policy.c): FP32 where the FP32 factorization's predicted
- * saving (e->flops at the FP64 and FP32 GEMM rates in GFLOP/s) outweighs the refinement's extra
- * solves (e->entries) with a margin; FP64 where e predicts nothing or FP32 is no faster. */
-mix_prec mixi_sparse_lu_auto_decide(double fp64_gflops, double fp32_gflops,
-                                    const mixi_splu_estimate *e, int nrhs);
-/* The same at ctx's backend's calibrated GEMM rates (FP64 where it has none). */
+ * saving (e->flops at the FP64 GEMM rate fp64_gflops, FP32 a fixed factor faster) outweighs the
+ * refinement's extra solves (e->entries) with a margin; FP64 where e predicts nothing. */
+mix_prec mixi_sparse_lu_auto_decide(double fp64_gflops, const mixi_splu_estimate *e, int nrhs);
+/* The same at ctx's backend's calibrated DGEMM rate (FP64 where it has none). */
 mix_prec mixi_sparse_lu_auto_choice(mix_context *ctx, const mixi_splu_estimate *e, int nrhs);
 
 /* The whole solve of A X = B, arguments checked by lib/ (p complete, b and x host = backend

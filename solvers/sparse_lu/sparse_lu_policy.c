@@ -1,11 +1,15 @@
 /* sparse_lu_policy.c: MIX_PREC_AUTO for sparse LU: FP32 factors where the analysis predicts that their saving outweighs the refinement. */
 #include "solvers/sparse_lu/sparse_lu.h"
 
-/* The factorization's predicted time is its flops at this fraction of the backend's calibrated
- * GEMM rate of the precision: MUMPS reached 0.44 of OpenBLAS's SGEMM rate and 0.53 of DGEMM's on
- * 3-D convection-diffusion 40^3 (one thread, SkylakeX kernels).  The rates are the process's
- * own, so a BLAS whose FP32 runs no faster than its FP64 makes AUTO take FP64. */
+/* The FP64 factorization's predicted time is its flops at this fraction of the backend's
+ * calibrated DGEMM rate (MUMPS reached 0.53 of OpenBLAS's 512 x 512 x 256 DGEMM rate on 3-D
+ * convection-diffusion 40^3, one thread, SkylakeX kernels), and the FP32 factorization is
+ * AUTO_FP32_SPEEDUP times faster: measured 1.9x (SkylakeX kernels) and 2.3x (OpenBLAS's generic
+ * Prescott kernels) on 40^3 with subnormals flushed.  Not the calibrated SGEMM / DGEMM ratio:
+ * two threads of a machine under a load of 7 read 8.39 and 8.40 GF/s, and AUTO took FP64 on
+ * 40^3 where FP32 LU-IR was 1.4x faster. */
 #define AUTO_MUMPS_EFFICIENCY 0.5
+#define AUTO_FP32_SPEEDUP 1.8
 /* An FP32 solve with the factors, per column and entry of the factors (0.75-1.35 ns measured
  * on 40^3, one thread), and the solves the FP32 attempt makes beyond the FP64 solve's one:
  * two corrections, each with an FP64 residual. */
@@ -16,13 +20,11 @@
  * saving). */
 #define AUTO_MARGIN 2.0
 
-mix_prec mixi_sparse_lu_auto_decide(double fp64_gflops, double fp32_gflops,
-                                    const mixi_splu_estimate *e, int nrhs)
+mix_prec mixi_sparse_lu_auto_decide(double fp64_gflops, const mixi_splu_estimate *e, int nrhs)
 {
-    if (!(e->flops > 0.0) || !(fp64_gflops > 0.0) || !(fp32_gflops > fp64_gflops))
-        return MIX_FP64;
-    const double rate = AUTO_MUMPS_EFFICIENCY * 1e9;
-    const double saving = e->flops / (rate * fp64_gflops) - e->flops / (rate * fp32_gflops);
+    if (!(e->flops > 0.0) || !(fp64_gflops > 0.0)) return MIX_FP64;
+    const double t64 = e->flops / (AUTO_MUMPS_EFFICIENCY * fp64_gflops * 1e9);
+    const double saving = t64 * (1.0 - 1.0 / AUTO_FP32_SPEEDUP);
     const double extra = AUTO_EXTRA_SOLVES * nrhs * e->entries * AUTO_SOLVE_S_PER_ENTRY;
     return saving > AUTO_MARGIN * extra ? MIX_FP32 : MIX_FP64;
 }
@@ -30,9 +32,7 @@ mix_prec mixi_sparse_lu_auto_decide(double fp64_gflops, double fp32_gflops,
 mix_prec mixi_sparse_lu_auto_choice(mix_context *ctx, const mixi_splu_estimate *e, int nrhs)
 {
     const mixi_dense_ops *d = ctx->ops->dense;
-    double r64 = 0.0, r32 = 0.0;
-    if (!d->gemm_rate || d->gemm_rate(ctx->state, MIX_FP64, &r64) ||
-        d->gemm_rate(ctx->state, MIX_FP32, &r32))
-        return MIX_FP64;
-    return mixi_sparse_lu_auto_decide(r64, r32, e, nrhs);
+    double r64 = 0.0;
+    if (!d->gemm_rate || d->gemm_rate(ctx->state, MIX_FP64, &r64)) return MIX_FP64;
+    return mixi_sparse_lu_auto_decide(r64, e, nrhs);
 }
