@@ -379,7 +379,11 @@ static void test_auto_decision(void)
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &big, 1), MIX_FP32);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &small, 1), MIX_FP64);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &big, 1000), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(5000.0, &big, 1), MIX_FP64); /* 10 ms to save */
+    const mixi_splu_estimate dw8192 = {.flops = 4.06e7, .entries = 4.5e5};
+    const mixi_splu_estimate grid20 = {.flops = 5.5e8, .entries = 1.7e6}; /* 3-D 20^3 */
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &dw8192, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(5.0, &dw8192, 1), MIX_FP64); /* a loaded machine */
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &grid20, 1), MIX_FP32);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &none, 1), MIX_FP64);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(0.0, &big, 1), MIX_FP64);
     mix_context *ctx = mixt_context();

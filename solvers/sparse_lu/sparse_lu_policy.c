@@ -10,10 +10,13 @@
  * 40^3 where FP32 LU-IR was 1.4x faster. */
 #define AUTO_MUMPS_EFFICIENCY 0.5
 #define AUTO_FP32_SPEEDUP 1.8
-/* An FP32 solve with the factors, per column and entry of the factors (0.75-1.35 ns measured
- * on 40^3, one thread), and the solves the FP32 attempt makes beyond the FP64 solve's one:
- * two corrections, each with an FP64 residual. */
-#define AUTO_SOLVE_S_PER_ENTRY 1.5e-9
+/* The FP32 attempt's extra work: AUTO_EXTRA_SOLVES solves with the factors per right-hand side
+ * beyond the FP64 solve's one (two corrections, each with an FP64 residual), 2 flops per factor
+ * entry at this fraction of the DGEMM rate (an FP32 solve of 40^3 ran at 2.7 GF/s, one thread,
+ * DGEMM 51).  Both sides scale with the calibrated rate, so the choice does not depend on it:
+ * FP32 where the factorization does more than about 180 flops per factor entry (40^3: 1400,
+ * 20^3: 320; dw8192: 90, where FP64 was the faster). */
+#define AUTO_SOLVE_EFFICIENCY 0.05
 #define AUTO_EXTRA_SOLVES 2.0
 /* The predicted saving must be this multiple of the predicted extra work (the model is off by
  * up to 2x either way; a wrong FP32 choice costs a fallback, a wrong FP64 choice only the
@@ -25,7 +28,8 @@ mix_prec mixi_sparse_lu_auto_decide(double fp64_gflops, const mixi_splu_estimate
     if (!(e->flops > 0.0) || !(fp64_gflops > 0.0)) return MIX_FP64;
     const double t64 = e->flops / (AUTO_MUMPS_EFFICIENCY * fp64_gflops * 1e9);
     const double saving = t64 * (1.0 - 1.0 / AUTO_FP32_SPEEDUP);
-    const double extra = AUTO_EXTRA_SOLVES * nrhs * e->entries * AUTO_SOLVE_S_PER_ENTRY;
+    const double extra = AUTO_EXTRA_SOLVES * nrhs * 2.0 * e->entries /
+                         (AUTO_SOLVE_EFFICIENCY * fp64_gflops * 1e9);
     return saving > AUTO_MARGIN * extra ? MIX_FP32 : MIX_FP64;
 }
 
