@@ -20,6 +20,15 @@ typedef enum {
     MIXI_SPLU_NONFINITE  /* NaN/Inf appeared in the factors */
 } mixi_splu_outcome;
 
+/* What the analysis predicts for the factorization in one precision (mixi_sparse_lu_ops.estimate). */
+typedef struct {
+    double flops;        /* operations of the factorization; 0 when nothing could be predicted */
+    double entries;      /* entries of the factors */
+    double bytes;        /* memory the factorization will hold (in core) */
+    int ordering;        /* the library's code of the ordering used (MUMPS: ICNTL(7)'s values) */
+    int column_permuted; /* the factors are of A Q (a maximum transversal) */
+} mixi_splu_estimate;
+
 /* Every operation returns 0 or a MIX_ERR_* status (MIX_ERR_ALLOC when the library ran out of
  * memory); vectors are backend memory, FP64, column-major blocks. */
 struct mixi_sparse_lu_ops {
@@ -28,6 +37,10 @@ struct mixi_sparse_lu_ops {
      * can be done with *F but destroy it); *anrm = ||A||inf. */
     int (*analyze)(void *state, const mixi_spmat *A64, mixi_splu **F, int *structural_rank,
                    double *anrm);
+    /* The analysis of A for `prec` (MIX_FP32 or MIX_FP64), made here if no factorization made it
+     * yet, and its predictions, without factoring.  e all 0 where `prec` cannot hold A or A is
+     * structurally singular (the factorization then says which). */
+    int (*estimate)(void *state, mixi_splu *F, mix_prec prec, mixi_splu_estimate *e);
     /* Numerical LU of A in `prec` (MIX_FP32 or MIX_FP64), reusing the analysis; the factors
      * of another precision are kept.  *outcome says whether the factors can be used. */
     int (*factor)(void *state, mixi_splu *F, mix_prec prec, mixi_splu_outcome *outcome);

@@ -10,6 +10,7 @@
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
+#include "solvers/sparse_lu/sparse_lu.h"
 
 /* The acceptance of the issue: a backward error of at most 1e-12 on every matrix. */
 #define BERR_TARGET 1e-12
@@ -321,6 +322,87 @@ static void test_args_and_memory(void)
     mix_context_destroy(ctx);
 }
 
+/* One analysis for both precisions, also after a maximum transversal (west0479 needs one):
+ * the second instance takes the first's ordering, on A Q when the first permuted columns, and
+ * so predicts the same work (the order given to A itself cost west0479 30x); its factors solve
+ * A x = b, not A Q y = b. */
+static void test_analysis_reuse(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    const mixi_sparse_lu_ops *ops = ctx->ops->sparse_lu;
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/west0479.mtx", mixt_matrix_dir());
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &M, NULL, err, sizeof err), 0);
+    const int n = M.nrows;
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, M.rowptr, M.colind, M.val, &A), 0);
+    double *b = rhs_block(1, n, 11), *x = mixt_dalloc((size_t)n);
+    for (int first = 0; first < 2; first++) {
+        const mix_prec p1 = first ? MIX_FP32 : MIX_FP64, p2 = first ? MIX_FP64 : MIX_FP32;
+        mixi_splu *F = NULL;
+        int srank = 0;
+        double anrm = 0.0;
+        mixi_splu_estimate e1, e2;
+        CU_ASSERT_EQUAL_FATAL(ops->analyze(ctx->state, A->a64, &F, &srank, &anrm), 0);
+        CU_ASSERT_EQUAL(srank, n);
+        CU_ASSERT_EQUAL(ops->estimate(ctx->state, F, p1, &e1), 0);
+        CU_ASSERT_EQUAL(ops->estimate(ctx->state, F, p2, &e2), 0);
+        CU_ASSERT(e1.column_permuted && e2.column_permuted);
+        CU_ASSERT(e1.ordering != 1 && e2.ordering == 1); /* MUMPS: 1 = given (PERM_IN) */
+        CU_ASSERT(e1.flops > 0.0 && e2.flops <= 1.5 * e1.flops && e1.flops <= 1.5 * e2.flops);
+        mixi_splu_outcome outcome = MIXI_SPLU_SINGULAR;
+        CU_ASSERT_EQUAL(ops->factor(ctx->state, F, p2, &outcome), 0);
+        CU_ASSERT_EQUAL_FATAL(outcome, MIXI_SPLU_OK);
+        CU_ASSERT_EQUAL(ops->solve(ctx->state, F, p2, 1, b, n, x, n), 0);
+        double be = NAN;
+        CU_ASSERT_EQUAL(mixm_csr_recheck(&M, b, x, &be, NULL), 0);
+        CU_ASSERT(be <= (p2 == MIX_FP64 ? 1e-10 : 1e-3)); /* one solve, no refinement */
+        ops->destroy(ctx->state, F);
+    }
+    free(b);
+    free(x);
+    mix_sparse_destroy(A);
+    mixm_csr_free(&M);
+    mix_context_destroy(ctx);
+}
+
+/* AUTO's decision from the analysis's prediction: FP32 where the FP32 factorization saves far
+ * more than the refinement's extra solves cost, FP64 for cheap factorizations, many right-hand
+ * sides, or no prediction; a small bundled matrix takes FP64. */
+static void test_auto_decision(void)
+{
+    const mixi_splu_estimate big = {.flops = 5.7e10, .entries = 4.0e7}; /* 3-D 40^3 */
+    const mixi_splu_estimate small = {.flops = 2.0e6, .entries = 2.0e5}; /* add32-like */
+    const mixi_splu_estimate none = {0};
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &big, 1), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &small, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &big, 1000), MIX_FP64);
+    const mixi_splu_estimate dw8192 = {.flops = 4.06e7, .entries = 4.5e5};
+    const mixi_splu_estimate grid20 = {.flops = 5.5e8, .entries = 1.7e6}; /* 3-D 20^3 */
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &dw8192, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(5.0, &dw8192, 1), MIX_FP64); /* a loaded machine */
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &grid20, 1), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &none, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(0.0, &big, 1), MIX_FP64);
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/west0067.mtx", mixt_matrix_dir());
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &M, NULL, err, sizeof err), 0);
+    mix_gesv_params p = mixt_params(MIX_PREC_AUTO, MIX_REFINE_AUTO);
+    mix_gesv_info info;
+    double berr;
+    CU_ASSERT_EQUAL(solve_check(ctx, &M, &p, 1, &info, &berr), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
+    CU_ASSERT(info.fell_back == 1 && info.reason == MIX_REASON_DIRECT);
+    CU_ASSERT(berr <= BERR_TARGET);
+    mixm_csr_free(&M);
+    mix_context_destroy(ctx);
+}
+
 /* The command: solve beyond --dense-max takes sparse LU-IR; bench gives splu rows against
  * UMFPACK with the factor memory of both precisions. */
 static void test_cli(void)
@@ -357,6 +439,8 @@ static const mixt_test tests[] = {
     {"NaN/Inf in b and A", test_nan_rhs},
     {"argument checks, in-place solve, factor memory FP32 vs FP64", test_args_and_memory},
     {"mixsolve solve beyond --dense-max, bench splu rows", test_cli},
+    {"one analysis for both precisions, also on A Q after a transversal", test_analysis_reuse},
+    {"AUTO from the analysis's predicted cost", test_auto_decision},
     {NULL, NULL},
 };
 

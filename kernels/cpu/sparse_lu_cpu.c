@@ -5,9 +5,17 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__x86_64__) || defined(__SSE__)
+#include <xmmintrin.h>
+#define MXCSR_FTZ_DAZ 0x8040u /* flush-to-zero (bit 15) and denormals-are-zero (bit 6) */
+#endif
 #include <smumps_c.h>
 #include <dmumps_c.h>
 #include "lib/core/core.h"
+#include "kernels/backend_dense.h"
 #include "kernels/backend_sparse_lu.h"
 #include "kernels/cpu/sparse_cpu.h"
 
@@ -22,6 +30,10 @@ static pthread_mutex_t mumps_lock = PTHREAD_MUTEX_INITIALIZER;
  * factorization retried when delayed pivots outgrow it (INFO(1) = -8, -9, -14, -15, -17, -20),
  * at most this many times. */
 #define MEM_RETRIES 4
+/* Problems whose analysis predicts fewer factorization flops than this (a few milliseconds on
+ * one core), or, before the analysis, with fewer entries, run MUMPS on one thread. */
+#define SERIAL_MAX_FLOPS 2e8
+#define SERIAL_MAX_NZ 100000
 
 struct mixi_splu {
     int n;
@@ -38,6 +50,9 @@ struct mixi_splu {
     int s_factored, d_factored; /* numerical factors present */
     int s_analyzed, d_analyzed;
     int d_no_transversal;       /* FP64 retried without the maximum transversal (factor_d) */
+    int s_colperm, d_colperm;   /* the instance was given A Q (take_order) */
+    MUMPS_INT *jcn_q, *q;       /* A Q's column indices, and Q (1-based) */
+    int serial;                 /* MUMPS runs on one thread (serial_begin) */
 };
 
 /* MUMPS is loaded at run time, its symbols kept local (RTLD_LOCAL, and RTLD_DEEPBIND so that
@@ -83,19 +98,74 @@ static int mumps_available(void)
     return smumps_fn && dmumps_fn;
 }
 
-static void run_s(SMUMPS_STRUC_C *s, int job)
+/* A small problem's MUMPS calls run on one thread (MUMPS's OpenMP and OpenBLAS's follow this
+ * thread's omp_get_max_threads): its fronts are too small to share, and handing them between
+ * two threads of a loaded machine cost add32 (n = 4960) 87 ms against 14 ms on one.  Returns
+ * the thread count to restore (0: nothing changed). */
+static int serial_begin(int serial)
+{
+#ifdef _OPENMP
+    int threads = omp_get_max_threads();
+    if (!serial || threads == 1) return 0;
+    omp_set_num_threads(1);
+    return threads;
+#else
+    (void)serial;
+    return 0;
+#endif
+}
+
+static void serial_end(int threads)
+{
+#ifdef _OPENMP
+    if (threads > 0) omp_set_num_threads(threads);
+#else
+    (void)threads;
+#endif
+}
+
+#ifdef MXCSR_FTZ_DAZ
+/* The FTZ and DAZ bits of this thread and of every thread of its OpenMP pool (where OpenBLAS's
+ * OpenMP build and MUMPS run their threads) set to `bits`. */
+static void set_flush_bits(unsigned bits)
+{
+    _mm_setcsr((_mm_getcsr() & ~MXCSR_FTZ_DAZ) | bits);
+#ifdef _OPENMP
+#pragma omp parallel
+    _mm_setcsr((_mm_getcsr() & ~MXCSR_FTZ_DAZ) | bits);
+#endif
+}
+#endif
+
+/* The FP32 factorization and solves run with subnormals flushed to zero: the fill of a
+ * convection-diffusion LU decays below FLT_MIN, and each subnormal operand costs the x86 FPU a
+ * microcode assist (40^3, one thread, AMD ordering: FP32 factors 4.97 s CPU with subnormals,
+ * 1.85 s flushed, FP64's 2.94 s).  What is flushed is below 2^-126 against the scaled matrix's
+ * entries near 1: no change an FP64 refinement can see (and the refinement checks). */
+static void run_s(SMUMPS_STRUC_C *s, int job, int serial)
 {
     s->job = job;
     pthread_mutex_lock(&mumps_lock);
+    int threads = serial_begin(serial);
+#ifdef MXCSR_FTZ_DAZ
+    unsigned saved = _mm_getcsr() & MXCSR_FTZ_DAZ;
+    if (job >= 2) set_flush_bits(MXCSR_FTZ_DAZ);
+#endif
     smumps_fn(s);
+#ifdef MXCSR_FTZ_DAZ
+    if (job >= 2) set_flush_bits(saved);
+#endif
+    serial_end(threads);
     pthread_mutex_unlock(&mumps_lock);
 }
 
-static void run_d(DMUMPS_STRUC_C *d, int job)
+static void run_d(DMUMPS_STRUC_C *d, int job, int serial)
 {
     d->job = job;
     pthread_mutex_lock(&mumps_lock);
+    int threads = serial_begin(serial);
     dmumps_fn(d);
+    serial_end(threads);
     pthread_mutex_unlock(&mumps_lock);
 }
 
@@ -124,12 +194,14 @@ static int memory_short(int info1)
 
 static void splu_free(mixi_splu *F)
 {
-    if (F->s_up) run_s(&F->s, -2);
-    if (F->d_up) run_d(&F->d, -2);
+    if (F->s_up) run_s(&F->s, -2, F->serial);
+    if (F->d_up) run_d(&F->d, -2, F->serial);
     mixi_free(F->irn);
     mixi_free(F->jcn);
     mixi_free(F->val32);
     mixi_free(F->val64);
+    mixi_free(F->jcn_q);
+    mixi_free(F->q);
     mixi_free(F);
 }
 
@@ -162,8 +234,8 @@ static int coordinates(mixi_splu *F, double *anrm)
     return MIX_SUCCESS;
 }
 
-/* Coordinates and ||A||inf only: the analysis runs in the instance that factors first
- * (analysis_s, analysis_d), so that an FP64 solve chosen directly pays for one analysis, and the
+/* Coordinates and ||A||inf only: the analysis runs in the instance that factors or estimates
+ * first (analysis), so that an FP64 solve chosen directly pays for one analysis, and the
  * other instance takes its ordering.  Structural singularity shows at that analysis (MUMPS's
  * INFO(1) = -6) as a singular factorization: *srank stays n here. */
 static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out, int *srank,
@@ -184,54 +256,82 @@ static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out,
         splu_free(F);
         return st;
     }
+    F->serial = F->nnz < SERIAL_MAX_NZ;
     *srank = F->n;
     *out = F;
     return MIX_SUCCESS;
 }
 
-/* The ordering an instance may take from the other (NULL: compute its own): the other's
- * symmetric permutation when that analysis permuted no columns (INFOG(23), the maximum
- * transversal it applied, is 0).  With a column permutation the symmetric order belongs to the
- * permuted matrix: given to A itself it cost west0479 (n = 479) 30x its FP64 factorization. */
-static MUMPS_INT *reusable_order(int analysed, const MUMPS_INT *infog, MUMPS_INT *sym_perm)
+/* Orderings (ICNTL(7)): given (PERM_IN), AMF, PORD's nested dissection. */
+#define ORDER_GIVEN 1
+#define ORDER_AMF 2
+#define ORDER_PORD 4
+/* The analysis starts with AMF (cheap: 0.08 s at 40^3) and tries PORD when AMF's predicted
+ * factorization is long enough for nested dissection to pay for its slower analysis
+ * (ND_ANALYSIS_S_PER_NZ seconds per entry of A, measured 1.4e-6 to 1.7e-6 from 40^3 to 80^3 on
+ * the 2-core Xeon): when ND_SAVING of that time outweighs it.  3-D convection-diffusion, one
+ * thread: 40^3 AMF 1.17 s (analysis + FP32 factors), PORD 1.29 s, SCOTCH 2.14 s; 60^3 PORD's
+ * flops are 0.44x AMF's.  The factorization's predicted time is its flops at MUMPS_EFFICIENCY
+ * of the calibrated GEMM rate (MUMPS reached 0.44 of OpenBLAS's 512 x 512 x 256 SGEMM rate and
+ * 0.53 of DGEMM's on 40^3, one thread).  Any ordering is valid: this is only speed. */
+#define ND_ANALYSIS_S_PER_NZ 1.6e-6
+#define ND_SAVING 0.3
+#define MUMPS_EFFICIENCY 0.5
+
+extern const mixi_dense_ops mixi_cpu_dense_ops; /* dense_cpu.c: the calibrated GEMM rates */
+
+/* The fields of one MUMPS instance (smumps or dmumps) that the analysis reads and sets. */
+typedef struct {
+    MUMPS_INT *icntl, *infog;
+    MUMPS_INT **perm_in, **jcn, **sym_perm, **uns_perm;
+    int *analyzed, *colperm;
+} instance;
+
+static instance instance_of(mixi_splu *F, mix_prec prec)
 {
-    return analysed && sym_perm && infog[22] == 0 ? sym_perm : NULL;
+    if (prec == MIX_FP32)
+        return (instance){F->s.icntl, F->s.infog, &F->s.perm_in, &F->s.jcn, &F->s.sym_perm,
+                          &F->s.uns_perm, &F->s_analyzed, &F->s_colperm};
+    return (instance){F->d.icntl, F->d.infog, &F->d.perm_in, &F->d.jcn, &F->d.sym_perm,
+                      &F->d.uns_perm, &F->d_analyzed, &F->d_colperm};
 }
 
-/* Initialisation (JOB = -1) and analysis (JOB = 1) of the FP32 instance; 0 or a status (a
- * structurally singular A is INFOG(1) = -6, left for factor_s to report). */
-static int analysis_s(mixi_splu *F)
+static void run(mixi_splu *F, mix_prec prec, int job)
 {
-    if (F->s_analyzed) return MIX_SUCCESS;
-    F->s.par = 1;
-    F->s.sym = 0;
-    F->s.comm_fortran = MUMPS_USE_COMM_WORLD;
-    run_s(&F->s, -1);
-    if (INFOG(F->s, 1) < 0) return mumps_status(INFOG(F->s, 1));
-    F->s_up = 1;
-    QUIET(F->s);
-    ICNTL(F->s, 24) = 1; /* null pivot detection: see outcome_of */
-    F->s.n = F->n;
-    F->s.nnz = F->nnz;
-    F->s.irn = F->irn;
-    F->s.jcn = F->jcn;
-    F->s.a = F->val32; /* the maximum transversal and scaling of the analysis read values */
-    if ((F->s.perm_in = reusable_order(F->d_analyzed, F->d.infog, F->d.sym_perm)))
-        ICNTL(F->s, 7) = 1;
-    run_s(&F->s, 1);
-    if (INFOG(F->s, 1) < 0 && INFOG(F->s, 1) != -6) return mumps_status(INFOG(F->s, 1));
-    F->s_analyzed = 1;
-    return MIX_SUCCESS;
+    if (prec == MIX_FP32) run_s(&F->s, job, F->serial);
+    else run_d(&F->d, job, F->serial);
 }
 
-/* The same for the FP64 instance. */
-static int analysis_d(mixi_splu *F)
+/* The analysis's estimate of the factorization's flops (RINFOG(1)). */
+static double estimated_flops(const mixi_splu *F, mix_prec prec)
 {
-    if (F->d_analyzed) return MIX_SUCCESS;
+    return prec == MIX_FP32 ? (double)F->s.rinfog[0] : F->d.rinfog[0];
+}
+
+/* Initialisation (JOB = -1) of prec's instance, quiet, on A's coordinates and values (the
+ * maximum transversal and scaling of the analysis read values). */
+static int init_instance(mixi_splu *F, mix_prec prec)
+{
+    if (prec == MIX_FP32) {
+        F->s.par = 1;
+        F->s.sym = 0;
+        F->s.comm_fortran = MUMPS_USE_COMM_WORLD;
+        run_s(&F->s, -1, F->serial);
+        if (INFOG(F->s, 1) < 0) return mumps_status(INFOG(F->s, 1));
+        F->s_up = 1;
+        QUIET(F->s);
+        ICNTL(F->s, 24) = 1; /* null pivot detection: see outcome_of */
+        F->s.n = F->n;
+        F->s.nnz = F->nnz;
+        F->s.irn = F->irn;
+        F->s.jcn = F->jcn;
+        F->s.a = F->val32;
+        return MIX_SUCCESS;
+    }
     F->d.par = 1;
     F->d.sym = 0;
     F->d.comm_fortran = MUMPS_USE_COMM_WORLD;
-    run_d(&F->d, -1);
+    run_d(&F->d, -1, F->serial);
     if (INFOG(F->d, 1) < 0) return mumps_status(INFOG(F->d, 1));
     F->d_up = 1;
     QUIET(F->d);
@@ -241,11 +341,94 @@ static int analysis_d(mixi_splu *F)
     F->d.irn = F->irn;
     F->d.jcn = F->jcn;
     F->d.a = F->val64;
-    if ((F->d.perm_in = reusable_order(F->s_analyzed, F->s.infog, F->s.sym_perm)))
-        ICNTL(F->d, 7) = 1;
-    run_d(&F->d, 1);
-    if (INFOG(F->d, 1) < 0 && INFOG(F->d, 1) != -6) return mumps_status(INFOG(F->d, 1));
-    F->d_analyzed = 1;
+    return MIX_SUCCESS;
+}
+
+/* Whether nested dissection may pay after an AMF analysis predicting `flops` (see ND_SAVING). */
+static int nd_may_pay(const mixi_splu *F, mix_prec prec, double flops)
+{
+    const double analysis_s = ND_ANALYSIS_S_PER_NZ * (double)F->nnz;
+    if (flops < 1e4 * (double)F->nnz) return 0; /* no realistic rate lets it pay: no calibration */
+    double gflops = 0.0;
+    if (mixi_cpu_dense_ops.gemm_rate(NULL, prec, &gflops) || !(gflops > 0.0)) return 0;
+    return ND_SAVING * flops / (MUMPS_EFFICIENCY * gflops * 1e9) > analysis_s;
+}
+
+/* An analysis computing its own ordering: AMF, then PORD where it may pay, the one predicting
+ * fewer flops kept. */
+static void own_order(mixi_splu *F, mix_prec prec, instance I)
+{
+    I.icntl[6] = ORDER_AMF;
+    run(F, prec, 1);
+    const double amf = estimated_flops(F, prec);
+    if (I.infog[0] < 0 || !nd_may_pay(F, prec, amf)) return;
+    I.icntl[6] = ORDER_PORD;
+    run(F, prec, 1);
+    if (I.infog[0] >= 0 && estimated_flops(F, prec) <= amf) return;
+    I.icntl[6] = ORDER_AMF;
+    run(F, prec, 1);
+}
+
+/* F->jcn_q: A's columns renumbered as in A Q, where column j of A Q is column q[j] of A (q the
+ * other instance's column permutation, 1-based); q kept for the solves. */
+static int permuted_columns(mixi_splu *F, const MUMPS_INT *q)
+{
+    const size_t n = (size_t)F->n, nz = (size_t)(F->nnz > 0 ? F->nnz : 1);
+    MUMPS_INT *qinv = mixi_malloc_n(n, sizeof *qinv);
+    if (!F->q) F->q = mixi_malloc_n(n, sizeof *F->q);
+    if (!F->jcn_q) F->jcn_q = mixi_malloc_n(nz, sizeof *F->jcn_q);
+    int ok = qinv && F->q && F->jcn_q;
+    for (size_t j = 0; ok && j < n; j++) {
+        F->q[j] = q[j];
+        qinv[q[j] - 1] = (MUMPS_INT)j + 1;
+    }
+    for (int64_t k = 0; ok && k < F->nnz; k++) F->jcn_q[k] = qinv[F->jcn[k] - 1];
+    mixi_free(qinv);
+    return ok ? MIX_SUCCESS : MIX_ERR_ALLOC;
+}
+
+/* An analysis taking the other instance's ordering (ICNTL(7) = 1, PERM_IN = its SYM_PERM), so
+ * that only the symbolic step is repeated (0.1 s at 40^3 against AMF's 0.08 s and PORD's
+ * 0.6 s).  After a maximum transversal (INFOG(23) != 0) that order belongs to A Q, Q the
+ * transversal's column permutation: this instance is given A Q itself, with no transversal of
+ * its own (given to A, the order cost west0479 30x its FP64 factorization), and its solves
+ * return x = Q y. */
+static int take_order(mixi_splu *F, mix_prec prec, instance I, instance O)
+{
+    if (O.infog[22] != 0) {
+        if (!*O.uns_perm) {
+            own_order(F, prec, I);
+            return MIX_SUCCESS;
+        }
+        int st = permuted_columns(F, *O.uns_perm);
+        if (st) return st;
+        *I.jcn = F->jcn_q;
+        I.icntl[5] = 0;
+        *I.colperm = 1;
+    }
+    I.icntl[6] = ORDER_GIVEN;
+    *I.perm_in = *O.sym_perm;
+    run(F, prec, 1);
+    return MIX_SUCCESS;
+}
+
+/* Initialisation and analysis (JOB = 1) of prec's instance, once: the other instance's ordering
+ * when it has one (not after FP64's retry without the transversal), its own otherwise.  0 or a
+ * status (a structurally singular A is INFOG(1) = -6, left for the factorization to report). */
+static int analysis(mixi_splu *F, mix_prec prec)
+{
+    instance I = instance_of(F, prec), O = instance_of(F, prec == MIX_FP32 ? MIX_FP64 : MIX_FP32);
+    if (*I.analyzed) return MIX_SUCCESS;
+    int st = init_instance(F, prec);
+    if (st) return st;
+    int reuse = *O.analyzed && *O.sym_perm && O.infog[0] >= 0 &&
+                !(prec == MIX_FP64 && F->d_no_transversal);
+    if (reuse) st = take_order(F, prec, I, O);
+    else own_order(F, prec, I);
+    if (st) return st;
+    if (I.infog[0] < 0 && I.infog[0] != -6) return mumps_status(I.infog[0]);
+    *I.analyzed = 1;
+    if (I.infog[0] >= 0) F->serial = estimated_flops(F, prec) < SERIAL_MAX_FLOPS;
     return MIX_SUCCESS;
 }
 
@@ -279,7 +462,7 @@ static int factor_s(mixi_splu *F, mixi_splu_outcome *outcome)
         *outcome = MIXI_SPLU_OVERFLOW;
         return MIX_SUCCESS;
     }
-    int st = analysis_s(F);
+    int st = analysis(F, MIX_FP32);
     if (st) return st;
     if (INFOG(F->s, 1) == -6) {
         *outcome = MIXI_SPLU_SINGULAR;
@@ -287,7 +470,7 @@ static int factor_s(mixi_splu *F, mixi_splu_outcome *outcome)
     }
     F->s.a = F->val32;
     for (int t = 0;; t++) {
-        run_s(&F->s, 2);
+        run_s(&F->s, 2, F->serial);
         if (!memory_short(INFOG(F->s, 1)) || t == MEM_RETRIES) break;
         ICNTL(F->s, 14) = 2 * (ICNTL(F->s, 14) > 0 ? ICNTL(F->s, 14) : 20);
     }
@@ -299,7 +482,7 @@ static int factor_s(mixi_splu *F, mixi_splu_outcome *outcome)
 
 static int factor_d_once(mixi_splu *F, mixi_splu_outcome *outcome)
 {
-    int st = analysis_d(F);
+    int st = analysis(F, MIX_FP64);
     if (st) return st;
     if (INFOG(F->d, 1) == -6) {
         *outcome = MIXI_SPLU_SINGULAR;
@@ -307,7 +490,7 @@ static int factor_d_once(mixi_splu *F, mixi_splu_outcome *outcome)
     }
     F->d.a = F->val64;
     for (int t = 0;; t++) {
-        run_d(&F->d, 2);
+        run_d(&F->d, 2, F->serial);
         if (!memory_short(INFOG(F->d, 1)) || t == MEM_RETRIES) break;
         ICNTL(F->d, 14) = 2 * (ICNTL(F->d, 14) > 0 ? ICNTL(F->d, 14) : 20);
     }
@@ -317,17 +500,18 @@ static int factor_d_once(mixi_splu *F, mixi_splu_outcome *outcome)
     return MIX_SUCCESS;
 }
 
-/* FP64 factors; a zero pivot after a maximum transversal (INFOG(23) != 0) gets a second
- * analysis without it before A is called singular: MUMPS's transversal and scaling (ICNTL(6)
+/* FP64 factors; a zero pivot after a maximum transversal (its own, INFOG(23) != 0, or the FP32
+ * instance's, given as A Q) gets a second analysis without it before A is called singular: MUMPS's transversal and scaling (ICNTL(6)
  * = 7's choice, 5) left gent113 (bundled, badly scaled; UMFPACK and LAPACK solve it to 1e-16)
  * with a zero pivot, and without the transversal it factors. */
 static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
 {
     int st = factor_d_once(F, outcome);
-    if (st || *outcome != MIXI_SPLU_SINGULAR || F->d_no_transversal || INFOG(F->d, 23) == 0)
+    if (st || *outcome != MIXI_SPLU_SINGULAR || F->d_no_transversal ||
+        (INFOG(F->d, 23) == 0 && !F->d_colperm))
         return st;
-    run_d(&F->d, -2);
-    F->d_up = F->d_analyzed = 0;
+    run_d(&F->d, -2, F->serial);
+    F->d_up = F->d_analyzed = F->d_colperm = 0;
     F->d_no_transversal = 1;
     return factor_d_once(F, outcome);
 }
@@ -352,10 +536,11 @@ static int solve_s(mixi_splu *F, int k, const double *r, int ldr, double *c, int
     F->s.rhs = w;
     F->s.nrhs = k;
     F->s.lrhs = F->n;
-    run_s(&F->s, 3);
+    run_s(&F->s, 3, F->serial);
     int st = mumps_status(INFOG(F->s, 1));
     for (int j = 0; !st && j < k; j++)
-        for (size_t i = 0; i < n; i++) c[(size_t)j * ldc + i] = w[(size_t)j * n + i];
+        for (size_t i = 0; i < n; i++)
+            c[(size_t)j * ldc + (F->s_colperm ? (size_t)F->q[i] - 1 : i)] = w[(size_t)j * n + i];
     mixi_free(w);
     return st;
 }
@@ -367,8 +552,18 @@ static int solve_d(mixi_splu *F, int k, const double *r, int ldr, double *c, int
     F->d.rhs = c;
     F->d.nrhs = k;
     F->d.lrhs = ldc;
-    run_d(&F->d, 3);
-    return mumps_status(INFOG(F->d, 1));
+    run_d(&F->d, 3, F->serial);
+    int st = mumps_status(INFOG(F->d, 1));
+    if (st || !F->d_colperm) return st;
+    double *y = mixi_malloc_n((size_t)F->n, sizeof *y); /* A Q y = r: x = Q y */
+    if (!y) return MIX_ERR_ALLOC;
+    for (int j = 0; j < k; j++) {
+        double *cj = c + (size_t)j * ldc;
+        memcpy(y, cj, (size_t)F->n * sizeof *y);
+        for (int i = 0; i < F->n; i++) cj[F->q[i] - 1] = y[i];
+    }
+    mixi_free(y);
+    return MIX_SUCCESS;
 }
 
 static int cpu_splu_solve(void *state, mixi_splu *F, mix_prec prec, int k, const double *r,
@@ -401,6 +596,33 @@ static int cpu_splu_apply(void *state, const mixi_splu *F, int k, double alpha, 
     return MIX_SUCCESS;
 }
 
+/* An entry count or size of MUMPS: negative means millions. */
+static double mumps_count(MUMPS_INT v)
+{
+    return v < 0 ? -1e6 * (double)v : (double)v;
+}
+
+static int cpu_splu_estimate(void *state, mixi_splu *F, mix_prec prec, mixi_splu_estimate *e)
+{
+    (void)state;
+    *e = (mixi_splu_estimate){0};
+    if (prec != MIX_FP32 && prec != MIX_FP64) return MIX_ERR_UNSUPPORTED;
+    if (prec == MIX_FP32) {
+        int r = round_values(F);
+        if (r < 0) return MIX_ERR_ALLOC;
+        if (r > 0) return MIX_SUCCESS; /* FP32 cannot hold A: nothing to estimate */
+    }
+    int st = analysis(F, prec);
+    instance I = instance_of(F, prec);
+    if (st || I.infog[0] < 0) return st;
+    e->flops = estimated_flops(F, prec);
+    e->entries = mumps_count(I.infog[19]);  /* INFOG(20) */
+    e->bytes = 1e6 * (double)I.infog[16]; /* INFOG(17): MB, in core, all processes */
+    e->ordering = I.infog[6];               /* INFOG(7) */
+    e->column_permuted = I.infog[22] != 0 || *I.colperm;
+    return MIX_SUCCESS;
+}
+
 /* Factor storage after the factorization: INFOG(29) entries of the precision's size, plus the
  * integers of the factors' structure (INFOG(10), in MUMPS_INT); peak: INFOG(22), megabytes of
  * everything MUMPS held during the factorization. */
@@ -423,6 +645,7 @@ static int cpu_splu_factor_bytes(void *state, const mixi_splu *F, mix_prec prec,
 
 const mixi_sparse_lu_ops mixi_cpu_sparse_lu_ops = {
     .analyze = cpu_splu_analyze,
+    .estimate = cpu_splu_estimate,
     .factor = cpu_splu_factor,
     .solve = cpu_splu_solve,
     .apply = cpu_splu_apply,

@@ -12,11 +12,6 @@
 #define BUDGET_FACTOR 2.0
 #define BUDGET_MIN_S 0.05
 
-mix_prec mixi_sparse_lu_auto_choice(const mix_sparse *A)
-{
-    return A->n >= MIXI_SPLU_AUTO_MIN_N ? MIX_FP32 : MIX_FP64;
-}
-
 static int rhs_finite(int n, int nrhs, const double *b, int ldb)
 {
     for (int j = 0; j < nrhs; j++)
@@ -95,6 +90,17 @@ static int fallback_iter(int reason, int max_iter)
     return -(max_iter + 1);
 }
 
+/* MIX_PREC_AUTO's precision from the analysis's prediction, made for FP64: FP32 factors are
+ * taken only where they save much more than the symbolic step their instance repeats with
+ * FP64's ordering, and an FP64 choice (small or cheap problems) pays one analysis. */
+static int auto_choice(mixi_splu_problem *P, mix_prec *prec)
+{
+    mixi_splu_estimate e;
+    int rc = P->ops->estimate(P->ctx->state, P->F, MIX_FP64, &e);
+    if (!rc) *prec = mixi_sparse_lu_auto_choice(P->ctx, &e, P->nrhs);
+    return rc;
+}
+
 /* Precision choice, FP32 attempt, FP64 when chosen or as the fallback; F analysed. */
 static int solve_analysed(mixi_splu_problem *P, mix_prec prec, mix_gesv_info *info)
 {
@@ -125,13 +131,11 @@ int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A
     int srank = 0;
     double t0 = mixi_wtime();
     int rc = ops->analyze(ctx->state, A->a64, &P.F, &srank, &P.anrm);
-    info->t_factor = mixi_wtime() - t0;
     if (!rc && srank < A->n) rc = MIX_ERR_SINGULAR;
-    if (!rc) {
-        mix_prec prec = p->factor_prec == MIX_PREC_AUTO ? mixi_sparse_lu_auto_choice(A)
-                                                         : p->factor_prec;
-        rc = solve_analysed(&P, prec, info);
-    }
+    mix_prec prec = p->factor_prec;
+    if (!rc && prec == MIX_PREC_AUTO) rc = auto_choice(&P, &prec);
+    info->t_factor = mixi_wtime() - t0;
+    if (!rc) rc = solve_analysed(&P, prec, info);
     ops->destroy(ctx->state, P.F);
     return info->status = rc;
 }

@@ -6,12 +6,13 @@
 #include "solvers/cg/cg.h"
 #include "kernels/backend_sparse_lu.h"
 
-/* Below this order MIX_PREC_AUTO factors in FP64 directly: the factorization is then too cheap
- * for FP32's saving to pay for a refinement step (doc/benchmarks.md, "Sparse LU-IR"). */
-#define MIXI_SPLU_AUTO_MIN_N 20000
-
-/* The factor precision MIX_PREC_AUTO takes for A (MIX_FP32 or MIX_FP64). */
-mix_prec mixi_sparse_lu_auto_choice(const mix_sparse *A);
+/* The factor precision MIX_PREC_AUTO takes (MIX_FP32 or MIX_FP64) for a system of nrhs columns
+ * whose analysis predicts e (sparse_lu_policy.c): FP32 where the FP32 factorization's predicted
+ * saving (e->flops at the FP64 GEMM rate fp64_gflops, FP32 a fixed factor faster) outweighs the
+ * refinement's extra solves (e->entries) with a margin; FP64 where e predicts nothing. */
+mix_prec mixi_sparse_lu_auto_decide(double fp64_gflops, const mixi_splu_estimate *e, int nrhs);
+/* The same at ctx's backend's calibrated DGEMM rate (FP64 where it has none). */
+mix_prec mixi_sparse_lu_auto_choice(mix_context *ctx, const mixi_splu_estimate *e, int nrhs);
 
 /* The whole solve of A X = B, arguments checked by lib/ (p complete, b and x host = backend
  * memory, n x nrhs column-major).  Returns 0, MIX_ERR_SINGULAR (structurally or numerically
