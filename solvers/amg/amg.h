@@ -75,6 +75,10 @@ void mixi_amg_free(mixi_amg *H, mix_context *ctx);
 /* Dense FP64 Cholesky of the coarsest operator (amg_coarse.c): L in H->chol. */
 int mixi_amg_coarse_factor(mixi_amg *H, const mixi_amg_csr *A);
 void mixi_amg_coarse_solve(const mixi_amg *H, double *x); /* x = A^-1 x (FP64, host) */
+/* Smoothed aggregation's aggregates of A (s = D^-1/2): agg[i] the aggregate of row i, or -1 for
+ * a row without a coupling |a_ij| >= theta sqrt(a_ii a_jj); wide: compact distance-2
+ * aggregates.  Returns their number, -1 when out of memory (amg_setup.c). */
+int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg);
 /* The set-up of one coarser level from level l (amg_setup.c); *stop when none is worth it. */
 int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac, int *stop);
 
