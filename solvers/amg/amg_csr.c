@@ -150,18 +150,21 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M)
         sort_row(M->ci + M->rp[i], M->v + M->rp[i], M->rp[i + 1] - M->rp[i]);
 }
 
-/* y = D^-1/2 A D^-1/2 x, and <x, y>. */
-static double scaled_apply(const mixi_amg_csr *A, const double *s, const double *x, double *y)
+/* y = D^-1/2 A D^-1/2 x; d[0] = <x, x>, d[1] = <x, y>, d[2] = <y, y>. */
+static void scaled_apply(const mixi_amg_csr *A, const double *s, const double *x, double *y,
+                         double *d)
 {
-    double xy = 0.0;
-#pragma omp parallel for reduction(+ : xy) schedule(static)
+    double xx = 0.0, xy = 0.0, yy = 0.0;
+#pragma omp parallel for reduction(+ : xx, xy, yy) schedule(static)
     for (int i = 0; i < A->nr; i++) {
         double t = 0.0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * x[A->ci[k]];
         y[i] = s[i] * t;
+        xx += x[i] * x[i];
         xy += x[i] * y[i];
+        yy += y[i] * y[i];
     }
-    return xy;
+    d[0] = xx, d[1] = xy, d[2] = yy;
 }
 
 /* Power iterations from a fixed vector of uneven entries; the Rayleigh quotient of the last is
@@ -173,16 +176,14 @@ double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt)
     double *x = mixi_malloc_n((size_t)n, sizeof *x), *y = mixi_malloc_n((size_t)n, sizeof *y);
     double lam = 2.0; /* Gershgorin's bound for a diagonally dominant scaled matrix */
     if (x && y) {
-        for (int i = 0; i < n; i++) x[i] = 1.0 + (double)((i * 7919) % 97) / 97.0;
+        for (int i = 0; i < n; i++) x[i] = 1.0 + (double)((i * INT64_C(7919)) % 97) / 97.0;
         for (int it = 0; it < AMG_POWER_STEPS; it++) {
-            double xx = 0.0, yy = 0.0;
-            for (int i = 0; i < n; i++) xx += x[i] * x[i];
-            const double xy = scaled_apply(A, dinv_sqrt, x, y);
-            for (int i = 0; i < n; i++) yy += y[i] * y[i];
-            if (!(yy > 0.0) || !isfinite(yy)) break;
-            lam = xy / xx;
-            const double f = 1.0 / sqrt(yy);
-            for (int i = 0; i < n; i++) x[i] = y[i] * f;
+            double d[3];
+            scaled_apply(A, dinv_sqrt, x, y, d);
+            if (!(d[2] > 0.0) || !isfinite(d[2])) break;
+            lam = d[1] / d[0];
+            double *swap = x; /* the next x is y, normalised by the next step's quotient */
+            x = y, y = swap;
         }
     }
     mixi_free(x);
