@@ -48,7 +48,7 @@ typedef struct {
 
 /* A level's backend copies in one storage precision. */
 typedef struct {
-    mix_prec prec;               /* the level's operator's storage (P, R: FP32 under 16 bits) */
+    mix_prec prec;               /* the storage of the level's operator, P and R */
     const mixi_spmat *A, *P, *R; /* A of level 0: the mix_sparse's Jacobi copy */
     mixi_spmat *own_A, *P_own, *R_own;
 } mixi_amg_stored;

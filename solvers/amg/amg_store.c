@@ -154,10 +154,9 @@ static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec want, mixi_am
         if (!sp->csr_bytes(ctx->state, S->A, &c)) b += c;
     }
     if (l + 1 < H->nlev) {
-        /* P and R in FP32 over the 16-bit levels: their columns lie far from their rows, so
-         * their rows fall in the SELL escape part, where decoding FIXED16 entry by entry cost
-         * twice FP32's loads (3-D Poisson 70^3, one thread: 8% of the whole first solve). */
-        mix_prec pp = S->prec == MIX_FP64 ? MIX_FP64 : MIX_FP32;
+        /* P and R in the level's storage (FP32 until round 2 of issue 37: 3-D Poisson 100^3,
+         * hierarchy 101 MB instead of 113, the V-cycle's time unchanged within the noise). */
+        mix_prec pp = S->prec;
         if (pp == MIX_FP64) {
             S->P = H->base_P[l], S->R = H->base_R[l];
         } else {
