@@ -106,6 +106,7 @@ typedef struct {
     mixi_svec x[MIXI_AMG_MAX_LEVELS], b[MIXI_AMG_MAX_LEVELS], r[MIXI_AMG_MAX_LEVELS],
         d[MIXI_AMG_MAX_LEVELS], t[MIXI_AMG_MAX_LEVELS];
     double *c64;  /* coarsest FP64 vector */
+    double *c_host; /* its host copy where the backend's memory is not the host's, else NULL */
     double sigma; /* power of two keeping the narrow vectors in range */
 } mixi_amg_cycle;
 int mixi_amg_cycle_init(mixi_amg_cycle *C, mix_context *ctx, const mixi_amg *H,

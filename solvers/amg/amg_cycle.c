@@ -37,8 +37,9 @@ void mixi_amg_cycle_free(mixi_amg_cycle *C)
     }
     ctx->ops->free(ctx->state, C->b[0].val);
     ctx->ops->free(ctx->state, C->c64);
+    mixi_free(C->c_host);
     C->b[0].val = NULL;
-    C->c64 = NULL;
+    C->c64 = C->c_host = NULL;
 }
 
 /* Level l's vectors; x of level l + 1 has level l's room (P reads it as a level-l vector whose
@@ -60,6 +61,8 @@ int mixi_amg_cycle_init(mixi_amg_cycle *C, mix_context *ctx, const mixi_amg *H,
     }
     const size_t cb = (size_t)H->lev[H->nlev - 1].n * sizeof(double);
     if (!st) st = ctx->ops->alloc(ctx->state, (void **)&C->c64, cb);
+    if (!st && !(ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) && !(C->c_host = mixi_malloc(cb)))
+        st = MIX_ERR_ALLOC;
     if (st) mixi_amg_cycle_free(C);
     return st;
 }
@@ -118,7 +121,13 @@ static int coarsest(mixi_amg_cycle *C, int l)
     if ((st = C->ctx->ops->memset0(s, C->c64, cb)) ||
         (st = sp->vec_accum64(s, &C->b[l], NULL, 1.0, C->c64)))
         return st;
-    mixi_amg_coarse_solve(C->H, C->c64);
+    if (!C->c_host) {
+        mixi_amg_coarse_solve(C->H, C->c64);
+    } else { /* a device backend: the few hundred values through the host */
+        if ((st = C->ctx->ops->download(s, C->c_host, C->c64, cb))) return st;
+        mixi_amg_coarse_solve(C->H, C->c_host);
+        if ((st = C->ctx->ops->upload(s, C->c64, C->c_host, cb))) return st;
+    }
     return sp->vec_from64(s, C->c64, NULL, 1.0, &C->x[l], NULL);
 }
 

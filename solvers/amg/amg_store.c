@@ -88,8 +88,7 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
     }
     /* A distributed matrix over more than one rank needs a distributed hierarchy (mix_dcg(3));
      * over one rank its local block is the whole matrix. */
-    if ((A->dist && mixi_cg_n(A) != (double)A->n) || !ctx->ops->sparse->csr_export ||
-        !(ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY))
+    if ((A->dist && mixi_cg_n(A) != (double)A->n) || !ctx->ops->sparse->csr_export)
         return MIX_ERR_UNSUPPORTED;
     const double t0 = mixi_wtime();
     mixi_amg *H = mixi_calloc(1, sizeof *H);
