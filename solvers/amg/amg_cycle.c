@@ -8,8 +8,10 @@
 #include "solvers/amg/amg.h"
 
 /* Chebyshev degree and interval [AMG_CHEB_LOW, AMG_CHEB_HIGH] x the estimated lambda_max:
- * PETSc GAMG's defaults (degree 2, 0.1 and 1.1), the upper margin covering the power method's
- * underestimate. */
+ * PETSc GAMG's defaults (degree 2, 0.1 and 1.1), the upper margin covering Lanczos's
+ * underestimate (2% on 3-D Poisson).  Degree by measurement, 3-D Poisson 100^3 FIXED16, one
+ * thread, CPU s of a repeated solve: degree 1 18 iterations 0.97 s, 2 14 1.01 s, 3 13 1.05 s,
+ * 4 12 1.36 s; 2 keeps the iterations low at the same time. */
 #define AMG_CHEB_DEGREE 2
 #define AMG_CHEB_LOW 0.1
 #define AMG_CHEB_HIGH 1.1
