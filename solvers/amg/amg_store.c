@@ -30,11 +30,20 @@ void mixi_amg_free(mixi_amg *H, mix_context *ctx)
     mixi_free(H);
 }
 
-/* The user's matrix as host CSR. */
-static int export_fine(mix_sparse *A, mixi_amg_csr *M)
+/* The user's matrix as host CSR: the backend's own arrays where they are host memory (*borrowed
+ * set: not to be freed), else a copy. */
+static int export_fine(mix_sparse *A, mixi_amg_csr *M, int *borrowed)
 {
     const mixi_sparse_ops *sp = A->ctx->ops->sparse;
+    const int64_t *rp;
+    const int32_t *ci;
+    const double *v;
     int64_t nnz;
+    *borrowed = sp->csr_host_view && !sp->csr_host_view(A->ctx->state, A->a64, &rp, &ci, &v);
+    if (*borrowed) { /* read only: the set-up takes the fine level as const */
+        *M = (mixi_amg_csr){A->n, A->n, (int64_t *)rp, (int32_t *)ci, (double *)v};
+        return MIX_SUCCESS;
+    }
     int st = sp->csr_export(A->ctx->state, A->a64, &nnz, NULL, NULL, NULL);
     if (!st) st = mixi_amg_csr_alloc(M, A->n, A->n, nnz);
     if (!st) st = sp->csr_export(A->ctx->state, A->a64, &nnz, M->rp, M->ci, M->v);
@@ -94,9 +103,10 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
     mixi_amg *H = mixi_calloc(1, sizeof *H);
     mixi_amg_csr F = {0};
     if (!H) return MIX_ERR_ALLOC;
-    int st = export_fine(A, &F);
+    int borrowed = 0;
+    int st = export_fine(A, &F, &borrowed);
     if (!st) st = build_levels(H, &F);
-    mixi_amg_csr_free(&F);
+    if (!borrowed) mixi_amg_csr_free(&F);
     if (!st) st = upload_levels(ctx, H);
     if (st) {
         mixi_amg_free(H, ctx);
