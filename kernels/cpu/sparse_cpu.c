@@ -74,6 +74,15 @@ static void cpu_csr_destroy(void *state, mixi_spmat *A)
     spmat_free(A);
 }
 
+static int cpu_csr_host_view(void *state, const mixi_spmat *A, const int64_t **rowptr,
+                             const int32_t **colind, const double **val)
+{
+    (void)state;
+    if (A->prec != MIX_FP64) return MIX_ERR_INVALID_ARG;
+    *rowptr = A->rowptr, *colind = A->colind, *val = A->val;
+    return MIX_SUCCESS;
+}
+
 static int cpu_csr_export(void *state, const mixi_spmat *A, int64_t *nnz, int64_t *rowptr,
                           int32_t *colind, double *val)
 {
@@ -440,6 +449,7 @@ const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .csr_convert_rows = cpu_csr_convert_rows,
     .csr_destroy = cpu_csr_destroy,
     .csr_export = cpu_csr_export,
+    .csr_host_view = cpu_csr_host_view,
     .csr_bytes = cpu_csr_bytes,
     .diag_rsqrt = cpu_diag_rsqrt,
     .residual64 = cpu_residual64,

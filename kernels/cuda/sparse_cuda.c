@@ -352,6 +352,21 @@ static int sp_csr_bytes(void *state, const mixi_spmat *A, int64_t *bytes)
     return MIX_SUCCESS;
 }
 
+/* The FP64 matrix's CSR downloaded to host arrays (the multigrid set-up reads it there). */
+static int sp_csr_export(void *state, const mixi_spmat *A64, int64_t *nnz, int64_t *rowptr,
+                         int32_t *colind, double *val)
+{
+    if (!A64 || A64->d.prec != MIX_FP64 || !nnz) return MIX_ERR_INVALID_ARG;
+    *nnz = A64->d.nnz;
+    if (!rowptr) return MIX_SUCCESS;
+    int st = mixi_cuda_download(state, rowptr, A64->rowptr, ((size_t)A64->d.n + 1) * sizeof *rowptr);
+    if (!st && A64->d.nnz > 0)
+        st = mixi_cuda_download(state, colind, A64->colind, (size_t)A64->d.nnz * sizeof *colind);
+    if (!st && A64->d.nnz > 0)
+        st = mixi_cuda_download(state, val, A64->val, (size_t)A64->d.nnz * sizeof(double));
+    return st;
+}
+
 static int sp_diag_rsqrt(void *state, const mixi_spmat *A64, double *scale)
 {
     mixi_cuda_state *s = state;
@@ -514,6 +529,7 @@ const mixi_sparse_ops mixi_cuda_sparse_ops = {
     .csr_convert_rows = sp_convert_rows,
     .csr_destroy = sp_destroy,
     .csr_bytes = sp_csr_bytes,
+    .csr_export = sp_csr_export,
     .diag_rsqrt = sp_diag_rsqrt,
     .residual64 = sp_residual64,
     .nrm2sq64 = sp_nrm2sq64,

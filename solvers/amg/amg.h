@@ -5,6 +5,7 @@
 #ifndef MIX_SOLVERS_AMG_H
 #define MIX_SOLVERS_AMG_H
 
+#include <math.h>
 #include "solvers/cg/cg.h"
 
 #define MIXI_AMG_MAX_LEVELS 12
@@ -47,7 +48,7 @@ typedef struct {
 
 /* A level's backend copies in one storage precision. */
 typedef struct {
-    mix_prec prec;               /* the level's operator's storage (P, R: FP32 under 16 bits) */
+    mix_prec prec;               /* the storage of the level's operator, P and R */
     const mixi_spmat *A, *P, *R; /* A of level 0: the mix_sparse's Jacobi copy */
     mixi_spmat *own_A, *P_own, *R_own;
 } mixi_amg_stored;
@@ -75,6 +76,23 @@ void mixi_amg_free(mixi_amg *H, mix_context *ctx);
 /* Dense FP64 Cholesky of the coarsest operator (amg_coarse.c): L in H->chol. */
 int mixi_amg_coarse_factor(mixi_amg *H, const mixi_amg_csr *A);
 void mixi_amg_coarse_solve(const mixi_amg *H, double *x); /* x = A^-1 x (FP64, host) */
+/* a_ij (entry k of row i) is a strong coupling: |a_ij| >= theta sqrt(a_ii a_jj), s = D^-1/2. */
+static inline int mixi_amg_strong(const mixi_amg_csr *A, const double *s, double theta, int i,
+                                  int64_t k)
+{
+    const int j = A->ci[k];
+    return j != i && fabs(A->v[k]) * s[i] * s[j] >= theta;
+}
+
+/* Smoothed aggregation's aggregates of A (s = D^-1/2): agg[i] the aggregate of row i, or -1 for
+ * a row without a coupling |a_ij| >= theta sqrt(a_ii a_jj); wide: compact distance-2
+ * aggregates.  Returns their number, -1 when out of memory (amg_setup.c). */
+int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg);
+/* P = (I - w D^-1 A_F) T (amg_prolong.c): T the tentative prolongator of the aggregates agg
+ * (na of them; T's column a holds 1/sqrt(|a|) on a's rows), A_F = A where theta is 0, else A
+ * with its entries weaker than theta moved onto the diagonal.  Rows sorted. */
+int mixi_amg_prolongator(const mixi_amg_csr *A, const double *s, double w, double theta,
+                         const int *agg, int na, mixi_amg_csr *P);
 /* The set-up of one coarser level from level l (amg_setup.c); *stop when none is worth it. */
 int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac, int *stop);
 
@@ -88,6 +106,7 @@ typedef struct {
     mixi_svec x[MIXI_AMG_MAX_LEVELS], b[MIXI_AMG_MAX_LEVELS], r[MIXI_AMG_MAX_LEVELS],
         d[MIXI_AMG_MAX_LEVELS], t[MIXI_AMG_MAX_LEVELS];
     double *c64;  /* coarsest FP64 vector */
+    double *c_host; /* its host copy where the backend's memory is not the host's, else NULL */
     double sigma; /* power of two keeping the narrow vectors in range */
 } mixi_amg_cycle;
 int mixi_amg_cycle_init(mixi_amg_cycle *C, mix_context *ctx, const mixi_amg *H,

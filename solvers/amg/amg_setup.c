@@ -6,9 +6,13 @@
 #include <string.h>
 #include "solvers/amg/amg.h"
 
-/* |a_ij| >= theta sqrt(a_ii a_jj) is strong.  0.08 keeps the 3-D Poisson stencil (1/6 after
- * scaling) and drops the 1e-3 couplings of an anisotropic problem, so that aggregates follow
- * the strong direction (the value of ML and of Vanek's paper, 0.08 * 0.5^level, taken flat). */
+/* |a_ij| >= theta sqrt(a_ii a_jj) is strong, theta = 0.08 * 0.5^level (Vanek, Mandel, Brezina;
+ * ML's default).  0.08 keeps the 3-D Poisson stencil (1/6 after scaling) and drops the 1e-3
+ * couplings of an anisotropic problem, so that aggregates follow the strong direction.  The
+ * halving matters: a Galerkin operator spreads a row over 30-60 neighbours, and a flat 0.08
+ * left a quarter of the first coarse level of 3-D Poisson 120^3 without strong neighbours
+ * (out of every aggregate) and the rest in aggregates of 2-3 rows (23 CG iterations, operator
+ * complexity 1.77; halved: 16 and 1.33). */
 #define AMG_THETA 0.08
 /* Coarsening stops when an aggregation keeps more than this share of the rows. */
 #define AMG_MIN_RATIO 0.85
@@ -17,39 +21,35 @@
 /* Levels below this one aggregate to distance 2 (seed_aggregates). */
 #define AMG_WIDE_LEVELS 1
 
-static int strong(const mixi_amg_csr *A, const double *s, int i, int64_t k)
-{
-    const int j = A->ci[k];
-    return j != i && fabs(A->v[k]) * s[i] * s[j] >= AMG_THETA;
-}
-
 /* Pass 1: a row whose strong neighbours are all free seeds an aggregate of them and, with
  * wide set, of the free rows strongly connected to two or more of them (distance 2, compact:
  * 3-D 7-point aggregates of 19 rows, a 3^3 cube without its corners, instead of 7), so that the
  * first coarse level has about a third of the rows and the hierarchy fewer nonzeros (GAMG
  * aggregates on the squared graph for the same reason; all of distance 2, 25 rows, cost 3-D
  * Poisson 33 iterations instead of 13).  Pass 2: a free row joins a pass-1 aggregate of a
- * strong neighbour.  Pass 3: what is left seeds aggregates with its free neighbours.  Rows
- * without strong neighbours stay out (-1): the smoother alone handles them.  hits: n zeros,
+ * strong neighbour.  Pass 3: what is left seeds aggregates with its free neighbours (or,
+ * with none free, joins a neighbour's).  Rows without strong neighbours stay out (-1): the
+ * smoother alone handles them (a Dirichlet row, a decoupled unknown).  hits: n zeros,
  * left zero.  Returns the number of aggregates. */
-static int seed_aggregates(const mixi_amg_csr *A, const double *s, int wide, int *agg, int *hits)
+static int seed_aggregates(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg,
+                           int *hits)
 {
     int na = 0;
     for (int i = 0; i < A->nr; i++) {
         int free_all = agg[i] < 0, any = 0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1] && free_all; k++)
-            if (strong(A, s, i, k)) any = 1, free_all = agg[A->ci[k]] < 0;
+            if (mixi_amg_strong(A, s, theta, i, k)) any = 1, free_all = agg[A->ci[k]] < 0;
         if (!any || !free_all) continue;
         agg[i] = na;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-            if (strong(A, s, i, k)) agg[A->ci[k]] = na;
+            if (mixi_amg_strong(A, s, theta, i, k)) agg[A->ci[k]] = na;
         for (int pass = 0; wide && pass < 2; pass++) /* count, then take and reset */
             for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
                 const int j = A->ci[k];
                 if (j == i || agg[j] != na) continue;
                 for (int64_t q = A->rp[j]; q < A->rp[j + 1]; q++) {
                     const int c = A->ci[q];
-                    if (agg[c] >= 0 || !strong(A, s, j, q)) continue;
+                    if (agg[c] >= 0 || !mixi_amg_strong(A, s, theta, j, q)) continue;
                     if (pass == 0) {
                         hits[c]++;
                     } else if (hits[c]) {
@@ -63,101 +63,42 @@ static int seed_aggregates(const mixi_amg_csr *A, const double *s, int wide, int
     return na;
 }
 
-static int aggregate(const mixi_amg_csr *A, const double *s, int wide, int *agg)
+int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg)
 {
     const int n = A->nr;
     int *hits = mixi_calloc((size_t)n + 1, sizeof *hits);
     if (!hits) return -1;
     for (int i = 0; i < n; i++) agg[i] = -1;
-    int na = seed_aggregates(A, s, wide, agg, hits);
+    int na = seed_aggregates(A, s, theta, wide, agg, hits);
     mixi_free(hits);
     const int pass1 = na;
     for (int i = 0; i < n; i++) {
         if (agg[i] >= 0) continue;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-            if (strong(A, s, i, k) && agg[A->ci[k]] >= 0 && agg[A->ci[k]] < pass1) {
+            if (mixi_amg_strong(A, s, theta, i, k) && agg[A->ci[k]] >= 0 && agg[A->ci[k]] < pass1) {
                 agg[i] = agg[A->ci[k]];
                 break;
             }
     }
     for (int i = 0; i < n; i++) {
-        int any = 0;
+        int any = 0, near = -1;
         if (agg[i] >= 0) continue;
-        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-            if (strong(A, s, i, k) && agg[A->ci[k]] < 0) agg[A->ci[k]] = na, any = 1;
-        if (any) agg[i] = na++;
+        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
+            if (!mixi_amg_strong(A, s, theta, i, k)) continue;
+            if (agg[A->ci[k]] < 0) agg[A->ci[k]] = na, any = 1;
+            else near = agg[A->ci[k]];
+        }
+        /* A row whose strong neighbours all went to pass-3 aggregates joins one of them. */
+        agg[i] = any ? na++ : near;
     }
     return na;
 }
 
-/* T: row i holds 1/sqrt(|aggregate|) in the column of its aggregate (none when left out). */
-static int tentative(int n, int na, const int *agg, mixi_amg_csr *T)
-{
-    int64_t m = 0;
-    for (int i = 0; i < n; i++) m += agg[i] >= 0;
-    int st = mixi_amg_csr_alloc(T, n, na, m);
-    int *size = mixi_calloc((size_t)na + 1, sizeof *size);
-    if (st || !size) {
-        mixi_free(size);
-        mixi_amg_csr_free(T);
-        return MIX_ERR_ALLOC;
-    }
-    for (int i = 0; i < n; i++)
-        if (agg[i] >= 0) size[agg[i]]++;
-    m = 0;
-    for (int i = 0; i < n; i++) {
-        if (agg[i] >= 0) T->ci[m] = agg[i], T->v[m++] = 1.0 / sqrt((double)size[agg[i]]);
-        T->rp[i + 1] = m;
-    }
-    mixi_free(size);
-    return MIX_SUCCESS;
-}
-
-/* J = I - w D^-1 A_F (w = AMG_OMEGA / lmax of the scaled A; s = D^-1/2), A_F the filtered A
- * where filter is set: its strong entries, the weak ones added to the diagonal (A_F keeps A's
- * row sums, so J keeps the constants), else A.  On the fine level, smoothing P with the weak
- * couplings too spread every aggregate across them (3-D anisotropic 100^3, coupling 1e-3:
- * operator complexity 2.95, set-up 86 s); on the coarse levels of 3-D Poisson, whose Galerkin
- * operators hold many entries below the threshold, filtering cost 19 iterations instead of 13
- * at 100^3, so it is the fine level's alone. */
-static int jacobi_operator(const mixi_amg_csr *A, const double *s, double lmax, int filter,
-                           mixi_amg_csr *J)
-{
-    int64_t m = 0;
-#define AMG_KEEP(i, k) (A->ci[k] == (i) || !filter || strong(A, s, i, k))
-    for (int i = 0; i < A->nr; i++)
-        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) m += AMG_KEEP(i, k);
-    int st = mixi_amg_csr_alloc(J, A->nr, A->nc, m);
-    if (st) return st;
-    const double w = AMG_OMEGA / lmax;
-    m = 0;
-    for (int i = 0; i < A->nr; i++) {
-        double lumped = 0.0;
-        int64_t diag = -1;
-        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
-            if (!AMG_KEEP(i, k)) {
-                lumped += A->v[k];
-                continue;
-            }
-            if (A->ci[k] == i) diag = m;
-            J->ci[m] = A->ci[k];
-            J->v[m++] = (A->ci[k] == i ? 1.0 : 0.0) - w * s[i] * s[i] * A->v[k];
-        }
-        if (diag >= 0) J->v[diag] -= w * s[i] * s[i] * lumped;
-        J->rp[i + 1] = m;
-    }
-#undef AMG_KEEP
-    return MIX_SUCCESS;
-}
-
-/* P = J T, Ac = P^T (A P); P and R = P^T returned unscaled. */
-static int galerkin(const mixi_amg_csr *A, const mixi_amg_csr *J, const mixi_amg_csr *T,
-                    mixi_amg_csr *P, mixi_amg_csr *R, mixi_amg_csr *Ac)
+/* Ac = P^T (A P), its rows sorted; R = P^T. */
+static int galerkin(const mixi_amg_csr *A, const mixi_amg_csr *P, mixi_amg_csr *R, mixi_amg_csr *Ac)
 {
     mixi_amg_csr AP = {0};
-    int st = mixi_amg_csr_product(J, T, P);
-    if (!st) mixi_amg_csr_sort_rows(P);
-    if (!st) st = mixi_amg_csr_transpose(P, R);
+    int st = mixi_amg_csr_transpose(P, R);
     if (!st) st = mixi_amg_csr_product(A, P, &AP);
     if (!st) st = mixi_amg_csr_product(R, &AP, Ac);
     mixi_amg_csr_free(&AP);
@@ -168,16 +109,17 @@ static int galerkin(const mixi_amg_csr *A, const mixi_amg_csr *J, const mixi_amg
 /* s = D^-1/2 of A: MIX_ERR_NOT_SPD for a diagonal entry <= 0 or missing, MIX_ERR_NAN for NaN. */
 static int inv_sqrt_diag(const mixi_amg_csr *A, double *s)
 {
-    int st = MIX_SUCCESS;
+    int nan = 0, bad = 0;
+#pragma omp parallel for reduction(| : nan, bad) schedule(static)
     for (int i = 0; i < A->nr; i++) {
         double d = 0.0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
             if (A->ci[k] == i) d = A->v[k];
-        if (isnan(d)) return MIX_ERR_NAN;
-        if (!(d > 0.0) || !isfinite(d)) st = MIX_ERR_NOT_SPD;
-        s[i] = st ? 0.0 : 1.0 / sqrt(d);
+        nan |= isnan(d);
+        bad |= !(d > 0.0) || !isfinite(d);
+        s[i] = d > 0.0 && isfinite(d) ? 1.0 / sqrt(d) : 0.0;
     }
-    return st;
+    return nan ? MIX_ERR_NAN : bad ? MIX_ERR_NOT_SPD : MIX_SUCCESS;
 }
 
 /* Off-diagonal entries of the scaled operator below 2^-8 of their row's largest, in percent:
@@ -185,6 +127,7 @@ static int inv_sqrt_diag(const mixi_amg_csr *A, double *s)
 static int tiny_share(const mixi_amg_csr *A, const double *s)
 {
     int64_t tiny = 0, off = 0;
+#pragma omp parallel for reduction(+ : tiny, off) schedule(static)
     for (int i = 0; i < A->nr; i++) {
         double m = 0.0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
@@ -236,11 +179,15 @@ static int level_info(mixi_amg_level *L, const mixi_amg_csr *A)
 static int transfers(mixi_amg_level *L, const mixi_amg_csr *A, const int *agg, int na, int fine,
                      mixi_amg_csr *Ac)
 {
-    mixi_amg_csr T = {0}, J = {0}, P = {0}, R = {0};
+    mixi_amg_csr P = {0}, R = {0};
     double *sc = NULL;
-    int st = tentative(A->nr, na, agg, &T);
-    if (!st) st = jacobi_operator(A, L->dinv_sqrt, L->lmax, fine, &J);
-    if (!st) st = galerkin(A, &J, &T, &P, &R, Ac);
+    /* The smoothing filtered on the fine level only: with the weak couplings too, it spread
+     * every aggregate across them (3-D anisotropic 100^3, coupling 1e-3: operator complexity
+     * 2.95, set-up 86 s); on the coarse levels of 3-D Poisson, whose Galerkin operators hold
+     * many entries below the threshold, filtering cost 19 iterations instead of 13 at 100^3. */
+    int st = mixi_amg_prolongator(A, L->dinv_sqrt, AMG_OMEGA / L->lmax, fine ? AMG_THETA : 0.0,
+                                  agg, na, &P);
+    if (!st) st = galerkin(A, &P, &R, Ac);
     if (!st && !(sc = mixi_malloc_n((size_t)na, sizeof *sc))) st = MIX_ERR_ALLOC;
     if (!st) st = inv_sqrt_diag(Ac, sc);
     if (!st) st = scale_transfers(L, sc, &P, &R);
@@ -250,8 +197,6 @@ static int transfers(mixi_amg_level *L, const mixi_amg_csr *A, const int *agg, i
         mixi_amg_csr_free(Ac);
     }
     mixi_free(sc);
-    mixi_amg_csr_free(&T);
-    mixi_amg_csr_free(&J);
     return st;
 }
 
@@ -263,7 +208,7 @@ int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac
     if (st || A->nr <= MIXI_AMG_COARSE_N || l + 1 >= MIXI_AMG_MAX_LEVELS) return st;
     int *agg = mixi_malloc_n((size_t)A->nr, sizeof *agg);
     if (!agg) return MIX_ERR_ALLOC;
-    const int na = aggregate(A, L->dinv_sqrt, l < AMG_WIDE_LEVELS, agg);
+    const int na = mixi_amg_aggregate(A, L->dinv_sqrt, ldexp(AMG_THETA, -l), l < AMG_WIDE_LEVELS, agg);
     if (na < 0) st = MIX_ERR_ALLOC;
     if (na > 0 && na <= AMG_MIN_RATIO * A->nr) {
         st = transfers(L, A, agg, na, l == 0, Ac);
