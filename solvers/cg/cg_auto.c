@@ -23,27 +23,44 @@
  * (less memory; and two measured times this close are noise, which must not flip the choice). */
 #define AUTO_TIE 0.05
 
-/* Bytes of the matrix per SpMV (kernels/backend_sparse.h's layouts; SELL padding ignored): FP64
- * CSR 12 per nonzero and the row pointers; SELL the off-diagonal values and int16 offsets and the
- * diagonal apart (FIXED16: a float and an exponent byte). */
-static double matrix_bytes(const mix_sparse *A, mix_prec p)
+/* Bytes of a matrix of n rows and nnz nonzeros per SpMV (kernels/backend_sparse.h's layouts;
+ * SELL padding ignored): FP64 CSR 12 per nonzero and the row pointers; SELL the off-diagonal
+ * values and int16 offsets and the diagonal apart (FIXED16: a float and an exponent byte). */
+static double matrix_bytes(double n, double nnz, mix_prec p)
 {
-    const double n = A->n, off = (double)A->nnz - n > 0 ? (double)A->nnz - n : 0.0;
+    const double off = nnz - n > 0 ? nnz - n : 0.0;
     const double b = mixk_prec_bytes(p);
-    if (p == MIX_FP64) return 12.0 * (double)A->nnz + 8.0 * n;
+    if (p == MIX_FP64) return 12.0 * nnz + 8.0 * n;
     return (b + 2.0) * off + (mixk_prec_block_scaled(p) ? 5.0 : b) * n;
 }
 
 /* Predicted cost of a solve in p: seconds (bytes for the byte model, measured = 0) of AUTO_ITERS
  * FP64-equivalent iterations plus the conversion.  The vectors stream at the FP64 CSR's measured
  * rate (contiguous arrays, as CSR's are). */
-static double solve_cost(const mix_sparse *A, mix_prec p, const mixi_auto_rates *r, int measured)
+static double solve_cost(double n, double nnz, mix_prec p, const mixi_auto_rates *r, int measured)
 {
-    const double vb = AUTO_VECTOR_PASSES * A->n * (p == MIX_FP64 ? 8.0 : 4.0);
-    const double it = measured ? r->spmv_s[p] + vb * r->spmv_s[MIX_FP64] / matrix_bytes(A, MIX_FP64)
-                               : matrix_bytes(A, p) + vb;
+    const double vb = AUTO_VECTOR_PASSES * n * (p == MIX_FP64 ? 8.0 : 4.0);
+    const double it = measured ? r->spmv_s[p] + vb * r->spmv_s[MIX_FP64] / matrix_bytes(n, nnz, MIX_FP64)
+                               : matrix_bytes(n, nnz, p) + vb;
     const double conv = measured ? r->convert_s[p] : 0.0;
     return AUTO_ITERS * (p == MIX_FP64 ? it : AUTO_ITER_FACTOR_FP32 * it) + conv;
+}
+
+mix_prec mixi_auto_pick(double n, double nnz, const int cand[MIX_NUM_PREC], const mixi_auto_rates *r)
+{
+    int measured = r != NULL;
+    for (int p = 0; p < MIX_NUM_PREC && measured; p++)
+        if (cand[p]) measured = r->spmv_s[p] > 0.0;
+    /* The candidates from the narrowest (the precision table's last row) up; FP64 last. */
+    double t[MIX_NUM_PREC], tmin = 0.0;
+    for (int p = 0; p < MIX_NUM_PREC; p++)
+        if (cand[p]) {
+            t[p] = solve_cost(n, nnz, (mix_prec)p, r, measured);
+            if (tmin <= 0.0 || t[p] < tmin) tmin = t[p];
+        }
+    for (int p = MIX_NUM_PREC - 1; p >= 0; p--)
+        if (cand[p] && p != MIX_FP64 && t[p] <= (1.0 + AUTO_TIE) * tmin) return (mix_prec)p;
+    return MIX_FP64;
 }
 
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const mixi_auto_rates *r)
@@ -52,19 +69,7 @@ mix_prec mixi_cg_auto_choose(const mix_sparse *A, const mixi_auto_rates *r)
     if (mixi_cg_n(A) < MIXI_CG_AUTO_MIN_N) return MIX_FP64;
     int cand[MIX_NUM_PREC];
     mixi_cg_auto_candidates(A, cand);
-    int measured = r != NULL;
-    for (int p = 0; p < MIX_NUM_PREC && measured; p++)
-        if (cand[p]) measured = r->spmv_s[p] > 0.0;
-    /* The candidates from the narrowest (the precision table's last row) up; FP64 last. */
-    double t[MIX_NUM_PREC], tmin = 0.0;
-    for (int p = 0; p < MIX_NUM_PREC; p++)
-        if (cand[p]) {
-            t[p] = solve_cost(A, (mix_prec)p, r, measured);
-            if (tmin <= 0.0 || t[p] < tmin) tmin = t[p];
-        }
-    for (int p = MIX_NUM_PREC - 1; p >= 0; p--)
-        if (cand[p] && p != MIX_FP64 && t[p] <= (1.0 + AUTO_TIE) * tmin) return (mix_prec)p;
-    return MIX_FP64;
+    return mixi_auto_pick(A->n, (double)A->nnz, cand, r);
 }
 
 void mixi_cg_auto_candidates(const mix_sparse *A, int cand[MIX_NUM_PREC])

@@ -51,6 +51,9 @@ void mixi_cg_auto_candidates(const mix_sparse *A, int cand[MIX_NUM_PREC]);
  * narrower storage kept within 5% of the fastest; r NULL or a candidate's SpMV time unknown:
  * the byte model for all (solvers/cg/cg_auto.c). */
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const mixi_auto_rates *r);
+/* The same rule for any operator of n rows and nnz nonzeros (an AMG level, say) among the
+ * candidates cand[] (FP64 always one), without the order rule: a pure function. */
+mix_prec mixi_auto_pick(double n, double nnz, const int cand[MIX_NUM_PREC], const mixi_auto_rates *r);
 /* The costs of the candidates cand[] on A (Jacobi copies or not): MIXSOLVE_SPMV_RATES where set
  * (10^9 nonzeros per second, "fixed16=1.2,fp32=2.5,fp64=1.4"), else the rates this process
  * measured on a matrix of A's size class (half an octave of nonzeros), measured first on A itself
