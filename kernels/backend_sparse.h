@@ -144,6 +144,13 @@ struct mixi_sparse_ops {
      * for As ("tuning" while its first SpMVs time the candidates). */
     double (*spmv_rate)(mix_prec storage);
     const char *(*spmv_variant)(void *state, const mixi_spmat *As);
+    /* *seconds = the fastest of `rounds` SpMVs y = As x of each body the tuner would try on As
+     * (its chosen one once fixed), after one untimed warm-up; the tuner's own state untouched.
+     * What CG AUTO weighs a storage by (solvers/cg/cg_rates.c): the first SpMVs of a fresh copy
+     * run the default body, up to 20% slower than the tuned one (doc/benchmarks.md).  NULL: the
+     * caller times spmv itself. */
+    int (*spmv_best)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y, int rounds,
+                     double *seconds);
 };
 
 #endif

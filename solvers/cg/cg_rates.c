@@ -46,10 +46,12 @@ static int forced_rates(double rate[MIX_NUM_PREC])
     return seen == need;
 }
 
-/* The fastest of `rounds` SpMVs of each candidate, taken in turn (one SpMV each per round) so
- * that a burst of load elsewhere hits every candidate alike; the first round warms up (page
- * faults of fresh vectors, the matrix out of the caches) and is not counted. */
-#define MEASURE_ROUNDS 4
+/* The fastest SpMV of each candidate, MEASURE_ROUNDS rounds of them taken in turn (one SpMV each
+ * per round) so that a burst of load elsewhere hits every candidate alike, after a warm-up
+ * (page faults of fresh vectors, the matrix out of the caches); where the backend can, each
+ * round runs every body its tuner would try (spmv_best), since the body a fresh copy starts
+ * with is not the one its solve will run. */
+#define MEASURE_ROUNDS 2
 typedef struct {
     const mixi_spmat *M[MIX_NUM_PREC];
     mixi_svec x[MIX_NUM_PREC], y[MIX_NUM_PREC];
@@ -58,15 +60,20 @@ typedef struct {
 static int time_rounds(mix_sparse *A, probe *P, double best[MIX_NUM_PREC])
 {
     const mixi_sparse_ops *sp = A->ctx->ops->sparse;
-    for (int r = 0; r < MEASURE_ROUNDS; r++)
+    for (int r = 0; r <= MEASURE_ROUNDS; r++)
         for (int p = 0; p < MIX_NUM_PREC; p++) {
             if (!P->M[p]) continue;
-            double xy;
-            const double t0 = mixi_wtime();
-            const int st = sp->spmv(A->ctx->state, P->M[p], &P->x[p], &P->y[p], &xy);
-            const double t = mixi_wtime() - t0;
+            double xy, t;
+            int st;
+            if (sp->spmv_best) {
+                st = sp->spmv_best(A->ctx->state, P->M[p], &P->x[p], &P->y[p], r == 0 ? 0 : 1, &t);
+            } else {
+                const double t0 = mixi_wtime();
+                st = sp->spmv(A->ctx->state, P->M[p], &P->x[p], &P->y[p], &xy);
+                t = mixi_wtime() - t0;
+            }
             if (st) return st;
-            if (r > 0 && (best[p] <= 0.0 || t < best[p])) best[p] = t;
+            if (r > 0 && t > 0.0 && (best[p] <= 0.0 || t < best[p])) best[p] = t;
         }
     return MIX_SUCCESS;
 }
