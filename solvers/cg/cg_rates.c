@@ -50,8 +50,10 @@ static int forced_rates(double rate[MIX_NUM_PREC])
  * per round) so that a burst of load elsewhere hits every candidate alike, after a warm-up
  * (page faults of fresh vectors, the matrix out of the caches); where the backend can, each
  * round runs every body its tuner would try (spmv_best), since the body a fresh copy starts
- * with is not the one its solve will run. */
-#define MEASURE_ROUNDS 2
+ * with is not the one its solve will run.  One round: a first AUTO solve pays the measurement
+ * (3D Poisson 150^3 with AVX-512: 12 SpMVs, about four FP64 iterations' worth, besides the FP32
+ * copy it converts), and two rounds cost 21. */
+#define MEASURE_ROUNDS 1
 typedef struct {
     const mixi_spmat *M[MIX_NUM_PREC];
     mixi_svec x[MIX_NUM_PREC], y[MIX_NUM_PREC];
