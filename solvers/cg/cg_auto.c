@@ -16,9 +16,12 @@
 /* Vectors an iteration streams: SpMV p -> Ap (2), r -= alpha Ap (3), x += alpha p and
  * p = r + beta p (5), as solvers/cg/cg.c's fused step does. */
 #define AUTO_VECTOR_PASSES 10.0
-/* The iterations a conversion is spread over: a solve's count is unknown before it runs; a
- * matrix of MIXI_CG_AUTO_MIN_N rows or more that converges in fewer is cheap anyway. */
-#define AUTO_ITERS 100.0
+/* The iterations a conversion is spread over: a solve's count is unknown before it runs, and a
+ * copy serves every later solve on the matrix.  The matrices AUTO weighs (n >= 4096) ran 232
+ * (bcsstk16, Jacobi) to 623 (3D Poisson 150^3) iterations in doc/benchmarks.md; with 100, a
+ * fresh process took FP64 for bcsstk16 (its FP32 copy's 17 ms, under load, against 0.2 ms saved
+ * per iteration), whose FP64 solve took 4x FP32's. */
+#define AUTO_ITERS 500.0
 /* A narrower storage is kept while its predicted time is within this share of the fastest one
  * (less memory; and two measured times this close are noise, which must not flip the choice). */
 #define AUTO_TIE 0.05
