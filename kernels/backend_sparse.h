@@ -140,7 +140,7 @@ struct mixi_sparse_ops {
 
     /* SpMV tuner (kernels/cpu/spmv_tune.h; NULL where a backend has none).  spmv_rate: the
      * effective bytes/s (matrix + x + y over the chosen body's best time) of the last matrix
-     * this process's tuners timed in `storage`, 0 if none yet (CG AUTO's measured rates).  spmv_variant: the body chosen
+     * this process's tuners timed in `storage`, 0 if none yet (CG AUTO measures its own: spmv_best).  spmv_variant: the body chosen
      * for As ("tuning" while its first SpMVs time the candidates). */
     double (*spmv_rate)(mix_prec storage);
     const char *(*spmv_variant)(void *state, const mixi_spmat *As);
