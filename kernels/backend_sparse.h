@@ -146,10 +146,17 @@ struct mixi_sparse_ops {
 
     /* SpMV tuner (kernels/cpu/spmv_tune.h; NULL where a backend has none).  spmv_rate: the
      * effective bytes/s (matrix + x + y over the chosen body's best time) of the last matrix
-     * this process's tuners timed in `storage`, 0 if none yet (CG AUTO's measured rates).  spmv_variant: the body chosen
+     * this process's tuners timed in `storage`, 0 if none yet (CG AUTO measures its own: spmv_best).  spmv_variant: the body chosen
      * for As ("tuning" while its first SpMVs time the candidates). */
     double (*spmv_rate)(mix_prec storage);
     const char *(*spmv_variant)(void *state, const mixi_spmat *As);
+    /* *seconds = the fastest of `rounds` SpMVs y = As x of each body the tuner would try on As
+     * (its chosen one once fixed), after one untimed warm-up; the tuner's own state untouched.
+     * What CG AUTO weighs a storage by (solvers/cg/cg_rates.c): the first SpMVs of a fresh copy
+     * run the default body, up to 20% slower than the tuned one (doc/benchmarks.md).  NULL: the
+     * caller times spmv itself. */
+    int (*spmv_best)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y, int rounds,
+                     double *seconds);
 };
 
 #endif

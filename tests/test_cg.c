@@ -682,6 +682,53 @@ static void test_escalation_overflow(void)
     mix_context_destroy(ctx);
 }
 
+/* mixi_cg_auto_choose as a pure function of the SpMV times it is given (seconds per SpMV of S,
+ * 3D Poisson 64^3, 1.8 M nonzeros): the predicted-fastest storage, the narrower one on a tie. */
+static void auto_by_times(const mix_sparse *S)
+{
+    mixi_auto_rates r;
+    memset(&r, 0, sizeof r);
+    /* The issue's AVX2 Zen 3: the 16-bit decode compute-bound, FIXED16 1.17x FP32's SpMV time
+     * (6.05 s against 5.19 s a solve) although it reads 0.6x the bytes: FP32. */
+    r.spmv_s[MIX_FP64] = 2.0e-3, r.spmv_s[MIX_FP32] = 1.0e-3, r.spmv_s[MIX_FIXED16] = 1.17e-3;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FP32); /* the same times, the same choice */
+    /* An AVX-512 Xeon: FIXED16 bandwidth-bound, 0.65x FP32's time: FIXED16. */
+    r.spmv_s[MIX_FIXED16] = 0.65e-3;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FIXED16);
+    /* Within the tie margin (FIXED16 2% slower): the narrower storage stays. */
+    r.spmv_s[MIX_FIXED16] = 1.02e-3;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FIXED16);
+    /* A conversion that costs more than FIXED16 saves over the iterations: FP32, cached. */
+    r.spmv_s[MIX_FIXED16] = 0.65e-3, r.convert_s[MIX_FIXED16] = 1.0;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FP32);
+    /* Every sloppy SpMV slower than FP64's (charged the FP32 arithmetic's iterations): FP64. */
+    r.convert_s[MIX_FIXED16] = 0.0;
+    r.spmv_s[MIX_FP32] = r.spmv_s[MIX_FIXED16] = 2.5e-3;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FP64);
+    /* A candidate's time unknown: the byte model for all (FIXED16). */
+    r.spmv_s[MIX_FP32] = 0.0;
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FIXED16);
+}
+
+/* AUTO itself (measurement included) with MIXSOLVE_SPMV_RATES forcing the rates: FP32 where the
+ * 16-bit SpMV is the slower per SpMV, FIXED16 where it is the faster; an incomplete variable is
+ * ignored (then measured: some candidate). */
+static void auto_by_forced_rates(mix_sparse *S)
+{
+    setenv("MIXSOLVE_SPMV_RATES", "fixed16=1.0,fp32=1.3,fp64=0.7", 1);
+    CU_ASSERT_EQUAL(mixi_cg_auto_prec(S), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_cg_auto_storage(S, 0), MIX_FP32);
+    setenv("MIXSOLVE_SPMV_RATES", "fixed16=2.0,fp32=1.3,fp64=0.7", 1);
+    CU_ASSERT_EQUAL(mixi_cg_auto_prec(S), MIX_FIXED16);
+    setenv("MIXSOLVE_SPMV_RATES", "fp64=0.7,fixed16=0.3,fp32=0.35", 1); /* order free: FP64 */
+    CU_ASSERT_EQUAL(mixi_cg_auto_prec(S), MIX_FP64);
+    setenv("MIXSOLVE_SPMV_RATES", "fixed16=0.01", 1);
+    const mix_prec p = mixi_cg_auto_prec(S);
+    CU_ASSERT(p == MIX_FIXED16 || p == MIX_FP32 || p == MIX_FP64);
+    unsetenv("MIXSOLVE_SPMV_RATES");
+}
+
 /* MIX_PREC_AUTO: FP64 for a small matrix (n < MIXI_CG_AUTO_MIN_N), FIXED16 for a large one
  * whose rows FIXED16 holds, FP32 when many entries sit far below their row's largest. */
 static void test_auto(void)
@@ -700,27 +747,13 @@ static void test_auto(void)
     CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(64, &A), MIX_SUCCESS); /* 21 MB in FP64 */
     mix_context *ctx = mixt_context();
     mix_sparse *S = mixt_sparse(ctx, &A);
-    /* What the backend measured so far in this process (the SpMV tuner's rates of the matrices
-     * solved last) decides; the byte model, without rates, takes FIXED16. */
+    /* Measured here (a few SpMVs of each candidate's copy of S): one of the candidates, and
+     * the byte model, without measurements, takes FIXED16. */
     const mix_prec chosen = mixi_cg_auto_prec(S);
     CU_ASSERT(chosen == MIX_FIXED16 || chosen == MIX_FP32 || chosen == MIX_FP64);
     CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, NULL), MIX_FIXED16);
-    /* By measured SpMV rates (bytes/s; what a tuner reports): the issue's AVX2-only AMD CPU, where
-     * the 16-bit SpMV ran at a third of FP64's rate, takes FP32 or FP64, not FIXED16; a CPU where
-     * every format streams at one rate takes FIXED16; a rate missing for one candidate means the
-     * byte model for all.  The choice is a function of the rates alone. */
-    double rate[MIX_NUM_PREC] = {0};
-    rate[MIX_FP64] = 18e9, rate[MIX_FP32] = 9.8e9, rate[MIX_FIXED16] = 4.5e9;
-    const mix_prec slow16 = mixi_cg_auto_choose(S, rate);
-    CU_ASSERT(slow16 == MIX_FP32 || slow16 == MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), slow16);
-    rate[MIX_FP32] = 4.0e9; /* and FP32 no better */
-    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), MIX_FP64);
-    rate[MIX_FP64] = rate[MIX_FP32] = rate[MIX_FIXED16] = 20e9;
-    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), MIX_FIXED16);
-    rate[MIX_FP32] = 0.0;
-    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, rate), MIX_FIXED16);
-    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, NULL), MIX_FIXED16);
+    auto_by_times(S);
+    auto_by_forced_rates(S);
     mix_sparse_destroy(S);
     /* Every other off-diagonal entry 1e-4 of its row's largest. */
     for (int i = 0; i < A.nrows; i++)
@@ -728,6 +761,9 @@ static void test_auto(void)
             if (A.colind[k] != i && (A.colind[k] + i) % 2) A.val[k] *= 1e-4;
     S = mixt_sparse(ctx, &A);
     CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, NULL), MIX_FP32);
+    setenv("MIXSOLVE_SPMV_RATES", "fixed16=9,fp32=1.3,fp64=0.7", 1); /* however fast FIXED16 */
+    CU_ASSERT_EQUAL(mixi_cg_auto_prec(S), MIX_FP32);
+    unsetenv("MIXSOLVE_SPMV_RATES");
     const mix_prec wide = mixi_cg_auto_prec(S); /* never FIXED16 here, whatever the rates */
     CU_ASSERT(wide == MIX_FP32 || wide == MIX_FP64);
     mix_sparse_destroy(S);

@@ -57,6 +57,9 @@ MIXI_AVX2 static MIXI_INLINE void avx2_vals_pd(mix_prec P, const void *v, int64_
         *lo = _mm256_cvtps_pd(_mm_loadu_ps((const float *)v + k));
         *hi = _mm256_cvtps_pd(_mm_loadu_ps((const float *)v + k + 4));
     } else if (P == MIX_FIXED16) {
+        /* cvtdq2pd, not the 2^52 trick (zero-extend, flip into a double's mantissa, subtract 2^52
+         * + 2^15: one shuffle fewer per four values, one instruction more): 3.6% slower on the
+         * KVM Xeon with the values in L1 (doc/benchmarks.md, issue 37 item 5). */
         const int16_t *q = (const int16_t *)v + k;
         *lo = _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)q)));
         *hi = _mm256_cvtepi32_pd(_mm_cvtepi16_epi32(_mm_loadl_epi64((const __m128i *)(q + 4))));
@@ -68,7 +71,8 @@ MIXI_AVX2 static MIXI_INLINE void avx2_vals_pd(mix_prec P, const void *v, int64_
     }
 }
 
-/* Group g's eight rows of the slice [base, end): the FP64 sums of their slots, in slot order. */
+/* Group g's eight rows of the slice [base, end): the FP64 sums of their slots, in slot order
+ * (mode SLOT_COL, SLOT_MIXED or SLOT_GATHER; a slice all SLOT_SOFF runs avx2_soff_slice). */
 MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
                                              int g, int64_t base, int64_t end, int mode, int pf,
                                              __m256d *plo, __m256d *phi)
@@ -78,10 +82,9 @@ MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, con
     for (int64_t k = base + 8 * g; k < end; k += MIXK_SELL_C) {
         const int64_t r = k / MIXK_SELL_C;
         __m256d xl, xh, al, ah;
-        if (pf) sell_prefetch(P, A, k, pf, mode != SLOT_SOFF);
-        if (mode == SLOT_SOFF || mode == SLOT_COL ||
-            (mode == SLOT_MIXED && (A->smask[r] & MIXK_SELL_G8(g)))) { /* x read contiguously */
-            const int d = mode == SLOT_SOFF ? A->soff[r] : A->col[k];
+        if (pf) sell_prefetch(P, A, k, pf, 1);
+        if (mode == SLOT_COL || (mode == SLOT_MIXED && (A->smask[r] & MIXK_SELL_G8(g)))) { /* x read contiguously */
+            const int d = A->col[k];
             avx2_vals_pd(MIX_FP32, x, i0 + 8 * g + d, &xl, &xh);
         } else {
             const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
@@ -97,6 +100,55 @@ MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, con
     *phi = hi;
 }
 
+/* Group g's finish: y = s h + d x (FIXED16: h the row's step), rounded once, as the portable
+ * row's finish. */
+MIXI_AVX2 static MIXI_INLINE void avx2_finish(mix_prec P, const mixk_sell *A, const float *x, int64_t i,
+                                              __m256d lo, __m256d hi, float *y)
+{
+    __m256d xl, xh, dl, dh;
+    avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
+    if (P == MIX_FIXED16) {
+        const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(A->rexp + i)));
+        const __m256 h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
+        const __m256d c = _mm256_set1_pd((double)A->fmant); /* h c: exact */
+        lo = _mm256_mul_pd(lo, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_castps256_ps128(h))));
+        hi = _mm256_mul_pd(hi, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1))));
+        avx2_vals_pd(MIX_FP32, A->diag, i, &dl, &dh); /* FIXED16's diagonal: floats */
+    } else {
+        avx2_vals_pd(P, A->diag, i, &dl, &dh);
+    }
+    lo = _mm256_fmadd_pd(dl, xl, lo);
+    hi = _mm256_fmadd_pd(dh, xh, hi);
+    _mm256_storeu_ps(y, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+}
+
+/* Slot k's eight rows from group g into the group's two sums (x from xr, the slot row's x). */
+#define AVX2_SOFF_GROUP(g)                                                                             do {                                                                                                   __m256d xl, xh, al, ah;                                                                            avx2_vals_pd(MIX_FP32, xr, 8 * (g), &xl, &xh);                                                     avx2_vals_pd(P, A->val, k + 8 * (g), &al, &ah);                                                    s##g##l = _mm256_fmadd_pd(al, xl, s##g##l);                                                        s##g##h = _mm256_fmadd_pd(ah, xh, s##g##h);                                                    } while (0)
+/* A slice whose every slot row is contiguous over its 32 rows (SLOT_SOFF): the four groups side
+ * by side, eight FP64 sums in registers, so that per slot row the offset is read, the address
+ * made, the loop counted and the values prefetched once, not once per group (the group loop
+ * read each slot row four times).  Each row still adds its slots in slot order: the same bits. */
+MIXI_AVX2 static MIXI_INLINE void avx2_soff_slice(mix_prec P, const mixk_sell *A, const float *x,
+                                                  int32_t i0, int64_t base, int64_t end, int pf, float *y)
+{
+    __m256d s0l = _mm256_setzero_pd(), s0h = s0l, s1l = s0l, s1h = s0l, s2l = s0l, s2h = s0l, s3l = s0l,
+            s3h = s0l;
+    for (int64_t r = base / MIXK_SELL_C; r < end / MIXK_SELL_C; r++) {
+        const int64_t k = r * MIXK_SELL_C;
+        if (pf) sell_prefetch(P, A, k, pf, 0);
+        const float *xr = x + i0 + A->soff[r];
+        AVX2_SOFF_GROUP(0);
+        AVX2_SOFF_GROUP(1);
+        AVX2_SOFF_GROUP(2);
+        AVX2_SOFF_GROUP(3);
+    }
+    avx2_finish(P, A, x, i0, s0l, s0h, y);
+    avx2_finish(P, A, x, i0 + 8, s1l, s1h, y + 8);
+    avx2_finish(P, A, x, i0 + 16, s2l, s2h, y + 16);
+    avx2_finish(P, A, x, i0 + 24, s3l, s3h, y + 24);
+}
+#undef AVX2_SOFF_GROUP
+
 MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A, const float *x, int64_t s,
                                                   float *y, int contig, int pf)
 {
@@ -106,30 +158,18 @@ MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A
     /* Eight rows at a time over all the slots (the slice's slots stay in L1 between groups), so
      * that the two FP64 sums and the row numbers stay in registers. */
     const unsigned masks = contig ? slot_masks(A, base, end) : 0u;
+    if (contig && (masks & MIXK_SELL_G32)) {
+        avx2_soff_slice(P, A, x, i0, base, end, pf, y);
+        return;
+    }
     for (int g = 0; g < MIXK_SELL_C / 8; g++) {
         __m256d lo, hi;
         switch (contig ? slot_mode_of(masks, MIXK_SELL_G8(g)) : SLOT_GATHER) {
-        case SLOT_SOFF: avx2_group(P, A, x, i0, g, base, end, SLOT_SOFF, pf, &lo, &hi); break;
         case SLOT_COL: avx2_group(P, A, x, i0, g, base, end, SLOT_COL, pf, &lo, &hi); break;
         case SLOT_MIXED: avx2_group(P, A, x, i0, g, base, end, SLOT_MIXED, pf, &lo, &hi); break;
         default: avx2_group(P, A, x, i0, g, base, end, SLOT_GATHER, pf, &lo, &hi); break;
         }
-        const int64_t i = i0 + 8 * g;
-        __m256d xl, xh, dl, dh;
-        avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
-        if (P == MIX_FIXED16) {
-            const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(A->rexp + i)));
-            const __m256 h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
-            const __m256d c = _mm256_set1_pd((double)A->fmant); /* h c: exact */
-            lo = _mm256_mul_pd(lo, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_castps256_ps128(h))));
-            hi = _mm256_mul_pd(hi, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1))));
-            avx2_vals_pd(MIX_FP32, A->diag, i, &dl, &dh); /* FIXED16's diagonal: floats */
-        } else {
-            avx2_vals_pd(P, A->diag, i, &dl, &dh);
-        }
-        lo = _mm256_fmadd_pd(dl, xl, lo);
-        hi = _mm256_fmadd_pd(dh, xh, hi);
-        _mm256_storeu_ps(y + 8 * g, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
+        avx2_finish(P, A, x, i0 + 8 * g, lo, hi, y + 8 * g);
     }
 }
 

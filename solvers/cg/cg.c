@@ -640,11 +640,14 @@ static mix_prec next_storage(const mix_cg_params *prm, mix_prec prec, int to_fp6
     return MIX_FP32;
 }
 
-/* MIX_PREC_AUTO on a distributed matrix: each rank weighs its own block (its cache, its rates),
+/* MIX_PREC_AUTO's storage, and the seconds its choice took.  On a distributed matrix each rank
+ * weighs its own block (its cache, its rates),
  * then all take the widest storage any rank chose, so that every rank runs the same stages. */
-static mix_prec auto_prec(const mix_sparse *A)
+static mix_prec auto_prec(mix_sparse *A, int jacobi, double *seconds)
 {
-    const mix_prec mine = mixi_cg_auto_prec(A);
+    const double t0 = mixi_wtime();
+    const mix_prec mine = mixi_cg_auto_storage(A, jacobi);
+    *seconds = mixi_wtime() - t0; /* the measurement is set-up (info.t_setup) */
     double bytes = mixk_prec_bytes(mine);
     if (!A->dist || mixi_cg_max(A, &bytes, 1)) return mine;
     return mixk_prec_cg_auto_of((int)bytes);
@@ -658,10 +661,12 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
     const double ng = mixi_cg_n(A);
     const int n = ng < 0x1p30 ? (int)ng : 1 << 30;
     const int budget = prm->max_iter > 0 ? prm->max_iter : (n > 100 ? (n < 0x0ccccccc ? 10 * n : 0x7fffffff) : 1000);
-    mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? auto_prec(A) : prm->sloppy_prec;
-    if (fp64_from_start(prm, A, ng)) prec = MIX_FP64;
-    int x0_given = prm->x0_given, iter = 0, updates = 0, st, to_fp64 = 0;
     double t_setup = 0.0, t_solve = 0.0, kappa = 0.0;
+    /* FP64 from the start before AUTO: its measurement (solvers/cg/cg_rates.c) would be wasted. */
+    mix_prec prec = fp64_from_start(prm, A, ng)           ? MIX_FP64
+                    : prm->sloppy_prec == MIX_PREC_AUTO ? auto_prec(A, prm->precond == MIX_PRECOND_JACOBI, &t_setup)
+                                                        : prm->sloppy_prec;
+    int x0_given = prm->x0_given, iter = 0, updates = 0, st, to_fp64 = 0;
     mix_cg_info stage, total;
     memset(&total, 0, sizeof total);
     for (;;) {

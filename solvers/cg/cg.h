@@ -95,7 +95,7 @@ int mixi_cg_max(const mix_sparse *A, double *v, int k);
 int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest status of all ranks */
 double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
 /* MIX_PREC_AUTO's storage for A (solvers/cg/cg_auto.c; also the AMG hierarchy's). */
-mix_prec mixi_cg_auto_prec(const mix_sparse *A);
+mix_prec mixi_cg_auto_prec(mix_sparse *A);
 
 /* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
  * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */

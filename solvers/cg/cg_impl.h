@@ -34,10 +34,38 @@ int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta)
  * small matrices more than it can win: their CG runs a few hundred iterations (bundled
  * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
 #define MIXI_CG_AUTO_MIN_N 4096
-/* mixi_cg_auto_prec's choice (solvers/cg/cg.h) from given SpMV rates per storage (bytes/s; 0 = unknown, and then the byte model for
- * all): FP64 below the order above (mixi_cg_n: the global one), else the smallest predicted time per iteration
- * among FIXED16 (when its row scale holds the entries), FP32 and FP64 (solvers/cg/cg_auto.c). */
-mix_prec mixi_cg_auto_choose(const mix_sparse *A, const double rate[MIX_NUM_PREC]);
+/* What AUTO weighs per storage (solvers/cg/cg_rates.c measures it): seconds of one SpMV of the
+ * matrix (<= 0: unknown) and of the conversion a solve in it would pay (0: its copy is cached,
+ * or FP64); forced: the rates came from MIXSOLVE_SPMV_RATES. */
+typedef struct {
+    double spmv_s[MIX_NUM_PREC];
+    double convert_s[MIX_NUM_PREC];
+    int forced;
+} mixi_auto_rates;
+/* AUTO's candidates for A: cand[p] = 1 for FIXED16 (when its row scale holds the entries), FP32
+ * and FP64. */
+void mixi_cg_auto_candidates(const mix_sparse *A, int cand[MIX_NUM_PREC]);
+/* mixi_cg_auto_prec's choice (solvers/cg/cg.h) from given costs, a pure function: FP64 below the
+ * order above (mixi_cg_n: the global one), else the smallest predicted solve time (SpMV and
+ * vector time per iteration x the iterations the storage implies, plus its conversion), the
+ * narrower storage kept within 5% of the fastest; r NULL or a candidate's SpMV time unknown:
+ * the byte model for all (solvers/cg/cg_auto.c). */
+mix_prec mixi_cg_auto_choose(const mix_sparse *A, const mixi_auto_rates *r);
+/* The same rule for any operator of n rows and nnz nonzeros (an AMG level, say) among the
+ * candidates cand[] (FP64 always one), without the order rule: a pure function. */
+mix_prec mixi_auto_pick(double n, double nnz, const int cand[MIX_NUM_PREC], const mixi_auto_rates *r);
+/* The costs of the candidates cand[] on A (Jacobi copies or not): MIXSOLVE_SPMV_RATES where set
+ * (10^9 nonzeros per second, "fixed16=1.2,fp32=2.5,fp64=1.4"), else the rates this process
+ * measured on a matrix of A's size class (half an octave of nonzeros), measured first on A itself
+ * where missing (a few SpMVs of each candidate's copy, round robin; copies it converted for that
+ * are flagged in made[]). */
+int mixi_cg_rates(mix_sparse *A, int jacobi, const int cand[MIX_NUM_PREC], mixi_auto_rates *r,
+                  int made[MIX_NUM_PREC]);
+/* Releases the copies mixi_cg_rates made (made[]) other than `keep` (one process only). */
+void mixi_cg_rates_release(mix_sparse *A, int jacobi, const int made[MIX_NUM_PREC], mix_prec keep);
+/* AUTO's storage for a solve on A with (jacobi = 1) or without Jacobi: the costs above, then the
+ * choice.  mixi_cg_auto_prec(A) is this with Jacobi (the AMG hierarchy's fine level). */
+mix_prec mixi_cg_auto_storage(mix_sparse *A, int jacobi);
 /* The precision of the sloppy vectors r, p and A p over a matrix in `storage`: its accumulator
  * (FP32 over a 16-bit matrix) where the backend's spmv takes it and narrow_vectors is 0, else the
  * storage's own. */
