@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <cblas.h>
 #include <umfpack.h>
 #include "mixsolve.h"
@@ -19,9 +20,11 @@ typedef struct {
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: bench_sparse_lu [-n NX]... [-f FILE.mtx]... [-r REPS]\n"
+    fprintf(stderr, "usage: bench_sparse_lu [-m] [-n NX]... [-f FILE.mtx]... [-r REPS]\n"
                     "  defaults: -n 40 -r 3 (convection-diffusion nx^3, velocity (100, 50, 25);\n"
-                    "  best of REPS; threads: OMP_NUM_THREADS)\n");
+                    "  best of REPS; threads: OMP_NUM_THREADS)\n"
+                    "  -m: the memory argument: the analysis's factor and peak estimates in FP32\n"
+                    "      and FP64, then one FP32 LU-IR solve alone with the process's peak RSS\n");
     return 2;
 }
 
@@ -141,13 +144,52 @@ static void bench_matrix(const char *name, const mixm_csr *A, int reps)
     mix_context_destroy(ctx);
 }
 
+/* The memory argument (-m): where FP64 factors would not fit, FP32's may; so no FP64 method
+ * runs here, only the analysis's estimates for both and one FP32 LU-IR solve. */
+static void memory_case(const char *name, const mixm_csr *A)
+{
+    const int n = A->nrows;
+    mix_context *ctx = NULL;
+    mix_sparse *S = NULL;
+    int64_t f32 = 0, f64 = 0, p32 = 0, p64 = 0;
+    if (mix_context_create(&ctx, MIX_BACKEND_CPU) ||
+        mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S) ||
+        mix_sparse_lu_memory(ctx, S, MIX_FP32, &f32, &p32) ||
+        mix_sparse_lu_memory(ctx, S, MIX_FP64, &f64, &p64)) {
+        fprintf(stderr, "%s: cannot set up or analyse\n", name);
+        mix_sparse_destroy(S);
+        mix_context_destroy(ctx);
+        return;
+    }
+    printf("\n%s: n = %d, nnz = %lld; estimates (MiB): FP32 factors %.0f, peak %.0f; FP64 factors "
+           "%.0f, peak %.0f\n", name, n, (long long)A->nnz, f32 / 1048576.0, p32 / 1048576.0,
+           f64 / 1048576.0, p64 / 1048576.0);
+    fflush(stdout);
+    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    for (int i = 0; i < n; i++) x[i] = 1.0;
+    mixm_csr_matvec(A, x, b);
+    outcome o = {0};
+    mix_once(ctx, S, n, MIX_FP32, b, x, &o);
+    mixm_csr_recheck(A, b, x, &o.berr, NULL);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("FP32 LU-IR: status %d, %.1f s wall, %.1f s CPU, %d steps, used %s, backward error "
+           "%.2e, process peak RSS %.0f MiB\n", o.status, o.time, o.cpu, o.iter,
+           mix_prec_name(o.used), o.berr, ru.ru_maxrss / 1024.0);
+    free(b);
+    free(x);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
-    int nxs[16], nn = 0, nf = 0, reps = 3;
+    int nxs[16], nn = 0, nf = 0, reps = 3, memory = 0;
     const char *files[16];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc && nn < 16) nxs[nn++] = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-f") && i + 1 < argc && nf < 16) files[nf++] = argv[++i];
+        else if (!strcmp(argv[i], "-m")) memory = 1;
         else if (!strcmp(argv[i], "-r") && i + 1 < argc) reps = atoi(argv[++i]);
         else return usage();
     }
@@ -158,7 +200,8 @@ int main(int argc, char **argv)
         char name[64];
         snprintf(name, sizeof name, "convdiff3d %d^3", nxs[k]);
         if (nxs[k] < 1 || mixm_gen_convdiff3d(nxs[k], 100.0, 50.0, 25.0, &A)) return usage();
-        bench_matrix(name, &A, reps);
+        if (memory) memory_case(name, &A);
+        else bench_matrix(name, &A, reps);
         mixm_csr_free(&A);
     }
     for (int k = 0; k < nf; k++) {
@@ -168,7 +211,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", files[k], err);
             continue;
         }
-        bench_matrix(files[k], &A, reps);
+        if (memory) memory_case(files[k], &A);
+        else bench_matrix(files[k], &A, reps);
         mixm_csr_free(&A);
     }
     return 0;
