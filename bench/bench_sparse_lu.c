@@ -91,22 +91,47 @@ static void row(const char *name, const outcome *o, const outcome *base)
            o->mem / 1048576.0);
 }
 
+/* What every case starts from: a CPU context, A as a mix_sparse, b = A * ones and x. */
+typedef struct {
+    mix_context *ctx;
+    mix_sparse *S;
+    double *b, *x;
+} bench_case;
+
+static void case_free(bench_case *c)
+{
+    free(c->b);
+    free(c->x);
+    mix_sparse_destroy(c->S);
+    mix_context_destroy(c->ctx);
+}
+
+static int case_setup(const char *name, const mixm_csr *A, bench_case *c)
+{
+    const int n = A->nrows;
+    *c = (bench_case){0};
+    c->b = malloc((size_t)n * sizeof *c->b);
+    c->x = malloc((size_t)n * sizeof *c->x);
+    if (!c->b || !c->x || mix_context_create(&c->ctx, MIX_BACKEND_CPU) ||
+        mix_sparse_create_csr(c->ctx, n, A->rowptr, A->colind, A->val, &c->S)) {
+        fprintf(stderr, "%s: cannot set up\n", name);
+        case_free(c);
+        return 1;
+    }
+    for (int i = 0; i < n; i++) c->x[i] = 1.0;
+    mixm_csr_matvec(A, c->x, c->b);
+    return 0;
+}
+
 /* All methods on A, REPS times each, interleaved so that load drifts hit them alike. */
 static void bench_matrix(const char *name, const mixm_csr *A, int reps)
 {
     const int n = A->nrows;
-    mix_context *ctx = NULL;
-    mix_sparse *S = NULL;
-    if (mix_context_create(&ctx, MIX_BACKEND_CPU) ||
-        mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S)) {
-        fprintf(stderr, "%s: cannot set up\n", name);
-        mix_context_destroy(ctx);
-        return;
-    }
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    double *ones = malloc((size_t)n * sizeof *ones);
-    for (int i = 0; i < n; i++) ones[i] = 1.0;
-    mixm_csr_matvec(A, ones, b);
+    bench_case c;
+    if (case_setup(name, A, &c)) return;
+    mix_context *ctx = c.ctx;
+    mix_sparse *S = c.S;
+    double *b = c.b, *x = c.x;
     static const mix_prec precs[3] = {MIX_FP32, MIX_PREC_AUTO, MIX_FP64};
     outcome um = {0}, mx[3] = {{0}};
     for (int r = 0; r < reps; r++) {
@@ -137,11 +162,7 @@ static void bench_matrix(const char *name, const mixm_csr *A, int reps)
     printf("\nFP32 LU-IR vs MUMPS FP64: %.2fx wall, %.2fx CPU; FP32 factors / FP64 factors: %.2f\n",
            mx[0].time > 0 ? mx[2].time / mx[0].time : 0.0,
            mx[0].cpu > 0 ? mx[2].cpu / mx[0].cpu : 0.0, f64 > 0 ? (double)f32 / f64 : 0.0);
-    free(b);
-    free(x);
-    free(ones);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
+    case_free(&c);
 }
 
 /* The memory argument (-m): where FP64 factors would not fit, FP32's may.  One FP32 LU-IR solve
@@ -150,17 +171,11 @@ static void bench_matrix(const char *name, const mixm_csr *A, int reps)
 static void memory_case(const char *name, const mixm_csr *A)
 {
     const int n = A->nrows;
-    mix_context *ctx = NULL;
-    mix_sparse *S = NULL;
-    if (mix_context_create(&ctx, MIX_BACKEND_CPU) ||
-        mix_sparse_create_csr(ctx, n, A->rowptr, A->colind, A->val, &S)) {
-        fprintf(stderr, "%s: cannot set up\n", name);
-        mix_context_destroy(ctx);
-        return;
-    }
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    for (int i = 0; i < n; i++) x[i] = 1.0;
-    mixm_csr_matvec(A, x, b);
+    bench_case c;
+    if (case_setup(name, A, &c)) return;
+    mix_context *ctx = c.ctx;
+    mix_sparse *S = c.S;
+    double *b = c.b, *x = c.x;
     outcome o = {0};
     mix_once(ctx, S, n, MIX_FP32, b, x, &o);
     mixm_csr_recheck(A, b, x, &o.berr, NULL);
@@ -179,10 +194,7 @@ static void memory_case(const char *name, const mixm_csr *A)
                mix_prec_name(precs[k]), st, mix_strerror(st), f / 1048576.0, peak / 1048576.0);
         fflush(stdout);
     }
-    free(b);
-    free(x);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
+    case_free(&c);
 }
 
 int main(int argc, char **argv)
