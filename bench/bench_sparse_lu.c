@@ -124,14 +124,12 @@ static int case_setup(const char *name, const mixm_csr *A, bench_case *c)
 }
 
 /* All methods on A, REPS times each, interleaved so that load drifts hit them alike. */
-static void bench_matrix(const char *name, const mixm_csr *A, int reps)
+static void bench_matrix(const char *name, const mixm_csr *A, int reps, const bench_case *c)
 {
     const int n = A->nrows;
-    bench_case c;
-    if (case_setup(name, A, &c)) return;
-    mix_context *ctx = c.ctx;
-    mix_sparse *S = c.S;
-    double *b = c.b, *x = c.x;
+    mix_context *ctx = c->ctx;
+    mix_sparse *S = c->S;
+    double *b = c->b, *x = c->x;
     static const mix_prec precs[3] = {MIX_FP32, MIX_PREC_AUTO, MIX_FP64};
     outcome um = {0}, mx[3] = {{0}};
     for (int r = 0; r < reps; r++) {
@@ -162,20 +160,17 @@ static void bench_matrix(const char *name, const mixm_csr *A, int reps)
     printf("\nFP32 LU-IR vs MUMPS FP64: %.2fx wall, %.2fx CPU; FP32 factors / FP64 factors: %.2f\n",
            mx[0].time > 0 ? mx[2].time / mx[0].time : 0.0,
            mx[0].cpu > 0 ? mx[2].cpu / mx[0].cpu : 0.0, f64 > 0 ? (double)f32 / f64 : 0.0);
-    case_free(&c);
 }
 
 /* The memory argument (-m): where FP64 factors would not fit, FP32's may.  One FP32 LU-IR solve
  * first, with the process's peak RSS, then mix_sparse_lu_memory (a real factorization) for FP64
  * and FP32, each with its status: an FP64 that fails for memory is the point being made. */
-static void memory_case(const char *name, const mixm_csr *A)
+static void memory_case(const char *name, const mixm_csr *A, const bench_case *c)
 {
     const int n = A->nrows;
-    bench_case c;
-    if (case_setup(name, A, &c)) return;
-    mix_context *ctx = c.ctx;
-    mix_sparse *S = c.S;
-    double *b = c.b, *x = c.x;
+    mix_context *ctx = c->ctx;
+    mix_sparse *S = c->S;
+    double *b = c->b, *x = c->x;
     outcome o = {0};
     mix_once(ctx, S, n, MIX_FP32, b, x, &o);
     mixm_csr_recheck(A, b, x, &o.berr, NULL);
@@ -194,6 +189,14 @@ static void memory_case(const char *name, const mixm_csr *A)
                mix_prec_name(precs[k]), st, mix_strerror(st), f / 1048576.0, peak / 1048576.0);
         fflush(stdout);
     }
+}
+
+static void run_case(const char *name, const mixm_csr *A, int reps, int memory)
+{
+    bench_case c;
+    if (case_setup(name, A, &c)) return;
+    if (memory) memory_case(name, A, &c);
+    else bench_matrix(name, A, reps, &c);
     case_free(&c);
 }
 
@@ -215,8 +218,7 @@ int main(int argc, char **argv)
         char name[64];
         snprintf(name, sizeof name, "convdiff3d %d^3", nxs[k]);
         if (nxs[k] < 1 || mixm_gen_convdiff3d(nxs[k], 100.0, 50.0, 25.0, &A)) return usage();
-        if (memory) memory_case(name, &A);
-        else bench_matrix(name, &A, reps);
+        run_case(name, &A, reps, memory);
         mixm_csr_free(&A);
     }
     for (int k = 0; k < nf; k++) {
@@ -226,8 +228,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: %s\n", files[k], err);
             continue;
         }
-        if (memory) memory_case(files[k], &A);
-        else bench_matrix(files[k], &A, reps);
+        run_case(files[k], &A, reps, memory);
         mixm_csr_free(&A);
     }
     return 0;
