@@ -10,6 +10,9 @@
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static const mix_prec storages[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16, MIX_PREC_AUTO};
 #define NST 6
@@ -422,6 +425,85 @@ static void test_galerkin(void)
     mixm_csr_free(&A);
 }
 
+/* The transpose of an uneven 0/1/many-entries-per-row matrix against the dense one, rows
+ * sorted, with teams of 1, 2 and 3 threads (each takes a share of the rows, the shares' entries
+ * of a column meet in row order). */
+static void test_transpose(void)
+{
+    const int nr = 301, nc = 37;
+    mixi_amg_csr M = {0}, T = {0};
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_alloc(&M, nr, nc, 4 * (int64_t)nr), MIX_SUCCESS);
+    for (int i = 0, e = 0; i < nr; i++) { /* 0 to 3 entries, distinct sorted columns */
+        for (int t = 0; t < i % 4; t++) M.ci[e] = (i * 7 + t * 11) % nc, M.v[e++] = i + 0.25 * t;
+        M.rp[i + 1] = e;
+    }
+    mixi_amg_csr_sort_rows(&M);
+    double *D = dense_of(&M);
+#ifdef _OPENMP
+    const int keep = omp_get_max_threads();
+#endif
+    for (int threads = 1; threads <= 3; threads++) {
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
+        CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_transpose(&M, &T), MIX_SUCCESS);
+        CU_ASSERT(T.nr == nc && T.nc == nr && T.rp[nc] == M.rp[nr]);
+        double *Dt = dense_of(&T);
+        for (int i = 0; i < nr; i++)
+            for (int j = 0; j < nc; j++) CU_ASSERT_EQUAL(Dt[(size_t)j * nr + i], D[(size_t)i * nc + j]);
+        for (int j = 0; j < nc; j++)
+            for (int64_t k = T.rp[j] + 1; k < T.rp[j + 1]; k++) CU_ASSERT(T.ci[k - 1] < T.ci[k]);
+        free(Dt);
+        mixi_amg_csr_free(&T);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(keep);
+#endif
+    free(D);
+    mixi_amg_csr_free(&M);
+}
+
+/* 1-D Poisson, tridiag(-1, 2, -1) of order m. */
+static void poisson1d(int m, mixm_csr *A)
+{
+    CU_ASSERT_EQUAL_FATAL(mixm_csr_alloc(A, m, m, 3 * (int64_t)m), MIX_SUCCESS);
+    int64_t e = 0;
+    for (int i = 0; i < m; i++) {
+        A->rowptr[i] = e;
+        if (i > 0) A->colind[e] = i - 1, A->val[e++] = -1.0;
+        A->colind[e] = i, A->val[e++] = 2.0;
+        if (i + 1 < m) A->colind[e] = i + 1, A->val[e++] = -1.0;
+    }
+    A->rowptr[m] = A->nnz = e;
+}
+
+/* lambda_max of D^-1/2 A D^-1/2 for 1-D and 3-D Poisson of m points a side, known:
+ * 1 + cos(pi / (m + 1)).  The estimate is below it and within the smoothers' margin, with
+ * Gershgorin's bound (which lets Lanczos stop early) and without one. */
+static void test_lmax(void)
+{
+    for (int d = 0; d < 2; d++) {
+        const int m = d ? 20 : 400;
+        mixm_csr A;
+        if (d) {
+            CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(m, &A), MIX_SUCCESS);
+        } else {
+            poisson1d(m, &A);
+        }
+        const double exact = 1.0 + cos(acos(-1.0) / (m + 1));
+        double *s = inv_sqrt_diag(&A);
+        mixi_amg_csr M = host_csr(&A);
+        const double uppers[2] = {2.0, INFINITY};
+        for (int u = 0; u < 2; u++) {
+            const double l = mixi_amg_lmax(&M, s, uppers[u]);
+            CU_ASSERT(l <= exact * (1.0 + 1e-12));
+            CU_ASSERT(MIXI_AMG_LMAX_MARGIN * l >= exact);
+        }
+        free(s);
+        mixm_csr_free(&A);
+    }
+}
+
 /* 3-D Poisson 40^3: at most 14 iterations to 1e-10 in FIXED16 and FP64 storage (pyamg's
  * smoothed aggregation: 12 at 100^3), operator complexity at most 1.5, and every level at most
  * a quarter of the one above (a flat theta of 0.08 left coarse rows without strong couplings,
@@ -468,6 +550,8 @@ static const mixt_test amg_tests[] = {
     {"aggregation: every row aggregated or without strong couplings", test_aggregation},
     {"prolongator: tentative part a partition of unity, smoothed = (I - w D^-1 A_F) T", test_prolongator},
     {"Galerkin product P^T (A P) agrees with the dense triple product", test_galerkin},
+    {"transpose: the dense transpose, rows sorted, with 1, 2 and 3 threads", test_transpose},
+    {"lambda_max: below the true one and within the margin, early stop or not", test_lmax},
     {"3-D Poisson 40^3: <= 14 iterations, operator complexity <= 1.5", test_poisson_bound},
     {NULL, NULL},
 };

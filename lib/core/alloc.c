@@ -61,6 +61,16 @@ void *mixi_malloc(size_t bytes)
     return p;
 }
 
+void *mixi_malloc_scratch(size_t count, size_t size)
+{
+    size_t bytes;
+    if (mixi_mul_size(count, size, &bytes) || bytes > SIZE_MAX - 64 || mixi_alloc_should_fail())
+        return NULL;
+    void *p = aligned_alloc(64, bytes ? (bytes + 63) & ~(size_t)63 : 64);
+    if (p) atomic_fetch_add(&live_allocations, 1);
+    return p;
+}
+
 void *mixi_calloc(size_t count, size_t size)
 {
     void *p = mixi_malloc_n(count, size);

@@ -45,6 +45,12 @@ int mixi_add_size(size_t a, size_t b, size_t *out);
 int mixi_mul3_size(size_t a, size_t b, size_t c, size_t *out);
 /* mixi_malloc of count * size bytes, NULL when that does not fit. */
 void *mixi_malloc_n(size_t count, size_t size);
+/* count * size bytes of scratch memory (freed with mixi_free): 64-byte aligned, never advised
+ * for huge pages.  For memory written once and read a few times (a set-up's intermediate
+ * matrices): there a huge page costs more at its first touch (the kernel compacts memory to
+ * find 2 MiB; 3-D Poisson 150^3's multigrid set-up took 10.4 s instead of 7.1 s) than its TLB
+ * entries save. */
+void *mixi_malloc_scratch(size_t count, size_t size);
 /* Whether the byte ranges [p, p + pbytes) and [q, q + qbytes) share a byte (aliased arguments). */
 int mixi_overlap(const void *p, size_t pbytes, const void *q, size_t qbytes);
 

@@ -27,9 +27,13 @@ void mixi_amg_csr_free(mixi_amg_csr *M);
 int mixi_amg_csr_transpose(const mixi_amg_csr *M, mixi_amg_csr *T); /* T = M^T, rows sorted */
 int mixi_amg_csr_product(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_csr *C);
 void mixi_amg_csr_sort_rows(mixi_amg_csr *M);
-/* The largest eigenvalue of D^-1/2 A D^-1/2 (dinv_sqrt: D^-1/2) by power iteration, a little
- * above it rather than below (it bounds the smoothers' intervals). */
-double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt);
+/* The smoothers' interval ends at this multiple of the estimated largest eigenvalue, which
+ * covers the estimate's shortfall. */
+#define MIXI_AMG_LMAX_MARGIN 1.1
+/* An estimate of the largest eigenvalue of D^-1/2 A D^-1/2 (dinv_sqrt: D^-1/2) from below,
+ * within MIXI_AMG_LMAX_MARGIN of it: by Lanczos, stopped early where the margin reaches upper,
+ * a bound from above (Gershgorin's). */
+double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt, double upper);
 
 /* One level of the FP64 hierarchy: its operator (the fine level's is the user's matrix, kept
  * by the mix_sparse), D^-1/2, the largest eigenvalue of D^-1/2 A D^-1/2, and the transfers to
@@ -113,6 +117,9 @@ int mixi_amg_cycle_init(mixi_amg_cycle *C, mix_context *ctx, const mixi_amg *H,
                         const mixi_amg_stored *S, const double *scale0, mix_prec vprec);
 void mixi_amg_cycle_free(mixi_amg_cycle *C);
 int mixi_amg_cycle_apply(mixi_amg_cycle *C, const double *r, double *z);
+/* z = V r in the fine level's scaled unknowns: r a vector of the cycle's precision, *z the
+ * cycle's own (valid until the next application). */
+int mixi_amg_cycle_apply_scaled(mixi_amg_cycle *C, const mixi_svec *r, const mixi_svec **z);
 
 /* MIX_PRECOND_AMG's solve (amg_pcg.c): what mixi_cg_solve calls. */
 int mixi_amg_solve(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,

@@ -9,9 +9,10 @@ int mixi_amg_csr_alloc(mixi_amg_csr *M, int nr, int nc, int64_t nnz)
 {
     M->nr = nr;
     M->nc = nc;
-    M->rp = mixi_calloc((size_t)nr + 1, sizeof *M->rp);
-    M->ci = mixi_malloc_n((size_t)(nnz > 0 ? nnz : 1), sizeof *M->ci);
-    M->v = mixi_malloc_n((size_t)(nnz > 0 ? nnz : 1), sizeof *M->v);
+    M->rp = mixi_malloc_scratch((size_t)nr + 1, sizeof *M->rp);
+    M->ci = mixi_malloc_scratch((size_t)(nnz > 0 ? nnz : 1), sizeof *M->ci);
+    M->v = mixi_malloc_scratch((size_t)(nnz > 0 ? nnz : 1), sizeof *M->v);
+    if (M->rp) memset(M->rp, 0, ((size_t)nr + 1) * sizeof *M->rp);
     if (M->rp && M->ci && M->v) return MIX_SUCCESS;
     mixi_amg_csr_free(M);
     return MIX_ERR_ALLOC;
@@ -27,106 +28,162 @@ void mixi_amg_csr_free(mixi_amg_csr *M)
     M->v = NULL;
 }
 
+#ifdef _OPENMP
+#include <omp.h>
+static int thread_num(void) { return omp_get_thread_num(); }
+static int team_size(void) { return omp_get_num_threads(); }
+static int threads_max(void) { return omp_get_max_threads(); }
+#else
+static int thread_num(void) { return 0; }
+static int team_size(void) { return 1; }
+static int threads_max(void) { return 1; }
+#endif
+
+/* The rows [lo(t), lo(t + 1)) of M of thread t of nt. */
+static int share_lo(int nr, int nt, int t) { return (int)((int64_t)nr * t / nt); }
+
+/* Inside a team of nt threads: cnt[t * nc + j] = the entries of column j in thread t's rows,
+ * then the offset of the first of them in row j of T (thread 0's entries of column j first,
+ * then thread 1's: the rows of T come out sorted); T->rp complete. */
+static void transpose_offsets(const mixi_amg_csr *M, int nt, int t, int64_t *cnt, mixi_amg_csr *T)
+{
+    const int nc = M->nc;
+    int64_t *c = cnt + (size_t)t * nc;
+    memset(c, 0, (size_t)nc * sizeof *c);
+    for (int64_t k = M->rp[share_lo(M->nr, nt, t)]; k < M->rp[share_lo(M->nr, nt, t + 1)]; k++)
+        c[M->ci[k]]++;
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (int j = 0; j < nc; j++) {
+        int64_t sum = 0;
+        for (int u = 0; u < nt; u++) {
+            const int64_t x = cnt[(size_t)u * nc + j];
+            cnt[(size_t)u * nc + j] = sum;
+            sum += x;
+        }
+        T->rp[j + 1] = sum;
+    }
+#pragma omp single
+    for (int j = 0; j < nc; j++) T->rp[j + 1] += T->rp[j];
+}
+
 int mixi_amg_csr_transpose(const mixi_amg_csr *M, mixi_amg_csr *T)
 {
-    const int64_t nnz = M->rp[M->nr];
-    int st = mixi_amg_csr_alloc(T, M->nc, M->nr, nnz);
-    if (st) return st;
-    for (int64_t k = 0; k < nnz; k++) T->rp[M->ci[k] + 1]++;
-    for (int j = 0; j < M->nc; j++) T->rp[j + 1] += T->rp[j];
-    int64_t *next = mixi_malloc_n((size_t)M->nc + 1, sizeof *next);
-    if (!next) {
+    int st = mixi_amg_csr_alloc(T, M->nc, M->nr, M->rp[M->nr]);
+    int64_t *cnt = st ? NULL : mixi_malloc_scratch((size_t)threads_max() * M->nc + 1, sizeof *cnt);
+    if (!st && !cnt) st = MIX_ERR_ALLOC;
+    if (st) {
         mixi_amg_csr_free(T);
-        return MIX_ERR_ALLOC;
+        return st;
     }
-    memcpy(next, T->rp, ((size_t)M->nc + 1) * sizeof *next);
-    /* Rows of M in order: each row of T comes out sorted. */
-    for (int i = 0; i < M->nr; i++)
-        for (int64_t k = M->rp[i]; k < M->rp[i + 1]; k++) {
-            const int64_t q = next[M->ci[k]]++;
-            T->ci[q] = i;
-            T->v[q] = M->v[k];
-        }
-    mixi_free(next);
+#pragma omp parallel
+    {
+        const int nt = team_size(), t = thread_num();
+        transpose_offsets(M, nt, t, cnt, T);
+        int64_t *next = cnt + (size_t)t * M->nc;
+        for (int i = share_lo(M->nr, nt, t); i < share_lo(M->nr, nt, t + 1); i++)
+            for (int64_t k = M->rp[i]; k < M->rp[i + 1]; k++) {
+                const int j = M->ci[k];
+                const int64_t q = T->rp[j] + next[j]++;
+                T->ci[q] = i;
+                T->v[q] = M->v[k];
+            }
+    }
+    mixi_free(cnt);
     return MIX_SUCCESS;
 }
 
-/* Entries of row i of A B (symbolic), with the thread's marker (-1 = unseen, else the row). */
-static int64_t product_row_count(const mixi_amg_csr *A, const mixi_amg_csr *B, int i, int *mark)
+/* The Gustavson product row by row.  A thread's scratch over B's columns: seen, a bit per column
+ * (the symbolic pass: L1-sized where the marker array of ints was not), and slot, the place of
+ * column j in the row being filled or -1; both are cleared after each row from the row's own
+ * column list, so that a pass never sweeps them. */
+typedef struct {
+    uint64_t *seen;
+    int32_t *slot, *cols;
+} product_scratch;
+
+static void scratch_free(product_scratch *w)
 {
-    int64_t c = 0;
+    mixi_free(w->seen), mixi_free(w->slot), mixi_free(w->cols);
+}
+
+static int scratch_alloc(product_scratch *w, int nc)
+{
+    w->seen = mixi_malloc_scratch((size_t)nc / 64 + 1, sizeof *w->seen);
+    w->slot = mixi_malloc_scratch((size_t)nc + 1, sizeof *w->slot);
+    w->cols = mixi_malloc_scratch((size_t)nc + 1, sizeof *w->cols);
+    if (!w->seen || !w->slot || !w->cols) return MIX_ERR_ALLOC;
+    memset(w->seen, 0, ((size_t)nc / 64 + 1) * sizeof *w->seen);
+    for (int j = 0; j < nc; j++) w->slot[j] = -1;
+    return MIX_SUCCESS;
+}
+
+/* Entries of row i of A B (symbolic). */
+static int64_t product_row_count(const mixi_amg_csr *A, const mixi_amg_csr *B, int i,
+                                 product_scratch *w)
+{
+    int32_t c = 0;
     for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-        for (int64_t q = B->rp[A->ci[k]]; q < B->rp[A->ci[k] + 1]; q++)
-            if (mark[B->ci[q]] != i) mark[B->ci[q]] = i, c++;
+        for (int64_t q = B->rp[A->ci[k]]; q < B->rp[A->ci[k] + 1]; q++) {
+            const int32_t j = B->ci[q];
+            const uint64_t bit = UINT64_C(1) << (j & 63);
+            if (!(w->seen[j >> 6] & bit)) w->seen[j >> 6] |= bit, w->cols[c++] = j;
+        }
+    for (int32_t t = 0; t < c; t++) w->seen[w->cols[t] >> 6] = 0;
     return c;
 }
 
-/* Row i of C = A B into C's slots from C->rp[i]; mark[j] == i when column j has its slot
- * pos[j] in this row (rows may come to a thread in any order). */
+/* Row i of C = A B into C's slots from C->rp[i]. */
 static void product_row_fill(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_csr *C,
-                             int i, int *mark, int64_t *pos)
+                             int i, int32_t *slot)
 {
-    int64_t e = C->rp[i];
+    int32_t *ci = C->ci + C->rp[i];
+    double *cv = C->v + C->rp[i];
+    int32_t e = 0;
     for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
         const double a = A->v[k];
         for (int64_t q = B->rp[A->ci[k]]; q < B->rp[A->ci[k] + 1]; q++) {
-            const int j = B->ci[q];
-            if (mark[j] != i) {
-                mark[j] = i;
-                pos[j] = e;
-                C->ci[e] = j;
-                C->v[e++] = a * B->v[q];
-            } else {
-                C->v[pos[j]] += a * B->v[q];
-            }
+            const int32_t j = B->ci[q];
+            if (slot[j] < 0) slot[j] = e, ci[e] = j, cv[e++] = a * B->v[q];
+            else cv[slot[j]] += a * B->v[q];
         }
     }
+    for (int32_t t = 0; t < e; t++) slot[ci[t]] = -1;
 }
 
-static int product_fill(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_csr *C)
+/* fill 0: cnt[i + 1] = the entries of row i of A B; fill 1: the rows into C. */
+static int product_pass(const mixi_amg_csr *A, const mixi_amg_csr *B, int fill, int64_t *cnt,
+                        mixi_amg_csr *C)
 {
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
-        int64_t *pos = mixi_malloc_n((size_t)B->nc + 1, sizeof *pos);
-        int *mark = mixi_malloc_n((size_t)B->nc + 1, sizeof *mark);
-        fail = !pos || !mark;
-        for (int j = 0; !fail && j < B->nc; j++) mark[j] = -1;
+        product_scratch w = {0};
+        fail = scratch_alloc(&w, B->nc) != MIX_SUCCESS;
         /* Every thread meets the loop, also one whose arrays failed (it then skips its rows). */
-#pragma omp for schedule(dynamic, 256)
-        for (int i = 0; i < A->nr; i++)
-            if (!fail) product_row_fill(A, B, C, i, mark, pos);
-        mixi_free(pos);
-        mixi_free(mark);
+#pragma omp for schedule(dynamic, 8192)
+        for (int i = 0; i < A->nr; i++) {
+            if (fail) continue;
+            if (fill) product_row_fill(A, B, C, i, w.slot);
+            else cnt[i + 1] = product_row_count(A, B, i, &w);
+        }
+        scratch_free(&w);
     }
     return fail ? MIX_ERR_ALLOC : MIX_SUCCESS;
 }
 
 int mixi_amg_csr_product(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_csr *C)
 {
-    int64_t *cnt = mixi_calloc((size_t)A->nr + 1, sizeof *cnt);
-    int fail = !cnt;
-    if (!fail) {
-#pragma omp parallel reduction(| : fail)
-        {
-            int *mark = mixi_malloc_n((size_t)B->nc + 1, sizeof *mark);
-            fail = !mark;
-            for (int j = 0; !fail && j < B->nc; j++) mark[j] = -1;
-#pragma omp for schedule(dynamic, 256)
-            for (int i = 0; i < A->nr; i++)
-                if (!fail) cnt[i + 1] = product_row_count(A, B, i, mark);
-            mixi_free(mark);
-        }
+    int64_t *cnt = mixi_malloc_scratch((size_t)A->nr + 1, sizeof *cnt);
+    int st = cnt ? product_pass(A, B, 0, cnt, NULL) : MIX_ERR_ALLOC;
+    if (!st) {
+        cnt[0] = 0;
+        for (int i = 0; i < A->nr; i++) cnt[i + 1] += cnt[i];
+        st = mixi_amg_csr_alloc(C, A->nr, B->nc, cnt[A->nr]);
     }
-    if (fail) {
-        mixi_free(cnt);
-        return MIX_ERR_ALLOC;
-    }
-    for (int i = 0; i < A->nr; i++) cnt[i + 1] += cnt[i];
-    int st = mixi_amg_csr_alloc(C, A->nr, B->nc, cnt[A->nr]);
     if (!st) memcpy(C->rp, cnt, ((size_t)A->nr + 1) * sizeof *cnt);
     mixi_free(cnt);
-    if (!st && (st = product_fill(A, B, C))) mixi_amg_csr_free(C);
+    if (!st && (st = product_pass(A, B, 1, NULL, C))) mixi_amg_csr_free(C);
     return st;
 }
 
@@ -207,31 +264,37 @@ static double tridiag_max(const double *a, const double *b, int m)
 /* Lanczos steps from a fixed vector of uneven entries: the largest Ritz value, a lower bound
  * that converges fast at the spectrum's edge (15 power steps gave 1.61 for 3-D Poisson 80^3,
  * whose largest eigenvalue is 1.99: the Chebyshev smoother then amplified the top modes and
- * the V-cycle was not SPD); the caller's margin (10%) covers the rest. */
+ * the V-cycle was not SPD).  The steps stop early once MIXI_AMG_LMAX_MARGIN times the Ritz value
+ * reaches the caller's upper bound: the margin then provably covers the rest (3-D Poisson's
+ * fine level: Gershgorin's 2, reached after a few steps instead of 20 SpMVs, a second of the
+ * set-up at 150^3). */
 #define AMG_LANCZOS_STEPS 20
-double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt)
+static double lanczos(const mixi_amg_csr *A, const double *dinv_sqrt, double upper, double *u,
+                      double *v, double *w)
 {
     const int n = A->nr;
-    double *u = mixi_calloc((size_t)n + 1, sizeof *u), *v = mixi_malloc_n((size_t)n + 1, sizeof *v);
-    double *w = mixi_malloc_n((size_t)n + 1, sizeof *w), a[AMG_LANCZOS_STEPS], b[AMG_LANCZOS_STEPS + 1];
-    double lam = 2.0; /* Gershgorin's bound for a diagonally dominant scaled matrix */
-    int m = 0;
-    if (u && v && w) {
-        double vv = 0.0;
-        for (int i = 0; i < n; i++) v[i] = 1.0 + (double)((i * INT64_C(7919)) % 97) / 97.0, vv += v[i] * v[i];
-        for (int i = 0; i < n; i++) v[i] /= sqrt(vv);
-        b[0] = 0.0;
-        for (; m < AMG_LANCZOS_STEPS && m < n; m++) {
-            a[m] = scaled_apply(A, dinv_sqrt, v, b[m], u, w);
-            if (!isfinite(a[m])) break;
-            b[m + 1] = lanczos_next(n, a[m], u, v, w);
-            if (!(b[m + 1] > 1e-12 * fabs(a[m]))) { /* an invariant subspace: exact */
-                m++;
-                break;
-            }
-        }
-        if (m > 0) lam = tridiag_max(a, b, m);
+    double a[AMG_LANCZOS_STEPS], b[AMG_LANCZOS_STEPS + 1], vv = 0.0, lam = 2.0;
+    for (int i = 0; i < n; i++) v[i] = 1.0 + (double)((i * INT64_C(7919)) % 97) / 97.0, vv += v[i] * v[i];
+    for (int i = 0; i < n; i++) v[i] /= sqrt(vv), u[i] = 0.0;
+    b[0] = 0.0;
+    for (int m = 0; m < AMG_LANCZOS_STEPS && m < n; m++) {
+        a[m] = scaled_apply(A, dinv_sqrt, v, b[m], u, w);
+        if (!isfinite(a[m])) break;
+        b[m + 1] = lanczos_next(n, a[m], u, v, w);
+        lam = tridiag_max(a, b, m + 1);
+        if (!(b[m + 1] > 1e-12 * fabs(a[m]))) break; /* an invariant subspace: exact */
+        if (MIXI_AMG_LMAX_MARGIN * lam >= upper) break;
     }
+    return lam;
+}
+
+double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt, double upper)
+{
+    const size_t n = (size_t)A->nr + 1;
+    double *u = mixi_malloc_scratch(n, sizeof *u), *v = mixi_malloc_scratch(n, sizeof *v);
+    double *w = mixi_malloc_scratch(n, sizeof *w);
+    /* Gershgorin's bound for a diagonally dominant scaled matrix where memory runs out. */
+    const double lam = u && v && w ? lanczos(A, dinv_sqrt, upper, u, v, w) : 2.0;
     mixi_free(u);
     mixi_free(v);
     mixi_free(w);

@@ -48,8 +48,8 @@ static int prolong_pass(const prolong *d, int na, int fill, mixi_amg_csr *P)
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
-        int64_t *pos = mixi_malloc_n((size_t)na + 1, sizeof *pos);
-        int *mark = mixi_malloc_n((size_t)na + 1, sizeof *mark);
+        int64_t *pos = mixi_malloc_scratch((size_t)na + 1, sizeof *pos);
+        int *mark = mixi_malloc_scratch((size_t)na + 1, sizeof *mark);
         fail = !pos || !mark;
         for (int a = 0; !fail && a < na; a++) mark[a] = -1;
         /* Every thread meets the loop, also one whose arrays failed (it then skips its rows). */
@@ -82,8 +82,8 @@ int mixi_amg_prolongator(const mixi_amg_csr *A, const double *s, double w, doubl
     if (!st) { /* the lengths to row pointers, then room for the entries */
         for (int i = 0; i < A->nr; i++) C.rp[i + 1] += C.rp[i];
         mixi_free(C.ci), mixi_free(C.v);
-        C.ci = mixi_malloc_n((size_t)(C.rp[A->nr] > 0 ? C.rp[A->nr] : 1), sizeof *C.ci);
-        C.v = mixi_malloc_n((size_t)(C.rp[A->nr] > 0 ? C.rp[A->nr] : 1), sizeof *C.v);
+        C.ci = mixi_malloc_scratch((size_t)(C.rp[A->nr] > 0 ? C.rp[A->nr] : 1), sizeof *C.ci);
+        C.v = mixi_malloc_scratch((size_t)(C.rp[A->nr] > 0 ? C.rp[A->nr] : 1), sizeof *C.v);
         st = C.ci && C.v ? prolong_pass(&d, na, 1, &C) : MIX_ERR_ALLOC;
     }
     mixi_free(t);

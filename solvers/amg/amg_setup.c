@@ -66,8 +66,9 @@ static int seed_aggregates(const mixi_amg_csr *A, const double *s, double theta,
 int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg)
 {
     const int n = A->nr;
-    int *hits = mixi_calloc((size_t)n + 1, sizeof *hits);
+    int *hits = mixi_malloc_scratch((size_t)n + 1, sizeof *hits);
     if (!hits) return -1;
+    memset(hits, 0, ((size_t)n + 1) * sizeof *hits);
     for (int i = 0; i < n; i++) agg[i] = -1;
     int na = seed_aggregates(A, s, theta, wide, agg, hits);
     mixi_free(hits);
@@ -122,21 +123,28 @@ static int inv_sqrt_diag(const mixi_amg_csr *A, double *s)
     return nan ? MIX_ERR_NAN : bad ? MIX_ERR_NOT_SPD : MIX_SUCCESS;
 }
 
-/* Off-diagonal entries of the scaled operator below 2^-8 of their row's largest, in percent:
- * what a FIXED16 row step keeps fewer than 7 bits of (solvers/cg_matrix.c's test). */
-static int tiny_share(const mixi_amg_csr *A, const double *s)
+/* Two facts of the scaled operator's rows: the share (in percent) of off-diagonal entries below
+ * 2^-8 of their row's largest, what a FIXED16 row step keeps fewer than 7 bits of
+ * (solvers/cg_matrix.c's test); and Gershgorin's bound on its largest eigenvalue. */
+static void scaled_rows(const mixi_amg_csr *A, const double *s, int *tiny_pct, double *gershgorin)
 {
     int64_t tiny = 0, off = 0;
-#pragma omp parallel for reduction(+ : tiny, off) schedule(static)
+    double g = 0.0;
+#pragma omp parallel for reduction(+ : tiny, off) reduction(max : g) schedule(static)
     for (int i = 0; i < A->nr; i++) {
-        double m = 0.0;
-        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-            if (A->ci[k] != i) m = fmax(m, fabs(A->v[k]) * s[A->ci[k]]);
+        double m = 0.0, sum = 0.0;
+        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
+            const double x = fabs(A->v[k]) * s[A->ci[k]];
+            sum += x;
+            if (A->ci[k] != i) m = fmax(m, x);
+        }
+        g = fmax(g, sum * s[i]);
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
             if (A->ci[k] != i && A->v[k] != 0.0)
                 off++, tiny += fabs(A->v[k]) * s[A->ci[k]] < 0x1p-8 * m;
     }
-    return off ? (int)(100 * tiny / off) : 0;
+    *tiny_pct = off ? (int)(100 * tiny / off) : 0;
+    *gershgorin = g;
 }
 
 /* Ph = D^1/2 P Dc^-1/2 as a square matrix of order n (columns < nc), Rh = Ph^T padded to n
@@ -148,7 +156,7 @@ static int scale_transfers(mixi_amg_level *L, const double *sc, mixi_amg_csr *P,
         for (int64_t k = P->rp[i]; k < P->rp[i + 1]; k++) P->v[k] *= sc[P->ci[k]] / s[i];
     for (int j = 0; j < R->nr; j++)
         for (int64_t k = R->rp[j]; k < R->rp[j + 1]; k++) R->v[k] *= sc[j] / s[R->ci[k]];
-    int64_t *rp = mixi_malloc_n((size_t)L->n + 1, sizeof *rp);
+    int64_t *rp = mixi_malloc_scratch((size_t)L->n + 1, sizeof *rp);
     if (!rp) return MIX_ERR_ALLOC;
     memcpy(rp, R->rp, ((size_t)R->nr + 1) * sizeof *rp);
     for (int i = R->nr + 1; i <= L->n; i++) rp[i] = rp[R->nr];
@@ -170,8 +178,9 @@ static int level_info(mixi_amg_level *L, const mixi_amg_csr *A)
     if (!L->dinv_sqrt) return MIX_ERR_ALLOC;
     int st = inv_sqrt_diag(A, L->dinv_sqrt);
     if (st) return st;
-    L->lmax = mixi_amg_lmax(A, L->dinv_sqrt);
-    L->tiny_share_pct = tiny_share(A, L->dinv_sqrt);
+    double gershgorin;
+    scaled_rows(A, L->dinv_sqrt, &L->tiny_share_pct, &gershgorin);
+    L->lmax = mixi_amg_lmax(A, L->dinv_sqrt, gershgorin);
     return isfinite(L->lmax) ? MIX_SUCCESS : MIX_ERR_NAN;
 }
 
@@ -188,7 +197,7 @@ static int transfers(mixi_amg_level *L, const mixi_amg_csr *A, const int *agg, i
     int st = mixi_amg_prolongator(A, L->dinv_sqrt, AMG_OMEGA / L->lmax, fine ? AMG_THETA : 0.0,
                                   agg, na, &P);
     if (!st) st = galerkin(A, &P, &R, Ac);
-    if (!st && !(sc = mixi_malloc_n((size_t)na, sizeof *sc))) st = MIX_ERR_ALLOC;
+    if (!st && !(sc = mixi_malloc_scratch((size_t)na, sizeof *sc))) st = MIX_ERR_ALLOC;
     if (!st) st = inv_sqrt_diag(Ac, sc);
     if (!st) st = scale_transfers(L, sc, &P, &R);
     if (st) {
@@ -206,7 +215,7 @@ int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac
     int st = level_info(L, A);
     *stop = 1;
     if (st || A->nr <= MIXI_AMG_COARSE_N || l + 1 >= MIXI_AMG_MAX_LEVELS) return st;
-    int *agg = mixi_malloc_n((size_t)A->nr, sizeof *agg);
+    int *agg = mixi_malloc_scratch((size_t)A->nr, sizeof *agg);
     if (!agg) return MIX_ERR_ALLOC;
     const int na = mixi_amg_aggregate(A, L->dinv_sqrt, ldexp(AMG_THETA, -l), l < AMG_WIDE_LEVELS, agg);
     if (na < 0) st = MIX_ERR_ALLOC;
