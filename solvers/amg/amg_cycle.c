@@ -183,3 +183,14 @@ int mixi_amg_cycle_apply(mixi_amg_cycle *C, const double *r, double *z)
     if (!st) st = sp->vec_accum64(s, &C->x[0], C->scale0, 1.0 / C->sigma, z);
     return st;
 }
+
+int mixi_amg_cycle_apply_scaled(mixi_amg_cycle *C, const mixi_svec *r, const mixi_svec **z)
+{
+    const mixi_svec b0 = C->b[0];
+    if (r->prec != C->vprec || r->n != C->H->lev[0].n) return MIX_ERR_INVALID_ARG;
+    C->b[0] = *r; /* the cycle only reads its level-0 b */
+    const int st = vcycle(C, 0);
+    C->b[0] = b0;
+    *z = &C->x[0];
+    return st;
+}
