@@ -26,8 +26,9 @@ static void solve_usage(FILE *f)
             "auto: cg when A is symmetric with a positive diagonal, lu otherwise (and lu again when\n"
             "cg finds A not SPD).  Prints iterations, backward error (lu) or true relative residual\n"
             "(cg) recomputed here in FP64, fallback and times.  CG uses the Jacobi preconditioner\n"
-            "unless --precond none; --precond amg: FP64 CG with one smoothed-aggregation V-cycle\n"
-            "per iteration, the hierarchy stored in the precision above.  Exit: 0 solved,\n"
+            "unless --precond none; --precond amg: CG with one smoothed-aggregation V-cycle\n"
+            "per iteration, the hierarchy stored in the precision above, FP64 true residuals.\n"
+            "Exit: 0 solved,\n"
             "1 solver failure, 2 bad usage or input.\n",
             cli_prec_choices(MIX_ROLE_ALL, all, sizeof all), cli_backend_choices(be, sizeof be),
             cli_prec_choices(MIX_ROLE_FACTOR, lu, sizeof lu), cli_prec_choices(MIX_ROLE_STORAGE, cg, sizeof cg));

@@ -311,9 +311,9 @@ def cg(A, b, x0=None, *, rtol=1e-10, tol=None, maxiter=None, storage="auto", pre
         The precision A is stored in for the iterations; "auto" takes the cheapest the matrix
         fits.
     precond : {"jacobi", "amg", "none", None}, optional
-        Diagonal (Jacobi) preconditioning, on by default.  "amg": FP64 CG with one
+        Diagonal (Jacobi) preconditioning, on by default.  "amg": CG with one
         smoothed-aggregation multigrid V-cycle per iteration, the hierarchy stored in
-        `storage` and built at the first solve on A (kept with A's handle for later solves on
+        `storage` (FP64 true residuals) and built at the first solve on A (kept with A's handle for later solves on
         the same matrix object; mix_dcg(3)).
     escalate : bool, optional
         When the storage precision stagnates, go on in the next wider one (default True).
