@@ -20,18 +20,60 @@ static MIXI_INLINE double ld_x(const mixi_svec *x, int64_t i)
 }
 
 #define ADD_ACC(j, v) acc[j] += (v)
-/* Rows r0 .. r1 - 1 of A (format P, a constant where inlined) scattered into acc[0..m). */
-static MIXI_INLINE void scatter_rows(mix_prec P, const mixi_spmat *A, const mixi_svec *x, int64_t r0,
-                                     int64_t r1, double *acc, int64_t m)
+/* An escaped SELL slice (the prolongator's rows: their columns lie far from the rows) as one
+ * run over its entries, the row bounds read once: the same products and order as the shared
+ * row body (kernels/common/spmv_t.h), without its per-row look-ups. */
+static MIXI_INLINE void scatter_escaped(mix_prec P, const mixk_sell *A, const mixi_svec *x, int64_t i0,
+                                        int cnt, double *restrict acc, int64_t m)
 {
-    for (int64_t i = r0; i < r1; i++) {
-        const double xi = ld_x(x, i);
-        if (P == MIX_FP64) MIXK_CSR_SCATTER_ROW(A->rowptr, A->colind, A->val, i, xi, m, ADD_ACC);
-        else MIXK_SELL_SCATTER_ROW(P, &A->sell, i, xi, m, ADD_ACC);
+    const int64_t *erp = A->erp + A->eslice[i0 / MIXK_SELL_C];
+    const int32_t *restrict ecol = A->ecol;
+    const void *eval = A->eval;
+    for (int t = 0; t < cnt; t++) {
+        const int64_t i = i0 + t;
+        const double xi = ld_x(x, i), xs = xi * mixk_sell_row_factor(P, A, i);
+        for (int64_t k = erp[t]; k < erp[t + 1]; k++) {
+            const int64_t j = ecol[k];
+            if (j < m) acc[j] += mixk_sell_raw(P, eval, k) * xs;
+        }
+        if (i < m) acc[i] += mixk_sell_value(P, A, i, -1, 0) * xi;
     }
 }
 
-static void scatter(const mixi_spmat *A, const mixi_svec *x, int64_t r0, int64_t r1, double *acc,
+/* Rows r0 .. r1 - 1 of A (format P, a constant where inlined) scattered into acc[0..m). */
+static MIXI_INLINE void scatter_range(mix_prec P, const mixi_spmat *A, const mixi_svec *x, int64_t r0,
+                                      int64_t r1, double *restrict acc, int64_t m)
+{
+    for (int64_t i = r0; i < r1;) {
+        const int64_t s = i / MIXK_SELL_C, end = (s + 1) * MIXK_SELL_C < r1 ? (s + 1) * MIXK_SELL_C : r1;
+        if (P != MIX_FP64 && i == s * MIXK_SELL_C && (A->sell.slice[s] & MIXK_SELL_ESC)) {
+            scatter_escaped(P, &A->sell, x, i, (int)(end - i), acc, m);
+            i = end;
+            continue;
+        }
+        for (; i < end; i++) {
+            const double xi = ld_x(x, i);
+            if (P == MIX_FP64) MIXK_CSR_SCATTER_ROW(A->rowptr, A->colind, A->val, i, xi, m, ADD_ACC);
+            else MIXK_SELL_SCATTER_ROW(P, &A->sell, i, xi, m, ADD_ACC);
+        }
+    }
+}
+
+/* The slices of r0 .. r1 (r0 a slice's first row) taken from SCATTER_STREAMS far-apart parts of
+ * the range in turn: a prolongator's neighbouring rows add into the same coarse columns, so in
+ * row order each add waits for the previous one's store; the streams' adds are independent. */
+#define SCATTER_STREAMS 4
+static MIXI_INLINE void scatter_rows(mix_prec P, const mixi_spmat *A, const mixi_svec *x, int64_t r0,
+                                     int64_t r1, double *restrict acc, int64_t m)
+{
+    const int64_t len = (r1 - r0) / (SCATTER_STREAMS * MIXK_SELL_C) * MIXK_SELL_C;
+    for (int64_t s = 0; s < len; s += MIXK_SELL_C)
+        for (int q = 0; q < SCATTER_STREAMS; q++)
+            scatter_range(P, A, x, r0 + q * len + s, r0 + q * len + s + MIXK_SELL_C, acc, m);
+    scatter_range(P, A, x, r0 + SCATTER_STREAMS * len, r1, acc, m);
+}
+
+static void scatter(const mixi_spmat *A, const mixi_svec *x, int64_t r0, int64_t r1, double *restrict acc,
                     int64_t m)
 {
 #define MIXI_X(PP, ...) case PP: scatter_rows(PP, A, x, r0, r1, acc, m); break;
@@ -102,7 +144,9 @@ int mixi_cpu_spmv_t(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_s
 #endif
         double *acc = tacc + (int64_t)t * m;
         memset(acc, 0, (size_t)m * sizeof(double));
-        scatter(A, x, n * t / team, n * (t + 1) / team, acc, m);
+        const int64_t ns = (n + BLK - 1) / BLK; /* whole slices to each thread */
+        const int64_t r0 = ns * t / team * BLK, r1 = ns * (t + 1) / team * BLK;
+        scatter(A, x, r0 < n ? r0 : n, r1 < n ? r1 : n, acc, m);
 #pragma omp barrier
 #pragma omp for schedule(static)
         for (int64_t b = 0; b < (m + BLK - 1) / BLK; b++) reduce_block(tacc, team, m, y, b);
