@@ -66,7 +66,8 @@ typedef struct {
 
 struct mixi_amg {
     int nlev;
-    mixi_amg_level lev[MIXI_AMG_MAX_LEVELS]; /* host: levels >= 1 keep A (scaled) and P */
+    mixi_amg_level lev[MIXI_AMG_MAX_LEVELS]; /* host: levels >= 1 keep A (scaled) and P until
+                                              * a stored set is made (host_kept) */
     double *scale[MIXI_AMG_MAX_LEVELS];      /* [0]: the mix_sparse's backend D^-1/2 (the
                                               * coarser levels' scale their host operators) */
     double *chol;                            /* dense FP64 Cholesky factor of the coarsest */
@@ -75,8 +76,9 @@ struct mixi_amg {
     mixi_amg_stored *stored_auto;            /* MIX_PREC_AUTO's, per level (amg_auto.c) */
     /* The bytes of each set's matrices (operators and P; an SpMV reads them once, the V-cycle
      * reads an operator 4 times and P twice a level), and of the host CSR the sets are made
-     * from (resident beside them). */
+     * from (while kept). */
     int64_t bytes_stored[MIX_NUM_PREC], bytes_auto, bytes_host;
+    int host_kept; /* the host arrays are there (else a new set reruns the set-up for them) */
     double t_setup;
 };
 typedef struct mixi_amg mixi_amg;
