@@ -23,8 +23,8 @@ static MIXI_INLINE double ld_x(const mixi_svec *x, int64_t i)
 /* An escaped SELL slice (the prolongator's rows: their columns lie far from the rows) as one
  * run over its entries, the row bounds read once: the same products and order as the shared
  * row body (kernels/common/spmv_t.h), without its per-row look-ups. */
-static MIXI_INLINE void scatter_escaped(mix_prec P, const mixk_sell *A, const mixi_svec *x, int64_t i0,
-                                        int cnt, double *restrict acc, int64_t m)
+static MIXI_INLINE void scatter_escaped(mix_prec P, const mixk_sell *A, const mixi_svec *x,
+                                        int64_t i0, int cnt, double *restrict acc, int64_t m)
 {
     const int64_t *erp = A->erp + A->eslice[i0 / MIXK_SELL_C];
     const int32_t *restrict ecol = A->ecol;
@@ -41,11 +41,12 @@ static MIXI_INLINE void scatter_escaped(mix_prec P, const mixk_sell *A, const mi
 }
 
 /* Rows r0 .. r1 - 1 of A (format P, a constant where inlined) scattered into acc[0..m). */
-static MIXI_INLINE void scatter_range(mix_prec P, const mixi_spmat *A, const mixi_svec *x, int64_t r0,
-                                      int64_t r1, double *restrict acc, int64_t m)
+static MIXI_INLINE void scatter_rows(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
+                                     int64_t r0, int64_t r1, double *restrict acc, int64_t m)
 {
     for (int64_t i = r0; i < r1;) {
-        const int64_t s = i / MIXK_SELL_C, end = (s + 1) * MIXK_SELL_C < r1 ? (s + 1) * MIXK_SELL_C : r1;
+        const int64_t s = i / MIXK_SELL_C, next = (s + 1) * MIXK_SELL_C;
+        const int64_t end = next < r1 ? next : r1;
         if (P != MIX_FP64 && i == s * MIXK_SELL_C && (A->sell.slice[s] & MIXK_SELL_ESC)) {
             scatter_escaped(P, &A->sell, x, i, (int)(end - i), acc, m);
             i = end;
@@ -59,22 +60,8 @@ static MIXI_INLINE void scatter_range(mix_prec P, const mixi_spmat *A, const mix
     }
 }
 
-/* The slices of r0 .. r1 (r0 a slice's first row) taken from SCATTER_STREAMS far-apart parts of
- * the range in turn: a prolongator's neighbouring rows add into the same coarse columns, so in
- * row order each add waits for the previous one's store; the streams' adds are independent. */
-#define SCATTER_STREAMS 4
-static MIXI_INLINE void scatter_rows(mix_prec P, const mixi_spmat *A, const mixi_svec *x, int64_t r0,
-                                     int64_t r1, double *restrict acc, int64_t m)
-{
-    const int64_t len = (r1 - r0) / (SCATTER_STREAMS * MIXK_SELL_C) * MIXK_SELL_C;
-    for (int64_t s = 0; s < len; s += MIXK_SELL_C)
-        for (int q = 0; q < SCATTER_STREAMS; q++)
-            scatter_range(P, A, x, r0 + q * len + s, r0 + q * len + s + MIXK_SELL_C, acc, m);
-    scatter_range(P, A, x, r0 + SCATTER_STREAMS * len, r1, acc, m);
-}
-
-static void scatter(const mixi_spmat *A, const mixi_svec *x, int64_t r0, int64_t r1, double *restrict acc,
-                    int64_t m)
+static void scatter(const mixi_spmat *A, const mixi_svec *x, int64_t r0, int64_t r1,
+                    double *restrict acc, int64_t m)
 {
 #define MIXI_X(PP, ...) case PP: scatter_rows(PP, A, x, r0, r1, acc, m); break;
     switch (A->prec) {

@@ -117,7 +117,8 @@ int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac
  * `fine` (where L fits 16 bits) and FP32, from the seconds spmv_s[p] of one SpMV of L in each
  * (0: not a candidate): mixi_auto_pick's rule (cg_auto.c), a pure function.  FP64 is none: the
  * V-cycle's vectors are FP32 over a non-FP64 hierarchy. */
-mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine, const double spmv_s[MIX_NUM_PREC]);
+mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine,
+                             const double spmv_s[MIX_NUM_PREC]);
 /* *seconds: the best SpMV of M (n rows) over FP32 vectors, the backend's tuned body. */
 int mixi_amg_time_spmv(mix_context *ctx, const mixi_spmat *M, int n, double *seconds);
 

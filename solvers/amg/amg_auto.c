@@ -5,7 +5,8 @@
  * beat the 16-bit decode. */
 #include "solvers/amg/amg.h"
 
-mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine, const double spmv_s[MIX_NUM_PREC])
+mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine,
+                             const double spmv_s[MIX_NUM_PREC])
 {
     int cand[MIX_NUM_PREC] = {0};
     mixi_auto_rates r = {{0}, {0}, 0};

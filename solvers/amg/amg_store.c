@@ -87,7 +87,8 @@ static void keep_levels(mixi_amg *H)
         H->bytes_host += csr_host_bytes(&L->A) + csr_host_bytes(&L->P);
         const double *s = L->dinv_sqrt;
         for (int i = 0; l > 0 && L->A.rp && i < L->A.nr; i++)
-            for (int64_t k = L->A.rp[i]; k < L->A.rp[i + 1]; k++) L->A.v[k] = s[i] * L->A.v[k] * s[L->A.ci[k]];
+            for (int64_t k = L->A.rp[i]; k < L->A.rp[i + 1]; k++)
+                L->A.v[k] = s[i] * L->A.v[k] * s[L->A.ci[k]];
     }
 }
 
