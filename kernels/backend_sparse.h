@@ -121,6 +121,14 @@ struct mixi_sparse_ops {
      * otherwise.  Without the FP64 row sums, the cancellation in A p for a smooth p (6 p_i -
      * sum of 6 neighbours on 3D Poisson) left FP32 CG 28% above FP64 CG's iterations. */
     int (*spmv)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y, double *xy);
+    /* y = As^T x over As's first y->n columns (As has no entry in a column >= y->n: multigrid's
+     * restriction by the prolongator it holds square, solvers/amg, with no R = P^T stored);
+     * x has As's n values, x and y the precisions spmv takes; each sum of y accumulated in FP64
+     * from the stored values and rounded once.  CPU: per-thread FP64 accumulators of y->n,
+     * added in thread order (the same bits for the same thread count); CUDA: FP64 atomics (the
+     * order of a sum, so its last bit, may vary from run to run).  NULL where a backend has
+     * none. */
+    int (*spmv_t)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y);
     /* The fused CG step, one pass: x += alpha p; r -= alpha Ap; *rr = ||r_new||^2 and
      * *rr_dot_old = <r_new, r_old> (Polak-Ribiere numerator is *rr - *rr_dot_old).  x (the
      * partial solution) has p's precision or p's accumulator, mixk_prec_acc(p) (FP32 for the

@@ -1105,9 +1105,107 @@ static const mixt_test sparse_kernel_tests[] = {
     {NULL, NULL},
 };
 
+/* A prolongator-like test matrix held square (n x n, columns < m): rows of 0 to 5 entries at
+ * random columns, the diagonal where i < m (and a few rows without it), one row of 250 entries
+ * (a SELL escape, long row), magnitudes over 2^-4 .. 2^4. */
+static int spmv_t_matrix(int n, int m, mixm_csr *A)
+{
+    mixm_rng g;
+    mixm_rng_seed(&g, 77);
+    char *mark = calloc((size_t)m, 1);
+    int st = mark ? mixm_csr_alloc(A, n, n, (int64_t)6 * n + 250) : MIX_ERR_ALLOC;
+    int64_t k = 0;
+    for (int i = 0; i < n && !st; i++) {
+        A->rowptr[i] = k;
+        const int len = i == 100 ? 250 : (int)(mixm_rng_next(&g) % 6);
+        memset(mark, 0, (size_t)m);
+        for (int t = 0; t < len; t++) mark[mixm_rng_next(&g) % (uint64_t)m] = 1;
+        if (i < m && i % 9) mark[i] = 1;
+        for (int j = 0; j < m; j++)
+            if (mark[j]) {
+                A->colind[k] = j;
+                A->val[k++] = (2.0 * mixm_rng_uniform(&g) - 1.0) * ldexp(1.0, (int)(mixm_rng_next(&g) % 9) - 4);
+            }
+    }
+    if (!st) A->rowptr[n] = A->nnz = k;
+    free(mark);
+    return st;
+}
+
+/* y = A^T x (spmv_t) for every storage, x and y in its accumulator: within the storage's rounding
+ * of the entries and one rounding of y of the exact FP64 sums (a transposition error, a lost or
+ * doubled entry, a column past m written, all fail it); two calls give the same bits (CPU). */
+static void test_spmv_t(void)
+{
+    mix_context *c = mixt_context();
+    const mixi_sparse_ops *o = c->ops->sparse;
+    const int n = 5000, m = 1200; /* above PAR_MIN: the CPU's threads share the rows */
+    mixm_csr A;
+    CU_ASSERT_FATAL(!spmv_t_matrix(n, m, &A));
+    double *xd = malloc((size_t)n * sizeof *xd), *dx = NULL;
+    CU_ASSERT_FATAL(xd != NULL);
+    sk_vector(n, 5, xd);
+    mixi_spmat *A64 = NULL;
+    CU_ASSERT_FATAL(!o->csr_create(c->state, n, A.rowptr, A.colind, A.val, &A64));
+    CU_ASSERT_FATAL(!c->ops->alloc(c->state, (void **)&dx, (size_t)n * sizeof *dx));
+    CU_ASSERT_FATAL(!c->ops->upload(c->state, dx, xd, (size_t)n * sizeof *dx));
+    CU_ASSERT_FATAL(o->spmv_t != NULL);
+    for (int q = 0; q < SK_NPREC; q++) {
+        const mix_prec p = sk_precs[q], vp = mixk_prec_acc(p);
+        mixi_spmat *As = NULL;
+        mixi_svec x, y;
+        sv_host hx, hy, hy2;
+        CU_ASSERT_FATAL(!o->csr_convert(c->state, A64, p, NULL, &As));
+        CU_ASSERT_FATAL(!sv_alloc(c, vp, n, &x) && !sv_alloc(c, vp, m, &y));
+        CU_ASSERT_FATAL(!o->vec_from64(c->state, dx, NULL, 1.0, &x, NULL) && sv_get(c, &x, &hx));
+        CU_ASSERT_EQUAL(o->spmv_t(c->state, As, &x, &y), MIX_SUCCESS);
+        CU_ASSERT_FATAL(sv_get(c, &y, &hy));
+        CU_ASSERT_EQUAL(o->spmv_t(c->state, As, &x, &y), MIX_SUCCESS);
+        CU_ASSERT_FATAL(sv_get(c, &y, &hy2));
+        if (mixt_backend == MIX_BACKEND_CPU) CU_ASSERT(sv_same_bits(&hy, &hy2));
+        /* Entry rounding: half a unit of the format (FIXED16: half the row's step, at most
+         * rowmax / 32767; its diagonal a float). */
+        const double u = p == MIX_FP64 ? 0x1p-53 : ldexp(1.0, -mixk_prec_mant_bits(p) - 1);
+        double *ref = calloc((size_t)m, sizeof *ref), *bnd = calloc((size_t)m, sizeof *bnd);
+        CU_ASSERT_FATAL(ref && bnd);
+        for (int i = 0; i < n; i++) {
+            double rowmax = 0.0;
+            for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+                if (A.colind[k] != i && fabs(A.val[k]) > rowmax) rowmax = fabs(A.val[k]);
+            const double xi = sv_at(&hx, i);
+            for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) {
+                const int j = A.colind[k];
+                const double e = p == MIX_FIXED16 && j != i ? rowmax / 32767.0 : 0x1p-24 * fabs(A.val[k]);
+                ref[j] += A.val[k] * xi;
+                bnd[j] += ((p == MIX_FIXED16 ? e : u * fabs(A.val[k])) + (p == MIX_FP16 ? 0x1p-25 : 0.0)) * fabs(xi) +
+                          0x1p-50 * fabs(A.val[k] * xi);
+            }
+        }
+        int bad = 0;
+        for (int j = 0; j < m; j++)
+            bad += !(fabs(sv_at(&hy, j) - ref[j]) <= bnd[j] + (vp == MIX_FP64 ? 0x1p-52 : 0x1p-23) * fabs(ref[j]));
+        CU_ASSERT_EQUAL(bad, 0);
+        if (bad) printf("\n    spmv_t %s: %d of %d columns outside the bound", mixk_prec_name(p), bad, m);
+        free(ref);
+        free(bnd);
+        sv_host_free(&hx);
+        sv_host_free(&hy);
+        sv_host_free(&hy2);
+        sv_free(c, &x);
+        sv_free(c, &y);
+        o->csr_destroy(c->state, As);
+    }
+    c->ops->free(c->state, dx);
+    o->csr_destroy(c->state, A64);
+    free(xd);
+    mixm_csr_free(&A);
+    mix_context_destroy(c);
+}
+
 /* Properties every backend's kernels have, the CPU's included. */
 static const mixt_test sparse_property_tests[] = {
     {"spmv FP32 vectors over 16-bit, FP64 row sums", test_spmv_acc_vectors},
+    {"spmv_t: A^T x within the storage's rounding, same bits twice", test_spmv_t},
     {"CPU spmv variants with prefetch = portable bits", test_spmv_cpu_prefetch_variants},
     {"CPU spmv tuner: the prefetch stage", test_spmv_tuner_prefetch_stage},
     {"CPU FP64 CSR variants = portable bits (stencil, band, random)", test_spmv_cpu_csr_variants},

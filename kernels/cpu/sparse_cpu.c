@@ -65,6 +65,7 @@ static void spmat_free(mixi_spmat *A)
     mixi_free(A->tune);
     mixi_free(A->soff);
     mixi_free(A->xf);
+    mixi_free(A->tacc);
     mixi_free(A);
 }
 
@@ -485,6 +486,7 @@ const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .vec_accum64 = cpu_vec_accum64,
     .vec_zero = cpu_vec_zero,
     .spmv = cpu_spmv,
+    .spmv_t = mixi_cpu_spmv_t,
     .cg_update = cpu_cg_update,
     .axpby = cpu_axpby,
     .dot = cpu_dot,

@@ -45,6 +45,8 @@ struct mixi_spmat {
     mixi_spmv_tuner *tune; /* its SpMV variant (kernels/cpu/spmv_tune.h); the matrix is const to its users */
     int64_t bytes;    /* what one SpMV reads of the matrix */
     float *xf;        /* 16-bit formats: x decoded once per SpMV (one SpMV at a time) */
+    double *tacc;     /* the transposed product's per-thread accumulators (spmv_t_cpu.c) */
+    int64_t tacc_len;
 };
 
 typedef struct {
@@ -95,6 +97,9 @@ static MIXI_INLINE void csr_prefetch(const mixi_spmat *A, int64_t i, int pfd)
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define MIX_SPARSE_AVX2 1
 #endif
+
+/* y = A^T x (kernels/backend_sparse.h's spmv_t; spmv_t_cpu.c). */
+int mixi_cpu_spmv_t(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_svec *y);
 
 /* The kernel tables per storage format: the portable C bodies, and the AVX2 + F16C ones. */
 extern const cpu_svec_kernels *const mixi_cpu_portable_kernels[MIX_NUM_PREC];

@@ -82,6 +82,11 @@ cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cud
 /* The same with x and y FP32 over a 16-bit (SELL) matrix. */
 cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_csr *A, const float *x,
                                float *y, double *ws);
+/* acc[j] = (A^T x)_j in FP64 for j < m (zeroed first; entries in columns >= m skipped), by
+ * atomics (the order of each sum varies); x32: x is FP32 over a 16-bit matrix, else in A's
+ * format.  The caller rounds acc into its vector (mixi_cuda_vec_from64). */
+cudaError_t mixi_cuda_spmv_t(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x, int x32,
+                             double *acc, int64_t m);
 /* x += alpha p; r -= alpha ap; results 0 = ||r_new||^2, 1 = <r_new, r_old>.  x_fp32: x is an
  * FP32 vector (16-bit prec only). */
 cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, int n, double alpha,

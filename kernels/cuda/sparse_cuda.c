@@ -26,6 +26,8 @@ struct mixi_spmat {
     int16_t *soff;
     int64_t bytes;         /* what one SpMV reads of the matrix */
     int owns_pattern;
+    double *tacc;          /* spmv_t's FP64 accumulators (made on first use) */
+    int64_t tacc_len;
 };
 
 static int dalloc(void *state, void **p, size_t bytes)
@@ -107,7 +109,7 @@ static void sp_destroy(void *state, mixi_spmat *A)
         mixi_cuda_free(state, A->colind);
     }
     void *const bufs[] = {A->val,  A->slice, A->eslice, A->erp,   A->col, A->ecol,
-                          A->eval, A->diag,  A->rexp,   A->smask, A->soff};
+                          A->eval, A->diag,  A->rexp,   A->smask, A->soff, A->tacc};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) mixi_cuda_free(state, bufs[i]);
     mixi_free(A);
 }
@@ -474,6 +476,29 @@ static int sp_spmv(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_s
     return xy ? fetch(s, 1, xy, NULL) : MIX_SUCCESS;
 }
 
+/* y = As^T x: FP64 atomics into the matrix's accumulators (one product at a time per matrix),
+ * then rounded into y. */
+static int sp_spmv_t(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y)
+{
+    mixi_cuda_state *s = state;
+    if (!As || check_vec(x) || check_vec(y) || x->n != As->d.n || y->n > x->n) return MIX_ERR_INVALID_ARG;
+    const int x32 = x->prec != As->d.prec && As->d.prec != MIX_FP64 &&
+                    x->prec == mixk_prec_acc(As->d.prec);
+    if ((x->prec != As->d.prec && !x32) || y->prec != x->prec) return MIX_ERR_UNSUPPORTED;
+    if (y->n == 0) return MIX_SUCCESS;
+    mixi_spmat *W = (mixi_spmat *)As; /* scratch only: the matrix's values are not touched */
+    if (W->tacc_len < y->n) {
+        mixi_cuda_free(state, W->tacc);
+        W->tacc = NULL, W->tacc_len = 0;
+        const int st = dalloc(s, (void **)&W->tacc, (size_t)y->n * sizeof(double));
+        if (st) return st;
+        W->tacc_len = y->n;
+    }
+    int st = launched(mixi_cuda_spmv_t(s->stream, &As->d, dvec(x), x32, W->tacc, y->n));
+    if (!st) st = launched(mixi_cuda_vec_from64(s->stream, y->prec, y->n, W->tacc, NULL, 1.0, dvec(y), NULL));
+    return st;
+}
+
 static int sp_cg_update(void *state, double alpha, const mixi_svec *p, const mixi_svec *Ap,
                         mixi_svec *x, mixi_svec *r, double *rr, double *rr_dot_old)
 {
@@ -537,6 +562,7 @@ const mixi_sparse_ops mixi_cuda_sparse_ops = {
     .vec_accum64 = sp_vec_accum64,
     .vec_zero = sp_vec_zero,
     .spmv = sp_spmv,
+    .spmv_t = sp_spmv_t,
     .cg_update = sp_cg_update,
     .axpby = sp_axpby,
     .dot = sp_dot,

@@ -11,6 +11,7 @@
 #include "kernels/common/formats.h"
 #include "kernels/common/prec_traits.h"
 #include "kernels/common/spmv_row.h"
+#include "kernels/common/spmv_t.h"
 #include "kernels/cuda/cuda_sparse.h"
 
 namespace {
@@ -500,6 +501,38 @@ extern "C" cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_c
     default: return cudaErrorInvalidValue;
     }
 #undef SPMV_ACC_CASE
+}
+
+// acc[j] += (A^T x)_j for j < m: one thread per row of A scattering its entries with FP64
+// atomics (kernels/common/spmv_t.h); x32: x is FP32 (over a 16-bit matrix), else A's format.
+#define ATOMIC_ACC(j, v) atomicAdd(&acc[j], (v))
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_spmv_t(mixi_cuda_csr A, mixi_cuda_vec x, int x32,
+                                                    double *acc, int64_t m)
+{
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < A.n;
+         i += (int64_t)gridDim.x * THREADS) {
+        const double xi = x32 ? (double)((const float *)x.val)[i] : (double)fmt<P>::ld(x.val, x.norm, i);
+        if (P == MIX_FP64) MIXK_CSR_SCATTER_ROW(A.rowptr, A.colind, A.val, i, xi, m, ATOMIC_ACC);
+        else MIXK_SELL_SCATTER_ROW(P, &A.sell, i, xi, m, ATOMIC_ACC);
+    }
+}
+#undef ATOMIC_ACC
+
+extern "C" cudaError_t mixi_cuda_spmv_t(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,
+                                        int x32, double *acc, int64_t m)
+{
+    cudaError_t e = cudaMemsetAsync(acc, 0, (size_t)m * sizeof(double), stream);
+    if (e != cudaSuccess || A->n <= 0) return e;
+    long long g = ((long long)A->n + THREADS - 1) / THREADS;
+    if (g > 65535) g = 65535;
+#define SPMV_T_CASE(PP, ...)                                                                      \
+    case PP: k_spmv_t<PP><<<(unsigned)g, THREADS, 0, stream>>>(*A, x, x32, acc, m); return cudaGetLastError();
+    switch (A->prec) {
+        MIXK_STORAGE_FORMATS(SPMV_T_CASE)
+    default: return cudaErrorInvalidValue;
+    }
+#undef SPMV_T_CASE
 }
 
 extern "C" cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,

@@ -50,31 +50,48 @@ typedef struct {
     int tiny_share_pct;      /* FIXED16 fit of the scaled operator: % of tiny off-diagonals */
 } mixi_amg_level;
 
-/* A level's backend copies in one storage precision. */
+/* A coarse operator with more than this share of off-diagonal entries below 2^-8 of their
+ * row's largest is stored in FP32 instead of a 16-bit format: a FIXED16 row step keeps fewer
+ * than 7 bits of them (the smoothed-aggregation operators of the 3-D Poisson stencil: 0-5%). */
+#define MIXI_AMG_TINY_MAX_PCT 25
+static inline int mixi_amg_fits16(const mixi_amg_level *L)
+{
+    return L->tiny_share_pct <= MIXI_AMG_TINY_MAX_PCT;
+}
+
+/* A level's backend copies in one storage precision: the operator and P (R = P^T is applied by
+ * the backend's spmv_t, never stored). */
 typedef struct {
-    mix_prec prec;               /* the storage of the level's operator, P and R */
-    const mixi_spmat *A, *P, *R; /* A of level 0: the mix_sparse's Jacobi copy */
-    mixi_spmat *own_A, *P_own, *R_own;
+    mix_prec prec;               /* the storage of the level's operator and P */
+    const mixi_spmat *A, *P;     /* A of level 0: the mix_sparse's Jacobi copy; NULL for the
+                                  * coarsest where its Cholesky factor solves it */
+    mixi_spmat *own_A, *P_own;
 } mixi_amg_stored;
 
 struct mixi_amg {
     int nlev;
-    mixi_amg_level lev[MIXI_AMG_MAX_LEVELS];
-    mixi_spmat *base_A[MIXI_AMG_MAX_LEVELS], *base_P[MIXI_AMG_MAX_LEVELS],
-        *base_R[MIXI_AMG_MAX_LEVELS];        /* backend FP64 copies (A unscaled, P R scaled) */
-    double *scale[MIXI_AMG_MAX_LEVELS];      /* backend D^-1/2 (level 0: the mix_sparse's) */
+    mixi_amg_level lev[MIXI_AMG_MAX_LEVELS]; /* host: levels >= 1 keep A (scaled) and P until
+                                              * a stored set is made (host_kept) */
+    double *scale[MIXI_AMG_MAX_LEVELS];      /* [0]: the mix_sparse's backend D^-1/2 (the
+                                              * coarser levels' scale their host operators) */
     double *chol;                            /* dense FP64 Cholesky factor of the coarsest */
     int coarse_direct;                       /* 1: coarsest solved by chol, else smoothed */
     mixi_amg_stored *stored[MIX_NUM_PREC];   /* [requested storage]: per level */
-    int64_t bytes_stored[MIX_NUM_PREC]; /* what one V-cycle's SpMVs read of the matrices */
+    mixi_amg_stored *stored_auto;            /* MIX_PREC_AUTO's, per level (amg_auto.c) */
+    /* The bytes of each set's matrices (operators and P; an SpMV reads them once, the V-cycle
+     * reads an operator 4 times and P twice a level), and of the host CSR the sets are made
+     * from (while kept). */
+    int64_t bytes_stored[MIX_NUM_PREC], bytes_auto, bytes_host;
+    int host_kept; /* the host arrays are there (else a new set reruns the set-up for them) */
     double t_setup;
 };
 typedef struct mixi_amg mixi_amg;
 
 /* The hierarchy of A (built and cached on A on first use; *t counts the time when built). */
 int mixi_amg_get(mix_sparse *A, mixi_amg **H, double *t);
-/* Its copies for the requested storage (AUTO resolved by the caller), levels that do not fit
- * 16 bits stored in FP32; cached. */
+/* Its copies for the requested storage, levels that do not fit 16 bits stored in FP32; cached.
+ * MIX_PREC_AUTO: the fine level in CG's AUTO storage (mixi_cg_auto_prec: FP64 there is FP64
+ * throughout), each coarser level in the storage whose SpMV measured fastest on it. */
 int mixi_amg_stored_get(mix_sparse *A, mixi_amg *H, mix_prec prec, const mixi_amg_stored **S);
 void mixi_amg_free(mixi_amg *H, mix_context *ctx);
 /* Dense FP64 Cholesky of the coarsest operator (amg_coarse.c): L in H->chol. */
@@ -99,6 +116,15 @@ int mixi_amg_prolongator(const mixi_amg_csr *A, const double *s, double w, doubl
                          const int *agg, int na, mixi_amg_csr *P);
 /* The set-up of one coarser level from level l (amg_setup.c); *stop when none is worth it. */
 int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac, int *stop);
+
+/* Per-level AUTO (amg_auto.c).  The pick for level L among the fine level's 16-bit storage
+ * `fine` (where L fits 16 bits) and FP32, from the seconds spmv_s[p] of one SpMV of L in each
+ * (0: not a candidate): mixi_auto_pick's rule (cg_auto.c), a pure function.  FP64 is none: the
+ * V-cycle's vectors are FP32 over a non-FP64 hierarchy. */
+mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine,
+                             const double spmv_s[MIX_NUM_PREC]);
+/* *seconds: the best SpMV of M (n rows) over FP32 vectors, the backend's tuned body. */
+int mixi_amg_time_spmv(mix_context *ctx, const mixi_spmat *M, int n, double *seconds);
 
 /* The V-cycle's workspace and application (amg_cycle.c): z = M r for FP64 backend vectors. */
 typedef struct {

@@ -1,7 +1,8 @@
 /* amg_cycle.c: one V-cycle z = M r over the backend's sparse operations, in the scaled unknowns
  * of each level (D^-1/2 A D^-1/2 has a unit diagonal, so the smoother needs no diagonal
  * operation): Chebyshev smoothing before and after (the same polynomial, so M is symmetric),
- * restriction and prolongation by the stored R and P, a dense FP64 solve on the coarsest level.
+ * restriction by P^T (the backend's spmv_t: no R stored) and prolongation by P, a dense FP64
+ * solve on the coarsest level.
  * Vectors are FP32 over 16-bit and FP32 levels (the SpMV kernels' accumulator), FP64 over FP64. */
 #include <math.h>
 #include <string.h>
@@ -144,7 +145,9 @@ static int vcycle(mixi_amg_cycle *C, int l)
     mixi_svec xc = {C->vprec, C->H->lev[l].n, C->x[l + 1].val, NULL};
     double xy;
     int st;
-    if ((st = sp->axpby(s, 1.0, b, 0.0, r)) || (st = chebyshev(C, l, &r, &t, 1, 1)) || (st = sp->spmv(s, S->R, r, &C->t[l], &xy)) ||
+    /* Restriction by P^T into b of level l + 1 (the head of t). */
+    if ((st = sp->axpby(s, 1.0, b, 0.0, r)) || (st = chebyshev(C, l, &r, &t, 1, 1)) ||
+        (st = sp->spmv_t(s, S->P, r, &C->b[l + 1])) ||
         (st = vcycle(C, l + 1)) || (st = sp->spmv(s, S->P, &xc, &C->t[l], &xy)) ||
         (st = sp->axpby(s, 1.0, &C->t[l], 1.0, x)))
         return st;

@@ -4,23 +4,21 @@
 #include <string.h>
 #include "solvers/amg/amg.h"
 
+static void stored_free(mix_context *ctx, mixi_amg_stored *S, int nlev)
+{
+    for (int l = 0; S && l < nlev; l++) {
+        ctx->ops->sparse->csr_destroy(ctx->state, S[l].own_A);
+        ctx->ops->sparse->csr_destroy(ctx->state, S[l].P_own);
+    }
+    mixi_free(S);
+}
+
 void mixi_amg_free(mixi_amg *H, mix_context *ctx)
 {
     if (!H) return;
-    const mixi_sparse_ops *sp = ctx->ops->sparse;
-    for (int p = 0; p < MIX_NUM_PREC; p++) {
-        for (int l = 0; H->stored[p] && l < H->nlev; l++) {
-            sp->csr_destroy(ctx->state, H->stored[p][l].own_A);
-            sp->csr_destroy(ctx->state, H->stored[p][l].P_own);
-            sp->csr_destroy(ctx->state, H->stored[p][l].R_own);
-        }
-        mixi_free(H->stored[p]);
-    }
+    for (int p = 0; p < MIX_NUM_PREC; p++) stored_free(ctx, H->stored[p], H->nlev);
+    stored_free(ctx, H->stored_auto, H->nlev);
     for (int l = 0; l < MIXI_AMG_MAX_LEVELS; l++) {
-        sp->csr_destroy(ctx->state, H->base_A[l]);
-        sp->csr_destroy(ctx->state, H->base_P[l]);
-        sp->csr_destroy(ctx->state, H->base_R[l]);
-        if (l > 0) ctx->ops->free(ctx->state, H->scale[l]);
         mixi_amg_csr_free(&H->lev[l].A);
         mixi_amg_csr_free(&H->lev[l].P);
         mixi_amg_csr_free(&H->lev[l].R);
@@ -67,24 +65,31 @@ static int build_levels(mixi_amg *H, mixi_amg_csr *F)
     return H->coarse_direct ? mixi_amg_coarse_factor(H, A) : MIX_SUCCESS;
 }
 
-/* The backend's FP64 copies of levels >= 1 (operators, D^-1/2) and of every P and R. */
-static int upload_levels(mix_context *ctx, mixi_amg *H)
+static int64_t csr_host_bytes(const mixi_amg_csr *M)
 {
-    const mixi_sparse_ops *sp = ctx->ops->sparse;
-    int st = MIX_SUCCESS;
-    for (int l = 0; l < H->nlev && !st; l++) {
+    return M->rp ? (int64_t)(M->nr + 1) * 8 + M->rp[M->nr] * 12 : 0;
+}
+
+/* What the storage copies are made from, kept on the host: each level's operator scaled in
+ * place to D^-1/2 A D^-1/2 (as csr_convert scales, (s_i a_ij) s_j: the same values) and P
+ * (already scaled).  R = P^T is dropped: the V-cycle restricts by P^T (spmv_t).  No FP64
+ * backend copy stays resident: a FIXED16 solve never reads one (3-D Poisson 150^3: 458 MB of
+ * such copies beside the 366 MB FIXED16 hierarchy until issue 37 round 3). */
+static void keep_levels(mixi_amg *H)
+{
+    H->bytes_host = 0;
+    H->host_kept = 1;
+    for (int l = 0; l < H->nlev; l++) {
         mixi_amg_level *L = &H->lev[l];
-        const size_t vb = (size_t)L->n * sizeof(double);
-        if (l > 0 && !(st = sp->csr_create(ctx->state, L->n, L->A.rp, L->A.ci, L->A.v, &H->base_A[l])) &&
-            !(st = ctx->ops->alloc(ctx->state, (void **)&H->scale[l], vb)))
-            st = ctx->ops->upload(ctx->state, H->scale[l], L->dinv_sqrt, vb);
-        if (!st && l + 1 < H->nlev &&
-            !(st = sp->csr_create(ctx->state, L->n, L->P.rp, L->P.ci, L->P.v, &H->base_P[l])))
-            st = sp->csr_create(ctx->state, L->n, L->R.rp, L->R.ci, L->R.v, &H->base_R[l]);
+        mixi_amg_csr_free(&L->R);
+        if (l + 1 == H->nlev) mixi_amg_csr_free(&L->P);
+        if (l > 0 && l + 1 == H->nlev && H->coarse_direct) mixi_amg_csr_free(&L->A); /* chol's */
+        H->bytes_host += csr_host_bytes(&L->A) + csr_host_bytes(&L->P);
+        const double *s = L->dinv_sqrt;
+        for (int i = 0; l > 0 && L->A.rp && i < L->A.nr; i++)
+            for (int64_t k = L->A.rp[i]; k < L->A.rp[i + 1]; k++)
+                L->A.v[k] = s[i] * L->A.v[k] * s[L->A.ci[k]];
     }
-    for (int l = 1; l < H->nlev; l++) mixi_amg_csr_free(&H->lev[l].A);
-    for (int l = 0; l < H->nlev; l++) mixi_amg_csr_free(&H->lev[l].P), mixi_amg_csr_free(&H->lev[l].R);
-    return st;
 }
 
 int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
@@ -97,7 +102,8 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
     }
     /* A distributed matrix over more than one rank needs a distributed hierarchy (mix_dcg(3));
      * over one rank its local block is the whole matrix. */
-    if ((A->dist && mixi_cg_n(A) != (double)A->n) || !ctx->ops->sparse->csr_export)
+    if ((A->dist && mixi_cg_n(A) != (double)A->n) || !ctx->ops->sparse->csr_export ||
+        !ctx->ops->sparse->spmv_t)
         return MIX_ERR_UNSUPPORTED;
     const double t0 = mixi_wtime();
     mixi_amg *H = mixi_calloc(1, sizeof *H);
@@ -107,7 +113,7 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
     int st = export_fine(A, &F, &borrowed);
     if (!st) st = build_levels(H, &F);
     if (!borrowed) mixi_amg_csr_free(&F);
-    if (!st) st = upload_levels(ctx, H);
+    if (!st) keep_levels(H);
     if (st) {
         mixi_amg_free(H, ctx);
         return st;
@@ -119,89 +125,173 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
     return MIX_SUCCESS;
 }
 
-/* A coarse operator with more than this share of off-diagonal entries below 2^-8 of their
- * row's largest is stored in FP32 instead of a 16-bit format: a FIXED16 row step keeps fewer
- * than 7 bits of them (the smoothed-aggregation operators of the 3-D Poisson stencil: 0-5%). */
-#define AMG_TINY_MAX_PCT 25
+/* The host arrays freed once a set is made: a FIXED16 solve's hierarchy is then its stored
+ * copies alone (3-D Poisson 150^3: 266 MB resident instead of 542 with the host arrays, 824 with
+ * the FP64 backend copies of round 2).  A later storage (another solve's, an escalation's)
+ * reruns the set-up for them: deterministic, checked against the levels H holds. */
+static void drop_host(mixi_amg *H)
+{
+    for (int l = 0; l < H->nlev; l++) {
+        if (l > 0) mixi_amg_csr_free(&H->lev[l].A);
+        mixi_amg_csr_free(&H->lev[l].P);
+    }
+    H->host_kept = 0;
+    H->bytes_host = 0;
+}
+
+static int host_arrays(mix_sparse *A, mixi_amg *H)
+{
+    if (H->host_kept) return MIX_SUCCESS;
+    mixi_amg *T = mixi_calloc(1, sizeof *T);
+    mixi_amg_csr F = {0};
+    int borrowed = 0;
+    if (!T) return MIX_ERR_ALLOC;
+    int st = export_fine(A, &F, &borrowed);
+    if (!st) st = build_levels(T, &F);
+    if (!borrowed) mixi_amg_csr_free(&F);
+    if (!st && T->nlev != H->nlev) st = MIX_ERR_INTERNAL;
+    for (int l = 0; l < H->nlev && !st; l++)
+        if (T->lev[l].n != H->lev[l].n || T->lev[l].nnz != H->lev[l].nnz) st = MIX_ERR_INTERNAL;
+    if (!st) {
+        keep_levels(T);
+        for (int l = 0; l < H->nlev; l++) {
+            mixi_amg_csr a = H->lev[l].A, p = H->lev[l].P;
+            H->lev[l].A = T->lev[l].A, H->lev[l].P = T->lev[l].P;
+            T->lev[l].A = a, T->lev[l].P = p;
+        }
+        H->host_kept = 1;
+        H->bytes_host = T->bytes_host;
+    }
+    mixi_amg_free(T, A->ctx);
+    return st;
+}
+
+/* The host CSR M (square, scaled) in the backend in *prec, one wider on an overflow (the level
+ * does not fit: FP16's range); through a transient FP64 copy, which is the result for FP64. */
+static int from_host(mix_context *ctx, const mixi_amg_csr *M, mix_prec *prec, mixi_spmat **out)
+{
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
+    mixi_spmat *M64 = NULL;
+    int st = sp->csr_create(ctx->state, M->nr, M->rp, M->ci, M->v, &M64);
+    *out = NULL;
+    while (!st && *prec != MIX_FP64) {
+        st = sp->csr_convert(ctx->state, M64, *prec, NULL, out);
+        if (st != MIX_ERR_OVERFLOW) break;
+        *prec = *prec == MIX_FP32 ? MIX_FP64 : MIX_FP32, st = MIX_SUCCESS;
+    }
+    if (!st && *prec == MIX_FP64) *out = M64, M64 = NULL;
+    sp->csr_destroy(ctx->state, M64);
+    return st;
+}
+
+static int64_t bytes_of(mix_context *ctx, const mixi_spmat *M)
+{
+    int64_t c = 0;
+    return M && !ctx->ops->sparse->csr_bytes(ctx->state, M, &c) ? c : 0;
+}
+
+/* Level l of a set in the storage prec: its operator (level 0: the mix_sparse's Jacobi copy; the
+ * coarsest: none where the Cholesky factor solves it) and P, in prec or wider where the level
+ * does not fit; *bytes += theirs.  M: the operator already converted in prec (AUTO's), or NULL. */
+static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec prec, mixi_spmat *M,
+                       mixi_amg_stored *S, int64_t *bytes)
+{
+    mix_context *ctx = A->ctx;
+    const double *scale0;
+    int st = MIX_SUCCESS;
+    S->prec = prec;
+    if (l == 0) {
+        if ((st = mixi_sparse_sloppy(A, S->prec, 1, &S->A, &scale0))) return st;
+        H->scale[0] = (double *)scale0;
+    } else if (M) {
+        S->A = S->own_A = M;
+    } else if (H->lev[l].A.rp && (st = from_host(ctx, &H->lev[l].A, &S->prec, &S->own_A))) {
+        return st;
+    }
+    if (l > 0) S->A = S->own_A;
+    /* P in the level's storage (FP32 until round 2 of issue 37: 3-D Poisson 100^3, hierarchy
+     * 101 MB instead of 113, the V-cycle's time unchanged within the noise). */
+    mix_prec pp = S->prec;
+    if (l + 1 < H->nlev && (st = from_host(ctx, &H->lev[l].P, &pp, &S->P_own))) return st;
+    S->P = S->P_own;
+    *bytes += bytes_of(ctx, S->A) + bytes_of(ctx, S->P);
+    return MIX_SUCCESS;
+}
 
 /* The storage of level l for a requested storage: 16 bits where the level fits them. */
 static mix_prec level_prec(const mixi_amg *H, int l, mix_prec prec)
 {
     if (prec == MIX_FP64 || prec == MIX_FP32) return prec;
-    return H->lev[l].tiny_share_pct > AMG_TINY_MAX_PCT ? MIX_FP32 : prec;
+    return mixi_amg_fits16(&H->lev[l]) ? prec : MIX_FP32;
 }
 
-/* Converts M into prec (FP64: M itself unless scaled), one wider on an overflow (the level does
- * not fit: FP16's range). */
-static int convert(mix_context *ctx, const mixi_spmat *M, mix_prec *prec, const double *scale,
-                   mixi_spmat **out)
+/* AUTO's level l >= 1: the candidates (the fine level's 16-bit storage where the level fits it,
+ * FP32) converted and their SpMVs timed (amg_auto.c), the pick kept. */
+static int auto_level(mix_context *ctx, const mixi_amg *H, int l, mix_prec fine, mix_prec *prec,
+                      mixi_spmat **M)
 {
-    const mixi_sparse_ops *sp = ctx->ops->sparse;
-    int st = sp->csr_convert(ctx->state, M, *prec, scale, out);
-    if (st == MIX_ERR_OVERFLOW && *prec != MIX_FP64) {
-        *prec = *prec == MIX_FP32 ? MIX_FP64 : MIX_FP32;
-        return convert(ctx, M, prec, scale, out);
+    const mixi_amg_level *L = &H->lev[l];
+    mixi_spmat *C[MIX_NUM_PREC] = {0};
+    double t[MIX_NUM_PREC] = {0};
+    int cand[MIX_NUM_PREC] = {0}, st = MIX_SUCCESS;
+    *M = NULL;
+    *prec = level_prec(H, l, fine);
+    if (!L->A.rp) return MIX_SUCCESS; /* the coarsest, solved by its Cholesky factor */
+    cand[MIX_FP32] = 1, cand[*prec] = 1;
+    for (int p = 0; p < MIX_NUM_PREC && !st; p++) {
+        mix_prec q = (mix_prec)p;
+        if (!cand[p]) continue;
+        if (!(st = from_host(ctx, &L->A, &q, &C[p])) && q != (mix_prec)p) cand[p] = 0; /* widened */
+        if (!st && cand[p]) st = mixi_amg_time_spmv(ctx, C[p], L->n, &t[p]);
+    }
+    if (!st) *prec = mixi_amg_level_pick(L, fine, t);
+    for (int p = 0; p < MIX_NUM_PREC; p++) {
+        if (!st && p == (int)*prec) *M = C[p];
+        else ctx->ops->sparse->csr_destroy(ctx->state, C[p]);
     }
     return st;
 }
 
-static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec want, mixi_amg_stored *S)
+/* The levels of a set for the request `want` (MIX_PREC_AUTO: per level, from the fine level's
+ * AUTO storage `fine`). */
+static int store_levels(mix_sparse *A, mixi_amg *H, mix_prec want, mix_prec fine,
+                        mixi_amg_stored *S, int64_t *bytes)
 {
-    mix_context *ctx = A->ctx;
-    const mixi_sparse_ops *sp = ctx->ops->sparse;
-    const double *scale0;
-    int64_t b = 0, c;
-    int st;
-    S->prec = level_prec(H, l, want);
-    if (l == 0) {
-        if ((st = mixi_sparse_sloppy(A, S->prec, 1, &S->A, &scale0))) return st;
-        H->scale[0] = (double *)scale0;
-        if (!sp->csr_bytes(ctx->state, S->A, &c)) b += c;
-    } else {
-        if ((st = convert(ctx, H->base_A[l], &S->prec, H->scale[l], &S->own_A))) return st;
-        S->A = S->own_A;
-        if (!sp->csr_bytes(ctx->state, S->A, &c)) b += c;
+    int st = MIX_SUCCESS;
+    *bytes = 0;
+    for (int l = 0; l < H->nlev && !st; l++) {
+        mix_prec p = level_prec(H, l, want == MIX_PREC_AUTO ? fine : want);
+        mixi_spmat *M = NULL;
+        if (want == MIX_PREC_AUTO && l > 0) st = auto_level(A->ctx, H, l, fine, &p, &M);
+        if (!st) st = store_level(A, H, l, p, M, &S[l], bytes);
     }
-    if (l + 1 < H->nlev) {
-        /* P and R in the level's storage (FP32 until round 2 of issue 37: 3-D Poisson 100^3,
-         * hierarchy 101 MB instead of 113, the V-cycle's time unchanged within the noise). */
-        mix_prec pp = S->prec;
-        if (pp == MIX_FP64) {
-            S->P = H->base_P[l], S->R = H->base_R[l];
-        } else {
-            if ((st = convert(ctx, H->base_P[l], &pp, NULL, &S->P_own))) return st;
-            if ((st = convert(ctx, H->base_R[l], &pp, NULL, &S->R_own))) return st;
-            S->P = S->P_own, S->R = S->R_own;
-        }
-        if (!sp->csr_bytes(ctx->state, S->P, &c)) b += c;
-        if (!sp->csr_bytes(ctx->state, S->R, &c)) b += c;
-    }
-    H->bytes_stored[want] += b;
-    return MIX_SUCCESS;
+    return st;
 }
 
 int mixi_amg_stored_get(mix_sparse *A, mixi_amg *H, mix_prec prec, const mixi_amg_stored **out)
 {
-    if ((int)prec < 0 || prec >= MIX_NUM_PREC || !mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
-    if (!H->stored[prec]) {
+    const int is_auto = prec == MIX_PREC_AUTO;
+    if (!is_auto && ((int)prec < 0 || prec >= MIX_NUM_PREC || !mixk_prec_storage(prec)))
+        return MIX_ERR_INVALID_ARG;
+    /* AUTO: the fine level's storage by CG's rule (cg_auto.c); FP64 there is FP64 throughout
+     * (the V-cycle's vectors are FP64 over it, and the SpMV takes no FP32 vectors over FP64). */
+    const mix_prec fine = is_auto ? mixi_cg_auto_prec(A) : prec;
+    if (is_auto && fine == MIX_FP64) return mixi_amg_stored_get(A, H, MIX_FP64, out);
+    mixi_amg_stored **slot = is_auto ? &H->stored_auto : &H->stored[prec];
+    int64_t *bytes = is_auto ? &H->bytes_auto : &H->bytes_stored[prec];
+    if (!*slot) {
         mixi_amg_stored *S = mixi_calloc((size_t)H->nlev, sizeof *S);
         if (!S) return MIX_ERR_ALLOC;
-        H->stored[prec] = S;
-        H->bytes_stored[prec] = 0;
-        for (int l = 0; l < H->nlev; l++) {
-            const int st = store_level(A, H, l, prec, &S[l]);
-            if (st) { /* a failed level drops the whole set: the next solve starts over */
-                for (int k = 0; k < H->nlev; k++) {
-                    A->ctx->ops->sparse->csr_destroy(A->ctx->state, S[k].own_A);
-                    A->ctx->ops->sparse->csr_destroy(A->ctx->state, S[k].P_own);
-                    A->ctx->ops->sparse->csr_destroy(A->ctx->state, S[k].R_own);
-                }
-                mixi_free(S);
-                H->stored[prec] = NULL;
-                return st;
-            }
+        int st = host_arrays(A, H);
+        if (!st) st = store_levels(A, H, prec, fine, S, bytes);
+        drop_host(H);
+        if (st) { /* a failed level drops the whole set: the next solve starts over */
+            stored_free(A->ctx, S, H->nlev);
+            *bytes = 0;
+            return st;
         }
+        *slot = S;
     }
-    *out = H->stored[prec];
+    *out = *slot;
     return MIX_SUCCESS;
 }

@@ -96,6 +96,18 @@ int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest stat
 double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
 /* MIX_PREC_AUTO's storage for A (solvers/cg/cg_auto.c; also the AMG hierarchy's). */
 mix_prec mixi_cg_auto_prec(mix_sparse *A);
+/* What AUTO weighs per storage (solvers/cg/cg_rates.c measures it): seconds of one SpMV of the
+ * matrix (<= 0: unknown) and of the conversion a solve in it would pay (0: its copy is cached,
+ * or FP64); forced: the rates came from MIXSOLVE_SPMV_RATES. */
+typedef struct {
+    double spmv_s[MIX_NUM_PREC];
+    double convert_s[MIX_NUM_PREC];
+    int forced;
+} mixi_auto_rates;
+/* The same rule for any operator of n rows and nnz nonzeros (an AMG level: solvers/amg/amg_auto.c)
+ * among the candidates cand[] (FP64 one unless a caller's vectors rule it out), without the order
+ * rule: a pure function. */
+mix_prec mixi_auto_pick(double n, double nnz, const int cand[MIX_NUM_PREC], const mixi_auto_rates *r);
 
 /* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
  * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */

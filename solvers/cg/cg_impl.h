@@ -34,14 +34,6 @@ int mixi_cg_storage_error(mix_sparse *A, mix_prec prec, int jacobi, double *eta)
  * small matrices more than it can win: their CG runs a few hundred iterations (bundled
  * SuiteSparse set, n <= 3600: 1138_bus, 494_bus, bcsstk13 need ~n steps and hand over). */
 #define MIXI_CG_AUTO_MIN_N 4096
-/* What AUTO weighs per storage (solvers/cg/cg_rates.c measures it): seconds of one SpMV of the
- * matrix (<= 0: unknown) and of the conversion a solve in it would pay (0: its copy is cached,
- * or FP64); forced: the rates came from MIXSOLVE_SPMV_RATES. */
-typedef struct {
-    double spmv_s[MIX_NUM_PREC];
-    double convert_s[MIX_NUM_PREC];
-    int forced;
-} mixi_auto_rates;
 /* AUTO's candidates for A: cand[p] = 1 for FIXED16 (when its row scale holds the entries), FP32
  * and FP64. */
 void mixi_cg_auto_candidates(const mix_sparse *A, int cand[MIX_NUM_PREC]);
@@ -51,9 +43,6 @@ void mixi_cg_auto_candidates(const mix_sparse *A, int cand[MIX_NUM_PREC]);
  * narrower storage kept within 5% of the fastest; r NULL or a candidate's SpMV time unknown:
  * the byte model for all (solvers/cg/cg_auto.c). */
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const mixi_auto_rates *r);
-/* The same rule for any operator of n rows and nnz nonzeros (an AMG level, say) among the
- * candidates cand[] (FP64 always one), without the order rule: a pure function. */
-mix_prec mixi_auto_pick(double n, double nnz, const int cand[MIX_NUM_PREC], const mixi_auto_rates *r);
 /* The costs of the candidates cand[] on A (Jacobi copies or not): MIXSOLVE_SPMV_RATES where set
  * (10^9 nonzeros per second, "fixed16=1.2,fp32=2.5,fp64=1.4"), else the rates this process
  * measured on a matrix of A's size class (half an octave of nonzeros), measured first on A itself
