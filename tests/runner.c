@@ -98,7 +98,8 @@ int main(void)
         for (size_t i = 0; i < sizeof backend_suites / sizeof backend_suites[0]; i++)
             backend_suites[i](backends[k]);
     }
-    CU_basic_set_mode(CU_BRM_NORMAL);
+    /* MIXT_VERBOSE=1: each test's name before it runs (which test a crash is in). */
+    CU_basic_set_mode(getenv("MIXT_VERBOSE") ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_tests_failed();
     unsigned suites_failed = CU_get_number_of_suites_failed();

@@ -920,7 +920,8 @@ static void test_spmv_sell_escapes(void)
     const int n = 40000;
     int64_t nnz = 0;
     mixm_csr A;
-    CU_ASSERT_FATAL(!mixm_csr_alloc(&A, n, n, 5 * (int64_t)n + 20000));
+    /* 5 a row, row 100's 20000 and one far entry every 997 rows (41): it wrote past 5 n + 20000 */
+    CU_ASSERT_FATAL(!mixm_csr_alloc(&A, n, n, 5 * (int64_t)n + 20000 + n / 997 + 1));
     for (int i = 0; i < n; i++) {
         A.rowptr[i] = nnz;
         int far = i % 997 == 5 ? (i + 35000) % n : -1;
@@ -935,7 +936,8 @@ static void test_spmv_sell_escapes(void)
         }
         if (far >= 0) A.colind[nnz] = far, A.val[nnz++] = -0.375;
     }
-    A.rowptr[n] = nnz;
+    A.rowptr[n] = A.nnz = nnz;
+    CU_ASSERT_FATAL(nnz <= 5 * (int64_t)n + 20000 + n / 997 + 1);
     mix_context *dev = NULL, *ref = NULL;
     CU_ASSERT_FATAL(!mix_context_create(&dev, mixt_backend) && !mix_context_create(&ref, MIX_BACKEND_CPU));
     mixi_cpu_sparse_force_portable(1);
