@@ -10,6 +10,10 @@ bench_bench_gesv_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS
 noinst_PROGRAMS += bench/bench_auto
 bench_bench_auto_SOURCES = bench/bench_auto.c
 bench_bench_auto_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+noinst_PROGRAMS += bench/small_calls
+bench_small_calls_SOURCES = bench/small_calls.c
+bench_small_calls_LDADD = lib/libmixsolve.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+EXTRA_DIST += bench/small_n_callgrind.sh
 if HAVE_CUDA
 noinst_PROGRAMS += bench/bench_gpu_cg
 bench_bench_gpu_cg_SOURCES = bench/bench_gpu_cg.c

@@ -176,10 +176,55 @@ static void test_cheaper_path(void)
     mix_context_destroy(ctx);
 }
 
+/* The give-up rule, read as a function of the residual ratios (no clock, no matrix): kappa
+ * 1e15's first FP32 correction shows the failure and ends the attempt after 2 residuals
+ * (classical refinement; AUTO: when its growth is beyond GMRES-IR's reach); a stagnating
+ * column gives up after 2 steps without progress, in either mode; progress resets the count;
+ * the rescue to GMRES-IR is taken where a classical step shrinks too slowly or grows a little.
+ * And a Krylov step starts only where it can end by its deadline. */
+static void test_give_up_decisions(void)
+{
+    const double rescue_max = 2e4; /* FP32 factors: sqrt(u_f / u) */
+    int stall = 0;
+    /* Classical, diverging: at once, whether or not GMRES-IR may be tried. */
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 1.5, 0, rescue_max, &stall), MIXI_STEP_GIVE_UP);
+    stall = 0;
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 6e7, 1, rescue_max, &stall), MIXI_STEP_GIVE_UP);
+    /* Classical, converging fast: on; slowly (ratio 0.95): 2 such steps give up. */
+    stall = 0;
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 0.05, 0, rescue_max, &stall), MIXI_STEP_GO_ON);
+    CU_ASSERT_EQUAL(stall, 0);
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 0.95, 0, rescue_max, &stall), MIXI_STEP_GO_ON);
+    CU_ASSERT_EQUAL(stall, 1);
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 0.95, 0, rescue_max, &stall), MIXI_STEP_GIVE_UP);
+    /* AUTO: slow or slightly growing classical steps go to GMRES-IR, the count reset. */
+    stall = 1;
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 0.74, 1, rescue_max, &stall), MIXI_STEP_TO_KRYLOV);
+    CU_ASSERT_EQUAL(stall, 0);
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 2.0, 1, rescue_max, &stall), MIXI_STEP_TO_KRYLOV);
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, 0.1, 1, rescue_max, &stall), MIXI_STEP_GO_ON);
+    /* Krylov: a step that halves the residual is progress; 2 that do not give up. */
+    stall = 0;
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(1, 0.7, 1, rescue_max, &stall), MIXI_STEP_GO_ON);
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(1, 0.3, 1, rescue_max, &stall), MIXI_STEP_GO_ON);
+    CU_ASSERT_EQUAL(stall, 0);
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(1, 62.0, 1, rescue_max, &stall), MIXI_STEP_GO_ON);
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(1, 0.73, 1, rescue_max, &stall), MIXI_STEP_GIVE_UP);
+    /* NaN ratios never read as progress. */
+    stall = 0;
+    CU_ASSERT_EQUAL(mixi_refine_step_verdict(0, NAN, 0, rescue_max, &stall), MIXI_STEP_GIVE_UP);
+    /* Krylov steps against a deadline (seconds of the wall clock; 0: none). */
+    CU_ASSERT(mixi_krylov_step_fits(10.0, 0.3, 10.4));
+    CU_ASSERT(!mixi_krylov_step_fits(10.0, 0.5, 10.4));
+    CU_ASSERT(!mixi_krylov_step_fits(10.5, 0.0, 10.4));
+    CU_ASSERT(mixi_krylov_step_fits(1e9, 1e9, 0.0));
+}
+
 static const mixt_test auto_tests[] = {
     {"AUTO takes FP32 where calibrated rates say it pays", test_auto_from_rates},
     {"kappa 1e15: gives up within a few steps, FP64 answer", test_give_up_hopeless},
     {"classical divergence: gives up at once", test_give_up_divergence},
+    {"give-up rule and Krylov deadline, as functions", test_give_up_decisions},
     {"many right-hand sides: FP64 directly", test_cheaper_path},
     {NULL, NULL},
 };

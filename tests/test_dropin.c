@@ -37,26 +37,65 @@ static void test_auto_prec_arguments(void)
     mix_context_destroy(ctx);
 }
 
-/* The prediction is the precision MIX_PREC_AUTO then takes (no fallback on this matrix). */
+/* The prediction is the precision MIX_PREC_AUTO then takes, on this process's own calibrated
+ * rates (the real calibration path; in one process both read the same rates).  Under load the
+ * attempt may still give up on the clock (MIX_REASON_TOO_SLOW, the bound at work), so the
+ * decision is read where the clock cannot change it: with the defaults, FP64 chosen directly
+ * (reason DIRECT, iter -1) exactly when predicted; without the time budget (cost_fallback = 0),
+ * the precision used and a refined answer (no fallback on this matrix). */
 static void test_auto_prec_matches_auto(void)
 {
     mix_context *ctx = mixt_context();
     static const int sizes[] = {100, 1100};
+    mix_gesv_params untimed;
+    mix_gesv_params_init(&untimed);
+    untimed.cost_fallback = 0;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         int n = sizes[k];
-        double *a = test_matrix(n, 0), *b = malloc((size_t)n * sizeof *b),
-               *x = malloc((size_t)n * sizeof *x);
+        double *a0 = test_matrix(n, 0), *a = malloc((size_t)n * n * sizeof *a),
+               *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
         int *ipiv = malloc((size_t)n * sizeof *ipiv);
         for (int i = 0; i < n; i++) b[i] = sin(i);
         mix_prec pred = MIX_PREC_AUTO;
         mix_gesv_info info;
         CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, n, 1, &pred), 0);
+        memcpy(a, a0, (size_t)n * n * sizeof *a);
         CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, NULL, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, &info),
                         0);
+        CU_ASSERT_EQUAL(info.reason == MIX_REASON_DIRECT, pred == MIX_FP64);
+        CU_ASSERT(pred == MIX_FP64 ? info.iter == -1 : info.iter != -1);
+        memcpy(a, a0, (size_t)n * n * sizeof *a);
+        CU_ASSERT_EQUAL(
+            mix_dgesv_ir(ctx, &untimed, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n, &info), 0);
         CU_ASSERT_EQUAL(info.factor_prec_used, pred);
         CU_ASSERT(pred == MIX_FP64 ? info.iter == -1 : info.iter >= 0);
-        free(a), free(b), free(x), free(ipiv);
+        free(a0), free(a), free(b), free(x), free(ipiv);
     }
+    mix_context_destroy(ctx);
+}
+
+/* MIXSOLVE_GEMM_RATES pins the rates the prediction weighs (GFLOP/s), so that two processes
+ * (the drop-in tests' predictor and the drop-in) decide alike whatever the load: equal FP32 and
+ * FP64 rates leave nothing to gain (FP64), FP32 2.5 times FP64's pays at n = 4096 (FP32); a
+ * malformed value is ignored, and the prediction is then the calibrated one again. */
+static void test_auto_prec_pinned_rates(void)
+{
+    mix_context *ctx = mixt_context();
+    mix_prec calibrated, p;
+    int cpu = mixt_backend == MIX_BACKEND_CPU;
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &calibrated), 0);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=100", 1);
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), 0);
+    if (cpu) CU_ASSERT_EQUAL(p, MIX_FP64);
+    setenv("MIXSOLVE_GEMM_RATES", "fp32=250,fp64=100", 1);
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), 0);
+    if (cpu) CU_ASSERT_EQUAL(p, MIX_FP32);
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 500, 1, &p), 0); /* the small-n rule still holds */
+    CU_ASSERT_EQUAL(p, MIX_FP64);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=-1,fp32=x", 1);
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), 0);
+    CU_ASSERT_EQUAL(p, calibrated);
+    unsetenv("MIXSOLVE_GEMM_RATES");
     mix_context_destroy(ctx);
 }
 
@@ -310,6 +349,7 @@ static void test_widened_factors_range(void)
 static const mixt_test dropin_tests[] = {
     {"mix_gesv_auto_prec arguments", test_auto_prec_arguments},
     {"mix_gesv_auto_prec = AUTO's choice", test_auto_prec_matches_auto},
+    {"mix_gesv_auto_prec: rates pinned by MIXSOLVE_GEMM_RATES", test_auto_prec_pinned_rates},
     {"widened low-precision factors (dgesv_)", test_widened_factors},
     {"dgesv_ factors: range scaling refused", test_widened_factors_range},
     {"widened low-precision Cholesky factor (dposv_)", test_widened_chol_factor},

@@ -39,16 +39,22 @@ size_t mixi_alloc_alignment(size_t bytes)
  * blocks of MIXI_HUGE_MIN or more start on a 2 MiB boundary and are advised for transparent huge
  * pages (Linux, THP mode "madvise" or "always"): an SpMV streams its matrix once per call, and on
  * 4 KiB pages TLB misses cost a read-only stream ~15% of its bandwidth (KVM Xeon, 2 threads).
- * madvise is advice: where it fails the memory is still good.  aligned_alloc either way, so
- * free() releases it. */
+ * madvise is advice: where it fails the memory is still good.
+ * The block is carved from a plain malloc of bytes + align, the malloc'ed address stored in the
+ * 8 bytes before the block: glibc's aligned_alloc bypasses its per-thread cache and costs ~700
+ * instructions a call with its free (a small dense solve makes a dozen: issue 32, 12% of a
+ * mix_dsgesv at n = 20), malloc and free ~100.  So mixi_free, never free(), releases it. */
 static void *host_block(size_t bytes)
 {
     const size_t align = mixi_alloc_alignment(bytes);
-    const size_t rounded = (bytes + align - 1) & ~(align - 1); /* aligned_alloc's size rule */
-    if (rounded < bytes) return NULL;
-    void *p = aligned_alloc(align, rounded ? rounded : align);
+    if (bytes > SIZE_MAX - align) return NULL;
+    unsigned char *raw = malloc(bytes + align);
+    if (!raw) return NULL;
+    /* malloc's alignment (16) leaves at least 16 bytes before the aligned address. */
+    unsigned char *p = raw + (align - (uintptr_t)raw % align);
+    memcpy(p - sizeof raw, &raw, sizeof raw);
 #ifdef MADV_HUGEPAGE
-    if (p && align == MIXI_HUGE_ALIGN) (void)madvise(p, rounded, MADV_HUGEPAGE);
+    if (align == MIXI_HUGE_ALIGN) (void)madvise(p, bytes, MADV_HUGEPAGE);
 #endif
     return p;
 }
@@ -81,8 +87,10 @@ void *mixi_calloc(size_t count, size_t size)
 void mixi_free(void *p)
 {
     if (!p) return;
+    void *raw;
+    memcpy(&raw, (unsigned char *)p - sizeof raw, sizeof raw);
     atomic_fetch_sub(&live_allocations, 1);
-    free(p);
+    free(raw);
 }
 
 int mixi_mul_size(size_t a, size_t b, size_t *out)

@@ -22,7 +22,8 @@ struct mix_context {
     const struct mixi_comm *comm;
 };
 
-/* All host allocation of the library goes through these, so tests can make the Nth one fail. */
+/* All host allocation of the library goes through these, so tests can make the Nth one fail.
+ * A block of mixi_malloc/mixi_calloc is released by mixi_free only (never free()). */
 void *mixi_malloc(size_t bytes);
 void *mixi_calloc(size_t count, size_t size);
 void mixi_free(void *p);

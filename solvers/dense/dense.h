@@ -179,6 +179,14 @@ typedef struct {
     double *host;     /* host: (m+1) m Hessenberg + 4 (m+1) Givens/rhs/solution/projections */
     double deadline;  /* > 0: wall clock (mixi_wtime) at which a cycle stops with the steps done */
 } mixi_gmres_ws;
+/* Whether a Krylov solver (GMRES, PCG) with a deadline (> 0: wall clock; 0: none) starts one more
+ * step at `now`, its last step having taken step_s seconds: only one that can end by the
+ * deadline (the first step of a cycle is always taken).  Not starting it, rather than noticing
+ * the deadline after it, keeps a cut cycle within the time it was given. */
+static inline int mixi_krylov_step_fits(double now, double step_s, double deadline)
+{
+    return !(deadline > 0.0) || now + step_s <= deadline;
+}
 /* Allocates the workspace (one per solve); mixi_gmres_ws_free releases it (zeroed struct allowed). */
 int mixi_gmres_ws_alloc(mix_context *ctx, int n, int m, mixi_gmres_ws *ws);
 void mixi_gmres_ws_free(mix_context *ctx, mixi_gmres_ws *ws);
@@ -246,6 +254,16 @@ typedef struct {
  * corrections were made.  Returns a MIX_ERR_* status for backend
  * or allocation failures only; the outcome is in *res. */
 int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res);
+/* The give-up rule on one column's step (refine.c; a pure function, so tests can read it): the
+ * correction just made, Krylov or classical, changed the residual by `ratio` (this round's over
+ * the last); refine_auto: a classical step may hand the column to the Krylov solver (ratio
+ * above 0.2) while its growth stays below rescue_max; *stall counts the steps without progress
+ * (ratio above 0.9 classical, 0.5 Krylov).  A classical step that grows the residual beyond
+ * rescue gives up at once (after the first correction: 2 residuals), any column after 2
+ * steps in a row without progress. */
+enum { MIXI_STEP_GO_ON, MIXI_STEP_TO_KRYLOV, MIXI_STEP_GIVE_UP };
+int mixi_refine_step_verdict(int krylov, double ratio, int refine_auto, double rescue_max,
+                             int *stall);
 
 /* ---- The dense flow (dense_flow.c): LU and Cholesky through one set of operations ---------- */
 /* One call of either family, arguments already checked by lib/api/dense_api.c: a, b, x in backend

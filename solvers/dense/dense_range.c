@@ -57,14 +57,16 @@ static int matrix_absmax(mix_context *ctx, int n, const mixi_matrix *A, double *
 int mixi_range_rhs_exponents(mix_context *ctx, int n, int nrhs, const double *b, int ldb,
                              int **kb)
 {
-    double *col = mixi_malloc_n((size_t)nrhs, sizeof *col);
+    /* A few columns' maxima on the stack: every call of the dense drivers comes here, and at
+     * n = 20 an allocation is a visible part of it (issue 32). */
+    double few[8], *col = nrhs <= 8 ? few : mixi_malloc_n((size_t)nrhs, sizeof *col);
     int rc = col ? ctx->ops->dense->col_absmax_f64(ctx->state, n, nrhs, b, ldb, col) : MIX_ERR_ALLOC;
     int any = 0;
     for (int j = 0; !rc && j < nrhs; j++) any |= out_of_range(col[j]);
     if (!rc && any && !(*kb = mixi_malloc_n((size_t)nrhs, sizeof **kb))) rc = MIX_ERR_ALLOC;
     for (int j = 0; !rc && any && j < nrhs; j++)
         (*kb)[j] = out_of_range(col[j]) ? 1 - exponent_of(col[j]) : 0;
-    mixi_free(col);
+    if (col != few) mixi_free(col);
     return rc;
 }
 

@@ -118,6 +118,7 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
     if (!(beta > 0.0) || !isfinite(beta)) return MIX_SUCCESS; /* zero rhs, or NaN seen by caller */
     if ((rc = dn->scal_f64(st, n, 1.0 / beta, V_(0)))) return rc;
     g[0] = beta;
+    double t_step = mixi_wtime();
     for (k = 0; k < m; k++) {
         double *Hk = H + (size_t)k * (size_t)(m + 1), hn;
         if ((rc = arnoldi_column(M, A, ws, k, Hk, hp, &hn))) return rc;
@@ -127,8 +128,10 @@ int mixi_gmres_cycle(const mixi_precond *M, const mixi_matrix *A, mixi_gmres_ws 
         int lucky = hn == 0.0;
         if (!lucky && (rc = o->copy(st, V_(k + 1), w, (size_t)n * sizeof(double)))) return rc;
         if (!lucky && (rc = dn->scal_f64(st, n, 1.0 / hn, V_(k + 1)))) return rc;
+        const double now = mixi_wtime(), step_s = now - t_step;
+        t_step = now;
         if (lucky || fabs(g[k + 1]) <= rtol * beta ||
-            (ws->deadline > 0.0 && mixi_wtime() > ws->deadline)) {
+            !mixi_krylov_step_fits(now, step_s, ws->deadline)) {
             k++;
             break;
         }

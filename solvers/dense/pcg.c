@@ -49,6 +49,7 @@ int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
     if ((rc = mixi_precond_apply(M, 1, r, n, z, n)) || (rc = dn->dot_f64(st, n, r, z, &rz)) ||
         (rc = o->copy(st, p, z, bytes)))
         return rc;
+    double t_step = mixi_wtime();
     for (int k = 0; k < ws->max_its; k++) {
         if ((rc = mixi_matrix_matvec(ctx, A, n, 1.0, p, 0.0, q)) ||
             (rc = dn->dot_f64(st, n, p, q, &pq)))
@@ -62,7 +63,9 @@ int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
             return rc;
         *its = k + 1;
         if (!(rr > rtol * r0)) break; /* converged (or NaN: the caller sees it) */
-        if (ws->deadline > 0.0 && mixi_wtime() > ws->deadline) break; /* the outer cap */
+        const double now = mixi_wtime(), step_s = now - t_step;
+        t_step = now;
+        if (!mixi_krylov_step_fits(now, step_s, ws->deadline)) break; /* the outer cap */
         double rz_new;
         if ((rc = mixi_precond_apply(M, 1, r, n, z, n)) ||
             (rc = dn->dot_f64(st, n, r, z, &rz_new)))

@@ -1,6 +1,8 @@
 /* policy.c: the dense drivers' decisions in one place: AUTO's factor precision, the cost model
  * of the FP64 solve that refinement competes with, the worst-case bound every low-precision
  * attempt keeps, and the block size of the factorizations. */
+#include <stdlib.h>
+#include <string.h>
 #include "solvers/dense/dense.h"
 
 int mixi_lu_block_size(int n)
@@ -54,11 +56,30 @@ void mixi_set_gemm_rates(double fp64_gflops, double fp32_gflops)
     rate32_override = fp32_gflops;
 }
 
+/* MIXSOLVE_GEMM_RATES="fp64=100,fp32=200": prec's GEMM rate in GFLOP/s as the variable names it
+ * (positive and finite), else 0: the rates the cost model weighs, fixed, so that every process
+ * takes the same decisions (tests whose two processes, a predictor and the drop-in, would
+ * otherwise each calibrate under load near AUTO's threshold and disagree; a user's override of
+ * a calibration that misjudges the machine).  Precisions not named keep their measurement. */
+static double env_rate(mix_prec prec)
+{
+    const char *e = getenv("MIXSOLVE_GEMM_RATES"), *name = mixk_prec_name(prec);
+    const size_t len = strlen(name);
+    for (const char *s = e; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+        if (strncmp(s, name, len) != 0 || s[len] != '=') continue;
+        const double g = strtod(s + len + 1, NULL);
+        return g > 0.0 && isfinite(g) ? g : 0.0;
+    }
+    return 0.0;
+}
+
 /* The backend's calibrated GEMM rate of prec (GFLOP/s), or 0 when it has none. */
 static double gemm_rate(mix_context *ctx, mix_prec prec)
 {
     const double forced = prec == MIX_FP64 ? rate64_override : rate32_override;
     if (forced > 0.0 && (prec == MIX_FP64 || prec == MIX_FP32)) return forced;
+    const double pinned = env_rate(prec);
+    if (pinned > 0.0) return pinned;
     const mixi_dense_ops *d = ctx->ops->dense;
     double rate = 0.0;
     if (!d->gemm_rate || d->gemm_rate(ctx->state, prec, &rate) || !(rate > 0.0)) return 0.0;
