@@ -76,7 +76,8 @@ static void run(mix_context *ctx, const mixm_csr *A, const double *b, double *x,
         const mix_prec q = info.stage_prec[0];
         snprintf(levels, sizeof levels, "%d levels, coarsest %d, op. complexity %.2f, %.0f MB (FP64 %.0f MB)",
                  H->nlev, H->lev[H->nlev - 1].n, nnz / (double)H->lev[0].nnz,
-                 (double)H->bytes_stored[q] / 1e6, (double)H->bytes_stored[MIX_FP64] / 1e6);
+                 (double)(c->prec == MIX_PREC_AUTO ? H->bytes_auto : H->bytes_stored[q]) / 1e6,
+                 (double)H->bytes_stored[MIX_FP64] / 1e6);
     }
     printf("| mixsolve %s | %s | %d | %.2e | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", c->name,
            grid, info.iter, info.true_rel_residual, mix_prec_name(info.stage_prec[info.stages - 1]), t_mat,

@@ -44,9 +44,8 @@ size_t mixi_alloc_alignment(size_t bytes)
  * 8 bytes before the block: glibc's aligned_alloc bypasses its per-thread cache and costs ~700
  * instructions a call with its free (a small dense solve makes a dozen: issue 32, 12% of a
  * mix_dsgesv at n = 20), malloc and free ~100.  So mixi_free, never free(), releases it. */
-static void *host_block(size_t bytes)
+static void *host_block(size_t bytes, size_t align)
 {
-    const size_t align = mixi_alloc_alignment(bytes);
     if (bytes > SIZE_MAX - align) return NULL;
     unsigned char *raw = malloc(bytes + align);
     if (!raw) return NULL;
@@ -62,7 +61,7 @@ static void *host_block(size_t bytes)
 void *mixi_malloc(size_t bytes)
 {
     if (mixi_alloc_should_fail()) return NULL;
-    void *p = host_block(bytes);
+    void *p = host_block(bytes, mixi_alloc_alignment(bytes));
     if (p) atomic_fetch_add(&live_allocations, 1);
     return p;
 }
@@ -70,9 +69,8 @@ void *mixi_malloc(size_t bytes)
 void *mixi_malloc_scratch(size_t count, size_t size)
 {
     size_t bytes;
-    if (mixi_mul_size(count, size, &bytes) || bytes > SIZE_MAX - 64 || mixi_alloc_should_fail())
-        return NULL;
-    void *p = aligned_alloc(64, bytes ? (bytes + 63) & ~(size_t)63 : 64);
+    if (mixi_mul_size(count, size, &bytes) || mixi_alloc_should_fail()) return NULL;
+    void *p = host_block(bytes, 64); /* 64 < MIXI_HUGE_ALIGN: never advised */
     if (p) atomic_fetch_add(&live_allocations, 1);
     return p;
 }

@@ -286,15 +286,16 @@ static mix_prec vector_prec(const mix_context *ctx, mix_prec prec)
     return ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(prec) : prec;
 }
 
-/* One stage: PCG with the hierarchy stored in prec from x (x0_given) or 0: on the cycle's
- * vectors, then, where they need too many steps, on FP64 ones from the x they reached. */
-static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, int x0_given, int max_iter)
+/* One stage: PCG with the hierarchy's set `set` (prec, or MIX_PREC_AUTO: per level, its fine
+ * level in prec) from x (x0_given) or 0: on the cycle's vectors, then, where they need too many
+ * steps, on FP64 ones from the x they reached. */
+static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, mix_prec set, int x0_given, int max_iter)
 {
     mix_context *ctx = W->ctx;
     const mixi_amg_stored *S;
     mixi_amg_cycle C;
     W->vprec = vector_prec(ctx, prec);
-    int st = mixi_amg_stored_get(W->A, H, prec, &S);
+    int st = mixi_amg_stored_get(W->A, H, set, &S);
     if (st || (st = mixi_amg_cycle_init(&C, ctx, H, S, H->scale[0], W->vprec))) return st;
     W->scale0 = H->scale[0];
     W->iter = W->updates = 0;
@@ -343,13 +344,15 @@ static int amg_stages(pcg *W, const mix_cg_params *prm, mixi_amg *H, mix_prec pr
 {
     const int max_iter = prm->max_iter > 0 ? prm->max_iter : AMG_MAX_ITER;
     int x0 = prm->x0_given, st;
+    /* AUTO's first stage: each level in the storage measured fastest on it (amg_auto.c). */
+    mix_prec set = prm->sloppy_prec == MIX_PREC_AUTO ? MIX_PREC_AUTO : prec;
     for (;;) {
         W->reason = MIX_CG_MAX_ITER;
-        st = pcg_stage(W, H, prec, x0, max_iter - info->iter);
+        st = pcg_stage(W, H, prec, set, x0, max_iter - info->iter);
         record(info, W, prec);
         if (!escalates(prm, prec, st) || info->iter >= max_iter) break;
         /* A storage whose hierarchy stalls or is not SPD: the same from the best x, wider. */
-        prec = prec == MIX_FP32 ? MIX_FP64 : MIX_FP32;
+        prec = set = prec == MIX_FP32 ? MIX_FP64 : MIX_FP32;
         x0 = 1;
     }
     info->reason = W->reason;
@@ -402,7 +405,7 @@ int mixi_amg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, co
     /* AUTO: the storage CG's rule picks for A (cg_auto.c), then level by level (amg_store.c). */
     const mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? mixi_cg_auto_prec(A) : prm->sloppy_prec;
     const mixi_amg_stored *S;
-    if (!st) st = mixi_amg_stored_get(A, H, prec, &S);
+    if (!st) st = mixi_amg_stored_get(A, H, prm->sloppy_prec == MIX_PREC_AUTO ? MIX_PREC_AUTO : prec, &S);
     const double t1 = mixi_wtime();
     if (!st) st = amg_stages(&W, prm, H, prec, info);
     const int st2 = result(&W, prm, info, x);
