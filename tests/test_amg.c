@@ -437,6 +437,43 @@ static void test_galerkin(void)
     mixm_csr_free(&A);
 }
 
+/* A A for 3-D Poisson 20^3 (8000 rows: several of the product's row blocks, buffers that grow)
+ * against each row accumulated densely: the same entries, no duplicate column, every product. */
+static void test_product_blocks(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(20, &A), MIX_SUCCESS);
+    mixi_amg_csr M = host_csr(&A), C = {0};
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_product(&M, &M, &C), MIX_SUCCESS);
+    const int n = A.nrows;
+    double *row = calloc((size_t)n, sizeof *row);
+    char *hit = calloc((size_t)n, 1);
+    CU_ASSERT_FATAL(row && hit);
+    int ok = C.nr == n && C.nc == n;
+    for (int i = 0; ok && i < n; i++) {
+        int64_t want = 0;
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+            for (int64_t q = A.rowptr[A.colind[k]]; q < A.rowptr[A.colind[k] + 1]; q++) {
+                const int j = A.colind[q];
+                want += !hit[j];
+                hit[j] = 1;
+                row[j] += A.val[k] * A.val[q];
+            }
+        ok &= C.rp[i + 1] - C.rp[i] == want;
+        for (int64_t k = C.rp[i]; k < C.rp[i + 1]; k++) {
+            const int j = C.ci[k];
+            ok &= hit[j] == 1 && fabs(C.v[k] - row[j]) <= 1e-13 * (1.0 + fabs(row[j]));
+            hit[j] = 2; /* a duplicate column would find 2 */
+        }
+        for (int64_t k = C.rp[i]; k < C.rp[i + 1]; k++) row[C.ci[k]] = 0.0, hit[C.ci[k]] = 0;
+    }
+    CU_ASSERT(ok);
+    free(row);
+    free(hit);
+    mixi_amg_csr_free(&C);
+    mixm_csr_free(&A);
+}
+
 /* The transpose of an uneven 0/1/many-entries-per-row matrix against the dense one, rows
  * sorted, with teams of 1, 2 and 3 threads (each takes a share of the rows, the shares' entries
  * of a column meet in row order). */
@@ -641,6 +678,7 @@ static const mixt_test amg_tests[] = {
     {"aggregation: every row aggregated or without strong couplings", test_aggregation},
     {"prolongator: tentative part a partition of unity, smoothed = (I - w D^-1 A_F) T", test_prolongator},
     {"Galerkin product P^T (A P) agrees with the dense triple product", test_galerkin},
+    {"product A A of 3-D Poisson 20^3 (several row blocks) row by row against a dense one", test_product_blocks},
     {"transpose: the dense transpose, rows sorted, with 1, 2 and 3 threads", test_transpose},
     {"lambda_max: below the true one and within the margin, early stop or not", test_lmax},
     {"3-D Poisson 40^3: <= 14 iterations, operator complexity <= 1.5", test_poisson_bound},
