@@ -126,6 +126,20 @@ mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine,
 /* *seconds: the best SpMV of M (n rows) over FP32 vectors, the backend's tuned body. */
 int mixi_amg_time_spmv(mix_context *ctx, const mixi_spmat *M, int n, double *seconds);
 
+/* A zeroed backend vector of n values in prec with room (and the kernels' padding) for cap. */
+int mixi_amg_svec_alloc(mix_context *ctx, mix_prec prec, int n, int cap, mixi_svec *v);
+/* The power of two that keeps a narrow vector with squared norm vv over n values near unit RMS
+ * (exact scaling), so that residuals that fell by 1e-10 neither underflow nor leave FP32's
+ * range; 1 where it is already within [2^-16, 2^16]. */
+static inline double mixi_amg_unit_rms(double vv, double n)
+{
+    const double rms = sqrt(vv / n);
+    if (!(rms > 0.0) || !isfinite(rms) || (rms >= 0x1p-16 && rms <= 0x1p16)) return 1.0;
+    int e;
+    frexp(rms, &e);
+    return ldexp(1.0, -e);
+}
+
 /* The V-cycle's workspace and application (amg_cycle.c): z = M r for FP64 backend vectors. */
 typedef struct {
     mix_context *ctx;

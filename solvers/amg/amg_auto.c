@@ -18,15 +18,6 @@ mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine,
     return mixi_auto_pick((double)L->n, (double)L->nnz, cand, &r);
 }
 
-static int svec32(mix_context *ctx, int n, mixi_svec *v)
-{
-    size_t vb, nb;
-    v->prec = MIX_FP32, v->n = n, v->norm = NULL, v->val = NULL;
-    int st = mixi_svec_bytes(MIX_FP32, n, &vb, &nb);
-    if (!st) st = ctx->ops->alloc(ctx->state, &v->val, vb);
-    return st ? st : ctx->ops->memset0(ctx->state, v->val, vb);
-}
-
 /* Two rounds after the warm-up: a coarse level's SpMV takes milliseconds at most. */
 #define AMG_TIME_ROUNDS 2
 
@@ -35,8 +26,8 @@ int mixi_amg_time_spmv(mix_context *ctx, const mixi_spmat *M, int n, double *sec
     const mixi_sparse_ops *sp = ctx->ops->sparse;
     mixi_svec x, y;
     double xy;
-    int st = svec32(ctx, n, &x);
-    if (!st) st = svec32(ctx, n, &y);
+    int st = mixi_amg_svec_alloc(ctx, MIX_FP32, n, n, &x);
+    if (!st) st = mixi_amg_svec_alloc(ctx, MIX_FP32, n, n, &y);
     *seconds = 0.0;
     if (!st && sp->spmv_best) {
         st = sp->spmv_best(ctx->state, M, &x, &y, AMG_TIME_ROUNDS, seconds);

@@ -15,14 +15,15 @@
  * 4 12 1.36 s; 2 keeps the iterations low at the same time. */
 #define AMG_CHEB_DEGREE 2
 #define AMG_CHEB_LOW 0.1
-#define AMG_CHEB_HIGH 1.1
+#define AMG_CHEB_HIGH MIXI_AMG_LMAX_MARGIN /* the estimate's own margin (amg.h) */
 
-static int svec_alloc(mix_context *ctx, mix_prec prec, int n, int cap, mixi_svec *v)
+int mixi_amg_svec_alloc(mix_context *ctx, mix_prec prec, int n, int cap, mixi_svec *v)
 {
     size_t vb, nb;
     v->prec = prec;
     v->n = n;
     v->norm = NULL;
+    v->val = NULL;
     int st = mixi_svec_bytes(prec, cap, &vb, &nb);
     if (!st) st = ctx->ops->alloc(ctx->state, &v->val, vb);
     return st ? st : ctx->ops->memset0(ctx->state, v->val, vb);
@@ -55,12 +56,12 @@ int mixi_amg_cycle_init(mixi_amg_cycle *C, mix_context *ctx, const mixi_amg *H,
     int st = MIX_SUCCESS;
     for (int l = 0; l < H->nlev && !st; l++) {
         const int n = H->lev[l].n, cap = l ? H->lev[l - 1].n : n;
-        if (!(st = svec_alloc(ctx, vprec, n, cap, &C->x[l])) &&
-            !(st = svec_alloc(ctx, vprec, n, n, &C->r[l])) &&
-            !(st = svec_alloc(ctx, vprec, n, n, &C->d[l])))
-            st = svec_alloc(ctx, vprec, n, n, &C->t[l]);
+        if (!(st = mixi_amg_svec_alloc(ctx, vprec, n, cap, &C->x[l])) &&
+            !(st = mixi_amg_svec_alloc(ctx, vprec, n, n, &C->r[l])) &&
+            !(st = mixi_amg_svec_alloc(ctx, vprec, n, n, &C->d[l])))
+            st = mixi_amg_svec_alloc(ctx, vprec, n, n, &C->t[l]);
         if (l > 0) C->b[l] = (mixi_svec){vprec, n, C->t[l - 1].val, NULL};
-        else if (!st) st = svec_alloc(ctx, vprec, n, n, &C->b[0]);
+        else if (!st) st = mixi_amg_svec_alloc(ctx, vprec, n, n, &C->b[0]);
     }
     const size_t cb = (size_t)H->lev[H->nlev - 1].n * sizeof(double);
     if (!st) st = ctx->ops->alloc(ctx->state, (void **)&C->c64, cb);
@@ -158,17 +159,6 @@ static int vcycle(mixi_amg_cycle *C, int l)
     return chebyshev(C, l, &t, &r, 0, 0);
 }
 
-/* Narrow vectors are kept near unit RMS by a power of two (exact), so that residuals that
- * fell by 1e-10 neither underflow nor leave FP32's range. */
-static double rescale(double vv, double n)
-{
-    const double rms = sqrt(vv / n);
-    if (!(rms > 0.0) || !isfinite(rms) || (rms >= 0x1p-16 && rms <= 0x1p16)) return 1.0;
-    int e;
-    frexp(rms, &e);
-    return ldexp(1.0, -e);
-}
-
 int mixi_amg_cycle_apply(mixi_amg_cycle *C, const double *r, double *z)
 {
     const mixi_sparse_ops *sp = C->ctx->ops->sparse;
@@ -176,7 +166,7 @@ int mixi_amg_cycle_apply(mixi_amg_cycle *C, const double *r, double *z)
     const int n = C->H->lev[0].n;
     double vv;
     int st = sp->vec_from64(s, r, C->scale0, C->sigma, &C->b[0], &vv);
-    const double f = C->vprec == MIX_FP64 ? 1.0 : rescale(vv, n);
+    const double f = C->vprec == MIX_FP64 ? 1.0 : mixi_amg_unit_rms(vv, n);
     if (!st && f != 1.0) {
         C->sigma *= f;
         st = sp->vec_from64(s, r, C->scale0, C->sigma, &C->b[0], &vv);

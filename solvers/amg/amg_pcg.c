@@ -59,15 +59,6 @@ typedef struct {
     int iter0, upd0;          /* ... and the steps and updates then */
 } pcg;
 
-static int svec_new(mix_context *ctx, mix_prec prec, int n, mixi_svec *v)
-{
-    size_t vb, nb;
-    *v = (mixi_svec){prec, n, NULL, NULL};
-    int st = mixi_svec_bytes(prec, n, &vb, &nb);
-    if (!st) st = ctx->ops->alloc(ctx->state, &v->val, vb);
-    return st ? st : ctx->ops->memset0(ctx->state, v->val, vb);
-}
-
 static void vectors_free(pcg *W)
 {
     mixi_svec *v[6] = {&W->r, &W->p, &W->q, &W->xs, &W->rv, &W->z64};
@@ -78,12 +69,12 @@ static void vectors_free(pcg *W)
 static int vectors_alloc(pcg *W, mix_prec prec)
 {
     const int n = W->A->n;
-    int st = svec_new(W->ctx, prec, n, &W->r);
-    if (!st) st = svec_new(W->ctx, prec, n, &W->p);
-    if (!st) st = svec_new(W->ctx, prec, n, &W->q);
-    if (!st) st = svec_new(W->ctx, prec, n, &W->xs);
-    if (!st && prec != W->vprec) st = svec_new(W->ctx, W->vprec, n, &W->rv);
-    if (!st && prec != W->vprec) st = svec_new(W->ctx, MIX_FP64, n, &W->z64);
+    int st = mixi_amg_svec_alloc(W->ctx, prec, n, n, &W->r);
+    if (!st) st = mixi_amg_svec_alloc(W->ctx, prec, n, n, &W->p);
+    if (!st) st = mixi_amg_svec_alloc(W->ctx, prec, n, n, &W->q);
+    if (!st) st = mixi_amg_svec_alloc(W->ctx, prec, n, n, &W->xs);
+    if (!st && prec != W->vprec) st = mixi_amg_svec_alloc(W->ctx, W->vprec, n, n, &W->rv);
+    if (!st && prec != W->vprec) st = mixi_amg_svec_alloc(W->ctx, MIX_FP64, n, n, &W->z64);
     if (st) vectors_free(W);
     return st;
 }
@@ -95,17 +86,6 @@ static int true_residual(pcg *W)
     const int st = W->ctx->ops->sparse->residual64(W->ctx->state, W->A->a64, W->b, W->x, W->r64, &rr);
     W->tn = sqrt(rr);
     return st;
-}
-
-/* Narrow vectors are kept near unit RMS by a power of two (exact), so that residuals that
- * fell by 1e-10 neither underflow nor leave FP32's range. */
-static double unit_rms(double vv, double n)
-{
-    const double rms = sqrt(vv / n);
-    if (!(rms > 0.0) || !isfinite(rms) || (rms >= 0x1p-16 && rms <= 0x1p16)) return 1.0;
-    int e;
-    frexp(rms, &e);
-    return ldexp(1.0, -e);
 }
 
 /* The reliable update: x += D^-1/2 xs / sigma, the true residual, r^ from it (rescaled, p with
@@ -120,7 +100,7 @@ static int reliable_update(pcg *W, int first)
     if (!st) st = true_residual(W);
     if (!st) st = sp->vec_from64(s, W->r64, W->scale0, W->sigma, &W->r, &vv);
     if (st) return st;
-    const double f = W->vprec == MIX_FP64 ? 1.0 : unit_rms(vv, W->A->n);
+    const double f = W->vprec == MIX_FP64 ? 1.0 : mixi_amg_unit_rms(vv, W->A->n);
     W->rescaled = f;
     if (f != 1.0) {
         W->sigma *= f, vv *= f * f;
@@ -362,10 +342,10 @@ static int amg_stages(pcg *W, const mix_cg_params *prm, mixi_amg *H, mix_prec pr
 /* An FP64 vector with the kernels' padding (the FP64 SpMV reads and writes r64 and u64). */
 static int fp64_alloc(mix_context *ctx, int n, double **v)
 {
-    size_t b, nb;
-    int st = mixi_svec_bytes(MIX_FP64, n, &b, &nb);
-    if (!st) st = ctx->ops->alloc(ctx->state, (void **)v, b);
-    return st ? st : ctx->ops->memset0(ctx->state, *v, b);
+    mixi_svec s;
+    const int st = mixi_amg_svec_alloc(ctx, MIX_FP64, n, n, &s);
+    *v = s.val;
+    return st;
 }
 
 /* x from the stages' x (or, where none ran, 0 or x0 kept) and the norm of its residual. */
