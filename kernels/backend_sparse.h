@@ -65,6 +65,11 @@ struct mixi_sparse_ops {
     /* Matrices.  FP64 matrix from host CSR arrays (validated, rows sorted, no duplicates). */
     int (*csr_create)(void *state, int n, const int64_t *rowptr, const int32_t *colind,
                       const double *val, mixi_spmat **A);
+    /* csr_create over the caller's host arrays without copying them (read only, valid while
+     * the matrix lives; destroy frees none of them); NULL where backend memory is not the
+     * host's (then csr_create's copy). */
+    int (*csr_borrow_host)(void *state, int n, const int64_t *rowptr, const int32_t *colind,
+                           const double *val, mixi_spmat **A);
     /* As = diag(scale) A64 diag(scale) stored in `prec` (any storage precision, FP64 included);
      * MIX_ERR_OVERFLOW if a value does not fit FP16 (values rounding to zero are allowed).
      * As may share A64's pattern arrays: destroy As before A64. */

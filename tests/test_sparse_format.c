@@ -501,6 +501,57 @@ static void test_convert_errors(void)
     mixm_csr_free(&A);
 }
 
+/* A matrix over the caller's host arrays (csr_borrow_host, the multigrid store's levels)
+ * converts to the same stored bits as one over csr_create's copy, and destroying it frees none
+ * of the caller's arrays nor leaves anything allocated. */
+static void test_borrow_host(void)
+{
+    mixm_csr A;
+    CU_ASSERT_FATAL(sf_escape_matrix(&A));
+    sf_fix f;
+    CU_ASSERT_FATAL(sf_open(&f, &A));
+    CU_ASSERT_FATAL(f.sp->csr_borrow_host != NULL);
+    const int n = A.nrows;
+    const int64_t nnz = A.rowptr[n];
+    double *xh = malloc((size_t)n * sizeof *xh);
+    CU_ASSERT_FATAL(xh != NULL);
+    sf_vector(n, 7, xh);
+    const long live = mixi_alloc_live();
+    for (int k = 0; k < SF_NPREC; k++) {
+        const mix_prec p = sf_precs[k];
+        mixi_spmat *B = NULL, *S = NULL, *T = NULL;
+        mixi_svec x, y, y2;
+        CU_ASSERT_FATAL(sv_new(p, n, &x) && sv_new(p, n, &y) && sv_new(p, n, &y2));
+        CU_ASSERT_FATAL(!f.sp->vec_from64(f.ctx->state, xh, NULL, 1.0, &x, NULL));
+        CU_ASSERT_FATAL(!f.sp->csr_borrow_host(f.ctx->state, n, A.rowptr, A.colind, A.val, &B));
+        CU_ASSERT_FATAL(!f.sp->csr_convert(f.ctx->state, B, p, NULL, &S));
+        CU_ASSERT_FATAL(!f.sp->csr_convert(f.ctx->state, f.A64, p, NULL, &T));
+        double xy = 0.0, xy2 = 0.0;
+        CU_ASSERT(!f.sp->spmv(f.ctx->state, S, &x, &y, &xy));
+        CU_ASSERT(!f.sp->spmv(f.ctx->state, T, &x, &y2, &xy2));
+        size_t vb = 0, nb = 0;
+        CU_ASSERT_FATAL(!mixi_svec_bytes(p, n, &vb, &nb));
+        CU_ASSERT(!memcmp(y.val, y2.val, vb - 16));
+        CU_ASSERT(!memcmp(&xy, &xy2, sizeof xy));
+        f.sp->csr_destroy(f.ctx->state, S);
+        f.sp->csr_destroy(f.ctx->state, B);
+        f.sp->csr_destroy(f.ctx->state, T);
+        sv_del(&x), sv_del(&y), sv_del(&y2);
+    }
+    CU_ASSERT_EQUAL(mixi_alloc_live(), live);
+    /* The caller's arrays are whole: the same matrix is created from them again. */
+    CU_ASSERT_EQUAL(A.rowptr[n], nnz);
+    mixi_spmat *C = NULL;
+    CU_ASSERT(!f.sp->csr_create(f.ctx->state, n, A.rowptr, A.colind, A.val, &C));
+    f.sp->csr_destroy(f.ctx->state, C);
+    mixi_spmat *bad = NULL;
+    CU_ASSERT_EQUAL(f.sp->csr_borrow_host(f.ctx->state, 0, A.rowptr, A.colind, A.val, &bad), MIX_ERR_INVALID_ARG);
+    CU_ASSERT(bad == NULL);
+    free(xh);
+    sf_close(&f);
+    mixm_csr_free(&A);
+}
+
 static const mixt_test sparse_format_tests[] = {
     {"SELL round trip, 3D Poisson (no escape), every format, scaled or not", test_roundtrip_stencil},
     {"SELL round trip with far entries, long rows, empty rows, n % 32 != 0", test_roundtrip_escapes},
@@ -508,6 +559,7 @@ static const mixt_test sparse_format_tests[] = {
     {"SpMV of every format against the FP64 product, portable = AVX2, escapes", test_spmv_escapes},
     {"bytes per nonzero: FIXED16 <= 4.5 on 3D Poisson", test_bytes},
     {"conversion: overflow refused, allocation failure at every point", test_convert_errors},
+    {"a matrix over the caller's host arrays: same bits, nothing of theirs freed", test_borrow_host},
     {NULL, NULL},
 };
 

@@ -32,6 +32,7 @@ struct mixi_spmat {
     int64_t *rowptr;  /* FP64: plain CSR */
     int32_t *colind;
     int owns_pattern; /* converted FP64 copies share the FP64 copy's pattern */
+    int borrowed;     /* csr_borrow_host: rowptr, colind and val are the caller's */
     void *val;        /* FP64 values, or the SELL slots' values */
     mixk_sell sell;   /* every other format: the SELL-32 layout (kernels/common/sell.h) ... */
     int64_t *slice, *eslice, *erp; /* ... whose arrays this matrix owns */

@@ -9,6 +9,12 @@
 #include "solvers/cg/cg.h"
 
 #define MIXI_AMG_MAX_LEVELS 12
+/* A set-up pass over fewer entries than this runs on the calling thread: a team's start and
+ * barriers cost more there (3-D Poisson 150^3's two coarsest levels: 0.5 s each of Lanczos
+ * steps on a loaded 2-core machine, for a few milliseconds of work). */
+#define MIXI_AMG_TEAM_MIN_NNZ (INT64_C(1) << 21)
+#define MIXI_AMG_TEAM_MIN_N (1 << 18) /* the same for a pass over vectors */
+#define MIXI_AMG_TEAM(M) ((M)->rp[(M)->nr] >= MIXI_AMG_TEAM_MIN_NNZ)
 /* Coarsening stops at this order; the coarsest level is solved by a dense Cholesky up to
  * MIXI_AMG_DIRECT_N rows (a hierarchy that stopped coarsening above it smooths there). */
 #define MIXI_AMG_COARSE_N 400

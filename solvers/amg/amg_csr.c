@@ -76,7 +76,7 @@ int mixi_amg_csr_transpose(const mixi_amg_csr *M, mixi_amg_csr *T)
         mixi_amg_csr_free(T);
         return st;
     }
-#pragma omp parallel
+#pragma omp parallel if (MIXI_AMG_TEAM(M))
     {
         const int nt = team_size(), t = thread_num();
         transpose_offsets(M, nt, t, cnt, T);
@@ -163,7 +163,7 @@ static int product_blocks(const mixi_amg_csr *A, const mixi_amg_csr *B, row_bloc
                           int64_t *len)
 {
     int fail = 0;
-#pragma omp parallel reduction(| : fail)
+#pragma omp parallel reduction(| : fail) if (MIXI_AMG_TEAM(A))
     {
         int32_t *slot = mixi_malloc_scratch((size_t)B->nc + 1, sizeof *slot);
         fail = !slot;
@@ -190,7 +190,7 @@ int mixi_amg_csr_product(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_
     }
     if (!st) {
         memcpy(C->rp, rp, ((size_t)A->nr + 1) * sizeof *rp);
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) if (MIXI_AMG_TEAM(C))
         for (int c = 0; c < nblk; c++) {
             const int64_t at = rp[c * PRODUCT_BLOCK], n = blk[c].len;
             if (n) memcpy(C->ci + at, blk[c].ci, (size_t)n * sizeof *C->ci), memcpy(C->v + at, blk[c].v, (size_t)n * sizeof *C->v);
@@ -217,7 +217,7 @@ static void sort_row(int32_t *ci, double *v, int64_t len)
 
 void mixi_amg_csr_sort_rows(mixi_amg_csr *M)
 {
-#pragma omp parallel for schedule(dynamic, 512)
+#pragma omp parallel for schedule(dynamic, 512) if (MIXI_AMG_TEAM(M))
     for (int i = 0; i < M->nr; i++)
         sort_row(M->ci + M->rp[i], M->v + M->rp[i], M->rp[i + 1] - M->rp[i]);
 }
@@ -227,7 +227,7 @@ static double scaled_apply(const mixi_amg_csr *A, const double *s, const double 
                            const double *u, double *w)
 {
     double vw = 0.0;
-#pragma omp parallel for reduction(+ : vw) schedule(static)
+#pragma omp parallel for reduction(+ : vw) schedule(static) if (MIXI_AMG_TEAM(A))
     for (int i = 0; i < A->nr; i++) {
         double t = 0.0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
@@ -241,13 +241,13 @@ static double scaled_apply(const mixi_amg_csr *A, const double *s, const double 
 static double lanczos_next(int n, double alpha, double *u, double *v, double *w)
 {
     double ww = 0.0;
-#pragma omp parallel for reduction(+ : ww) schedule(static)
+#pragma omp parallel for reduction(+ : ww) schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
     for (int i = 0; i < n; i++) {
         w[i] -= alpha * v[i];
         ww += w[i] * w[i];
     }
     const double beta = sqrt(ww), f = beta > 0.0 ? 1.0 / beta : 0.0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
     for (int i = 0; i < n; i++) u[i] = v[i], v[i] = w[i] * f;
     return beta;
 }

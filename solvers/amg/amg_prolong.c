@@ -46,7 +46,7 @@ static int64_t prolong_row(const prolong *d, int i, int *mark, int64_t *pos, int
 static int prolong_pass(const prolong *d, int na, int fill, mixi_amg_csr *P)
 {
     int fail = 0;
-#pragma omp parallel reduction(| : fail)
+#pragma omp parallel reduction(| : fail) if (MIXI_AMG_TEAM(d->A))
     {
         int64_t *pos = mixi_malloc_scratch((size_t)na + 1, sizeof *pos);
         int *mark = mixi_malloc_scratch((size_t)na + 1, sizeof *mark);

@@ -111,7 +111,7 @@ static int galerkin(const mixi_amg_csr *A, const mixi_amg_csr *P, mixi_amg_csr *
 static int inv_sqrt_diag(const mixi_amg_csr *A, double *s)
 {
     int nan = 0, bad = 0;
-#pragma omp parallel for reduction(| : nan, bad) schedule(static)
+#pragma omp parallel for reduction(| : nan, bad) schedule(static) if (MIXI_AMG_TEAM(A))
     for (int i = 0; i < A->nr; i++) {
         double d = 0.0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
@@ -130,7 +130,7 @@ static void scaled_rows(const mixi_amg_csr *A, const double *s, int *tiny_pct, d
 {
     int64_t tiny = 0, off = 0;
     double g = 0.0;
-#pragma omp parallel for reduction(+ : tiny, off) reduction(max : g) schedule(static)
+#pragma omp parallel for reduction(+ : tiny, off) reduction(max : g) schedule(static) if (MIXI_AMG_TEAM(A))
     for (int i = 0; i < A->nr; i++) {
         double m = 0.0, sum = 0.0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {

@@ -167,17 +167,23 @@ static int host_arrays(mix_sparse *A, mixi_amg *H)
 }
 
 /* The host CSR M (square, scaled) in the backend in *prec, one wider on an overflow (the level
- * does not fit: FP16's range); through a transient FP64 copy, which is the result for FP64. */
+ * does not fit: FP16's range); through an FP64 matrix over M's arrays where the backend's memory
+ * is the host's, else a transient FP64 copy, which is the result for FP64. */
 static int from_host(mix_context *ctx, const mixi_amg_csr *M, mix_prec *prec, mixi_spmat **out)
 {
     const mixi_sparse_ops *sp = ctx->ops->sparse;
     mixi_spmat *M64 = NULL;
-    int st = sp->csr_create(ctx->state, M->nr, M->rp, M->ci, M->v, &M64);
+    const int borrow = sp->csr_borrow_host && *prec != MIX_FP64;
+    int st = (borrow ? sp->csr_borrow_host : sp->csr_create)(ctx->state, M->nr, M->rp, M->ci, M->v, &M64);
     *out = NULL;
     while (!st && *prec != MIX_FP64) {
         st = sp->csr_convert(ctx->state, M64, *prec, NULL, out);
         if (st != MIX_ERR_OVERFLOW) break;
         *prec = *prec == MIX_FP32 ? MIX_FP64 : MIX_FP32, st = MIX_SUCCESS;
+    }
+    if (!st && *prec == MIX_FP64 && borrow) { /* widened to FP64: the result owns its copy */
+        sp->csr_destroy(ctx->state, M64), M64 = NULL;
+        st = sp->csr_create(ctx->state, M->nr, M->rp, M->ci, M->v, &M64);
     }
     if (!st && *prec == MIX_FP64) *out = M64, M64 = NULL;
     sp->csr_destroy(ctx->state, M64);
