@@ -134,6 +134,14 @@ struct mixi_sparse_ops {
      * order of a sum, so its last bit, may vary from run to run).  NULL where a backend has
      * none. */
     int (*spmv_t)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y);
+    /* y = a (As x) + b z, the product rounded as spmv rounds it and the sum as axpby's: the
+     * bits of spmv into a scratch t then axpby(a, t, b, z) into y, without t's write and read
+     * (multigrid's smoother and transfers: r -= A d, t = b - A x, x += P xc).  z may be y; x is
+     * neither.  All vectors in spmv's accumulator precision (spmv_acc_vectors) or FP64 over
+     * FP64; MIX_ERR_UNSUPPORTED otherwise, and NULL where a backend has none: the caller then
+     * takes spmv and axpby. */
+    int (*spmv_axpby)(void *state, const mixi_spmat *As, const mixi_svec *x, double a,
+                      const mixi_svec *z, double b, mixi_svec *y);
     /* The fused CG step, one pass: x += alpha p; r -= alpha Ap; *rr = ||r_new||^2 and
      * *rr_dot_old = <r_new, r_old> (Polak-Ribiere numerator is *rr - *rr_dot_old).  x (the
      * partial solution) has p's precision or p's accumulator, mixk_prec_acc(p) (FP32 for the

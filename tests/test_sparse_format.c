@@ -552,6 +552,57 @@ static void test_borrow_host(void)
     mixm_csr_free(&A);
 }
 
+/* spmv_axpby = spmv then axpby, bit for bit, for every storage format (vectors in the
+ * accumulator), portable and vector kernels, z distinct from y and z = y, on a matrix with
+ * escaped slices; a narrow vector is refused. */
+static void fused_one(sf_fix *f, mix_prec p, const mixm_csr *A, double a, double b, int alias)
+{
+    const int n = A->nrows;
+    const mix_prec vp = mixk_prec_acc(p);
+    double *xh = malloc((size_t)n * sizeof *xh), *zh = malloc((size_t)n * sizeof *zh), xy;
+    mixi_svec x, z, y, t;
+    CU_ASSERT_FATAL(xh && zh && sv_new(vp, n, &x) && sv_new(vp, n, &z) && sv_new(vp, n, &y) && sv_new(vp, n, &t));
+    sf_vector(n, 11, xh);
+    sf_vector(n, 12, zh);
+    CU_ASSERT_FATAL(!f->sp->vec_from64(f->ctx->state, xh, NULL, 1.0, &x, NULL));
+    CU_ASSERT_FATAL(!f->sp->vec_from64(f->ctx->state, zh, NULL, 1.0, &z, NULL));
+    mixi_spmat *S = NULL;
+    CU_ASSERT_FATAL(!f->sp->csr_convert(f->ctx->state, f->A64, p, NULL, &S));
+    size_t vb = 0, nb = 0;
+    CU_ASSERT_FATAL(!mixi_svec_bytes(vp, n, &vb, &nb));
+    for (int portable = 0; portable < 2; portable++) {
+        mixi_cpu_sparse_force_portable(portable);
+        CU_ASSERT(!f->sp->spmv(f->ctx->state, S, &x, &t, &xy));
+        memcpy(y.val, z.val, vb);
+        CU_ASSERT(!f->sp->axpby(f->ctx->state, a, &t, b, &y)); /* the reference: y = a t + b z */
+        memcpy(t.val, z.val, vb);
+        CU_ASSERT(!f->sp->spmv_axpby(f->ctx->state, S, &x, a, alias ? &t : &z, b, &t));
+        CU_ASSERT(!memcmp(t.val, y.val, vb - 16));
+    }
+    mixi_cpu_sparse_force_portable(0);
+    CU_ASSERT_EQUAL(f->sp->spmv_axpby(f->ctx->state, S, &x, a, &x, b, &y), MIX_ERR_UNSUPPORTED);
+    f->sp->csr_destroy(f->ctx->state, S);
+    sv_del(&x), sv_del(&z), sv_del(&y), sv_del(&t);
+    free(xh), free(zh);
+}
+
+static void test_spmv_axpby(void)
+{
+    mixm_csr A;
+    CU_ASSERT_FATAL(sf_escape_matrix(&A));
+    sf_fix f;
+    CU_ASSERT_FATAL(sf_open(&f, &A));
+    CU_ASSERT_FATAL(f.sp->spmv_axpby != NULL);
+    for (int k = 0; k <= SF_NPREC; k++) /* and FP64 storage over FP64 vectors */
+        for (int alias = 0; alias < 2; alias++) {
+            const mix_prec p = k < SF_NPREC ? sf_precs[k] : MIX_FP64;
+            fused_one(&f, p, &A, -1.0, 1.0, alias);
+            fused_one(&f, p, &A, 0.75, -2.5, alias);
+        }
+    sf_close(&f);
+    mixm_csr_free(&A);
+}
+
 static const mixt_test sparse_format_tests[] = {
     {"SELL round trip, 3D Poisson (no escape), every format, scaled or not", test_roundtrip_stencil},
     {"SELL round trip with far entries, long rows, empty rows, n % 32 != 0", test_roundtrip_escapes},
@@ -560,6 +611,7 @@ static const mixt_test sparse_format_tests[] = {
     {"bytes per nonzero: FIXED16 <= 4.5 on 3D Poisson", test_bytes},
     {"conversion: overflow refused, allocation failure at every point", test_convert_errors},
     {"a matrix over the caller's host arrays: same bits, nothing of theirs freed", test_borrow_host},
+    {"spmv_axpby = spmv then axpby, bit for bit, every format, z = y or not", test_spmv_axpby},
     {NULL, NULL},
 };
 

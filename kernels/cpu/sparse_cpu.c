@@ -426,6 +426,30 @@ static int cpu_spmv(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_s
     return MIX_SUCCESS;
 }
 
+/* The tuner also learns from these calls (a multigrid level's matrices may see no other). */
+static int cpu_spmv_axpby(void *state, const mixi_spmat *A, const mixi_svec *x, double a,
+                          const mixi_svec *z, double b, mixi_svec *y)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(A->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    const mix_prec vp = mixk_prec_acc(A->prec);
+    if (x->prec != vp || y->prec != vp || z->prec != vp || z->n != y->n || x == y || x == z)
+        return MIX_ERR_UNSUPPORTED;
+    mixi_spmv_tuner *T = A->tune;
+    const int var = T ? mixi_spmv_tuner_next(T) : MIXI_SPMV_PORTABLE;
+    if (var == MIXI_SPMV_PORTABLE) k = mixi_cpu_portable_kernels[A->prec];
+    const int timed = T && mixi_spmv_tuner_timing(T);
+    const double t0 = timed ? mixi_wtime() : 0.0;
+    k->spmv_axpby(A, x, a, z, b, y, var);
+    if (timed) {
+        size_t vb = 16, nb = 0;
+        mixi_svec_bytes(vp, A->n, &vb, &nb);
+        mixi_spmv_tuner_done(T, A->prec, var, mixi_wtime() - t0, (double)A->bytes + 3.0 * (double)(vb - 16));
+    }
+    return MIX_SUCCESS;
+}
+
 static double cpu_spmv_rate(mix_prec storage) { return mixi_spmv_rate(storage); }
 
 static int cpu_spmv_best(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_svec *y, int rounds,
@@ -518,6 +542,7 @@ const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .vec_zero = cpu_vec_zero,
     .spmv = cpu_spmv,
     .spmv_t = mixi_cpu_spmv_t,
+    .spmv_axpby = cpu_spmv_axpby,
     .cg_update = cpu_cg_update,
     .axpby = cpu_axpby,
     .dot = cpu_dot,

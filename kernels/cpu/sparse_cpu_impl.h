@@ -52,6 +52,9 @@ struct mixi_spmat {
 
 typedef struct {
     void (*spmv)(const mixi_spmat *A, const mixi_svec *x, mixi_svec *y, double *xy, int var);
+    /* y = a A x + b z (the backend's spmv_axpby), vectors in the accumulator precision. */
+    void (*spmv_axpby)(const mixi_spmat *A, const mixi_svec *x, double a, const mixi_svec *z,
+                       double b, mixi_svec *y, int var);
     void (*cg_update)(double alpha, const mixi_svec *p, const mixi_svec *ap, mixi_svec *x,
                       mixi_svec *r, double *rr, double *rd);
     void (*axpby)(double a, const mixi_svec *x, double b, mixi_svec *y);

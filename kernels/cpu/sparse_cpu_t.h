@@ -141,12 +141,10 @@ ISA_ATTR static MIXI_INLINE void FN(escaped_rows)(mix_prec P, const mixi_spmat *
  * (constant trip count: vectorised) and for the last one. */
 #define BOTH(call_full, call_last, cnt) ((cnt) == BLK ? (call_full) : (call_last))
 
-/* y = A x, rounded into y; returns <x, A x> of the block from the unrounded products. */
-ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
-                                         mixi_svec *y, const float *xf, int64_t b, int cnt, int var)
+/* The block's rows of A x into v. */
+ISA_ATTR static MIXI_INLINE void FN(spmv_rows)(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
+                                      const float *xf, int64_t b, int cnt, int var, T *v)
 {
-    T v[BLK], xb[BLK];
-    double s[4] = {0, 0, 0, 0};
     /* x and y in the accumulator (FP32 vectors over a 16-bit matrix): the rows run over x itself,
      * as they run over x decoded into xf for narrow 16-bit vectors. */
     const int wide = x->prec != P;
@@ -162,6 +160,16 @@ ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mixi_spmat *
             if (csr_pf) csr_prefetch(A, b * BLK + t, csr_pf);
             v[t] = xrow ? FN(rowf)(P, A, xrow, b * BLK + t) : FN(row)(P, A, x, b * BLK + t);
         }
+}
+
+/* y = A x, rounded into y; returns <x, A x> of the block from the unrounded products. */
+ISA_ATTR static MIXI_INLINE double FN(spmv_block)(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
+                                         mixi_svec *y, const float *xf, int64_t b, int cnt, int var)
+{
+    T v[BLK], xb[BLK];
+    double s[4] = {0, 0, 0, 0};
+    const int wide = x->prec != P;
+    FN(spmv_rows)(P, A, x, xf, b, cnt, var, v);
     if (wide) memcpy(xb, (const T *)x->val + b * BLK, (size_t)cnt * sizeof(T));
     else FN(load_block)(P, x, b, cnt, xb);
     double dot;
@@ -183,6 +191,25 @@ ISA_ATTR static ISA_BLK_INLINE double FN(spmv_blk)(mix_prec P, const mixi_spmat 
     return BOTH(FN(spmv_block)(P, A, x, y, xf, b, BLK, var), FN(spmv_block)(P, A, x, y, xf, b, cnt, var),
                 cnt);
 }
+/* y = fa (A x) + fb z over the block, vectors of T (the accumulator): axpby_block's sum. */
+ISA_ATTR static MIXI_INLINE void FN(spmv_axpby_block)(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
+                                             T fa, const mixi_svec *z, T fb, mixi_svec *y, int64_t b,
+                                             int cnt, int var)
+{
+    T v[BLK];
+    FN(spmv_rows)(P, A, x, NULL, b, cnt, var, v);
+    const T *zb = (const T *)z->val + b * BLK;
+    T *yb = (T *)y->val + b * BLK;
+    for (int t = 0; t < cnt; t++) yb[t] = fa * v[t] + fb * zb[t];
+}
+ISA_ATTR static ISA_BLK_INLINE void FN(spmv_axpby_blk)(mix_prec P, const mixi_spmat *A, const mixi_svec *x,
+                                           T fa, const mixi_svec *z, T fb, mixi_svec *y, int64_t b,
+                                           int cnt, int var)
+{
+    if (cnt == BLK) FN(spmv_axpby_block)(P, A, x, fa, z, fb, y, b, BLK, var);
+    else FN(spmv_axpby_block)(P, A, x, fa, z, fb, y, b, cnt, var);
+}
+
 /* Narrow formats: block b of x decoded into the float scratch (T is float for them). */
 ISA_ATTR static ISA_BLK_INLINE void FN(decode_blk)(mix_prec P, const mixi_svec *x, float *xf, int64_t b, int cnt)
 {
@@ -309,6 +336,14 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
         }                                                                                         \
         *xy = acc;                                                                                \
     }                                                                                             \
+    ISA_ATTR static void MIXI_CAT(PFX, spmv_axpby)(const mixi_spmat *A, const mixi_svec *x, double a,         \
+                                          const mixi_svec *z, double b_, mixi_svec *y, int var)   \
+    {                                                                                             \
+        const int64_t n = A->n;                                                                   \
+        const T fa = (T)a, fb = (T)b_;                                                            \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
+        MIXI_BLOCKS(n) FN(spmv_axpby_blk)(PP, A, x, fa, z, fb, y, b, CNT(n, b), var);             \
+    }                                                                                             \
     ISA_ATTR static void MIXI_CAT(PFX, cg_update)(double alpha, const mixi_svec *p, const mixi_svec *ap,     \
                                          mixi_svec *x, mixi_svec *r, double *rr, double *rd)        \
     {                                                                                             \
@@ -357,7 +392,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
         MIXI_BLOCKS(n) FN(accum64_blk)(PP, v, scale, alpha, y, b, CNT(n, b));                     \
     }                                                                                             \
     static const cpu_svec_kernels MIXI_CAT(PFX, kernels) = {                                      \
-        MIXI_CAT(PFX, spmv), MIXI_CAT(PFX, cg_update), MIXI_CAT(PFX, axpby),                     \
+        MIXI_CAT(PFX, spmv), MIXI_CAT(PFX, spmv_axpby), MIXI_CAT(PFX, cg_update), MIXI_CAT(PFX, axpby), \
         MIXI_CAT(PFX, dot),  MIXI_CAT(PFX, from64),    MIXI_CAT(PFX, accum64)};
 
 /* One kernel table per format of this accumulator: ISA_SFX_kernels. */
