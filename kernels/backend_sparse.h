@@ -152,6 +152,11 @@ struct mixi_sparse_ops {
     /* y = a x + b y (p = r + beta p; re-projection; rescaling). */
     int (*axpby)(void *state, double a, const mixi_svec *x, double b, mixi_svec *y);
     int (*dot)(void *state, const mixi_svec *x, const mixi_svec *y, double *xy); /* <x, y> */
+    /* d = a r + b d, then x = d + c x: a Chebyshev smoothing step's updates, the bits of
+     * axpby(a, r, b, d) then axpby(1, d, c, x) in one pass (d read once).  r, d, x distinct and
+     * of one precision; NULL where a backend has none (the caller then takes axpby twice). */
+    int (*cheb_update)(void *state, double a, const mixi_svec *r, double b, mixi_svec *d, double c,
+                       mixi_svec *x);
     /* The same step in two fused passes (kernels/cpu/vec_cpu.c; NULL where a backend has none,
      * and MIX_ERR_UNSUPPORTED unless all vectors are FP32 or all FP64: the solver then takes
      * cg_update and axpby, which give the same bits).  cg_rupdate: r -= alpha Ap with *rr and

@@ -603,6 +603,48 @@ static void test_spmv_axpby(void)
     mixm_csr_free(&A);
 }
 
+/* cheb_update = axpby(a, r, b, d) then axpby(1, d, c, x), bit for bit, for vectors of every
+ * precision, portable and vector kernels; aliased vectors are refused. */
+static void test_cheb_update(void)
+{
+    const int n = 1000; /* 31 full blocks and a partial one */
+    mix_context *ctx;
+    CU_ASSERT_FATAL(!mix_context_create(&ctx, MIX_BACKEND_CPU));
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
+    CU_ASSERT_FATAL(sp->cheb_update != NULL);
+    const mix_prec precs[] = {MIX_FP64, MIX_FP32, MIX_FP16, MIX_BF16, MIX_FIXED16};
+    double *h = malloc((size_t)n * sizeof *h);
+    CU_ASSERT_FATAL(h != NULL);
+    for (size_t k = 0; k < sizeof precs / sizeof precs[0]; k++) {
+        mixi_svec r, d, x, d2, x2;
+        const mix_prec p = precs[k];
+        CU_ASSERT_FATAL(sv_new(p, n, &r) && sv_new(p, n, &d) && sv_new(p, n, &x) && sv_new(p, n, &d2) &&
+                        sv_new(p, n, &x2));
+        size_t vb = 0, nb = 0;
+        CU_ASSERT_FATAL(!mixi_svec_bytes(p, n, &vb, &nb));
+        for (int portable = 0; portable < 2; portable++) {
+            mixi_cpu_sparse_force_portable(portable);
+            mixi_svec *v[3] = {&r, &d, &x};
+            for (int q = 0; q < 3; q++) {
+                sf_vector(n, 21 + (uint64_t)q, h);
+                CU_ASSERT_FATAL(!sp->vec_from64(ctx->state, h, NULL, 1.0, v[q], NULL));
+            }
+            memcpy(d2.val, d.val, vb), memcpy(x2.val, x.val, vb);
+            if (nb) memcpy(d2.norm, d.norm, nb), memcpy(x2.norm, x.norm, nb);
+            CU_ASSERT(!sp->axpby(ctx->state, 0.3, &r, -1.7, &d2));
+            CU_ASSERT(!sp->axpby(ctx->state, 1.0, &d2, 0.9, &x2));
+            CU_ASSERT(!sp->cheb_update(ctx->state, 0.3, &r, -1.7, &d, 0.9, &x));
+            CU_ASSERT(!memcmp(d.val, d2.val, vb - 16) && !memcmp(x.val, x2.val, vb - 16));
+            CU_ASSERT(!nb || (!memcmp(d.norm, d2.norm, nb) && !memcmp(x.norm, x2.norm, nb)));
+        }
+        mixi_cpu_sparse_force_portable(0);
+        CU_ASSERT_EQUAL(sp->cheb_update(ctx->state, 0.3, &r, -1.7, &d, 0.9, &d), MIX_ERR_UNSUPPORTED);
+        sv_del(&r), sv_del(&d), sv_del(&x), sv_del(&d2), sv_del(&x2);
+    }
+    free(h);
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test sparse_format_tests[] = {
     {"SELL round trip, 3D Poisson (no escape), every format, scaled or not", test_roundtrip_stencil},
     {"SELL round trip with far entries, long rows, empty rows, n % 32 != 0", test_roundtrip_escapes},
@@ -612,6 +654,7 @@ static const mixt_test sparse_format_tests[] = {
     {"conversion: overflow refused, allocation failure at every point", test_convert_errors},
     {"a matrix over the caller's host arrays: same bits, nothing of theirs freed", test_borrow_host},
     {"spmv_axpby = spmv then axpby, bit for bit, every format, z = y or not", test_spmv_axpby},
+    {"cheb_update = two axpby, bit for bit, vectors of every precision", test_cheb_update},
     {NULL, NULL},
 };
 

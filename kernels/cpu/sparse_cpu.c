@@ -504,6 +504,18 @@ static int cpu_cg_update(void *state, double alpha, const mixi_svec *p, const mi
     return MIX_SUCCESS;
 }
 
+static int cpu_cheb_update(void *state, double a, const mixi_svec *r, double b, mixi_svec *d,
+                           double c, mixi_svec *x)
+{
+    (void)state;
+    const cpu_svec_kernels *k = kernels_for(r->prec);
+    if (!k) return MIX_ERR_INVALID_ARG;
+    if (d->prec != r->prec || x->prec != r->prec || d->n != r->n || x->n != r->n) return MIX_ERR_UNSUPPORTED;
+    if (r == d || r == x || d == x) return MIX_ERR_UNSUPPORTED;
+    k->cheb(a, r, b, d, c, x);
+    return MIX_SUCCESS;
+}
+
 static int cpu_axpby(void *state, double a, const mixi_svec *x, double b, mixi_svec *y)
 {
     (void)state;
@@ -543,6 +555,7 @@ const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .spmv = cpu_spmv,
     .spmv_t = mixi_cpu_spmv_t,
     .spmv_axpby = cpu_spmv_axpby,
+    .cheb_update = cpu_cheb_update,
     .cg_update = cpu_cg_update,
     .axpby = cpu_axpby,
     .dot = cpu_dot,

@@ -58,6 +58,7 @@ typedef struct {
     void (*cg_update)(double alpha, const mixi_svec *p, const mixi_svec *ap, mixi_svec *x,
                       mixi_svec *r, double *rr, double *rd);
     void (*axpby)(double a, const mixi_svec *x, double b, mixi_svec *y);
+    void (*cheb)(double a, const mixi_svec *r, double b, mixi_svec *d, double c, mixi_svec *x);
     double (*dot)(const mixi_svec *x, const mixi_svec *y);
     double (*from64)(const double *x, const double *scale, double alpha, mixi_svec *v);
     void (*accum64)(const mixi_svec *v, const double *scale, double alpha, double *y);

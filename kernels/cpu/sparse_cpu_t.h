@@ -273,6 +273,29 @@ ISA_ATTR static ISA_BLK_INLINE void FN(axpby_blk)(mix_prec P, T fa, const mixi_s
     else FN(axpby_block)(P, fa, x, fb, y, b, cnt);
 }
 
+/* d = fa r + fb d, then x = 1 d + fc x over the block: axpby_block twice, the second reading d as
+ * stored (rounded to a narrow format as axpby would find it). */
+ISA_ATTR static MIXI_INLINE void FN(cheb_block)(mix_prec P, T fa, const mixi_svec *r, T fb, mixi_svec *d,
+                                       T fc, mixi_svec *x, int64_t b, int cnt)
+{
+    T rb[BLK], db[BLK], xb[BLK];
+    const T one = 1;
+    FN(load_block)(P, r, b, cnt, rb);
+    FN(load_block)(P, d, b, cnt, db);
+    for (int t = 0; t < cnt; t++) db[t] = fa * rb[t] + fb * db[t];
+    FN(store_block)(P, d, b, db, cnt);
+    FN(load_block)(P, d, b, cnt, db);
+    FN(load_block)(P, x, b, cnt, xb);
+    for (int t = 0; t < cnt; t++) xb[t] = one * db[t] + fc * xb[t];
+    FN(store_block)(P, x, b, xb, cnt);
+}
+ISA_ATTR static ISA_BLK_INLINE void FN(cheb_blk)(mix_prec P, T fa, const mixi_svec *r, T fb, mixi_svec *d,
+                                     T fc, mixi_svec *x, int64_t b, int cnt)
+{
+    if (cnt == BLK) FN(cheb_block)(P, fa, r, fb, d, fc, x, b, BLK);
+    else FN(cheb_block)(P, fa, r, fb, d, fc, x, b, cnt);
+}
+
 ISA_ATTR static MIXI_INLINE double FN(dot_block)(mix_prec P, const mixi_svec *x, const mixi_svec *y,
                                         int64_t b, int cnt)
 {
@@ -367,6 +390,14 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
         _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
         MIXI_BLOCKS(n) FN(axpby_blk)(PP, fa, x, fb, y, b, CNT(n, b));                             \
     }                                                                                             \
+    ISA_ATTR static void MIXI_CAT(PFX, cheb)(double a, const mixi_svec *r, double b_, mixi_svec *d,          \
+                                    double c, mixi_svec *x)                                       \
+    {                                                                                             \
+        const int64_t n = r->n;                                                                   \
+        const T fa = (T)a, fb = (T)b_, fc = (T)c;                                                 \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
+        MIXI_BLOCKS(n) FN(cheb_blk)(PP, fa, r, fb, d, fc, x, b, CNT(n, b));                       \
+    }                                                                                             \
     ISA_ATTR static double MIXI_CAT(PFX, dot)(const mixi_svec *x, const mixi_svec *y)                        \
     {                                                                                             \
         const int64_t n = x->n;                                                                   \
@@ -393,6 +424,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
     }                                                                                             \
     static const cpu_svec_kernels MIXI_CAT(PFX, kernels) = {                                      \
         MIXI_CAT(PFX, spmv), MIXI_CAT(PFX, spmv_axpby), MIXI_CAT(PFX, cg_update), MIXI_CAT(PFX, axpby), \
+        MIXI_CAT(PFX, cheb),                                                                      \
         MIXI_CAT(PFX, dot),  MIXI_CAT(PFX, from64),    MIXI_CAT(PFX, accum64)};
 
 /* One kernel table per format of this accumulator: ISA_SFX_kernels. */

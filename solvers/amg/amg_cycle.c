@@ -98,27 +98,37 @@ static int spmv_axpby(mixi_amg_cycle *C, const mixi_spmat *M, const mixi_svec *x
     return (st = sp->spmv(s, M, x, y, &xy)) ? st : sp->axpby(s, b, z, a, y);
 }
 
-/* Chebyshev steps on level l from x with residual r0 = b - A x (Saad, Algorithm 12.1), the
- * residual carried in r (r0's place or another, so that a smoothing from x = 0 reads b as r0
- * without a copy); with want_res the last step's residual is left in r, else that SpMV is
- * saved; from_zero: x = 0 (its old values are not read); t: scratch. */
-static int chebyshev(mixi_amg_cycle *C, int l, const mixi_svec *r0, mixi_svec *r, mixi_svec *t,
-                     int want_res, int from_zero)
+/* d = a r + b d, then x = d + c x: in one pass where the backend fuses it, else two axpby
+ * (the same bits). */
+static int cheb_update(mixi_amg_cycle *C, double a, const mixi_svec *r, double b, mixi_svec *d,
+                       double c, mixi_svec *x)
 {
     const mixi_sparse_ops *sp = C->ctx->ops->sparse;
     void *s = C->ctx->state;
+    int st = sp->cheb_update ? sp->cheb_update(s, a, r, b, d, c, x) : MIX_ERR_UNSUPPORTED;
+    if (st != MIX_ERR_UNSUPPORTED) return st;
+    return (st = sp->axpby(s, a, r, b, d)) ? st : sp->axpby(s, 1.0, d, c, x);
+}
+
+/* Chebyshev steps on level l from x with residual r0 = b - A x (Saad, Algorithm 12.1), the
+ * residual carried in r (r0's place or another, so that a smoothing from x = 0 reads b as r0
+ * without a copy); with want_res the last step's residual is left in r, else that SpMV is
+ * saved; from_zero: x = 0 (its old values are not read); t: scratch.  Each new direction d is
+ * added to x in the pass that makes it. */
+static int chebyshev(mixi_amg_cycle *C, int l, const mixi_svec *r0, mixi_svec *r, mixi_svec *t,
+                     int want_res, int from_zero)
+{
     const cheb c = cheb_of(C->H->lev[l].lmax);
     mixi_svec *x = &C->x[l], *d = &C->d[l];
     double rho0 = 1.0 / c.sigma1;
-    int st = sp->axpby(s, 1.0 / c.theta, r0, 0.0, d);
+    /* x = d on the first step from x = 0: no pass to clear x first. */
+    int st = cheb_update(C, 1.0 / c.theta, r0, 0.0, d, from_zero ? 0.0 : 1.0, x);
     for (int k = 1; k <= AMG_CHEB_DEGREE && !st; k++) {
-        /* x = d on the first step from x = 0: no pass to clear x first. */
-        if ((st = sp->axpby(s, 1.0, d, k == 1 && from_zero ? 0.0 : 1.0, x))) break;
         if (k == AMG_CHEB_DEGREE && !want_res) break;
         if ((st = spmv_axpby(C, C->S[l].A, d, -1.0, k == 1 ? r0 : r, 1.0, r, t))) break;
         if (k == AMG_CHEB_DEGREE) break;
         const double rho1 = 1.0 / (2.0 * c.sigma1 - rho0);
-        st = sp->axpby(s, 2.0 * rho1 / c.delta, r, rho1 * rho0, d);
+        st = cheb_update(C, 2.0 * rho1 / c.delta, r, rho1 * rho0, d, 1.0, x);
         rho0 = rho1;
     }
     return st;
