@@ -75,16 +75,21 @@ int mix_sparse_create_csr(mix_context *ctx, int n, const int64_t *rowptr, const 
     int64_t nnz = rowptr[n];
     if ((uint64_t)nnz > SIZE_MAX / 16) return MIX_ERR_ALLOC;
     if (nnz > 0 && (!colind || !val)) return MIX_ERR_INVALID_ARG;
-    int canonical = 1, nan = 0;
+    int canonical = 1, nan = 0, bad = 0;
     double amax = 0.0;
+    /* Threads from a million entries: with the copy, the one pass over the user's arrays
+     * before any set-up (3-D Poisson 150^3: 23 million). */
+#pragma omp parallel for reduction(& : canonical) reduction(| : nan, bad) reduction(max : amax) \
+    schedule(static) if (nnz >= (INT64_C(1) << 20))
     for (int i = 0; i < n; i++) {
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
-            if (colind[k] < 0 || colind[k] >= n) return MIX_ERR_INVALID_ARG;
+            bad |= colind[k] < 0 || colind[k] >= n;
             if (k > rowptr[i] && colind[k] <= colind[k - 1]) canonical = 0;
             if (!isfinite(val[k])) nan = 1;
             else if (fabs(val[k]) > amax) amax = fabs(val[k]);
         }
     }
+    if (bad) return MIX_ERR_INVALID_ARG;
     if (nan) return MIX_ERR_NAN;
     const mixi_sparse_ops *sp = ctx->ops->sparse;
     if (!sp || !sp->csr_create || !sp->csr_convert || !sp->csr_destroy)

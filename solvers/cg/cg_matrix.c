@@ -11,6 +11,7 @@
 static int64_t fixed16_tiny(int n, const int64_t *rowptr, const int32_t *colind, const double *val)
 {
     int64_t tiny = 0;
+#pragma omp parallel for reduction(+ : tiny) schedule(static) if (rowptr[n] >= (INT64_C(1) << 20))
     for (int i = 0; i < n; i++) {
         double m = 0.0;
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++)
