@@ -22,6 +22,18 @@
  * plain CSR: row 32 s + t has the entries erp[e + t] .. erp[e + t + 1] - 1 of ecol (int32 j) and
  * eval, with e = eslice[s] (33 values of erp per escaped slice).  Every valid CSR matrix converts
  * exactly; eslice, erp, ecol and eval are NULL when no slice is escaped.
+ * Column shift (shift not NULL): slot q of row i of slice s holds column i + col + shift[s], not
+ * i + col (shift NULL: every shift 0, the layout above).  For a matrix whose columns drift away
+ * from its diagonal: multigrid's prolongator P, held square (n x n, its nc coarse columns first),
+ * has row i's columns near i nc / n, so j - i leaves int16 beyond row 32768 and every such slice
+ * went to the escape (3-D Poisson 150^3, FIXED16: the fine level's P 111 MB, escaped).  Only a
+ * conversion asked for it shifts (csr_convert_shifted, kernels/backend_sparse.h): the slice of a
+ * far entry takes the shift centred between its smallest and largest off-diagonal j - i, and is
+ * escaped only where they still do not fit int16 around it (kernels/common/sell_plan.h); every
+ * other slice keeps shift 0, and without a shifted slice shift stays NULL.  The diagonal (j = i)
+ * is still stored apart; a padding slot (value 0, offset 0) reads column i + shift[s], a column
+ * of the matrix (0 <= i + shift[s] < n for each row i < n of the slice); an escaped slice's
+ * shift is unused (its entries keep their columns).
  * What the values are (element type; FIXED16 q on a per-row step, rexp) is the format's:
  * kernels/common/spmv_row.h. */
 #define MIXK_SELL_C 32
@@ -43,6 +55,7 @@ typedef struct {
     const void *eval;
     const uint8_t *smask;  /* per slot row: which row groups share its offset (below); or NULL */
     const int16_t *soff;   /* per slot row: its first row's offset */
+    const int32_t *shift;  /* nslice: each slice's column shift (above); NULL: none */
 } mixk_sell;
 
 static inline MIXK_HD int64_t mixk_sell_nslice(int64_t n)
@@ -56,10 +69,16 @@ static inline MIXK_HD int64_t mixk_sell_width(const mixk_sell *A, int64_t s)
     return ((A->slice[s + 1] & MIXK_SELL_SLOT_MASK) - (A->slice[s] & MIXK_SELL_SLOT_MASK)) / MIXK_SELL_C;
 }
 
+/* Slice s's column shift: slot k of row i (in slice s) holds column i + col[k] + that. */
+static inline MIXK_HD int64_t mixk_sell_shift(const mixk_sell *A, int64_t s)
+{
+    return A->shift ? A->shift[s] : 0;
+}
+
 /* ---- Contiguous slots ---------------------------------------------------------------------------
  * A slot row (slot q of a slice: its 32 offsets col[32 r .. 32 r + 31], r the slot index / 32)
  * whose offsets are equal over a group of rows reads x of that group contiguously: x[i0 + t + d]
- * for t = 0 .. G - 1 is one vector load at x + i0 + d, no gather (and the same element, so the
+ * for t = 0 .. G - 1 is one vector load at x + i0 + d (+ the slice's shift), no gather (and the same element, so the
  * same bits).  Stencils and banded matrices are mostly such slots; the slices whose rows meet a
  * boundary of the grid keep their gathers.  Per slot row one mask byte: bit g (0..3) rows 8g ..
  * 8g + 7 share the offset (AVX2, 8 rows per vector), bit 4 + h rows 16h .. 16h + 15 (AVX-512),

@@ -101,7 +101,7 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(voi
  * FP64 storage keeps plain CSR (its unscaled sloppy copy is the FP64 matrix of the true
  * residuals itself): mixk_spmv_row_fp64.  Every other storage format is SELL-32
  * (kernels/common/sell.h): a row sums its off-diagonal slots in slot order (= column order;
- * padding adds 0 x_i), then finishes with one rounding: s + d_i x_i, FIXED16 s h_i + d_i x_i
+ * padding adds 0 x_i, 0 x_{i + shift} in a shifted slice), then finishes with one rounding: s + d_i x_i, FIXED16 s h_i + d_i x_i
  * (h_i = c 2^(rexp_i - 127), exact in double: kernels/common/fixed16.h).  A vector body running rows side by side adds in this order
  * to give the same bits. */
 #define MIXK_SPMV_ROW(NAME, ACC, LDA, LDX)                                                     \
@@ -146,8 +146,9 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
         const int64_t h_ = A->slice[sl_];                                                         \
         if (!(h_ & MIXK_SELL_ESC)) {                                                              \
             const int64_t end_ = A->slice[sl_ + 1] & MIXK_SELL_SLOT_MASK;                         \
+            const int64_t ib_ = i + mixk_sell_shift(A, sl_); /* slot k: column ib_ + offset */    \
             for (int64_t k = h_ + t_; k < end_; k += MIXK_SELL_C)                                 \
-                s += (double)LDA(A->val, k) * (double)LDX(x, xnorm, i + OFF(A, k));            \
+                s += (double)LDA(A->val, k) * (double)LDX(x, xnorm, ib_ + OFF(A, k));           \
         } else {                                                                                  \
             const int64_t *e_ = A->erp + A->eslice[sl_] + t_;                                     \
             for (int64_t k = e_[0]; k < e_[1]; k++)                                               \
@@ -312,8 +313,8 @@ static inline MIXK_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t
     return 0;
 }
 
-/* An element format's SELL row: the diagonal apart, each off-diagonal entry in its slot (or
- * escape entry), the row's padding slots 0 with offset 0. */
+/* An element format's SELL row: the diagonal apart, each off-diagonal entry in its slot (offset
+ * j - i less the slice's shift) or escape entry, the row's padding slots 0 with offset 0. */
 #define MIXK_SELL_ELEMENT_FILL(P, SFX)                                                            \
     static inline MIXK_HD int mixk_sell_fill_row_##SFX(const mixk_sell *A, const int64_t *rowptr,  \
                                                       const int32_t *colind, const double *a,     \
@@ -335,7 +336,7 @@ static inline MIXK_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t
                 o->ecol[at] = colind[k];                                                          \
                 mixk_svec_st64_##SFX(o->eval, at, v);                                             \
             } else {                                                                              \
-                o->col[at] = (int16_t)(colind[k] - i);                                            \
+                o->col[at] = (int16_t)(colind[k] - i - mixk_sell_shift(A, i / MIXK_SELL_C));      \
                 mixk_svec_st64_##SFX(o->val, at, v);                                              \
             }                                                                                     \
         }                                                                                         \
@@ -415,7 +416,7 @@ static inline MIXK_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const i
             o->ecol[at] = colind[k];
             ((int16_t *)o->eval)[at] = c;
         } else {
-            o->col[at] = (int16_t)(colind[k] - i);
+            o->col[at] = (int16_t)(colind[k] - i - mixk_sell_shift(A, i / MIXK_SELL_C));
             ((int16_t *)o->val)[at] = c;
         }
     }

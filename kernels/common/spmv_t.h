@@ -30,7 +30,8 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_raw(mix_prec p, const 
  * Columns >= m are skipped (the caller's matrices have none there: a prolongator held square).
  * Each product is the stored value (mixk_sell_value's) times xi rounded once in FP64: FIXED16's
  * q (h_i xi) is q h_i xi exactly rounded, as (q h_i) xi would be, h_i xi being exact (24 + 24
- * bits).  Padding slots (value 0, offset 0) add 0 to column i, as the forward rows add 0 x_i.
+ * bits).  Padding slots (value 0, offset 0) add 0 to column i (i + the slice's shift), as the
+ * forward rows add 0 x_i.
  * ADD is a plain add on a private accumulator (CPU) or an atomic one (CUDA). */
 #define MIXK_SELL_SCATTER_ROW(p, A, i, xi, m, ADD)                                                \
     do {                                                                                          \
@@ -40,8 +41,9 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_raw(mix_prec p, const 
         const double xs_ = (xi) * mixk_sell_row_factor(p, A, i);                                  \
         if (!(h_ & MIXK_SELL_ESC)) {                                                              \
             const int64_t end_ = (A)->slice[sl_ + 1] & MIXK_SELL_SLOT_MASK;                       \
+            const int64_t ib_ = (i) + mixk_sell_shift(A, sl_);                                    \
             for (int64_t k_ = h_ + t_; k_ < end_; k_ += MIXK_SELL_C) {                            \
-                const int64_t j_ = (i) + (A)->col[k_];                                            \
+                const int64_t j_ = ib_ + (A)->col[k_];                                            \
                 if (j_ < (m)) ADD(j_, mixk_sell_raw(p, (A)->val, k_) * xs_);                      \
             }                                                                                     \
         } else {                                                                                  \
