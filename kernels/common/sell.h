@@ -22,18 +22,21 @@
  * plain CSR: row 32 s + t has the entries erp[e + t] .. erp[e + t + 1] - 1 of ecol (int32 j) and
  * eval, with e = eslice[s] (33 values of erp per escaped slice).  Every valid CSR matrix converts
  * exactly; eslice, erp, ecol and eval are NULL when no slice is escaped.
- * Column shift (shift not NULL): slot q of row i of slice s holds column i + col + shift[s], not
- * i + col (shift NULL: every shift 0, the layout above).  For a matrix whose columns drift away
- * from its diagonal: multigrid's prolongator P, held square (n x n, its nc coarse columns first),
- * has row i's columns near i nc / n, so j - i leaves int16 beyond row 32768 and every such slice
- * went to the escape (3-D Poisson 150^3, FIXED16: the fine level's P 111 MB, escaped).  Only a
- * conversion asked for it shifts (csr_convert_shifted, kernels/backend_sparse.h): the slice of a
- * far entry takes the shift centred between its smallest and largest off-diagonal j - i, and is
- * escaped only where they still do not fit int16 around it (kernels/common/sell_plan.h); every
- * other slice keeps shift 0, and without a shifted slice shift stays NULL.  The diagonal (j = i)
- * is still stored apart; a padding slot (value 0, offset 0) reads column i + shift[s], a column
- * of the matrix (0 <= i + shift[s] < n for each row i < n of the slice); an escaped slice's
- * shift is unused (its entries keep their columns).
+ * A rectangular matrix held square (csr_convert_rect, kernels/backend_sparse.h): multigrid's
+ * prolongator P (n x n, its nc coarse columns first) has row i's columns near i nc / n, so j - i
+ * leaves int16 beyond row 32768 and every such slice went to the escape (3-D Poisson 150^3,
+ * FIXED16: the fine level's P 111 MB, all escaped), and its j = i means nothing (3 of its 10.9
+ * million entries).  Two changes make its layout:
+ *  - column shift (shift not NULL): slot q of row i of slice s holds column i + col + shift[s],
+ *    not i + col (shift NULL: every shift 0).  A slice with an entry beyond int16 of its row
+ *    takes the shift centred between its smallest and largest j - i, and is escaped only where
+ *    they do not fit int16 around it (kernels/common/sell_plan.h); every other slice keeps
+ *    shift 0, and without a shifted slice shift stays NULL.  A padding slot (value 0, offset 0)
+ *    reads column i + shift[s], one of the matrix's (0 <= i + shift[s] < n for each row i < n of
+ *    the slice); an escaped slice's shift is unused (its entries keep their columns);
+ *  - no diagonal apart (diag NULL): every entry, j = i included, sits in the slots or the escape
+ *    in column order, and a row's finish is its sum alone (FIXED16: times h_i, the row's step
+ *    from its largest entry, j = i included): not n values of zeros (4 bytes a row in FIXED16).
  * What the values are (element type; FIXED16 q on a per-row step, rexp) is the format's:
  * kernels/common/spmv_row.h. */
 #define MIXK_SELL_C 32
@@ -46,7 +49,7 @@ typedef struct {
     const int64_t *slice;  /* nslice + 1 */
     const int16_t *col;    /* slots */
     const void *val;       /* slots, in the storage format */
-    const void *diag;      /* n: the format's element (FIXED16: float) */
+    const void *diag;      /* n: the format's element (FIXED16: float); NULL: none apart */
     const uint8_t *rexp;   /* FIXED16: per row the exponent byte of its step; else NULL */
     float fmant;           /* FIXED16: the steps' mantissa (kernels/common/fixed16.h) */
     const int64_t *eslice; /* nslice: escaped slices' first index into erp */
@@ -103,15 +106,16 @@ static inline MIXK_HD int16_t mixk_sell_off_c(const mixk_sell *A, int64_t k)
  * mixk_sell_fill_row_SFX (kernels/common/spmv_row.h) through mixk_sell_place;  4. the
  * contiguous-slot metadata.  kernels/common/sell_plan.h drives 1, 2 and 4 for the backends. */
 
-/* Off-diagonal entries of row i; *far = 1 if one lies beyond int16 of the diagonal. */
+/* Entries of row i in slots, but column `apart` (i: the diagonal stored apart; -1: none); *far
+ * = 1 if one lies beyond int16 of the row. */
 static inline MIXK_HD int64_t mixk_sell_row_count(const int64_t *rowptr, const int32_t *colind,
-                                                 int64_t i, int *far)
+                                                 int64_t i, int64_t apart, int *far)
 {
     int64_t m = 0;
     int f = 0;
     for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
         const int64_t d = (int64_t)colind[k] - i;
-        if (d == 0) continue;
+        if (colind[k] == apart) continue;
         m++;
         f |= d < INT16_MIN || d > INT16_MAX;
     }

@@ -15,25 +15,28 @@
 typedef struct {
     int64_t n, nslice, nslots, nesc, nerp;
     int64_t nshifted; /* slices with a nonzero column shift (0: no shift array) */
+    int rect;         /* a rectangular matrix held square: no diagonal apart (sell.h) */
 } mixk_sell_sizes;
 
 static inline void mixk_sell_plan_count(int64_t n, const int64_t *rowptr, const int32_t *colind,
-                                        int64_t *cnt, unsigned char *far, mixk_sell_sizes *z)
+                                        int rect, int64_t *cnt, unsigned char *far,
+                                        mixk_sell_sizes *z)
 {
 #pragma omp parallel for schedule(static) if (n > 4096)
     for (int64_t i = 0; i < n; i++) {
         int f;
-        cnt[i] = mixk_sell_row_count(rowptr, colind, i, &f);
+        cnt[i] = mixk_sell_row_count(rowptr, colind, i, rect ? -1 : i, &f);
         far[i] = (unsigned char)f;
     }
     z->n = n;
     z->nslice = mixk_sell_nslice(n);
     z->nshifted = 0;
+    z->rect = rect;
     mixk_sell_layout(n, cnt, far, NULL, NULL, NULL, &z->nslots, &z->nesc, &z->nerp);
 }
 
-/* The column shift of slice s (rows i0 .. i1 - 1, one of them far), its far flags cleared
- * where its off-diagonal j - i fit int16 around it; 0 where they do not (the slice escapes).
+/* The column shift of slice s (rows i0 .. i1 - 1, one of them far) of a rectangular matrix, its
+ * far flags cleared where its j - i fit int16 around it; 0 where they do not (it escapes).
  * Centred between the smallest and largest j - i, then moved into [-i0, n - i1] so that a
  * padding slot's column i + shift is one of the matrix's: a nonempty move, since every column
  * lies in [0, n) and the slice spans 32 rows. */
@@ -45,7 +48,6 @@ static inline int32_t mixk_sell_plan_slice_shift(int64_t n, const int64_t *rowpt
     for (int64_t i = i0; i < i1; i++)
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
             const int64_t d = (int64_t)colind[k] - i;
-            if (d == 0) continue;
             dmin = d < dmin ? d : dmin;
             dmax = d > dmax ? d : dmax;
         }
@@ -57,8 +59,8 @@ static inline int32_t mixk_sell_plan_slice_shift(int64_t n, const int64_t *rowpt
     return (int32_t)(mid < lo ? lo : mid > hi ? hi : mid);
 }
 
-/* Column shifts (kernels/common/sell.h) for a matrix whose columns drift from its diagonal:
- * after mixk_sell_plan_count, each slice with a far row gets mixk_sell_plan_slice_shift's (its
+/* Column shifts (kernels/common/sell.h) for a rectangular matrix held square (z->rect): after
+ * mixk_sell_plan_count, each slice with a far row gets mixk_sell_plan_slice_shift's (its
  * rows then count as near), every other slice 0; z re-sized.  shift: nslice values.  Returns
  * z->nshifted, the slices shifted (0: the caller drops the array, the layout is unshifted). */
 static inline int64_t mixk_sell_plan_shift(const int64_t *rowptr, const int32_t *colind,
@@ -89,14 +91,14 @@ static inline void mixk_sell_plan_layout(const int64_t *cnt, const unsigned char
 }
 
 /* Bytes one SpMV reads of the copy in `prec` (the byte model of bench/bench_cg): index arrays
- * (the shifts too), slot and escape values, the diagonal (FIXED16: floats and an exponent byte
- * per row). */
+ * (the shifts too), slot and escape values, the diagonal (FIXED16: floats; none for a
+ * rectangular matrix) and FIXED16's exponent byte per row. */
 static inline int64_t mixk_sell_plan_bytes(const mixk_sell_sizes *z, mix_prec prec)
 {
     const int fixed = mixk_prec_block_scaled(prec);
     const int64_t el = mixk_prec_bytes(prec), del = fixed ? 4 : el;
     return mixk_sell_index_bytes(z->n, z->nslots, z->nesc, z->nerp) + (z->nslots + z->nesc) * el +
-           z->n * del + (fixed ? z->n : 0) + (z->nshifted ? z->nslice * 4 : 0);
+           (z->rect ? 0 : z->n * del) + (fixed ? z->n : 0) + (z->nshifted ? z->nslice * 4 : 0);
 }
 
 /* Contiguous slots: see kernels/common/sell.h. */

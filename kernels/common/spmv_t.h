@@ -26,7 +26,8 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_raw(mix_prec p, const 
 }
 
 /* Statements: row i of the SELL matrix A (const mixk_sell *) in the storage format p, times xi
- * (double), into the columns j < m: ADD(j, a_ij * xi), the diagonal too (a_ii where i < m).
+ * (double), into the columns j < m: ADD(j, a_ij * xi), the diagonal too (a_ii where i < m; in
+ * its slot where none is apart).
  * Columns >= m are skipped (the caller's matrices have none there: a prolongator held square).
  * Each product is the stored value (mixk_sell_value's) times xi rounded once in FP64: FIXED16's
  * q (h_i xi) is q h_i xi exactly rounded, as (q h_i) xi would be, h_i xi being exact (24 + 24
@@ -53,7 +54,7 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_raw(mix_prec p, const 
                 if (j_ < (m)) ADD(j_, mixk_sell_raw(p, (A)->eval, k_) * xs_);                     \
             }                                                                                     \
         }                                                                                         \
-        if ((i) < (m)) ADD(i, mixk_sell_value(p, A, i, -1, 0) * (xi));                            \
+        if ((A)->diag && (i) < (m)) ADD(i, mixk_sell_value(p, A, i, -1, 0) * (xi));               \
     } while (0)
 
 /* The same for a plain CSR row of FP64 values (the FP64 storage). */

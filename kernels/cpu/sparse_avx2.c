@@ -28,12 +28,12 @@
 MIXI_AVX2 static inline float avx2_row_fp16(const mixk_sell *A, const void *x, int64_t i)
 {
     MIXK_SELL_SUM(s, F16C_LDA, F16C_LD)
-    return (float)(s + (double)F16C_LDA(A->diag, i) * (double)F16C_LD(x, NULL, i));
+    return A->diag ? (float)(s + (double)F16C_LDA(A->diag, i) * (double)F16C_LD(x, NULL, i)) : (float)s;
 }
 MIXI_AVX2 static inline float avx2_rowf_fp16(const mixk_sell *A, const float *x, int64_t i)
 {
     MIXK_SELL_SUM(s, F16C_LDA, MIXK_LDX_F32)
-    return (float)(s + (double)F16C_LDA(A->diag, i) * (double)x[i]);
+    return A->diag ? (float)(s + (double)F16C_LDA(A->diag, i) * (double)x[i]) : (float)s;
 }
 
 /* A full SELL slice s (32 rows, not escaped), rows side by side: per slot one load of offsets
@@ -102,25 +102,25 @@ MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, con
     *phi = hi;
 }
 
-/* Group g's finish: y = s h + d x (FIXED16: h the row's step), rounded once, as the portable
- * row's finish. */
+/* Group g's finish: y = s h + d x (FIXED16: h the row's step; no d x without a diagonal apart),
+ * rounded once, as the portable row's finish. */
 MIXI_AVX2 static MIXI_INLINE void avx2_finish(mix_prec P, const mixk_sell *A, const float *x, int64_t i,
                                               __m256d lo, __m256d hi, float *y)
 {
     __m256d xl, xh, dl, dh;
-    avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
     if (P == MIX_FIXED16) {
         const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(A->rexp + i)));
         const __m256 h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
         const __m256d c = _mm256_set1_pd((double)A->fmant); /* h c: exact */
         lo = _mm256_mul_pd(lo, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_castps256_ps128(h))));
         hi = _mm256_mul_pd(hi, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1))));
-        avx2_vals_pd(MIX_FP32, A->diag, i, &dl, &dh); /* FIXED16's diagonal: floats */
-    } else {
-        avx2_vals_pd(P, A->diag, i, &dl, &dh);
     }
-    lo = _mm256_fmadd_pd(dl, xl, lo);
-    hi = _mm256_fmadd_pd(dh, xh, hi);
+    if (A->diag) {
+        avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
+        avx2_vals_pd(P == MIX_FIXED16 ? MIX_FP32 : P, A->diag, i, &dl, &dh); /* FIXED16's: floats */
+        lo = _mm256_fmadd_pd(dl, xl, lo);
+        hi = _mm256_fmadd_pd(dh, xh, hi);
+    }
     _mm256_storeu_ps(y, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
 }
 

@@ -120,11 +120,11 @@ MIXI_AVX512 static MIXI_INLINE void avx512_pair(mix_prec P, const mixk_sell *A, 
 }
 
 /* Rows i .. i + 15 finished from their sums lo, hi: FIXED16 scales by the row steps, then the
- * diagonal product is added (exact, so fused as above) and the sums rounded once. */
+ * diagonal product is added (exact, so fused as above; none without a diagonal apart) and the
+ * sums rounded once. */
 MIXI_AVX512 static MIXI_INLINE void avx512_finish(mix_prec P, const mixk_sell *A, const float *x, int64_t i,
                                                   __m512d lo, __m512d hi, float *y)
 {
-    const __m512 xi = _mm512_loadu_ps(x + i);
     __m512d dl, dh;
     if (P == MIX_FIXED16) {
         const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(A->rexp + i)));
@@ -132,12 +132,13 @@ MIXI_AVX512 static MIXI_INLINE void avx512_finish(mix_prec P, const mixk_sell *A
         const __m512d c = _mm512_set1_pd((double)A->fmant); /* h c: exact */
         lo = _mm512_mul_pd(lo, _mm512_mul_pd(c, avx512_lo_pd(h)));
         hi = _mm512_mul_pd(hi, _mm512_mul_pd(c, avx512_hi_pd(h)));
-        avx512_vals_pd(MIX_FP32, A->diag, i, &dl, &dh);
-    } else {
-        avx512_vals_pd(P, A->diag, i, &dl, &dh);
     }
-    AVX512_ACC(lo, dl, avx512_lo_pd(xi));
-    AVX512_ACC(hi, dh, avx512_hi_pd(xi));
+    if (A->diag) {
+        const __m512 xi = _mm512_loadu_ps(x + i);
+        avx512_vals_pd(P == MIX_FIXED16 ? MIX_FP32 : P, A->diag, i, &dl, &dh); /* FIXED16's: floats */
+        AVX512_ACC(lo, dl, avx512_lo_pd(xi));
+        AVX512_ACC(hi, dh, avx512_hi_pd(xi));
+    }
     _mm256_storeu_ps(y, _mm512_cvtpd_ps(lo));
     _mm256_storeu_ps(y + 8, _mm512_cvtpd_ps(hi));
 }

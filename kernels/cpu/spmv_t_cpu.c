@@ -36,7 +36,7 @@ static MIXI_INLINE void scatter_escaped(mix_prec P, const mixk_sell *A, const mi
             const int64_t j = ecol[k];
             if (j < m) acc[j] += mixk_sell_raw(P, eval, k) * xs;
         }
-        if (i < m) acc[i] += mixk_sell_value(P, A, i, -1, 0) * xi;
+        if (A->diag && i < m) acc[i] += mixk_sell_value(P, A, i, -1, 0) * xi;
     }
 }
 

@@ -168,10 +168,10 @@ static int host_arrays(mix_sparse *A, mixi_amg *H)
 
 /* The host CSR M (square, scaled) in the backend in *prec, one wider on an overflow (the level
  * does not fit: FP16's range); through a transient FP64 copy, which is the result for FP64.
- * shifted: M is a prolongator held square, its columns near i nc / n rather than i: its SELL
- * slices take column shifts (csr_convert_shifted), so that they leave the CSR escape (3-D
- * Poisson 150^3, FIXED16: the fine level's P from 111 MB to 56). */
-static int from_host(mix_context *ctx, const mixi_amg_csr *M, int shifted, mix_prec *prec,
+ * rect: M is a prolongator held square, its columns near i nc / n rather than i: SELL's layout
+ * for it (csr_convert_rect: column shifts, no diagonal apart) keeps its slices out of the CSR
+ * escape (3-D Poisson 150^3, FIXED16: the fine level's P from 111 MB to 75). */
+static int from_host(mix_context *ctx, const mixi_amg_csr *M, int rect, mix_prec *prec,
                      mixi_spmat **out)
 {
     const mixi_sparse_ops *sp = ctx->ops->sparse;
@@ -179,9 +179,8 @@ static int from_host(mix_context *ctx, const mixi_amg_csr *M, int shifted, mix_p
     int st = sp->csr_create(ctx->state, M->nr, M->rp, M->ci, M->v, &M64);
     *out = NULL;
     while (!st && *prec != MIX_FP64) {
-        st = shifted && sp->csr_convert_shifted
-                 ? sp->csr_convert_shifted(ctx->state, M64, *prec, NULL, out)
-                 : sp->csr_convert(ctx->state, M64, *prec, NULL, out);
+        st = rect && sp->csr_convert_rect ? sp->csr_convert_rect(ctx->state, M64, *prec, NULL, out)
+                                          : sp->csr_convert(ctx->state, M64, *prec, NULL, out);
         if (st != MIX_ERR_OVERFLOW) break;
         *prec = *prec == MIX_FP32 ? MIX_FP64 : MIX_FP32, st = MIX_SUCCESS;
     }
