@@ -37,6 +37,7 @@
  *  - no diagonal apart (diag NULL): every entry, j = i included, sits in the slots or the escape
  *    in column order, and a row's finish is its sum alone (FIXED16: times h_i, the row's step
  *    from its largest entry, j = i included): not n values of zeros (4 bytes a row in FIXED16).
+ * csr_convert's copies (the square operators) keep shift NULL and the diagonal apart.
  * What the values are (element type; FIXED16 q on a per-row step, rexp) is the format's:
  * kernels/common/spmv_row.h. */
 #define MIXK_SELL_C 32
@@ -81,8 +82,8 @@ static inline MIXK_HD int64_t mixk_sell_shift(const mixk_sell *A, int64_t s)
 /* ---- Contiguous slots ---------------------------------------------------------------------------
  * A slot row (slot q of a slice: its 32 offsets col[32 r .. 32 r + 31], r the slot index / 32)
  * whose offsets are equal over a group of rows reads x of that group contiguously: x[i0 + t + d]
- * for t = 0 .. G - 1 is one vector load at x + i0 + d (+ the slice's shift), no gather (and the same element, so the
- * same bits).  Stencils and banded matrices are mostly such slots; the slices whose rows meet a
+ * (+ the slice's shift) for t = 0 .. G - 1 is one vector load at x + i0 + d, no gather (and the
+ * same element, so the same bits).  Stencils and banded matrices are mostly such slots; the slices whose rows meet a
  * boundary of the grid keep their gathers.  Per slot row one mask byte: bit g (0..3) rows 8g ..
  * 8g + 7 share the offset (AVX2, 8 rows per vector), bit 4 + h rows 16h .. 16h + 15 (AVX-512),
  * bit 6 all 32 (a CUDA warp, or a vector body that need not read col at all); and soff = the

@@ -9,7 +9,8 @@
 
 /* ---- Layout planning (host code) --------------------------------------------------------------------
  * A backend's conversion: mixk_sell_plan_count (per-row counts into the caller's cnt and far, n
- * each; the array sizes), allocate, mixk_sell_plan_layout (slice, eslice, erp), fill the rows
+ * each; the array sizes; a rectangular matrix's then mixk_sell_plan_shift, its column shifts),
+ * allocate, mixk_sell_plan_layout (slice, eslice, erp), fill the rows
  * (spmv_row.h, mixk_sell_fill_row_SFX), then the slot metadata below.  Written once here so
  * that the CPU and CUDA copies of a matrix are the same layout. */
 typedef struct {

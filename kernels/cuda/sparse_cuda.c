@@ -218,9 +218,9 @@ static int sell_shift(mixi_cuda_state *s, const int64_t *rp, const int32_t *ci, 
     return st ? st : h2d(s, A->shift, hshift, bytes);
 }
 
-/* FIXED16: the largest off-diagonal magnitude (rect: the largest) gives the steps' mantissa (on the host, from the
- * FP64 copy's values and the scale, with the shared row code); also each row's (rowmax, host,
- * where not NULL). */
+/* FIXED16: the largest off-diagonal magnitude (rect: the largest of all) gives the steps'
+ * mantissa (on the host, from the FP64 copy's values and the scale, with the shared row code);
+ * also each row's (rowmax, host, where not NULL). */
 static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *rp, const int32_t *ci,
                      const double *scale, int rect, double *gmax, double *rowmax)
 {
