@@ -16,7 +16,9 @@
  *             zeros), int16_t column offsets j - i beside the values, one int64_t first slot per
  *             slice; a slice with an entry farther than int16 from its diagonal, or whose padding
  *             would more than double it, keeps its rows in a plain CSR escape part (int32_t
- *             columns), so that every valid CSR converts exactly.  Values: MIX_FP32 float;
+ *             columns), so that every valid CSR converts exactly (csr_convert_rect: with a
+ *             column shift per slice, so that far slices stay out of it, and no diagonal
+ *             apart).  Values: MIX_FP32 float;
  *             MIX_FP16 / MIX_BF16 uint16_t bit patterns; MIX_FIXED16 int16_t q on a step per
  *             row, a_ij = q c 2^(E_i - 127) with c in [1, 2) one float per matrix (the mantissa
  *             of the largest |a_ij|, i != j, so that rows of equal magnitudes are held exactly)
@@ -85,6 +87,14 @@ struct mixi_sparse_ops {
     int (*csr_row_offmax)(void *state, const mixi_spmat *A64, const double *scale, double *rowmax);
     int (*csr_convert_rows)(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
                             const double *rowmax, double gmax, mixi_spmat **As);
+    /* csr_convert for a rectangular matrix held square (multigrid's prolongator: row i's
+     * columns near i nc / n, j = i nothing special): SELL's layout for it (kernels/common/sell.h):
+     * slices whose entries lie beyond int16 of their rows take a column shift and leave the CSR
+     * escape where the entries fit int16 around it, and no diagonal is stored apart (j = i is an
+     * entry like the others; a row's sum is rounded once, in column order).  FP64: csr_convert's
+     * CSR.  NULL where a backend has none (the caller converts with csr_convert). */
+    int (*csr_convert_rect)(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                            mixi_spmat **As);
     void (*csr_destroy)(void *state, mixi_spmat *A); /* NULL allowed */
     /* The FP64 matrix's CSR arrays copied to host arrays of n + 1, nnz and nnz entries (the
      * multigrid set-up of solvers/amg reads the matrix there); *nnz alone when rowptr is NULL.

@@ -60,6 +60,7 @@ tests_dropin_autoprec_LDADD = lib/libmixsolve.la
 CLEANFILES += tests/dropin_lapack.log tests/dropin_lapack.out tests/dropin_numpy.log tests/dropin_r.log
 tests_mixsolve_tests_SOURCES += tests/test_hostile.c
 tests_mixsolve_tests_SOURCES += tests/test_sparse_format.c
+tests_mixsolve_tests_SOURCES += tests/test_sell_shift.c
 # The simple drivers and CG from several threads at once (CI also builds it with
 # ThreadSanitizer: tools/ci-tsan.sh).
 check_PROGRAMS += tests/threads

@@ -164,5 +164,6 @@ void mixt_register_dropin(mix_backend b); /* what the LAPACK drop-in relies on *
 void mixt_register_resid_dd(mix_backend b); /* the accurate residual and its recheck */
 void mixt_register_auto(mix_backend b); /* AUTO's choice and the give-up rules (test_auto.c) */
 void mixt_register_sparse_lu(mix_backend b); /* mix_dgesv_sparse (test_sparse_lu.c) */
+void mixt_register_sell_shift(mix_backend b); /* SELL's column shift (test_sell_shift.c) */
 
 #endif

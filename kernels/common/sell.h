@@ -22,6 +22,22 @@
  * plain CSR: row 32 s + t has the entries erp[e + t] .. erp[e + t + 1] - 1 of ecol (int32 j) and
  * eval, with e = eslice[s] (33 values of erp per escaped slice).  Every valid CSR matrix converts
  * exactly; eslice, erp, ecol and eval are NULL when no slice is escaped.
+ * A rectangular matrix held square (csr_convert_rect, kernels/backend_sparse.h): multigrid's
+ * prolongator P (n x n, its nc coarse columns first) has row i's columns near i nc / n, so j - i
+ * leaves int16 beyond row 32768 and every such slice went to the escape (3-D Poisson 150^3,
+ * FIXED16: the fine level's P 111 MB, all escaped), and its j = i means nothing (3 of its 10.9
+ * million entries).  Two changes make its layout:
+ *  - column shift (shift not NULL): slot q of row i of slice s holds column i + col + shift[s],
+ *    not i + col (shift NULL: every shift 0).  A slice with an entry beyond int16 of its row
+ *    takes the shift centred between its smallest and largest j - i, and is escaped only where
+ *    they do not fit int16 around it (kernels/common/sell_plan.h); every other slice keeps
+ *    shift 0, and without a shifted slice shift stays NULL.  A padding slot (value 0, offset 0)
+ *    reads column i + shift[s], one of the matrix's (0 <= i + shift[s] < n for each row i < n of
+ *    the slice); an escaped slice's shift is unused (its entries keep their columns);
+ *  - no diagonal apart (diag NULL): every entry, j = i included, sits in the slots or the escape
+ *    in column order, and a row's finish is its sum alone (FIXED16: times h_i, the row's step
+ *    from its largest entry, j = i included): not n values of zeros (4 bytes a row in FIXED16).
+ * csr_convert's copies (the square operators) keep shift NULL and the diagonal apart.
  * What the values are (element type; FIXED16 q on a per-row step, rexp) is the format's:
  * kernels/common/spmv_row.h. */
 #define MIXK_SELL_C 32
@@ -34,7 +50,7 @@ typedef struct {
     const int64_t *slice;  /* nslice + 1 */
     const int16_t *col;    /* slots */
     const void *val;       /* slots, in the storage format */
-    const void *diag;      /* n: the format's element (FIXED16: float) */
+    const void *diag;      /* n: the format's element (FIXED16: float); NULL: none apart */
     const uint8_t *rexp;   /* FIXED16: per row the exponent byte of its step; else NULL */
     float fmant;           /* FIXED16: the steps' mantissa (kernels/common/fixed16.h) */
     const int64_t *eslice; /* nslice: escaped slices' first index into erp */
@@ -43,6 +59,7 @@ typedef struct {
     const void *eval;
     const uint8_t *smask;  /* per slot row: which row groups share its offset (below); or NULL */
     const int16_t *soff;   /* per slot row: its first row's offset */
+    const int32_t *shift;  /* nslice: each slice's column shift (above); NULL: none */
 } mixk_sell;
 
 static inline MIXK_HD int64_t mixk_sell_nslice(int64_t n)
@@ -56,11 +73,17 @@ static inline MIXK_HD int64_t mixk_sell_width(const mixk_sell *A, int64_t s)
     return ((A->slice[s + 1] & MIXK_SELL_SLOT_MASK) - (A->slice[s] & MIXK_SELL_SLOT_MASK)) / MIXK_SELL_C;
 }
 
+/* Slice s's column shift: slot k of row i (in slice s) holds column i + col[k] + that. */
+static inline MIXK_HD int64_t mixk_sell_shift(const mixk_sell *A, int64_t s)
+{
+    return A->shift ? A->shift[s] : 0;
+}
+
 /* ---- Contiguous slots ---------------------------------------------------------------------------
  * A slot row (slot q of a slice: its 32 offsets col[32 r .. 32 r + 31], r the slot index / 32)
  * whose offsets are equal over a group of rows reads x of that group contiguously: x[i0 + t + d]
- * for t = 0 .. G - 1 is one vector load at x + i0 + d, no gather (and the same element, so the
- * same bits).  Stencils and banded matrices are mostly such slots; the slices whose rows meet a
+ * (+ the slice's shift) for t = 0 .. G - 1 is one vector load at x + i0 + d, no gather (and the
+ * same element, so the same bits).  Stencils and banded matrices are mostly such slots; the slices whose rows meet a
  * boundary of the grid keep their gathers.  Per slot row one mask byte: bit g (0..3) rows 8g ..
  * 8g + 7 share the offset (AVX2, 8 rows per vector), bit 4 + h rows 16h .. 16h + 15 (AVX-512),
  * bit 6 all 32 (a CUDA warp, or a vector body that need not read col at all); and soff = the
@@ -84,15 +107,16 @@ static inline MIXK_HD int16_t mixk_sell_off_c(const mixk_sell *A, int64_t k)
  * mixk_sell_fill_row_SFX (kernels/common/spmv_row.h) through mixk_sell_place;  4. the
  * contiguous-slot metadata.  kernels/common/sell_plan.h drives 1, 2 and 4 for the backends. */
 
-/* Off-diagonal entries of row i; *far = 1 if one lies beyond int16 of the diagonal. */
+/* Entries of row i in slots, but column `apart` (i: the diagonal stored apart; -1: none); *far
+ * = 1 if one lies beyond int16 of the row. */
 static inline MIXK_HD int64_t mixk_sell_row_count(const int64_t *rowptr, const int32_t *colind,
-                                                 int64_t i, int *far)
+                                                 int64_t i, int64_t apart, int *far)
 {
     int64_t m = 0;
     int f = 0;
     for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
         const int64_t d = (int64_t)colind[k] - i;
-        if (d == 0) continue;
+        if (colind[k] == apart) continue;
         m++;
         f |= d < INT16_MIN || d > INT16_MAX;
     }

@@ -101,9 +101,10 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block_fixed16_f64(voi
  * FP64 storage keeps plain CSR (its unscaled sloppy copy is the FP64 matrix of the true
  * residuals itself): mixk_spmv_row_fp64.  Every other storage format is SELL-32
  * (kernels/common/sell.h): a row sums its off-diagonal slots in slot order (= column order;
- * padding adds 0 x_i), then finishes with one rounding: s + d_i x_i, FIXED16 s h_i + d_i x_i
- * (h_i = c 2^(rexp_i - 127), exact in double: kernels/common/fixed16.h).  A vector body running rows side by side adds in this order
- * to give the same bits. */
+ * padding adds 0 x_i, 0 x_{i + shift} in a shifted slice), then finishes with one rounding:
+ * s + d_i x_i, FIXED16 s h_i + d_i x_i (h_i = c 2^(rexp_i - 127), exact in double:
+ * kernels/common/fixed16.h; s and s h_i where no diagonal is apart).  A vector body running
+ * rows side by side adds in this order to give the same bits. */
 #define MIXK_SPMV_ROW(NAME, ACC, LDA, LDX)                                                     \
     static inline MIXK_HD ACC NAME(const int64_t *rowptr, const int32_t *colind,                \
                                   const void *val, const void *x, const float *xnorm, int64_t i) \
@@ -146,8 +147,9 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
         const int64_t h_ = A->slice[sl_];                                                         \
         if (!(h_ & MIXK_SELL_ESC)) {                                                              \
             const int64_t end_ = A->slice[sl_ + 1] & MIXK_SELL_SLOT_MASK;                         \
+            const int64_t ib_ = i + mixk_sell_shift(A, sl_); /* slot k: column ib_ + offset */    \
             for (int64_t k = h_ + t_; k < end_; k += MIXK_SELL_C)                                 \
-                s += (double)LDA(A->val, k) * (double)LDX(x, xnorm, i + OFF(A, k));            \
+                s += (double)LDA(A->val, k) * (double)LDX(x, xnorm, ib_ + OFF(A, k));           \
         } else {                                                                                  \
             const int64_t *e_ = A->erp + A->eslice[sl_] + t_;                                     \
             for (int64_t k = e_[0]; k < e_[1]; k++)                                               \
@@ -195,24 +197,26 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
         return mixk_sell_finish_##SFX(A, i, mixk_sell_partf_##SFX(A, x, i), x[i]);                 \
     }
 
-/* Element formats: s + a_ii x_i, a_ii in the format, rounded once. */
+/* Element formats: s + a_ii x_i, a_ii in the format, rounded once (s alone, rounded, without a
+ * diagonal apart: a rectangular matrix's, sell.h). */
 #define MIXK_SELL_ELEMENT_FINISH(SFX, T, LDA)                                                     \
     static inline MIXK_HD MIXK_ALWAYS_INLINE T mixk_sell_finish_##SFX(const mixk_sell *A,          \
                                                                      int64_t i, double s, T xi)   \
     {                                                                                             \
-        return (T)(s + (double)LDA(A->diag, i) * (double)xi);                                    \
+        return A->diag ? (T)(s + (double)LDA(A->diag, i) * (double)xi) : (T)s;                   \
     }
 MIXK_SELL_ELEMENT_FINISH(fp64, double, MIXK_LDA_FP64)
 MIXK_SELL_ELEMENT_FINISH(fp32, float, MIXK_LDA_FP32)
 MIXK_SELL_ELEMENT_FINISH(fp16, float, MIXK_LDA_FP16)
 MIXK_SELL_ELEMENT_FINISH(bf16, float, MIXK_LDA_BF16)
 
-/* FIXED16: the off-diagonal sum times the row's step, plus the float diagonal times x_i. */
+/* FIXED16: the off-diagonal sum times the row's step, plus the float diagonal times x_i (where
+ * one is apart). */
 static inline MIXK_HD MIXK_ALWAYS_INLINE float mixk_sell_finish_fixed16(const mixk_sell *A, int64_t i,
                                                                       double s, float xi)
 {
-    return (float)(s * mixk_fixed16_row_step(A->rexp[i], A->fmant) +
-                   (double)((const float *)A->diag)[i] * (double)xi);
+    const double sh = s * mixk_fixed16_row_step(A->rexp[i], A->fmant);
+    return A->diag ? (float)(sh + (double)((const float *)A->diag)[i] * (double)xi) : (float)sh;
 }
 
 MIXK_SELL_ROWS(fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
@@ -312,8 +316,9 @@ static inline MIXK_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t
     return 0;
 }
 
-/* An element format's SELL row: the diagonal apart, each off-diagonal entry in its slot (or
- * escape entry), the row's padding slots 0 with offset 0. */
+/* An element format's SELL row: the diagonal apart (where A has one apart), each other entry in
+ * its slot (offset j - i less the slice's shift) or escape entry, the row's padding slots 0 with
+ * offset 0. */
 #define MIXK_SELL_ELEMENT_FILL(P, SFX)                                                            \
     static inline MIXK_HD int mixk_sell_fill_row_##SFX(const mixk_sell *A, const int64_t *rowptr,  \
                                                       const int32_t *colind, const double *a,     \
@@ -326,7 +331,7 @@ static inline MIXK_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {                                     \
             const double v = MIXK_SCALED(a, scale, i, colind[k], k);                              \
             over += mixk_prec_overflows(P, v) || v != v;                                          \
-            if (colind[k] == i) {                                                                 \
+            if (colind[k] == i && A->diag) {                                                      \
                 d = v;                                                                            \
                 continue;                                                                         \
             }                                                                                     \
@@ -335,7 +340,7 @@ static inline MIXK_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t
                 o->ecol[at] = colind[k];                                                          \
                 mixk_svec_st64_##SFX(o->eval, at, v);                                             \
             } else {                                                                              \
-                o->col[at] = (int16_t)(colind[k] - i);                                            \
+                o->col[at] = (int16_t)(colind[k] - i - mixk_sell_shift(A, i / MIXK_SELL_C));      \
                 mixk_svec_st64_##SFX(o->val, at, v);                                              \
             }                                                                                     \
         }                                                                                         \
@@ -345,7 +350,7 @@ static inline MIXK_HD int mixk_csr_row_fp64(const int64_t *rowptr, const int32_t
             o->col[at] = 0;                                                                       \
             mixk_svec_st64_##SFX(o->val, at, 0.0);                                                \
         }                                                                                         \
-        mixk_svec_st64_##SFX(o->diag, i, d);                                                      \
+        if (A->diag) mixk_svec_st64_##SFX(o->diag, i, d);                                         \
         return over;                                                                              \
     }
 MIXK_SELL_ELEMENT_FILL(MIX_FP64, fp64)
@@ -367,19 +372,26 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE void mixk_svec_st_block64_fixed16(void 
     mixk_svec_st_block_fixed16_f64(v, norm, blk, x, cnt);
 }
 
-/* The largest off-diagonal magnitude of row i of diag(scale) A diag(scale) (NaN if one is NaN):
- * over all rows, what mixk_fixed16_mant takes. */
-static inline MIXK_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, const int32_t *colind,
-                                                    const double *a, const double *scale, int64_t i)
+/* The largest magnitude of row i of diag(scale) A diag(scale) but in column `apart` (NaN if one
+ * is NaN): over all rows, what mixk_fixed16_mant takes.  apart = i: the off-diagonal entries
+ * (mixk_fixed16_row_offmax), -1: all (a rectangular matrix's, sell.h). */
+static inline MIXK_HD double mixk_fixed16_row_absmax(const int64_t *rowptr, const int32_t *colind,
+                                                    const double *a, const double *scale, int64_t i,
+                                                    int64_t apart)
 {
     double off = 0.0;
     for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) {
-        if (colind[k] == i) continue;
+        if (colind[k] == apart) continue;
         const double v = MIXK_SCALED(a, scale, i, colind[k], k);
         const double av = v < 0.0 ? -v : v;
         if (av > off || av != av) off = av; /* a NaN, once in, stays */
     }
     return off;
+}
+static inline MIXK_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, const int32_t *colind,
+                                                    const double *a, const double *scale, int64_t i)
+{
+    return mixk_fixed16_row_absmax(rowptr, colind, a, scale, i, i);
 }
 
 /* One FIXED16 matrix row from the FP64 values a (times diag(scale) on both sides when scale is
@@ -388,18 +400,19 @@ static inline MIXK_HD double mixk_fixed16_row_offmax(const int64_t *rowptr, cons
  * (c = A->fmant, E = rexp[i]: mixk_fixed16_row_exp of o->rowmax[i] where given, else of the
  * row's own largest off-diagonal magnitude), padding slots 0.  Splitting the diagonal off
  * keeps the off-diagonal entries of a diagonally dominant row from being rounded on the
- * diagonal's scale (3D Poisson: 722 CG iterations against 573).  Returns 1 if a value does not
+ * diagonal's scale (3D Poisson: 722 CG iterations against 573).  Without a diagonal apart (a
+ * rectangular matrix, sell.h) j = i is one of the other entries.  Returns 1 if a value does not
  * fit a float (or is NaN). */
 static inline MIXK_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const int64_t *rowptr,
                                                     const int32_t *colind, const double *a,
                                                     const double *scale, int64_t i,
                                                     const mixk_sell_out *o)
 {
-    const int64_t k0 = rowptr[i], k1 = rowptr[i + 1];
+    const int64_t k0 = rowptr[i], k1 = rowptr[i + 1], apart = A->diag ? i : -1;
     double d = 0.0;
     for (int64_t k = k0; k < k1; k++)
-        if (colind[k] == i) d = MIXK_SCALED(a, scale, i, colind[k], k);
-    const double off = o->rowmax ? o->rowmax[i] : mixk_fixed16_row_offmax(rowptr, colind, a, scale, i);
+        if (colind[k] == apart) d = MIXK_SCALED(a, scale, i, colind[k], k);
+    const double off = o->rowmax ? o->rowmax[i] : mixk_fixed16_row_absmax(rowptr, colind, a, scale, i, apart);
     const int bad = mixk_prec_overflows(MIX_FP32, d) || d != d || off != off ||
                     off > mixk_prec_max_finite(MIX_FP32);
     const unsigned E = bad ? 0u : mixk_fixed16_row_exp(off, A->fmant);
@@ -407,7 +420,7 @@ static inline MIXK_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const i
     int esc = 0;
     int64_t q = 0;
     for (int64_t k = k0; k < k1; k++) {
-        if (colind[k] == i) continue;
+        if (colind[k] == apart) continue;
         const double v = MIXK_SCALED(a, scale, i, colind[k], k);
         const int16_t c = h > 0.0 ? mixk_fixed16_encode_f64(v / h, 1.0) : (int16_t)0;
         const int64_t at = mixk_sell_place(A, i, q++, &esc);
@@ -415,7 +428,7 @@ static inline MIXK_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const i
             o->ecol[at] = colind[k];
             ((int16_t *)o->eval)[at] = c;
         } else {
-            o->col[at] = (int16_t)(colind[k] - i);
+            o->col[at] = (int16_t)(colind[k] - i - mixk_sell_shift(A, i / MIXK_SELL_C));
             ((int16_t *)o->val)[at] = c;
         }
     }
@@ -425,7 +438,7 @@ static inline MIXK_HD int mixk_sell_fill_row_fixed16(const mixk_sell *A, const i
         o->col[at] = 0;
         ((int16_t *)o->val)[at] = 0;
     }
-    ((float *)o->diag)[i] = (float)d;
+    if (A->diag) ((float *)o->diag)[i] = (float)d;
     o->rexp[i] = (uint8_t)E;
     return bad;
 }
@@ -438,6 +451,7 @@ static inline MIXK_HD double mixk_sell_value(mix_prec p, const mixk_sell *A, int
 {
     const void *v = k < 0 ? A->diag : esc ? A->eval : A->val;
     const int64_t at = k < 0 ? i : k;
+    if (!v) return 0.0; /* no diagonal apart */
 #define MIXK_SELL_VALUE_CASE_(P, SFX, ...) case P: return mixk_lda_##SFX(v, at);
     switch (p) {
         MIXK_ELEMENT_FORMATS(MIXK_SELL_VALUE_CASE_)

@@ -26,11 +26,13 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_raw(mix_prec p, const 
 }
 
 /* Statements: row i of the SELL matrix A (const mixk_sell *) in the storage format p, times xi
- * (double), into the columns j < m: ADD(j, a_ij * xi), the diagonal too (a_ii where i < m).
+ * (double), into the columns j < m: ADD(j, a_ij * xi), the diagonal too (a_ii where i < m; in
+ * its slot where none is apart).
  * Columns >= m are skipped (the caller's matrices have none there: a prolongator held square).
  * Each product is the stored value (mixk_sell_value's) times xi rounded once in FP64: FIXED16's
  * q (h_i xi) is q h_i xi exactly rounded, as (q h_i) xi would be, h_i xi being exact (24 + 24
- * bits).  Padding slots (value 0, offset 0) add 0 to column i, as the forward rows add 0 x_i.
+ * bits).  Padding slots (value 0, offset 0) add 0 to column i (i + the slice's shift), as the
+ * forward rows add 0 x_i.
  * ADD is a plain add on a private accumulator (CPU) or an atomic one (CUDA). */
 #define MIXK_SELL_SCATTER_ROW(p, A, i, xi, m, ADD)                                                \
     do {                                                                                          \
@@ -40,8 +42,9 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_raw(mix_prec p, const 
         const double xs_ = (xi) * mixk_sell_row_factor(p, A, i);                                  \
         if (!(h_ & MIXK_SELL_ESC)) {                                                              \
             const int64_t end_ = (A)->slice[sl_ + 1] & MIXK_SELL_SLOT_MASK;                       \
+            const int64_t ib_ = (i) + mixk_sell_shift(A, sl_);                                    \
             for (int64_t k_ = h_ + t_; k_ < end_; k_ += MIXK_SELL_C) {                            \
-                const int64_t j_ = (i) + (A)->col[k_];                                            \
+                const int64_t j_ = ib_ + (A)->col[k_];                                            \
                 if (j_ < (m)) ADD(j_, mixk_sell_raw(p, (A)->val, k_) * xs_);                      \
             }                                                                                     \
         } else {                                                                                  \
@@ -51,7 +54,7 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE double mixk_sell_raw(mix_prec p, const 
                 if (j_ < (m)) ADD(j_, mixk_sell_raw(p, (A)->eval, k_) * xs_);                     \
             }                                                                                     \
         }                                                                                         \
-        if ((i) < (m)) ADD(i, mixk_sell_value(p, A, i, -1, 0) * (xi));                            \
+        if ((A)->diag && (i) < (m)) ADD(i, mixk_sell_value(p, A, i, -1, 0) * (xi));               \
     } while (0)
 
 /* The same for a plain CSR row of FP64 values (the FP64 storage). */

@@ -28,12 +28,12 @@
 MIXI_AVX2 static inline float avx2_row_fp16(const mixk_sell *A, const void *x, int64_t i)
 {
     MIXK_SELL_SUM(s, F16C_LDA, F16C_LD)
-    return (float)(s + (double)F16C_LDA(A->diag, i) * (double)F16C_LD(x, NULL, i));
+    return A->diag ? (float)(s + (double)F16C_LDA(A->diag, i) * (double)F16C_LD(x, NULL, i)) : (float)s;
 }
 MIXI_AVX2 static inline float avx2_rowf_fp16(const mixk_sell *A, const float *x, int64_t i)
 {
     MIXK_SELL_SUM(s, F16C_LDA, MIXK_LDX_F32)
-    return (float)(s + (double)F16C_LDA(A->diag, i) * (double)x[i]);
+    return A->diag ? (float)(s + (double)F16C_LDA(A->diag, i) * (double)x[i]) : (float)s;
 }
 
 /* A full SELL slice s (32 rows, not escaped), rows side by side: per slot one load of offsets
@@ -72,7 +72,9 @@ MIXI_AVX2 static MIXI_INLINE void avx2_vals_pd(mix_prec P, const void *v, int64_
 }
 
 /* Group g's eight rows of the slice [base, end): the FP64 sums of their slots, in slot order
- * (mode SLOT_COL, SLOT_MIXED or SLOT_GATHER; a slice all SLOT_SOFF runs avx2_soff_slice). */
+ * (mode SLOT_COL, SLOT_MIXED or SLOT_GATHER; a slice all SLOT_SOFF runs avx2_soff_slice).  i0:
+ * the slice's first row plus its column shift (kernels/common/sell.h), where its offsets count
+ * from. */
 MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
                                              int g, int64_t base, int64_t end, int mode, int pf,
                                              __m256d *plo, __m256d *phi)
@@ -100,43 +102,45 @@ MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, con
     *phi = hi;
 }
 
-/* Group g's finish: y = s h + d x (FIXED16: h the row's step), rounded once, as the portable
- * row's finish. */
+/* Group g's finish: y = s h + d x (FIXED16: h the row's step; no d x without a diagonal apart),
+ * rounded once, as the portable row's finish. */
 MIXI_AVX2 static MIXI_INLINE void avx2_finish(mix_prec P, const mixk_sell *A, const float *x, int64_t i,
                                               __m256d lo, __m256d hi, float *y)
 {
     __m256d xl, xh, dl, dh;
-    avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
     if (P == MIX_FIXED16) {
         const __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(A->rexp + i)));
         const __m256 h = _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
         const __m256d c = _mm256_set1_pd((double)A->fmant); /* h c: exact */
         lo = _mm256_mul_pd(lo, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_castps256_ps128(h))));
         hi = _mm256_mul_pd(hi, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1))));
-        avx2_vals_pd(MIX_FP32, A->diag, i, &dl, &dh); /* FIXED16's diagonal: floats */
-    } else {
-        avx2_vals_pd(P, A->diag, i, &dl, &dh);
     }
-    lo = _mm256_fmadd_pd(dl, xl, lo);
-    hi = _mm256_fmadd_pd(dh, xh, hi);
+    if (A->diag) {
+        avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
+        avx2_vals_pd(P == MIX_FIXED16 ? MIX_FP32 : P, A->diag, i, &dl, &dh); /* FIXED16's: floats */
+        lo = _mm256_fmadd_pd(dl, xl, lo);
+        hi = _mm256_fmadd_pd(dh, xh, hi);
+    }
     _mm256_storeu_ps(y, _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)));
 }
 
 /* Slot k's eight rows from group g into the group's two sums (x from xr, the slot row's x). */
 #define AVX2_SOFF_GROUP(g)                                                                             do {                                                                                                   __m256d xl, xh, al, ah;                                                                            avx2_vals_pd(MIX_FP32, xr, 8 * (g), &xl, &xh);                                                     avx2_vals_pd(P, A->val, k + 8 * (g), &al, &ah);                                                    s##g##l = _mm256_fmadd_pd(al, xl, s##g##l);                                                        s##g##h = _mm256_fmadd_pd(ah, xh, s##g##h);                                                    } while (0)
-/* A slice whose every slot row is contiguous over its 32 rows (SLOT_SOFF): the four groups side
+/* A slice whose every slot row is contiguous over its 32 rows (SLOT_SOFF; xi0 = i0 + its shift,
+ * where the offsets count from): the four groups side
  * by side, eight FP64 sums in registers, so that per slot row the offset is read, the address
  * made, the loop counted and the values prefetched once, not once per group (the group loop
  * read each slot row four times).  Each row still adds its slots in slot order: the same bits. */
 MIXI_AVX2 static MIXI_INLINE void avx2_soff_slice(mix_prec P, const mixk_sell *A, const float *x,
-                                                  int32_t i0, int64_t base, int64_t end, int pf, float *y)
+                                                  int32_t i0, int32_t xi0, int64_t base, int64_t end,
+                                                  int pf, float *y)
 {
     __m256d s0l = _mm256_setzero_pd(), s0h = s0l, s1l = s0l, s1h = s0l, s2l = s0l, s2h = s0l, s3l = s0l,
             s3h = s0l;
     for (int64_t r = base / MIXK_SELL_C; r < end / MIXK_SELL_C; r++) {
         const int64_t k = r * MIXK_SELL_C;
         if (pf) sell_prefetch(P, A, k, pf, 0);
-        const float *xr = x + i0 + A->soff[r];
+        const float *xr = x + xi0 + A->soff[r];
         AVX2_SOFF_GROUP(0);
         AVX2_SOFF_GROUP(1);
         AVX2_SOFF_GROUP(2);
@@ -153,21 +157,21 @@ MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A
                                                   float *y, int contig, int pf)
 {
     const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
-    const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
+    const int32_t i0 = (int32_t)(s * MIXK_SELL_C), xi0 = i0 + (int32_t)mixk_sell_shift(A, s);
     if (contig) sell_col_lookahead(A, s);
     /* Eight rows at a time over all the slots (the slice's slots stay in L1 between groups), so
      * that the two FP64 sums and the row numbers stay in registers. */
     const unsigned masks = contig ? slot_masks(A, base, end) : 0u;
     if (contig && (masks & MIXK_SELL_G32)) {
-        avx2_soff_slice(P, A, x, i0, base, end, pf, y);
+        avx2_soff_slice(P, A, x, i0, xi0, base, end, pf, y);
         return;
     }
     for (int g = 0; g < MIXK_SELL_C / 8; g++) {
         __m256d lo, hi;
         switch (contig ? slot_mode_of(masks, MIXK_SELL_G8(g)) : SLOT_GATHER) {
-        case SLOT_COL: avx2_group(P, A, x, i0, g, base, end, SLOT_COL, pf, &lo, &hi); break;
-        case SLOT_MIXED: avx2_group(P, A, x, i0, g, base, end, SLOT_MIXED, pf, &lo, &hi); break;
-        default: avx2_group(P, A, x, i0, g, base, end, SLOT_GATHER, pf, &lo, &hi); break;
+        case SLOT_COL: avx2_group(P, A, x, xi0, g, base, end, SLOT_COL, pf, &lo, &hi); break;
+        case SLOT_MIXED: avx2_group(P, A, x, xi0, g, base, end, SLOT_MIXED, pf, &lo, &hi); break;
+        default: avx2_group(P, A, x, xi0, g, base, end, SLOT_GATHER, pf, &lo, &hi); break;
         }
         avx2_finish(P, A, x, i0 + 8 * g, lo, hi, y + 8 * g);
     }

@@ -85,7 +85,9 @@ MIXI_AVX512 static MIXI_INLINE void avx512_group(mix_prec P, const mixk_sell *A,
     *phi = hi;
 }
 
-/* Both 16-row groups of a slice in one pass over its slot rows (each slot row's offsets and
+/* avx512_group and avx512_pair take i0 = the slice's first row plus its column shift
+ * (kernels/common/sell.h): where its offsets count from.
+ * Both 16-row groups of a slice in one pass over its slot rows (each slot row's offsets and
  * values are one or two cache lines, read once, front to back; four independent sums), for the
  * two modes that need no per-group choice: every slot row gathered, or every one contiguous over
  * the 32 rows (offsets from soff).  pf > 0: the slot rows pf ahead are prefetched. */
@@ -118,11 +120,11 @@ MIXI_AVX512 static MIXI_INLINE void avx512_pair(mix_prec P, const mixk_sell *A, 
 }
 
 /* Rows i .. i + 15 finished from their sums lo, hi: FIXED16 scales by the row steps, then the
- * diagonal product is added (exact, so fused as above) and the sums rounded once. */
+ * diagonal product is added (exact, so fused as above; none without a diagonal apart) and the
+ * sums rounded once. */
 MIXI_AVX512 static MIXI_INLINE void avx512_finish(mix_prec P, const mixk_sell *A, const float *x, int64_t i,
                                                   __m512d lo, __m512d hi, float *y)
 {
-    const __m512 xi = _mm512_loadu_ps(x + i);
     __m512d dl, dh;
     if (P == MIX_FIXED16) {
         const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(A->rexp + i)));
@@ -130,12 +132,13 @@ MIXI_AVX512 static MIXI_INLINE void avx512_finish(mix_prec P, const mixk_sell *A
         const __m512d c = _mm512_set1_pd((double)A->fmant); /* h c: exact */
         lo = _mm512_mul_pd(lo, _mm512_mul_pd(c, avx512_lo_pd(h)));
         hi = _mm512_mul_pd(hi, _mm512_mul_pd(c, avx512_hi_pd(h)));
-        avx512_vals_pd(MIX_FP32, A->diag, i, &dl, &dh);
-    } else {
-        avx512_vals_pd(P, A->diag, i, &dl, &dh);
     }
-    AVX512_ACC(lo, dl, avx512_lo_pd(xi));
-    AVX512_ACC(hi, dh, avx512_hi_pd(xi));
+    if (A->diag) {
+        const __m512 xi = _mm512_loadu_ps(x + i);
+        avx512_vals_pd(P == MIX_FIXED16 ? MIX_FP32 : P, A->diag, i, &dl, &dh); /* FIXED16's: floats */
+        AVX512_ACC(lo, dl, avx512_lo_pd(xi));
+        AVX512_ACC(hi, dh, avx512_hi_pd(xi));
+    }
     _mm256_storeu_ps(y, _mm512_cvtpd_ps(lo));
     _mm256_storeu_ps(y + 8, _mm512_cvtpd_ps(hi));
 }
@@ -144,7 +147,8 @@ MIXI_AVX512 static MIXI_INLINE void avx512_sell_slice(mix_prec P, const mixk_sel
                                                       int64_t s, float *y, int contig, int pf)
 {
     const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
-    const int32_t i0 = (int32_t)(s * MIXK_SELL_C);
+    /* xi0: where the slice's offsets count from (its first row plus its column shift). */
+    const int32_t i0 = (int32_t)(s * MIXK_SELL_C), xi0 = i0 + (int32_t)mixk_sell_shift(A, s);
     int mode[2] = {SLOT_GATHER, SLOT_GATHER};
     if (contig) sell_col_lookahead(A, s);
     const unsigned masks = contig ? slot_masks(A, base, end) : 0u;
@@ -153,8 +157,8 @@ MIXI_AVX512 static MIXI_INLINE void avx512_sell_slice(mix_prec P, const mixk_sel
     const int mode0 = mode[0];
     if (mode0 == SLOT_SOFF || (mode0 == SLOT_GATHER && mode[1] == SLOT_GATHER)) { /* both alike */
         __m512d sum[4];
-        if (mode0 == SLOT_SOFF) avx512_pair(P, A, x, i0, base, end, 1, pf, sum);
-        else avx512_pair(P, A, x, i0, base, end, 0, pf, sum);
+        if (mode0 == SLOT_SOFF) avx512_pair(P, A, x, xi0, base, end, 1, pf, sum);
+        else avx512_pair(P, A, x, xi0, base, end, 0, pf, sum);
         avx512_finish(P, A, x, i0, sum[0], sum[1], y);
         avx512_finish(P, A, x, i0 + 16, sum[2], sum[3], y + 16);
         return;
@@ -162,9 +166,9 @@ MIXI_AVX512 static MIXI_INLINE void avx512_sell_slice(mix_prec P, const mixk_sel
     for (int g = 0; g < MIXK_SELL_C / 16; g++) {
         __m512d lo, hi;
         switch (mode[g]) {
-        case SLOT_COL: avx512_group(P, A, x, i0, g, base, end, SLOT_COL, pf, &lo, &hi); break;
-        case SLOT_MIXED: avx512_group(P, A, x, i0, g, base, end, SLOT_MIXED, pf, &lo, &hi); break;
-        default: avx512_group(P, A, x, i0, g, base, end, SLOT_GATHER, pf, &lo, &hi); break;
+        case SLOT_COL: avx512_group(P, A, x, xi0, g, base, end, SLOT_COL, pf, &lo, &hi); break;
+        case SLOT_MIXED: avx512_group(P, A, x, xi0, g, base, end, SLOT_MIXED, pf, &lo, &hi); break;
+        default: avx512_group(P, A, x, xi0, g, base, end, SLOT_GATHER, pf, &lo, &hi); break;
         }
         avx512_finish(P, A, x, i0 + 16 * g, lo, hi, y + 16 * g);
     }

@@ -64,6 +64,7 @@ static void spmat_free(mixi_spmat *A)
     mixi_free(A->smask);
     mixi_free(A->tune);
     mixi_free(A->soff);
+    mixi_free(A->shift);
     mixi_free(A->xf);
     mixi_free(A->tacc);
     mixi_free(A);
@@ -199,7 +200,7 @@ static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mixi_spmat *A)
     A->slice = mixi_malloc((ns + 1) * sizeof *A->slice);
     A->col = mixi_malloc((size_t)z->nslots * sizeof *A->col + 64);
     A->val = mixi_malloc((size_t)z->nslots * el + 64);
-    A->diag = mixi_malloc(n * del + 64);
+    if (!z->rect) A->diag = mixi_malloc(n * del + 64); /* a rectangular matrix has none apart */
     A->smask = mixi_malloc(nr + 64);
     A->soff = mixi_malloc(nr * sizeof *A->soff + 64);
     if (fixed) A->rexp = mixi_malloc(n + 64);
@@ -211,7 +212,7 @@ static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mixi_spmat *A)
         A->eval = mixi_malloc(ne * el);
     }
     if (narrow) A->xf = mixi_malloc((n + BLK) * sizeof(float)); /* decoded x */
-    if (!A->slice || !A->col || !A->val || !A->diag || !A->smask || !A->soff || (fixed && !A->rexp) ||
+    if (!A->slice || !A->col || !A->val || (!z->rect && !A->diag) || !A->smask || !A->soff || (fixed && !A->rexp) ||
         (z->nerp && (!A->eslice || !A->erp || !A->ecol || !A->eval)) || (narrow && !A->xf))
         return MIX_ERR_ALLOC;
     return MIX_SUCCESS;
@@ -246,24 +247,40 @@ static long sell_fill(const mixi_spmat *A64, mix_prec prec, const double *scale,
     return overflow;
 }
 
-/* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (HUGE_VAL for a NaN). */
-static double sell_gmax(const mixi_spmat *A64, const double *scale)
+/* FIXED16: the largest off-diagonal magnitude (rect: the largest magnitude) gives the steps'
+ * mantissa (HUGE_VAL for a NaN). */
+static double sell_gmax(const mixi_spmat *A64, const double *scale, int rect)
 {
     const int n = A64->n;
     double gmax = 0.0;
 #pragma omp parallel for reduction(max : gmax) schedule(static) if (n > PAR_MIN)
     for (int i = 0; i < n; i++) {
-        const double m = mixk_fixed16_row_offmax(A64->rowptr, A64->colind, A64->val, scale, i);
+        const double m = mixk_fixed16_row_absmax(A64->rowptr, A64->colind, A64->val, scale, i, rect ? -1 : i);
         gmax = m != m ? HUGE_VAL : m > gmax ? m : gmax;
     }
     return gmax;
 }
 
+/* Per-slice column shifts (kernels/common/sell_plan.h) into A->shift, kept only where a slice
+ * took one. */
+static int sell_shift(const mixi_spmat *A64, const int64_t *cnt, unsigned char *far,
+                      mixk_sell_sizes *z, mixi_spmat *A)
+{
+    A->shift = mixi_malloc((size_t)z->nslice * sizeof *A->shift);
+    if (!A->shift) return MIX_ERR_ALLOC;
+    if (!mixk_sell_plan_shift(A64->rowptr, A64->colind, cnt, far, A->shift, z)) {
+        mixi_free(A->shift);
+        A->shift = NULL;
+    }
+    return MIX_SUCCESS;
+}
+
 /* A SELL-32 copy (kernels/common/sell.h) in `prec`: the layout planned by
- * kernels/common/sell_plan.h, then each row's columns and values (FIXED16: the row scales
- * rowmax and gmax where rowmax is given, cpu_csr_convert_rows). */
+ * kernels/common/sell_plan.h (rect: a rectangular matrix's, column shifts and no diagonal
+ * apart), then each row's columns and values (FIXED16: the row scales rowmax and gmax where
+ * rowmax is given, cpu_csr_convert_rows). */
 static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scale,
-                        const double *rowmax, double gmax, mixi_spmat *A)
+                        const double *rowmax, double gmax, int rect, mixi_spmat *A)
 {
     const int n = A64->n;
     const int fixed = mixk_prec_block_scaled(prec);
@@ -271,17 +288,16 @@ static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scal
     unsigned char *far = mixi_malloc((size_t)n);
     mixk_sell_sizes z;
     int st = cnt && far ? MIX_SUCCESS : MIX_ERR_ALLOC;
-    if (!st) {
-        mixk_sell_plan_count(n, A64->rowptr, A64->colind, cnt, far, &z);
-        st = sell_alloc(&z, prec, A);
-    }
+    if (!st) mixk_sell_plan_count(n, A64->rowptr, A64->colind, rect, cnt, far, &z);
+    if (!st && rect) st = sell_shift(A64, cnt, far, &z, A);
+    if (!st) st = sell_alloc(&z, prec, A);
     if (!st) {
         mixk_sell_plan_layout(cnt, far, &z, A->slice, A->eslice, A->erp);
-        if (fixed && !rowmax) gmax = sell_gmax(A64, scale);
+        if (fixed && !rowmax) gmax = sell_gmax(A64, scale, rect);
         A->sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
                               .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
                               .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval,
-                              .smask = A->smask, .soff = A->soff};
+                              .smask = A->smask, .soff = A->soff, .shift = A->shift};
         A->bytes = mixk_sell_plan_bytes(&z, prec);
         A->slot_rows = mixk_sell_slot_rows(z.nslots);
         if (sell_fill(A64, prec, scale, fixed ? rowmax : NULL, A)) st = MIX_ERR_OVERFLOW;
@@ -291,11 +307,10 @@ static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scal
     return st;
 }
 
-static int cpu_csr_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec,
-                                const double *scale, const double *rowmax, double gmax,
-                                mixi_spmat **out)
+/* The conversions' one body: csr_convert_rows's, a rectangular matrix's layout where `rect`. */
+static int convert_any(const mixi_spmat *A64, mix_prec prec, const double *scale,
+                       const double *rowmax, double gmax, int rect, mixi_spmat **out)
 {
-    (void)state;
     *out = NULL;
     if (!mixk_prec_storage(prec)) return MIX_ERR_INVALID_ARG;
     mixi_spmat *A = mixi_calloc(1, sizeof *A);
@@ -305,7 +320,7 @@ static int cpu_csr_convert_rows(void *state, const mixi_spmat *A64, mix_prec pre
     A->nnz = A64->nnz;
     A->tune = mixi_malloc(sizeof *A->tune);
     int st = !A->tune ? MIX_ERR_ALLOC
-             : mixk_sell_used(prec) ? convert_sell(A64, prec, scale, rowmax, gmax, A)
+             : mixk_sell_used(prec) ? convert_sell(A64, prec, scale, rowmax, gmax, rect, A)
                                     : convert_fp64(A64, scale, A);
     if (A->tune) tuner_init(A->tune, prec);
     if (st) {
@@ -316,10 +331,26 @@ static int cpu_csr_convert_rows(void *state, const mixi_spmat *A64, mix_prec pre
     return MIX_SUCCESS;
 }
 
+static int cpu_csr_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec,
+                                const double *scale, const double *rowmax, double gmax,
+                                mixi_spmat **out)
+{
+    (void)state;
+    return convert_any(A64, prec, scale, rowmax, gmax, 0, out);
+}
+
 static int cpu_csr_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
                            mixi_spmat **out)
 {
-    return cpu_csr_convert_rows(state, A64, prec, scale, NULL, 0.0, out);
+    (void)state;
+    return convert_any(A64, prec, scale, NULL, 0.0, 0, out);
+}
+
+static int cpu_csr_convert_rect(void *state, const mixi_spmat *A64, mix_prec prec,
+                                const double *scale, mixi_spmat **out)
+{
+    (void)state;
+    return convert_any(A64, prec, scale, NULL, 0.0, 1, out);
 }
 
 static int cpu_csr_row_offmax(void *state, const mixi_spmat *A64, const double *scale, double *rowmax)
@@ -556,6 +587,7 @@ const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .csr_convert = cpu_csr_convert,
     .csr_row_offmax = cpu_csr_row_offmax,
     .csr_convert_rows = cpu_csr_convert_rows,
+    .csr_convert_rect = cpu_csr_convert_rect,
     .csr_destroy = cpu_csr_destroy,
     .csr_export = cpu_csr_export,
     .csr_host_view = cpu_csr_host_view,

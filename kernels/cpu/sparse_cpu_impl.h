@@ -42,6 +42,7 @@ struct mixi_spmat {
     uint8_t *rexp;    /* FIXED16: the exponent byte of each row's step */
     uint8_t *smask;   /* contiguous slots (kernels/common/sell.h) */
     int16_t *soff;
+    int32_t *shift;   /* per-slice column shifts, or NULL (csr_convert_rect) */
     int64_t slot_rows, contig_rows; /* slot rows, and those contiguous over all 32 rows */
     mixi_spmv_tuner *tune; /* its SpMV variant (kernels/cpu/spmv_tune.h); the matrix is const to its users */
     int64_t bytes;    /* what one SpMV reads of the matrix */

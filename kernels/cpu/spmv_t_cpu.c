@@ -36,7 +36,28 @@ static MIXI_INLINE void scatter_escaped(mix_prec P, const mixk_sell *A, const mi
             const int64_t j = ecol[k];
             if (j < m) acc[j] += mixk_sell_raw(P, eval, k) * xs;
         }
-        if (i < m) acc[i] += mixk_sell_value(P, A, i, -1, 0) * xi;
+        if (A->diag && i < m) acc[i] += mixk_sell_value(P, A, i, -1, 0) * xi;
+    }
+}
+
+/* A slice in SELL's body (the rectangular prolongator's: its columns from the slice's shift) the
+ * same way, its bounds and shift read once: the row body's products in its order, padding slots
+ * (value 0) included, so its bits. */
+static MIXI_INLINE void scatter_body(mix_prec P, const mixk_sell *A, const mixi_svec *x, int64_t i0,
+                                     int cnt, double *restrict acc, int64_t m)
+{
+    const int64_t s = i0 / MIXK_SELL_C, base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
+    const int64_t ib = i0 + mixk_sell_shift(A, s);
+    const int16_t *restrict col = A->col;
+    const void *val = A->val;
+    for (int t = 0; t < cnt; t++) {
+        const int64_t i = i0 + t;
+        const double xi = ld_x(x, i), xs = xi * mixk_sell_row_factor(P, A, i);
+        for (int64_t k = base + t; k < end; k += MIXK_SELL_C) {
+            const int64_t j = ib + t + col[k];
+            if (j < m) acc[j] += mixk_sell_raw(P, val, k) * xs;
+        }
+        if (A->diag && i < m) acc[i] += mixk_sell_value(P, A, i, -1, 0) * xi;
     }
 }
 
@@ -47,8 +68,9 @@ static MIXI_INLINE void scatter_rows(mix_prec P, const mixi_spmat *A, const mixi
     for (int64_t i = r0; i < r1;) {
         const int64_t s = i / MIXK_SELL_C, next = (s + 1) * MIXK_SELL_C;
         const int64_t end = next < r1 ? next : r1;
-        if (P != MIX_FP64 && i == s * MIXK_SELL_C && (A->sell.slice[s] & MIXK_SELL_ESC)) {
-            scatter_escaped(P, &A->sell, x, i, (int)(end - i), acc, m);
+        if (P != MIX_FP64 && i == s * MIXK_SELL_C) { /* whole slices (the threads' share) */
+            if (A->sell.slice[s] & MIXK_SELL_ESC) scatter_escaped(P, &A->sell, x, i, (int)(end - i), acc, m);
+            else scatter_body(P, &A->sell, x, i, (int)(end - i), acc, m);
             i = end;
             continue;
         }

@@ -24,6 +24,7 @@ struct mixi_spmat {
     uint8_t *rexp;         /* FIXED16 */
     uint8_t *smask;        /* contiguous slots (kernels/common/sell.h) */
     int16_t *soff;
+    int32_t *shift;        /* per-slice column shifts, or NULL (csr_convert_rect) */
     int64_t bytes;         /* what one SpMV reads of the matrix */
     int owns_pattern;
     double *tacc;          /* spmv_t's FP64 accumulators (made on first use) */
@@ -109,7 +110,7 @@ static void sp_destroy(void *state, mixi_spmat *A)
         mixi_cuda_free(state, A->colind);
     }
     void *const bufs[] = {A->val,  A->slice, A->eslice, A->erp,   A->col, A->ecol,
-                          A->eval, A->diag,  A->rexp,   A->smask, A->soff, A->tacc};
+                          A->eval, A->diag,  A->rexp,   A->smask, A->soff, A->shift, A->tacc};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) mixi_cuda_free(state, bufs[i]);
     mixi_free(A);
 }
@@ -194,7 +195,7 @@ static int sell_alloc(mixi_cuda_state *s, mix_prec prec, const mixk_sell_sizes *
     int st = dalloc(s, (void **)&A->slice, sb);
     if (!st) st = dalloc(s, (void **)&A->col, nslots * sizeof(int16_t));
     if (!st) st = dalloc(s, &A->val, nslots * el);
-    if (!st) st = dalloc(s, &A->diag, (size_t)z->n * del);
+    if (!st && !z->rect) st = dalloc(s, &A->diag, (size_t)z->n * del); /* none apart: rect */
     if (!st && fixed) st = dalloc(s, (void **)&A->rexp, (size_t)z->n);
     if (!st && nerp) st = dalloc(s, (void **)&A->eslice, ns * sizeof *heslice);
     if (!st && nerp) st = dalloc(s, (void **)&A->erp, nerp * sizeof *herp);
@@ -206,11 +207,22 @@ static int sell_alloc(mixi_cuda_state *s, mix_prec prec, const mixk_sell_sizes *
     return st;
 }
 
-/* FIXED16: the largest off-diagonal magnitude gives the steps' mantissa (on the host, from the
- * FP64 copy's values and the scale, with the shared row code); also each row's (rowmax, host,
- * where not NULL). */
+/* The per-slice column shifts (kernels/common/sell_plan.h) planned on the host into hshift
+ * (nslice values) and, where a slice took one, uploaded to A->shift. */
+static int sell_shift(mixi_cuda_state *s, const int64_t *rp, const int32_t *ci, const int64_t *cnt,
+                      unsigned char *far, int32_t *hshift, mixk_sell_sizes *z, mixi_spmat *A)
+{
+    if (!mixk_sell_plan_shift(rp, ci, cnt, far, hshift, z)) return MIX_SUCCESS;
+    const size_t bytes = (size_t)z->nslice * sizeof *hshift;
+    int st = dalloc(s, (void **)&A->shift, bytes);
+    return st ? st : h2d(s, A->shift, hshift, bytes);
+}
+
+/* FIXED16: the largest off-diagonal magnitude (rect: the largest of all) gives the steps'
+ * mantissa (on the host, from the FP64 copy's values and the scale, with the shared row code);
+ * also each row's (rowmax, host, where not NULL). */
 static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *rp, const int32_t *ci,
-                     const double *scale, double *gmax, double *rowmax)
+                     const double *scale, int rect, double *gmax, double *rowmax)
 {
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz;
@@ -221,7 +233,7 @@ static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *r
     if (!st && scale) st = mixi_cuda_download(s, hsc, scale, (size_t)n * sizeof *hsc);
     *gmax = 0.0;
     for (int i = 0; !st && i < n; i++) {
-        const double m = mixk_fixed16_row_offmax(rp, ci, hval, hsc, i);
+        const double m = mixk_fixed16_row_absmax(rp, ci, hval, hsc, i, rect ? -1 : i);
         *gmax = m != m ? HUGE_VAL : m > *gmax ? m : *gmax;
         if (rowmax) rowmax[i] = m;
     }
@@ -231,10 +243,11 @@ static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *r
 }
 
 /* The SELL copy: the layout planned on the host from the FP64 copy's pattern (the shared
- * kernels/common/sell_plan.h, as the CPU backend plans it), the rows' columns and values on the
- * device, then the contiguous-slot metadata. */
+ * kernels/common/sell_plan.h, as the CPU backend plans it; a rectangular matrix's where `rect`),
+ * the rows' columns and values on the device, then the contiguous-slot metadata. */
 static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec,
-                        const double *scale, const double *rowmax, double gmax, mixi_spmat *A)
+                        const double *scale, const double *rowmax, double gmax, int rect,
+                        mixi_spmat *A)
 {
     const int n = A64->d.n;
     const int64_t nnz = A64->d.nnz, ns = mixk_sell_nslice(n);
@@ -242,12 +255,15 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
     int32_t *ci = mixi_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *ci);
     unsigned char *far = mixi_malloc((size_t)n);
     int64_t *hslice = NULL, *heslice = NULL, *herp = NULL;
+    int32_t *hshift = NULL;
     int flag = 0, st = rp && cnt && ci && far ? MIX_SUCCESS : MIX_ERR_ALLOC;
     if (!st) st = mixi_cuda_download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
     if (!st && nnz > 0) st = mixi_cuda_download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
     mixk_sell_sizes z = {0};
+    if (!st) mixk_sell_plan_count(n, rp, ci, rect, cnt, far, &z);
+    if (!st && rect) st = (hshift = mixi_malloc((size_t)ns * sizeof *hshift)) ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    if (!st && rect) st = sell_shift(s, rp, ci, cnt, far, hshift, &z, A);
     if (!st) {
-        mixk_sell_plan_count(n, rp, ci, cnt, far, &z);
         hslice = mixi_malloc((size_t)(ns + 1) * sizeof *hslice);
         heslice = mixi_malloc((size_t)ns * sizeof *heslice);
         herp = mixi_malloc((size_t)(z.nerp > 0 ? z.nerp : 1) * sizeof *herp);
@@ -258,11 +274,12 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
         st = sell_alloc(s, prec, &z, hslice, heslice, herp, A);
     }
     const int fixed = mixk_prec_block_scaled(prec);
-    if (!st && fixed && !rowmax) st = sell_gmax(s, A64, rp, ci, scale, &gmax, NULL);
+    if (!st && fixed && !rowmax) st = sell_gmax(s, A64, rp, ci, scale, rect, &gmax, NULL);
     if (!st) {
         A->d.sell = (mixk_sell){.n = n, .slice = A->slice, .col = A->col, .val = A->val,
                                 .diag = A->diag, .rexp = A->rexp, .fmant = mixk_fixed16_mant(gmax),
-                                .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval};
+                                .eslice = A->eslice, .erp = A->erp, .ecol = A->ecol, .eval = A->eval,
+                                .shift = A->shift};
         A->bytes = mixk_sell_plan_bytes(&z, prec);
         st = mixi_cuda_status(cudaMemsetAsync(s->d_flag, 0, sizeof(int), s->stream));
     }
@@ -279,12 +296,14 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
     mixi_free(hslice);
     mixi_free(heslice);
     mixi_free(herp);
+    mixi_free(hshift);
     return st;
 }
 
-/* csr_convert_rows: rowmax in device memory, read by the fill kernel (kernels/common's row code). */
-static int sp_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
-                           const double *rowmax, double gmax, mixi_spmat **out)
+/* The conversions' one body (csr_convert_rows's: rowmax in device memory, read by the fill
+ * kernel, kernels/common's row code), a rectangular matrix's layout where `rect`. */
+static int convert_any(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                       const double *rowmax, double gmax, int rect, mixi_spmat **out)
 {
     mixi_cuda_state *s = state;
     if (!out) return MIX_ERR_INVALID_ARG;
@@ -299,7 +318,7 @@ static int sp_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec, co
     A->d.prec = prec;
     A->owns_pattern = 0;
     if (mixk_sell_used(prec)) {
-        st = convert_sell(s, A64, prec, scale, rowmax, gmax, A);
+        st = convert_sell(s, A64, prec, scale, rowmax, gmax, rect, A);
         A->d.rowptr = NULL;
         A->d.colind = NULL;
     } else {
@@ -319,10 +338,22 @@ static int sp_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec, co
     return MIX_SUCCESS;
 }
 
+static int sp_convert_rows(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
+                           const double *rowmax, double gmax, mixi_spmat **out)
+{
+    return convert_any(state, A64, prec, scale, rowmax, gmax, 0, out);
+}
+
 static int sp_convert(void *state, const mixi_spmat *A64, mix_prec prec, const double *scale,
                       mixi_spmat **out)
 {
-    return sp_convert_rows(state, A64, prec, scale, NULL, 0.0, out);
+    return convert_any(state, A64, prec, scale, NULL, 0.0, 0, out);
+}
+
+static int sp_convert_rect(void *state, const mixi_spmat *A64, mix_prec prec,
+                           const double *scale, mixi_spmat **out)
+{
+    return convert_any(state, A64, prec, scale, NULL, 0.0, 1, out);
 }
 
 /* The rows' largest off-diagonal magnitudes on the host (sell_gmax's pass), uploaded. */
@@ -338,7 +369,7 @@ static int sp_row_offmax(void *state, const mixi_spmat *A64, const double *scale
     int st = rp && ci && hm ? MIX_SUCCESS : MIX_ERR_ALLOC;
     if (!st) st = mixi_cuda_download(s, rp, A64->rowptr, ((size_t)n + 1) * sizeof *rp);
     if (!st && nnz > 0) st = mixi_cuda_download(s, ci, A64->colind, (size_t)nnz * sizeof *ci);
-    if (!st) st = sell_gmax(s, A64, rp, ci, scale, &gmax, hm);
+    if (!st) st = sell_gmax(s, A64, rp, ci, scale, 0, &gmax, hm);
     if (!st && n > 0) st = mixi_cuda_upload(s, rowmax, hm, (size_t)n * sizeof *hm);
     mixi_free(rp);
     mixi_free(ci);
@@ -552,6 +583,7 @@ const mixi_sparse_ops mixi_cuda_sparse_ops = {
     .csr_convert = sp_convert,
     .csr_row_offmax = sp_row_offmax,
     .csr_convert_rows = sp_convert_rows,
+    .csr_convert_rect = sp_convert_rect,
     .csr_destroy = sp_destroy,
     .csr_bytes = sp_csr_bytes,
     .csr_export = sp_csr_export,

@@ -168,8 +168,12 @@ static int host_arrays(mix_sparse *A, mixi_amg *H)
 
 /* The host CSR M (square, scaled) in the backend in *prec, one wider on an overflow (the level
  * does not fit: FP16's range); through an FP64 matrix over M's arrays where the backend's memory
- * is the host's, else a transient FP64 copy, which is the result for FP64. */
-static int from_host(mix_context *ctx, const mixi_amg_csr *M, mix_prec *prec, mixi_spmat **out)
+ * is the host's, else a transient FP64 copy, which is the result for FP64.
+ * rect: M is a prolongator held square, its columns near i nc / n rather than i: SELL's layout
+ * for it (csr_convert_rect: column shifts, no diagonal apart) keeps its slices out of the CSR
+ * escape (3-D Poisson 150^3, FIXED16: the fine level's P from 111 MB to 75). */
+static int from_host(mix_context *ctx, const mixi_amg_csr *M, int rect, mix_prec *prec,
+                     mixi_spmat **out)
 {
     const mixi_sparse_ops *sp = ctx->ops->sparse;
     mixi_spmat *M64 = NULL;
@@ -177,7 +181,8 @@ static int from_host(mix_context *ctx, const mixi_amg_csr *M, mix_prec *prec, mi
     int st = (borrow ? sp->csr_borrow_host : sp->csr_create)(ctx->state, M->nr, M->rp, M->ci, M->v, &M64);
     *out = NULL;
     while (!st && *prec != MIX_FP64) {
-        st = sp->csr_convert(ctx->state, M64, *prec, NULL, out);
+        st = rect && sp->csr_convert_rect ? sp->csr_convert_rect(ctx->state, M64, *prec, NULL, out)
+                                          : sp->csr_convert(ctx->state, M64, *prec, NULL, out);
         if (st != MIX_ERR_OVERFLOW) break;
         *prec = *prec == MIX_FP32 ? MIX_FP64 : MIX_FP32, st = MIX_SUCCESS;
     }
@@ -211,14 +216,14 @@ static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec prec, mixi_sp
         H->scale[0] = (double *)scale0;
     } else if (M) {
         S->A = S->own_A = M;
-    } else if (H->lev[l].A.rp && (st = from_host(ctx, &H->lev[l].A, &S->prec, &S->own_A))) {
+    } else if (H->lev[l].A.rp && (st = from_host(ctx, &H->lev[l].A, 0, &S->prec, &S->own_A))) {
         return st;
     }
     if (l > 0) S->A = S->own_A;
     /* P in the level's storage (FP32 until round 2 of issue 37: 3-D Poisson 100^3, hierarchy
      * 101 MB instead of 113, the V-cycle's time unchanged within the noise). */
     mix_prec pp = S->prec;
-    if (l + 1 < H->nlev && (st = from_host(ctx, &H->lev[l].P, &pp, &S->P_own))) return st;
+    if (l + 1 < H->nlev && (st = from_host(ctx, &H->lev[l].P, 1, &pp, &S->P_own))) return st;
     S->P = S->P_own;
     *bytes += bytes_of(ctx, S->A) + bytes_of(ctx, S->P);
     return MIX_SUCCESS;
@@ -247,7 +252,7 @@ static int auto_level(mix_context *ctx, const mixi_amg *H, int l, mix_prec fine,
     for (int p = 0; p < MIX_NUM_PREC && !st; p++) {
         mix_prec q = (mix_prec)p;
         if (!cand[p]) continue;
-        if (!(st = from_host(ctx, &L->A, &q, &C[p])) && q != (mix_prec)p) cand[p] = 0; /* widened */
+        if (!(st = from_host(ctx, &L->A, 0, &q, &C[p])) && q != (mix_prec)p) cand[p] = 0; /* widened */
         if (!st && cand[p]) st = mixi_amg_time_spmv(ctx, C[p], L->n, &t[p]);
     }
     if (!st) *prec = mixi_amg_level_pick(L, fine, t);
