@@ -555,7 +555,7 @@ static void test_borrow_host(void)
 /* spmv_axpby = spmv then axpby, bit for bit, for every storage format (vectors in the
  * accumulator), portable and vector kernels, z distinct from y and z = y, on a matrix with
  * escaped slices; a narrow vector is refused. */
-static void fused_one(sf_fix *f, mix_prec p, const mixm_csr *A, double a, double b, int alias)
+static void fused_one(sf_fix *f, mix_prec p, const mixm_csr *A, double a, double b, int alias, int rect)
 {
     const int n = A->nrows;
     const mix_prec vp = mixk_prec_acc(p);
@@ -567,7 +567,7 @@ static void fused_one(sf_fix *f, mix_prec p, const mixm_csr *A, double a, double
     CU_ASSERT_FATAL(!f->sp->vec_from64(f->ctx->state, xh, NULL, 1.0, &x, NULL));
     CU_ASSERT_FATAL(!f->sp->vec_from64(f->ctx->state, zh, NULL, 1.0, &z, NULL));
     mixi_spmat *S = NULL;
-    CU_ASSERT_FATAL(!f->sp->csr_convert(f->ctx->state, f->A64, p, NULL, &S));
+    CU_ASSERT_FATAL(!(rect ? f->sp->csr_convert_rect : f->sp->csr_convert)(f->ctx->state, f->A64, p, NULL, &S));
     size_t vb = 0, nb = 0;
     CU_ASSERT_FATAL(!mixi_svec_bytes(vp, n, &vb, &nb));
     for (int portable = 0; portable < 2; portable++) {
@@ -586,21 +586,44 @@ static void fused_one(sf_fix *f, mix_prec p, const mixm_csr *A, double a, double
     free(xh), free(zh);
 }
 
-static void test_spmv_axpby(void)
+/* A prolongator-like matrix held square: n rows, 3 entries near column i nc / n (nc = n / 16),
+ * so that its slices take column shifts (csr_convert_rect). */
+static int sf_rect_matrix(mixm_csr *A)
+{
+    const int n = 80000, nc = n / 16;
+    if (mixm_csr_alloc(A, n, n, 3 * (int64_t)n)) return 0;
+    int64_t e = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = e;
+        const int c = (int)((int64_t)i * nc / n);
+        for (int d = -1; d <= 1; d++)
+            if (c + d >= 0 && c + d < nc) A->colind[e] = c + d, A->val[e++] = 1.0 / (2.0 + d + i % 7);
+    }
+    A->rowptr[n] = A->nnz = e;
+    return 1;
+}
+
+static void fused_all(int rect)
 {
     mixm_csr A;
-    CU_ASSERT_FATAL(sf_escape_matrix(&A));
+    CU_ASSERT_FATAL(rect ? sf_rect_matrix(&A) : sf_escape_matrix(&A));
     sf_fix f;
     CU_ASSERT_FATAL(sf_open(&f, &A));
-    CU_ASSERT_FATAL(f.sp->spmv_axpby != NULL);
+    CU_ASSERT_FATAL(f.sp->spmv_axpby != NULL && f.sp->csr_convert_rect != NULL);
     for (int k = 0; k <= SF_NPREC; k++) /* and FP64 storage over FP64 vectors */
         for (int alias = 0; alias < 2; alias++) {
             const mix_prec p = k < SF_NPREC ? sf_precs[k] : MIX_FP64;
-            fused_one(&f, p, &A, -1.0, 1.0, alias);
-            fused_one(&f, p, &A, 0.75, -2.5, alias);
+            fused_one(&f, p, &A, -1.0, 1.0, alias, rect);
+            fused_one(&f, p, &A, 0.75, -2.5, alias, rect);
         }
     sf_close(&f);
     mixm_csr_free(&A);
+}
+
+static void test_spmv_axpby(void)
+{
+    fused_all(0);
+    fused_all(1);
 }
 
 /* cheb_update = axpby(a, r, b, d) then axpby(1, d, c, x), bit for bit, for vectors of every
@@ -653,7 +676,7 @@ static const mixt_test sparse_format_tests[] = {
     {"bytes per nonzero: FIXED16 <= 4.5 on 3D Poisson", test_bytes},
     {"conversion: overflow refused, allocation failure at every point", test_convert_errors},
     {"a matrix over the caller's host arrays: same bits, nothing of theirs freed", test_borrow_host},
-    {"spmv_axpby = spmv then axpby, bit for bit, every format, z = y or not", test_spmv_axpby},
+    {"spmv_axpby = spmv then axpby, bit for bit, every format, z = y or not, shifted P", test_spmv_axpby},
     {"cheb_update = two axpby, bit for bit, vectors of every precision", test_cheb_update},
     {NULL, NULL},
 };
