@@ -27,7 +27,8 @@ static int refine(const mixi_dense_problem *P, mixi_lowprec *L, mix_gesv_info *i
         .cg = L->use_cg ? &L->cg : NULL, .anrm = P->anrm,
         .fp64_flops = p->cost_fallback && P->n >= MIXI_COST_FALLBACK_MIN_N
                           ? P->F->fp64_flops(P->n, P->nrhs) : 0.0,
-        .fp64_floor = L->t_floor, .u_factor = ldexp(1.0, -(mixk_prec_mant_bits(L->prec) + 1)),
+        .fp64_floor = L->t_floor, .t_passes = t0 - P->t0 - L->t_floor,
+        .u_factor = ldexp(1.0, -(mixk_prec_mant_bits(L->prec) + 1)),
         .prec = L->prec, .factor_flops = P->F->fp64_flops(P->n, 0)};
     if ((rc = mixi_refine(&job, &rr)) || (rc = ctx->ops->synchronize(ctx->state))) return rc;
     info->t_refine = mixi_wtime() - t0;
@@ -339,7 +340,8 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
         .ctx = ctx, .F = F, .p = p, .n = c->n, .nrhs = c->nrhs, .rowmajor = rowmajor,
         .A = {c->a, c->lda, F->sym, F->sym ? (lower ? MIXK_LOWER : MIXK_UPPER) : 0},
         .b = c->b, .ldb = c->ldb, .x = c->x, .ldx = c->ldx, .f_out = rowmajor ? NULL : c->f_out,
-        .ld_f_out = c->lda, .home = c->a, .ldhome = c->lda, .trans = rowmajor && !F->sym};
+        .ld_f_out = c->lda, .home = c->a, .ldhome = c->lda, .trans = rowmajor && !F->sym,
+        .t0 = mixi_wtime()};
     int rc = layout_copies(&P, c);
     if (!rc) rc = solve(&P, c, info, idx);
     ctx->ops->free(ctx->state, P.a_w);

@@ -316,8 +316,8 @@ static int correct(const mixi_refine_job *job, columns *c, mixi_refine_result *r
 }
 
 /* The wall clocks of the refinement begun at `now` (deadline 0: no limit): job->budget_s for
- * both, or the budgets the worst-case bound leaves after the low-precision factorization's
- * job->fp64_floor. */
+ * both, or the budgets the worst-case bound leaves after the low-precision factorization
+ * (job->fp64_floor) and the passes around it (job->t_passes). */
 static void set_deadlines(const mixi_refine_job *job, columns *c, double now)
 {
     double fail = job->budget_s, succeed = job->budget_s;
@@ -325,7 +325,8 @@ static void set_deadlines(const mixi_refine_job *job, columns *c, double now)
     if (!(fail > 0.0)) {
         if (!(job->fp64_flops > 0.0)) return;
         mixi_refine_budget(job->ctx, job->prec, job->fp64_flops, job->factor_flops,
-                           job->fp64_floor, job->p->factor_prec != MIX_PREC_AUTO, &fail, &succeed);
+                           job->fp64_floor, job->t_passes, job->p->factor_prec != MIX_PREC_AUTO,
+                           &fail, &succeed);
     }
     /* No time left: a deadline already past (never the "no limit" 0). */
     c->deadline = succeed > 0.0 ? now + succeed : now - 1e-9;
