@@ -220,11 +220,48 @@ static void test_give_up_decisions(void)
     CU_ASSERT(mixi_krylov_step_fits(1e9, 1e9, 0.0));
 }
 
+/* The refinement's budgets (policy.c): the passes the call made before the refinement (the
+ * norm, the conversion, allocations) are paid from the worst-case bound's slack, so the fail
+ * budget shrinks by exactly their time and is 0 once they used it up, while the pace (a
+ * factorization slower than its rate predicts) still scales the FP64 solve the budgets are in
+ * units of.  Pinned rates and FP64 time: no clock involved. */
+static void test_budget_charges_passes(void)
+{
+    mix_context *ctx = mixt_context();
+    const double flops = 1e11; /* FP32 at 200 GFLOP/s: 0.5 s predicted */
+    double fail0, succ0, fail, succ;
+    mixi_set_fp64_seconds(1.0);
+    mixi_set_gemm_rates(100.0, 200.0);
+    mixi_refine_budget(ctx, MIX_FP32, flops, flops, 0.5, 0.0, 1, &fail0, &succ0);
+    CU_ASSERT(fail0 > 0.0 && fail0 < 0.1);       /* within the bound's slack of T64 = 1 s */
+    CU_ASSERT(succ0 > 1.0 && succ0 < 1.1);       /* asked: the bound beside the factorization */
+    mixi_refine_budget(ctx, MIX_FP32, flops, flops, 0.5, 0.25 * fail0, 1, &fail, &succ);
+    CU_ASSERT_DOUBLE_EQUAL(fail, 0.75 * fail0, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(succ, succ0 - 0.25 * fail0, 1e-12);
+    mixi_refine_budget(ctx, MIX_FP32, flops, flops, 0.5, 2.0 * fail0, 1, &fail, &succ);
+    CU_ASSERT_EQUAL(fail, 0.0);                  /* the slack is spent: no evidence time left */
+    mixi_refine_budget(ctx, MIX_FP32, flops, flops, 0.5, -1.0, 1, &fail, &succ);
+    CU_ASSERT_DOUBLE_EQUAL(fail, fail0, 1e-12);  /* a clock step back charges nothing */
+    /* AUTO: the refinement must still beat FP64, less all that was spent. */
+    mixi_refine_budget(ctx, MIX_FP32, flops, flops, 0.5, 0.0, 0, &fail, &succ);
+    CU_ASSERT_DOUBLE_EQUAL(succ, 0.5, 1e-12);
+    mixi_refine_budget(ctx, MIX_FP32, flops, flops, 0.5, 0.1, 0, &fail, &succ);
+    CU_ASSERT_DOUBLE_EQUAL(succ, 0.4, 1e-12);
+    /* A factorization twice slower than predicted: T64 = 2 s, so the slack doubles; the passes
+     * are charged in seconds all the same. */
+    mixi_refine_budget(ctx, MIX_FP32, flops, flops, 1.0, 0.5 * fail0, 1, &fail, &succ);
+    CU_ASSERT_DOUBLE_EQUAL(fail, 1.5 * fail0, 1e-12);
+    mixi_set_fp64_seconds(0.0);
+    mixi_set_gemm_rates(0.0, 0.0);
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test auto_tests[] = {
     {"AUTO takes FP32 where calibrated rates say it pays", test_auto_from_rates},
     {"kappa 1e15: gives up within a few steps, FP64 answer", test_give_up_hopeless},
     {"classical divergence: gives up at once", test_give_up_divergence},
     {"give-up rule and Krylov deadline, as functions", test_give_up_decisions},
+    {"fail budget net of the passes already made", test_budget_charges_passes},
     {"many right-hand sides: FP64 directly", test_cheaper_path},
     {NULL, NULL},
 };

@@ -844,7 +844,7 @@ static void test_refine_cost_stop(void)
     const double budgets[3] = {1e-3, 0.05, 0.0};
     for (int k = 0; k < 3; k++) {
         mixi_refine_job job = {ctx, &p, n, 1, {a, n, 0, 0, NULL}, b, n, x, n, r, &M, NULL, NULL,
-                               1.0 + n, budgets[k], 0.0, 0.0, 0.0, MIX_FP32, 0.0};
+                               1.0 + n, budgets[k], 0.0, 0.0, 0.0, MIX_FP32, 0.0, 0.0};
         mixi_refine_result res;
         CU_ASSERT_EQUAL(mixi_refine(&job, &res), MIX_SUCCESS);
         if (budgets[k] > 0.0) {

@@ -119,6 +119,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
+    mixi_alloc_count(1);
     long live0 = mixi_alloc_live();
     pthread_t t[THREADS];
     job jobs[THREADS];

@@ -37,7 +37,10 @@ size_t mixi_alloc_alignment(size_t bytes);
  * Also consulted by the backends' device allocators through mixi_alloc_should_fail(). */
 void mixi_alloc_fail_after(long n);
 int mixi_alloc_should_fail(void);
-long mixi_alloc_live(void); /* outstanding host allocations, for leak tests */
+/* Outstanding host allocations, for leak tests: counted from mixi_alloc_count(1) on, which a
+ * test program calls before its first allocation (off by default: a cost on every call). */
+long mixi_alloc_live(void);
+void mixi_alloc_count(int on);
 
 /* Overflow-checked size arithmetic: 0 on success, MIX_ERR_ALLOC when the result does not fit
  * (every workspace size goes through these, so a huge parameter is an error, never a wrap). */

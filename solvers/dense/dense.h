@@ -35,14 +35,17 @@ double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, doubl
  * outweighs the FP64 solve of fp64_flops: no low precision can pay (many right-hand sides), and
  * a precision asked for would break the worst-case bound: FP64 directly (n >= 100). */
 int mixi_refine_outweighs(int n, int nrhs, double fp64_flops);
-/* The refinement's time budgets (seconds, from its start) after t_spent seconds of
- * low-precision work (a factorization of factor_flops in prec), beside an FP64 solve of
- * fp64_flops: *fail_s while it shows no converging rate (the worst-case bound's slack),
- * *succeed_s while its columns converge at a rate that predicts they make it (AUTO: still
- * faster than FP64; asked: the bound beside its factorization).  The FP64 solve's predicted
- * time is scaled by how much slower than predicted the factorization ran. */
+/* The refinement's time budgets (seconds, from its start) after t_factor seconds of
+ * low-precision factorization (factor_flops in prec) and t_passes seconds of the call's other
+ * work before the refinement (the norm, allocations, the conversion), beside an FP64 solve of
+ * fp64_flops: *fail_s while it shows no converging rate (the worst-case bound's slack less
+ * t_passes, which that slack pays for too; 0 when they used it up), *succeed_s while its
+ * columns converge at a rate that predicts they make it (AUTO: still faster than FP64; asked:
+ * the bound beside its factorization).  The FP64 solve's predicted time is scaled by how much
+ * slower than predicted the factorization ran. */
 void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, double factor_flops,
-                        double t_spent, int asked, double *fail_s, double *succeed_s);
+                        double t_factor, double t_passes, int asked, double *fail_s,
+                        double *succeed_s);
 /* Test hooks: seconds > 0 replaces every FP64 time prediction; rates > 0 replace the calibrated
  * FP64 and FP32 GEMM rates (GFLOP/s); 0 restores them. */
 void mixi_set_fp64_seconds(double seconds);
@@ -231,13 +234,15 @@ typedef struct {
                                    cost-aware fallback weighs the rest of the refinement
                                    against (timed by mixi_fp64_seconds once rounds show a
                                    pace); 0: no such limit */
-    double fp64_floor;          /* seconds already spent on the low-precision attempt (its
-                                   measured factorization): the budgets left are
-                                   mixi_refine_budget's */
+    double fp64_floor;          /* seconds the low-precision factorization took (the
+                                   measure of the machine's pace) */
     double u_factor;            /* unit roundoff of the factors' GEMM inputs: how far a
                                    diverging classical step may be rescued by GMRES-IR */
     mix_prec prec;              /* the factors' precision and the flops of their */
     double factor_flops;        /* factorization (the budgets' measure of the load) */
+    double t_passes;            /* seconds of the call before the refinement that were not
+                                   the factorization (input checks, the norm, allocations,
+                                   the conversion): spent from the bound's slack already */
 } mixi_refine_job;
 typedef struct {
     int converged;      /* 1: every column passed the stopping test */

@@ -11,13 +11,13 @@ static int refine_reason(const mixi_refine_result *rr)
     return rr->converged ? MIX_REASON_NONE : MIX_REASON_NOT_CONVERGED;
 }
 
-/* Refinement on the low-precision factors in L; *reason as refine_reason. */
-static int refine(const mixi_dense_problem *P, mixi_lowprec *L, mix_gesv_info *info, int *reason)
+/* Refinement, begun at t0, on the low-precision factors in L; *reason as refine_reason. */
+static int refine(const mixi_dense_problem *P, mixi_lowprec *L, double t0, mix_gesv_info *info,
+                  int *reason)
 {
     mix_context *ctx = P->ctx;
     const mix_gesv_params *p = P->p;
     mixi_refine_result rr;
-    double t0 = mixi_wtime();
     int rc;
     /* Cost-aware stop: the rest of the refinement against an FP64 solve from scratch.  Small
      * systems: FP64 is cheap, and a stop on so little time would be noise. */
@@ -27,7 +27,8 @@ static int refine(const mixi_dense_problem *P, mixi_lowprec *L, mix_gesv_info *i
         .cg = L->use_cg ? &L->cg : NULL, .anrm = P->anrm,
         .fp64_flops = p->cost_fallback && P->n >= MIXI_COST_FALLBACK_MIN_N
                           ? P->F->fp64_flops(P->n, P->nrhs) : 0.0,
-        .fp64_floor = L->t_floor, .u_factor = ldexp(1.0, -(mixk_prec_mant_bits(L->prec) + 1)),
+        .fp64_floor = L->t_floor, .t_passes = t0 - P->t0 - L->t_floor,
+        .u_factor = ldexp(1.0, -(mixk_prec_mant_bits(L->prec) + 1)),
         .prec = L->prec, .factor_flops = P->F->fp64_flops(P->n, 0)};
     if ((rc = mixi_refine(&job, &rr)) || (rc = ctx->ops->synchronize(ctx->state))) return rc;
     info->t_refine = mixi_wtime() - t0;
@@ -62,8 +63,9 @@ static int lowprec_solve(const mixi_dense_problem *P, mix_prec prec, int *ipiv,
         (L.use_cg && (rc = mixi_pcg_ws_alloc(ctx, n, p->gmres_restart, &L.cg))) ||
         (rc = P->F->lowprec_factor(&L, P, reason)))
         goto out;
-    info->t_factor = mixi_wtime() - L.t0;
-    if (*reason == MIX_REASON_NONE && !(rc = refine(P, &L, info, reason)) &&
+    const double t_factored = mixi_wtime();
+    info->t_factor = t_factored - L.t0;
+    if (*reason == MIX_REASON_NONE && !(rc = refine(P, &L, t_factored, info, reason)) &&
         *reason == MIX_REASON_NONE && P->F->certify)
         rc = P->F->certify(&L, P, reason);
     if (!rc && *reason == MIX_REASON_NONE) rc = P->F->lowprec_finish(&L, P, ipiv);
@@ -124,8 +126,9 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
         (rc = mixi_matrix_factor(ctx, n, &F, (double *)F.a, dipiv, work, &finfo)) ||
         (rc = o->synchronize(ctx->state)))
         goto out;
-    info->t_factor += mixi_wtime() - t0;
-    t0 = mixi_wtime();
+    const double t_factored = mixi_wtime();
+    info->t_factor += t_factored - t0;
+    t0 = t_factored;
     if (finfo > 0) *sing = finfo;
     else if ((rc = o->dense->lacpy_f64(ctx->state, 0, n, nrhs, P->b, P->ldb, P->x, P->ldx)) ||
              (rc = mixi_matrix_factor_solve(ctx, n, &F, dipiv, nrhs, P->x, P->ldx)) ||
@@ -339,7 +342,9 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
         .ctx = ctx, .F = F, .p = p, .n = c->n, .nrhs = c->nrhs, .rowmajor = rowmajor,
         .A = {c->a, c->lda, F->sym, F->sym ? (lower ? MIXK_LOWER : MIXK_UPPER) : 0},
         .b = c->b, .ldb = c->ldb, .x = c->x, .ldx = c->ldx, .f_out = rowmajor ? NULL : c->f_out,
-        .ld_f_out = c->lda, .home = c->a, .ldhome = c->lda, .trans = rowmajor && !F->sym};
+        .ld_f_out = c->lda, .home = c->a, .ldhome = c->lda, .trans = rowmajor && !F->sym,
+        /* Read only where the refinement's budgets will weigh it (refine's t_passes). */
+        .t0 = p->cost_fallback && c->n >= MIXI_COST_FALLBACK_MIN_N ? mixi_wtime() : 0.0};
     int rc = layout_copies(&P, c);
     if (!rc) rc = solve(&P, c, info, idx);
     ctx->ops->free(ctx->state, P.a_w);

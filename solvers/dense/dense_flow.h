@@ -28,6 +28,8 @@ typedef struct {
     double *eq_r, *eq_c;    /* or A equilibrated, R A C (host, n each; NULL: not) */
     mixi_matrix As;         /* the scaled A the x returned is re-checked against */
     double *a_w, *b_w, *x_w, *a_f; /* working copies owned by the flow (or NULL) */
+    double t0;              /* wall clock when the call began: the passes before the
+                               factorization count against the worst-case bound */
 } mixi_dense_problem;
 
 /* The low-precision attempt's state: workspace the flow allocates (f, swork) and the family's. */
@@ -48,7 +50,8 @@ typedef struct {
     double *host;             /* host scratch, n doubles, or NULL */
     double s;                 /* scalar scaling */
     int shifted;              /* Cholesky: the factors are of a diagonally shifted matrix */
-    double t0, t_floor;       /* start, and the time the FP64 solve takes at least */
+    double t0, t_floor;       /* start, and the low-precision factorization's own seconds
+                                 (without the conversion: the measure of the machine's pace) */
     const mixi_precond *M;    /* set by lowprec_factor on success */
     mixi_factor_precond precond;
 } mixi_lowprec;

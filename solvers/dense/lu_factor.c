@@ -36,6 +36,7 @@ static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *
         *reason = MIX_REASON_OVERFLOW;
         return MIX_SUCCESS;
     }
+    const double t_factor = mixi_wtime();
     if (whole) {
         int finfo = 0;
         rc = d->getrf_f32(ctx->state, n, L->f, n, L->ipiv, L->pwork, &finfo);
@@ -44,7 +45,7 @@ static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *
         rc = mixi_lu_lowprec(ctx, prec, n, L->f, n, L->ipiv, nb, L->gwork, L->pwork, &failed);
     }
     if (rc || (rc = ctx->ops->synchronize(ctx->state))) return rc;
-    L->t_floor = mixi_wtime() - L->t0;
+    L->t_floor = mixi_wtime() - t_factor;
     if (failed) *reason = MIX_REASON_FACTOR_FAILED;
     mixi_lu_precond_init(&L->precond, ctx, n, L->f, n, L->ipiv, L->r, L->c, L->s, L->swork);
     L->M = &L->precond.base;
