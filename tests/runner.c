@@ -79,6 +79,7 @@ static void (*const backend_suites[])(mix_backend) = {
     mixt_register_auto,
     mixt_register_sparse_lu,
     mixt_register_resid_dd,
+    mixt_register_lu_steps,
 };
 
 int main(void)
