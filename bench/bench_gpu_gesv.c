@@ -15,6 +15,7 @@
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
 #include "matrices/mmio.h"
+#include "solvers/dense/lu_profile.h"
 
 /* Usage:
  *   bench_gpu_gesv [-n N1,N2,...] [-k K1,K2,...] [-g auto|host|device] [-r REPS] [-c FILE.csv]
@@ -30,7 +31,9 @@
  * kappa = 1e2,1e4,1e6, reps = 3 (best time kept), generator auto (host randsvd up to n = 8192).
  * Every method solves the same A x = b (nrhs = 1) from the same device copy of A; each result's
  * normwise backward error ||b - A x||inf / (||A||inf ||x||inf + ||b||inf) is computed in FP64 on
- * the device against the untouched A and must be <= sqrt(n) eps for the row to count ("ok"). */
+ * the device against the untouched A and must be <= sqrt(n) eps for the row to count ("ok").
+ * Environment: MIXSOLVE_LU_PROFILE=1 adds a '# profile' line after each of our rows (profile_ours);
+ * MIXSOLVE_LU_NB sets the library's LU block size (mix_dgesv_ir(3)). */
 
 #define MAXLIST 32
 #define CHUNK_COLS 256
@@ -332,6 +335,39 @@ static void run_irs(bench *B, int low, cusolverIRSRefinement_t refine, const cha
     cusolverDnIRSParamsDestroy(params);
 }
 
+/* MIXSOLVE_LU_PROFILE=1: after the timed runs, one more run with the library's phase profile
+ * (lu_profile.h; each phase between two device synchronisations, so slower than the timed runs),
+ * printed as one '# profile' line: the factorization's phases (seconds, calls), then the
+ * refinement per step: its triangular solves (getrs) and the rest (the FP64 residual, norms). */
+static void profile_ours(bench *B, mix_context *ctx, const mix_gesv_params *p, int *ipiv,
+                         const char *name)
+{
+    const char *e = getenv("MIXSOLVE_LU_PROFILE");
+    if (!e || strcmp(e, "1") != 0) return;
+    mixi_lu_profile prof;
+    mix_gesv_info info;
+    memset(&prof, 0, sizeof prof);
+    reset_working_copy(B);
+    mixi_lu_profile_attach(&prof);
+    double t0 = mixm_wtime();
+    int st = mix_dgesv_ir_gpu(ctx, p, MIX_COL_MAJOR, B->n, 1, B->d_a, B->n, ipiv, B->d_b, B->n,
+                              B->d_x, B->n, &info);
+    CU(cudaDeviceSynchronize());
+    double t = mixm_wtime() - t0;
+    mixi_lu_profile_attach(NULL);
+    if (st) return;
+    printf("# profile %s n=%d kappa=%g nb=%d steps=%d total %.4f factor %.4f:", name, B->n,
+           B->kappa, prof.nb, prof.steps, t, info.t_factor);
+    for (int ph = 0; ph < MIXI_LU_PH_SOLVE; ph++)
+        printf(" %s %.4f (%ld)", mixi_lu_phase_names[ph], prof.seconds[ph], prof.calls[ph]);
+    const double solve = prof.seconds[MIXI_LU_PH_SOLVE];
+    const int steps = info.iter > 0 ? info.iter : 1;
+    printf(" | refine %.4f iter %d inner %d: per step %.2f ms = solve %.2f ms (%ld calls) + rest "
+           "%.2f ms%s\n", info.t_refine, info.iter, info.inner_iter, 1e3 * info.t_refine / steps,
+           1e3 * solve / steps, prof.calls[MIXI_LU_PH_SOLVE],
+           1e3 * (info.t_refine - solve) / steps, info.fell_back ? " (fell back to FP64)" : "");
+}
+
 /* Ours: mix_dgesv_ir_gpu, A, b, x on the device; GMRES-IR when classical refinement stalls. */
 static void run_ours(bench *B, mix_context *ctx, mix_prec prec, int reps)
 {
@@ -354,9 +390,10 @@ static void run_ours(bench *B, mix_context *ctx, mix_prec prec, int reps)
         double t = mixm_wtime() - t0;
         if (r > 0 && t < best) best = t;
     }
-    free(ipiv);
     char name[64], note[96];
     snprintf(name, sizeof name, "mixsolve-%s", mix_prec_name(prec));
+    if (!st) profile_ours(B, ctx, &p, ipiv, name);
+    free(ipiv);
     if (st) {
         printf("%-10s %6d %8.0e  %-22s failed: %s\n", B->label, n, B->kappa, name, mix_strerror(st));
         return;

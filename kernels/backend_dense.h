@@ -26,6 +26,8 @@ enum { MIXK_NOTRANS = 0, MIXK_TRANS = 1 };
 enum { MIXK_LEFT = 0, MIXK_RIGHT = 1 };
 enum { MIXK_LOWER = 0, MIXK_UPPER = 1 };
 enum { MIXK_NONUNIT = 0, MIXK_UNIT = 1 };
+/* The words of one LU step's checks (getrf_panel_f32_chk, gemm_f32_chk). */
+enum { MIXI_LU_CHK_INFO, MIXI_LU_CHK_NONFINITE, MIXI_LU_CHK_OVERFLOW, MIXI_LU_CHECKS };
 
 struct mixi_dense_ops {
     /* --- FP64 data movement and checks ------------------------------------------------------ */
@@ -54,6 +56,10 @@ struct mixi_dense_ops {
                               size_t *overflow);
 
     /* --- Low-precision blocked LU pieces (driven by solvers/dense/blocked_lowprec.c) --------------- */
+    /* Optional (NULL: the solver's default, tuned on the CPU): the column block of the blocked
+     * low-precision LU and Cholesky for order n where this backend's trailing updates want
+     * another, 0 where the default suits it. */
+    int (*lu_block_size)(int n);
     /* Bytes of workspace getrf_panel_f32 needs for an m x n panel (may be 0). */
     int (*getrf_panel_f32_worksize)(void *state, int m, int n, size_t *bytes);
     /* LU with partial pivoting of the m x n (m >= n) FP32 panel a, in place.  ipiv (backend, n
@@ -84,6 +90,18 @@ struct mixi_dense_ops {
     int (*gemm_f32)(void *state, mix_prec compute, int transa, int transb, int m, int n, int k,
                     float alpha, const float *a, int lda, const float *b, int ldb, float beta,
                     float *c, int ldc, void *work, size_t *overflow);
+
+    /* Optional (NULL: the blocked LU reads each step's checks back at once): getrf_panel_f32 and
+     * gemm_f32 with their checks left in backend memory, so that the LU's loop need not wait for
+     * the device inside it.  chk: MIXI_LU_CHECKS ints of backend memory the caller zeroed, [0]
+     * the panel's INFO (> 0 the zero pivot of getrf_panel_f32, < 0 an illegal argument: ours to
+     * fix), [1] non-zero when the panel's factors hold a NaN/Inf, [2] non-zero when the GEMM's
+     * inputs overflowed `compute`; each op writes only its own words. */
+    int (*getrf_panel_f32_chk)(void *state, int m, int n, float *a, int lda, int *ipiv,
+                               int ipiv_offset, void *work, int *chk);
+    int (*gemm_f32_chk)(void *state, mix_prec compute, int transa, int transb, int m, int n,
+                        int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                        float beta, float *c, int ldc, void *work, int *chk);
 
     /* --- Correction solve with the FP32 factors applied to FP64 vectors ---------------------- */
     /* X := C * (U^{-1} L^{-1} P (s R B)) for the n x nrhs FP64 matrix B (the scaled system is

@@ -50,7 +50,7 @@ prec_allowed() {
     tests/test_kernels.c|tests/test_onednn.c) ;; # per-precision GEMM rounding bounds
     tests/test_gesv.c|tests/test_posv.c|tests/test_cg.c|tests/test_amg.c) ;; # expected bounds per precision
     tests/test_sparse_format.c|tests/test_kernels_sparse.c|tests/test_sell_shift.c) ;; # error bounds per format
-    tests/test_edge.c|tests/test_hostile.c|tests/test_dropin.c) ;; # cases made for one format
+    tests/test_edge.c|tests/test_hostile.c|tests/test_dropin.c|tests/test_lu_steps.c) ;; # cases made for one format
     tests/fuzz_solve.c|tests/lapack_client.c|tests/mpi_dist.c) ;;  # inputs and bounds per format
     tools/bench_report.c) ;;           # the convergence plot follows FP16 LU-IR (rows and curves: the table)
     bench/*) ;;                        # benchmarks of given formats

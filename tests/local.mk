@@ -5,7 +5,7 @@ TESTS += tests/mixsolve_tests
 endif
 tests_mixsolve_tests_SOURCES = tests/runner.c tests/mixt.h tests/mixt_util.c tests/test_core.c tests/test_formats.c tests/test_matrices.c tests/test_cli.c \
 	tests/test_gesv.c tests/test_cg.c tests/test_kernels.c tests/test_auto.c
-tests_mixsolve_tests_SOURCES += tests/test_sparse_lu.c
+tests_mixsolve_tests_SOURCES += tests/test_sparse_lu.c tests/test_lu_steps.c
 tests_mixsolve_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CUNIT_CFLAGS) \
 	-DMIXT_SRCDIR='"$(abs_top_srcdir)"' -DMIXT_BUILDDIR='"$(abs_top_builddir)"'
 tests_mixsolve_tests_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) $(CUNIT_LIBS) -lm

@@ -161,6 +161,7 @@ void mixt_register_posv(mix_backend b); /* Cholesky ops and the d?posv drivers *
 void mixt_register_edge(mix_backend b); /* floating-point range edges (test_edge.c) */
 void mixt_register_dense_probe(mix_backend b); /* the probe of issue 33 (test_dense_probe.c) */
 void mixt_register_dropin(mix_backend b); /* what the LAPACK drop-in relies on */
+void mixt_register_lu_steps(mix_backend b); /* the blocked LU's steps, block size, profile */
 void mixt_register_resid_dd(mix_backend b); /* the accurate residual and its recheck */
 void mixt_register_auto(mix_backend b); /* AUTO's choice and the give-up rules (test_auto.c) */
 void mixt_register_sparse_lu(mix_backend b); /* mix_dgesv_sparse (test_sparse_lu.c) */

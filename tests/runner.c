@@ -81,6 +81,7 @@ static void (*const backend_suites[])(mix_backend) = {
     mixt_register_sparse_lu,
     mixt_register_resid_dd,
     mixt_register_sell_shift,
+    mixt_register_lu_steps,
 };
 
 int main(void)

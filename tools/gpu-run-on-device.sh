@@ -6,6 +6,11 @@
 # Steps, each under its own `timeout`, clipped to what is left of GPU_CHECK_BUDGET (default 330 s)
 # so that one hang cannot eat the device time; a step that would get under 15 s is skipped:
 #   env        nvidia-smi, driver, glibc, where the CUDA libraries were found, ldd  (always)
+#   lu16384    round 2 of issue 36 (doc/benchmarks.md), first: where our FP16 LU's time goes and
+#   lu32768    which block size is best: bench_gpu_gesv -m fp16 (kappa 1e2, no IRS rows) once per
+#              MIXSOLVE_LU_NB in $LU_NBS (default "256 512 1024") with MIXSOLVE_LU_PROFILE=1: each
+#              of our rows is followed by a '# profile' line (phases of the factorization, and
+#              the refinement per step: triangular solves and the rest); log lu.log
 #   tests      the CUnit suites on the CUDA backend (MIXT_SUITE=cuda/)
 #   gesv8192   bench_gpu_gesv n = 8192   ] kappa 1e2 and 1e4, FP16/BF16/TF32 factors and AUTO
 #   gesv32768  bench_gpu_gesv n = 32768  ] against cusolverDnDgetrf+getrs and cusolverDnIRSXgesv
@@ -14,8 +19,8 @@
 #   gesv16384  bench_gpu_gesv n = 16384
 #   cg200      bench_gpu_cg Poisson 200^3
 #   cgmtx      bench_gpu_cg on the bundled SPD Matrix Market set (Jacobi)
-# Logs under $OUT (at most 8 files come back): summary.txt (env and one line per step), tests.log,
-# gesv.log, gesv.csv, cg.log.  The end of summary.txt and the benchmark tables go to stdout too.
+# Logs under $OUT (at most 8 files come back): summary.txt (env and one line per step), lu.log,
+# tests.log, gesv.log, gesv.csv, cg.log.  The end of summary.txt and the benchmark tables go to stdout too.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/gpu-out}
@@ -89,12 +94,23 @@ gesv() {
     if [ -s "$OUT/gesv.csv" ]; then tail -n +2 "$csv" >> "$OUT/gesv.csv"; else cat "$csv" > "$OUT/gesv.csv"; fi
 }
 
+# The LU study at one n: one bench_gpu_gesv per block size, FP16 factors, profiled.
+lu() {
+    local n=$1 limit=$2 nb
+    for nb in ${LU_NBS:-256 512 1024}; do
+        step "lu$n-nb$nb" "$limit" "$OUT/lu.log" env MIXSOLVE_LU_NB="$nb" MIXSOLVE_LU_PROFILE=1 \
+            "$here/bin/bench_gpu_gesv" -n "$n" -k 1e2 -g device -r 1 -m fp16 -i ''
+    done
+}
+
 cg() {
     step "$1" "$2" "$OUT/cg.log" "$here/bin/bench_gpu_cg" -r 3 -t 1e-10 "${@:3}"
 }
 
 run_step() {
     case $1 in
+        lu16384) lu 16384 25 ;;
+        lu32768) lu 32768 40 ;;
         tests)
             step tests 120 "$OUT/tests.log" env MIXT_SUITE=cuda/ "$here/bin/mixsolve_tests"
             # No device: the cuda/ suites are not registered and "0 failed" would mean nothing.
@@ -110,12 +126,13 @@ run_step() {
 }
 
 env_step
-steps=${*:-tests gesv8192 gesv32768 cg150 gesv16384 cg200 cgmtx}
+steps=${*:-lu16384 lu32768 tests gesv32768 cg150 gesv8192 gesv16384 cg200 cgmtx}
 note "-- steps: $steps"
 for s in $steps; do run_step "$s"; done
 note "-- done in $(($(date +%s) - start))s"
 # The figures, in the call's output too.
 [ -f "$OUT/tests.log" ] && { echo; echo "==== tests.log (end)"; tail -n 25 "$OUT/tests.log"; }
+[ -f "$OUT/lu.log" ] && { echo; echo "==== lu.log (rows and profiles)"; grep -E '^(mixsolve|cusolver|# profile)' "$OUT/lu.log" | cut -c1-400; }
 for f in cg.log gesv.log; do
     [ -f "$OUT/$f" ] && { echo; echo "==== $f"; grep -v '^generated ' "$OUT/$f" | cut -c1-200 | tail -n 60; }
 done

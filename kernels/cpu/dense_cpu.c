@@ -358,6 +358,27 @@ static int cpu_gemm_f32(void *state, mix_prec compute, int transa, int transb, i
                        a, lda, b, ldb, beta, c, ldc, work, overflow);
 }
 
+/* The checks into host words (the backend's memory is the host's). */
+static int cpu_getrf_panel_f32_chk(void *state, int m, int n, float *a, int lda, int *ipiv,
+                                   int ipiv_offset, void *work, int *chk)
+{
+    int info = 0, rc = cpu_getrf_panel_f32(state, m, n, a, lda, ipiv, ipiv_offset, work, &info);
+    if (!rc && info > 0) chk[MIXI_LU_CHK_INFO] = info;
+    if (!rc && info < 0) chk[MIXI_LU_CHK_NONFINITE] = 1;
+    return rc;
+}
+
+static int cpu_gemm_f32_chk(void *state, mix_prec compute, int transa, int transb, int m, int n,
+                            int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                            float beta, float *c, int ldc, void *work, int *chk)
+{
+    size_t overflow = 0;
+    int rc = cpu_gemm_f32(state, compute, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                          ldc, work, &overflow);
+    if (!rc && overflow) chk[MIXI_LU_CHK_OVERFLOW] = 1;
+    return rc;
+}
+
 /* Column stripes of the SYRK (Cholesky's trailing update): the lower triangle of C in a few
  * GEMMs through gemm_f32 (so the engine and rounding are LU's).  Each stripe also computes the part of its diagonal block
  * above the diagonal: with 4 stripes that is 1/8 more than SYRK's flops, against 2x for one
@@ -726,6 +747,8 @@ const mixi_dense_ops mixi_cpu_dense_ops = {
     .laswp_f32 = cpu_laswp_f32,
     .trsm_f32 = cpu_trsm_f32,
     .gemm_f32 = cpu_gemm_f32,
+    .getrf_panel_f32_chk = cpu_getrf_panel_f32_chk,
+    .gemm_f32_chk = cpu_gemm_f32_chk,
     .getrs_f32_f64 = cpu_getrs_f32_f64,
     .gemm_f64 = cpu_gemm_f64,
     .gemv_f64 = cpu_gemv_f64,

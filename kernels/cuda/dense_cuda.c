@@ -183,6 +183,20 @@ static int cuda_convert_f64_to_f32(void *state, mix_prec target, int m, int n, c
     return st;
 }
 
+/* The blocked LU's column block.  Its trailing update reads and writes the FP32 A22 once per
+ * step for 2 nb flops per entry (nb / 4 flops per byte); an H100's FP16 Tensor Cores want about
+ * 300 flops per byte of HBM (990 TFLOP/s over 3.35 TB/s), so the CPU's nb = 256 leaves the update
+ * bound by A22's traffic (about 370 GB over the factorization at n = 32768) and the panel steps'
+ * fixed costs 128 times.  Larger blocks at large n, as MAGMA takes 512 from n ~ 2000-3000 on
+ * Kepler onwards (get_nb.cpp); the panel (cuSOLVER's FP32 getrf on an m x nb block) grows with
+ * nb, so 1024 only from 16384 where it stays a few percent of the flops.  A first choice from
+ * the arithmetic: MIXSOLVE_LU_NB sweeps it on the device (doc/HACKING.md section 7). */
+static int cuda_lu_block_size(int n)
+{
+    if (n >= 16384) return 1024;
+    return n >= 4096 ? 512 : 0; /* below: the CPU's choice */
+}
+
 /* getrf_panel_f32's workspace: a 256-byte header (cuSOLVER's devInfo, our NaN/Inf count), then
  * cuSOLVER's float workspace. */
 #define PANEL_HDR 256
@@ -206,13 +220,12 @@ static int cuda_getrf_panel_f32_worksize(void *state, int m, int n, size_t *byte
     return MIX_SUCCESS;
 }
 
-static int cuda_getrf_panel_f32(void *state, int m, int n, float *a, int lda, int *ipiv,
-                                int ipiv_offset, void *work, int *info)
+/* Enqueues the panel's LU: cuSOLVER's INFO into d_info, NaN/Inf count into d_nan (both zeroed
+ * by the caller); nothing comes back to the host. */
+static int panel_enqueue(void *state, int m, int n, float *a, int lda, int *ipiv, int ipiv_offset,
+                         void *work, int *d_info, unsigned *d_nan)
 {
     mixi_cuda_state *s = state;
-    *info = 0;
-    if (m == 0 || n == 0) return MIX_SUCCESS;
-    int *d_hdr = work; /* [0] cuSOLVER info, [1] NaN/Inf count */
     float *d_work = (float *)((char *)work + PANEL_HDR), *extra = NULL;
     int lwork = 0, lwork_given = 0, st;
     /* The solver sized `work` for lda = m; a larger lda could ask for more (not seen in practice). */
@@ -222,22 +235,40 @@ static int cuda_getrf_panel_f32(void *state, int m, int n, float *a, int lda, in
         if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(float)))) return st;
         d_work = extra;
     }
-    int h[2] = {0, 0};
-    if ((st = zero_dev(state, d_hdr, 2 * sizeof(int)))) goto out;
-    if ((st = mixi_cusolver_status(cusolverDnSgetrf(s->cusolver, m, n, a, lda, d_work, ipiv,
-                                                    d_hdr))))
-        goto out;
-    if ((st = mixi_cuda_status(mixi_cuda_panel_post(s->stream, m, n, a, lda, ipiv, ipiv_offset,
-                                                    (unsigned *)(d_hdr + 1)))))
-        goto out;
-    if ((st = fetch(state, h, d_hdr, sizeof h))) goto out;
+    if (!(st = mixi_cusolver_status(
+              cusolverDnSgetrf(s->cusolver, m, n, a, lda, d_work, ipiv, d_info))))
+        st = mixi_cuda_status(
+            mixi_cuda_panel_post(s->stream, m, n, a, lda, ipiv, ipiv_offset, d_nan));
+    scratch_free(state, extra); /* stream-ordered: after the LU that reads it */
+    return st;
+}
+
+static int cuda_getrf_panel_f32(void *state, int m, int n, float *a, int lda, int *ipiv,
+                                int ipiv_offset, void *work, int *info)
+{
+    *info = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    int *d_hdr = work; /* [0] cuSOLVER info, [1] NaN/Inf count */
+    int h[2] = {0, 0}, st;
+    if ((st = zero_dev(state, d_hdr, 2 * sizeof(int))) ||
+        (st = panel_enqueue(state, m, n, a, lda, ipiv, ipiv_offset, work, d_hdr,
+                            (unsigned *)(d_hdr + 1))) ||
+        (st = fetch(state, h, d_hdr, sizeof h)))
+        return st;
     /* An exact zero pivot is reported first: whether cuSOLVER then divides by it (NaN) is its
      * business; the solver leaves the low-precision path either way. */
-    if (h[0] < 0) st = MIX_ERR_INTERNAL; /* an illegal argument: ours to fix, not the matrix's */
-    else *info = h[0] > 0 ? h[0] : (h[1] ? -1 : 0);
-out:
-    scratch_free(state, extra);
-    return st;
+    if (h[0] < 0) return MIX_ERR_INTERNAL; /* an illegal argument: ours to fix, not the matrix's */
+    *info = h[0] > 0 ? h[0] : (h[1] ? -1 : 0);
+    return MIX_SUCCESS;
+}
+
+/* The same with the checks left on the device (the blocked LU reads them after its loop). */
+static int cuda_getrf_panel_f32_chk(void *state, int m, int n, float *a, int lda, int *ipiv,
+                                    int ipiv_offset, void *work, int *chk)
+{
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    return panel_enqueue(state, m, n, a, lda, ipiv, ipiv_offset, work, chk + MIXI_LU_CHK_INFO,
+                         (unsigned *)(chk + MIXI_LU_CHK_NONFINITE));
 }
 
 static int cuda_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv)
@@ -303,12 +334,13 @@ static cublasComputeType_t tc_compute_type(mix_prec compute)
                                                       : CUBLAS_COMPUTE_32F_FAST_TF32;
 }
 
-static int cuda_gemm_f32(void *state, mix_prec compute, int transa, int transb, int m, int n,
-                         int k, float alpha, const float *a, int lda, const float *b, int ldb,
-                         float beta, float *c, int ldc, void *work, size_t *overflow)
+/* Enqueues gemm_f32; with a low `compute`, the inputs' overflow count is added to *cnt (device,
+ * NULL: not counted).  Nothing comes back to the host. */
+static int gemm_enqueue(void *state, mix_prec compute, int transa, int transb, int m, int n,
+                        int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                        float beta, float *c, int ldc, void *work, unsigned *cnt)
 {
     mixi_cuda_state *s = state;
-    if (overflow) *overflow = 0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
     if (lda < 1) lda = 1;
     if (ldb < 1) ldb = 1;
@@ -327,9 +359,7 @@ static int cuda_gemm_f32(void *state, mix_prec compute, int transa, int transb, 
     copy_lds(rows_a, cols_a, rows_b, cols_b, avail, half ? 64 : 32, &lra, &lrb);
     size_t esize = half ? 2 : 4;
     void *ra = work, *rb = (char *)work + (size_t)lra * cols_a * esize;
-    unsigned *cnt = NULL;
-    int st = overflow_counter(state, overflow, &cnt);
-    if (st) return st;
+    int st;
     if ((st = mixi_cuda_status(mixi_cuda_round_f32(s->stream, compute, rows_a, cols_a, a, lda, ra,
                                                    lra, cnt))))
         return st;
@@ -338,11 +368,33 @@ static int cuda_gemm_f32(void *state, mix_prec compute, int transa, int transb, 
         return st;
     cudaDataType_t in = tc_input_type(compute);
     cublasComputeType_t ct = tc_compute_type(compute);
-    if ((st = mixi_cublas_status(cublasGemmEx(blas(state), opa, opb, m, n, k, &alpha, ra, in, lra,
-                                              rb, in, lrb, &beta, c, CUDA_R_32F, ldc, ct,
-                                              CUBLAS_GEMM_DEFAULT))))
+    return mixi_cublas_status(cublasGemmEx(blas(state), opa, opb, m, n, k, &alpha, ra, in, lra,
+                                           rb, in, lrb, &beta, c, CUDA_R_32F, ldc, ct,
+                                           CUBLAS_GEMM_DEFAULT));
+}
+
+static int cuda_gemm_f32(void *state, mix_prec compute, int transa, int transb, int m, int n,
+                         int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                         float beta, float *c, int ldc, void *work, size_t *overflow)
+{
+    if (overflow) *overflow = 0;
+    if (m == 0 || n == 0) return MIX_SUCCESS;
+    const int counted = overflow && compute != MIX_FP32 && k != 0;
+    unsigned *cnt = NULL;
+    int st = counted ? overflow_counter(state, overflow, &cnt) : MIX_SUCCESS;
+    if (st || (st = gemm_enqueue(state, compute, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                 beta, c, ldc, work, cnt)))
         return st;
     return cnt ? fetch_overflow(state, cnt, overflow) : MIX_SUCCESS;
+}
+
+/* The same with the overflow count left on the device (the blocked LU reads it after its loop). */
+static int cuda_gemm_f32_chk(void *state, mix_prec compute, int transa, int transb, int m, int n,
+                             int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                             float beta, float *c, int ldc, void *work, int *chk)
+{
+    return gemm_enqueue(state, compute, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                        ldc, work, (unsigned *)(chk + MIXI_LU_CHK_OVERFLOW));
 }
 
 static int cuda_getrs_f32_f64(void *state, int n, int nrhs, const float *lu, int ldlu,
@@ -701,11 +753,14 @@ const mixi_dense_ops mixi_cuda_dense_ops = {
     .row_absmax_scaled_f64 = cuda_row_absmax_scaled_f64,
     .col_absmax_scaled_f64 = cuda_col_absmax_scaled_f64,
     .convert_f64_to_f32 = cuda_convert_f64_to_f32,
+    .lu_block_size = cuda_lu_block_size,
     .getrf_panel_f32_worksize = cuda_getrf_panel_f32_worksize,
     .getrf_panel_f32 = cuda_getrf_panel_f32,
     .laswp_f32 = cuda_laswp_f32,
     .trsm_f32 = cuda_trsm_f32,
     .gemm_f32 = cuda_gemm_f32,
+    .getrf_panel_f32_chk = cuda_getrf_panel_f32_chk,
+    .gemm_f32_chk = cuda_gemm_f32_chk,
     .getrs_f32_f64 = cuda_getrs_f32_f64,
     .gemm_f64 = cuda_gemm_f64,
     .gemv_f64 = cuda_gemv_f64,

@@ -10,6 +10,11 @@
 /* ---- Policy (policy.c): AUTO, the cost model, thresholds, block sizes --------------------- */
 /* Block size for an n x n factorisation (tuned on the CPU backend, see doc/benchmarks.md). */
 int mixi_lu_block_size(int n);
+/* The block size the low-precision LU and Cholesky of ctx take for order n: MIXSOLVE_LU_NB when
+ * set (a positive integer up to MIXI_LU_NB_MAX, clipped to n), else the backend's own
+ * (dense->lu_block_size), else mixi_lu_block_size. */
+#define MIXI_LU_NB_MAX 8192
+int mixi_factor_block_size(const mix_context *ctx, int n);
 /* Below this order the refinement's time budgets stay off: the whole attempt costs a few
  * milliseconds, too little to time reliably.  The give-up rules on rates (refine.c) and the
  * prediction of mixi_refine_outweighs hold at every n. */

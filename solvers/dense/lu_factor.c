@@ -1,5 +1,6 @@
 /* lu_factor.c: LU as a factorization of the dense flow: low-precision LU of the equilibrated A, its pivots and widened factors, LAPACK's dgetrf/dgetrs in FP64. */
 #include "solvers/dense/dense_flow.h"
+#include "solvers/dense/lu_profile.h"
 
 static int lu_supported(const mixi_dense_ops *d) { return d->getrs_f32_f64 && d->getrf_f64; }
 
@@ -27,19 +28,24 @@ static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *
         (scale && (rc = mixi_balloc(ctx, (void **)&L->c, (size_t)n, 1, sizeof(double)))) ||
         (scale && !(L->host = mixi_malloc_n((size_t)n, sizeof(double))) && (rc = MIX_ERR_ALLOC)))
         return rc;
-    if ((scale && (rc = mixi_scale_compute(ctx, prec, n, P->A.a, P->A.lda, L->r, L->c, &L->s,
+    double t0;
+    if ((rc = mixi_lu_profile_begin(ctx, &t0)) ||
+        (scale && (rc = mixi_scale_compute(ctx, prec, n, P->A.a, P->A.lda, L->r, L->c, &L->s,
                                            L->host))) ||
         (rc = d->convert_f64_to_f32(ctx->state, prec, n, n, P->A.a, P->A.lda, L->r, L->c, L->s,
-                                    L->f, n, &overflow)))
+                                    L->f, n, &overflow)) ||
+        (rc = mixi_lu_profile_end(ctx, MIXI_LU_PH_CONVERT, t0, rc)))
         return rc;
     if (overflow) {
         *reason = MIX_REASON_OVERFLOW;
         return MIX_SUCCESS;
     }
     const double t_factor = mixi_wtime();
-    if (whole) {
+    if (whole) { /* one "panel" in the profile */
         int finfo = 0;
-        rc = d->getrf_f32(ctx->state, n, L->f, n, L->ipiv, L->pwork, &finfo);
+        if (!(rc = mixi_lu_profile_begin(ctx, &t0)))
+            rc = mixi_lu_profile_end(ctx, MIXI_LU_PH_PANEL, t0,
+                                     d->getrf_f32(ctx->state, n, L->f, n, L->ipiv, L->pwork, &finfo));
         failed = finfo != 0;
     } else {
         rc = mixi_lu_lowprec(ctx, prec, n, L->f, n, L->ipiv, nb, L->gwork, L->pwork, &failed);

@@ -1,6 +1,7 @@
 /* policy.c: the dense drivers' decisions in one place: AUTO's factor precision, the cost model
  * of the FP64 solve that refinement competes with, the worst-case bound every low-precision
  * attempt keeps, and the block size of the factorizations. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "solvers/dense/dense.h"
@@ -12,6 +13,27 @@ int mixi_lu_block_size(int n)
     if (n <= 256) return n < 64 ? (n > 0 ? n : 1) : 64;
     if (n <= 1024) return 128;
     return 256;
+}
+
+/* MIXSOLVE_LU_NB: a positive decimal block size (a device run sweeps it); 0 when unset or
+ * malformed (ignored, as every MIXSOLVE_ variable). */
+static int env_block_size(void)
+{
+    const char *e = getenv("MIXSOLVE_LU_NB");
+    char *end = NULL;
+    if (!e || *e < '0' || *e > '9') return 0;
+    errno = 0;
+    const long v = strtol(e, &end, 10);
+    return errno == 0 && *end == '\0' && v > 0 && v <= MIXI_LU_NB_MAX ? (int)v : 0;
+}
+
+int mixi_factor_block_size(const mix_context *ctx, int n)
+{
+    const int forced = env_block_size();
+    const mixi_dense_ops *d = ctx->ops->dense;
+    if (forced) return forced < n ? forced : (n > 0 ? n : 1);
+    const int own = d->lu_block_size ? d->lu_block_size(n) : 0;
+    return own > 0 ? own : mixi_lu_block_size(n);
 }
 
 /* A 16-bit or TF32 factor must refine longer than FP32's (measured on randsvd kappa = 1e2: 3
