@@ -170,6 +170,15 @@ static ss_walk ss_walk_rows(mix_prec p, const mixk_sell *C, const mixm_csr *A)
     return r;
 }
 
+/* The test matrix and its FP64 copy in the test backend (A64), for the tests below. */
+static void ss_open(mix_context *c, mixm_csr *A, mixi_spmat **A64)
+{
+    CU_ASSERT_FATAL(!ss_matrix(A));
+    *A64 = NULL;
+    CU_ASSERT_FATAL(!c->ops->sparse->csr_create(c->state, A->nrows, A->rowptr, A->colind, A->val, A64));
+    CU_ASSERT_FATAL(c->ops->sparse->csr_convert_rect != NULL);
+}
+
 /* The rectangular copy of every SELL format: the slices escaped and shifted as ss_expect says
  * (csr_convert's copy escapes every far slice), each entry at its column with its format's
  * value, fewer bytes; FP64 the same CSR as csr_convert's. */
@@ -179,13 +188,11 @@ static void test_shift_layout(void)
     mix_context *c = mixt_context();
     const mixi_sparse_ops *o = c->ops->sparse;
     mixm_csr A;
-    CU_ASSERT_FATAL(!ss_matrix(&A));
+    mixi_spmat *A64;
+    ss_open(c, &A, &A64);
     long want_esc, want_shift;
     ss_expect(&A, &want_esc, &want_shift);
     CU_ASSERT(want_shift > 1000 && want_esc >= 14); /* the matrix has both */
-    mixi_spmat *A64 = NULL;
-    CU_ASSERT_FATAL(!o->csr_create(c->state, A.nrows, A.rowptr, A.colind, A.val, &A64));
-    CU_ASSERT_FATAL(o->csr_convert_rect != NULL);
     const mixt_prec_set ps = mixt_precs(MIX_ROLE_STORAGE, 0);
     for (int k = 0; k < ps.n; k++) {
         mixi_spmat *S = NULL, *U = NULL;
@@ -400,10 +407,8 @@ static void ss_products(int transposed)
     mix_context *c = mixt_context();
     const mixi_sparse_ops *o = c->ops->sparse;
     mixm_csr A;
-    CU_ASSERT_FATAL(!ss_matrix(&A));
-    mixi_spmat *A64 = NULL;
-    CU_ASSERT_FATAL(!o->csr_create(c->state, A.nrows, A.rowptr, A.colind, A.val, &A64));
-    CU_ASSERT_FATAL(o->csr_convert_rect != NULL);
+    mixi_spmat *A64;
+    ss_open(c, &A, &A64);
     double *xd = ss_x(c, A.nrows);
     const mixt_prec_set ps = mixt_precs(MIX_ROLE_STORAGE, 0);
     for (int k = 0; k < ps.n; k++)
@@ -452,9 +457,8 @@ static void test_shift_spmv_bodies(void)
     mix_context *c = mixt_context();
     const mixi_sparse_ops *o = c->ops->sparse;
     mixm_csr A;
-    CU_ASSERT_FATAL(!ss_matrix(&A));
-    mixi_spmat *A64 = NULL;
-    CU_ASSERT_FATAL(!o->csr_create(c->state, A.nrows, A.rowptr, A.colind, A.val, &A64));
+    mixi_spmat *A64;
+    ss_open(c, &A, &A64);
     double *xd = ss_x(c, A.nrows);
     const mixt_prec_set ps = mixt_precs(MIX_ROLE_STORAGE, 1);
     for (int k = 0; k < ps.n; k++)
