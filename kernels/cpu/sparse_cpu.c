@@ -447,6 +447,28 @@ static int cpu_vec_zero(void *state, mixi_svec *v)
     return MIX_SUCCESS;
 }
 
+/* y = A x (z NULL: spmv, *xy = <x, A x>) or y = a A x + b z (spmv_axpby) in the variant the
+ * tuner gives; while it tunes, the product is timed as one of its table's (the result is the
+ * caller's), its bytes those of the matrix and the vectors it moves (2, or 3 with z): a
+ * multigrid level's matrices may see no plain SpMV. */
+static void tuned_product(const cpu_svec_kernels *k, const mixi_spmat *A, mix_prec vp,
+                          const mixi_svec *x, double a, const mixi_svec *z, double b, mixi_svec *y,
+                          double *xy)
+{
+    mixi_spmv_tuner *T = A->tune;
+    const int var = T ? mixi_spmv_tuner_next(T) : MIXI_SPMV_PORTABLE;
+    if (var == MIXI_SPMV_PORTABLE) k = mixi_cpu_portable_kernels[A->prec];
+    const int timed = T && mixi_spmv_tuner_timing(T);
+    const double t0 = timed ? mixi_wtime() : 0.0;
+    if (z) k->spmv_axpby(A, x, a, z, b, y, var);
+    else k->spmv(A, x, y, xy, var);
+    if (!timed) return;
+    size_t vb = 16, nb = 0;
+    mixi_svec_bytes(vp, A->n, &vb, &nb);
+    mixi_spmv_tuner_done(T, A->prec, var, mixi_wtime() - t0,
+                         (double)A->bytes + (z ? 3.0 : 2.0) * (double)(vb - 16 + nb));
+}
+
 static int cpu_spmv(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_svec *y, double *xy)
 {
     (void)state;
@@ -454,24 +476,10 @@ static int cpu_spmv(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_s
     if (!k) return MIX_ERR_INVALID_ARG;
     const mix_prec vp = x->prec == A->prec ? A->prec : mixk_prec_acc(A->prec);
     if (x->prec != vp || y->prec != vp) return MIX_ERR_UNSUPPORTED;
-    mixi_spmv_tuner *T = A->tune;
-    const int var = T ? mixi_spmv_tuner_next(T) : MIXI_SPMV_PORTABLE;
-    if (var == MIXI_SPMV_PORTABLE) k = mixi_cpu_portable_kernels[A->prec];
-    if (!T || !mixi_spmv_tuner_timing(T)) {
-        k->spmv(A, x, y, xy, var);
-        return MIX_SUCCESS;
-    }
-    /* Tuning: this SpMV, timed, is one of the table's (its result is the caller's). */
-    const double t0 = mixi_wtime();
-    k->spmv(A, x, y, xy, var);
-    const double t = mixi_wtime() - t0;
-    size_t vb = 16, nb = 0;
-    mixi_svec_bytes(vp, A->n, &vb, &nb);
-    mixi_spmv_tuner_done(T, A->prec, var, t, (double)A->bytes + 2.0 * (double)(vb - 16 + nb));
+    tuned_product(k, A, vp, x, 0.0, NULL, 0.0, y, xy);
     return MIX_SUCCESS;
 }
 
-/* The tuner also learns from these calls (a multigrid level's matrices may see no other). */
 static int cpu_spmv_axpby(void *state, const mixi_spmat *A, const mixi_svec *x, double a,
                           const mixi_svec *z, double b, mixi_svec *y)
 {
@@ -481,17 +489,7 @@ static int cpu_spmv_axpby(void *state, const mixi_spmat *A, const mixi_svec *x, 
     const mix_prec vp = mixk_prec_acc(A->prec);
     if (x->prec != vp || y->prec != vp || z->prec != vp || z->n != y->n || x == y || x == z)
         return MIX_ERR_UNSUPPORTED;
-    mixi_spmv_tuner *T = A->tune;
-    const int var = T ? mixi_spmv_tuner_next(T) : MIXI_SPMV_PORTABLE;
-    if (var == MIXI_SPMV_PORTABLE) k = mixi_cpu_portable_kernels[A->prec];
-    const int timed = T && mixi_spmv_tuner_timing(T);
-    const double t0 = timed ? mixi_wtime() : 0.0;
-    k->spmv_axpby(A, x, a, z, b, y, var);
-    if (timed) {
-        size_t vb = 16, nb = 0;
-        mixi_svec_bytes(vp, A->n, &vb, &nb);
-        mixi_spmv_tuner_done(T, A->prec, var, mixi_wtime() - t0, (double)A->bytes + 3.0 * (double)(vb - 16));
-    }
+    tuned_product(k, A, vp, x, a, z, b, y, NULL);
     return MIX_SUCCESS;
 }
 
