@@ -222,33 +222,41 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M)
         sort_row(M->ci + M->rp[i], M->v + M->rp[i], M->rp[i + 1] - M->rp[i]);
 }
 
-/* w = D^-1/2 A D^-1/2 v - beta u (one Lanczos step's product); returns <v, w>. */
-static double scaled_apply(const mixi_amg_csr *A, const double *s, const double *v, double beta,
-                           const double *u, double *w)
+/* w = D^-1/2 A D^-1/2 v - beta u (one Lanczos step's product) and, from the same pass, the
+ * dot products lanczos_next needs: d[0] = <v, v>, d[1] = <v, w>, d[2] = <w, w>. */
+static void scaled_apply(const mixi_amg_csr *A, const double *s, const double *v, double beta,
+                         const double *u, double *w, double d[3])
 {
-    double vw = 0.0;
-#pragma omp parallel for reduction(+ : vw) schedule(static) if (MIXI_AMG_TEAM(A))
+    double vv = 0.0, vw = 0.0, ww = 0.0;
+#pragma omp parallel for reduction(+ : vv, vw, ww) schedule(static) if (MIXI_AMG_TEAM(A))
     for (int i = 0; i < A->nr; i++) {
         double t = 0.0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
         w[i] = s[i] * t - beta * u[i];
+        vv += v[i] * v[i];
         vw += v[i] * w[i];
-    }
-    return vw;
-}
-
-/* w -= alpha v, u = v (the previous vector), v = w / ||w||; returns ||w||. */
-static double lanczos_next(int n, double alpha, double *u, double *v, double *w)
-{
-    double ww = 0.0;
-#pragma omp parallel for reduction(+ : ww) schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
-    for (int i = 0; i < n; i++) {
-        w[i] -= alpha * v[i];
         ww += w[i] * w[i];
     }
-    const double beta = sqrt(ww), f = beta > 0.0 ? 1.0 / beta : 0.0;
+    d[0] = vv, d[1] = vw, d[2] = ww;
+}
+
+/* w = (w - alpha v) / ||w - alpha v|| (alpha = <v, w> / <v, v>), the next Lanczos vector, in one
+ * pass; returns the norm: <w, w> - alpha <v, w> from the product's dot products (the measured
+ * <v, v>, so that a rounded norm does not carry into the next step), or from a pass of its own
+ * where that difference cancels to under 1e-6 of <w, w> (too few digits left). */
+static double lanczos_next(int n, const double d[3], double *alpha, const double *v, double *w)
+{
+    const double a = d[1] / d[0];
+    double bb = d[2] - a * d[1];
+    *alpha = a;
+    if (!(bb > 1e-6 * d[2])) {
+        bb = 0.0;
+#pragma omp parallel for reduction(+ : bb) schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
+        for (int i = 0; i < n; i++) bb += (w[i] - a * v[i]) * (w[i] - a * v[i]);
+    }
+    const double beta = sqrt(bb), f = beta > 0.0 ? 1.0 / beta : 0.0;
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
-    for (int i = 0; i < n; i++) u[i] = v[i], v[i] = w[i] * f;
+    for (int i = 0; i < n; i++) w[i] = (w[i] - a * v[i]) * f;
     return beta;
 }
 
@@ -284,21 +292,48 @@ static double tridiag_max(const double *a, const double *b, int m)
  * fine level: Gershgorin's 2, reached after a few steps instead of 20 SpMVs, a second of the
  * set-up at 150^3). */
 #define AMG_LANCZOS_STEPS 20
+/* The start vector, unit norm (uneven entries: no eigenvector of a stencil is constant); its
+ * norm summed in fixed chunks, so that it has the same bits on any number of threads. */
+#define AMG_START_CHUNKS 64
+static void lanczos_start(int n, double *v)
+{
+    double part[AMG_START_CHUNKS], vv = 0.0;
+#pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
+    for (int c = 0; c < AMG_START_CHUNKS; c++) {
+        const int lo = (int)((int64_t)n * c / AMG_START_CHUNKS);
+        const int hi = (int)((int64_t)n * (c + 1) / AMG_START_CHUNKS);
+        double sum = 0.0;
+        for (int i = lo; i < hi; i++) {
+            v[i] = 1.0 + (double)((i * INT64_C(7919)) % 97) / 97.0;
+            sum += v[i] * v[i];
+        }
+        part[c] = sum;
+    }
+    for (int c = 0; c < AMG_START_CHUNKS; c++) vv += part[c];
+    const double f = 1.0 / sqrt(vv);
+#pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
+    for (int i = 0; i < n; i++) v[i] *= f;
+}
+
+/* Two passes a step (the product with both dot products, then the next vector); the three
+ * vectors rotate: the previous one's storage takes the next product. */
 static double lanczos(const mixi_amg_csr *A, const double *dinv_sqrt, double upper, double *u,
                       double *v, double *w)
 {
     const int n = A->nr;
-    double a[AMG_LANCZOS_STEPS], b[AMG_LANCZOS_STEPS + 1], vv = 0.0, lam = 2.0;
-    for (int i = 0; i < n; i++) v[i] = 1.0 + (double)((i * INT64_C(7919)) % 97) / 97.0, vv += v[i] * v[i];
-    for (int i = 0; i < n; i++) v[i] /= sqrt(vv), u[i] = 0.0;
+    double a[AMG_LANCZOS_STEPS], b[AMG_LANCZOS_STEPS + 1], lam = 2.0, d[3];
+    lanczos_start(n, v);
+    memset(u, 0, (size_t)n * sizeof *u);
     b[0] = 0.0;
     for (int m = 0; m < AMG_LANCZOS_STEPS && m < n; m++) {
-        a[m] = scaled_apply(A, dinv_sqrt, v, b[m], u, w);
-        if (!isfinite(a[m])) break;
-        b[m + 1] = lanczos_next(n, a[m], u, v, w);
+        scaled_apply(A, dinv_sqrt, v, b[m], u, w, d);
+        if (!isfinite(d[1]) || !isfinite(d[2]) || !(d[0] > 0.0)) break;
+        b[m + 1] = lanczos_next(n, d, &a[m], v, w);
         lam = tridiag_max(a, b, m + 1);
         if (!(b[m + 1] > 1e-12 * fabs(a[m]))) break; /* an invariant subspace: exact */
         if (MIXI_AMG_LMAX_MARGIN * lam >= upper) break;
+        double *old = u;
+        u = v, v = w, w = old;
     }
     return lam;
 }

@@ -152,8 +152,10 @@ static void scaled_rows(const mixi_amg_csr *A, const double *s, int *tiny_pct, d
 static int scale_transfers(mixi_amg_level *L, const double *sc, mixi_amg_csr *P, mixi_amg_csr *R)
 {
     const double *s = L->dinv_sqrt;
+#pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(P))
     for (int i = 0; i < P->nr; i++)
         for (int64_t k = P->rp[i]; k < P->rp[i + 1]; k++) P->v[k] *= sc[P->ci[k]] / s[i];
+#pragma omp parallel for schedule(dynamic, 256) if (MIXI_AMG_TEAM(R))
     for (int j = 0; j < R->nr; j++)
         for (int64_t k = R->rp[j]; k < R->rp[j + 1]; k++) R->v[k] *= sc[j] / s[R->ci[k]];
     int64_t *rp = mixi_malloc_scratch((size_t)L->n + 1, sizeof *rp);

@@ -70,6 +70,14 @@ static int64_t csr_host_bytes(const mixi_amg_csr *M)
     return M->rp ? (int64_t)(M->nr + 1) * 8 + M->rp[M->nr] * 12 : 0;
 }
 
+/* A = D^-1/2 A D^-1/2 in place (s = D^-1/2). */
+static void scale_operator(mixi_amg_csr *A, const double *s)
+{
+#pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
+    for (int i = 0; i < A->nr; i++)
+        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) A->v[k] = s[i] * A->v[k] * s[A->ci[k]];
+}
+
 /* What the storage copies are made from, kept on the host: each level's operator scaled in
  * place to D^-1/2 A D^-1/2 (as csr_convert scales, (s_i a_ij) s_j: the same values) and P
  * (already scaled).  R = P^T is dropped: the V-cycle restricts by P^T (spmv_t).  No FP64
@@ -85,10 +93,7 @@ static void keep_levels(mixi_amg *H)
         if (l + 1 == H->nlev) mixi_amg_csr_free(&L->P);
         if (l > 0 && l + 1 == H->nlev && H->coarse_direct) mixi_amg_csr_free(&L->A); /* chol's */
         H->bytes_host += csr_host_bytes(&L->A) + csr_host_bytes(&L->P);
-        const double *s = L->dinv_sqrt;
-        for (int i = 0; l > 0 && L->A.rp && i < L->A.nr; i++)
-            for (int64_t k = L->A.rp[i]; k < L->A.rp[i + 1]; k++)
-                L->A.v[k] = s[i] * L->A.v[k] * s[L->A.ci[k]];
+        if (l > 0 && L->A.rp) scale_operator(&L->A, L->dinv_sqrt);
     }
 }
 
