@@ -3,6 +3,7 @@
 #include <string.h>
 #include "lib/core/core.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/cpu_mem.h"
 #include "kernels/cpu/onednn_gemm.h"
 #include "kernels/backend_dense.h"
 #include "kernels/backend_sparse.h"
@@ -108,7 +109,7 @@ static int cpu_copy(void *state, void *dst, const void *src, size_t bytes)
 static int cpu_memset0(void *state, void *dst, size_t bytes)
 {
     (void)state;
-    if (bytes) memset(dst, 0, bytes);
+    mixi_cpu_bytes_threaded(dst, NULL, bytes);
     return MIX_SUCCESS;
 }
 

@@ -8,7 +8,7 @@ libmixsolve_internal_la_SOURCES += kernels/cpu/spmv_tune.c kernels/cpu/spmv_tune
 libmixsolve_internal_la_SOURCES += kernels/cpu/spmv_t_cpu.c
 libmixsolve_internal_la_SOURCES += kernels/cpu/convert_cpu.c kernels/cpu/convert_cpu.h
 noinst_HEADERS += kernels/cpu/sparse_cpu_t.h
-noinst_HEADERS += kernels/cpu/sparse_cpu.h
+noinst_HEADERS += kernels/cpu/sparse_cpu.h kernels/cpu/cpu_mem.h
 noinst_HEADERS += kernels/cpu/onednn_gemm.h
 if HAVE_ONEDNN
 libmixsolve_internal_la_SOURCES += kernels/cpu/onednn_gemm.c

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/core/clock.h"
 #include "kernels/common/sell_plan.h"
+#include "kernels/cpu/cpu_mem.h"
 #include "kernels/cpu/sparse_cpu_impl.h"
 #include "kernels/cpu/sparse_cpu.h"
 #include "kernels/cpu/vec_cpu.h"
@@ -100,20 +101,6 @@ static int cpu_csr_export(void *state, const mixi_spmat *A, int64_t *nnz, int64_
     return MIX_SUCCESS;
 }
 
-/* memcpy by the threads in 2 MiB pieces: a fresh huge page is zeroed by the thread that first
- * touches it (a cold one on a KVM guest costs ~8 ms), so the copy of a user's matrix into
- * new memory runs at the threads' pace, not one's. */
-static void copy_threaded(void *dst, const void *src, size_t bytes)
-{
-    const size_t piece = (size_t)2 << 20;
-    const int64_t pieces = (int64_t)((bytes + piece - 1) / piece);
-#pragma omp parallel for schedule(static) if (pieces >= 4)
-    for (int64_t k = 0; k < pieces; k++) {
-        const size_t at = (size_t)k * piece, len = bytes - at < piece ? bytes - at : piece;
-        memcpy((char *)dst + at, (const char *)src + at, len);
-    }
-}
-
 /* The caller's host arrays as an FP64 matrix, not copied: the multigrid store converts its
  * host-built levels this way (3-D Poisson 150^3: 250 MB of transient copies and their first
  * touch fewer, about 1 s of a cold set-up on the KVM guest). */
@@ -168,10 +155,10 @@ static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32
         return MIX_ERR_ALLOC;
     }
     A->bytes = ((int64_t)n + 1) * 8 + nnz * (8 + 4);
-    copy_threaded(A->rowptr, rowptr, ((size_t)n + 1) * sizeof *A->rowptr);
+    mixi_cpu_bytes_threaded(A->rowptr, rowptr, ((size_t)n + 1) * sizeof *A->rowptr);
     if (nnz > 0) {
-        copy_threaded(A->colind, colind, (size_t)nnz * sizeof *A->colind);
-        copy_threaded(A->val, val, (size_t)nnz * sizeof(double));
+        mixi_cpu_bytes_threaded(A->colind, colind, (size_t)nnz * sizeof *A->colind);
+        mixi_cpu_bytes_threaded(A->val, val, (size_t)nnz * sizeof(double));
     }
     *out = A;
     return MIX_SUCCESS;
