@@ -454,6 +454,53 @@ static void test_galerkin(void)
     mixm_csr_free(&A);
 }
 
+/* mixi_amg_csr_galerkin (A P held in a reservation, never as CSR) against R (A P) through two
+ * CSR products: the same rows, columns and bits, for 3-D Poisson 20^3 (several row blocks) and
+ * its smoothed prolongator; and with each of its allocations made to fail in turn, either
+ * MIX_ERR_ALLOC or (the fallback to CSR when the reservation has no room) the same bits, with
+ * nothing leaked. */
+static int csr_same(const mixi_amg_csr *X, const mixi_amg_csr *Y)
+{
+    if (X->nr != Y->nr || X->nc != Y->nc || memcmp(X->rp, Y->rp, ((size_t)X->nr + 1) * sizeof *X->rp)) return 0;
+    const size_t nnz = (size_t)X->rp[X->nr];
+    return !memcmp(X->ci, Y->ci, nnz * sizeof *X->ci) && !memcmp(X->v, Y->v, nnz * sizeof *X->v);
+}
+
+static void test_galerkin_reserved(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(20, &A), MIX_SUCCESS);
+    mixi_amg_csr M = host_csr(&A), P = {0}, R = {0}, AP = {0}, want = {0};
+    const int n = A.nrows;
+    double *s = mixt_dalloc((size_t)n);
+    int *agg = calloc((size_t)n, sizeof *agg);
+    CU_ASSERT_FATAL(agg != NULL);
+    for (int i = 0; i < n; i++) s[i] = 1.0 / sqrt(6.0);
+    const int na = mixi_amg_aggregate(&M, s, 0.08, 1, agg);
+    CU_ASSERT_FATAL(na > 0);
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_prolongator(&M, s, 0.7, 0.08, agg, na, &P), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_transpose(&P, &R), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_product(&M, &P, &AP), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_product(&R, &AP, &want), MIX_SUCCESS);
+    const long live0 = mixi_alloc_live();
+    int st = MIX_ERR_ALLOC, k, fallbacks = 0;
+    for (k = -1; k < 400 && (k < 0 || st == MIX_ERR_ALLOC || fallbacks < 1); k++) {
+        mixi_amg_csr Ac = {0};
+        mixi_alloc_fail_after(k);
+        st = mixi_amg_csr_galerkin(&R, &M, &P, &Ac);
+        mixi_alloc_fail_after(-1);
+        CU_ASSERT(st == MIX_SUCCESS || (st == MIX_ERR_ALLOC && k >= 0));
+        if (st == MIX_SUCCESS) CU_ASSERT(csr_same(&Ac, &want));
+        fallbacks += st == MIX_SUCCESS && k >= 0;
+        mixi_amg_csr_free(&Ac);
+        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
+    }
+    CU_ASSERT(fallbacks >= 1); /* a failed reservation fell back to CSR and succeeded */
+    free(s), free(agg);
+    mixi_amg_csr_free(&P), mixi_amg_csr_free(&R), mixi_amg_csr_free(&AP), mixi_amg_csr_free(&want);
+    mixm_csr_free(&A);
+}
+
 /* A A for 3-D Poisson 20^3 (8000 rows: several of the product's row blocks, buffers that grow)
  * against each row accumulated densely: the same entries, no duplicate column, every product. */
 static void test_product_blocks(void)
@@ -696,6 +743,7 @@ static const mixt_test amg_tests[] = {
     {"prolongator: tentative part a partition of unity, smoothed = (I - w D^-1 A_F) T", test_prolongator},
     {"Galerkin product P^T (A P) agrees with the dense triple product", test_galerkin},
     {"product A A of 3-D Poisson 20^3 (several row blocks) row by row against a dense one", test_product_blocks},
+    {"Galerkin product through the reservation: R (A P)'s bits, alloc failures, fallback", test_galerkin_reserved},
     {"transpose: the dense transpose, rows sorted, with 1, 2 and 3 threads", test_transpose},
     {"lambda_max: below the true one and within the margin, early stop or not", test_lmax},
     {"3-D Poisson 40^3: <= 14 iterations, operator complexity <= 1.5", test_poisson_bound},

@@ -32,6 +32,9 @@ int mixi_amg_csr_alloc(mixi_amg_csr *M, int nr, int nc, int64_t nnz);
 void mixi_amg_csr_free(mixi_amg_csr *M);
 int mixi_amg_csr_transpose(const mixi_amg_csr *M, mixi_amg_csr *T); /* T = M^T, rows sorted */
 int mixi_amg_csr_product(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_csr *C);
+/* Ac = R (A P), the Galerkin operator (R = P^T), unsorted rows; A P is never held as CSR. */
+int mixi_amg_csr_galerkin(const mixi_amg_csr *R, const mixi_amg_csr *A, const mixi_amg_csr *P,
+                          mixi_amg_csr *Ac);
 void mixi_amg_csr_sort_rows(mixi_amg_csr *M);
 /* The smoothers' interval ends at this multiple of the estimated largest eigenvalue, which
  * covers the estimate's shortfall. */

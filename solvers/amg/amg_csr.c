@@ -1,5 +1,5 @@
-/* amg_csr.c: the host CSR operations of the multigrid set-up (FP64): transpose, the row-by-row
- * (Gustavson) product with one marker array per thread, row sorting, the spectral bound. */
+/* amg_csr.c: the host CSR operations of the multigrid set-up (FP64): transpose, row sorting,
+ * the spectral bound (the products: amg_product.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,115 +91,6 @@ int mixi_amg_csr_transpose(const mixi_amg_csr *M, mixi_amg_csr *T)
     }
     mixi_free(cnt);
     return MIX_SUCCESS;
-}
-
-/* The Gustavson product row by row in one numeric pass: blocks of PRODUCT_BLOCK rows go to the
- * threads, each block writes its rows into a buffer of its own that grows as needed, and the
- * blocks are copied into place at the end.  Against a symbolic pass that counts each row first,
- * the copy of C costs less than a second sweep over A and B (3-D Poisson 150^3: A P has 24
- * million entries from 75 million products).  A thread's slot array over B's columns holds
- * column j's place in the row being built, or -1, and is reset from the row's own columns. */
-#define PRODUCT_BLOCK 2048
-
-typedef struct {
-    int32_t *ci;
-    double *v;
-    int64_t len, cap;
-} row_block;
-
-/* Room for n more entries in b's buffer (doubling). */
-static int block_reserve(row_block *b, int64_t n)
-{
-    if (b->len + n <= b->cap) return MIX_SUCCESS;
-    int64_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + n) cap *= 2;
-    int32_t *ci = mixi_malloc_scratch((size_t)cap, sizeof *ci);
-    double *v = mixi_malloc_scratch((size_t)cap, sizeof *v);
-    if (!ci || !v) {
-        mixi_free(ci), mixi_free(v);
-        return MIX_ERR_ALLOC;
-    }
-    if (b->len) memcpy(ci, b->ci, (size_t)b->len * sizeof *ci), memcpy(v, b->v, (size_t)b->len * sizeof *v);
-    mixi_free(b->ci), mixi_free(b->v);
-    b->ci = ci, b->v = v, b->cap = cap;
-    return MIX_SUCCESS;
-}
-
-/* Row i of A B appended to b (room for its candidates reserved); returns its length. */
-static int64_t product_row(const mixi_amg_csr *A, const mixi_amg_csr *B, int i, int32_t *slot,
-                           row_block *b)
-{
-    int32_t *ci = b->ci + b->len;
-    double *cv = b->v + b->len;
-    int32_t e = 0;
-    for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
-        const double a = A->v[k];
-        for (int64_t q = B->rp[A->ci[k]]; q < B->rp[A->ci[k] + 1]; q++) {
-            const int32_t j = B->ci[q];
-            if (slot[j] < 0) slot[j] = e, ci[e] = j, cv[e++] = a * B->v[q];
-            else cv[slot[j]] += a * B->v[q];
-        }
-    }
-    for (int32_t t = 0; t < e; t++) slot[ci[t]] = -1;
-    b->len += e;
-    return e;
-}
-
-/* The rows of block c into b, their lengths into len[i + 1]; 0 or MIX_ERR_ALLOC. */
-static int product_block(const mixi_amg_csr *A, const mixi_amg_csr *B, int c, int32_t *slot,
-                         row_block *b, int64_t *len)
-{
-    const int lo = c * PRODUCT_BLOCK, hi = lo + PRODUCT_BLOCK < A->nr ? lo + PRODUCT_BLOCK : A->nr;
-    for (int i = lo; i < hi; i++) {
-        int64_t cand = 0; /* the row's products: a bound on its length */
-        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) cand += B->rp[A->ci[k] + 1] - B->rp[A->ci[k]];
-        if (block_reserve(b, cand < B->nc ? cand : B->nc)) return MIX_ERR_ALLOC;
-        len[i + 1] = product_row(A, B, i, slot, b);
-    }
-    return MIX_SUCCESS;
-}
-
-static int product_blocks(const mixi_amg_csr *A, const mixi_amg_csr *B, row_block *blk, int nblk,
-                          int64_t *len)
-{
-    int fail = 0;
-#pragma omp parallel reduction(| : fail) if (MIXI_AMG_TEAM(A))
-    {
-        int32_t *slot = mixi_malloc_scratch((size_t)B->nc + 1, sizeof *slot);
-        fail = !slot;
-        for (int j = 0; !fail && j < B->nc; j++) slot[j] = -1;
-        /* Every thread meets the loop, also one whose array failed (it then skips its blocks). */
-#pragma omp for schedule(dynamic, 1)
-        for (int c = 0; c < nblk; c++)
-            if (!fail) fail = product_block(A, B, c, slot, &blk[c], len) != MIX_SUCCESS;
-        mixi_free(slot);
-    }
-    return fail ? MIX_ERR_ALLOC : MIX_SUCCESS;
-}
-
-int mixi_amg_csr_product(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_csr *C)
-{
-    const int nblk = (A->nr + PRODUCT_BLOCK - 1) / PRODUCT_BLOCK;
-    row_block *blk = mixi_calloc((size_t)nblk + 1, sizeof *blk);
-    int64_t *rp = mixi_malloc_scratch((size_t)A->nr + 1, sizeof *rp);
-    int st = blk && rp ? product_blocks(A, B, blk, nblk, rp) : MIX_ERR_ALLOC;
-    if (!st) {
-        rp[0] = 0;
-        for (int i = 0; i < A->nr; i++) rp[i + 1] += rp[i];
-        st = mixi_amg_csr_alloc(C, A->nr, B->nc, rp[A->nr]);
-    }
-    if (!st) {
-        memcpy(C->rp, rp, ((size_t)A->nr + 1) * sizeof *rp);
-#pragma omp parallel for schedule(dynamic, 4) if (MIXI_AMG_TEAM(C))
-        for (int c = 0; c < nblk; c++) {
-            const int64_t at = rp[c * PRODUCT_BLOCK], n = blk[c].len;
-            if (n) memcpy(C->ci + at, blk[c].ci, (size_t)n * sizeof *C->ci), memcpy(C->v + at, blk[c].v, (size_t)n * sizeof *C->v);
-        }
-    }
-    for (int c = 0; blk && c < nblk; c++) mixi_free(blk[c].ci), mixi_free(blk[c].v);
-    mixi_free(blk);
-    mixi_free(rp);
-    return st;
 }
 
 /* Insertion sort of one row by column (rows here are short). */

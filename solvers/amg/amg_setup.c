@@ -98,11 +98,8 @@ int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int
 /* Ac = P^T (A P), its rows sorted; R = P^T. */
 static int galerkin(const mixi_amg_csr *A, const mixi_amg_csr *P, mixi_amg_csr *R, mixi_amg_csr *Ac)
 {
-    mixi_amg_csr AP = {0};
     int st = mixi_amg_csr_transpose(P, R);
-    if (!st) st = mixi_amg_csr_product(A, P, &AP);
-    if (!st) st = mixi_amg_csr_product(R, &AP, Ac);
-    mixi_amg_csr_free(&AP);
+    if (!st) st = mixi_amg_csr_galerkin(R, A, P, Ac);
     if (!st) mixi_amg_csr_sort_rows(Ac);
     return st;
 }
