@@ -538,7 +538,7 @@ __global__ void __launch_bounds__(THREADS) k_spmv_axpby(mixi_cuda_csr A, mixi_cu
                                                         mixi_cuda_vec z, double b, mixi_cuda_vec y)
 {
     typedef typename fmt<P>::T T;
-    const bool acc = P != MIX_FP64 && P != MIX_FP32;
+    const bool acc = mixk_prec_acc(P) != P; // sp_spmv's choice: vectors wider than the storage
     const T af = (T)a, bf = (T)b;
     FOR_BLOCKS(A.n) {
         const int64_t i = blk * BLK + lane;
