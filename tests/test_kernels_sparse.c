@@ -1204,10 +1204,142 @@ static void test_spmv_t(void)
     mix_context_destroy(c);
 }
 
+/* The fused multigrid passes of whatever backend runs (the CPU's portable and vector bodies are
+ * also checked in test_sparse_format.c): spmv_axpby = spmv into t, then axpby(a, t, b, z), and
+ * cheb_update = axpby(a, r, b, d), then axpby(1, d, c, x), bit for bit. */
+
+/* A sloppy vector of precision p on c holding seed's values (sk_vector), rounded to p. */
+static int fz_vec(mix_context *c, mix_prec p, int n, uint64_t seed, mixi_svec *v)
+{
+    double *h = malloc((size_t)n * sizeof *h), *dh = NULL;
+    int ok = h != NULL && !sv_alloc(c, p, n, v);
+    if (ok) sk_vector(n, seed, h);
+    ok = ok && (dh = sk_put(c, h, n)) != NULL && !c->ops->sparse->vec_from64(c->state, dh, NULL, 1.0, v, NULL);
+    if (dh) c->ops->free(c->state, dh);
+    free(h);
+    return ok;
+}
+
+/* Both vectors' bytes (values and FIXED16 norms) equal. */
+static int fz_same(mix_context *c, const mixi_svec *a, const mixi_svec *b)
+{
+    sv_host ha, hb;
+    const int ok = sv_get(c, a, &ha) && sv_get(c, b, &hb) && sv_same_bits(&ha, &hb);
+    sv_host_free(&ha);
+    sv_host_free(&hb);
+    return ok;
+}
+
+/* One storage copy S (vectors in its accumulator): y = a S x + b z fused against the two
+ * passes, z apart from y and z = y; aliased x and narrow vectors refused.  Returns the number
+ * of mismatches. */
+static int fz_spmv_axpby(mix_context *c, const mixi_spmat *S, mix_prec p, int n, double a, double b)
+{
+    const mixi_sparse_ops *o = c->ops->sparse;
+    const mix_prec vp = mixk_prec_acc(p);
+    mixi_svec x, z, t, ref, y;
+    double xy;
+    int bad = 0;
+    CU_ASSERT_FATAL(fz_vec(c, vp, n, 61, &x) && fz_vec(c, vp, n, 62, &z) && fz_vec(c, vp, n, 62, &ref));
+    CU_ASSERT_FATAL(!sv_alloc(c, vp, n, &t));
+    CU_ASSERT(!o->spmv(c->state, S, &x, &t, &xy));
+    CU_ASSERT(!o->axpby(c->state, a, &t, b, &ref));
+    for (int alias = 0; alias < 2; alias++) {
+        CU_ASSERT_FATAL(fz_vec(c, vp, n, alias ? 62 : 63, &y));
+        CU_ASSERT(!o->spmv_axpby(c->state, S, &x, a, alias ? &y : &z, b, &y));
+        bad += !fz_same(c, &y, &ref);
+        sv_free(c, &y);
+    }
+    CU_ASSERT_EQUAL(o->spmv_axpby(c->state, S, &x, a, &x, b, &t), MIX_ERR_UNSUPPORTED);
+    CU_ASSERT_EQUAL(o->spmv_axpby(c->state, S, &x, a, &z, b, &x), MIX_ERR_UNSUPPORTED);
+    if (vp != p) { /* 16-bit vectors over a 16-bit matrix: not the accumulator's */
+        mixi_svec xn, yn;
+        CU_ASSERT_FATAL(fz_vec(c, p, n, 61, &xn) && fz_vec(c, p, n, 62, &yn));
+        CU_ASSERT_EQUAL(o->spmv_axpby(c->state, S, &xn, a, &yn, b, &yn), MIX_ERR_UNSUPPORTED);
+        sv_free(c, &xn), sv_free(c, &yn);
+    }
+    sv_free(c, &x), sv_free(c, &z), sv_free(c, &t), sv_free(c, &ref);
+    return bad;
+}
+
+static int spmv_t_matrix(int n, int m, mixm_csr *A);
+
+/* Every storage format of a square matrix with a long row (a SELL escape) and of a
+ * prolongator-like one in the rect layout; FP64 CSR also with 8 threads per row (CUDA). */
+static void test_spmv_axpby_fused(void)
+{
+    mix_context *c = mixt_context();
+    const mixi_sparse_ops *o = c->ops->sparse;
+    CU_ASSERT_FATAL(o->spmv_axpby != NULL && o->csr_convert_rect != NULL);
+    mixm_csr A[2];
+    CU_ASSERT_FATAL(!sk_matrix(SK_N, 4, 91, &A[0]) && !spmv_t_matrix(5000, 1200, &A[1]));
+    const double ab[][2] = {{-1.0, 1.0}, {1.0, 1.0}, {0.75, -2.5}};
+    for (int rect = 0; rect < 2; rect++) {
+        const int n = A[rect].nrows;
+        mixi_spmat *A64 = NULL;
+        CU_ASSERT_FATAL(!o->csr_create(c->state, n, A[rect].rowptr, A[rect].colind, A[rect].val, &A64));
+        for (int q = 0; q < SK_NPREC; q++)
+            for (int lanes = 1; lanes <= (sk_precs[q] == MIX_FP64 ? 8 : 1); lanes *= 8) {
+                const mix_prec p = sk_precs[q];
+                mixi_spmat *S = NULL;
+                CU_ASSERT_FATAL(!(rect ? o->csr_convert_rect : o->csr_convert)(c->state, A64, p, NULL, &S));
+#ifdef MIX_HAVE_CUDA
+                if (mixt_backend == MIX_BACKEND_CUDA) CU_ASSERT(!mixi_cuda_spmat_set_lanes(S, lanes));
+#endif
+                for (size_t k = 0; k < sizeof ab / sizeof ab[0]; k++) {
+                    const int bad = fz_spmv_axpby(c, S, p, n, ab[k][0], ab[k][1]);
+                    CU_ASSERT_EQUAL(bad, 0);
+                    if (bad) printf("\n    spmv_axpby %s rect %d lanes %d a %g: %d of 2 differ", mixk_prec_name(p), rect, lanes, ab[k][0], bad);
+                }
+                o->csr_destroy(c->state, S);
+            }
+        o->csr_destroy(c->state, A64);
+    }
+    mixm_csr_free(&A[0]);
+    mixm_csr_free(&A[1]);
+    mix_context_destroy(c);
+}
+
+/* cheb_update against two axpby for vectors of every storage precision, with the first step's
+ * coefficients (b = 0, c = 0) and a later one's; aliased or mixed vectors refused. */
+static void test_cheb_update_fused(void)
+{
+    mix_context *c = mixt_context();
+    const mixi_sparse_ops *o = c->ops->sparse;
+    CU_ASSERT_FATAL(o->cheb_update != NULL);
+    const double abc[][3] = {{0.4, 0.0, 0.0}, {0.3, -1.7, 0.9}, {1.25, 0.5, 1.0}};
+    for (int q = 0; q < SK_NPREC; q++)
+        for (size_t k = 0; k < sizeof abc / sizeof abc[0]; k++) {
+            const mix_prec p = sk_precs[q];
+            const double a = abc[k][0], b = abc[k][1], cc = abc[k][2];
+            mixi_svec r, d, x, d2, x2;
+            CU_ASSERT_FATAL(fz_vec(c, p, SK_N, 71, &r) && fz_vec(c, p, SK_N, 72, &d) && fz_vec(c, p, SK_N, 73, &x) &&
+                            fz_vec(c, p, SK_N, 72, &d2) && fz_vec(c, p, SK_N, 73, &x2));
+            CU_ASSERT(!o->axpby(c->state, a, &r, b, &d2));
+            CU_ASSERT(!o->axpby(c->state, 1.0, &d2, cc, &x2));
+            CU_ASSERT(!o->cheb_update(c->state, a, &r, b, &d, cc, &x));
+            const int dsame = fz_same(c, &d, &d2), xsame = fz_same(c, &x, &x2);
+            CU_ASSERT(dsame && xsame);
+            if (!dsame || !xsame) printf("\n    cheb_update %s case %d: d %d x %d", mixk_prec_name(p), (int)k, dsame, xsame);
+            CU_ASSERT_EQUAL(o->cheb_update(c->state, a, &r, b, &d, cc, &d), MIX_ERR_UNSUPPORTED);
+            CU_ASSERT_EQUAL(o->cheb_update(c->state, a, &d, b, &d, cc, &x), MIX_ERR_UNSUPPORTED);
+            if (p != MIX_FP64) {
+                mixi_svec w;
+                CU_ASSERT_FATAL(fz_vec(c, MIX_FP64, SK_N, 74, &w));
+                CU_ASSERT_EQUAL(o->cheb_update(c->state, a, &r, b, &d, cc, &w), MIX_ERR_UNSUPPORTED);
+                sv_free(c, &w);
+            }
+            sv_free(c, &r), sv_free(c, &d), sv_free(c, &x), sv_free(c, &d2), sv_free(c, &x2);
+        }
+    mix_context_destroy(c);
+}
+
 /* Properties every backend's kernels have, the CPU's included. */
 static const mixt_test sparse_property_tests[] = {
     {"spmv FP32 vectors over 16-bit, FP64 row sums", test_spmv_acc_vectors},
     {"spmv_t: A^T x within the storage's rounding, same bits twice", test_spmv_t},
+    {"spmv_axpby = spmv then axpby, bits, every format, z = y, rect", test_spmv_axpby_fused},
+    {"cheb_update = axpby twice, bits, vectors of every precision", test_cheb_update_fused},
     {"CPU spmv variants with prefetch = portable bits", test_spmv_cpu_prefetch_variants},
     {"CPU spmv tuner: the prefetch stage", test_spmv_tuner_prefetch_stage},
     {"CPU FP64 CSR variants = portable bits (stencil, band, random)", test_spmv_cpu_csr_variants},

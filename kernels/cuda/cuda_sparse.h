@@ -82,6 +82,11 @@ cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cud
 /* The same with x and y FP32 over a 16-bit (SELL) matrix. */
 cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_csr *A, const float *x,
                                float *y, double *ws);
+/* y = a (A x) + b z, all vectors in A's accumulator precision (FP32 over the 16-bit formats):
+ * the bits of mixi_cuda_spmv (or _acc) into a scratch t, then mixi_cuda_axpby(a, t, b, z) into
+ * y.  z may be y; x is neither. */
+cudaError_t mixi_cuda_spmv_axpby(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,
+                                 double a, mixi_cuda_vec z, double b, mixi_cuda_vec y);
 /* acc[j] = (A^T x)_j in FP64 for j < m (zeroed first; entries in columns >= m skipped), by
  * atomics (the order of each sum varies); x32: x is FP32 over a 16-bit matrix, else in A's
  * format.  The caller rounds acc into its vector (mixi_cuda_vec_from64). */
@@ -95,6 +100,11 @@ cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, int n, doubl
 /* y = a x + b y. */
 cudaError_t mixi_cuda_axpby(cudaStream_t stream, mix_prec prec, int n, double a, mixi_cuda_vec x,
                             double b, mixi_cuda_vec y);
+/* d = a r + b d, then x = d + c x: the bits of mixi_cuda_axpby(a, r, b, d) then
+ * mixi_cuda_axpby(1, d, c, x) in one pass; r, d, x distinct. */
+cudaError_t mixi_cuda_cheb_update(cudaStream_t stream, mix_prec prec, int n, double a,
+                                  mixi_cuda_vec r, double b, mixi_cuda_vec d, double c,
+                                  mixi_cuda_vec x);
 /* Result 0 = <x, y>. */
 cudaError_t mixi_cuda_dot(cudaStream_t stream, mix_prec prec, int n, mixi_cuda_vec x,
                           mixi_cuda_vec y, double *ws);

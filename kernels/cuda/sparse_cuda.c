@@ -562,6 +562,32 @@ static int sp_axpby(void *state, double a, const mixi_svec *x, double b, mixi_sv
     return launched(mixi_cuda_axpby(s->stream, x->prec, x->n, a, dvec(x), b, dvec(y)));
 }
 
+/* y = a (As x) + b z in one pass (kernels/backend_sparse.h): vectors in the accumulator
+ * precision, x neither z nor y (other rows read x while y is written). */
+static int sp_spmv_axpby(void *state, const mixi_spmat *As, const mixi_svec *x, double a,
+                         const mixi_svec *z, double b, mixi_svec *y)
+{
+    mixi_cuda_state *s = state;
+    if (!As || check_vec(x) || check_vec(z) || check_vec(y)) return MIX_ERR_INVALID_ARG;
+    const mix_prec vp = mixk_prec_acc(As->d.prec);
+    if (x->prec != vp || y->prec != vp || z->prec != vp || z->n != y->n) return MIX_ERR_UNSUPPORTED;
+    if (x == y || x == z || (x->n > 0 && (x->val == y->val || x->val == z->val))) return MIX_ERR_UNSUPPORTED;
+    if (x->n != As->d.n || y->n != As->d.n) return MIX_ERR_INVALID_ARG;
+    return launched(mixi_cuda_spmv_axpby(s->stream, &As->d, dvec(x), a, dvec(z), b, dvec(y)));
+}
+
+/* d = a r + b d, then x = d + c x (kernels/backend_sparse.h): r, d, x distinct, one precision. */
+static int sp_cheb_update(void *state, double a, const mixi_svec *r, double b, mixi_svec *d,
+                          double c, mixi_svec *x)
+{
+    mixi_cuda_state *s = state;
+    if (check_vec(r) || check_vec(d) || check_vec(x)) return MIX_ERR_INVALID_ARG;
+    if (d->prec != r->prec || x->prec != r->prec || d->n != r->n || x->n != r->n) return MIX_ERR_UNSUPPORTED;
+    if (r == d || r == x || d == x || (r->n > 0 && (r->val == d->val || r->val == x->val || d->val == x->val)))
+        return MIX_ERR_UNSUPPORTED;
+    return launched(mixi_cuda_cheb_update(s->stream, r->prec, r->n, a, dvec(r), b, dvec(d), c, dvec(x)));
+}
+
 static int sp_dot(void *state, const mixi_svec *x, const mixi_svec *y, double *xy)
 {
     mixi_cuda_state *s = state;
@@ -595,6 +621,8 @@ const mixi_sparse_ops mixi_cuda_sparse_ops = {
     .vec_zero = sp_vec_zero,
     .spmv = sp_spmv,
     .spmv_t = sp_spmv_t,
+    .spmv_axpby = sp_spmv_axpby,
+    .cheb_update = sp_cheb_update,
     .cg_update = sp_cg_update,
     .axpby = sp_axpby,
     .dot = sp_dot,

@@ -351,6 +351,10 @@ __global__ void __launch_bounds__(THREADS) k_cg_update(int n, double alpha, mixi
     grid_sum<2>(acc, ws);
 }
 
+// a x + b y as axpby rounds it (each product, then the sum; a and b rounded to T first): the
+// one formula of k_axpby and of the fused kernels that must give its bits.
+template <class T> __device__ T axpby_elem(T a, T x, T b, T y) { return add(mul(a, x), mul(b, y)); }
+
 template <mix_prec P>
 __global__ void __launch_bounds__(THREADS) k_axpby(int n, double a, mixi_cuda_vec x, double b,
                                                    mixi_cuda_vec y)
@@ -361,9 +365,31 @@ __global__ void __launch_bounds__(THREADS) k_axpby(int n, double a, mixi_cuda_ve
         const int64_t i = blk * BLK + lane;
         const bool valid = i < n;
         T t = 0;
-        if (valid) t = add(mul(af, fmt<P>::ld(x.val, x.norm, i)), mul(bf, fmt<P>::ld(y.val, y.norm, i)));
+        if (valid) t = axpby_elem(af, fmt<P>::ld(x.val, x.norm, i), bf, fmt<P>::ld(y.val, y.norm, i));
         __syncwarp(); // all of y's block read before its norm changes
         st_warp<P>(y, blk, lane, valid, t);
+    }
+}
+
+// d = a r + b d, then x = 1 d + c x: k_axpby's two passes in one (d's new value as stored, read
+// back from the warp store, is what the second pass reads).  r, d, x distinct.
+template <mix_prec P>
+__global__ void __launch_bounds__(THREADS) k_cheb_update(int n, double a, mixi_cuda_vec r, double b,
+                                                         mixi_cuda_vec d, double c, mixi_cuda_vec x)
+{
+    typedef typename fmt<P>::T T;
+    const T af = (T)a, bf = (T)b, one = (T)1.0, cf = (T)c;
+    FOR_BLOCKS(n) {
+        const int64_t i = blk * BLK + lane;
+        const bool valid = i < n;
+        T dt = 0, xi = 0;
+        if (valid) {
+            dt = axpby_elem(af, fmt<P>::ld(r.val, r.norm, i), bf, fmt<P>::ld(d.val, d.norm, i));
+            xi = fmt<P>::ld(x.val, x.norm, i);
+        }
+        __syncwarp(); // the blocks of d and x read before their norms change
+        const T dn = st_warp<P>(d, blk, lane, valid, dt);
+        st_warp<P>(x, blk, lane, valid, axpby_elem(one, dn, cf, xi));
     }
 }
 
@@ -503,6 +529,56 @@ extern "C" cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_c
 #undef SPMV_ACC_CASE
 }
 
+// y = a (A x) + b z, vectors of T = acc(P): the row value as spmv computes it (FP64 and FP32
+// storage: warp_rows, k_spmv's; the 16-bit formats over FP32 vectors: rowf, k_spmv_acc's), then
+// axpby's formula on it, so the bits of spmv into t and axpby(a, t, b, z).  z may be y (each
+// lane reads its z_i before writing y_i); x is neither.
+template <mix_prec P, int L>
+__global__ void __launch_bounds__(THREADS) k_spmv_axpby(mixi_cuda_csr A, mixi_cuda_vec x, double a,
+                                                        mixi_cuda_vec z, double b, mixi_cuda_vec y)
+{
+    typedef typename fmt<P>::T T;
+    const bool acc = mixk_prec_acc(P) != P; // sp_spmv's choice: vectors wider than the storage
+    const T af = (T)a, bf = (T)b;
+    FOR_BLOCKS(A.n) {
+        const int64_t i = blk * BLK + lane;
+        T s;
+        if (acc) s = i < A.n ? (T)fmt<P>::rowf(A.sell, (const float *)x.val, i) : T(0);
+        else s = warp_rows<P, L>(A, x.val, x.norm, blk * BLK, lane);
+        if (i < A.n) ((T *)y.val)[i] = axpby_elem(af, s, bf, ((const T *)z.val)[i]);
+    }
+}
+
+template <mix_prec P>
+static cudaError_t launch_spmv_axpby(cudaStream_t stream, const mixi_cuda_csr &A, mixi_cuda_vec x,
+                                     double a, mixi_cuda_vec z, double b, mixi_cuda_vec y)
+{
+    const unsigned g = grid_warps(nblocks(A.n));
+    switch (mixk_sell_used(P) ? 1 : A.lanes) { /* launch_spmv's rows per warp */
+    case 1: k_spmv_axpby<P, 1><<<g, THREADS, 0, stream>>>(A, x, a, z, b, y); break;
+    case 2: k_spmv_axpby<P, 2><<<g, THREADS, 0, stream>>>(A, x, a, z, b, y); break;
+    case 4: k_spmv_axpby<P, 4><<<g, THREADS, 0, stream>>>(A, x, a, z, b, y); break;
+    case 8: k_spmv_axpby<P, 8><<<g, THREADS, 0, stream>>>(A, x, a, z, b, y); break;
+    case 16: k_spmv_axpby<P, 16><<<g, THREADS, 0, stream>>>(A, x, a, z, b, y); break;
+    case 32: k_spmv_axpby<P, 32><<<g, THREADS, 0, stream>>>(A, x, a, z, b, y); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mixi_cuda_spmv_axpby(cudaStream_t stream, const mixi_cuda_csr *A,
+                                            mixi_cuda_vec x, double a, mixi_cuda_vec z, double b,
+                                            mixi_cuda_vec y)
+{
+    if (A->n <= 0) return cudaSuccess;
+#define SPMV_AXPBY_CASE(PP, ...) case PP: return launch_spmv_axpby<PP>(stream, *A, x, a, z, b, y);
+    switch (A->prec) {
+        MIXK_STORAGE_FORMATS(SPMV_AXPBY_CASE)
+    default: return cudaErrorInvalidValue;
+    }
+#undef SPMV_AXPBY_CASE
+}
+
 // acc[j] += (A^T x)_j for j < m: one thread per row of A scattering its entries with FP64
 // atomics (kernels/common/spmv_t.h); x32: x is FP32 (over a 16-bit matrix), else A's format.
 #define ATOMIC_ACC(j, v) atomicAdd(&acc[j], (v))
@@ -601,6 +677,14 @@ extern "C" cudaError_t mixi_cuda_axpby(cudaStream_t stream, mix_prec prec, int n
 {
     if (n <= 0) return cudaSuccess;
     DISPATCH(prec, k_axpby, grid_warps(nblocks(n)), (n, a, x, b, y))
+}
+
+extern "C" cudaError_t mixi_cuda_cheb_update(cudaStream_t stream, mix_prec prec, int n, double a,
+                                             mixi_cuda_vec r, double b, mixi_cuda_vec d, double c,
+                                             mixi_cuda_vec x)
+{
+    if (n <= 0) return cudaSuccess;
+    DISPATCH(prec, k_cheb_update, grid_warps(nblocks(n)), (n, a, r, b, d, c, x))
 }
 
 extern "C" cudaError_t mixi_cuda_dot(cudaStream_t stream, mix_prec prec, int n, mixi_cuda_vec x,
