@@ -398,18 +398,40 @@ static long ss_check(mix_prec p, mix_prec vp, int transposed, const mixm_csr *A,
     return bad;
 }
 
+/* What the product tests share: a context, the test matrix, its FP64 copy and an x on the
+ * backend. */
+typedef struct {
+    mix_context *c;
+    mixm_csr A;
+    mixi_spmat *A64;
+    double *xd;
+} ss_fixture;
+
+static void ss_begin(ss_fixture *f)
+{
+    f->c = mixt_context();
+    ss_open(f->c, &f->A, &f->A64);
+    f->xd = ss_x(f->c, f->A.nrows);
+}
+
+static void ss_end(ss_fixture *f)
+{
+    mixt_drop(f->c, f->xd);
+    f->c->ops->sparse->csr_destroy(f->c->state, f->A64);
+    mixm_csr_free(&f->A);
+    mix_context_destroy(f->c);
+}
+
 /* Every storage format, its own vectors and (16-bit) FP32 ones: y = A x of the rectangular
  * copy is the layout's definition computed from the FP64 matrix, bit for bit, and csr_convert's
  * copy's bits where a block has no j = i; A^T x the latter's bits (element formats, CPU); both
  * within the storage's rounding of the FP64 product. */
 static void ss_products(int transposed)
 {
-    mix_context *c = mixt_context();
+    ss_fixture f;
+    ss_begin(&f);
+    mix_context *c = f.c;
     const mixi_sparse_ops *o = c->ops->sparse;
-    mixm_csr A;
-    mixi_spmat *A64;
-    ss_open(c, &A, &A64);
-    double *xd = ss_x(c, A.nrows);
     const mixt_prec_set ps = mixt_precs(MIX_ROLE_STORAGE, 0);
     for (int k = 0; k < ps.n; k++)
         for (int wide = 0; wide < 2; wide++) {
@@ -419,16 +441,16 @@ static void ss_products(int transposed)
             mixi_spmat *S = NULL, *U = NULL;
             ss_vec x, ys, yu;
             double xys, xyu;
-            CU_ASSERT_FATAL(!o->csr_convert_rect(c->state, A64, p, NULL, &S));
-            CU_ASSERT_FATAL(!o->csr_convert(c->state, A64, p, NULL, &U));
-            ss_vec_new(c, vp, A.nrows, &x);
-            ss_vec_new(c, vp, transposed ? SS_M : A.nrows, &ys);
-            ss_vec_new(c, vp, transposed ? SS_M : A.nrows, &yu);
-            CU_ASSERT_FATAL(!o->vec_from64(c->state, xd, NULL, 1.0, &x.v, NULL));
+            CU_ASSERT_FATAL(!o->csr_convert_rect(c->state, f.A64, p, NULL, &S));
+            CU_ASSERT_FATAL(!o->csr_convert(c->state, f.A64, p, NULL, &U));
+            ss_vec_new(c, vp, f.A.nrows, &x);
+            ss_vec_new(c, vp, transposed ? SS_M : f.A.nrows, &ys);
+            ss_vec_new(c, vp, transposed ? SS_M : f.A.nrows, &yu);
+            CU_ASSERT_FATAL(!o->vec_from64(c->state, f.xd, NULL, 1.0, &x.v, NULL));
             ss_vec_get(c, &x);
             ss_product(c, S, transposed, &x, &ys, &xys);
             ss_product(c, U, transposed, &x, &yu, &xyu);
-            const long bad = ss_check(p, vp, transposed, &A, &x, &ys, &yu);
+            const long bad = ss_check(p, vp, transposed, &f.A, &x, &ys, &yu);
             CU_ASSERT_EQUAL(bad, 0);
             if (bad)
                 printf("\n    %s over %s%s: %ld failures", mixk_prec_name(p), mixk_prec_name(vp),
@@ -439,10 +461,7 @@ static void ss_products(int transposed)
             o->csr_destroy(c->state, S);
             o->csr_destroy(c->state, U);
         }
-    mixt_drop(c, xd);
-    o->csr_destroy(c->state, A64);
-    mixm_csr_free(&A);
-    mix_context_destroy(c);
+    ss_end(&f);
 }
 
 static void test_shift_spmv(void) { ss_products(0); }
@@ -454,12 +473,10 @@ static void test_shift_spmv_t(void) { ss_products(1); }
 static void test_shift_spmv_bodies(void)
 {
     if (mixt_backend != MIX_BACKEND_CPU) return;
-    mix_context *c = mixt_context();
+    ss_fixture f;
+    ss_begin(&f);
+    mix_context *c = f.c;
     const mixi_sparse_ops *o = c->ops->sparse;
-    mixm_csr A;
-    mixi_spmat *A64;
-    ss_open(c, &A, &A64);
-    double *xd = ss_x(c, A.nrows);
     const mixt_prec_set ps = mixt_precs(MIX_ROLE_STORAGE, 1);
     for (int k = 0; k < ps.n; k++)
         for (int wide = 0; wide < 2; wide++) {
@@ -467,18 +484,18 @@ static void test_shift_spmv_bodies(void)
             if (wide && p == MIX_FP32) continue;
             ss_vec x, ref;
             double xr = 0.0;
-            ss_vec_new(c, vp, A.nrows, &x);
-            ss_vec_new(c, vp, A.nrows, &ref);
-            CU_ASSERT_FATAL(!o->vec_from64(c->state, xd, NULL, 1.0, &x.v, NULL));
+            ss_vec_new(c, vp, f.A.nrows, &x);
+            ss_vec_new(c, vp, f.A.nrows, &ref);
+            CU_ASSERT_FATAL(!o->vec_from64(c->state, f.xd, NULL, 1.0, &x.v, NULL));
             for (int v = -1; v <= MIXI_SPMV_AVX2_GATHER; v++) { /* -1: the portable body */
                 mixi_spmat *S = NULL;
                 ss_vec y;
                 double xy = 0.0;
                 if (v >= 0) setenv("MIXSOLVE_SPMV_VARIANT", mixi_spmv_variant_name(v), 1);
                 mixi_cpu_sparse_force_portable(v < 0);
-                CU_ASSERT_FATAL(!o->csr_convert_rect(c->state, A64, p, NULL, &S));
+                CU_ASSERT_FATAL(!o->csr_convert_rect(c->state, f.A64, p, NULL, &S));
                 unsetenv("MIXSOLVE_SPMV_VARIANT");
-                ss_vec_new(c, vp, A.nrows, &y);
+                ss_vec_new(c, vp, f.A.nrows, &y);
                 ss_product(c, S, 0, &x, v < 0 ? &ref : &y, v < 0 ? &xr : &xy);
                 mixi_cpu_sparse_force_portable(0);
                 if (v >= 0 && (!ss_same(&y, &ref) || memcmp(&xy, &xr, sizeof xy))) {
@@ -491,10 +508,7 @@ static void test_shift_spmv_bodies(void)
             ss_vec_free(c, &x);
             ss_vec_free(c, &ref);
         }
-    mixt_drop(c, xd);
-    o->csr_destroy(c->state, A64);
-    mixm_csr_free(&A);
-    mix_context_destroy(c);
+    ss_end(&f);
 }
 
 /* Multigrid stores its prolongators in the rectangular layout: 3-D Poisson 40^3 (64000 rows),
