@@ -159,6 +159,8 @@ static int cpu_csr_create(void *state, int n, const int64_t *rowptr, const int32
     if (nnz > 0) {
         mixi_cpu_bytes_threaded(A->colind, colind, (size_t)nnz * sizeof *A->colind);
         mixi_cpu_bytes_threaded(A->val, val, (size_t)nnz * sizeof(double));
+        mixi_pages_streamed(A->colind, (size_t)nnz * sizeof *A->colind);
+        mixi_pages_streamed(A->val, (size_t)nnz * sizeof(double));
     }
     *out = A;
     return MIX_SUCCESS;
@@ -175,6 +177,7 @@ static int convert_fp64(const mixi_spmat *A64, const double *scale, mixi_spmat *
     if (!A->val) return MIX_ERR_ALLOC;
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)
     for (int i = 0; i < n; i++) mixk_csr_row_fp64(A64->rowptr, A64->colind, A64->val, scale, i, A->val);
+    mixi_pages_streamed(A->val, (size_t)A64->nnz * sizeof(double));
     return MIX_SUCCESS;
 }
 
@@ -288,6 +291,8 @@ static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scal
         A->bytes = mixk_sell_plan_bytes(&z, prec);
         A->slot_rows = mixk_sell_slot_rows(z.nslots);
         if (sell_fill(A64, prec, scale, fixed ? rowmax : NULL, A)) st = MIX_ERR_OVERFLOW;
+        mixi_pages_streamed(A->col, (size_t)z.nslots * sizeof *A->col);
+        mixi_pages_streamed(A->val, (size_t)z.nslots * (size_t)mixk_prec_bytes(prec));
     }
     mixi_free(cnt);
     mixi_free(far);

@@ -48,10 +48,16 @@ size_t mixi_alloc_alignment(size_t bytes)
 }
 
 /* The one place that decides the pages of host memory.  64-byte alignment for vector loads;
- * blocks of MIXI_HUGE_MIN or more start on a 2 MiB boundary and are advised for transparent huge
- * pages (Linux, THP mode "madvise" or "always"): an SpMV streams its matrix once per call, and on
- * 4 KiB pages TLB misses cost a read-only stream ~15% of its bandwidth (KVM Xeon, 2 threads).
- * madvise is advice: where it fails the memory is still good.
+ * blocks of MIXI_HUGE_MIN or more start on a 2 MiB boundary, where huge pages can back them.
+ * No huge-page advice here, at the first touch: a guest whose host backs memory lazily (a
+ * balloon that returns freed 2 MiB blocks to the host: the Firecracker KVM Xeon) pays 3-4 ms a
+ * MB for a fresh huge page against 0.4-0.5 ms for 4 KiB pages, and a first AMG solve of 3-D
+ * Poisson 150^3 (1.5 GB touched) took 5.9 s with the advice against 4.9 without (issue 37,
+ * 2026-11-28, three runs each; repeated solves no slower).  On bare metal the two first touches
+ * cost about the same (zeroing dominates).  The streamed matrices are advised once written
+ * (mixi_pages_streamed): the kernel's khugepaged then moves them to huge pages in the
+ * background, which a long run's SpMVs gain from (TLB misses cost a read-only stream ~15% of
+ * its bandwidth on 4 KiB pages).
  * The block is carved from a plain malloc of bytes + align, the malloc'ed address stored in the
  * 8 bytes before the block: glibc's aligned_alloc bypasses its per-thread cache and costs ~700
  * instructions a call with its free (a small dense solve makes a dozen: issue 32, 12% of a
@@ -64,10 +70,18 @@ static void *host_block(size_t bytes, size_t align)
     /* malloc's alignment (16) leaves at least 16 bytes before the aligned address. */
     unsigned char *p = raw + (align - (uintptr_t)raw % align);
     memcpy(p - sizeof raw, &raw, sizeof raw);
-#ifdef MADV_HUGEPAGE
-    if (align == MIXI_HUGE_ALIGN) (void)madvise(p, bytes, MADV_HUGEPAGE);
-#endif
     return p;
+}
+
+void mixi_pages_streamed(void *block, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    /* madvise is advice: where it fails the memory is still good. */
+    if (block && bytes >= MIXI_HUGE_MIN && (uintptr_t)block % MIXI_HUGE_ALIGN == 0)
+        (void)madvise(block, bytes, MADV_HUGEPAGE);
+#else
+    (void)block, (void)bytes;
+#endif
 }
 
 void *mixi_malloc(size_t bytes)

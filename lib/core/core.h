@@ -27,12 +27,16 @@ struct mix_context {
 void *mixi_malloc(size_t bytes);
 void *mixi_calloc(size_t count, size_t size);
 void mixi_free(void *p);
-/* Blocks of MIXI_HUGE_MIN bytes or more are MIXI_HUGE_ALIGN-aligned and advised for huge pages
- * where the system has them (Linux MADV_HUGEPAGE); mixi_alloc_alignment: the alignment that
- * mixi_malloc gives a block of `bytes` here (64 or MIXI_HUGE_ALIGN). */
+/* Blocks of MIXI_HUGE_MIN bytes or more are MIXI_HUGE_ALIGN-aligned, so that huge pages can back
+ * them where the system has them (Linux); mixi_alloc_alignment: the alignment that mixi_malloc
+ * gives a block of `bytes` here (64 or MIXI_HUGE_ALIGN).  mixi_pages_streamed: `block` (from
+ * mixi_malloc, already written) is read again and again, as a matrix by its SpMVs: advised for
+ * huge pages (MADV_HUGEPAGE, which the kernel applies in the background), where it is such a
+ * block; not at allocation, which would make its first touch take fresh huge pages (alloc.c). */
 #define MIXI_HUGE_MIN ((size_t)4 << 20)
 #define MIXI_HUGE_ALIGN ((size_t)2 << 20)
 size_t mixi_alloc_alignment(size_t bytes);
+void mixi_pages_streamed(void *block, size_t bytes);
 /* Test hook: the allocation after `n` more successful ones fails (n < 0: never fail).
  * Also consulted by the backends' device allocators through mixi_alloc_should_fail(). */
 void mixi_alloc_fail_after(long n);
