@@ -45,17 +45,17 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M);
 double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt, double upper);
 
 /* One level of the FP64 hierarchy: its operator (the fine level's is the user's matrix, kept
- * by the mix_sparse), D^-1/2, the largest eigenvalue of D^-1/2 A D^-1/2, and the transfers to
- * the next level in the scaled unknowns (Ph = D^1/2 P Dc^-1/2, Rh = Ph^T), each held as a
- * square matrix of this level's order (the SpMV kernels take square matrices; the coarse
- * vector is the head of a fine-sized one). */
+ * by the mix_sparse), D^-1/2, the largest eigenvalue of D^-1/2 A D^-1/2, and the prolongator
+ * to the next level in the scaled unknowns, Ph = D^1/2 P Dc^-1/2 (the restriction is Ph^T),
+ * held as a square matrix of this level's order (the SpMV kernels take square matrices; the
+ * coarse vector is the head of a fine-sized one). */
 typedef struct {
     int n;
     int64_t nnz;             /* of the operator */
     mixi_amg_csr A;          /* level >= 1: host FP64 operator until stored */
     double *dinv_sqrt;       /* host */
     double lmax;
-    mixi_amg_csr P, R;       /* host, square n x n, scaled */
+    mixi_amg_csr P;          /* host, square n x n, scaled */
     int tiny_share_pct;      /* FIXED16 fit of the scaled operator: % of tiny off-diagonals */
 } mixi_amg_level;
 

@@ -21,7 +21,6 @@ void mixi_amg_free(mixi_amg *H, mix_context *ctx)
     for (int l = 0; l < MIXI_AMG_MAX_LEVELS; l++) {
         mixi_amg_csr_free(&H->lev[l].A);
         mixi_amg_csr_free(&H->lev[l].P);
-        mixi_amg_csr_free(&H->lev[l].R);
         mixi_free(H->lev[l].dinv_sqrt);
     }
     mixi_free(H->chol);
@@ -80,7 +79,7 @@ static void scale_operator(mixi_amg_csr *A, const double *s)
 
 /* What the storage copies are made from, kept on the host: each level's operator scaled in
  * place to D^-1/2 A D^-1/2 (as csr_convert scales, (s_i a_ij) s_j: the same values) and P
- * (already scaled).  R = P^T is dropped: the V-cycle restricts by P^T (spmv_t).  No FP64
+ * (already scaled); no R = P^T (the set-up frees it after the Galerkin product).  No FP64
  * backend copy stays resident: a FIXED16 solve never reads one (3-D Poisson 150^3: 458 MB of
  * such copies beside the 366 MB FIXED16 hierarchy until issue 37 round 3). */
 static void keep_levels(mixi_amg *H)
@@ -89,7 +88,6 @@ static void keep_levels(mixi_amg *H)
     H->host_kept = 1;
     for (int l = 0; l < H->nlev; l++) {
         mixi_amg_level *L = &H->lev[l];
-        mixi_amg_csr_free(&L->R);
         if (l + 1 == H->nlev) mixi_amg_csr_free(&L->P);
         if (l > 0 && l + 1 == H->nlev && H->coarse_direct) mixi_amg_csr_free(&L->A); /* chol's */
         H->bytes_host += csr_host_bytes(&L->A) + csr_host_bytes(&L->P);
