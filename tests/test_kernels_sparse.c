@@ -9,6 +9,7 @@
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
 #include "kernels/cpu/sparse_cpu.h"
+#include "kernels/cpu/sparse_cpu_impl.h"
 #include "kernels/cpu/spmv_tune.h"
 #include "matrices/mixmat.h"
 #include "matrices/generators.h"
@@ -867,6 +868,59 @@ static int vma_flag(const void *p, const char *flag)
     return found;
 }
 
+/* The AnonHugePages (kB) of the mapping holding p in /proc/self/smaps; -1 where unreadable. */
+static long vma_huge_kb(const void *p)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int in = 0;
+    long kb = -1;
+    while (kb < 0 && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') > strchr(line, '-'))
+            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        else if (in && !strncmp(line, "AnonHugePages:", 14))
+            kb = atol(line + 14);
+    }
+    fclose(f);
+    return kb;
+}
+
+/* A matrix streamed MIXI_HUGE_PAGE_PASSES times moves to huge pages (FP64 CSR of 3-D Poisson
+ * 56^3: 9.8 MB of values), where the system can move a block at all (Linux 6.1+ with huge
+ * pages: mixi_pages_collapse on a probe block); its products keep their bits. */
+static void test_streamed_matrix_to_huge_pages(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    const size_t pb = (size_t)16 << 20;
+    unsigned char *probe = mixi_malloc(pb);
+    CU_ASSERT_FATAL(probe != NULL);
+    memset(probe, 1, pb);
+    const int can = mixi_pages_collapse(probe, pb) == 0 && vma_huge_kb(probe) > 0;
+    mixi_free(probe);
+    mix_context *c = mixt_context();
+    mixm_csr A;
+    CU_ASSERT_FATAL(!mixm_gen_poisson3d(56, &A));
+    mixi_spmat *A64;
+    double *xd;
+    cpu_problem_open(c, &A, 5, &A64, &xd);
+    mixi_svec x, y;
+    CU_ASSERT_FATAL(!sv_alloc(c, MIX_FP64, A.nrows, &x) && !sv_alloc(c, MIX_FP64, A.nrows, &y));
+    CU_ASSERT_FATAL(!c->ops->sparse->vec_from64(c->state, xd, NULL, 1.0, &x, NULL));
+    double xy, first = 0.0;
+    for (int k = 0; k <= MIXI_HUGE_PAGE_PASSES; k++) {
+        CU_ASSERT_FATAL(!c->ops->sparse->spmv(c->state, A64, &x, &y, &xy));
+        if (k == 0) first = xy;
+    }
+    CU_ASSERT(memcmp(&first, &xy, sizeof xy) == 0);
+    CU_ASSERT_EQUAL(A64->passes, MIXI_HUGE_PAGE_PASSES + 1);
+    if (can) CU_ASSERT(vma_huge_kb(A64->val) > 0);
+    sv_free(c, &x), sv_free(c, &y);
+    cpu_problem_close(c, &A, A64, xd);
+    mix_context_destroy(c);
+}
+
 /* Huge pages: none asked for at allocation (their fresh first touch costs a lazily backed guest
  * 3-4 ms a MB), asked for where mixi_pages_streamed says a written block is streamed; a block
  * too small or not on a huge-page boundary is left alone. */
@@ -1400,6 +1454,7 @@ static const mixt_test sparse_property_tests[] = {
     {"CPU FP64 CSR variants = portable bits (stencil, band, random)", test_spmv_cpu_csr_variants},
     {"CPU spmv tuner: FP64 CSR, its prefetch, MIXSOLVE_TUNE=off", test_spmv_tuner_csr},
     {"host blocks from MIXI_HUGE_MIN: aligned, usable, freed", test_alloc_huge_blocks},
+    {"a matrix streamed often moves to huge pages, same bits", test_streamed_matrix_to_huge_pages},
     {NULL, NULL},
 };
 

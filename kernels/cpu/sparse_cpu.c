@@ -439,6 +439,28 @@ static int cpu_vec_zero(void *state, mixi_svec *v)
     return MIX_SUCCESS;
 }
 
+/* A matrix streamed MIXI_HUGE_PAGE_PASSES times (sparse_cpu_impl.h) is moved to huge pages (its
+ * values and column indices: what the products stream).  Its arrays were first touched on the
+ * system's default pages (lib/core/alloc.c); the move costs what a fresh huge page's first touch
+ * does, 0.3 ms a MB where the system has them at hand and 3.4 on the lazily backed KVM guest, and
+ * pays ~0.01 ms a MB back on each product there (3-D Poisson 150^3 FIXED16, the hot SpMV
+ * 3.5-3.6 ms on huge pages against 5.4-6.0 on 4 KiB ones): ~340 products to break even on that
+ * guest, a few dozen elsewhere.  A multigrid solve streams its fine operator ~90 times (the
+ * move comes in its fifth solve); CG with Jacobi once an iteration. */
+static void collapse_if_streamed(const mixi_spmat *A)
+{
+    mixi_spmat *W = (mixi_spmat *)A; /* bookkeeping only: the matrix's values are not changed */
+    if (++W->passes != MIXI_HUGE_PAGE_PASSES || A->borrowed) return;
+    if (A->prec == MIX_FP64 && A->colind) { /* CSR; a converted copy shares the pattern */
+        if (A->owns_pattern) (void)mixi_pages_collapse(A->colind, (size_t)A->nnz * sizeof *A->colind);
+        (void)mixi_pages_collapse(A->val, (size_t)A->nnz * sizeof(double));
+    } else if (A->col) {
+        const size_t slots = (size_t)(A->slice[mixk_sell_nslice(A->n)] & MIXK_SELL_SLOT_MASK);
+        (void)mixi_pages_collapse(A->col, slots * sizeof *A->col);
+        (void)mixi_pages_collapse(A->val, slots * (size_t)mixk_prec_bytes(A->prec));
+    }
+}
+
 /* y = A x (z NULL: spmv, *xy = <x, A x>) or y = a A x + b z (spmv_axpby) in the variant the
  * tuner gives; while it tunes, the product is timed as one of its table's (the result is the
  * caller's), its bytes those of the matrix and the vectors it moves (2, or 3 with z): a
@@ -448,6 +470,7 @@ static void tuned_product(const cpu_svec_kernels *k, const mixi_spmat *A, mix_pr
                           double *xy)
 {
     mixi_spmv_tuner *T = A->tune;
+    collapse_if_streamed(A);
     const int var = T ? mixi_spmv_tuner_next(T) : MIXI_SPMV_PORTABLE;
     if (var == MIXI_SPMV_PORTABLE) k = mixi_cpu_portable_kernels[A->prec];
     const int timed = T && mixi_spmv_tuner_timing(T);

@@ -22,6 +22,8 @@
 #define MIXI_INLINE inline
 #endif
 #define PAR_MIN 4096 /* below this many rows a parallel region costs more than it saves */
+/* The products after which a matrix's streamed arrays move to huge pages (sparse_cpu.c). */
+#define MIXI_HUGE_PAGE_PASSES 384
 _Static_assert(BLK == 32, "the AVX2 FIXED16 block store (sparse_avx2.c) encodes 32 values");
 _Static_assert(MIXK_SELL_C == MIXK_SVEC_BLOCK, "a SELL slice is a block of the kernels");
 
@@ -49,6 +51,7 @@ struct mixi_spmat {
     float *xf;        /* 16-bit formats: x decoded once per SpMV (one SpMV at a time) */
     double *tacc;     /* the transposed product's per-thread accumulators (spmv_t_cpu.c) */
     int64_t tacc_len;
+    int64_t passes;   /* products so far (sparse_cpu.c: the move to huge pages) */
 };
 
 typedef struct {

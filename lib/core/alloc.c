@@ -84,6 +84,21 @@ void mixi_pages_streamed(void *block, size_t bytes)
 #endif
 }
 
+#if defined(__linux__) && !defined(MADV_COLLAPSE)
+#define MADV_COLLAPSE 25 /* <linux/mman.h>, Linux 6.1; older glibc headers lack it */
+#endif
+
+int mixi_pages_collapse(void *block, size_t bytes)
+{
+#ifdef MADV_COLLAPSE
+    if (block && bytes >= MIXI_HUGE_MIN && (uintptr_t)block % MIXI_HUGE_ALIGN == 0)
+        return madvise(block, bytes, MADV_COLLAPSE) == 0 ? 0 : -1;
+#else
+    (void)block, (void)bytes;
+#endif
+    return -1;
+}
+
 void *mixi_malloc(size_t bytes)
 {
     if (mixi_alloc_should_fail()) return NULL;

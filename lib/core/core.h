@@ -37,6 +37,10 @@ void mixi_free(void *p);
 #define MIXI_HUGE_ALIGN ((size_t)2 << 20)
 size_t mixi_alloc_alignment(size_t bytes);
 void mixi_pages_streamed(void *block, size_t bytes);
+/* Moves such a block to huge pages now (Linux 6.1+ MADV_COLLAPSE; elsewhere nothing): for a
+ * matrix that has been streamed often enough to pay their first touch back.  0 where the
+ * system took it. */
+int mixi_pages_collapse(void *block, size_t bytes);
 /* Test hook: the allocation after `n` more successful ones fails (n < 0: never fail).
  * Also consulted by the backends' device allocators through mixi_alloc_should_fail(). */
 void mixi_alloc_fail_after(long n);
