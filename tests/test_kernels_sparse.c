@@ -846,45 +846,38 @@ static void test_spmv_tuner_csr(void)
     free(saved);
 }
 
-/* Whether the mapping holding p carries VmFlags `flag` in /proc/self/smaps ("hg": advised for
- * huge pages); -1 where the file cannot tell. */
-static int vma_flag(const void *p, const char *flag)
+/* The line `key` (as "VmFlags:") of the mapping holding p in /proc/self/smaps into out; 0, or
+ * -1 where the file cannot tell. */
+static int vma_field(const void *p, const char *key, char *out, size_t len)
 {
     FILE *f = fopen("/proc/self/smaps", "r");
     if (!f) return -1;
-    char line[512];
     int in = 0, found = -1;
-    while (found < 0 && fgets(line, sizeof line, f)) {
+    while (found < 0 && fgets(out, (int)len, f)) {
         unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') > strchr(line, '-')) {
+        if (sscanf(out, "%lx-%lx ", &lo, &hi) == 2 && strchr(out, ' ') > strchr(out, '-'))
             in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-        } else if (in && !strncmp(line, "VmFlags:", 8)) {
-            char want[8];
-            snprintf(want, sizeof want, " %s", flag);
-            found = strstr(line, want) != NULL;
-        }
+        else if (in && !strncmp(out, key, strlen(key)))
+            found = 0;
     }
     fclose(f);
     return found;
 }
 
-/* The AnonHugePages (kB) of the mapping holding p in /proc/self/smaps; -1 where unreadable. */
+/* Whether that mapping carries VmFlags `flag` ("hg": advised for huge pages); -1: unknown. */
+static int vma_flag(const void *p, const char *flag)
+{
+    char line[512], want[8];
+    if (vma_field(p, "VmFlags:", line, sizeof line)) return -1;
+    snprintf(want, sizeof want, " %s", flag);
+    return strstr(line, want) != NULL;
+}
+
+/* Its AnonHugePages in kB; -1: unknown. */
 static long vma_huge_kb(const void *p)
 {
-    FILE *f = fopen("/proc/self/smaps", "r");
-    if (!f) return -1;
     char line[512];
-    int in = 0;
-    long kb = -1;
-    while (kb < 0 && fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, ' ') > strchr(line, '-'))
-            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-        else if (in && !strncmp(line, "AnonHugePages:", 14))
-            kb = atol(line + 14);
-    }
-    fclose(f);
-    return kb;
+    return vma_field(p, "AnonHugePages:", line, sizeof line) ? -1 : atol(line + 14);
 }
 
 /* A matrix streamed MIXI_HUGE_PAGE_PASSES times moves to huge pages (FP64 CSR of 3-D Poisson

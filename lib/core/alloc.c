@@ -53,11 +53,11 @@ size_t mixi_alloc_alignment(size_t bytes)
  * balloon that returns freed 2 MiB blocks to the host: the Firecracker KVM Xeon) pays 3-4 ms a
  * MB for a fresh huge page against 0.4-0.5 ms for 4 KiB pages, and a first AMG solve of 3-D
  * Poisson 150^3 (1.5 GB touched) took 5.9 s with the advice against 4.9 without (issue 37,
- * 2026-11-28, three runs each; repeated solves no slower).  On bare metal the two first touches
- * cost about the same (zeroing dominates).  The streamed matrices are advised once written
- * (mixi_pages_streamed): the kernel's khugepaged then moves them to huge pages in the
- * background, which a long run's SpMVs gain from (TLB misses cost a read-only stream ~15% of
- * its bandwidth on 4 KiB pages).
+ * 2026-11-28, three runs each; repeated solves no slower).  On bare metal both first touches
+ * are mostly the kernel's zeroing.  The streamed matrices are advised once written
+ * (mixi_pages_streamed: khugepaged moves them in the background) and moved at once after enough
+ * products to pay for it (mixi_pages_collapse, kernels/cpu/sparse_cpu.c): on 4 KiB pages a hot
+ * SpMV ran up to 1.5x slower on that guest.
  * The block is carved from a plain malloc of bytes + align, the malloc'ed address stored in the
  * 8 bytes before the block: glibc's aligned_alloc bypasses its per-thread cache and costs ~700
  * instructions a call with its free (a small dense solve makes a dozen: issue 32, 12% of a
