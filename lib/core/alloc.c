@@ -55,9 +55,9 @@ size_t mixi_alloc_alignment(size_t bytes)
  * Poisson 150^3 (1.5 GB touched) took 5.9 s with the advice against 4.9 without (issue 37,
  * 2026-11-28, three runs each; repeated solves no slower).  On bare metal both first touches
  * are mostly the kernel's zeroing.  The streamed matrices are advised once written
- * (mixi_pages_streamed: khugepaged moves them in the background) and moved at once after enough
- * products to pay for it (mixi_pages_collapse, kernels/cpu/sparse_cpu.c): on 4 KiB pages a hot
- * SpMV ran up to 1.5x slower on that guest.
+ * (mixi_pages_streamed: khugepaged moves them in the background) and moved at once after
+ * enough products to pay for it (mixi_pages_collapse, from the backend that streams them): on
+ * 4 KiB pages a hot SpMV ran up to 1.5x slower on that guest.
  * The block is carved from a plain malloc of bytes + align, the malloc'ed address stored in the
  * 8 bytes before the block: glibc's aligned_alloc bypasses its per-thread cache and costs ~700
  * instructions a call with its free (a small dense solve makes a dozen: issue 32, 12% of a
