@@ -73,30 +73,39 @@ static void *host_block(size_t bytes, size_t align)
     return p;
 }
 
+#if defined(__linux__) && !defined(MADV_COLLAPSE)
+#define MADV_COLLAPSE 25 /* <linux/mman.h>, Linux 6.1; older glibc headers lack it */
+#endif
+
+/* madvise(advice) on a block huge pages can back (mixi_malloc's from MIXI_HUGE_MIN: on a 2 MiB
+ * boundary); 0 where the system took it.  Advice: where it fails the memory is still good. */
+static int pages_advise(void *block, size_t bytes, int advice)
+{
+#if defined(__linux__)
+    if (block && bytes >= MIXI_HUGE_MIN && (uintptr_t)block % MIXI_HUGE_ALIGN == 0)
+        return madvise(block, bytes, advice) == 0 ? 0 : -1;
+#endif
+    (void)block, (void)bytes, (void)advice;
+    return -1;
+}
+
 void mixi_pages_streamed(void *block, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    /* madvise is advice: where it fails the memory is still good. */
-    if (block && bytes >= MIXI_HUGE_MIN && (uintptr_t)block % MIXI_HUGE_ALIGN == 0)
-        (void)madvise(block, bytes, MADV_HUGEPAGE);
+    (void)pages_advise(block, bytes, MADV_HUGEPAGE);
 #else
     (void)block, (void)bytes;
 #endif
 }
 
-#if defined(__linux__) && !defined(MADV_COLLAPSE)
-#define MADV_COLLAPSE 25 /* <linux/mman.h>, Linux 6.1; older glibc headers lack it */
-#endif
-
 int mixi_pages_collapse(void *block, size_t bytes)
 {
 #ifdef MADV_COLLAPSE
-    if (block && bytes >= MIXI_HUGE_MIN && (uintptr_t)block % MIXI_HUGE_ALIGN == 0)
-        return madvise(block, bytes, MADV_COLLAPSE) == 0 ? 0 : -1;
+    return pages_advise(block, bytes, MADV_COLLAPSE);
 #else
     (void)block, (void)bytes;
-#endif
     return -1;
+#endif
 }
 
 void *mixi_malloc(size_t bytes)
