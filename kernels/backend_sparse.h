@@ -43,6 +43,19 @@ typedef struct {
     float *norm; /* FIXED16: ceil(n / MIXK_SVEC_BLOCK) block norms; NULL otherwise */
 } mixi_svec;
 
+/* Smoothed aggregation's tentative prolongator T of n rows and nc columns (multigrid,
+ * solvers/amg), one entry a row, held by aggregates: column a's rows are rows[k] for k in
+ * start[a] .. start[a + 1] - 1, ascending, with the values val[k]; the rows in no aggregate
+ * follow as a group nc (k from start[nc] to start[nc + 1] = n), whose values are 0.  Backend
+ * memory; val in prec, FP32 or FP64 (the V-cycle's vectors). */
+typedef struct {
+    int n, nc;
+    mix_prec prec;
+    int32_t *start; /* nc + 2 */
+    int32_t *rows;  /* n */
+    void *val;      /* n */
+} mixi_tent;
+
 /* Bytes to allocate for the value and norm arrays of an n-vector in `prec`; 0 = MIX_SUCCESS, or
  * MIX_ERR_INVALID_ARG for a precision that is no storage precision. */
 static inline int mixi_svec_bytes(mix_prec prec, int n, size_t *val_bytes, size_t *norm_bytes)
@@ -144,6 +157,15 @@ struct mixi_sparse_ops {
      * order of a sum, so its last bit, may vary from run to run).  NULL where a backend has
      * none. */
     int (*spmv_t)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y);
+    /* The transfers of a tentative prolongator T (multigrid with P = (I - w A) T, solvers/amg:
+     * no P stored; P^T r = T^T (r - w A r)).  tent_restrict: y = T^T x (y of nc values), each
+     * sum over a column's rows in order, in FP64, rounded once.  tent_prolong: u = T y (n
+     * values, each product rounded once into u's precision), then, where x is not NULL,
+     * x += u (axpby(1, u, 1, x)'s bits) in the same pass.  Vectors in T's precision
+     * (MIX_ERR_UNSUPPORTED otherwise); NULL where a backend has none (multigrid then stores P). */
+    int (*tent_restrict)(void *state, const mixi_tent *T, const mixi_svec *x, mixi_svec *y);
+    int (*tent_prolong)(void *state, const mixi_tent *T, const mixi_svec *y, mixi_svec *u,
+                        mixi_svec *x);
     /* y = a (As x) + b z, the product rounded as spmv rounds it and the sum as axpby's: the
      * bits of spmv into a scratch t then axpby(a, t, b, z) into y, without t's write and read
      * (multigrid's smoother and transfers: r -= A d, t = b - A x, x += P xc).  z may be y; x is

@@ -195,11 +195,12 @@ static void test_reuse(void)
         CU_ASSERT_EQUAL(i1.iter, i3.iter);
         same_answer(x1, x2, n);
     }
-    /* FIXED16: the bytes of the stored matrices (every level's operator and P; R is P^T, not
-     * stored) at most 0.42x FP64's (0.39 here; 0.48 with R stored before issue 37 round 3): the
-     * operators in SELL with 16-bit values (0.35x of CSR's 12 bytes a nonzero), P in 16 bits in
-     * SELL's body too (its columns lie within int16 of its rows on this grid; on larger ones
-     * the per-slice column shift keeps them there: tests/test_sell_shift.c). */
+    /* FIXED16: the bytes of the stored matrices (every level's operator and P, or Th where P
+     * is implicit; R is P^T, not stored) at most 0.42x FP64's (0.37 here; 0.48 with R stored
+     * before issue 37 round 3): the operators in SELL with 16-bit values (0.35x of CSR's 12
+     * bytes a nonzero), P in 16 bits in SELL's body too (its columns lie within int16 of its
+     * rows on this grid; on larger ones the per-slice column shift keeps them there:
+     * tests/test_sell_shift.c), Th's values in FP32 against FP64's. */
     CU_ASSERT(S->amg->bytes_stored[MIX_FIXED16] <= 0.42 * S->amg->bytes_stored[MIX_FP64]);
     printf("\n    hierarchy bytes: fp64 %lld, fixed16 %lld", (long long)S->amg->bytes_stored[MIX_FP64],
            (long long)S->amg->bytes_stored[MIX_FIXED16]);
@@ -383,7 +384,7 @@ static void test_prolongator(void)
     double *size = mixt_dalloc((size_t)na), *T = mixt_dalloc((size_t)n * na);
     for (int i = 0; i < n; i++) size[agg[i]] += 1.0; /* no row is left out here */
     for (int i = 0; i < n; i++) T[(size_t)i * na + agg[i]] = 1.0 / sqrt(size[agg[i]]);
-    CU_ASSERT_EQUAL_FATAL(mixi_amg_prolongator(&M, s, 0.0, 0.0, agg, na, &P), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_prolongator(&M, s, 0.0, 0.0, agg, na, &P, NULL), MIX_SUCCESS);
     for (int i = 0; i < n; i++) { /* explicit zeros aside, one entry, in agg[i]'s column */
         double unity = 0.0;
         for (int64_t k = P.rp[i]; k < P.rp[i + 1]; k++) {
@@ -395,7 +396,7 @@ static void test_prolongator(void)
     mixi_amg_csr_free(&P);
     const double w = 0.6;
     for (int filter = 0; filter < 2; filter++) {
-        CU_ASSERT_EQUAL_FATAL(mixi_amg_prolongator(&M, s, w, filter ? 0.08 : 0.0, agg, na, &P), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(mixi_amg_prolongator(&M, s, w, filter ? 0.08 : 0.0, agg, na, &P, NULL), MIX_SUCCESS);
         double *Pd = dense_of(&P);
         for (int i = 0; i < n; i++) {
             double sum_p = 0.0, sum_ref = 0.0;
@@ -413,6 +414,177 @@ static void test_prolongator(void)
         mixi_amg_csr_free(&P);
     }
     free(size), free(T), free(agg), free(s);
+    mixm_csr_free(&A);
+}
+
+/* Level 0 of a set-up of A with or without implicit transfers (tent_ok); Ac the next operator. */
+static mixi_amg *coarsen_fine(const mixm_csr *A, int tent_ok, mixi_amg_csr *Ac)
+{
+    mixi_amg *H = mixi_calloc(1, sizeof *H);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(H);
+    H->tent_ok = tent_ok;
+    const mixi_amg_csr M = host_csr(A);
+    int stop = 1;
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_coarsen(H, 0, &M, Ac, &stop), MIX_SUCCESS);
+    CU_ASSERT_FATAL(!stop);
+    return H;
+}
+
+/* The implicit prolongator (I - w A^) Th of a level whose smoothing filtered nothing is the
+ * explicit Ph of the same set-up without implicit transfers, to FP64 rounding, with the same
+ * Galerkin operator bit for bit: 3-D Poisson 12^3 with decoupled rows (in no aggregate: Th's
+ * last group, whose rows get 0).  Th holds every row once, ascending within its aggregate.  A
+ * level whose smoothing filtered weak couplings (anisotropic, 1e-3) keeps P. */
+static void test_implicit_prolongator(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(12, &A), MIX_SUCCESS);
+    const int n = A.nrows;
+    int decoupled = 0;
+    for (int i = 0; i < n; i++) /* rows and columns i % 37 == 0 decoupled (explicit zeros) */
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+            if (A.colind[k] != i && (i % 37 == 0 || A.colind[k] % 37 == 0)) A.val[k] = 0.0;
+    for (int i = 0; i < n; i += 37) decoupled++;
+    mixi_amg_csr Ac[2] = {{0}, {0}};
+    mixi_amg *H = coarsen_fine(&A, 1, &Ac[0]), *E = coarsen_fine(&A, 0, &Ac[1]);
+    const mixi_amg_level *L = &H->lev[0];
+    CU_ASSERT_FATAL(L->implicit && !E->lev[0].implicit && E->lev[0].P.rp && !L->P.rp);
+    CU_ASSERT_EQUAL(L->w, E->lev[0].w);
+    /* The same coarse operator. */
+    CU_ASSERT_EQUAL_FATAL(Ac[0].nr, Ac[1].nr);
+    CU_ASSERT_EQUAL_FATAL(Ac[0].rp[Ac[0].nr], Ac[1].rp[Ac[1].nr]);
+    const int nc = Ac[0].nr;
+    const int64_t cnz = Ac[0].rp[nc];
+    CU_ASSERT(!memcmp(Ac[0].rp, Ac[1].rp, ((size_t)nc + 1) * sizeof *Ac[0].rp));
+    CU_ASSERT(!memcmp(Ac[0].ci, Ac[1].ci, (size_t)cnz * sizeof *Ac[0].ci));
+    CU_ASSERT(!memcmp(Ac[0].v, Ac[1].v, (size_t)cnz * sizeof *Ac[0].v));
+    /* Th's layout. */
+    const mixi_amg_tent *T = &L->T;
+    CU_ASSERT_EQUAL_FATAL(T->n, n);
+    CU_ASSERT_EQUAL_FATAL(T->nc, nc);
+    CU_ASSERT_EQUAL(T->start[0], 0);
+    CU_ASSERT_EQUAL(T->start[nc + 1], n);
+    CU_ASSERT_EQUAL(T->start[nc + 1] - T->start[nc], decoupled);
+    int *seen = calloc((size_t)n, sizeof *seen);
+    CU_ASSERT_FATAL(seen != NULL);
+    for (int a = 0; a <= nc; a++) {
+        CU_ASSERT(a == nc || T->start[a + 1] > T->start[a]);
+        for (int32_t k = T->start[a]; k < T->start[a + 1]; k++) {
+            seen[T->rows[k]]++;
+            if (k > T->start[a]) CU_ASSERT(T->rows[k - 1] < T->rows[k]);
+            if (a == nc) CU_ASSERT_EQUAL(T->rows[k] % 37, 0);
+        }
+    }
+    for (int i = 0; i < n; i++) CU_ASSERT_EQUAL(seen[i], 1);
+    /* Ph xc both ways: u = Th xc, u - w A^ u (A^ = D^-1/2 A D^-1/2) against the CSR Ph. */
+    double *xc = mixt_dalloc((size_t)nc), *u = mixt_dalloc((size_t)n), *d = L->dinv_sqrt;
+    rhs(nc, 21, xc);
+    double err = 0.0, ref = 0.0;
+    for (int a = 0; a < nc; a++)
+        for (int32_t k = T->start[a]; k < T->start[a + 1]; k++) u[T->rows[k]] = T->val[k] * xc[a];
+    for (int i = 0; i < n; i++) {
+        double yi = u[i], ye = 0.0;
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++)
+            yi -= L->w * d[i] * A.val[k] * d[A.colind[k]] * u[A.colind[k]];
+        const mixi_amg_csr *P = &E->lev[0].P;
+        for (int64_t k = P->rp[i]; k < P->rp[i + 1]; k++) ye += P->v[k] * xc[P->ci[k]];
+        err = fmax(err, fabs(yi - ye)), ref = fmax(ref, fabs(ye));
+    }
+    CU_ASSERT(ref > 0.0 && err <= 1e-14 * ref);
+    free(seen), free(xc), free(u);
+    mixi_amg_free(H, NULL), mixi_amg_free(E, NULL);
+    mixi_amg_csr_free(&Ac[0]), mixi_amg_csr_free(&Ac[1]);
+    mixm_csr_free(&A);
+    aniso3d(10, 1e-3, &A);
+    H = coarsen_fine(&A, 1, &Ac[0]);
+    CU_ASSERT(!H->lev[0].implicit && H->lev[0].P.rp && !H->lev[0].T.start);
+    mixi_amg_free(H, NULL);
+    mixi_amg_csr_free(&Ac[0]);
+    mixm_csr_free(&A);
+}
+
+/* The backend's transfers of the fine level's stored Th (3-D Poisson 16^3), over FP32 vectors
+ * (the FIXED16 set) and FP64 ones (the FP64 set), against plain loops over Th's arrays: the
+ * same bits (each restricted sum in its aggregate's row order, no atomics; each prolonged
+ * value one rounded product, x += u axpby's sum), the rows in no aggregate untouched. */
+static void test_tent_transfers(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(16, &A), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    mixi_amg *H;
+    double t;
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_get(S, &H, &t), MIX_SUCCESS);
+    const mix_prec sets[2] = {MIX_FIXED16, MIX_FP64};
+    for (int k = 0; k < 2; k++) {
+        const mixi_amg_stored *St;
+        CU_ASSERT_EQUAL_FATAL(mixi_amg_stored_get(S, H, sets[k], &St), MIX_SUCCESS);
+        const mixi_tent *T = St[0].T;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(T);
+        const int n = T->n, nc = T->nc, f64 = T->prec == MIX_FP64;
+        const size_t el = f64 ? sizeof(double) : sizeof(float);
+        CU_ASSERT_EQUAL_FATAL(T->prec, k ? MIX_FP64 : MIX_FP32);
+        int32_t *start = malloc(((size_t)nc + 2) * sizeof *start), *rows = malloc((size_t)n * sizeof *rows);
+        double *tv = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n), *y = mixt_dalloc((size_t)nc);
+        unsigned char *hv = malloc((size_t)n * el), *hx = malloc((size_t)n * el), *hy = malloc((size_t)nc * el);
+        unsigned char *got = malloc((size_t)n * el), *hu = malloc((size_t)n * el);
+        CU_ASSERT_FATAL(start && rows && hv && hx && hy && got && hu);
+        void *st = ctx->state;
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, start, T->start, ((size_t)nc + 2) * sizeof *start), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, rows, T->rows, (size_t)n * sizeof *rows), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, hv, T->val, (size_t)n * el), MIX_SUCCESS);
+        rhs(n, 31, x), rhs(nc, 32, y);
+        for (int i = 0; i < n; i++) {
+            tv[i] = f64 ? ((double *)hv)[i] : ((float *)hv)[i];
+            if (f64) ((double *)hx)[i] = x[i];
+            else ((float *)hx)[i] = (float)x[i], x[i] = ((float *)hx)[i];
+        }
+        for (int a = 0; a < nc; a++) {
+            if (f64) ((double *)hy)[a] = y[a];
+            else ((float *)hy)[a] = (float)y[a], y[a] = ((float *)hy)[a];
+        }
+        mixi_svec vx, vy, vr, vu;
+        const mix_prec vp = T->prec;
+        CU_ASSERT_EQUAL_FATAL(mixi_amg_svec_alloc(ctx, vp, n, n, &vx), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(mixi_amg_svec_alloc(ctx, vp, n, n, &vu), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(mixi_amg_svec_alloc(ctx, vp, nc, nc, &vy), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(mixi_amg_svec_alloc(ctx, vp, nc, nc, &vr), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->upload(st, vx.val, hx, (size_t)n * el), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->upload(st, vy.val, hy, (size_t)nc * el), MIX_SUCCESS);
+        /* y = Th^T x */
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->sparse->tent_restrict(st, T, &vx, &vr), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, got, vr.val, (size_t)nc * el), MIX_SUCCESS);
+        int bad = 0;
+        for (int a = 0; a < nc; a++) {
+            double sum = 0.0;
+            for (int32_t q = start[a]; q < start[a + 1]; q++) sum += tv[q] * x[rows[q]];
+            bad += f64 ? ((double *)got)[a] != sum : ((float *)got)[a] != (float)sum;
+        }
+        CU_ASSERT_EQUAL(bad, 0);
+        /* u = Th y, x += u */
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->sparse->tent_prolong(st, T, &vy, &vu, &vx), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, hu, vu.val, (size_t)n * el), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, got, vx.val, (size_t)n * el), MIX_SUCCESS);
+        bad = 0;
+        for (int a = 0; a <= nc; a++)
+            for (int32_t q = start[a]; q < start[a + 1]; q++) {
+                const int i = rows[q];
+                if (f64) {
+                    const double ui = a < nc ? tv[q] * y[a] : 0.0;
+                    bad += ((double *)hu)[i] != ui || ((double *)got)[i] != x[i] + ui;
+                } else {
+                    const float ui = a < nc ? (float)tv[q] * (float)y[a] : 0.0f;
+                    bad += ((float *)hu)[i] != ui || ((float *)got)[i] != (float)x[i] + ui;
+                }
+            }
+        CU_ASSERT_EQUAL(bad, 0);
+        mixi_svec *v[4] = {&vx, &vy, &vr, &vu};
+        for (int q = 0; q < 4; q++) ctx->ops->free(st, v[q]->val);
+        free(start), free(rows), free(tv), free(x), free(y), free(hv), free(hx), free(hy), free(got), free(hu);
+    }
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
     mixm_csr_free(&A);
 }
 
@@ -478,7 +650,7 @@ static void test_galerkin_reserved(void)
     for (int i = 0; i < n; i++) s[i] = 1.0 / sqrt(6.0);
     const int na = mixi_amg_aggregate(&M, s, 0.08, 1, agg);
     CU_ASSERT_FATAL(na > 0);
-    CU_ASSERT_EQUAL_FATAL(mixi_amg_prolongator(&M, s, 0.7, 0.08, agg, na, &P), MIX_SUCCESS);
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_prolongator(&M, s, 0.7, 0.08, agg, na, &P, NULL), MIX_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_transpose(&P, &R), MIX_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_product(&M, &P, &AP), MIX_SUCCESS);
     CU_ASSERT_EQUAL_FATAL(mixi_amg_csr_product(&R, &AP, &want), MIX_SUCCESS);
@@ -741,6 +913,10 @@ static const mixt_test amg_tests[] = {
     {"NaN/Inf in b, zero b, bad preconditioner, iteration limit", test_errors},
     {"aggregation: every row aggregated or without strong couplings", test_aggregation},
     {"prolongator: tentative part a partition of unity, smoothed = (I - w D^-1 A_F) T", test_prolongator},
+    {"implicit prolongator (I - w A^) Th: the explicit P's product, the same coarse operator",
+     test_implicit_prolongator},
+    {"tentative transfers on the backend: Th^T x and x += Th y, exact bits, FP32 and FP64",
+     test_tent_transfers},
     {"Galerkin product P^T (A P) agrees with the dense triple product", test_galerkin},
     {"product A A of 3-D Poisson 20^3 (several row blocks) row by row against a dense one", test_product_blocks},
     {"Galerkin product through the reservation: R (A P)'s bits, alloc failures, fallback", test_galerkin_reserved},

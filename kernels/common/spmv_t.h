@@ -1,7 +1,8 @@
 /* spmv_t.h: the transposed product y = A^T x of a stored matrix, row by row (host and device):
  * each row i adds a_ij x_i into the accumulator of column j.  Multigrid restricts by P^T with
- * the prolongator P it stores anyway (solvers/amg/amg_cycle.c), so that no R = P^T is stored:
- * on 3-D Poisson 150^3 that was 98 of the 366 MB of the FIXED16 hierarchy. */
+ * the prolongator P it stores anyway (solvers/amg/amg_cycle.c; levels whose P is implicit
+ * restrict through kernels/common/tent.h instead), so that no R = P^T is stored: on 3-D
+ * Poisson 150^3 that was 98 of the 366 MB of the FIXED16 hierarchy. */
 #ifndef MIXK_SPMV_T_H
 #define MIXK_SPMV_T_H
 

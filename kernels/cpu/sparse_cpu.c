@@ -5,6 +5,7 @@
 #include "lib/core/clock.h"
 #include "kernels/common/sell_plan.h"
 #include "kernels/cpu/cpu_mem.h"
+#include "kernels/cpu/tent_cpu.h"
 #include "kernels/cpu/sparse_cpu_impl.h"
 #include "kernels/cpu/sparse_cpu.h"
 #include "kernels/cpu/vec_cpu.h"
@@ -613,6 +614,8 @@ const mixi_sparse_ops mixi_cpu_sparse_ops = {
     .vec_zero = cpu_vec_zero,
     .spmv = cpu_spmv,
     .spmv_t = mixi_cpu_spmv_t,
+    .tent_restrict = mixi_cpu_tent_restrict,
+    .tent_prolong = mixi_cpu_tent_prolong,
     .spmv_axpby = cpu_spmv_axpby,
     .cheb_update = cpu_cheb_update,
     .cg_update = cpu_cg_update,

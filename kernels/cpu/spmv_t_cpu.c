@@ -1,9 +1,9 @@
 /* spmv_t_cpu.c: the CPU's transposed product y = A^T x (kernels/common/spmv_t.h): rows split
  * among the threads, each scattering into its own FP64 accumulator of y's length, then the
- * accumulators added in thread order and rounded once into y.  Multigrid's y is the coarse
- * vector (3-D Poisson 150^3: 217 thousand values, 1.7 MB a thread, cache-resident), so the
- * private copies cost little beside the prolongator's 11 million entries they replace R's
- * reading of. */
+ * accumulators added in thread order and rounded once into y.  Multigrid's y is a coarse
+ * vector (3-D Poisson 150^3: 217 thousand values at level 1, 1.7 MB a thread, cache-resident;
+ * the fine level's P is implicit there, kernels/cpu/tent_cpu.c), so the private copies cost
+ * little beside the prolongator's entries they replace R's reading of. */
 #include <stdlib.h>
 #include "kernels/common/spmv_t.h"
 #include "kernels/cpu/sparse_cpu_impl.h"

@@ -530,6 +530,38 @@ static int sp_spmv_t(void *state, const mixi_spmat *As, const mixi_svec *x, mixi
     return st;
 }
 
+/* The vectors of a tentative prolongator's transfer: T's precision, FP32 or FP64. */
+static int tent_check(const mixi_tent *T, const mixi_svec *fine, const mixi_svec *coarse,
+                      const mixi_svec *x)
+{
+    if (!T || check_vec(fine) || check_vec(coarse) || (x && check_vec(x)) || fine->n != T->n ||
+        coarse->n != T->nc || (x && x->n != T->n))
+        return MIX_ERR_INVALID_ARG;
+    if ((T->prec != MIX_FP32 && T->prec != MIX_FP64) || fine->prec != T->prec ||
+        coarse->prec != T->prec || (x && x->prec != T->prec))
+        return MIX_ERR_UNSUPPORTED;
+    return MIX_SUCCESS;
+}
+
+static int sp_tent_restrict(void *state, const mixi_tent *T, const mixi_svec *x, mixi_svec *y)
+{
+    mixi_cuda_state *s = state;
+    const int st = tent_check(T, x, y, NULL);
+    if (st) return st;
+    return launched(mixi_cuda_tent_restrict(s->stream, T->prec == MIX_FP64, T->nc, T->start, T->rows,
+                                            T->val, x->val, y->val));
+}
+
+static int sp_tent_prolong(void *state, const mixi_tent *T, const mixi_svec *y, mixi_svec *u,
+                           mixi_svec *x)
+{
+    mixi_cuda_state *s = state;
+    const int st = tent_check(T, u, y, x);
+    if (st) return st;
+    return launched(mixi_cuda_tent_prolong(s->stream, T->prec == MIX_FP64, T->nc, T->start, T->rows,
+                                           T->val, y->val, u->val, x ? x->val : NULL));
+}
+
 static int sp_cg_update(void *state, double alpha, const mixi_svec *p, const mixi_svec *Ap,
                         mixi_svec *x, mixi_svec *r, double *rr, double *rr_dot_old)
 {
@@ -621,6 +653,8 @@ const mixi_sparse_ops mixi_cuda_sparse_ops = {
     .vec_zero = sp_vec_zero,
     .spmv = sp_spmv,
     .spmv_t = sp_spmv_t,
+    .tent_restrict = sp_tent_restrict,
+    .tent_prolong = sp_tent_prolong,
     .spmv_axpby = sp_spmv_axpby,
     .cheb_update = sp_cheb_update,
     .cg_update = sp_cg_update,

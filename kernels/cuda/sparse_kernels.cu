@@ -12,6 +12,7 @@
 #include "kernels/common/prec_traits.h"
 #include "kernels/common/spmv_row.h"
 #include "kernels/common/spmv_t.h"
+#include "kernels/common/tent.h"
 #include "kernels/cuda/cuda_sparse.h"
 
 namespace {
@@ -609,6 +610,66 @@ extern "C" cudaError_t mixi_cuda_spmv_t(cudaStream_t stream, const mixi_cuda_csr
     default: return cudaErrorInvalidValue;
     }
 #undef SPMV_T_CASE
+}
+
+// The tentative prolongator's transfers (kernels/common/tent.h), one thread per aggregate: the
+// restriction gathers (no atomics: the CPU's bits), the prolongation spreads (each row in one
+// aggregate; a == nc is the group of rows in none).
+template <class T>
+__global__ void __launch_bounds__(THREADS) k_tent_restrict(int nc, const int32_t *start, const int32_t *rows,
+                                                           const T *val, const T *x, T *y)
+{
+    for (int64_t a = (int64_t)blockIdx.x * THREADS + threadIdx.x; a < nc; a += (int64_t)gridDim.x * THREADS) {
+        if (std::is_same<T, float>::value)
+            y[a] = (T)mixk_tent_col_f32(start, rows, (const float *)val, (const float *)x, a);
+        else
+            y[a] = (T)mixk_tent_col_f64(start, rows, (const double *)val, (const double *)x, a);
+    }
+}
+
+template <class T>
+__global__ void __launch_bounds__(THREADS) k_tent_prolong(int nc, const int32_t *start, const int32_t *rows,
+                                                          const T *val, const T *y, T *u, T *x)
+{
+    for (int64_t a = (int64_t)blockIdx.x * THREADS + threadIdx.x; a <= nc; a += (int64_t)gridDim.x * THREADS) {
+        const T ya = a < nc ? y[a] : (T)0;
+        if (std::is_same<T, float>::value)
+            mixk_tent_spread_f32(start, rows, (const float *)val, (float)ya, a, (float *)u, (float *)x);
+        else
+            mixk_tent_spread_f64(start, rows, (const double *)val, (double)ya, a, (double *)u, (double *)x);
+    }
+}
+
+static unsigned grid_groups(long long groups)
+{
+    long long g = (groups + THREADS - 1) / THREADS;
+    return (unsigned)(g < 1 ? 1 : (g > 65535 ? 65535 : g));
+}
+
+extern "C" cudaError_t mixi_cuda_tent_restrict(cudaStream_t stream, int fp64, int nc, const int32_t *start,
+                                               const int32_t *rows, const void *val, const void *x, void *y)
+{
+    if (nc <= 0) return cudaSuccess;
+    if (fp64)
+        k_tent_restrict<double><<<grid_groups(nc), THREADS, 0, stream>>>(nc, start, rows, (const double *)val,
+                                                                          (const double *)x, (double *)y);
+    else
+        k_tent_restrict<float><<<grid_groups(nc), THREADS, 0, stream>>>(nc, start, rows, (const float *)val,
+                                                                         (const float *)x, (float *)y);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t mixi_cuda_tent_prolong(cudaStream_t stream, int fp64, int nc, const int32_t *start,
+                                              const int32_t *rows, const void *val, const void *y, void *u,
+                                              void *x)
+{
+    if (fp64)
+        k_tent_prolong<double><<<grid_groups((long long)nc + 1), THREADS, 0, stream>>>(
+            nc, start, rows, (const double *)val, (const double *)y, (double *)u, (double *)x);
+    else
+        k_tent_prolong<float><<<grid_groups((long long)nc + 1), THREADS, 0, stream>>>(
+            nc, start, rows, (const float *)val, (const float *)y, (float *)u, (float *)x);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t mixi_cuda_spmv(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,

@@ -44,18 +44,30 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M);
  * a bound from above (Gershgorin's). */
 double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt, double upper);
 
+/* The scaled tentative prolongator Th = D^1/2 T Dc^-1/2 on the host, in mixi_tent's layout
+ * (kernels/backend_sparse.h: by aggregates, the rows in none last). */
+typedef struct {
+    int n, nc;
+    int32_t *start, *rows;
+    double *val;
+} mixi_amg_tent;
+
 /* One level of the FP64 hierarchy: its operator (the fine level's is the user's matrix, kept
  * by the mix_sparse), D^-1/2, the largest eigenvalue of D^-1/2 A D^-1/2, and the prolongator
- * to the next level in the scaled unknowns, Ph = D^1/2 P Dc^-1/2 (the restriction is Ph^T),
- * held as a square matrix of this level's order (the SpMV kernels take square matrices; the
- * coarse vector is the head of a fine-sized one). */
+ * to the next level in the scaled unknowns, Ph = D^1/2 P Dc^-1/2 (the restriction is Ph^T):
+ * either held as a square matrix of this level's order (the SpMV kernels take square matrices;
+ * the coarse vector is the head of a fine-sized one), or, implicit, as Ph = (I - w A^) Th with
+ * A^ = D^-1/2 A D^-1/2, the operator the level stores anyway (amg_setup.c says where). */
 typedef struct {
     int n;
     int64_t nnz;             /* of the operator */
     mixi_amg_csr A;          /* level >= 1: host FP64 operator until stored */
     double *dinv_sqrt;       /* host */
     double lmax;
-    mixi_amg_csr P;          /* host, square n x n, scaled */
+    int implicit;            /* Ph = (I - w A^) Th: T and w, no P */
+    mixi_amg_csr P;          /* host, square n x n, scaled (explicit levels) */
+    mixi_amg_tent T;         /* host (implicit levels) */
+    double w;                /* the smoothing's weight on A^ */
     int tiny_share_pct;      /* FIXED16 fit of the scaled operator: % of tiny off-diagonals */
 } mixi_amg_level;
 
@@ -69,12 +81,14 @@ static inline int mixi_amg_fits16(const mixi_amg_level *L)
 }
 
 /* A level's backend copies in one storage precision: the operator and P (R = P^T is applied by
- * the backend's spmv_t, never stored). */
+ * the backend's spmv_t, never stored), or for an implicit level Th (in the V-cycle's vector
+ * precision) instead of P. */
 typedef struct {
     mix_prec prec;               /* the storage of the level's operator and P */
     const mixi_spmat *A, *P;     /* A of level 0: the mix_sparse's Jacobi copy; NULL for the
                                   * coarsest where its Cholesky factor solves it */
     mixi_spmat *own_A, *P_own;
+    mixi_tent *T;                /* implicit levels: Th, owned; else NULL */
 } mixi_amg_stored;
 
 struct mixi_amg {
@@ -92,6 +106,7 @@ struct mixi_amg {
      * from (while kept). */
     int64_t bytes_stored[MIX_NUM_PREC], bytes_auto, bytes_host;
     int host_kept; /* the host arrays are there (else a new set reruns the set-up for them) */
+    int tent_ok;   /* the backend applies implicit prolongators (tent_restrict, tent_prolong) */
     double t_setup;
 };
 typedef struct mixi_amg mixi_amg;
@@ -120,9 +135,15 @@ static inline int mixi_amg_strong(const mixi_amg_csr *A, const double *s, double
 int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg);
 /* P = (I - w D^-1 A_F) T (amg_prolong.c): T the tentative prolongator of the aggregates agg
  * (na of them; T's column a holds 1/sqrt(|a|) on a's rows), A_F = A where theta is 0, else A
- * with its entries weaker than theta moved onto the diagonal.  Rows sorted. */
+ * with its entries weaker than theta moved onto the diagonal.  Rows sorted.  *filtered (NULL
+ * allowed): A_F is not A (a nonzero entry moved). */
 int mixi_amg_prolongator(const mixi_amg_csr *A, const double *s, double w, double theta,
-                         const int *agg, int na, mixi_amg_csr *P);
+                         const int *agg, int na, mixi_amg_csr *P, int *filtered);
+/* Th = D^1/2 T Dc^-1/2 of the aggregates agg (na of them; s = D^-1/2 of the n rows, sc =
+ * Dc^-1/2 of the aggregates), in mixi_tent's layout (amg_prolong.c). */
+int mixi_amg_tent_make(const int *agg, int n, int na, const double *s, const double *sc,
+                       mixi_amg_tent *T);
+void mixi_amg_tent_free(mixi_amg_tent *T);
 /* The set-up of one coarser level from level l (amg_setup.c); *stop when none is worth it. */
 int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac, int *stop);
 

@@ -1,8 +1,9 @@
 /* amg_cycle.c: one V-cycle z = M r over the backend's sparse operations, in the scaled unknowns
  * of each level (D^-1/2 A D^-1/2 has a unit diagonal, so the smoother needs no diagonal
  * operation): Chebyshev smoothing before and after (the same polynomial, so M is symmetric),
- * restriction by P^T (the backend's spmv_t: no R stored) and prolongation by P, a dense FP64
- * solve on the coarsest level.
+ * restriction by P^T (the backend's spmv_t: no R stored) and prolongation by P, or, on a level
+ * whose P is implicit, (I - w A^) Th and its transpose through the level's own operator and
+ * the tentative Th (tent_restrict, tent_prolong), a dense FP64 solve on the coarsest level.
  * Vectors are FP32 over 16-bit and FP32 levels (the SpMV kernels' accumulator), FP64 over FP64. */
 #include <math.h>
 #include <string.h>
@@ -159,20 +160,43 @@ static int coarsest(mixi_amg_cycle *C, int l)
     return sp->vec_from64(s, C->c64, NULL, 1.0, &C->x[l], NULL);
 }
 
+/* b of level l + 1 = Ph^T r: by spmv_t with a stored P, or, implicit, Th^T (r - w A^ r) with d
+ * the scratch (free between the smoothings). */
+static int restrict_residual(mixi_amg_cycle *C, int l)
+{
+    const mixi_sparse_ops *sp = C->ctx->ops->sparse;
+    const mixi_amg_stored *S = &C->S[l];
+    mixi_svec *r = &C->r[l], *d = &C->d[l];
+    if (!S->T) return sp->spmv_t(C->ctx->state, S->P, r, &C->b[l + 1]);
+    const int st = spmv_axpby(C, S->A, r, -C->H->lev[l].w, r, 1.0, d, &C->t[l]);
+    return st ? st : sp->tent_restrict(C->ctx->state, S->T, d, &C->b[l + 1]);
+}
+
+/* x += Ph xc (xc: x of level l + 1): P's product, or, implicit, u = Th xc (into d) with x += u
+ * in the same pass, then x -= w A^ u (t the scratch: b of level l + 1 is spent). */
+static int prolong_correction(mixi_amg_cycle *C, int l)
+{
+    const mixi_sparse_ops *sp = C->ctx->ops->sparse;
+    const mixi_amg_stored *S = &C->S[l];
+    mixi_svec *x = &C->x[l], *d = &C->d[l], *t = &C->t[l];
+    if (!S->T) { /* the next level's x read as one of this level's order (its tail is zero) */
+        const mixi_svec xc = {C->vprec, C->H->lev[l].n, C->x[l + 1].val, NULL};
+        return spmv_axpby(C, S->P, &xc, 1.0, x, 1.0, x, t);
+    }
+    const int st = sp->tent_prolong(C->ctx->state, S->T, &C->x[l + 1], d, x);
+    return st ? st : spmv_axpby(C, S->A, d, -C->H->lev[l].w, x, 1.0, x, t);
+}
+
 static int vcycle(mixi_amg_cycle *C, int l)
 {
     if (l == C->H->nlev - 1) return coarsest(C, l);
-    const mixi_sparse_ops *sp = C->ctx->ops->sparse;
-    void *s = C->ctx->state;
     const mixi_amg_stored *S = &C->S[l];
     mixi_svec *r = &C->r[l], *t = &C->t[l], *x = &C->x[l], *b = &C->b[l];
-    /* The next level's x read as one of this level's order (its tail is zero). */
-    const mixi_svec xc = {C->vprec, C->H->lev[l].n, C->x[l + 1].val, NULL};
     int st;
     /* Smoothing from x = 0, restriction by P^T into b of level l + 1 (the head of t), the
      * coarse correction x += P xc. */
-    if ((st = chebyshev(C, l, b, r, t, 1, 1)) || (st = sp->spmv_t(s, S->P, r, &C->b[l + 1])) ||
-        (st = vcycle(C, l + 1)) || (st = spmv_axpby(C, S->P, &xc, 1.0, x, 1.0, x, t)))
+    if ((st = chebyshev(C, l, b, r, t, 1, 1)) || (st = restrict_residual(C, l)) ||
+        (st = vcycle(C, l + 1)) || (st = prolong_correction(C, l)))
         return st;
     /* Post-smoothing from the residual b - A x, held in t (r is then the scratch). */
     if ((st = spmv_axpby(C, S->A, x, -1.0, b, 1.0, t, r))) return st;

@@ -4,11 +4,21 @@
 #include <string.h>
 #include "solvers/amg/amg.h"
 
+static void tent_free(mix_context *ctx, mixi_tent *T)
+{
+    if (!T) return;
+    ctx->ops->free(ctx->state, T->start);
+    ctx->ops->free(ctx->state, T->rows);
+    ctx->ops->free(ctx->state, T->val);
+    mixi_free(T);
+}
+
 static void stored_free(mix_context *ctx, mixi_amg_stored *S, int nlev)
 {
     for (int l = 0; S && l < nlev; l++) {
         ctx->ops->sparse->csr_destroy(ctx->state, S[l].own_A);
         ctx->ops->sparse->csr_destroy(ctx->state, S[l].P_own);
+        tent_free(ctx, S[l].T);
     }
     mixi_free(S);
 }
@@ -21,6 +31,7 @@ void mixi_amg_free(mixi_amg *H, mix_context *ctx)
     for (int l = 0; l < MIXI_AMG_MAX_LEVELS; l++) {
         mixi_amg_csr_free(&H->lev[l].A);
         mixi_amg_csr_free(&H->lev[l].P);
+        mixi_amg_tent_free(&H->lev[l].T);
         mixi_free(H->lev[l].dinv_sqrt);
     }
     mixi_free(H->chol);
@@ -69,6 +80,11 @@ static int64_t csr_host_bytes(const mixi_amg_csr *M)
     return M->rp ? (int64_t)(M->nr + 1) * 8 + M->rp[M->nr] * 12 : 0;
 }
 
+static int64_t tent_host_bytes(const mixi_amg_tent *T)
+{
+    return T->start ? (int64_t)(T->nc + 2) * 4 + (int64_t)T->n * 12 : 0;
+}
+
 /* A = D^-1/2 A D^-1/2 in place (s = D^-1/2). */
 static void scale_operator(mixi_amg_csr *A, const double *s)
 {
@@ -79,7 +95,7 @@ static void scale_operator(mixi_amg_csr *A, const double *s)
 
 /* What the storage copies are made from, kept on the host: each level's operator scaled in
  * place to D^-1/2 A D^-1/2 (as csr_convert scales, (s_i a_ij) s_j: the same values) and P
- * (already scaled); no R = P^T (the set-up frees it after the Galerkin product).  No FP64
+ * (already scaled) or, implicit, Th; no R = P^T (the set-up frees it after the Galerkin product).  No FP64
  * backend copy stays resident: a FIXED16 solve never reads one (3-D Poisson 150^3: 458 MB of
  * such copies beside the 366 MB FIXED16 hierarchy until issue 37 round 3). */
 static void keep_levels(mixi_amg *H)
@@ -90,7 +106,7 @@ static void keep_levels(mixi_amg *H)
         mixi_amg_level *L = &H->lev[l];
         if (l + 1 == H->nlev) mixi_amg_csr_free(&L->P);
         if (l > 0 && l + 1 == H->nlev && H->coarse_direct) mixi_amg_csr_free(&L->A); /* chol's */
-        H->bytes_host += csr_host_bytes(&L->A) + csr_host_bytes(&L->P);
+        H->bytes_host += csr_host_bytes(&L->A) + csr_host_bytes(&L->P) + tent_host_bytes(&L->T);
         if (l > 0 && L->A.rp) scale_operator(&L->A, L->dinv_sqrt);
     }
 }
@@ -112,6 +128,9 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
     mixi_amg *H = mixi_calloc(1, sizeof *H);
     mixi_amg_csr F = {0};
     if (!H) return MIX_ERR_ALLOC;
+    /* Implicit prolongators where the backend applies them over FP32 or FP64 vectors. */
+    const mixi_sparse_ops *sp = ctx->ops->sparse;
+    H->tent_ok = sp->tent_restrict && sp->tent_prolong && sp->spmv_acc_vectors;
     int borrowed = 0;
     int st = export_fine(A, &F, &borrowed);
     if (!st) st = build_levels(H, &F);
@@ -137,6 +156,7 @@ static void drop_host(mixi_amg *H)
     for (int l = 0; l < H->nlev; l++) {
         if (l > 0) mixi_amg_csr_free(&H->lev[l].A);
         mixi_amg_csr_free(&H->lev[l].P);
+        mixi_amg_tent_free(&H->lev[l].T);
     }
     H->host_kept = 0;
     H->bytes_host = 0;
@@ -149,18 +169,23 @@ static int host_arrays(mix_sparse *A, mixi_amg *H)
     mixi_amg_csr F = {0};
     int borrowed = 0;
     if (!T) return MIX_ERR_ALLOC;
+    T->tent_ok = H->tent_ok;
     int st = export_fine(A, &F, &borrowed);
     if (!st) st = build_levels(T, &F);
     if (!borrowed) mixi_amg_csr_free(&F);
     if (!st && T->nlev != H->nlev) st = MIX_ERR_INTERNAL;
     for (int l = 0; l < H->nlev && !st; l++)
-        if (T->lev[l].n != H->lev[l].n || T->lev[l].nnz != H->lev[l].nnz) st = MIX_ERR_INTERNAL;
+        if (T->lev[l].n != H->lev[l].n || T->lev[l].nnz != H->lev[l].nnz ||
+            T->lev[l].implicit != H->lev[l].implicit)
+            st = MIX_ERR_INTERNAL;
     if (!st) {
         keep_levels(T);
         for (int l = 0; l < H->nlev; l++) {
-            mixi_amg_csr a = H->lev[l].A, p = H->lev[l].P;
-            H->lev[l].A = T->lev[l].A, H->lev[l].P = T->lev[l].P;
-            T->lev[l].A = a, T->lev[l].P = p;
+            mixi_amg_level *h = &H->lev[l], *t = &T->lev[l];
+            const mixi_amg_csr a = h->A, p = h->P;
+            const mixi_amg_tent th = h->T;
+            h->A = t->A, h->P = t->P, h->T = t->T;
+            t->A = a, t->P = p, t->T = th;
         }
         H->host_kept = 1;
         H->bytes_host = T->bytes_host;
@@ -204,11 +229,45 @@ static int64_t bytes_of(mix_context *ctx, const mixi_spmat *M)
     return M && !ctx->ops->sparse->csr_bytes(ctx->state, M, &c) ? c : 0;
 }
 
+/* Th in the backend with values in vprec (the V-cycle's vectors); *bytes += its. */
+static int tent_store(mix_context *ctx, const mixi_amg_tent *H, mix_prec vprec, mixi_tent **out,
+                      int64_t *bytes)
+{
+    const size_t el = vprec == MIX_FP64 ? sizeof(double) : sizeof(float);
+    const size_t sb = ((size_t)H->nc + 2) * sizeof(int32_t), rb = (size_t)H->n * sizeof(int32_t);
+    const size_t vb = (size_t)H->n * el;
+    mixi_tent *T = mixi_calloc(1, sizeof *T);
+    void *v32 = NULL;
+    if (!T) return MIX_ERR_ALLOC;
+    T->n = H->n, T->nc = H->nc, T->prec = vprec;
+    int st = ctx->ops->alloc(ctx->state, (void **)&T->start, sb);
+    if (!st) st = ctx->ops->alloc(ctx->state, (void **)&T->rows, rb + sizeof(int32_t));
+    if (!st) st = ctx->ops->alloc(ctx->state, &T->val, vb + el);
+    if (!st) st = ctx->ops->upload(ctx->state, T->start, H->start, sb);
+    if (!st) st = ctx->ops->upload(ctx->state, T->rows, H->rows, rb);
+    if (!st && vprec == MIX_FP64) st = ctx->ops->upload(ctx->state, T->val, H->val, vb);
+    if (!st && vprec != MIX_FP64) { /* rounded once from the FP64 values */
+        float *f = v32 = mixi_malloc_n((size_t)H->n + 1, sizeof *f);
+        if (!f) st = MIX_ERR_ALLOC;
+        for (int i = 0; f && i < H->n; i++) f[i] = (float)H->val[i];
+        if (!st) st = ctx->ops->upload(ctx->state, T->val, f, vb);
+    }
+    mixi_free(v32);
+    if (st) {
+        tent_free(ctx, T);
+        return st;
+    }
+    *bytes += (int64_t)(sb + rb + vb);
+    *out = T;
+    return MIX_SUCCESS;
+}
+
 /* Level l of a set in the storage prec: its operator (level 0: the mix_sparse's Jacobi copy; the
  * coarsest: none where the Cholesky factor solves it) and P, in prec or wider where the level
- * does not fit; *bytes += theirs.  M: the operator already converted in prec (AUTO's), or NULL. */
-static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec prec, mixi_spmat *M,
-                       mixi_amg_stored *S, int64_t *bytes)
+ * does not fit, or Th with values in vprec where the level's P is implicit; *bytes += theirs.
+ * M: the operator already converted in prec (AUTO's), or NULL. */
+static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec prec, mix_prec vprec,
+                       mixi_spmat *M, mixi_amg_stored *S, int64_t *bytes)
 {
     mix_context *ctx = A->ctx;
     const double *scale0;
@@ -226,7 +285,11 @@ static int store_level(mix_sparse *A, mixi_amg *H, int l, mix_prec prec, mixi_sp
     /* P in the level's storage (FP32 until round 2 of issue 37: 3-D Poisson 100^3, hierarchy
      * 101 MB instead of 113, the V-cycle's time unchanged within the noise). */
     mix_prec pp = S->prec;
-    if (l + 1 < H->nlev && (st = from_host(ctx, &H->lev[l].P, 1, &pp, &S->P_own))) return st;
+    if (l + 1 < H->nlev && H->lev[l].implicit)
+        st = tent_store(ctx, &H->lev[l].T, vprec, &S->T, bytes);
+    else if (l + 1 < H->nlev)
+        st = from_host(ctx, &H->lev[l].P, 1, &pp, &S->P_own);
+    if (st) return st;
     S->P = S->P_own;
     *bytes += bytes_of(ctx, S->A) + bytes_of(ctx, S->P);
     return MIX_SUCCESS;
@@ -272,12 +335,15 @@ static int store_levels(mix_sparse *A, mixi_amg *H, mix_prec want, mix_prec fine
                         mixi_amg_stored *S, int64_t *bytes)
 {
     int st = MIX_SUCCESS;
+    /* The V-cycle's vectors: FP64 over an FP64 set, else FP32 (amg_pcg.c; tent_ok holds
+     * spmv_acc_vectors). */
+    const mix_prec vprec = want == MIX_FP64 ? MIX_FP64 : MIX_FP32;
     *bytes = 0;
     for (int l = 0; l < H->nlev && !st; l++) {
         mix_prec p = level_prec(H, l, want == MIX_PREC_AUTO ? fine : want);
         mixi_spmat *M = NULL;
         if (want == MIX_PREC_AUTO && l > 0) st = auto_level(A->ctx, H, l, fine, &p, &M);
-        if (!st) st = store_level(A, H, l, p, M, &S[l], bytes);
+        if (!st) st = store_level(A, H, l, p, vprec, M, &S[l], bytes);
     }
     return st;
 }
