@@ -503,7 +503,8 @@ static int cpu_spmv_axpby(void *state, const mixi_spmat *A, const mixi_svec *x, 
     const cpu_svec_kernels *k = kernels_for(A->prec);
     if (!k) return MIX_ERR_INVALID_ARG;
     const mix_prec vp = mixk_prec_acc(A->prec);
-    if (x->prec != vp || y->prec != vp || z->prec != vp || z->n != y->n || x == y || x == z)
+    if (x->prec != vp || y->prec != vp || z->prec != vp || z->n != y->n || x == y ||
+        (x->n > 0 && x->val == y->val))
         return MIX_ERR_UNSUPPORTED;
     tuned_product(k, A, vp, x, a, z, b, y, NULL);
     return MIX_SUCCESS;

@@ -84,7 +84,7 @@ cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_csr *A, cons
                                float *y, double *ws);
 /* y = a (A x) + b z, all vectors in A's accumulator precision (FP32 over the 16-bit formats):
  * the bits of mixi_cuda_spmv (or _acc) into a scratch t, then mixi_cuda_axpby(a, t, b, z) into
- * y.  z may be y; x is neither. */
+ * y.  z may be y or x; x is not y. */
 cudaError_t mixi_cuda_spmv_axpby(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x,
                                  double a, mixi_cuda_vec z, double b, mixi_cuda_vec y);
 /* acc[j] = (A^T x)_j in FP64 for j < m (zeroed first; entries in columns >= m skipped), by

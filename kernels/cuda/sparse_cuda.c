@@ -595,7 +595,7 @@ static int sp_axpby(void *state, double a, const mixi_svec *x, double b, mixi_sv
 }
 
 /* y = a (As x) + b z in one pass (kernels/backend_sparse.h): vectors in the accumulator
- * precision, x neither z nor y (other rows read x while y is written). */
+ * precision, x not y (other rows read x while y is written); z may be x or y. */
 static int sp_spmv_axpby(void *state, const mixi_spmat *As, const mixi_svec *x, double a,
                          const mixi_svec *z, double b, mixi_svec *y)
 {
@@ -603,7 +603,7 @@ static int sp_spmv_axpby(void *state, const mixi_spmat *As, const mixi_svec *x, 
     if (!As || check_vec(x) || check_vec(z) || check_vec(y)) return MIX_ERR_INVALID_ARG;
     const mix_prec vp = mixk_prec_acc(As->d.prec);
     if (x->prec != vp || y->prec != vp || z->prec != vp || z->n != y->n) return MIX_ERR_UNSUPPORTED;
-    if (x == y || x == z || (x->n > 0 && (x->val == y->val || x->val == z->val))) return MIX_ERR_UNSUPPORTED;
+    if (x == y || (x->n > 0 && x->val == y->val)) return MIX_ERR_UNSUPPORTED;
     if (x->n != As->d.n || y->n != As->d.n) return MIX_ERR_INVALID_ARG;
     return launched(mixi_cuda_spmv_axpby(s->stream, &As->d, dvec(x), a, dvec(z), b, dvec(y)));
 }

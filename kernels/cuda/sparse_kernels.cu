@@ -533,7 +533,7 @@ extern "C" cudaError_t mixi_cuda_spmv_acc(cudaStream_t stream, const mixi_cuda_c
 // y = a (A x) + b z, vectors of T = acc(P): the row value as spmv computes it (FP64 and FP32
 // storage: warp_rows, k_spmv's; the 16-bit formats over FP32 vectors: rowf, k_spmv_acc's), then
 // axpby's formula on it, so the bits of spmv into t and axpby(a, t, b, z).  z may be y (each
-// lane reads its z_i before writing y_i); x is neither.
+// lane reads its z_i before writing y_i) or x (both only read); x is not y.
 template <mix_prec P, int L>
 __global__ void __launch_bounds__(THREADS) k_spmv_axpby(mixi_cuda_csr A, mixi_cuda_vec x, double a,
                                                         mixi_cuda_vec z, double b, mixi_cuda_vec y)
