@@ -169,9 +169,10 @@ struct mixi_sparse_ops {
     /* y = a (As x) + b z, the product rounded as spmv rounds it and the sum as axpby's: the
      * bits of spmv into a scratch t then axpby(a, t, b, z) into y, without t's write and read
      * (multigrid's smoother and transfers: r -= A d, t = b - A x, x += P xc, r - w A r).  z may
-     * be y or x (both only read); x is not y (other rows read x while y is written).  All vectors in spmv's accumulator precision (spmv_acc_vectors) or FP64 over
-     * FP64; MIX_ERR_UNSUPPORTED otherwise, and NULL where a backend has none: the caller then
-     * takes spmv and axpby. */
+     * be y or x (both only read); x is not y (other rows read x while y is written).  All
+     * vectors in spmv's accumulator precision (spmv_acc_vectors) or FP64 over FP64;
+     * MIX_ERR_UNSUPPORTED otherwise, and NULL where a backend has none: the caller then takes
+     * spmv and axpby. */
     int (*spmv_axpby)(void *state, const mixi_spmat *As, const mixi_svec *x, double a,
                       const mixi_svec *z, double b, mixi_svec *y);
     /* The fused CG step, one pass: x += alpha p; r -= alpha Ap; *rr = ||r_new||^2 and
