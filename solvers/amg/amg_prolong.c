@@ -19,7 +19,7 @@ typedef struct {
 /* Row i of P into (ci, v) (NULL: counted only); mark[a] == i when aggregate a has its slot
  * pos[a] in this row.  A_F keeps A's strong entries and adds the weak ones to the diagonal,
  * so that its rows keep A's sums (J keeps the constants); *weak |= 1 where a nonzero one
- * moved. */
+ * moved (found while filling: the count needs no sums). */
 static int64_t prolong_row(const prolong *d, int i, int *mark, int64_t *pos, int32_t *ci, double *v,
                            int *weak)
 {
@@ -27,7 +27,7 @@ static int64_t prolong_row(const prolong *d, int i, int *mark, int64_t *pos, int
     const double f = d->w * d->s[i] * d->s[i];
     double lumped = 0.0;
     int64_t e = 0;
-    for (int64_t k = A->rp[i]; d->filter && k < A->rp[i + 1]; k++)
+    for (int64_t k = A->rp[i]; d->filter && v && k < A->rp[i + 1]; k++) /* values only */
         if (A->ci[k] != i && !mixi_amg_strong(A, d->s, d->theta, i, k)) {
             lumped += A->v[k];
             *weak |= A->v[k] != 0.0;
