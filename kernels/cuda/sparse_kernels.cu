@@ -614,30 +614,40 @@ extern "C" cudaError_t mixi_cuda_spmv_t(cudaStream_t stream, const mixi_cuda_csr
 
 // The tentative prolongator's transfers (kernels/common/tent.h), one thread per aggregate: the
 // restriction gathers (no atomics: the CPU's bits), the prolongation spreads (each row in one
-// aggregate; a == nc is the group of rows in none).
+// aggregate; a == nc is the group of rows in none).  The common bodies by element type:
+__device__ inline double tent_col(const int32_t *s, const int32_t *r, const float *v, const float *x, int64_t a)
+{
+    return mixk_tent_col_f32(s, r, v, x, a);
+}
+__device__ inline double tent_col(const int32_t *s, const int32_t *r, const double *v, const double *x, int64_t a)
+{
+    return mixk_tent_col_f64(s, r, v, x, a);
+}
+__device__ inline void tent_spread(const int32_t *s, const int32_t *r, const float *v, float ya, int64_t a,
+                                   float *u, float *x)
+{
+    mixk_tent_spread_f32(s, r, v, ya, a, u, x);
+}
+__device__ inline void tent_spread(const int32_t *s, const int32_t *r, const double *v, double ya, int64_t a,
+                                   double *u, double *x)
+{
+    mixk_tent_spread_f64(s, r, v, ya, a, u, x);
+}
+
 template <class T>
 __global__ void __launch_bounds__(THREADS) k_tent_restrict(int nc, const int32_t *start, const int32_t *rows,
                                                            const T *val, const T *x, T *y)
 {
-    for (int64_t a = (int64_t)blockIdx.x * THREADS + threadIdx.x; a < nc; a += (int64_t)gridDim.x * THREADS) {
-        if (std::is_same<T, float>::value)
-            y[a] = (T)mixk_tent_col_f32(start, rows, (const float *)val, (const float *)x, a);
-        else
-            y[a] = (T)mixk_tent_col_f64(start, rows, (const double *)val, (const double *)x, a);
-    }
+    for (int64_t a = (int64_t)blockIdx.x * THREADS + threadIdx.x; a < nc; a += (int64_t)gridDim.x * THREADS)
+        y[a] = (T)tent_col(start, rows, val, x, a);
 }
 
 template <class T>
 __global__ void __launch_bounds__(THREADS) k_tent_prolong(int nc, const int32_t *start, const int32_t *rows,
                                                           const T *val, const T *y, T *u, T *x)
 {
-    for (int64_t a = (int64_t)blockIdx.x * THREADS + threadIdx.x; a <= nc; a += (int64_t)gridDim.x * THREADS) {
-        const T ya = a < nc ? y[a] : (T)0;
-        if (std::is_same<T, float>::value)
-            mixk_tent_spread_f32(start, rows, (const float *)val, (float)ya, a, (float *)u, (float *)x);
-        else
-            mixk_tent_spread_f64(start, rows, (const double *)val, (double)ya, a, (double *)u, (double *)x);
-    }
+    for (int64_t a = (int64_t)blockIdx.x * THREADS + threadIdx.x; a <= nc; a += (int64_t)gridDim.x * THREADS)
+        tent_spread(start, rows, val, a < nc ? y[a] : (T)0, a, u, x);
 }
 
 static unsigned grid_groups(long long groups)

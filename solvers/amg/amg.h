@@ -156,6 +156,14 @@ mix_prec mixi_amg_level_pick(const mixi_amg_level *L, mix_prec fine,
 /* *seconds: the best SpMV of M (n rows) over FP32 vectors, the backend's tuned body. */
 int mixi_amg_time_spmv(mix_context *ctx, const mixi_spmat *M, int n, double *seconds);
 
+/* The V-cycle's vector precision over storage prec: the SpMV accumulator (FP32) over 16 bits,
+ * FP64 over FP64 (the loop's, amg_pcg.c, and the stored Th's values, amg_store.c). */
+static inline mix_prec mixi_amg_vector_prec(const mix_context *ctx, mix_prec prec)
+{
+    if (prec == MIX_FP64) return MIX_FP64;
+    return ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(prec) : prec;
+}
+
 /* A zeroed backend vector of n values in prec with room (and the kernels' padding) for cap. */
 int mixi_amg_svec_alloc(mix_context *ctx, mix_prec prec, int n, int cap, mixi_svec *v);
 /* The power of two that keeps a narrow vector with squared norm vv over n values near unit RMS

@@ -259,12 +259,6 @@ static int pcg_loop(pcg *W, mixi_amg_cycle *C, const mixi_spmat *As, int max_ite
     return st;
 }
 
-/* The V-cycle's vector precision over storage prec: the SpMV accumulator (FP32) over 16 bits. */
-static mix_prec vector_prec(const mix_context *ctx, mix_prec prec)
-{
-    if (prec == MIX_FP64) return MIX_FP64;
-    return ctx->ops->sparse->spmv_acc_vectors ? mixk_prec_acc(prec) : prec;
-}
 
 /* One stage: PCG with the hierarchy's set `set` (prec, or MIX_PREC_AUTO: per level, its fine
  * level in prec) from x (x0_given) or 0: on the cycle's vectors, then, where they need too many
@@ -274,7 +268,7 @@ static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, mix_prec set, int x0_gi
     mix_context *ctx = W->ctx;
     const mixi_amg_stored *S;
     mixi_amg_cycle C;
-    W->vprec = vector_prec(ctx, prec);
+    W->vprec = mixi_amg_vector_prec(ctx, prec);
     int st = mixi_amg_stored_get(W->A, H, set, &S);
     if (st || (st = mixi_amg_cycle_init(&C, ctx, H, S, H->scale[0], W->vprec))) return st;
     W->scale0 = H->scale[0];

@@ -95,8 +95,8 @@ int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int
     return na;
 }
 
-/* Ac = P^T (A P), its rows sorted.  P^T is freed at once: the V-cycle restricts by P (spmv_t),
- * and its memory serves the next allocations warm (3-D Poisson 150^3: 130 MB). */
+/* Ac = P^T (A P), its rows sorted.  P^T is freed at once: the V-cycle restricts by P (spmv_t)
+ * or through Th (an implicit level), never by a stored R. */
 static int galerkin(const mixi_amg_csr *A, const mixi_amg_csr *P, mixi_amg_csr *Ac)
 {
     mixi_amg_csr R = {0};

@@ -246,11 +246,12 @@ static int tent_store(mix_context *ctx, const mixi_amg_tent *H, mix_prec vprec, 
     if (!st) st = ctx->ops->upload(ctx->state, T->start, H->start, sb);
     if (!st) st = ctx->ops->upload(ctx->state, T->rows, H->rows, rb);
     if (!st && vprec == MIX_FP64) st = ctx->ops->upload(ctx->state, T->val, H->val, vb);
-    if (!st && vprec != MIX_FP64) { /* rounded once from the FP64 values */
-        float *f = v32 = mixi_malloc_n((size_t)H->n + 1, sizeof *f);
+    if (!st && vprec != MIX_FP64) { /* rounded once from the FP64 values, in place on the host */
+        const int host = (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
+        float *f = host ? T->val : (v32 = mixi_malloc_n((size_t)H->n + 1, sizeof *f));
         if (!f) st = MIX_ERR_ALLOC;
         for (int i = 0; f && i < H->n; i++) f[i] = (float)H->val[i];
-        if (!st) st = ctx->ops->upload(ctx->state, T->val, f, vb);
+        if (!st && !host) st = ctx->ops->upload(ctx->state, T->val, f, vb);
     }
     mixi_free(v32);
     if (st) {
@@ -335,9 +336,7 @@ static int store_levels(mix_sparse *A, mixi_amg *H, mix_prec want, mix_prec fine
                         mixi_amg_stored *S, int64_t *bytes)
 {
     int st = MIX_SUCCESS;
-    /* The V-cycle's vectors: FP64 over an FP64 set, else FP32 (amg_pcg.c; tent_ok holds
-     * spmv_acc_vectors). */
-    const mix_prec vprec = want == MIX_FP64 ? MIX_FP64 : MIX_FP32;
+    const mix_prec vprec = mixi_amg_vector_prec(A->ctx, want == MIX_PREC_AUTO ? fine : want);
     *bytes = 0;
     for (int l = 0; l < H->nlev && !st; l++) {
         mix_prec p = level_prec(H, l, want == MIX_PREC_AUTO ? fine : want);
