@@ -902,6 +902,47 @@ static void test_auto_levels(void)
     mixm_csr_free(&A);
 }
 
+/* The cycle with two coarse corrections below the fine level is still a symmetric operator
+ * (<M u, v> = <u, M v> to FP64 rounding, FP64 storage), and converges faster than one
+ * correction did: 2-D anisotropic 160^2 (1e-3, 5 levels, the coarsest factored) took 13
+ * iterations with a V-cycle, 11 with the repeat on level 1. */
+static void test_cycle_symmetric(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_anisotropic2d(160, 1e-3, &A), MIX_SUCCESS);
+    mix_context *ctx = mixt_context();
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    const int n = A.nrows;
+    double *u = mixt_dalloc((size_t)n), *v = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
+    double *mu = mixt_dalloc((size_t)n), *mv = mixt_dalloc((size_t)n);
+    rhs(n, 21, u), rhs(n, 22, v);
+    mix_cg_info info;
+    CU_ASSERT_EQUAL_FATAL(solve(ctx, S, &A, MIX_FP64, MIX_PRECOND_AMG, u, x, &info), MIX_SUCCESS);
+    CU_ASSERT(info.iter <= 11);
+    mixi_amg *H = S->amg;
+    CU_ASSERT_FATAL(H != NULL);
+    CU_ASSERT(H->nlev >= 4 && H->coarse_direct); /* level 1 makes two corrections */
+    const mixi_amg_stored *St;
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_stored_get(S, H, MIX_FP64, &St), MIX_SUCCESS);
+    mixi_amg_cycle C;
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_cycle_init(&C, ctx, H, St, H->scale[0], MIX_FP64), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_amg_cycle_apply(&C, u, mu), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_amg_cycle_apply(&C, v, mv), MIX_SUCCESS);
+    mixi_amg_cycle_free(&C);
+    double muv = 0.0, umv = 0.0, scale = 0.0;
+    for (int i = 0; i < n; i++) {
+        muv += mu[i] * v[i], umv += u[i] * mv[i];
+        scale += fabs(mu[i] * v[i]) + fabs(u[i] * mv[i]);
+    }
+    CU_ASSERT(fabs(muv - umv) <= 1e-12 * scale);
+    printf("\n    anisotropic2d 160^2: %d iterations, %d levels, <Mu,v> - <u,Mv> %.1e of %.1e",
+           info.iter, H->nlev, muv - umv, scale);
+    free(u), free(v), free(x), free(mu), free(mv);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
 static const mixt_test amg_tests[] = {
     {"3D Poisson: AMG-PCG in every storage to 1e-10, <= 0.3x Jacobi CG's iterations", test_poisson3d},
     {"2D Poisson: AMG-PCG in every storage, <= 0.2x Jacobi CG's iterations", test_poisson2d},
@@ -923,6 +964,8 @@ static const mixt_test amg_tests[] = {
     {"transpose: the dense transpose, rows sorted, with 1, 2 and 3 threads", test_transpose},
     {"lambda_max: below the true one and within the margin, early stop or not", test_lmax},
     {"3-D Poisson 40^3: <= 14 iterations, operator complexity <= 1.5", test_poisson_bound},
+    {"cycle with two coarse corrections below the fine level: symmetric, fewer iterations",
+     test_cycle_symmetric},
     {"per-level AUTO: the pick from SpMV times (FP32 where it wins), 16 bits only where fit",
      test_level_pick},
     {"AUTO hierarchy: fine level CG's AUTO, coarser ones it or FP32, V-cycle near FP64's",
