@@ -229,11 +229,56 @@ static double lanczos(const mixi_amg_csr *A, const double *dinv_sqrt, double upp
     return lam;
 }
 
+/* Bounds of chunk c of n rows (AMG_START_CHUNKS of them). */
+static int chunk_lo(int n, int c) { return (int)((int64_t)n * c / AMG_START_CHUNKS); }
+
+/* The Rayleigh quotient <v, A^ v> / <v, v> (A^ = D^-1/2 A D^-1/2, s = D^-1/2) of a vector of
+ * signs that alternate along A's couplings: row i takes the sign of sum a^_ij v_j over the rows
+ * j < i of its chunk, so that its own term adds (the checkerboard on a stencil of negative
+ * couplings, the top of its spectrum), a lower bound on lambda_max from two passes.  Chunks
+ * fixed, summed in order: the same bits on any number of threads. */
+static double sign_quotient(const mixi_amg_csr *A, const double *s, double *v)
+{
+    const int n = A->nr;
+    double part[AMG_START_CHUNKS], q = 0.0;
+#pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
+    for (int c = 0; c < AMG_START_CHUNKS; c++) {
+        const int lo = chunk_lo(n, c), hi = chunk_lo(n, c + 1);
+        for (int i = lo; i < hi; i++) {
+            double t = 0.0;
+            for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
+                if (A->ci[k] >= lo && A->ci[k] < i) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
+            v[i] = t < 0.0 ? -1.0 : 1.0;
+        }
+    }
+#pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
+    for (int c = 0; c < AMG_START_CHUNKS; c++) {
+        double sum = 0.0;
+        for (int i = chunk_lo(n, c); i < chunk_lo(n, c + 1); i++) {
+            double t = 0.0;
+            for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
+            sum += v[i] * s[i] * t;
+        }
+        part[c] = sum;
+    }
+    for (int c = 0; c < AMG_START_CHUNKS; c++) q += part[c];
+    return n > 0 ? q / n : 0.0;
+}
+
 double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt, double upper)
 {
     const size_t n = (size_t)A->nr + 1;
     double *u = mixi_malloc_scratch(n, sizeof *u), *v = mixi_malloc_scratch(n, sizeof *v);
     double *w = mixi_malloc_scratch(n, sizeof *w);
+    /* Where the quotient of signs already reaches upper / margin (past its rounding), that is a
+     * lower bound on lambda_max within the margin of it, the early stop's own answer, found
+     * without Lanczos's steps: 3-D Poisson's fine level (1.95 against Gershgorin's 2), two
+     * passes instead of 10 steps of two (0.26 s of the set-up at 150^3). */
+    const double floor = upper / MIXI_AMG_LMAX_MARGIN;
+    if (u && v && w && sign_quotient(A, dinv_sqrt, v) >= floor * (1.0 + 1e-12)) {
+        mixi_free(u), mixi_free(v), mixi_free(w);
+        return floor;
+    }
     /* Gershgorin's bound for a diagonally dominant scaled matrix where memory runs out. */
     const double lam = u && v && w ? lanczos(A, dinv_sqrt, upper, u, v, w) : 2.0;
     mixi_free(u);
