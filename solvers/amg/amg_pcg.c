@@ -55,6 +55,7 @@ typedef struct {
     double rescaled;          /* the factor the last update put on sigma (and on p) */
     int iter, updates, weak, reason;
     int exact, since_upd;     /* the products in FP64; steps since the last update */
+    int x_zero;               /* x is 0 (cleared once the first true residual is taken) */
     double tn0;               /* the true residual's norm where these vectors began, */
     int iter0, upd0;          /* ... and the steps and updates then */
 } pcg;
@@ -79,11 +80,15 @@ static int vectors_alloc(pcg *W, mix_prec prec)
     return st;
 }
 
-/* W->r64 = b - A x in FP64; W->tn its norm. */
+/* W->r64 = b - A x in FP64; W->tn its norm.  At x = 0 that is b itself (A's entries are finite,
+ * mix_sparse_create_csr's check), copied instead of a pass over the FP64 matrix (3-D Poisson
+ * 150^3: 18-25 ms of a 1.3-1.8 s solve). */
 static int true_residual(pcg *W)
 {
-    double rr;
-    const int st = W->ctx->ops->sparse->residual64(W->ctx->state, W->A->a64, W->b, W->x, W->r64, &rr);
+    double rr = W->bb;
+    const int st = W->x_zero ? W->ctx->ops->copy(W->ctx->state, W->r64, W->b, (size_t)W->A->n * sizeof(double))
+                             : W->ctx->ops->sparse->residual64(W->ctx->state, W->A->a64, W->b, W->x, W->r64, &rr);
+    W->x_zero = 0;
     W->tn = sqrt(rr);
     return st;
 }
@@ -274,6 +279,7 @@ static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, mix_prec set, int x0_gi
     W->scale0 = H->scale[0];
     W->iter = W->updates = 0;
     if (!x0_given) st = ctx->ops->memset0(ctx->state, W->x, (size_t)W->A->n * 8);
+    W->x_zero = !x0_given;
     for (mix_prec oprec = W->vprec; !st; oprec = MIX_FP64) {
         W->sigma = 1.0;
         W->weak = 0;
