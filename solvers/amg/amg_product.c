@@ -88,7 +88,8 @@ static int product_block(const mixi_amg_csr *A, const rows_of *B, int c, int32_t
 {
     const int lo = c * PRODUCT_BLOCK, hi = block_end(A->nr, c);
     for (int i = lo; i < hi; i++) {
-        const int st = block_reserve(b, row_candidates(A, B, i));
+        /* A reservation's block holds its rows' bounds (reserve_blocks): no row's to check. */
+        const int st = b->owned ? block_reserve(b, row_candidates(A, B, i)) : MIX_SUCCESS;
         if (st) return st;
         len[i + 1] = product_row(A, B, i, slot, b);
     }
