@@ -150,7 +150,7 @@ struct mixi_sparse_ops {
      * sum of 6 neighbours on 3D Poisson) left FP32 CG 28% above FP64 CG's iterations. */
     int (*spmv)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y, double *xy);
     /* y = As^T x over As's first y->n columns (As has no entry in a column >= y->n: multigrid's
-     * restriction by the prolongator it holds square, solvers/amg, with no R = P^T stored);
+     * restriction by the fine level's prolongator it holds square, solvers/amg, no R stored);
      * x has As's n values, x and y the precisions spmv takes; each sum of y accumulated in FP64
      * from the stored values and rounded once.  CPU: per-thread FP64 accumulators of y->n,
      * added in thread order (the same bits for the same thread count); CUDA: FP64 atomics (the

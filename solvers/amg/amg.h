@@ -80,14 +80,15 @@ static inline int mixi_amg_fits16(const mixi_amg_level *L)
     return L->tiny_share_pct <= MIXI_AMG_TINY_MAX_PCT;
 }
 
-/* A level's backend copies in one storage precision: the operator and P (R = P^T is applied by
- * the backend's spmv_t, never stored), or for an implicit level Th (in the V-cycle's vector
- * precision) instead of P. */
+/* A level's backend copies in one storage precision: the operator and P, with R = P^T below
+ * the fine level (amg_store.c: else the backend's spmv_t applies P^T), or for an implicit level
+ * Th (in the V-cycle's vector precision) instead of P. */
 typedef struct {
     mix_prec prec;               /* the storage of the level's operator and P */
     const mixi_spmat *A, *P;     /* A of level 0: the mix_sparse's Jacobi copy; NULL for the
                                   * coarsest where its Cholesky factor solves it */
     mixi_spmat *own_A, *P_own;
+    mixi_spmat *R;               /* owned; NULL: restriction by spmv_t on P */
     mixi_tent *T;                /* implicit levels: Th, owned; else NULL */
 } mixi_amg_stored;
 

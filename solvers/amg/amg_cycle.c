@@ -2,7 +2,8 @@
  * below it: corrections()) over the backend's sparse operations, in the scaled unknowns
  * of each level (D^-1/2 A D^-1/2 has a unit diagonal, so the smoother needs no diagonal
  * operation): Chebyshev smoothing before and after (the same polynomial, so M is symmetric),
- * restriction by P^T (the backend's spmv_t: no R stored) and prolongation by P, or, on a level
+ * restriction by P^T (a stored R below the fine level, else the backend's spmv_t) and
+ * prolongation by P, or, on a level
  * whose P is implicit, (I - w A^) Th and its transpose through the level's own operator and
  * the tentative Th (tent_restrict, tent_prolong), a dense FP64 solve on the coarsest level.
  * Vectors are FP32 over 16-bit and FP32 levels (the SpMV kernels' accumulator), FP64 over FP64. */
@@ -161,13 +162,19 @@ static int coarsest(mixi_amg_cycle *C, int l)
     return sp->vec_from64(s, C->c64, NULL, 1.0, &C->x[l], NULL);
 }
 
-/* b of level l + 1 = Ph^T r: by spmv_t with a stored P, or, implicit, Th^T (r - w A^ r) with d
- * the scratch (free between the smoothings). */
+/* b of level l + 1 = Ph^T r: by a stored R (its product over this level's order: the rows past
+ * the coarse one are zero, written into t's tail), by spmv_t with a stored P, or, implicit,
+ * Th^T (r - w A^ r) with d the scratch (free between the smoothings). */
 static int restrict_residual(mixi_amg_cycle *C, int l)
 {
     const mixi_sparse_ops *sp = C->ctx->ops->sparse;
     const mixi_amg_stored *S = &C->S[l];
     mixi_svec *r = &C->r[l], *d = &C->d[l];
+    if (S->R) {
+        mixi_svec y = {C->vprec, C->H->lev[l].n, C->b[l + 1].val, NULL};
+        double ry;
+        return sp->spmv(C->ctx->state, S->R, r, &y, &ry);
+    }
     if (!S->T) return sp->spmv_t(C->ctx->state, S->P, r, &C->b[l + 1]);
     const int st = spmv_axpby(C, S->A, r, -C->H->lev[l].w, r, 1.0, d, &C->t[l]);
     return st ? st : sp->tent_restrict(C->ctx->state, S->T, d, &C->b[l + 1]);

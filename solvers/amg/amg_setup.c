@@ -95,8 +95,9 @@ int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int
     return na;
 }
 
-/* Ac = P^T (A P), its rows sorted.  P^T is freed at once: the V-cycle restricts by P (spmv_t)
- * or through Th (an implicit level), never by a stored R. */
+/* Ac = P^T (A P), its rows sorted.  P^T is freed at once: the V-cycle restricts by the fine
+ * level's P (spmv_t) or Th (an implicit level), or by an R the store transposes again from the
+ * scaled P below the fine level. */
 static int galerkin(const mixi_amg_csr *A, const mixi_amg_csr *P, mixi_amg_csr *Ac)
 {
     mixi_amg_csr R = {0};
