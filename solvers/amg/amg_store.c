@@ -268,7 +268,7 @@ static int tent_store(mix_context *ctx, const mixi_amg_tent *H, mix_prec vprec, 
 /* R = P^T (P host, square, scaled) in P's storage, rows past the coarse order empty: below the
  * fine level, where the cycle restricts twice a visit (amg_cycle.c) and R is small, a product
  * instead of the transposed one's scatter (3-D Poisson 150^3, FIXED16, level 1: 0.87 ms against
- * 1.94, level 2 0.11 against 0.29, best of 40; 7 MB). */
+ * 1.94, level 2 0.11 against 0.29, best of 40; 13 MB with its SELL padding, 194 MB in all). */
 static int store_restriction(mix_context *ctx, const mixi_amg_csr *P, mix_prec prec,
                              mixi_spmat **out)
 {
