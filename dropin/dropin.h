@@ -59,8 +59,9 @@ void mixd_xerbla(const char *routine, int info);
 int mixd_enter(void);
 void mixd_leave(void);
 
-/* The precision to route an n x n, nrhs solve with, or MIX_FP64 to forward it. */
-mix_prec mixd_route_prec(mix_context *ctx, int n, int nrhs);
+/* The precision to route an n x n, nrhs solve with (chol: Cholesky's AUTO, which weighs half
+ * LU's factorization), or MIX_FP64 to forward it. */
+mix_prec mixd_route_prec(mix_context *ctx, int chol, int n, int nrhs);
 
 /* mixsolve's parameters for a routed call in precision prec, as the environment asks. */
 void mixd_params_init(mix_gesv_params *p, mix_prec prec);

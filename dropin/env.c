@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "dropin/dropin.h"
 #include "dropin/lapack.h"
+#include "lib/api/mix_internal.h"
 #include "lib/core/clock.h"
 
 static mixd_policy policy = {MIXD_AUTO, MIX_FP64, MIX_BACKEND_AUTO, -1, MIXD_FACTORS_AUTO, NULL, 1};
@@ -128,13 +129,12 @@ void mixd_leave(void)
     depth--;
 }
 
-mix_prec mixd_route_prec(mix_context *ctx, int n, int nrhs)
+mix_prec mixd_route_prec(mix_context *ctx, int chol, int n, int nrhs)
 {
     if (policy.mode == MIXD_FORCE) return policy.forced;
     mix_prec p = MIX_FP64;
-    if (policy.mode != MIXD_AUTO || mix_gesv_auto_prec(ctx, n, nrhs, &p) != MIX_SUCCESS)
-        return MIX_FP64;
-    return p;
+    const int st = chol ? mixi_posv_auto_prec(ctx, n, nrhs, &p) : mix_gesv_auto_prec(ctx, n, nrhs, &p);
+    return policy.mode == MIXD_AUTO && st == MIX_SUCCESS ? p : MIX_FP64;
 }
 
 mixd_factor_plan mixd_plan_factors(const void *return_address)

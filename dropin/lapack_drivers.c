@@ -165,7 +165,10 @@ static int drive(call *c)
     if (!plan.route) return forward(c, plan.why);
     mix_context *ctx = mixd_context();
     if (!ctx) return forward(c, "context");
-    const mix_prec prec = mixd_route_prec(ctx, c->n, c->nrhs);
+    /* The routine's own AUTO: with LU's, dsposv_ near the threshold was routed where
+     * Cholesky's AUTO (weighed again inside) then took FP64 directly, ITER = -1 and A
+     * overwritten, instead of LAPACK's refinement (tests/dropin_lapack.sh under load). */
+    const mix_prec prec = mixd_route_prec(ctx, c->d->chol, c->n, c->nrhs);
     if (prec == MIX_FP64) return forward(c, "auto");
     return route(c, ctx, prec, plan.keep);
 }

@@ -85,6 +85,17 @@ for optin in MIXSOLVE_LAPACK_FACTORS=discard MIXSOLVE_LAPACK_CALLERS=/no/such/di
   expect_auto "dgesv n=$n nrhs=3" "$low"
   expect_auto "dposv n=$n nrhs=2" "$low"
 done
+# LU's AUTO and Cholesky's (half the factorization) disagree near the threshold; on pinned rates
+# LU takes FP32 at this n and Cholesky FP64.  dsposv_ follows its own: forwarded to LAPACK's
+# refinement (the client's ITER >= 0 and A unchanged), not routed into an FP64 solve that
+# returned ITER = -1 with A overwritten (CI under load, before the drop-in asked Cholesky's AUTO).
+export MIXSOLVE_GEMM_RATES=fp64=30,fp32=40,tf32=1,fp16=1,bf16=1
+[ "$(./tests/dropin_autoprec $n 2)" = fp32 ] || fail "pinned rates: LU's AUTO not FP32 at n = $n"
+run auto $n fp64
+expect "dsgesv n=$n nrhs=2 routed prec=fp32 iter=[0-9]* info=0 "
+expect "dsposv n=$n nrhs=2 forwarded prec=lapack iter=[0-9]* info=0 .* why=auto"
+unset MIXSOLVE_GEMM_RATES
+
 # Small systems: AUTO must not take a low precision, so auto forwards them.
 [ "$(./tests/dropin_autoprec 40 3)" = fp64 ] || fail "AUTO takes a low precision at n = 40"
 export MIXSOLVE_LAPACK_FACTORS=discard

@@ -243,6 +243,16 @@ int mix_gesv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec)
     return MIX_SUCCESS;
 }
 
+int mixi_posv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec)
+{
+    if (!ctx) return -1;
+    if (n < 0) return -2;
+    if (nrhs < 0) return -3;
+    if (!prec) return -4;
+    *prec = mixi_posv_auto_choice(ctx, n, nrhs);
+    return MIX_SUCCESS;
+}
+
 #define SIMPLE_GESV(name, prec)                                                                   \
     int name(int layout, int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb,      \
              double *x, int ldx, int *iter)                                                       \

@@ -32,6 +32,9 @@ int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrh
 int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int n, int nrhs,
                       double *a, int lda, const double *b, int ldb, double *x, int ldx,
                       mix_gesv_info *info, int *not_pd, int widen);
+/* The factor precision MIX_PREC_AUTO takes for mix_dposv_ir on an n x n system with nrhs
+ * right-hand sides (mix_gesv_auto_prec's for Cholesky); 0, or -i for an illegal argument i. */
+int mixi_posv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec);
 
 /* Aliased right-hand side and solution (the dense and CG drivers): when the sb elements at *b
  * overlap the sx at x, *b is copied into a backend buffer (*copy, to be freed with the backend's
