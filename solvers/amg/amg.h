@@ -36,6 +36,8 @@ int mixi_amg_csr_product(const mixi_amg_csr *A, const mixi_amg_csr *B, mixi_amg_
 int mixi_amg_csr_galerkin(const mixi_amg_csr *R, const mixi_amg_csr *A, const mixi_amg_csr *P,
                           mixi_amg_csr *Ac);
 void mixi_amg_csr_sort_rows(mixi_amg_csr *M);
+/* One row's (ci, v) by column: an insertion sort (rows here are short). */
+void mixi_amg_csr_sort_row(int32_t *ci, double *v, int64_t len);
 /* The smoothers' interval ends at this multiple of the estimated largest eigenvalue, which
  * covers the estimate's shortfall. */
 #define MIXI_AMG_LMAX_MARGIN 1.1

@@ -93,8 +93,7 @@ int mixi_amg_csr_transpose(const mixi_amg_csr *M, mixi_amg_csr *T)
     return MIX_SUCCESS;
 }
 
-/* Insertion sort of one row by column (rows here are short). */
-static void sort_row(int32_t *ci, double *v, int64_t len)
+void mixi_amg_csr_sort_row(int32_t *ci, double *v, int64_t len)
 {
     for (int64_t a = 1; a < len; a++) {
         const int32_t c = ci[a];
@@ -110,7 +109,7 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M)
 {
 #pragma omp parallel for schedule(dynamic, 512) if (MIXI_AMG_TEAM(M))
     for (int i = 0; i < M->nr; i++)
-        sort_row(M->ci + M->rp[i], M->v + M->rp[i], M->rp[i + 1] - M->rp[i]);
+        mixi_amg_csr_sort_row(M->ci + M->rp[i], M->v + M->rp[i], M->rp[i + 1] - M->rp[i]);
 }
 
 /* w = D^-1/2 A D^-1/2 v - beta u (one Lanczos step's product) and, from the same pass, the

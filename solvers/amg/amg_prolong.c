@@ -48,7 +48,7 @@ static int64_t prolong_row(const prolong *d, int i, int *mark, int64_t *pos, int
     return e;
 }
 
-/* fill 0: P->rp[i + 1] = the length of row i; fill 1: the rows into P.  *weak: a nonzero
+/* fill 0: P->rp[i + 1] = the length of row i; fill 1: the rows into P, sorted.  *weak: a nonzero
  * entry of A is not in A_F. */
 static int prolong_pass(const prolong *d, int na, int fill, mixi_amg_csr *P, int *weak)
 {
@@ -63,8 +63,13 @@ static int prolong_pass(const prolong *d, int na, int fill, mixi_amg_csr *P, int
 #pragma omp for schedule(dynamic, 1024)
         for (int i = 0; i < d->A->nr; i++) {
             if (fail) continue;
-            if (fill) prolong_row(d, i, mark, pos, P->ci + P->rp[i], P->v + P->rp[i], &moved);
-            else P->rp[i + 1] = prolong_row(d, i, mark, pos, NULL, NULL, &moved);
+            if (!fill) {
+                P->rp[i + 1] = prolong_row(d, i, mark, pos, NULL, NULL, &moved);
+                continue;
+            }
+            /* Sorted while in cache (a pass of its own over P took 0.03 s at 150^3). */
+            const int64_t len = prolong_row(d, i, mark, pos, P->ci + P->rp[i], P->v + P->rp[i], &moved);
+            mixi_amg_csr_sort_row(P->ci + P->rp[i], P->v + P->rp[i], len);
         }
         mixi_free(pos);
         mixi_free(mark);
@@ -97,7 +102,6 @@ int mixi_amg_prolongator(const mixi_amg_csr *A, const double *s, double w, doubl
     }
     mixi_free(t);
     if (st) mixi_amg_csr_free(&C);
-    if (!st) mixi_amg_csr_sort_rows(&C);
     if (filtered) *filtered = weak;
     *P = C;
     return st;
