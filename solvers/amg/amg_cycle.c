@@ -195,17 +195,21 @@ static int prolong_correction(mixi_amg_cycle *C, int l)
     return st ? st : spmv_axpby(C, S->A, d, -C->H->lev[l].w, x, 1.0, x, t);
 }
 
-/* Coarse corrections a visit of level l makes: two below the fine level (a W-cycle there), one
- * on the fine level and above a coarsest level solved exactly (whose second correction would be
- * zero).  The first coarse levels of 3-D Poisson shrink 16-fold (150^3: 3.4 million rows, 217k,
- * 13k, 388), so that the repeat costs a tenth of a cycle, and their single V-cycle was the weak
- * link: 17 CG iterations at 150^3 with one correction, 14 with two on levels 1 and 2 (2-D
- * Poisson 400^2 14 and 13, 2-D anisotropic 320^2 13 and 11); two on the fine level too took
- * 12 but cost more than they saved.  Two corrections of the same symmetric operator keep the
- * cycle symmetric, so plain PCG still applies. */
+/* Coarse corrections a visit of level l makes: two below the fine level where the next level's
+ * operator has at most a quarter of this one's entries (a W-cycle there, its work below level l
+ * at most twice a V-cycle's), else one, as on the fine level and above a coarsest level solved
+ * exactly (whose second correction would be zero).  The first coarse levels of 3-D Poisson
+ * shrink 4-16-fold in entries (150^3: 3.4 million rows, 217k, 13k, 388), so that the repeat
+ * costs a tenth of an iteration, and their single V-cycle was the weak link: 17 CG iterations
+ * at 150^3 with one correction, 14 with two on level 1 (2-D Poisson 400^2 14 and 13); two on
+ * the fine level too took 12 but cost more than they saved.  The coarse levels of 2-D
+ * anisotropic 320^2 keep 77-86% of the entries: two corrections there cut 13 iterations to 11
+ * but made an iteration 1.8x the work.  Two corrections of the same symmetric operator keep
+ * the cycle symmetric, so plain PCG still applies. */
 static int corrections(const mixi_amg *H, int l)
 {
-    return l >= 1 && !(l + 2 == H->nlev && H->coarse_direct) ? 2 : 1;
+    const int exact_next = l + 2 == H->nlev && H->coarse_direct;
+    return l >= 1 && !exact_next && 4 * H->lev[l + 1].nnz <= H->lev[l].nnz ? 2 : 1;
 }
 
 static int vcycle(mixi_amg_cycle *C, int l)
