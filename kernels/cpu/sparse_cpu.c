@@ -388,23 +388,31 @@ static int cpu_residual64(void *state, const mixi_spmat *A, const double *b, con
                           double *r, double *rr)
 {
     (void)state;
-    double acc = 0.0;
-#pragma omp parallel for reduction(+ : acc) schedule(static) if (A->n > PAR_MIN)
-    for (int i = 0; i < A->n; i++) {
-        r[i] = b[i] - mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, x, NULL, i);
-        acc += r[i] * r[i];
+    double part[MIXI_SUM_CHUNKS];
+#pragma omp parallel for schedule(static) if (A->n > PAR_MIN)
+    for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
+        double acc = 0.0;
+        for (int64_t i = mixi_chunk_lo(A->n, c); i < mixi_chunk_lo(A->n, c + 1); i++) {
+            r[i] = b[i] - mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, x, NULL, i);
+            acc += r[i] * r[i];
+        }
+        part[c] = acc;
     }
-    *rr = acc;
+    *rr = mixi_chunks_total(part);
     return MIX_SUCCESS;
 }
 
 static int cpu_nrm2sq64(void *state, int n, const double *x, double *xx)
 {
     (void)state;
-    double acc = 0.0;
-#pragma omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)
-    for (int i = 0; i < n; i++) acc += x[i] * x[i];
-    *xx = acc;
+    double part[MIXI_SUM_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+    for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
+        double acc = 0.0;
+        for (int64_t i = mixi_chunk_lo(n, c); i < mixi_chunk_lo(n, c + 1); i++) acc += x[i] * x[i];
+        part[c] = acc;
+    }
+    *xx = mixi_chunks_total(part);
     return MIX_SUCCESS;
 }
 

@@ -341,12 +341,16 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
 /* The kernel table of one format, its parallel loops over blocks written here so that each
  * format's OpenMP regions are its own functions, P a constant inside them. */
 #define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
+/* A sum's loops (kernels/cpu/det_sum.h): the fixed chunks of the blocks, then chunk c's blocks. */
+#define MIXI_CHUNKS(n) for (int c = 0; c < MIXI_SUM_CHUNKS; c++)
+#define MIXI_CHUNK_BLOCKS(n, c)                                                                   \
+    for (int64_t b = mixi_chunk_lo(NBLK(n), (c)); b < mixi_chunk_lo(NBLK(n), (c) + 1); b++)
 #define MIXI_INSTANCE(PP, PFX)                                                                    \
     ISA_ATTR static void MIXI_CAT(PFX, spmv)(const mixi_spmat *A, const mixi_svec *x, mixi_svec *y,           \
                                     double *xy, int var)                                          \
     {                                                                                             \
         const int64_t n = A->n;                                                                   \
-        double acc = 0.0;                                                                         \
+        double part[MIXI_SUM_CHUNKS];                                                             \
         float *xf = A->xf;                                                                        \
         _Pragma("omp parallel if (n > PAR_MIN)")                                                  \
         {                                                                                         \
@@ -354,10 +358,14 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
                 _Pragma("omp for schedule(static)")                                               \
                 MIXI_BLOCKS(n) FN(decode_blk)(PP, x, xf, b, CNT(n, b));                           \
             }                                                                                     \
-            _Pragma("omp for reduction(+ : acc) schedule(static)")                                \
-            MIXI_BLOCKS(n) acc += FN(spmv_blk)(PP, A, x, y, xf, b, CNT(n, b), var);               \
+            _Pragma("omp for schedule(static)")                                                   \
+            MIXI_CHUNKS(n) {                                                                      \
+                double s = 0.0;                                                                   \
+                MIXI_CHUNK_BLOCKS(n, c) s += FN(spmv_blk)(PP, A, x, y, xf, b, CNT(n, b), var);    \
+                part[c] = s;                                                                      \
+            }                                                                                     \
         }                                                                                         \
-        *xy = acc;                                                                                \
+        *xy = mixi_chunks_total(part);                                                            \
     }                                                                                             \
     ISA_ATTR static void MIXI_CAT(PFX, spmv_axpby)(const mixi_spmat *A, const mixi_svec *x, double a,         \
                                           const mixi_svec *z, double b_, mixi_svec *y, int var)   \
@@ -372,16 +380,20 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
     {                                                                                             \
         const int64_t n = p->n;                                                                   \
         const T a = (T)alpha;                                                                     \
-        double acc_rr = 0.0, acc_rd = 0.0;                                                        \
-        _Pragma("omp parallel for reduction(+ : acc_rr, acc_rd) schedule(static) if (n > PAR_MIN)") \
-        MIXI_BLOCKS(n) {                                                                          \
-            double prr, prd;                                                                      \
-            FN(cg_update_blk)(PP, a, p, ap, x, r, b, CNT(n, b), &prr, &prd);                      \
-            acc_rr += prr;                                                                        \
-            acc_rd += prd;                                                                        \
+        double part_rr[MIXI_SUM_CHUNKS], part_rd[MIXI_SUM_CHUNKS];                                \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
+        MIXI_CHUNKS(n) {                                                                          \
+            double acc_rr = 0.0, acc_rd = 0.0;                                                    \
+            MIXI_CHUNK_BLOCKS(n, c) {                                                             \
+                double prr, prd;                                                                  \
+                FN(cg_update_blk)(PP, a, p, ap, x, r, b, CNT(n, b), &prr, &prd);                  \
+                acc_rr += prr;                                                                    \
+                acc_rd += prd;                                                                    \
+            }                                                                                     \
+            part_rr[c] = acc_rr, part_rd[c] = acc_rd;                                             \
         }                                                                                         \
-        *rr = acc_rr;                                                                             \
-        *rd = acc_rd;                                                                             \
+        *rr = mixi_chunks_total(part_rr);                                                         \
+        *rd = mixi_chunks_total(part_rd);                                                         \
     }                                                                                             \
     ISA_ATTR static void MIXI_CAT(PFX, axpby)(double a, const mixi_svec *x, double b_, mixi_svec *y)         \
     {                                                                                             \
@@ -401,19 +413,27 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
     ISA_ATTR static double MIXI_CAT(PFX, dot)(const mixi_svec *x, const mixi_svec *y)                        \
     {                                                                                             \
         const int64_t n = x->n;                                                                   \
-        double acc = 0.0;                                                                         \
-        _Pragma("omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)")          \
-        MIXI_BLOCKS(n) acc += FN(dot_blk)(PP, x, y, b, CNT(n, b));                                \
-        return acc;                                                                               \
+        double part[MIXI_SUM_CHUNKS];                                                             \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
+        MIXI_CHUNKS(n) {                                                                          \
+            double s = 0.0;                                                                       \
+            MIXI_CHUNK_BLOCKS(n, c) s += FN(dot_blk)(PP, x, y, b, CNT(n, b));                     \
+            part[c] = s;                                                                          \
+        }                                                                                         \
+        return mixi_chunks_total(part);                                                           \
     }                                                                                             \
     ISA_ATTR static double MIXI_CAT(PFX, from64)(const double *x, const double *scale, double alpha,       \
                                         mixi_svec *v)                                              \
     {                                                                                             \
         const int64_t n = v->n;                                                                   \
-        double acc = 0.0;                                                                         \
-        _Pragma("omp parallel for reduction(+ : acc) schedule(static) if (n > PAR_MIN)")          \
-        MIXI_BLOCKS(n) acc += FN(from64_blk)(PP, x, scale, alpha, v, b, CNT(n, b));               \
-        return acc;                                                                               \
+        double part[MIXI_SUM_CHUNKS];                                                             \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
+        MIXI_CHUNKS(n) {                                                                          \
+            double s = 0.0;                                                                       \
+            MIXI_CHUNK_BLOCKS(n, c) s += FN(from64_blk)(PP, x, scale, alpha, v, b, CNT(n, b));    \
+            part[c] = s;                                                                          \
+        }                                                                                         \
+        return mixi_chunks_total(part);                                                           \
     }                                                                                             \
     ISA_ATTR static void MIXI_CAT(PFX, accum64)(const mixi_svec *v, const double *scale, double alpha,      \
                                        double *y)                                                 \

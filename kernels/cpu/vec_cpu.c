@@ -4,9 +4,10 @@
 #include "kernels/common/cg_update.h"
 #include "kernels/cpu/vec_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/det_sum.h"
 
-/* As sparse_cpu.c's PAR_MIN: the same rows run serially or in the same static split, so the
- * FP64 reductions add their block sums as the unfused kernels do. */
+/* As sparse_cpu.c's PAR_MIN.  The FP64 sums add their block sums in kernels/cpu/det_sum.h's
+ * fixed chunks, as the unfused kernels do, on any number of threads. */
 #define VEC_PAR_MIN 4096
 #define NBLK(n) (((n) + MIXK_CG_BLK - 1) / MIXK_CG_BLK)
 #define CNT(n, b) ((int)((n) - (b) * MIXK_CG_BLK < MIXK_CG_BLK ? (n) - (b) * MIXK_CG_BLK : MIXK_CG_BLK))
@@ -31,18 +32,22 @@ static int one_wide_prec(mix_prec p) { return p == MIX_FP32 || p == MIX_FP64; }
 #define VEC_PASSES(ISA, ATTR, T, SFX)                                                             \
     ATTR static void ISA##_rupdate_##SFX(int64_t n, T a, const T *ap, T *r, double *rr, double *rd) \
     {                                                                                             \
-        double acc_rr = 0.0, acc_rd = 0.0;                                                        \
-        _Pragma("omp parallel for reduction(+ : acc_rr, acc_rd) schedule(static) if (n > VEC_PAR_MIN)") \
-        for (int64_t b = 0; b < NBLK(n); b++) {                                                   \
-            const int64_t o = b * MIXK_CG_BLK;                                                    \
-            double prr, prd;                                                                      \
-            if (CNT(n, b) == MIXK_CG_BLK) ISA##_rblk_##SFX(a, ap + o, r + o, &prr, &prd);        \
-            else mixk_cg_rupdate_##SFX(a, ap + o, r + o, CNT(n, b), &prr, &prd);                  \
-            acc_rr += prr;                                                                        \
-            acc_rd += prd;                                                                        \
+        double part_rr[MIXI_SUM_CHUNKS], part_rd[MIXI_SUM_CHUNKS];                                \
+        _Pragma("omp parallel for schedule(static) if (n > VEC_PAR_MIN)")                         \
+        for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {                                               \
+            double acc_rr = 0.0, acc_rd = 0.0;                                                    \
+            for (int64_t b = mixi_chunk_lo(NBLK(n), c); b < mixi_chunk_lo(NBLK(n), c + 1); b++) { \
+                const int64_t o = b * MIXK_CG_BLK;                                                \
+                double prr, prd;                                                                  \
+                if (CNT(n, b) == MIXK_CG_BLK) ISA##_rblk_##SFX(a, ap + o, r + o, &prr, &prd);    \
+                else mixk_cg_rupdate_##SFX(a, ap + o, r + o, CNT(n, b), &prr, &prd);              \
+                acc_rr += prr;                                                                    \
+                acc_rd += prd;                                                                    \
+            }                                                                                     \
+            part_rr[c] = acc_rr, part_rd[c] = acc_rd;                                             \
         }                                                                                         \
-        *rr = acc_rr;                                                                             \
-        *rd = acc_rd;                                                                             \
+        *rr = mixi_chunks_total(part_rr);                                                         \
+        *rd = mixi_chunks_total(part_rd);                                                         \
     }                                                                                             \
     ATTR static void ISA##_xpupdate_##SFX(int64_t n, T a, T bt, T *x, T *p, const T *r)           \
     {                                                                                             \

@@ -112,22 +112,36 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M)
         mixi_amg_csr_sort_row(M->ci + M->rp[i], M->v + M->rp[i], M->rp[i + 1] - M->rp[i]);
 }
 
+/* The set-up's sums over rows in fixed chunks, added in order: the same bits on any number of
+ * threads (an OpenMP reduction adds three or more threads' partials in their arrival order). */
+#define AMG_START_CHUNKS 64
+
+/* Bounds of chunk c of n rows (AMG_START_CHUNKS of them). */
+static int chunk_lo(int n, int c) { return (int)((int64_t)n * c / AMG_START_CHUNKS); }
+
 /* w = D^-1/2 A D^-1/2 v - beta u (one Lanczos step's product) and, from the same pass, the
  * dot products lanczos_next needs: d[0] = <v, v>, d[1] = <v, w>, d[2] = <w, w>. */
 static void scaled_apply(const mixi_amg_csr *A, const double *s, const double *v, double beta,
                          const double *u, double *w, double d[3])
 {
-    double vv = 0.0, vw = 0.0, ww = 0.0;
-#pragma omp parallel for reduction(+ : vv, vw, ww) schedule(static) if (MIXI_AMG_TEAM(A))
-    for (int i = 0; i < A->nr; i++) {
-        double t = 0.0;
-        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
-        w[i] = s[i] * t - beta * u[i];
-        vv += v[i] * v[i];
-        vw += v[i] * w[i];
-        ww += w[i] * w[i];
+    double part[3][AMG_START_CHUNKS];
+#pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
+    for (int c = 0; c < AMG_START_CHUNKS; c++) {
+        double vv = 0.0, vw = 0.0, ww = 0.0;
+        for (int i = chunk_lo(A->nr, c); i < chunk_lo(A->nr, c + 1); i++) {
+            double t = 0.0;
+            for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
+            w[i] = s[i] * t - beta * u[i];
+            vv += v[i] * v[i];
+            vw += v[i] * w[i];
+            ww += w[i] * w[i];
+        }
+        part[0][c] = vv, part[1][c] = vw, part[2][c] = ww;
     }
-    d[0] = vv, d[1] = vw, d[2] = ww;
+    for (int j = 0; j < 3; j++) {
+        d[j] = 0.0;
+        for (int c = 0; c < AMG_START_CHUNKS; c++) d[j] += part[j][c];
+    }
 }
 
 /* w = (w - alpha v) / ||w - alpha v|| (alpha = <v, w> / <v, v>), the next Lanczos vector, in one
@@ -140,9 +154,15 @@ static double lanczos_next(int n, const double d[3], double *alpha, const double
     double bb = d[2] - a * d[1];
     *alpha = a;
     if (!(bb > 1e-6 * d[2])) {
+        double part[AMG_START_CHUNKS];
+#pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
+        for (int c = 0; c < AMG_START_CHUNKS; c++) {
+            double sum = 0.0;
+            for (int i = chunk_lo(n, c); i < chunk_lo(n, c + 1); i++) sum += (w[i] - a * v[i]) * (w[i] - a * v[i]);
+            part[c] = sum;
+        }
         bb = 0.0;
-#pragma omp parallel for reduction(+ : bb) schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
-        for (int i = 0; i < n; i++) bb += (w[i] - a * v[i]) * (w[i] - a * v[i]);
+        for (int c = 0; c < AMG_START_CHUNKS; c++) bb += part[c];
     }
     const double beta = sqrt(bb), f = beta > 0.0 ? 1.0 / beta : 0.0;
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
@@ -183,8 +203,8 @@ static double tridiag_max(const double *a, const double *b, int m)
  * set-up at 150^3). */
 #define AMG_LANCZOS_STEPS 20
 /* The start vector, unit norm (uneven entries: no eigenvector of a stencil is constant); its
- * norm summed in fixed chunks, so that it has the same bits on any number of threads. */
-#define AMG_START_CHUNKS 64
+ * norm summed in fixed chunks (AMG_START_CHUNKS), so that it has the same bits on any number of
+ * threads. */
 static void lanczos_start(int n, double *v)
 {
     double part[AMG_START_CHUNKS], vv = 0.0;
@@ -227,9 +247,6 @@ static double lanczos(const mixi_amg_csr *A, const double *dinv_sqrt, double upp
     }
     return lam;
 }
-
-/* Bounds of chunk c of n rows (AMG_START_CHUNKS of them). */
-static int chunk_lo(int n, int c) { return (int)((int64_t)n * c / AMG_START_CHUNKS); }
 
 /* The Rayleigh quotient <v, A^ v> / <v, v> (A^ = D^-1/2 A D^-1/2, s = D^-1/2) of a vector of
  * signs that alternate along A's couplings: row i takes the sign of sum a^_ij v_j over the rows
