@@ -951,6 +951,52 @@ static void test_cycle_symmetric(void)
     mixm_csr_free(&A);
 }
 
+/* A solve on a fresh matrix gives the same bits on 1, 2 and 3 threads: the CPU kernels' FP64
+ * sums and the set-up's Lanczos sums add fixed chunks in order (kernels/cpu/det_sum.h), where
+ * an OpenMP reduction adds three or more threads' partials in their arrival order.  AMG-PCG in
+ * FIXED16 on 3-D Poisson 70^3 (2.4 million entries: the set-up's passes on the threads too),
+ * Jacobi CG in FP64 on 24^3. */
+static void test_thread_bits(void)
+{
+#ifdef _OPENMP
+    const int keep = omp_get_max_threads();
+#endif
+    for (int c = 0; c < 2; c++) {
+        mixm_csr A;
+        CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(c ? 24 : 70, &A), MIX_SUCCESS);
+        const int n = A.nrows;
+        double *b = mixt_dalloc((size_t)n), *x[3];
+        rhs(n, 31, b);
+        int iter[3];
+        for (int t = 0; t < 3; t++) {
+#ifdef _OPENMP
+            omp_set_num_threads(t + 1);
+#endif
+            mix_context *ctx = mixt_context();
+            mix_sparse *S = mixt_sparse(ctx, &A);
+            mix_cg_info info;
+            x[t] = mixt_dalloc((size_t)n);
+            CU_ASSERT_EQUAL(solve(ctx, S, &A, c ? MIX_FP64 : MIX_FIXED16,
+                                  c ? MIX_PRECOND_JACOBI : MIX_PRECOND_AMG, b, x[t], &info),
+                            MIX_SUCCESS);
+            iter[t] = info.iter;
+            mix_sparse_destroy(S);
+            mix_context_destroy(ctx);
+        }
+        for (int t = 1; t < 3; t++) {
+            CU_ASSERT_EQUAL(iter[t], iter[0]);
+            same_answer(x[0], x[t], n);
+        }
+        printf("\n    %s on 1, 2, 3 threads: %d %d %d iterations", c ? "Jacobi CG 24^3" : "AMG 70^3",
+               iter[0], iter[1], iter[2]);
+        free(b), free(x[0]), free(x[1]), free(x[2]);
+        mixm_csr_free(&A);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(keep);
+#endif
+}
+
 static const mixt_test amg_tests[] = {
     {"3D Poisson: AMG-PCG in every storage to 1e-10, <= 0.3x Jacobi CG's iterations", test_poisson3d},
     {"2D Poisson: AMG-PCG in every storage, <= 0.2x Jacobi CG's iterations", test_poisson2d},
@@ -974,6 +1020,8 @@ static const mixt_test amg_tests[] = {
     {"3-D Poisson 40^3: <= 14 iterations, operator complexity <= 1.5", test_poisson_bound},
     {"cycle with two coarse corrections below the fine level: symmetric, fewer iterations",
      test_cycle_symmetric},
+    {"the same bits on 1, 2 and 3 threads: AMG-PCG (set-up included) and Jacobi CG",
+     test_thread_bits},
     {"per-level AUTO: the pick from SpMV times (FP32 where it wins), 16 bits only where fit",
      test_level_pick},
     {"AUTO hierarchy: fine level CG's AUTO, coarser ones it or FP32, V-cycle near FP64's",
