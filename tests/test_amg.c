@@ -952,7 +952,7 @@ static void test_cycle_symmetric(void)
 }
 
 /* A solve on a fresh matrix gives the same bits on 1, 2 and 3 threads: the CPU kernels' FP64
- * sums and the set-up's Lanczos sums add fixed chunks in order (kernels/cpu/det_sum.h), where
+ * sums and the set-up's Lanczos sums add fixed chunks in order (lib/core/det_sum.h), where
  * an OpenMP reduction adds three or more threads' partials in their arrival order.  AMG-PCG in
  * FIXED16 on 3-D Poisson 70^3 (2.4 million entries: the set-up's passes on the threads too),
  * Jacobi CG in FP64 on 24^3. */

@@ -3,7 +3,7 @@ noinst_HEADERS += kernels/backend_dense.h kernels/backend_sparse.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/dense_cpu.c
 libmixsolve_internal_la_SOURCES += kernels/cpu/sparse_cpu.c kernels/cpu/sparse_portable.c kernels/cpu/sparse_avx2.c \
 	kernels/cpu/sparse_avx512.c
-noinst_HEADERS += kernels/cpu/sparse_cpu_impl.h kernels/cpu/sell_simd.h kernels/cpu/det_sum.h
+noinst_HEADERS += kernels/cpu/sparse_cpu_impl.h kernels/cpu/sell_simd.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/spmv_tune.c kernels/cpu/spmv_tune.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/spmv_t_cpu.c kernels/cpu/tent_cpu.c kernels/cpu/tent_cpu.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/convert_cpu.c kernels/cpu/convert_cpu.h

@@ -11,7 +11,7 @@
 #include "kernels/backend_sparse.h"
 #include "kernels/common/spmv_row.h"
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/det_sum.h"
+#include "lib/core/det_sum.h"
 #include "kernels/cpu/spmv_tune.h"
 
 #define BLK MIXK_SVEC_BLOCK

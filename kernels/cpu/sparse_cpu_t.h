@@ -341,8 +341,8 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
 /* The kernel table of one format, its parallel loops over blocks written here so that each
  * format's OpenMP regions are its own functions, P a constant inside them. */
 #define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
-/* A sum's loops (kernels/cpu/det_sum.h): the fixed chunks of the blocks, then chunk c's blocks. */
-#define MIXI_CHUNKS(n) for (int c = 0; c < MIXI_SUM_CHUNKS; c++)
+/* A sum's loops (lib/core/det_sum.h): the fixed chunks of the blocks, then chunk c's blocks. */
+#define MIXI_CHUNKS for (int c = 0; c < MIXI_SUM_CHUNKS; c++)
 #define MIXI_CHUNK_BLOCKS(n, c)                                                                   \
     for (int64_t b = mixi_chunk_lo(NBLK(n), (c)); b < mixi_chunk_lo(NBLK(n), (c) + 1); b++)
 #define MIXI_INSTANCE(PP, PFX)                                                                    \
@@ -359,7 +359,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
                 MIXI_BLOCKS(n) FN(decode_blk)(PP, x, xf, b, CNT(n, b));                           \
             }                                                                                     \
             _Pragma("omp for schedule(static)")                                                   \
-            MIXI_CHUNKS(n) {                                                                      \
+            MIXI_CHUNKS {                                                                      \
                 double s = 0.0;                                                                   \
                 MIXI_CHUNK_BLOCKS(n, c) s += FN(spmv_blk)(PP, A, x, y, xf, b, CNT(n, b), var);    \
                 part[c] = s;                                                                      \
@@ -382,7 +382,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
         const T a = (T)alpha;                                                                     \
         double part_rr[MIXI_SUM_CHUNKS], part_rd[MIXI_SUM_CHUNKS];                                \
         _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
-        MIXI_CHUNKS(n) {                                                                          \
+        MIXI_CHUNKS {                                                                          \
             double acc_rr = 0.0, acc_rd = 0.0;                                                    \
             MIXI_CHUNK_BLOCKS(n, c) {                                                             \
                 double prr, prd;                                                                  \
@@ -415,7 +415,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
         const int64_t n = x->n;                                                                   \
         double part[MIXI_SUM_CHUNKS];                                                             \
         _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
-        MIXI_CHUNKS(n) {                                                                          \
+        MIXI_CHUNKS {                                                                          \
             double s = 0.0;                                                                       \
             MIXI_CHUNK_BLOCKS(n, c) s += FN(dot_blk)(PP, x, y, b, CNT(n, b));                     \
             part[c] = s;                                                                          \
@@ -428,7 +428,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
         const int64_t n = v->n;                                                                   \
         double part[MIXI_SUM_CHUNKS];                                                             \
         _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
-        MIXI_CHUNKS(n) {                                                                          \
+        MIXI_CHUNKS {                                                                          \
             double s = 0.0;                                                                       \
             MIXI_CHUNK_BLOCKS(n, c) s += FN(from64_blk)(PP, x, scale, alpha, v, b, CNT(n, b));    \
             part[c] = s;                                                                          \

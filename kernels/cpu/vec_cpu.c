@@ -4,9 +4,9 @@
 #include "kernels/common/cg_update.h"
 #include "kernels/cpu/vec_cpu.h"
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/det_sum.h"
+#include "lib/core/det_sum.h"
 
-/* As sparse_cpu.c's PAR_MIN.  The FP64 sums add their block sums in kernels/cpu/det_sum.h's
+/* As sparse_cpu.c's PAR_MIN.  The FP64 sums add their block sums in lib/core/det_sum.h's
  * fixed chunks, as the unfused kernels do, on any number of threads. */
 #define VEC_PAR_MIN 4096
 #define NBLK(n) (((n) + MIXK_CG_BLK - 1) / MIXK_CG_BLK)

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/core/det_sum.h"
 #include "solvers/amg/amg.h"
 
 int mixi_amg_csr_alloc(mixi_amg_csr *M, int nr, int nc, int64_t nnz)
@@ -112,21 +113,18 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M)
         mixi_amg_csr_sort_row(M->ci + M->rp[i], M->v + M->rp[i], M->rp[i + 1] - M->rp[i]);
 }
 
-/* The set-up's sums over rows in fixed chunks, added in order: the same bits on any number of
- * threads (an OpenMP reduction adds three or more threads' partials in their arrival order). */
-#define AMG_START_CHUNKS 64
-
-/* Bounds of chunk c of n rows (AMG_START_CHUNKS of them). */
-static int chunk_lo(int n, int c) { return (int)((int64_t)n * c / AMG_START_CHUNKS); }
+/* The set-up's sums over rows add fixed chunks in order (lib/core/det_sum.h): the same bits on
+ * any number of threads.  Chunk c's first row of n: */
+static int chunk_lo(int n, int c) { return (int)mixi_chunk_lo(n, c); }
 
 /* w = D^-1/2 A D^-1/2 v - beta u (one Lanczos step's product) and, from the same pass, the
  * dot products lanczos_next needs: d[0] = <v, v>, d[1] = <v, w>, d[2] = <w, w>. */
 static void scaled_apply(const mixi_amg_csr *A, const double *s, const double *v, double beta,
                          const double *u, double *w, double d[3])
 {
-    double part[3][AMG_START_CHUNKS];
+    double part[3][MIXI_SUM_CHUNKS];
 #pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
-    for (int c = 0; c < AMG_START_CHUNKS; c++) {
+    for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
         double vv = 0.0, vw = 0.0, ww = 0.0;
         for (int i = chunk_lo(A->nr, c); i < chunk_lo(A->nr, c + 1); i++) {
             double t = 0.0;
@@ -138,10 +136,7 @@ static void scaled_apply(const mixi_amg_csr *A, const double *s, const double *v
         }
         part[0][c] = vv, part[1][c] = vw, part[2][c] = ww;
     }
-    for (int j = 0; j < 3; j++) {
-        d[j] = 0.0;
-        for (int c = 0; c < AMG_START_CHUNKS; c++) d[j] += part[j][c];
-    }
+    for (int j = 0; j < 3; j++) d[j] = mixi_chunks_total(part[j]);
 }
 
 /* w = (w - alpha v) / ||w - alpha v|| (alpha = <v, w> / <v, v>), the next Lanczos vector, in one
@@ -154,15 +149,14 @@ static double lanczos_next(int n, const double d[3], double *alpha, const double
     double bb = d[2] - a * d[1];
     *alpha = a;
     if (!(bb > 1e-6 * d[2])) {
-        double part[AMG_START_CHUNKS];
+        double part[MIXI_SUM_CHUNKS];
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
-        for (int c = 0; c < AMG_START_CHUNKS; c++) {
+        for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
             double sum = 0.0;
             for (int i = chunk_lo(n, c); i < chunk_lo(n, c + 1); i++) sum += (w[i] - a * v[i]) * (w[i] - a * v[i]);
             part[c] = sum;
         }
-        bb = 0.0;
-        for (int c = 0; c < AMG_START_CHUNKS; c++) bb += part[c];
+        bb = mixi_chunks_total(part);
     }
     const double beta = sqrt(bb), f = beta > 0.0 ? 1.0 / beta : 0.0;
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
@@ -203,15 +197,13 @@ static double tridiag_max(const double *a, const double *b, int m)
  * set-up at 150^3). */
 #define AMG_LANCZOS_STEPS 20
 /* The start vector, unit norm (uneven entries: no eigenvector of a stencil is constant); its
- * norm summed in fixed chunks (AMG_START_CHUNKS), so that it has the same bits on any number of
- * threads. */
+ * norm summed in fixed chunks, so that it has the same bits on any number of threads. */
 static void lanczos_start(int n, double *v)
 {
-    double part[AMG_START_CHUNKS], vv = 0.0;
+    double part[MIXI_SUM_CHUNKS];
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
-    for (int c = 0; c < AMG_START_CHUNKS; c++) {
-        const int lo = (int)((int64_t)n * c / AMG_START_CHUNKS);
-        const int hi = (int)((int64_t)n * (c + 1) / AMG_START_CHUNKS);
+    for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
+        const int lo = chunk_lo(n, c), hi = chunk_lo(n, c + 1);
         double sum = 0.0;
         for (int i = lo; i < hi; i++) {
             v[i] = 1.0 + (double)((i * INT64_C(7919)) % 97) / 97.0;
@@ -219,8 +211,7 @@ static void lanczos_start(int n, double *v)
         }
         part[c] = sum;
     }
-    for (int c = 0; c < AMG_START_CHUNKS; c++) vv += part[c];
-    const double f = 1.0 / sqrt(vv);
+    const double f = 1.0 / sqrt(mixi_chunks_total(part));
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
     for (int i = 0; i < n; i++) v[i] *= f;
 }
@@ -256,9 +247,9 @@ static double lanczos(const mixi_amg_csr *A, const double *dinv_sqrt, double upp
 static double sign_quotient(const mixi_amg_csr *A, const double *s, double *v)
 {
     const int n = A->nr;
-    double part[AMG_START_CHUNKS], q = 0.0;
+    double part[MIXI_SUM_CHUNKS];
 #pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
-    for (int c = 0; c < AMG_START_CHUNKS; c++) {
+    for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
         const int lo = chunk_lo(n, c), hi = chunk_lo(n, c + 1);
         for (int i = lo; i < hi; i++) {
             double t = 0.0;
@@ -268,7 +259,7 @@ static double sign_quotient(const mixi_amg_csr *A, const double *s, double *v)
         }
     }
 #pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
-    for (int c = 0; c < AMG_START_CHUNKS; c++) {
+    for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
         double sum = 0.0;
         for (int i = chunk_lo(n, c); i < chunk_lo(n, c + 1); i++) {
             double t = 0.0;
@@ -277,8 +268,7 @@ static double sign_quotient(const mixi_amg_csr *A, const double *s, double *v)
         }
         part[c] = sum;
     }
-    for (int c = 0; c < AMG_START_CHUNKS; c++) q += part[c];
-    return n > 0 ? q / n : 0.0;
+    return n > 0 ? mixi_chunks_total(part) / n : 0.0;
 }
 
 double mixi_amg_lmax(const mixi_amg_csr *A, const double *dinv_sqrt, double upper)
