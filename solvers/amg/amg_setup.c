@@ -159,15 +159,17 @@ static void scale_transfer(mixi_amg_level *L, const double *sc, mixi_amg_csr *P)
     L->P = *P;
 }
 
-/* The level's own quantities: D^-1/2, lambda_max, the FIXED16 fit. */
+/* The level's own quantities: D^-1/2 (below the fine level already made by the level above,
+ * transfers()), lambda_max, the FIXED16 fit. */
 static int level_info(mixi_amg_level *L, const mixi_amg_csr *A)
 {
     L->n = A->nr;
     L->nnz = A->rp[A->nr];
-    L->dinv_sqrt = mixi_malloc_n((size_t)L->n, sizeof(double));
-    if (!L->dinv_sqrt) return MIX_ERR_ALLOC;
-    int st = inv_sqrt_diag(A, L->dinv_sqrt);
-    if (st) return st;
+    if (!L->dinv_sqrt) {
+        if (!(L->dinv_sqrt = mixi_malloc_n((size_t)L->n, sizeof(double)))) return MIX_ERR_ALLOC;
+        const int st = inv_sqrt_diag(A, L->dinv_sqrt);
+        if (st) return st;
+    }
     double gershgorin;
     scaled_rows(A, L->dinv_sqrt, &L->tiny_share_pct, &gershgorin);
     L->lmax = mixi_amg_lmax(A, L->dinv_sqrt, gershgorin);
@@ -182,10 +184,11 @@ static int level_info(mixi_amg_level *L, const mixi_amg_csr *A)
  * (first solve 0.4-0.5 s less, the store converting no P); level 1 (3.7x) about even, so kept. */
 #define AMG_IMPLICIT_MAX_RATIO 3
 
-/* The transfers of level l and the next operator Ac from the aggregation agg (na aggregates);
- * implicit_ok: the backend applies implicit prolongators. */
+/* The transfers of level l and the next operator Ac from the aggregation agg (na aggregates),
+ * with Ac's D^-1/2 into *sc_out (the next level's); implicit_ok: the backend applies implicit
+ * prolongators. */
 static int transfers(mixi_amg_level *L, const mixi_amg_csr *A, const int *agg, int na, int fine,
-                     int implicit_ok, mixi_amg_csr *Ac)
+                     int implicit_ok, mixi_amg_csr *Ac, double **sc_out)
 {
     mixi_amg_csr P = {0};
     double *sc = NULL;
@@ -198,7 +201,7 @@ static int transfers(mixi_amg_level *L, const mixi_amg_csr *A, const int *agg, i
     int st = mixi_amg_prolongator(A, L->dinv_sqrt, L->w, fine ? AMG_THETA : 0.0, agg, na, &P,
                                   &filtered);
     if (!st) st = galerkin(A, &P, Ac);
-    if (!st && !(sc = mixi_malloc_scratch((size_t)na, sizeof *sc))) st = MIX_ERR_ALLOC;
+    if (!st && !(sc = mixi_malloc_n((size_t)na, sizeof *sc))) st = MIX_ERR_ALLOC;
     if (!st) st = inv_sqrt_diag(Ac, sc);
     L->implicit = !st && implicit_ok && !filtered && A->rp[A->nr] <= AMG_IMPLICIT_MAX_RATIO * P.rp[P.nr];
     if (!st && L->implicit) {
@@ -210,8 +213,10 @@ static int transfers(mixi_amg_level *L, const mixi_amg_csr *A, const int *agg, i
     if (st) {
         mixi_amg_csr_free(&P);
         mixi_amg_csr_free(Ac);
+        mixi_free(sc);
+        sc = NULL;
     }
-    mixi_free(sc);
+    *sc_out = sc;
     return st;
 }
 
@@ -226,7 +231,7 @@ int mixi_amg_coarsen(mixi_amg *H, int l, const mixi_amg_csr *A, mixi_amg_csr *Ac
     const int na = mixi_amg_aggregate(A, L->dinv_sqrt, ldexp(AMG_THETA, -l), l < AMG_WIDE_LEVELS, agg);
     if (na < 0) st = MIX_ERR_ALLOC;
     if (na > 0 && na <= AMG_MIN_RATIO * A->nr) {
-        st = transfers(L, A, agg, na, l == 0, H->tent_ok, Ac);
+        st = transfers(L, A, agg, na, l == 0, H->tent_ok, Ac, &H->lev[l + 1].dinv_sqrt);
         *stop = st != MIX_SUCCESS;
     }
     mixi_free(agg);
