@@ -189,6 +189,10 @@ struct mixi_dense_ops {
      * once per process and cached; the cost-aware fallback and MIX_PREC_AUTO predict factor
      * times from it.  0 when unknown. */
     int (*gemm_rate)(void *state, mix_prec p, double *gflops);
+    /* 1 where the whole FP32 factorizations of order n (getrf_f32, and potrf_f32 on the whole
+     * matrix) beat the blocked driver with gemm_f32's FP32 updates, 0 where the driver wins (a
+     * BLAS whose own kernels lag the GEMM engine).  NULL: 1. */
+    int (*whole_f32_pays)(void *state, int n);
 
     /* --- Accurate residual (optional, NULL allowed) ------------------------------------------ */
     /* R := B - A X for n x k blocks, every entry accumulated in twice the working precision

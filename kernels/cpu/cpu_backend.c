@@ -74,14 +74,14 @@ static int cpu_caps(mix_caps *caps)
                          : mixi_cpu_has_amx_bf16()           ? "oneDNN AMX-BF16"
                                                              : "oneDNN AVX512-BF16";
     snprintf(caps->libraries, sizeof caps->libraries,
-             "OpenBLAS (%s) + LAPACKE + oneDNN (GEMM: FP32 %s, BF16 %s)",
-             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads",
+             "OpenBLAS (%s, %s kernels) + LAPACKE + oneDNN (GEMM: FP32 %s, BF16 %s)",
+             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads", mixi_cpu_blas_core(),
              fp32_onednn ? "oneDNN" : "OpenBLAS", bf16_how);
 #else
     (void)bf16_onednn;
     snprintf(caps->libraries, sizeof caps->libraries,
-             "OpenBLAS (%s) + LAPACKE (GEMM: FP32 OpenBLAS, BF16 OpenBLAS emulated)",
-             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads");
+             "OpenBLAS (%s, %s kernels) + LAPACKE (GEMM: FP32 OpenBLAS, BF16 OpenBLAS emulated)",
+             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads", mixi_cpu_blas_core());
 #endif
     return MIX_SUCCESS;
 }

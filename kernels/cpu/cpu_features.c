@@ -4,8 +4,10 @@
  * column (11% of a BF16 solve). */
 #include "config.h" /* MIX_HAVE_ONEDNN: without it the oneDNN engine silently compiled out */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define MIX_X86 1
@@ -119,6 +121,55 @@ int mixi_cpu_blas_shares_omp_pool(void)
 #else
     return 0;
 #endif
+}
+
+/* OpenBLAS picks its kernels by CPU model at load time, and a build older than the CPU falls
+ * back to a generic core: Debian 12's OpenBLAS 0.3.21 runs "Prescott" (SSE3) kernels on the
+ * AVX-512 Xeon model 207 of doc/benchmarks.md, where LAPACKE_dgesv at n = 4096 takes 1.6-2.6 s
+ * against 0.5 s on its SkylakeX kernels.  The vector ISA of its running kernels, from the core
+ * name it reports: 2 AVX-512, 1 AVX2, 0 anything else (older, or a name not listed here, which
+ * only sends FP32 factorizations to oneDNN: about even with OpenBLAS's own where both are
+ * good). */
+static int blas_isa;
+static const char *blas_core = "unknown";
+static pthread_once_t blas_isa_once = PTHREAD_ONCE_INIT;
+
+static int name_in(const char *name, const char *const *list, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (!strcasecmp(name, list[i])) return 1;
+    return 0;
+}
+
+static void probe_blas_isa(void)
+{
+    static const char *const avx512[] = {"SkylakeX", "Cooperlake", "SapphireRapids"};
+    static const char *const avx2[] = {"Haswell", "Zen", "Excavator"};
+    const char *core = openblas_get_corename();
+    if (core && *core) blas_core = core;
+    blas_isa = !core                                                   ? 0
+               : name_in(core, avx512, sizeof avx512 / sizeof *avx512) ? 2
+               : name_in(core, avx2, sizeof avx2 / sizeof *avx2)       ? 1
+                                                                       : 0;
+}
+
+const char *mixi_cpu_blas_core(void)
+{
+    pthread_once(&blas_isa_once, probe_blas_isa);
+    return blas_core;
+}
+
+static _Atomic int below_forced = -1;
+
+void mixi_cpu_blas_force_below_isa(int below) { below_forced = below; }
+
+int mixi_cpu_blas_below_isa(void)
+{
+    const int forced = below_forced;
+    if (forced >= 0) return forced;
+    pthread_once(&blas_isa_once, probe_blas_isa);
+    const int cpu_isa = mixi_cpu_has_avx512f() ? 2 : mixi_cpu_has_f16c() ? 1 : 0;
+    return blas_isa < cpu_isa;
 }
 
 /* Below both sparse_cpu.c and vec_cpu.c, which ask it on each dispatch. */

@@ -16,6 +16,15 @@ int mixi_cpu_has_native_bf16_gemm(void);
  * oneDNN and our loops, so our O(n^2) loops may be parallel (probed once). */
 int mixi_cpu_blas_shares_omp_pool(void);
 
+/* 1 when OpenBLAS runs kernels of an older vector ISA than this CPU's (its build predates the
+ * CPU model and took a generic core): its FP32 GEMM and factorizations then give way to oneDNN's
+ * (kernels/cpu/dense_cpu.c).  MIXSOLVE_CPU_ISA lowers the CPU's side. */
+int mixi_cpu_blas_below_isa(void);
+/* The core whose kernels OpenBLAS runs, as it names it ("SkylakeX", "Haswell", "Prescott"). */
+const char *mixi_cpu_blas_core(void);
+/* Test hook: 0 or 1 forces mixi_cpu_blas_below_isa's answer, -1 restores the probe. */
+void mixi_cpu_blas_force_below_isa(int below);
+
 /* Test hook: 1 makes the sparse kernels (SpMV and the fused CG passes of vec_cpu.c) take their
  * portable C bodies, 0 restores the run-time choice (kernels/cpu/sparse_cpu.h). */
 void mixi_cpu_sparse_force_portable(int on);

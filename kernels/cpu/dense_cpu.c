@@ -221,6 +221,17 @@ static int cpu_getrf_f32(void *state, int n, float *a, int lda, int *ipiv, void 
     return cpu_getrf_panel_f32(state, n, n, a, lda, ipiv, 0, work, info);
 }
 
+/* OpenBLAS's sgetrf and spotrf run its own kernels: where those are older than the CPU's
+ * (mixi_cpu_blas_below_isa) the blocked driver with oneDNN's FP32 updates is faster.  Xeon model
+ * 207 with Debian's OpenBLAS on "Prescott" kernels, mix_dsgesv at n = 4096: 0.67-0.68 s against
+ * 1.09-1.37 s by sgetrf; on OpenBLAS's SkylakeX kernels the two are even (0.35-0.43 s against
+ * 0.35-0.39 s), so sgetrf keeps the factorization there. */
+static int cpu_whole_f32_pays(void *state, int n)
+{
+    (void)state, (void)n;
+    return !(mixi_cpu_blas_below_isa() && mixi_cpu_gemm_engine(MIX_FP32) == MIXI_GEMM_ONEDNN);
+}
+
 static int cpu_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv)
 {
     (void)state;
@@ -273,8 +284,10 @@ int mixi_cpu_gemm_engine(mix_prec compute)
     if (pref >= 0) return pref;
     if (compute == MIX_BF16)
         return mixi_cpu_has_native_bf16_gemm() ? MIXI_GEMM_ONEDNN : MIXI_GEMM_OPENBLAS;
-    /* FP32, and FP16/TF32 after rounding: oneDNN's AVX-512 kernels; on AVX2 OpenBLAS is as fast. */
-    return mixi_cpu_has_avx512f() ? MIXI_GEMM_ONEDNN : MIXI_GEMM_OPENBLAS;
+    /* FP32, and FP16/TF32 after rounding: oneDNN's AVX-512 kernels; on AVX2 OpenBLAS is as fast,
+     * unless its kernels are older than the CPU's (mixi_cpu_blas_below_isa). */
+    return mixi_cpu_has_avx512f() || mixi_cpu_blas_below_isa() ? MIXI_GEMM_ONEDNN
+                                                                : MIXI_GEMM_OPENBLAS;
 #else
     (void)compute;
     return MIXI_GEMM_OPENBLAS;
@@ -293,8 +306,10 @@ static int gemm_engine_for(mix_prec compute, int m, int n, int k)
 {
     int engine = mixi_cpu_gemm_engine(compute);
 #ifdef MIX_HAVE_ONEDNN
+    /* OpenBLAS on kernels older than the CPU's is as far behind as the BF16 emulation. */
+    const int early = compute == MIX_BF16 || mixi_cpu_blas_below_isa();
     if (engine == MIXI_GEMM_ONEDNN && gemm_forced < 0 && gemm_env_pref < 0 &&
-        (double)m * n * k < (compute == MIX_BF16 ? ONEDNN_MIN_MNK_BF16 : ONEDNN_MIN_MNK_FP32))
+        (double)m * n * k < (early ? ONEDNN_MIN_MNK_BF16 : ONEDNN_MIN_MNK_FP32))
         engine = MIXI_GEMM_OPENBLAS;
 #else
     (void)m; (void)n; (void)k;
@@ -650,7 +665,7 @@ static double rates[MIX_CAPS_PREC_SLOTS];
 static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* One calibration GEMM (C -= A B) in precision p on the engine its factorization uses: OpenBLAS
- * for FP64 and FP32 (dgetrf, and the FP32 LU that is OpenBLAS's sgetrf: no oneDNN kernel
+ * for FP64 and for FP32 where its sgetrf factors whole (cpu_whole_f32_pays: no oneDNN kernel
  * generation to pay), the chosen engine for the others.  Nonzero on failure. */
 static int cal_gemm(mix_prec p, double *a64, float *a32, float *w)
 {
@@ -661,7 +676,7 @@ static int cal_gemm(mix_prec p, double *a64, float *a32, float *w)
                     CAL_MN, a64 + na, CAL_K, 1.0, a64 + 2 * na, CAL_MN);
         return 0;
     }
-    if (p == MIX_FP32) {
+    if (p == MIX_FP32 && cpu_whole_f32_pays(NULL, CAL_MN)) {
         cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, CAL_MN, CAL_MN, CAL_K, -1.0f, a32,
                     CAL_MN, a32 + na, CAL_K, 1.0f, a32 + 2 * na, CAL_MN);
         return 0;
@@ -721,8 +736,10 @@ static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
             measure_rates(pair, 2);
             /* An FP32 FMA lane is half an FP64 one on every x86 vector unit: a ratio beyond
              * FP32_OVER_FP64_MAX is load on the FP64 repetitions, not the machine (measured up
-             * to 7x under a load of 10 on 2 cores, where dgesv/sgetrf is 2.0-2.1x). */
-            if (rates[MIX_FP32] > FP32_OVER_FP64_MAX * rates[MIX_FP64])
+             * to 7x under a load of 10 on 2 cores, where dgesv/sgetrf is 2.0-2.1x), where both
+             * run OpenBLAS's kernels; oneDNN's FP32 beside OpenBLAS's older ones may be more. */
+            if (cpu_whole_f32_pays(NULL, CAL_MN) &&
+                rates[MIX_FP32] > FP32_OVER_FP64_MAX * rates[MIX_FP64])
                 rates[MIX_FP32] = FP32_OVER_FP64_MAX * rates[MIX_FP64];
         } else {
             measure_rates(&p, 1);
@@ -772,5 +789,6 @@ const mixi_dense_ops mixi_cpu_dense_ops = {
     .potrf_f64 = mixi_cpu_potrf_f64,
     .potrs_f64 = mixi_cpu_potrs_f64,
     .gemm_rate = cpu_gemm_rate,
+    .whole_f32_pays = cpu_whole_f32_pays,
     .resid_dd_f64 = mixi_cpu_resid_dd_f64,
 };

@@ -68,7 +68,7 @@ static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *fa
 {
     mix_context *ctx = L->ctx;
     const mixi_dense_ops *d = ctx->ops->dense;
-    const int n = L->n, whole = L->prec == MIX_FP32;
+    const int n = L->n, whole = L->prec == MIX_FP32 && mixi_whole_f32(ctx, n);
     const int attempts = L->r ? 1 + (int)(sizeof shift_steps / sizeof shift_steps[0]) : 1;
     int rc;
     for (int k = 0; k < attempts; k++) {
@@ -101,13 +101,14 @@ static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *fa
     return MIX_SUCCESS;
 }
 
-/* FP32 all the way: the backend's own Cholesky (the same algorithm, better tuned), unscaled. */
+/* FP32 all the way: unscaled, by the backend's own Cholesky (the same algorithm, better tuned)
+ * where it pays (mixi_whole_f32). */
 static int chol_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
 {
     mix_context *ctx = L->ctx;
     const mixi_dense_ops *d = ctx->ops->dense;
-    const int n = L->n, nb = L->nb, whole = L->prec == MIX_FP32;
-    const int scaled = L->p->scale && !whole;
+    const int n = L->n, nb = L->nb, whole = L->prec == MIX_FP32 && mixi_whole_f32(ctx, n);
+    const int scaled = L->p->scale && L->prec != MIX_FP32;
     size_t pbytes = 0;
     int rc, failed = 0, nonpos = 0;
     if ((rc = d->potrf_f32_worksize(ctx->state, whole ? n : nb, &pbytes)) ||

@@ -15,6 +15,9 @@ int mixi_lu_block_size(int n);
  * (dense->lu_block_size), else mixi_lu_block_size. */
 #define MIXI_LU_NB_MAX 8192
 int mixi_factor_block_size(const mix_context *ctx, int n);
+/* Whether an FP32 factorization of order n runs whole on the backend's own routine (getrf_f32,
+ * potrf_f32) rather than the blocked driver: where the backend says it pays (whole_f32_pays). */
+int mixi_whole_f32(const mix_context *ctx, int n);
 /* Below this order the refinement's time budgets stay off: the whole attempt costs a few
  * milliseconds, too little to time reliably.  The give-up rules on rates (refine.c) and the
  * prediction of mixi_refine_outweighs hold at every n. */

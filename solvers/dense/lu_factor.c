@@ -10,12 +10,14 @@ static double lu_flops(int n, int nrhs)
 }
 
 /* Two-sided equilibration (FP16 only), conversion, then the LU: the backend's own FP32 LU when
- * FP32 is asked for (the same algorithm, better tuned), else the blocked one of blocked_lowprec.c. */
+ * FP32 is asked for (the same algorithm, better tuned) where it pays (mixi_whole_f32), else the
+ * blocked one of blocked_lowprec.c. */
 static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
 {
     mix_context *ctx = L->ctx;
     const mixi_dense_ops *d = ctx->ops->dense;
-    const int n = L->n, nb = L->nb, prec = L->prec, whole = prec == MIX_FP32 && d->getrf_f32;
+    const int n = L->n, nb = L->nb, prec = L->prec;
+    const int whole = prec == MIX_FP32 && d->getrf_f32 && mixi_whole_f32(ctx, n);
     const int scale = L->p->scale && mixk_prec_range_scaling(prec);
     size_t pbytes = 0, overflow = 0;
     int rc, failed = 0;

@@ -36,6 +36,12 @@ int mixi_factor_block_size(const mix_context *ctx, int n)
     return own > 0 ? own : mixi_lu_block_size(n);
 }
 
+int mixi_whole_f32(const mix_context *ctx, int n)
+{
+    const mixi_dense_ops *d = ctx->ops->dense;
+    return !d->whole_f32_pays || d->whole_f32_pays(ctx->state, n);
+}
+
 /* A 16-bit or TF32 factor must refine longer than FP32's (measured on randsvd kappa = 1e2: 3
  * rounds for FP32, 50-60 GMRES steps for BF16; each round streams A in FP64 and the factors).
  * With calibrated rates it is taken only where its GEMM is this much faster than FP32's and the
