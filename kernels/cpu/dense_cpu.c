@@ -223,9 +223,9 @@ static int cpu_getrf_f32(void *state, int n, float *a, int lda, int *ipiv, void 
 
 /* OpenBLAS's sgetrf and spotrf run its own kernels: where those are older than the CPU's
  * (mixi_cpu_blas_below_isa) the blocked driver with oneDNN's FP32 updates is faster.  Xeon model
- * 207 with Debian's OpenBLAS on "Prescott" kernels, mix_dsgesv at n = 4096: 0.67-0.68 s against
- * 1.09-1.37 s by sgetrf; on OpenBLAS's SkylakeX kernels the two are even (0.35-0.43 s against
- * 0.35-0.39 s), so sgetrf keeps the factorization there. */
+ * 207 with Debian's OpenBLAS on "Prescott" kernels, mix_dsgesv at n = 4096: 0.39-0.43 s against
+ * 0.89-1.37 s by sgetrf (0.67 s with oneDNN only from m n k = 2^31); on OpenBLAS's SkylakeX
+ * kernels the two are even (0.35-0.43 s against 0.35-0.39 s), so sgetrf keeps it there. */
 static int cpu_whole_f32_pays(void *state, int n)
 {
     (void)state, (void)n;
