@@ -381,68 +381,6 @@ static void test_openblas_only(void)
     CU_ASSERT_EQUAL(caps.gemm[MIX_BF16], MIX_PREC_EMULATED);
 }
 
-/* One FP32 solve, LU (spd 0) or Cholesky (spd 1), checked in FP64; *gemms: the LU's blocked
- * updates (0 where it factored whole). */
-static void solve_f32(mix_context *ctx, int spd, int n, const double *a, const double *b,
-                      long *gemms)
-{
-    double *ac = malloc((size_t)n * n * sizeof *ac), *x = malloc((size_t)n * sizeof *x);
-    int *ipiv = malloc((size_t)n * sizeof *ipiv);
-    mix_gesv_params p;
-    mix_gesv_params_init(&p);
-    p.factor_prec = MIX_FP32;
-    p.fallback = 0;
-    mix_gesv_info info;
-    mixi_lu_profile prof;
-    memset(&prof, 0, sizeof prof);
-    memcpy(ac, a, (size_t)n * n * sizeof *ac);
-    mixi_lu_profile_attach(&prof);
-    const int rc = spd ? mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, b, n, x, n, &info)
-                       : mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, b, n, x, n, &info);
-    mixi_lu_profile_attach(NULL);
-    CU_ASSERT_EQUAL(rc, MIX_SUCCESS);
-    CU_ASSERT(info.iter >= 0);
-    CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP32);
-    CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= sqrt((double)n) * DBL_EPSILON);
-    *gemms = prof.calls[MIXI_LU_PH_GEMM];
-    free(ac), free(x), free(ipiv);
-}
-
-/* Where OpenBLAS runs kernels older than the CPU's, FP32 factorizations leave its sgetrf and
- * spotrf for the blocked driver on oneDNN's GEMM; elsewhere they stay whole.  Both give FP64
- * answers. */
-static void test_f32_blocked_where_blas_lags(void)
-{
-    const int n = 300;
-    const mixi_dense_ops *d = mixi_backend_lookup(MIX_BACKEND_CPU)->dense;
-    double *a = malloc((size_t)n * n * sizeof *a), *s = malloc((size_t)n * n * sizeof *s);
-    double *b = malloc((size_t)n * sizeof *b);
-    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd(n, 1e2, 3, 2026, a), 0);
-    CU_ASSERT_EQUAL_FATAL(mixm_gen_randsvd_spd(n, 1e2, 3, 2027, s), 0);
-    for (int i = 0; i < n; i++) b[i] = cos(0.3 * i);
-    mix_context *ctx = NULL;
-    CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, MIX_BACKEND_CPU), MIX_SUCCESS);
-    long gemms = -1;
-    mixi_cpu_blas_force_below_isa(0);
-    CU_ASSERT_EQUAL(d->whole_f32_pays(NULL, n), 1);
-    solve_f32(ctx, 0, n, a, b, &gemms);
-    CU_ASSERT_EQUAL(gemms, 0);
-    solve_f32(ctx, 1, n, s, b, &gemms);
-    mixi_cpu_blas_force_below_isa(1);
-    CU_ASSERT_EQUAL(mixi_cpu_gemm_engine(MIX_FP32), MIXI_GEMM_ONEDNN);
-    CU_ASSERT_EQUAL(d->whole_f32_pays(NULL, n), 0);
-    mixi_cpu_gemm_force_engine(MIXI_GEMM_ONEDNN); /* every update on oneDNN, small as they are */
-    solve_f32(ctx, 0, n, a, b, &gemms);
-    CU_ASSERT(gemms > 0);
-    solve_f32(ctx, 1, n, s, b, &gemms);
-    mixi_cpu_gemm_force_engine(MIXI_GEMM_OPENBLAS); /* MIXSOLVE_CPU_GEMM=openblas: whole again */
-    CU_ASSERT_EQUAL(d->whole_f32_pays(NULL, n), 1);
-    mixi_cpu_gemm_force_engine(-1);
-    mixi_cpu_blas_force_below_isa(-1);
-    mix_context_destroy(ctx);
-    free(a), free(s), free(b);
-}
-
 void mixt_register_onednn(void)
 {
     static const mixt_test tests[] = {
