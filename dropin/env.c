@@ -132,9 +132,10 @@ void mixd_leave(void)
 mix_prec mixd_route_prec(mix_context *ctx, int chol, int n, int nrhs)
 {
     if (policy.mode == MIXD_FORCE) return policy.forced;
+    if (policy.mode != MIXD_AUTO) return MIX_FP64;
     mix_prec p = MIX_FP64;
     const int st = chol ? mixi_posv_auto_prec(ctx, n, nrhs, &p) : mix_gesv_auto_prec(ctx, n, nrhs, &p);
-    return policy.mode == MIXD_AUTO && st == MIX_SUCCESS ? p : MIX_FP64;
+    return st == MIX_SUCCESS ? p : MIX_FP64;
 }
 
 mixd_factor_plan mixd_plan_factors(const void *return_address)

@@ -392,7 +392,7 @@ static int cpu_residual64(void *state, const mixi_spmat *A, const double *b, con
 #pragma omp parallel for schedule(static) if (A->n > PAR_MIN)
     for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
         double acc = 0.0;
-        for (int64_t i = mixi_chunk_lo(A->n, c); i < mixi_chunk_lo(A->n, c + 1); i++) {
+        MIXI_CHUNK_FOR(i, A->n, c) {
             r[i] = b[i] - mixk_spmv_row_fp64(A->rowptr, A->colind, A->val, x, NULL, i);
             acc += r[i] * r[i];
         }
@@ -409,7 +409,7 @@ static int cpu_nrm2sq64(void *state, int n, const double *x, double *xx)
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)
     for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
         double acc = 0.0;
-        for (int64_t i = mixi_chunk_lo(n, c); i < mixi_chunk_lo(n, c + 1); i++) acc += x[i] * x[i];
+        MIXI_CHUNK_FOR(i, n, c) acc += x[i] * x[i];
         part[c] = acc;
     }
     *xx = mixi_chunks_total(part);

@@ -343,8 +343,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
 #define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
 /* A sum's loops (lib/core/det_sum.h): the fixed chunks of the blocks, then chunk c's blocks. */
 #define MIXI_CHUNKS for (int c = 0; c < MIXI_SUM_CHUNKS; c++)
-#define MIXI_CHUNK_BLOCKS(n, c)                                                                   \
-    for (int64_t b = mixi_chunk_lo(NBLK(n), (c)); b < mixi_chunk_lo(NBLK(n), (c) + 1); b++)
+#define MIXI_CHUNK_BLOCKS(n, c) MIXI_CHUNK_FOR(b, NBLK(n), c)
 #define MIXI_INSTANCE(PP, PFX)                                                                    \
     ISA_ATTR static void MIXI_CAT(PFX, spmv)(const mixi_spmat *A, const mixi_svec *x, mixi_svec *y,           \
                                     double *xy, int var)                                          \

@@ -36,7 +36,7 @@ static int one_wide_prec(mix_prec p) { return p == MIX_FP32 || p == MIX_FP64; }
         _Pragma("omp parallel for schedule(static) if (n > VEC_PAR_MIN)")                         \
         for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {                                               \
             double acc_rr = 0.0, acc_rd = 0.0;                                                    \
-            for (int64_t b = mixi_chunk_lo(NBLK(n), c); b < mixi_chunk_lo(NBLK(n), c + 1); b++) { \
+            MIXI_CHUNK_FOR(b, NBLK(n), c) {                                                   \
                 const int64_t o = b * MIXK_CG_BLK;                                                \
                 double prr, prd;                                                                  \
                 if (CNT(n, b) == MIXK_CG_BLK) ISA##_rblk_##SFX(a, ap + o, r + o, &prr, &prd);    \

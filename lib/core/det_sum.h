@@ -18,6 +18,10 @@ static inline int64_t mixi_chunk_lo(int64_t n, int c)
     return n * c / MIXI_SUM_CHUNKS;
 }
 
+/* The indices i of chunk c of [0, n), in order. */
+#define MIXI_CHUNK_FOR(i, n, c)                                                                   \
+    for (int64_t i = mixi_chunk_lo((n), (c)); i < mixi_chunk_lo((n), (c) + 1); i++)
+
 /* The chunks' sums added in order. */
 static inline double mixi_chunks_total(const double *part)
 {

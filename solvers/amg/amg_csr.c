@@ -114,8 +114,7 @@ void mixi_amg_csr_sort_rows(mixi_amg_csr *M)
 }
 
 /* The set-up's sums over rows add fixed chunks in order (lib/core/det_sum.h): the same bits on
- * any number of threads.  Chunk c's first row of n: */
-static int chunk_lo(int n, int c) { return (int)mixi_chunk_lo(n, c); }
+ * any number of threads. */
 
 /* w = D^-1/2 A D^-1/2 v - beta u (one Lanczos step's product) and, from the same pass, the
  * dot products lanczos_next needs: d[0] = <v, v>, d[1] = <v, w>, d[2] = <w, w>. */
@@ -126,7 +125,7 @@ static void scaled_apply(const mixi_amg_csr *A, const double *s, const double *v
 #pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
     for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
         double vv = 0.0, vw = 0.0, ww = 0.0;
-        for (int i = chunk_lo(A->nr, c); i < chunk_lo(A->nr, c + 1); i++) {
+        MIXI_CHUNK_FOR(i, A->nr, c) {
             double t = 0.0;
             for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
             w[i] = s[i] * t - beta * u[i];
@@ -153,7 +152,7 @@ static double lanczos_next(int n, const double d[3], double *alpha, const double
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
         for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
             double sum = 0.0;
-            for (int i = chunk_lo(n, c); i < chunk_lo(n, c + 1); i++) sum += (w[i] - a * v[i]) * (w[i] - a * v[i]);
+            MIXI_CHUNK_FOR(i, n, c) sum += (w[i] - a * v[i]) * (w[i] - a * v[i]);
             part[c] = sum;
         }
         bb = mixi_chunks_total(part);
@@ -203,9 +202,8 @@ static void lanczos_start(int n, double *v)
     double part[MIXI_SUM_CHUNKS];
 #pragma omp parallel for schedule(static) if (n >= MIXI_AMG_TEAM_MIN_N)
     for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
-        const int lo = chunk_lo(n, c), hi = chunk_lo(n, c + 1);
         double sum = 0.0;
-        for (int i = lo; i < hi; i++) {
+        MIXI_CHUNK_FOR(i, n, c) {
             v[i] = 1.0 + (double)((i * INT64_C(7919)) % 97) / 97.0;
             sum += v[i] * v[i];
         }
@@ -250,8 +248,8 @@ static double sign_quotient(const mixi_amg_csr *A, const double *s, double *v)
     double part[MIXI_SUM_CHUNKS];
 #pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
     for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
-        const int lo = chunk_lo(n, c), hi = chunk_lo(n, c + 1);
-        for (int i = lo; i < hi; i++) {
+        const int64_t lo = mixi_chunk_lo(n, c);
+        MIXI_CHUNK_FOR(i, n, c) {
             double t = 0.0;
             for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
                 if (A->ci[k] >= lo && A->ci[k] < i) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
@@ -261,7 +259,7 @@ static double sign_quotient(const mixi_amg_csr *A, const double *s, double *v)
 #pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
     for (int c = 0; c < MIXI_SUM_CHUNKS; c++) {
         double sum = 0.0;
-        for (int i = chunk_lo(n, c); i < chunk_lo(n, c + 1); i++) {
+        MIXI_CHUNK_FOR(i, n, c) {
             double t = 0.0;
             for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) t += A->v[k] * s[A->ci[k]] * v[A->ci[k]];
             sum += v[i] * s[i] * t;
