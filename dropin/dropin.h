@@ -36,9 +36,10 @@ typedef enum {
 mixd_factor_use mixd_caller_factor_use(const void *return_address, const char *user_list);
 
 /* Whether a dgesv_/dposv_ call from return_address may be routed (else *why says why not),
- * and whether the original A must be kept so that its reuse stays exact. */
+ * whether the original A must be kept so that its reuse stays exact, and whether the caller
+ * discards the factors unread (then none are written into A). */
 typedef struct {
-    int route, keep;
+    int route, keep, discard;
     const char *why;
 } mixd_factor_plan;
 mixd_factor_plan mixd_plan_factors(const void *return_address);

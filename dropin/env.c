@@ -140,8 +140,11 @@ mix_prec mixd_route_prec(mix_context *ctx, int chol, int n, int nrhs)
 
 mixd_factor_plan mixd_plan_factors(const void *return_address)
 {
-    mixd_factor_plan plan = {1, 0, NULL};
-    if (policy.factors == MIXD_FACTORS_DISCARD) return plan;
+    mixd_factor_plan plan = {1, 0, 0, NULL};
+    if (policy.factors == MIXD_FACTORS_DISCARD) {
+        plan.discard = 1;
+        return plan;
+    }
     if (policy.factors == MIXD_FACTORS_KEEP) {
         plan.keep = 1;
         return plan;
@@ -149,6 +152,7 @@ mixd_factor_plan mixd_plan_factors(const void *return_address)
     /* Low-precision factors are kept exact for reuse wherever a caller may pass them on. */
     switch (mixd_caller_factor_use(return_address, policy.callers)) {
     case MIXD_FACTORS_DISCARDED:
+        plan.discard = 1;
         return plan;
     case MIXD_FACTORS_CONDITION_ONLY:
         /* Nothing kept: the condition estimate on the low-precision factors is only compared

@@ -77,13 +77,18 @@ grep -q "^mixsolve_lapack d[gp][eo]sv .* routed" "$log" && fail "dgesv_/dposv_ o
 
 # Opted in: the program promises to discard the factors (MIXSOLVE_LAPACK_FACTORS=discard), or
 # names itself a discarding wrapper (MIXSOLVE_LAPACK_CALLERS): routed when AUTO predicts a low
-# precision, else forwarded.
+# precision, else forwarded.  A routed call writes no factors into A (nobody reads them): the
+# client finds A as it was, or LAPACK's FP64 factors where the call was forwarded.
 for optin in MIXSOLVE_LAPACK_FACTORS=discard MIXSOLVE_LAPACK_CALLERS=/no/such/dir:tests/lapack_client; do
-  export "${optin?}"
-  run auto $n "$low" # the factor checks' bounds of the low precision (FP64 factors meet them too)
-  unset "${optin%%=*}"
+  export "${optin?}" LAPACK_CLIENT_FACTORS=discarded
+  run auto $n "$low"
+  unset "${optin%%=*}" LAPACK_CLIENT_FACTORS
   expect_auto "dgesv n=$n nrhs=3" "$low"
   expect_auto "dposv n=$n nrhs=2" "$low"
+  if grep -q "^mixsolve_lapack dgesv n=$n nrhs=3 routed" "$log"; then
+    grep -q "^ok  *dgesv, A left unchanged (factors discarded)" tests/dropin_lapack.out ||
+      fail "routed dgesv_ of a discarding caller wrote into A"
+  fi
 done
 # LU's AUTO and Cholesky's (half the factorization) disagree near the threshold; on pinned rates
 # LU takes FP32 at this n and Cholesky FP64.  dsposv_ follows its own: forwarded to LAPACK's
