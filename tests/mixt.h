@@ -58,6 +58,12 @@ double mixt_max_diff(size_t count, const double *x, const double *y);
 double mixt_max_abs(size_t count, const double *x);
 /* LAPACK's acceptance for refined solutions (ddrvab.f): a small multiple of eps sqrt(n). */
 double mixt_berr_bound(int n);
+/* A simple driver's FP64 factors (lu, ipiv of A, n x n) against LAPACKE_dgetrf's (lu_ref,
+ * piv_ref): bit for bit where the simple drivers' default context runs on the CPU (its LAPACK
+ * computed both), else, another library's dgetrf rounding differently (cuSOLVER's), P L U = A to
+ * FP64 rounding (64 n eps of max |A|) with valid pivots. */
+void mixt_check_default_fp64_factors(int n, const double *a, const double *lu, const int *ipiv,
+                                     const double *lu_ref, const int *piv_ref);
 /* The precisions of a role (mix_prec_list), without MIX_FP64 when `low`: what suites loop over
  * instead of lists of their own, so that a precision added to the table reaches them. */
 typedef struct {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "tests/mixt.h"
 #include "lib/api/mix_internal.h"
+#include "tests/lu_check.h"
 
 mix_context *mixt_context(void)
 {
@@ -161,6 +162,20 @@ double mixt_max_abs(size_t count, const double *x)
 }
 
 double mixt_berr_bound(int n) { return 4.0 * DBL_EPSILON * sqrt((double)n); }
+
+void mixt_check_default_fp64_factors(int n, const double *a, const double *lu, const int *ipiv,
+                                     const double *lu_ref, const int *piv_ref)
+{
+    mix_context *dflt = NULL;
+    CU_ASSERT_FATAL(mixi_default_context(&dflt) == MIX_SUCCESS);
+    if (mix_context_backend(dflt) == MIX_BACKEND_CPU) {
+        CU_ASSERT(memcmp(lu, lu_ref, (size_t)n * n * sizeof *lu) == 0);
+        CU_ASSERT(memcmp(ipiv, piv_ref, (size_t)n * sizeof *ipiv) == 0);
+        return;
+    }
+    const double fe = lu_factor_error(n, a, lu, ipiv);
+    CU_ASSERT(fe >= 0 && fe <= 64 * n * DBL_EPSILON);
+}
 
 mix_cg_params mixt_cg_params(mix_prec storage, int precond)
 {
