@@ -95,6 +95,12 @@ static const double *factor_site(const mixi_dense_problem *P, int direct)
     return P->A.a != P->As.a ? P->A.a : NULL;
 }
 
+/* Below this order the FP64 solve chosen directly in place is not timed (t_factor, t_refine 0):
+ * its three clock reads cost 3% of a 3 us solve at n = 20 (issue 32's small-n target: AUTO
+ * 0.95x -> 0.98x of LAPACKE_dgesv in one process, static link, one thread), nothing there reads
+ * the times, and at n = 64 the solve is ~20 us. */
+#define FP64_TIMED_MIN_N 64
+
 /* FP64 factorization and solve.  In place where factor_site says so: no copy of A, no backward
  * error (0: not measured; iter < 0 says that FP64 answered, whose backward error LAPACK's
  * dgesv does not measure either).  Otherwise on a copy, so the backward error can still be
@@ -113,7 +119,8 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
     int *dipiv = host ? ipiv : NULL, rc, finfo = 0;
     void *work = NULL;
     size_t wbytes = 0, bad = 0;
-    double t0 = mixi_wtime();
+    const int timed = !(direct && inplace && n < FP64_TIMED_MIN_N);
+    double t0 = timed ? mixi_wtime() : 0.0;
     *sing = 0;
     if ((rc = mixi_matrix_factor_worksize(ctx, n, &F, &wbytes)) ||
         (!inplace && (rc = mixi_balloc(ctx, (void **)&F.a, (size_t)n, (size_t)n, 8))) ||
@@ -126,7 +133,7 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
         (rc = mixi_matrix_factor(ctx, n, &F, (double *)F.a, dipiv, work, &finfo)) ||
         (rc = o->synchronize(ctx->state)))
         goto out;
-    const double t_factored = mixi_wtime();
+    const double t_factored = timed ? mixi_wtime() : 0.0;
     info->t_factor += t_factored - t0;
     t0 = t_factored;
     if (finfo > 0) *sing = finfo;
@@ -143,7 +150,7 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
         (ipiv && !host && (rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int)))) ||
         (rc = o->synchronize(ctx->state)))
         goto out;
-    info->t_refine += mixi_wtime() - t0;
+    if (timed) info->t_refine += mixi_wtime() - t0;
 out:
     if (!inplace) o->free(ctx->state, (double *)F.a);
     if (!host) o->free(ctx->state, dipiv);
