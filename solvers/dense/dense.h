@@ -297,6 +297,7 @@ typedef struct {
     double *x;
     int ldx;
     double *f_out;
+    int untimed; /* nobody reads info's t_factor, t_refine (a simple driver): no clock reads */
 } mixi_dense_call;
 /* The whole solve, p never NULL.  Returns 0, MIX_ERR_SINGULAR / MIX_ERR_NOT_SPD (*idx = LAPACK's
  * INFO > 0; the FP64 factors are in a, as dgetrf/dpotrf leave them), MIX_ERR_NAN (nothing

@@ -30,6 +30,8 @@ typedef struct {
     double *a_w, *b_w, *x_w, *a_f; /* working copies owned by the flow (or NULL) */
     double t0;              /* wall clock when the call began: the passes before the
                                factorization count against the worst-case bound */
+    int timed;              /* info's t_factor and t_refine are read: measure them */
+    int budgeted;           /* the worst-case bound's budgets apply (they read the clock) */
 } mixi_dense_problem;
 
 /* The low-precision attempt's state: workspace the flow allocates (f, swork) and the family's. */
@@ -51,7 +53,9 @@ typedef struct {
     double s;                 /* scalar scaling */
     int shifted;              /* Cholesky: the factors are of a diagonally shifted matrix */
     double t0, t_floor;       /* start, and the low-precision factorization's own seconds
-                                 (without the conversion: the measure of the machine's pace) */
+                                 (without the conversion: the measure of the machine's pace;
+                                 measured where budgeted) */
+    int budgeted;             /* the problem's: t_floor is read */
     const mixi_precond *M;    /* set by lowprec_factor on success */
     mixi_factor_precond precond;
 } mixi_lowprec;
