@@ -20,17 +20,17 @@ echo "build done in $(( $(date +%s) - start )) s"
 # Claims are against OpenBLAS at this CPU's best kernels: one older than the CPU model runs
 # generic ones (mixsolve info names the core, e.g. Prescott on a Xeon of model 207, where its
 # dgesv is 3-4x slower), and the library's FP32 factors would then race a handicapped baseline.
-# So unless the caller chose a core, a generic one is replaced by the best the CPU's flags allow.
+# So unless the caller chose a core, kernels that mixsolve info calls older than this CPU's are
+# replaced by the best the CPU's flags allow.
 if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
-  core=$(./tools/mixsolve info | sed -n 's/.*OpenBLAS ([^,]*, \([A-Za-z0-9]*\) kernels).*/\1/p')
+  core=$(./tools/mixsolve info | sed -n "s/.*OpenBLAS ([^,]*, \([A-Za-z0-9]*\) kernels, older than this CPU's).*/\1/p")
   flags=" $(grep -m1 '^flags' /proc/cpuinfo || true) "
-  case "$core" in
-    SkylakeX | Cooperlake | SapphireRapids | Haswell | Zen | Excavator | "") ;;
-    *) case "$flags" in
-         *" avx512f "*) export OPENBLAS_CORETYPE=SkylakeX ;;
-         *" avx2 "*) export OPENBLAS_CORETYPE=Haswell ;;
-       esac ;;
-  esac
+  if [ -n "$core" ]; then
+    case "$flags" in
+      *" avx512f "*) export OPENBLAS_CORETYPE=SkylakeX ;;
+      *" avx2 "*) export OPENBLAS_CORETYPE=Haswell ;;
+    esac
+  fi
   [ -n "${OPENBLAS_CORETYPE:-}" ] && echo "OpenBLAS ran $core kernels: OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE"
 fi
 ./tools/mixsolve info

@@ -66,6 +66,8 @@ static int cpu_caps(mix_caps *caps)
     caps->storage[MIX_BF16] = MIX_PREC_EMULATED; /* shifts, no BF16 arithmetic */
     caps->storage[MIX_FIXED16] = MIX_PREC_NATIVE;
     read_cpu_model(caps->device, sizeof caps->device);
+    /* Said where OpenBLAS runs kernels older than the CPU's (tools/run-bench.sh reads it). */
+    const char *below_isa = mixi_cpu_blas_below_isa() ? ", older than this CPU's" : "";
 #ifdef MIX_HAVE_ONEDNN
     int fp32_onednn = mixi_cpu_gemm_engine(MIX_FP32) == MIXI_GEMM_ONEDNN;
     /* Which engine and which instructions each precision's GEMM runs on, as chosen here. */
@@ -74,14 +76,15 @@ static int cpu_caps(mix_caps *caps)
                          : mixi_cpu_has_amx_bf16()           ? "oneDNN AMX-BF16"
                                                              : "oneDNN AVX512-BF16";
     snprintf(caps->libraries, sizeof caps->libraries,
-             "OpenBLAS (%s, %s kernels) + LAPACKE + oneDNN (GEMM: FP32 %s, BF16 %s)",
+             "OpenBLAS (%s, %s kernels%s) + LAPACKE + oneDNN (GEMM: FP32 %s, BF16 %s)",
              mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads", mixi_cpu_blas_core(),
-             fp32_onednn ? "oneDNN" : "OpenBLAS", bf16_how);
+             below_isa, fp32_onednn ? "oneDNN" : "OpenBLAS", bf16_how);
 #else
     (void)bf16_onednn;
     snprintf(caps->libraries, sizeof caps->libraries,
-             "OpenBLAS (%s, %s kernels) + LAPACKE (GEMM: FP32 OpenBLAS, BF16 OpenBLAS emulated)",
-             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads", mixi_cpu_blas_core());
+             "OpenBLAS (%s, %s kernels%s) + LAPACKE (GEMM: FP32 OpenBLAS, BF16 OpenBLAS emulated)",
+             mixi_cpu_blas_shares_omp_pool() ? "OpenMP" : "own threads", mixi_cpu_blas_core(),
+             below_isa);
 #endif
     return MIX_SUCCESS;
 }

@@ -90,11 +90,11 @@ static int factor_attempts(mixi_lowprec *L, const mixi_dense_problem *P, int *fa
         L->shifted = k > 0;
         /* The pace is the last factorization's; earlier attempts and the conversions are
          * passes the bound's slack paid for (dense_flow.c's refine). */
-        const double t_factor = L->budgeted ? mixi_wtime() : 0.0;
+        const double t_factor = P->budgeted ? mixi_wtime() : 0.0;
         if (whole) rc = d->potrf_f32(ctx->state, n, L->f, n, L->pwork, failed);
         else rc = mixi_chol_lowprec(ctx, L->prec, n, L->f, n, L->nb, L->gwork, L->pwork, failed);
         if (rc || (rc = ctx->ops->synchronize(ctx->state))) return rc;
-        if (L->budgeted) L->t_floor = mixi_wtime() - t_factor;
+        if (P->budgeted) L->t_floor = mixi_wtime() - t_factor;
         /* Breakdown (failed > 0) may yield to a shift; NaN/Inf or an overflow (-1) will not. */
         if (*failed <= 0) break;
     }

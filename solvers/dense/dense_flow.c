@@ -50,7 +50,7 @@ static int lowprec_solve(const mixi_dense_problem *P, mix_prec prec, int *ipiv,
     const mix_gesv_params *p = P->p;
     mixi_lowprec L = {.ctx = ctx, .p = p, .prec = prec, .n = n, .nrhs = P->nrhs,
                       .nb = mixi_factor_block_size(ctx, n), .s = 1.0,
-                      .t0 = P->timed ? mixi_wtime() : 0.0, .budgeted = P->budgeted};
+                      .t0 = P->timed ? mixi_wtime() : 0.0};
     int rc;
     /* Every workspace once, before any work (the family's in lowprec_factor). */
     L.use_cg = P->F->sym && (p->refine == MIX_REFINE_CG || p->refine == MIX_REFINE_AUTO);

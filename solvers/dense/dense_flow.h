@@ -54,8 +54,7 @@ typedef struct {
     int shifted;              /* Cholesky: the factors are of a diagonally shifted matrix */
     double t0, t_floor;       /* start, and the low-precision factorization's own seconds
                                  (without the conversion: the measure of the machine's pace;
-                                 measured where budgeted) */
-    int budgeted;             /* the problem's: t_floor is read */
+                                 measured where the problem is budgeted) */
     const mixi_precond *M;    /* set by lowprec_factor on success */
     mixi_factor_precond precond;
 } mixi_lowprec;

@@ -42,7 +42,7 @@ static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *
         *reason = MIX_REASON_OVERFLOW;
         return MIX_SUCCESS;
     }
-    const double t_factor = L->budgeted ? mixi_wtime() : 0.0;
+    const double t_factor = P->budgeted ? mixi_wtime() : 0.0;
     if (whole) { /* one "panel" in the profile */
         int finfo = 0;
         if (!(rc = mixi_lu_profile_begin(ctx, &t0)))
@@ -53,7 +53,7 @@ static int lu_lowprec_factor(mixi_lowprec *L, const mixi_dense_problem *P, int *
         rc = mixi_lu_lowprec(ctx, prec, n, L->f, n, L->ipiv, nb, L->gwork, L->pwork, &failed);
     }
     if (rc || (rc = ctx->ops->synchronize(ctx->state))) return rc;
-    if (L->budgeted) L->t_floor = mixi_wtime() - t_factor;
+    if (P->budgeted) L->t_floor = mixi_wtime() - t_factor;
     if (failed) *reason = MIX_REASON_FACTOR_FAILED;
     mixi_lu_precond_init(&L->precond, ctx, n, L->f, n, L->ipiv, L->r, L->c, L->s, L->swork);
     L->M = &L->precond.base;
