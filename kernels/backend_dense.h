@@ -189,6 +189,10 @@ struct mixi_dense_ops {
      * once per process and cached; the cost-aware fallback and MIX_PREC_AUTO predict factor
      * times from it.  0 when unknown. */
     int (*gemm_rate)(void *state, mix_prec p, double *gflops);
+    /* *gflops (host) = the FP64 LU's rate (2/3 n^3 flops a second, LAPACK dgetrf) at the order
+     * *n it was measured at, once per process: against gemm_rate's, how far a mid-size
+     * factorization stays from the GEMM rate (MIX_PREC_AUTO's cost model).  0 when unknown. */
+    int (*getrf_rate)(void *state, int *n, double *gflops);
     /* 1 where the whole FP32 factorizations of order n (getrf_f32, and potrf_f32 on the whole
      * matrix) beat the blocked driver with gemm_f32's FP32 updates, 0 where the driver wins (a
      * BLAS whose own kernels lag the GEMM engine).  NULL: 1. */

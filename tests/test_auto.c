@@ -50,8 +50,8 @@ static void test_auto_from_rates(void)
         return;
     }
     mixi_set_gemm_rates(100.0, 200.0);
-    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 4096, 1, 2.0 / 3 * pow(4096, 3), 2.0 / 3 * pow(4096, 3)) >
-              1.1);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 4096, 1, 2.0 / 3 * pow(4096, 3), 2.0 / 3 * pow(4096, 3),
+                                0.0) > 1.1);
     mix_prec p = MIX_PREC_AUTO;
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(p, MIX_FP32);
@@ -63,6 +63,49 @@ static void test_auto_from_rates(void)
     CU_ASSERT_EQUAL(p, MIX_FP64);
     CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 4096, 1), MIX_FP64);
     mixi_set_gemm_rates(0.0, 0.0);
+    mix_context_destroy(ctx);
+}
+
+/* LU's half-rate order (policy.c): with both factorizations at n / (n + h) of their GEMM rates,
+ * the refinement weighs less, and AUTO takes FP32 at n = 300, where the rates alone say FP64;
+ * pinned rates without h keep the rates alone; Cholesky and n below the threshold take FP64.
+ * The CPU backend's dgetrf calibration answers at its order with a positive rate. */
+static void test_auto_half_rate_order(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!ctx->ops->dense->gemm_rate) {
+        mix_context_destroy(ctx);
+        return;
+    }
+    const double f300 = 2.0 / 3 * pow(300, 3);
+    mixi_set_gemm_rates(100.0, 200.0);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64); /* rates alone: 0.5x */
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 0.0) < 1.0);
+    mixi_set_lu_half_order(2000.0);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 2000.0) > 1.3);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 300, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1), MIX_FP64); /* Cholesky: rates alone */
+    mixi_set_gemm_rates(100.0, 100.0); /* FP32 no faster: no order makes it pay */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64);
+    mixi_set_gemm_rates(0.0, 0.0);
+    mixi_set_lu_half_order(0.0);
+    /* The same through the environment, as two processes would read it. */
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,lu_half=2000", 1);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP32);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200", 1);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,lu_half=-5", 1); /* malformed: ignored */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64);
+    unsetenv("MIXSOLVE_GEMM_RATES");
+    if (ctx->ops->dense->getrf_rate) {
+        int n_cal = 0;
+        double g = 0.0;
+        CU_ASSERT_EQUAL(ctx->ops->dense->getrf_rate(ctx->state, &n_cal, &g), MIX_SUCCESS);
+        CU_ASSERT(n_cal > 0);
+        CU_ASSERT(g > 0.0 && isfinite(g));
+    }
     mix_context_destroy(ctx);
 }
 
@@ -263,6 +306,7 @@ static void test_budget_charges_passes(void)
 
 static const mixt_test auto_tests[] = {
     {"AUTO takes FP32 where calibrated rates say it pays", test_auto_from_rates},
+    {"AUTO weighs LU's half-rate order: FP32 from n = 256", test_auto_half_rate_order},
     {"kappa 1e15: gives up within a few steps, FP64 answer", test_give_up_hopeless},
     {"classical divergence: gives up at once", test_give_up_divergence},
     {"give-up rule and Krylov deadline, as functions", test_give_up_decisions},

@@ -18,15 +18,21 @@ int mixi_factor_block_size(const mix_context *ctx, int n);
 /* Whether an FP32 factorization of order n runs whole on the backend's own routine (getrf_f32,
  * potrf_f32) rather than the blocked driver: where the backend says it pays (whole_f32_pays). */
 int mixi_whole_f32(const mix_context *ctx, int n);
-/* Below this order the refinement's time budgets stay off: the whole attempt costs a few
- * milliseconds, too little to time reliably.  The give-up rules on rates (refine.c) and the
- * prediction of mixi_refine_outweighs hold at every n. */
+/* Below this order the refinement's time budgets stay off for a precision asked for: the
+ * whole attempt costs a few milliseconds, too little to time reliably.  The give-up rules on
+ * rates (refine.c) and the prediction of mixi_refine_outweighs hold at every n.  AUTO's own
+ * attempts are budgeted from the order where it may take a low precision (MIXI_GESV_AUTO_MIN_N):
+ * unbudgeted, GMRES-IR on randsvd kappa 1e15 at n = 300 ran 90 steps, 5x dgesv's time, where
+ * the budgets stop it at 1.5x. */
 #define MIXI_COST_FALLBACK_MIN_N 512
-/* Small-n threshold of MIX_PREC_AUTO (below it FP64 LU is chosen directly).  Measured on the CPU
- * backend (2-core Xeon, OpenMP OpenBLAS, doc/benchmarks.md): FP32 LU-IR 1.2x dgesv at n = 512 and
- * 768, 1.3x at 1024, 1.45x at 2048; 768 leaves room for a first call's fixed costs (the 2-core Zen3
- * of the first measurements broke even near 1024). */
-#define MIXI_GESV_AUTO_MIN_N 768
+/* Small-n thresholds of MIX_PREC_AUTO (below them FP64 is chosen directly, and nothing is
+ * calibrated); above, the cost model decides (policy.c).  LU: mix_dsgesv against dgesv on the
+ * 2-core Ice Lake Xeon (doc/benchmarks.md, 2026-11-28), best of 60: 1.21x at n = 128, 1.34x at
+ * 256 and 384, 1.0x at 128 on one thread, 1.25x at 256; the main job's FP32 rows from n = 420
+ * to 1138 1.0-2.3x.  Cholesky: FP32 Cholesky-IR 1.2x dposv only from n ~ 3000, so 768 (the
+ * cost model takes FP64 below that anyway). */
+#define MIXI_GESV_AUTO_MIN_N 256
+#define MIXI_POSV_AUTO_MIN_N 768
 /* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
  * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
 mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
@@ -35,10 +41,11 @@ mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
  * a fallback comes early rather than late); 0 when the backend has no rate. */
 double mixi_fp64_seconds(mix_context *ctx, double flops);
 /* Predicted speed-up of a low-precision attempt in prec (factorization of factor_flops and a
- * few refinement rounds) over the FP64 solve of fp64_flops, from the calibrated GEMM rates; 0
- * where the backend has no rates. */
+ * few refinement rounds) over the FP64 solve of fp64_flops, from the calibrated GEMM rates,
+ * both factorizations slowed by 1 + half_order / n (LU's half-rate order: n / (n + h) of the
+ * GEMM rate; 0: the rates alone); 0 where the backend has no rates. */
 double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, double fp64_flops,
-                         double factor_flops);
+                         double factor_flops, double half_order);
 /* 1 where the refinement's least work (the first solve and two corrections of nrhs columns)
  * outweighs the FP64 solve of fp64_flops: no low precision can pay (many right-hand sides), and
  * a precision asked for would break the worst-case bound: FP64 directly (n >= 100). */
@@ -58,6 +65,8 @@ void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, doub
  * FP64 and FP32 GEMM rates (GFLOP/s); 0 restores them. */
 void mixi_set_fp64_seconds(double seconds);
 void mixi_set_gemm_rates(double fp64_gflops, double fp32_gflops);
+/* Test hook: order > 0 replaces LU's calibrated half-rate order; 0 restores it. */
+void mixi_set_lu_half_order(double order);
 /* The factor precision MIX_PREC_AUTO takes for an n x n SPD system (Cholesky's flops). */
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
 

@@ -352,7 +352,9 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
         .ld_f_out = c->lda, .home = c->a, .ldhome = c->lda, .trans = rowmajor && !F->sym,
         /* The clock is read only where the refinement's budgets will weigh it (refine's
          * t_passes) or the caller reads the timings: at n = 20 a read is 26 ns of a few us. */
-        .budgeted = p->cost_fallback && c->n >= MIXI_COST_FALLBACK_MIN_N, .timed = !c->untimed};
+        .budgeted = p->cost_fallback && c->n >= (p->factor_prec == MIX_PREC_AUTO ? MIXI_GESV_AUTO_MIN_N
+                                                                                : MIXI_COST_FALLBACK_MIN_N),
+        .timed = !c->untimed};
     P.t0 = P.budgeted ? mixi_wtime() : 0.0;
     int rc = layout_copies(&P, c);
     if (!rc) rc = solve(&P, c, info, idx);

@@ -74,8 +74,8 @@ int mixi_whole_f32(const mix_context *ctx, int n)
 #define UNCALIBRATED_MIN_S 0.1
 
 /* Test hooks: a positive value replaces the predicted FP64 solve time (seconds), or the
- * calibrated FP64 and FP32 GEMM rates (GFLOP/s). */
-static _Atomic double fp64_seconds_override, rate64_override, rate32_override;
+ * calibrated FP64 and FP32 GEMM rates (GFLOP/s), or LU's half-rate order. */
+static _Atomic double fp64_seconds_override, rate64_override, rate32_override, lu_half_override;
 
 void mixi_set_fp64_seconds(double seconds) { fp64_seconds_override = seconds; }
 
@@ -85,14 +85,17 @@ void mixi_set_gemm_rates(double fp64_gflops, double fp32_gflops)
     rate32_override = fp32_gflops;
 }
 
-/* MIXSOLVE_GEMM_RATES="fp64=100,fp32=200": prec's GEMM rate in GFLOP/s as the variable names it
- * (positive and finite), else 0: the rates the cost model weighs, fixed, so that every process
- * takes the same decisions (tests whose two processes, a predictor and the drop-in, would
- * otherwise each calibrate under load near AUTO's threshold and disagree; a user's override of
- * a calibration that misjudges the machine).  Precisions not named keep their measurement. */
-static double env_rate(mix_prec prec)
+void mixi_set_lu_half_order(double order) { lu_half_override = order; }
+
+/* MIXSOLVE_GEMM_RATES="fp64=100,fp32=200,lu_half=2000": the value the variable gives `name` (a
+ * precision's GEMM rate in GFLOP/s, or lu_half, LU's half-rate order), positive and finite,
+ * else 0: the quantities the cost model weighs, fixed, so that every process takes the same
+ * decisions (tests whose two processes, a predictor and the drop-in, would otherwise each
+ * calibrate under load near AUTO's threshold and disagree; a user's override of a calibration
+ * that misjudges the machine).  Quantities not named keep their measurement. */
+static double env_value(const char *name)
 {
-    const char *e = getenv("MIXSOLVE_GEMM_RATES"), *name = mixk_prec_name(prec);
+    const char *e = getenv("MIXSOLVE_GEMM_RATES");
     const size_t len = strlen(name);
     for (const char *s = e; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
         if (strncmp(s, name, len) != 0 || s[len] != '=') continue;
@@ -101,6 +104,8 @@ static double env_rate(mix_prec prec)
     }
     return 0.0;
 }
+
+static double env_rate(mix_prec prec) { return env_value(mixk_prec_name(prec)); }
 
 /* The backend's calibrated GEMM rate of prec (GFLOP/s), or 0 when it has none. */
 static double gemm_rate(mix_context *ctx, mix_prec prec)
@@ -149,13 +154,41 @@ static double lowprec_seconds(mix_context *ctx, mix_prec prec, double flops)
     return rate > 0.0 ? flops / (rate * 1e9) : 0.0;
 }
 
+/* LU's half-rate order h: a factorization of order n runs at about n / (n + h) of its GEMM
+ * rate, in FP64 and FP32 alike (the panels and row swaps, memory-bound, against the O(n^3)
+ * update).  OpenBLAS on the 2-core Ice Lake Xeon: h 1600-3100 from dgetrf and sgetrf at
+ * n = 128 to 2000 (doc/benchmarks.md), so that at n = 500 both run at a fifth of their GEMM
+ * rate, and the O(n^2) refinement weighs four times less against the factorization than the
+ * rates alone say.  From the backend's dgetrf rate at its calibration order; 0 (the rates
+ * alone) where the backend has none, or where the GEMM rates are pinned (the hook, or
+ * MIXSOLVE_GEMM_RATES) and h is not: the pinned model stays what it was. */
+static double lu_half_order(mix_context *ctx, double r64)
+{
+    if (lu_half_override > 0.0) return lu_half_override;
+    const double pinned = env_value("lu_half");
+    if (pinned > 0.0) return pinned;
+    if (rate64_override > 0.0 || rate32_override > 0.0 || env_rate(MIX_FP64) > 0.0 ||
+        env_rate(MIX_FP32) > 0.0)
+        return 0.0;
+    const mixi_dense_ops *d = ctx->ops->dense;
+    int n_cal = 0;
+    double g = 0.0;
+    if (!d->getrf_rate || d->getrf_rate(ctx->state, &n_cal, &g) || !(g > 0.0) || n_cal <= 0)
+        return 0.0;
+    /* Load during the calibration lowers g: the bound keeps one slow measurement from making
+     * every factorization look slow (h at most 8 times the calibration order). */
+    return fmin(fmax((double)n_cal * (r64 / g - 1.0), 0.0), 8.0 * n_cal);
+}
+
 double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, double fp64_flops,
-                         double factor_flops)
+                         double factor_flops, double half_order)
 {
     const double t64 = mixi_fp64_seconds(ctx, fp64_flops), r64 = gemm_rate(ctx, MIX_FP64);
     const double r32 = gemm_rate(ctx, MIX_FP32), t_factor = lowprec_seconds(ctx, prec, factor_flops);
-    if (!(t64 > 0.0) || !(r64 > 0.0) || !(r32 > 0.0) || !(t_factor > 0.0)) return 0.0;
-    return t64 / (t_factor + AUTO_REFINE_ROUNDS * round_seconds(n, nrhs, r64, r32));
+    if (!(t64 > 0.0) || !(r64 > 0.0) || !(r32 > 0.0) || !(t_factor > 0.0) || n <= 0) return 0.0;
+    /* Both factorizations slowed alike; the FP64 solve's own O(n^2) part with them (small). */
+    const double slow = 1.0 + fmax(half_order, 0.0) / n;
+    return t64 * slow / (t_factor * slow + AUTO_REFINE_ROUNDS * round_seconds(n, nrhs, r64, r32));
 }
 
 void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, double factor_flops,
@@ -187,12 +220,13 @@ void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, doub
 /* MIX_PREC_AUTO on a large matrix.  Backends with calibrated GEMM rates (the CPU): FP32, unless
  * a native lower precision is far faster at a size where its factorization dominates, and
  * either only where predicted to beat the FP64 solve by AUTO_MIN_GAIN (2-core AVX-512 Xeon:
- * FP32 LU 1.5-2x FP64's, so FP32 LU-IR 1.3-1.5x dgesv from n ~ 1000).  Others (CUDA, where
+ * FP32 LU 1.5-2x FP64's, so FP32 LU-IR 1.3-1.5x dgesv from n ~ 256 with LU's half-rate order,
+ * from n ~ 1000 on the rates alone).  Others (CUDA, where
  * Tensor Cores make the factorization dominate at every size that reaches here): the fastest
  * native GEMM precision, preferring more mantissa bits among equally fast ones (FP16 over
  * BF16; TF32 over FP32). */
 static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_flops,
-                               double factor_flops)
+                               double factor_flops, int lu)
 {
     /* The order and the default (the last of it) are the precision table's (GEMM column). */
     int last = 1;
@@ -219,7 +253,10 @@ static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_fl
             }
         }
     if (mixi_refine_outweighs(n, nrhs, fp64_flops)) return MIX_FP64;
-    return mixi_lowprec_gain(ctx, pick, n, nrhs, fp64_flops, factor_flops) >= AUTO_MIN_GAIN
+    /* Cholesky keeps the rates alone: its FP32 path does not beat dposv below n ~ 3000 on the
+     * 2-core Xeon (doc/benchmarks.md), which a half-rate order would hide. */
+    const double h = lu ? lu_half_order(ctx, gemm_rate(ctx, MIX_FP64)) : 0.0;
+    return mixi_lowprec_gain(ctx, pick, n, nrhs, fp64_flops, factor_flops, h) >= AUTO_MIN_GAIN
                ? pick
                : MIX_FP64;
 }
@@ -228,13 +265,13 @@ mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs)
 {
     if (n < MIXI_GESV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube);
+    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube, 1);
 }
 
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs)
 {
     /* Cholesky's flops: half of LU's factorization, the same solves and rounds. */
-    if (n < MIXI_GESV_AUTO_MIN_N) return MIX_FP64;
+    if (n < MIXI_POSV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0);
+    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0, 0);
 }
