@@ -50,8 +50,8 @@ static void test_auto_from_rates(void)
         return;
     }
     mixi_set_gemm_rates(100.0, 200.0);
-    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 4096, 1, 2.0 / 3 * pow(4096, 3), 2.0 / 3 * pow(4096, 3),
-                                0.0) > 1.1);
+    const double f4096 = 2.0 / 3 * pow(4096, 3);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 4096, 1, f4096, f4096, 0.0) > 1.1);
     mix_prec p = MIX_PREC_AUTO;
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(p, MIX_FP32);

@@ -34,7 +34,10 @@ static int block_end(int nr, int c)
     return nr - c * PRODUCT_BLOCK > PRODUCT_BLOCK ? (c + 1) * PRODUCT_BLOCK : nr;
 }
 
-static rows_of csr_rows(const mixi_amg_csr *M) { return (rows_of){M, M->rp, M->rp + 1, M->rp[M->nr]}; }
+static rows_of csr_rows(const mixi_amg_csr *M)
+{
+    return (rows_of){M, M->rp, M->rp + 1, M->rp[M->nr]};
+}
 
 /* A team for A B where its products are many, not only where A is large: the Galerkin
  * product's R (A P) below the fine level has R of 1.7 million entries but 46 million products
@@ -42,7 +45,8 @@ static rows_of csr_rows(const mixi_amg_csr *M) { return (rows_of){M, M->rp, M->r
 static int product_team(const mixi_amg_csr *A, const rows_of *B)
 {
     const double rows = B->M->nr > 0 ? (double)B->M->nr : 1.0;
-    return MIXI_AMG_TEAM(A) || (double)A->rp[A->nr] * ((double)B->entries / rows) >= (double)MIXI_AMG_TEAM_MIN_NNZ;
+    const double products = (double)A->rp[A->nr] * ((double)B->entries / rows);
+    return MIXI_AMG_TEAM(A) || products >= (double)MIXI_AMG_TEAM_MIN_NNZ;
 }
 
 /* Room for n more entries in b's buffer (doubling). */

@@ -345,6 +345,10 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
     if (!d || !F->supported(d)) return info->status = MIX_ERR_UNSUPPORTED;
     const int rowmajor = c->layout == MIX_ROW_MAJOR;
     const int lower = (c->uplo == 'L' || c->uplo == 'l') != rowmajor;
+    /* AUTO's own attempts are budgeted from the order where it may take a low precision. */
+    const int budget_min_n = p->factor_prec != MIX_PREC_AUTO ? MIXI_COST_FALLBACK_MIN_N
+                             : c->spd                         ? MIXI_POSV_AUTO_MIN_N
+                                                              : MIXI_GESV_AUTO_MIN_N;
     mixi_dense_problem P = {
         .ctx = ctx, .F = F, .p = p, .n = c->n, .nrhs = c->nrhs, .rowmajor = rowmajor,
         .A = {c->a, c->lda, F->sym, F->sym ? (lower ? MIXK_LOWER : MIXK_UPPER) : 0},
@@ -352,9 +356,7 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
         .ld_f_out = c->lda, .home = c->a, .ldhome = c->lda, .trans = rowmajor && !F->sym,
         /* The clock is read only where the refinement's budgets will weigh it (refine's
          * t_passes) or the caller reads the timings: at n = 20 a read is 26 ns of a few us. */
-        .budgeted = p->cost_fallback && c->n >= (p->factor_prec == MIX_PREC_AUTO ? MIXI_GESV_AUTO_MIN_N
-                                                                                : MIXI_COST_FALLBACK_MIN_N),
-        .timed = !c->untimed};
+        .budgeted = p->cost_fallback && c->n >= budget_min_n, .timed = !c->untimed};
     P.t0 = P.budgeted ? mixi_wtime() : 0.0;
     int rc = layout_copies(&P, c);
     if (!rc) rc = solve(&P, c, info, idx);
