@@ -339,7 +339,13 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
 }
 
 /* The kernel table of one format, its parallel loops over blocks written here so that each
- * format's OpenMP regions are its own functions, P a constant inside them. */
+ * format's OpenMP regions are its own functions, P a constant inside them.  The products go by
+ * the sum's 64 fixed chunks handed out dynamically (the same bits: each chunk's sum is made
+ * alike whichever thread makes it): rows differ in work where halves of blocks did not, e.g.
+ * the AMG's restriction R, whose rows past the coarse order are empty (all its work in the
+ * first thread's half), and the Galerkin levels.  3-D Poisson 150^3, 2 threads, FIXED16: the
+ * second thread spun 7% of a repeated AMG solve at the barriers, 2.5% now; repeated AMG solve
+ * 1.95-2.00 s -> 1.73-1.86 s, Jacobi CG 6.98-7.05 -> 6.08-6.28 s (alternated runs). */
 #define MIXI_BLOCKS(n) for (int64_t b = 0; b < NBLK(n); b++)
 /* A sum's loops (lib/core/det_sum.h): the fixed chunks of the blocks, then chunk c's blocks. */
 #define MIXI_CHUNKS for (int c = 0; c < MIXI_SUM_CHUNKS; c++)
@@ -357,7 +363,7 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
                 _Pragma("omp for schedule(static)")                                               \
                 MIXI_BLOCKS(n) FN(decode_blk)(PP, x, xf, b, CNT(n, b));                           \
             }                                                                                     \
-            _Pragma("omp for schedule(static)")                                                   \
+            _Pragma("omp for schedule(dynamic, 1)")                                               \
             MIXI_CHUNKS {                                                                      \
                 double s = 0.0;                                                                   \
                 MIXI_CHUNK_BLOCKS(n, c) s += FN(spmv_blk)(PP, A, x, y, xf, b, CNT(n, b), var);    \
@@ -371,8 +377,8 @@ ISA_ATTR static ISA_BLK_INLINE void FN(accum64_blk)(mix_prec P, const mixi_svec 
     {                                                                                             \
         const int64_t n = A->n;                                                                   \
         const T fa = (T)a, fb = (T)b_;                                                            \
-        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN)")                             \
-        MIXI_BLOCKS(n) FN(spmv_axpby_blk)(PP, A, x, fa, z, fb, y, b, CNT(n, b), var);             \
+        _Pragma("omp parallel for schedule(dynamic, 1) if (n > PAR_MIN)")                         \
+        MIXI_CHUNKS MIXI_CHUNK_BLOCKS(n, c) FN(spmv_axpby_blk)(PP, A, x, fa, z, fb, y, b, CNT(n, b), var); \
     }                                                                                             \
     ISA_ATTR static void MIXI_CAT(PFX, cg_update)(double alpha, const mixi_svec *p, const mixi_svec *ap,     \
                                          mixi_svec *x, mixi_svec *r, double *rr, double *rd)        \
