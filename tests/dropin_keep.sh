@@ -10,6 +10,10 @@ log=$PWD/tests/dropin_keep.log
 out=tests/dropin_keep.out
 n=${DROPIN_KEEP_N:-500}
 status=0
+# Which path a call takes must not depend on the machine's load: no time budgets (from n = 256
+# an FP32 attempt is budgeted, and CI under load made one of two dgesv_ calls fall back, its
+# factors then LAPACK's and its consumers forwarded).
+export MIXSOLVE_LAPACK_COST_FALLBACK=0
 # Failures are repeated at the end: CI shows only the tail of a long log.
 failures=
 fail() { echo "FAIL: $*"; status=1; failures="$failures
@@ -60,8 +64,12 @@ run reuse $n MIXSOLVE_LAPACK=auto
 expect "dgesv n=$n nrhs=1 forwarded .* why=caller"
 grep -q "routed" "$log" && fail "a call routed under auto for a plain C caller"
 # auto opted in with FACTORS=keep: routed as AUTO predicts, and then the consumers are taken.
+# On pinned rates: each process calibrates its own, and under load the client's flipped to
+# FP64 where the predictor's said FP32 (n = 500 sits near AUTO's threshold on some CPUs).
+export MIXSOLVE_GEMM_RATES=fp64=30,fp32=60,tf32=1,fp16=1,bf16=1,lu_half=2000
 pred=$(./tests/dropin_autoprec $n 1) || fail "dropin_autoprec"
 run reuse $n MIXSOLVE_LAPACK=auto MIXSOLVE_LAPACK_FACTORS=keep
+unset MIXSOLVE_GEMM_RATES
 if [ "$pred" = fp64 ]; then expect "dgesv n=$n nrhs=1 forwarded .* why=auto"; else expect "dgesv n=$n nrhs=1 routed prec=$pred "; fi
 taken
 
@@ -74,7 +82,7 @@ grep -q "routed" "$log" && fail "a call routed although nothing could be kept"
 # LRU: 6 MiB hold two of the three systems (orders 600..602, 2.9 MB each): the least recently
 # used one (601) is evicted, its reuse goes to LAPACK; 600 (reused before 602 came) stays.
 # No time cap: at n >= 512 the cost envelope would run FP64 and keep nothing.
-run lru 600 MIXSOLVE_LAPACK=fp32 MIXSOLVE_LAPACK_COST_FALLBACK=0 MIXSOLVE_LAPACK_KEEP_MB=6 DROPIN_KEEP_EVICTED=1
+run lru 600 MIXSOLVE_LAPACK=fp32 MIXSOLVE_LAPACK_KEEP_MB=6 DROPIN_KEEP_EVICTED=1
 [ "$(count "dgetrs n=600 nrhs=1 routed")" = 2 ] || fail "LRU: order 600 evicted"
 [ "$(count "dgetrs n=601 nrhs=1 routed")" = 0 ] || fail "LRU: order 601 not evicted"
 [ "$(count "dgetrs n=602 nrhs=1 routed")" = 1 ] || fail "LRU: order 602 not kept"

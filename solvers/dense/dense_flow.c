@@ -338,11 +338,15 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
  * mix_dsgesv on a matrix refinement cannot solve gives up as AUTO does (randsvd kappa 1e15 at
  * n = 300: 90 GMRES-IR steps, 5x dgesv's time, unbudgeted; 1.7x budgeted).  An emulated one
  * (BF16, TF32 on a CPU) from MIXI_COST_FALLBACK_MIN_N: its factorization alone outruns the
- * FP64 solve's bound below it. */
-static int budget_order(mix_context *ctx, mix_prec asked, int spd, int n)
+ * FP64 solve's bound below it.  So does a call without fallback (the drop-in's dposv_, which
+ * hands failures to LAPACK): there a spent budget is an error, not a bounded FP64 answer, and
+ * a few milliseconds' budget would make it one under any passing load. */
+static int budget_order(mix_context *ctx, const mix_gesv_params *p, int spd, int n)
 {
+    const mix_prec asked = p->factor_prec;
     const int auto_min_n = spd ? MIXI_POSV_AUTO_MIN_N : MIXI_GESV_AUTO_MIN_N;
     if (asked == MIX_PREC_AUTO) return auto_min_n;
+    if (!p->fallback) return MIXI_COST_FALLBACK_MIN_N; /* a spent budget would be an error */
     const int native_min_n = auto_min_n < MIXI_COST_FALLBACK_MIN_N ? auto_min_n : MIXI_COST_FALLBACK_MIN_N;
     if (n < native_min_n) return native_min_n; /* unbudgeted either way: no capabilities asked */
     mix_caps caps = {0};
@@ -364,7 +368,7 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
     if (!d || !F->supported(d)) return info->status = MIX_ERR_UNSUPPORTED;
     const int rowmajor = c->layout == MIX_ROW_MAJOR;
     const int lower = (c->uplo == 'L' || c->uplo == 'l') != rowmajor;
-    const int budget_min_n = budget_order(ctx, p->factor_prec, c->spd, c->n);
+    const int budget_min_n = budget_order(ctx, p, c->spd, c->n);
     mixi_dense_problem P = {
         .ctx = ctx, .F = F, .p = p, .n = c->n, .nrhs = c->nrhs, .rowmajor = rowmajor,
         .A = {c->a, c->lda, F->sym, F->sym ? (lower ? MIXK_LOWER : MIXK_UPPER) : 0},
