@@ -1,7 +1,6 @@
 /* sparse_avx2.c: the CPU sparse kernels of every storage format compiled for AVX2 + F16C (the
  * template sparse_cpu_t.h with this ISA's hooks): vector block loads and stores, the SELL slice
  * bodies eight rows per vector, and the dispatch to sparse_avx512.c's sixteen-row ones. */
-#include <stdatomic.h>
 #include "kernels/cpu/sparse_cpu_impl.h"
 
 /* The kernels compiled for AVX2 + F16C (chosen at run time), FP16 converted by the
@@ -194,21 +193,16 @@ static inline int simd_sell_format(mix_prec P)
 {
     return P == MIX_FP32 || P == MIX_FP16 || P == MIX_BF16 || P == MIX_FIXED16;
 }
-/* Whether the AVX-512 bodies may run, read once: per slice, mixi_cpu_has_avx512f's call and
- * pthread_once were 0.4-0.6% of a repeated AMG solve (3-D Poisson 150^3, perf). */
-static _Atomic int wide_isa = -1;
-static inline int avx512_ok(void)
-{
-    int w = atomic_load_explicit(&wide_isa, memory_order_relaxed);
-    if (w < 0) atomic_store_explicit(&wide_isa, w = mixi_cpu_has_avx512f(), memory_order_relaxed);
-    return w;
-}
+/* The AVX-512 bodies run only where a matrix's tuner offers them, which it does only on a CPU
+ * with AVX-512F (mixi_spmv_tuner_init, MIXSOLVE_SPMV_VARIANT included): no check per slice
+ * (mixi_cpu_has_avx512f's call and pthread_once there were 0.4-0.6% of a repeated AMG solve,
+ * 3-D Poisson 150^3, perf). */
 MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A, const float *x,
                                                   int64_t s, float *y, int code)
 {
-    const int wide = avx512_ok(), var = mixi_spmv_body(code), pf = mixi_spmv_pfd(code);
-    if (var == MIXI_SPMV_AVX512_CONTIG && wide) avx512_slice(P, 1, A, x, s, y, pf);
-    else if (var == MIXI_SPMV_AVX512_GATHER && wide) avx512_slice(P, 0, A, x, s, y, pf);
+    const int var = mixi_spmv_body(code), pf = mixi_spmv_pfd(code);
+    if (var == MIXI_SPMV_AVX512_CONTIG) avx512_slice(P, 1, A, x, s, y, pf);
+    else if (var == MIXI_SPMV_AVX512_GATHER) avx512_slice(P, 0, A, x, s, y, pf);
     else if (var == MIXI_SPMV_AVX2_GATHER) avx2_sell_slice(P, A, x, s, y, 0, pf);
     else avx2_sell_slice(P, A, x, s, y, 1, pf);
 }

@@ -343,16 +343,14 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
  * a few milliseconds' budget would make it one under any passing load. */
 static int budget_order(mix_context *ctx, const mix_gesv_params *p, int spd, int n)
 {
-    const mix_prec asked = p->factor_prec;
-    const int auto_min_n = spd ? MIXI_POSV_AUTO_MIN_N : MIXI_GESV_AUTO_MIN_N;
-    if (asked == MIX_PREC_AUTO) return auto_min_n;
-    if (!p->fallback) return MIXI_COST_FALLBACK_MIN_N; /* a spent budget would be an error */
-    const int native_min_n = auto_min_n < MIXI_COST_FALLBACK_MIN_N ? auto_min_n : MIXI_COST_FALLBACK_MIN_N;
-    if (n < native_min_n) return native_min_n; /* unbudgeted either way: no capabilities asked */
+    if (p->factor_prec == MIX_PREC_AUTO) return spd ? MIXI_POSV_AUTO_MIN_N : MIXI_GESV_AUTO_MIN_N;
+    /* Only LU's AUTO order lies below MIXI_COST_FALLBACK_MIN_N: elsewhere no capability decides. */
+    if (spd || !p->fallback || n < MIXI_GESV_AUTO_MIN_N || n >= MIXI_COST_FALLBACK_MIN_N)
+        return MIXI_COST_FALLBACK_MIN_N;
     mix_caps caps = {0};
-    const int native = (int)asked >= 0 && (int)asked < MIX_CAPS_PREC_SLOTS &&
-                       !ctx->ops->caps(&caps) && caps.gemm[asked] == MIX_PREC_NATIVE;
-    return native ? native_min_n : MIXI_COST_FALLBACK_MIN_N;
+    const int native = (int)p->factor_prec >= 0 && (int)p->factor_prec < MIX_CAPS_PREC_SLOTS &&
+                       !ctx->ops->caps(&caps) && caps.gemm[p->factor_prec] == MIX_PREC_NATIVE;
+    return native ? MIXI_GESV_AUTO_MIN_N : MIXI_COST_FALLBACK_MIN_N;
 }
 
 int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_call *c,
