@@ -178,6 +178,7 @@ static void test_uniform_converges(void)
         }
         memcpy(a, a0, (size_t)n * n * 8);
         mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_CLASSICAL);
+        p.cost_fallback = 0; /* budgeted from n = 256: a loaded machine must not fall back */
         mix_gesv_info info;
         int *ipiv = malloc((size_t)n * sizeof *ipiv);
         CU_ASSERT_EQUAL_FATAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x, n,
