@@ -711,6 +711,37 @@ static void auto_by_times(const mix_sparse *S)
     CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FIXED16);
 }
 
+/* mixi_auto_bound: FP32 not measured.  FIXED16 streaming at the best bandwidth (the Xeon): even
+ * FP32 at 1.25 times that bandwidth loses, FIXED16 is taken unmeasured FP32 or not.  FIXED16
+ * compute-bound at 0.55 of FP64's bandwidth (the Zen 3): FP32's bound wins, so FP32 is the
+ * pick that must be measured.  Nothing measured: nothing bounded (the byte model). */
+static void auto_bounds(const mix_sparse *S)
+{
+    int cand[MIX_NUM_PREC], bounded[MIX_NUM_PREC];
+    mixi_cg_auto_candidates(S, cand);
+    mixi_auto_rates r;
+    memset(&r, 0, sizeof r);
+    r.spmv_s[MIX_FP64] = 2.0e-3, r.spmv_s[MIX_FIXED16] = 0.65e-3;
+    mixi_auto_bound(S->n, (double)S->nnz, cand, &r, bounded);
+    CU_ASSERT(bounded[MIX_FP32] && !bounded[MIX_FP64] && !bounded[MIX_FIXED16]);
+    CU_ASSERT(r.spmv_s[MIX_FP32] > 0.0 && r.spmv_s[MIX_FP32] < r.spmv_s[MIX_FP64]);
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FIXED16);
+    /* True FP32 times at or above the bound keep the choice. */
+    for (double f = 1.0; f < 4.0; f *= 1.3) {
+        mixi_auto_rates t = r;
+        t.spmv_s[MIX_FP32] *= f;
+        CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &t), MIX_FIXED16);
+    }
+    memset(&r, 0, sizeof r);
+    r.spmv_s[MIX_FP64] = 2.0e-3, r.spmv_s[MIX_FIXED16] = 1.17e-3;
+    mixi_auto_bound(S->n, (double)S->nnz, cand, &r, bounded);
+    CU_ASSERT(bounded[MIX_FP32]);
+    CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, &r), MIX_FP32);
+    memset(&r, 0, sizeof r);
+    mixi_auto_bound(S->n, (double)S->nnz, cand, &r, bounded);
+    CU_ASSERT(!bounded[MIX_FP32] && !bounded[MIX_FIXED16] && !(r.spmv_s[MIX_FP32] > 0.0));
+}
+
 /* AUTO itself (measurement included) with MIXSOLVE_SPMV_RATES forcing the rates: FP32 where the
  * 16-bit SpMV is the slower per SpMV, FIXED16 where it is the faster; an incomplete variable is
  * ignored (then measured: some candidate). */
@@ -753,6 +784,7 @@ static void test_auto(void)
     CU_ASSERT(chosen == MIX_FIXED16 || chosen == MIX_FP32 || chosen == MIX_FP64);
     CU_ASSERT_EQUAL(mixi_cg_auto_choose(S, NULL), MIX_FIXED16);
     auto_by_times(S);
+    auto_bounds(S);
     auto_by_forced_rates(S);
     mix_sparse_destroy(S);
     /* Every other off-diagonal entry 1e-4 of its row's largest. */

@@ -108,6 +108,17 @@ typedef struct {
  * among the candidates cand[] (FP64 one unless a caller's vectors rule it out), without the order
  * rule: a pure function. */
 mix_prec mixi_auto_pick(double n, double nnz, const int cand[MIX_NUM_PREC], const mixi_auto_rates *r);
+/* The least SpMV time of each candidate not measured (r->spmv_s <= 0; bounded[p] = 1): its bytes
+ * at MIXI_AUTO_BW_HEADROOM times the best bandwidth a measured candidate reached, no conversion.
+ * Where mixi_auto_pick still takes a measured candidate, measuring the others cannot change the
+ * choice (so AUTO converts no copy it would not keep); where it takes a bounded one, that one
+ * must be measured.  Nothing is bounded where nothing was measured.  A pure function. */
+void mixi_auto_bound(double n, double nnz, const int cand[MIX_NUM_PREC], mixi_auto_rates *r,
+                     int bounded[MIX_NUM_PREC]);
+/* How much faster than the best measured storage another may stream its bytes.  On the 2-core
+ * Ice Lake Xeon of doc/benchmarks.md every SELL format and FP64's CSR reach 87-100% of the triad;
+ * on the issue's AVX2 Zen 3 FIXED16 57-60% and FP64 CSR 72%. */
+#define MIXI_AUTO_BW_HEADROOM 1.25
 
 /* Test hook: 0 makes the CG loop use the backend's unfused cg_update and axpby instead of its
  * fused cg_rupdate and cg_xpupdate (the same bits); 1 (default) restores them. */

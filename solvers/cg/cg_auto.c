@@ -7,6 +7,7 @@
  * Not bytes alone either: where the 16-bit decode is compute-bound (AVX2 Zen 3, issue 37) FP32
  * is faster per SpMV than FIXED16, and measured times say so.  Where the kappa found on the way
  * says a sloppy storage would crawl, solvers/cg/cg.c hands over to FP64 (mixi_cg_iter_bound). */
+#include <math.h>
 #include "solvers/cg/cg_impl.h"
 
 /* FP32 arithmetic costs CG iterations on smooth right-hand sides: 334 against FP64's 278 on 3D
@@ -64,6 +65,22 @@ mix_prec mixi_auto_pick(double n, double nnz, const int cand[MIX_NUM_PREC], cons
     for (int p = MIX_NUM_PREC - 1; p >= 0; p--)
         if (cand[p] && p != MIX_FP64 && t[p] <= (1.0 + AUTO_TIE) * tmin) return (mix_prec)p;
     return MIX_FP64;
+}
+
+void mixi_auto_bound(double n, double nnz, const int cand[MIX_NUM_PREC], mixi_auto_rates *r,
+                     int bounded[MIX_NUM_PREC])
+{
+    double bw = 0.0;
+    for (int p = 0; p < MIX_NUM_PREC; p++) {
+        bounded[p] = 0;
+        if (cand[p] && r->spmv_s[p] > 0.0) bw = fmax(bw, matrix_bytes(n, nnz, (mix_prec)p) / r->spmv_s[p]);
+    }
+    for (int p = 0; p < MIX_NUM_PREC && bw > 0.0; p++)
+        if (cand[p] && !(r->spmv_s[p] > 0.0)) {
+            r->spmv_s[p] = matrix_bytes(n, nnz, (mix_prec)p) / (MIXI_AUTO_BW_HEADROOM * bw);
+            r->convert_s[p] = 0.0;
+            bounded[p] = 1;
+        }
 }
 
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const mixi_auto_rates *r)

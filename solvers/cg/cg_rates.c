@@ -51,8 +51,8 @@ static int forced_rates(double rate[MIX_NUM_PREC])
  * (page faults of fresh vectors, the matrix out of the caches); where the backend can, each
  * round runs every body its tuner would try (spmv_best), since the body a fresh copy starts
  * with is not the one its solve will run.  One round: a first AUTO solve pays the measurement
- * (3D Poisson 150^3 with AVX-512: 12 SpMVs, about four FP64 iterations' worth, besides the FP32
- * copy it converts), and two rounds cost 21. */
+ * (3D Poisson 150^3 with AVX-512: 12 SpMVs, about four FP64 iterations' worth), and two rounds
+ * cost 21. */
 #define MEASURE_ROUNDS 1
 typedef struct {
     const mixi_spmat *M[MIX_NUM_PREC];
@@ -124,6 +124,28 @@ static int measure(mix_sparse *A, int jacobi, const int want[MIX_NUM_PREC], int 
     return st;
 }
 
+/* r's entries for the candidates want[], from this process's rates, measured on A first where
+ * missing (made[] |= the copies converted for that). */
+static int known_rates(mix_sparse *A, int jacobi, const int want[MIX_NUM_PREC], mixi_auto_rates *r,
+                       int made[MIX_NUM_PREC])
+{
+    const int c = size_class(A->nnz);
+    const double nnz = (double)A->nnz;
+    int missing[MIX_NUM_PREC] = {0}, fresh[MIX_NUM_PREC] = {0}, any = 0;
+    for (int p = 0; p < MIX_NUM_PREC; p++)
+        if (want[p] && !(atomic_load(&spmv_rate[p][c]) > 0.0)) missing[p] = any = 1;
+    int st = any && A->ctx->ops->sparse->vec_zero ? measure(A, jacobi, missing, fresh) : MIX_SUCCESS;
+    for (int p = 0; p < MIX_NUM_PREC; p++) {
+        made[p] |= fresh[p];
+        if (!want[p]) continue;
+        const double sr = atomic_load(&spmv_rate[p][c]), cr = atomic_load(&conv_rate[p][c]);
+        r->spmv_s[p] = sr > 0.0 ? nnz / sr : 0.0;
+        const int cached = p == MIX_FP64 || (A->sloppy[jacobi ? 1 : 0][p] && !made[p]);
+        r->convert_s[p] = !cached && cr > 0.0 ? nnz / cr : 0.0;
+    }
+    return st;
+}
+
 int mixi_cg_rates(mix_sparse *A, int jacobi, const int cand[MIX_NUM_PREC], mixi_auto_rates *r,
                   int made[MIX_NUM_PREC])
 {
@@ -137,19 +159,21 @@ int mixi_cg_rates(mix_sparse *A, int jacobi, const int cand[MIX_NUM_PREC], mixi_
         r->forced = 1;
         return MIX_SUCCESS;
     }
-    const int c = size_class(A->nnz);
-    int want[MIX_NUM_PREC] = {0}, any = 0;
-    for (int p = 0; p < MIX_NUM_PREC; p++)
-        if (cand[p] && !(atomic_load(&spmv_rate[p][c]) > 0.0)) want[p] = any = 1;
-    int st = any && A->ctx->ops->sparse->vec_zero ? measure(A, jacobi, want, made) : MIX_SUCCESS;
-    for (int p = 0; p < MIX_NUM_PREC; p++) {
-        if (!cand[p]) continue;
-        const double sr = atomic_load(&spmv_rate[p][c]), cr = atomic_load(&conv_rate[p][c]);
-        if (sr > 0.0) r->spmv_s[p] = nnz / sr;
-        const int cached = p == MIX_FP64 || (A->sloppy[jacobi ? 1 : 0][p] && !made[p]);
-        if (!cached && cr > 0.0) r->convert_s[p] = nnz / cr;
+    /* Measured first: FP64 (A itself, nothing to convert) and the narrowest candidate, which
+     * mixi_auto_pick prefers; a wider one only where its least possible time could still win
+     * (mixi_auto_bound).  On the 2-core Xeon FIXED16 streams at the triad and FP32 cannot win:
+     * the first AMG solve of 3-D Poisson 150^3 skips FP32's copy, 0.16 s of conversion. */
+    int first[MIX_NUM_PREC] = {0}, bounded[MIX_NUM_PREC];
+    for (int p = MIX_NUM_PREC - 1, narrowest = 1; p >= 0; p--) {
+        first[p] = cand[p] && (p == MIX_FP64 || narrowest);
+        if (cand[p] && p != MIX_FP64) narrowest = 0;
     }
-    return st;
+    int st = known_rates(A, jacobi, first, r, made);
+    if (st) return st;
+    mixi_auto_bound((double)A->n, nnz, cand, r, bounded);
+    const mix_prec pick = mixi_cg_auto_choose(A, r);
+    if (pick < 0 || pick >= MIX_NUM_PREC || !bounded[pick]) return MIX_SUCCESS;
+    return known_rates(A, jacobi, cand, r, made);
 }
 
 void mixi_cg_rates_release(mix_sparse *A, int jacobi, const int made[MIX_NUM_PREC], mix_prec keep)
