@@ -3,7 +3,7 @@
 # (dgesv_ on a private copy, then dgecon_ on its factors), so under the default policy its
 # dgesv_ is routed when AUTO predicts a gain (forwarded when it predicts none), and the answer
 # and R's singularity check hold.
-# Skipped where R is not installed (Debian r-base-core; not a CI dependency).
+# Skipped where R is not installed (Debian r-base-core, which tools/install-deps.sh installs).
 set -u
 lib=$PWD/dropin/.libs/libmixsolve_lapack.so
 log=$PWD/tests/dropin_r.log

@@ -4,7 +4,8 @@ set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config libopenblas-openmp-dev liblapacke-dev
       libcunit1-dev zlib1g-dev libdnnl-dev gnuplot-nox
       liblapack-dev python3-numpy gfortran python3-scipy python3-pytest cmake
-      libopenmpi-dev openmpi-bin libpetsc-real-dev libmumps-seq-dev libsuitesparse-dev"
+      libopenmpi-dev openmpi-bin libpetsc-real-dev libmumps-seq-dev libsuitesparse-dev
+      r-base-core"
 missing=
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
