@@ -164,17 +164,24 @@ int mixi_cg_rates(mix_sparse *A, int jacobi, const int cand[MIX_NUM_PREC], mixi_
      * mixi_auto_pick prefers; a wider one only where its least possible time could still win
      * (mixi_auto_bound).  On the 2-core Xeon FIXED16 streams at the triad and FP32 cannot win:
      * the first AMG solve of 3-D Poisson 150^3 skips FP32's copy, 0.16 s of conversion. */
-    int first[MIX_NUM_PREC] = {0}, bounded[MIX_NUM_PREC];
+    int first[MIX_NUM_PREC] = {0}, rest[MIX_NUM_PREC], bounded[MIX_NUM_PREC];
     for (int p = MIX_NUM_PREC - 1, narrowest = 1; p >= 0; p--) {
         first[p] = cand[p] && (p == MIX_FP64 || narrowest);
         if (cand[p] && p != MIX_FP64) narrowest = 0;
     }
     int st = known_rates(A, jacobi, first, r, made);
     if (st) return st;
-    mixi_auto_bound((double)A->n, nnz, cand, r, bounded);
+    /* A first candidate left unmeasured (its copy overflowed) is not bounded: with its time
+     * unknown the choice falls to the byte model, as before. */
+    int usable[MIX_NUM_PREC];
+    for (int p = 0; p < MIX_NUM_PREC; p++) {
+        usable[p] = cand[p] && (!first[p] || r->spmv_s[p] > 0.0);
+        rest[p] = cand[p] && !first[p];
+    }
+    mixi_auto_bound((double)A->n, nnz, usable, r, bounded);
     const mix_prec pick = mixi_cg_auto_choose(A, r);
     if (pick < 0 || pick >= MIX_NUM_PREC || !bounded[pick]) return MIX_SUCCESS;
-    return known_rates(A, jacobi, cand, r, made);
+    return known_rates(A, jacobi, rest, r, made);
 }
 
 void mixi_cg_rates_release(mix_sparse *A, int jacobi, const int made[MIX_NUM_PREC], mix_prec keep)
