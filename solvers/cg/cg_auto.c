@@ -102,14 +102,40 @@ void mixi_cg_auto_candidates(const mix_sparse *A, int cand[MIX_NUM_PREC])
         cand[p] = mixk_prec_cg_auto((mix_prec)p) && (!mixk_prec_block_scaled((mix_prec)p) || block_ok);
 }
 
+/* The rates of the candidates cand[]: FP64 (A itself, nothing to convert) and the narrowest
+ * candidate, which mixi_auto_pick prefers, first; a wider one only where its least possible
+ * time could still win (mixi_auto_bound).  On the 2-core Xeon FIXED16 streams at the triad and
+ * FP32 cannot win: a first AMG solve of 3-D Poisson 150^3 skips FP32's copy, 0.16 s. */
+static int lazy_rates(mix_sparse *A, int jacobi, const int cand[MIX_NUM_PREC], mixi_auto_rates *r,
+                      int made[MIX_NUM_PREC])
+{
+    int first[MIX_NUM_PREC] = {0}, rest[MIX_NUM_PREC], usable[MIX_NUM_PREC], bounded[MIX_NUM_PREC];
+    for (int p = MIX_NUM_PREC - 1, narrowest = 1; p >= 0; p--) {
+        first[p] = cand[p] && (p == MIX_FP64 || narrowest);
+        if (cand[p] && p != MIX_FP64) narrowest = 0;
+    }
+    int st = mixi_cg_rates(A, jacobi, first, r, made);
+    if (st || r->forced) return st;
+    /* A first candidate left unmeasured (its copy overflowed) is not bounded: with its time
+     * unknown the choice falls to the byte model. */
+    for (int p = 0; p < MIX_NUM_PREC; p++) {
+        usable[p] = cand[p] && (!first[p] || r->spmv_s[p] > 0.0);
+        rest[p] = cand[p] && !first[p];
+    }
+    mixi_auto_bound(A->n, (double)A->nnz, usable, r, bounded);
+    const mix_prec pick = mixi_cg_auto_choose(A, r);
+    if (pick < 0 || pick >= MIX_NUM_PREC || !bounded[pick]) return MIX_SUCCESS;
+    return mixi_cg_rates(A, jacobi, rest, r, made);
+}
+
 mix_prec mixi_cg_auto_storage(mix_sparse *A, int jacobi)
 {
     if (mixi_cg_n(A) < MIXI_CG_AUTO_MIN_N) return MIX_FP64;
-    int cand[MIX_NUM_PREC], made[MIX_NUM_PREC];
-    mixi_auto_rates r;
+    int cand[MIX_NUM_PREC], made[MIX_NUM_PREC] = {0};
+    mixi_auto_rates r = {{0}, {0}, 0};
     mixi_cg_auto_candidates(A, cand);
     /* A failed measurement (memory) leaves the byte model: AUTO never fails a solve itself. */
-    const int st = mixi_cg_rates(A, jacobi, cand, &r, made);
+    const int st = lazy_rates(A, jacobi, cand, &r, made);
     const mix_prec p = mixi_cg_auto_choose(A, st ? NULL : &r);
     mixi_cg_rates_release(A, jacobi, made, p);
     return p;

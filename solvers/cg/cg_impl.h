@@ -43,12 +43,13 @@ void mixi_cg_auto_candidates(const mix_sparse *A, int cand[MIX_NUM_PREC]);
  * narrower storage kept within 5% of the fastest; r NULL or a candidate's SpMV time unknown:
  * the byte model for all (solvers/cg/cg_auto.c). */
 mix_prec mixi_cg_auto_choose(const mix_sparse *A, const mixi_auto_rates *r);
-/* The costs of the candidates cand[] on A (Jacobi copies or not): MIXSOLVE_SPMV_RATES where set
- * (10^9 nonzeros per second, "fixed16=1.2,fp32=2.5,fp64=1.4"), else the rates this process
- * measured on a matrix of A's size class (half an octave of nonzeros), measured first on A itself
- * where missing (a few SpMVs of each candidate's copy, round robin; copies it converted for that
- * are flagged in made[]). */
-int mixi_cg_rates(mix_sparse *A, int jacobi, const int cand[MIX_NUM_PREC], mixi_auto_rates *r,
+/* The costs of the candidates want[] on A (Jacobi copies or not) into r, whose other entries
+ * stay (r and made[] zeroed by the caller first): MIXSOLVE_SPMV_RATES where set (10^9 nonzeros
+ * per second, "fixed16=1.2,fp32=2.5,fp64=1.4"; every storage named, r->forced = 1), else the
+ * rates this process measured on a matrix of A's size class (half an octave of nonzeros),
+ * measured first on A itself where missing (a few SpMVs of each candidate's copy, round robin;
+ * copies it converted for that are flagged in made[]). */
+int mixi_cg_rates(mix_sparse *A, int jacobi, const int want[MIX_NUM_PREC], mixi_auto_rates *r,
                   int made[MIX_NUM_PREC]);
 /* Releases the copies mixi_cg_rates made (made[]) other than `keep` (one process only). */
 void mixi_cg_rates_release(mix_sparse *A, int jacobi, const int made[MIX_NUM_PREC], mix_prec keep);

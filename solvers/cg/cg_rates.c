@@ -125,13 +125,18 @@ static int measure(mix_sparse *A, int jacobi, const int want[MIX_NUM_PREC], int 
     return st;
 }
 
-/* r's entries for the candidates want[], from this process's rates, measured on A first where
- * missing (made[] |= the copies converted for that). */
-static int known_rates(mix_sparse *A, int jacobi, const int want[MIX_NUM_PREC], mixi_auto_rates *r,
-                       int made[MIX_NUM_PREC])
+int mixi_cg_rates(mix_sparse *A, int jacobi, const int want[MIX_NUM_PREC], mixi_auto_rates *r,
+                  int made[MIX_NUM_PREC])
 {
-    const int c = size_class(A->nnz);
+    double forced[MIX_NUM_PREC] = {0};
     const double nnz = (double)A->nnz;
+    if (forced_rates(forced)) {
+        for (int p = 0; p < MIX_NUM_PREC; p++)
+            if (forced[p] > 0.0) r->spmv_s[p] = nnz / forced[p];
+        r->forced = 1;
+        return MIX_SUCCESS;
+    }
+    const int c = size_class(A->nnz);
     int missing[MIX_NUM_PREC] = {0}, fresh[MIX_NUM_PREC] = {0}, any = 0;
     for (int p = 0; p < MIX_NUM_PREC; p++)
         if (want[p] && !(atomic_load(&spmv_rate[p][c]) > 0.0)) missing[p] = any = 1;
@@ -145,43 +150,6 @@ static int known_rates(mix_sparse *A, int jacobi, const int want[MIX_NUM_PREC], 
         r->convert_s[p] = !cached && cr > 0.0 ? nnz / cr : 0.0;
     }
     return st;
-}
-
-int mixi_cg_rates(mix_sparse *A, int jacobi, const int cand[MIX_NUM_PREC], mixi_auto_rates *r,
-                  int made[MIX_NUM_PREC])
-{
-    memset(r, 0, sizeof *r);
-    memset(made, 0, MIX_NUM_PREC * sizeof *made);
-    double forced[MIX_NUM_PREC] = {0};
-    const double nnz = (double)A->nnz;
-    if (forced_rates(forced)) {
-        for (int p = 0; p < MIX_NUM_PREC; p++)
-            if (forced[p] > 0.0) r->spmv_s[p] = nnz / forced[p];
-        r->forced = 1;
-        return MIX_SUCCESS;
-    }
-    /* Measured first: FP64 (A itself, nothing to convert) and the narrowest candidate, which
-     * mixi_auto_pick prefers; a wider one only where its least possible time could still win
-     * (mixi_auto_bound).  On the 2-core Xeon FIXED16 streams at the triad and FP32 cannot win:
-     * the first AMG solve of 3-D Poisson 150^3 skips FP32's copy, 0.16 s of conversion. */
-    int first[MIX_NUM_PREC] = {0}, rest[MIX_NUM_PREC], bounded[MIX_NUM_PREC];
-    for (int p = MIX_NUM_PREC - 1, narrowest = 1; p >= 0; p--) {
-        first[p] = cand[p] && (p == MIX_FP64 || narrowest);
-        if (cand[p] && p != MIX_FP64) narrowest = 0;
-    }
-    int st = known_rates(A, jacobi, first, r, made);
-    if (st) return st;
-    /* A first candidate left unmeasured (its copy overflowed) is not bounded: with its time
-     * unknown the choice falls to the byte model, as before. */
-    int usable[MIX_NUM_PREC];
-    for (int p = 0; p < MIX_NUM_PREC; p++) {
-        usable[p] = cand[p] && (!first[p] || r->spmv_s[p] > 0.0);
-        rest[p] = cand[p] && !first[p];
-    }
-    mixi_auto_bound((double)A->n, nnz, usable, r, bounded);
-    const mix_prec pick = mixi_cg_auto_choose(A, r);
-    if (pick < 0 || pick >= MIX_NUM_PREC || !bounded[pick]) return MIX_SUCCESS;
-    return known_rates(A, jacobi, rest, r, made);
 }
 
 void mixi_cg_rates_release(mix_sparse *A, int jacobi, const int made[MIX_NUM_PREC], mix_prec keep)
