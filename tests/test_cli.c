@@ -268,6 +268,15 @@ static void test_bench_small(void)
     snprintf(path, sizeof path, "%s/report.md", mixt_tmp("bout"));
     struct stat st;
     CU_ASSERT_EQUAL(stat(path, &st), 0);
+    /* The AMG plot's data: bcsstk01's CG iterations with Jacobi and with the V-cycle, per n. */
+    snprintf(path, sizeof path, "%s/iters_amg.dat", mixt_tmp("bout"));
+    mixt_slurp(path, csv, sizeof csv);
+    const char *jac = strstr(csv, "# cg fp64\n48 "), *amg = strstr(csv, "# cg-amg fp64\n48 ");
+    CU_ASSERT(jac && amg && jac < amg && strstr(csv, "# cg-amg auto\n48 "));
+    int it_jacobi = 0, it_amg = 0;
+    if (jac && amg && sscanf(jac, "# cg fp64\n48 %d", &it_jacobi) == 1 &&
+        sscanf(amg, "# cg-amg fp64\n48 %d", &it_amg) == 1)
+        CU_ASSERT(it_amg > 0 && it_amg < it_jacobi);
 }
 
 /* A solve past its time limit is killed and reported; the run goes on and still writes its report. */

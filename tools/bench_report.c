@@ -259,6 +259,31 @@ static int iters_cond_data(const bench_set *s, bench_method m, const mix_prec *p
     return rows;
 }
 
+/* Issue 37's picture: CG's iterations per matrix order with Jacobi (FP64 storage) and with one
+ * AMG V-cycle per iteration (FP64 and AUTO storage), one data block each: one row per run
+ * without fallback.  The number of rows. */
+static int amg_iters_data(const bench_set *s, const char *file)
+{
+    static const bench_method m[3] = {BENCH_CG, BENCH_CG_AMG, BENCH_CG_AMG};
+    static const mix_prec p[3] = {MIX_FP64, MIX_FP64, MIX_PREC_AUTO};
+    FILE *f = open_in(s, file);
+    int rows = 0;
+    if (!f) return 0;
+    for (int k = 0; k < 3; k++) {
+        fprintf(f, "# %s %s\n", method_name(m[k]), mix_prec_name(p[k]));
+        for (int i = 0; i < s->count; i++) {
+            const bench_result *r = &s->r[i];
+            if (r->method == m[k] && r->prec == p[k] && r->outcome == BENCH_OK && r->iter > 0) {
+                fprintf(f, "%d %d %s\n", r->n, r->iter, r->matrix);
+                rows++;
+            }
+        }
+        fprintf(f, "\n\n");
+    }
+    fclose(f);
+    return rows;
+}
+
 /* Convergence history of the matrix whose FP16 LU-IR needed the most iterations without fallback
  * (its name into matrix): 1 when written. */
 static int history_data(const bench_set *s, const plot_precs *pp, char *matrix, size_t len)
@@ -310,6 +335,18 @@ static void speedup_plot(const bench_set *s, FILE *f, int cg, const plot_precs *
     fprintf(f, "unset logscale y\nset xtics norotate font ''\nset style data points\nset ylabel\n");
 }
 
+static void amg_plot(const bench_set *s, FILE *f)
+{
+    fprintf(f, "set output 'amg_iters.png'\n"
+               "set title 'CG iterations to tol %.0e: Jacobi against one AMG V-cycle per iteration'\n"
+               "set logscale xy\nset xlabel 'matrix order n'\nset ylabel 'CG iterations'\n"
+               "plot 'iters_amg.dat' index 0 using 1:2 with points pt 1 title 'Jacobi, FP64 storage', "
+               "'' index 1 using 1:2 with points pt 6 title 'AMG, FP64 storage', "
+               "'' index 2 using 1:2 with points pt 2 title 'AMG, AUTO storage'\n"
+               "unset logscale xy\n",
+            s->cg_tol);
+}
+
 static const char *write_plots(const bench_set *s, int *made)
 {
     static char conv_matrix[64];
@@ -320,6 +357,7 @@ static const char *write_plots(const bench_set *s, int *made)
     int n_cg = speedup_data(s, BENCH_CG, pp.cg_low, pp.n_cg_low, "speedup_cg.dat");
     const int n_it = iters_cond_data(s, BENCH_LU, pp.lu_low, pp.n_lu_low, "iters_cond.dat");
     const int n_itcg = iters_cond_data(s, BENCH_CG, pp.cg_all, pp.n_cg_all, "iters_cond_cg.dat");
+    const int n_amg = amg_iters_data(s, "iters_amg.dat");
     const int n_hist = history_data(s, &pp, conv_matrix, sizeof conv_matrix);
     FILE *f = open_in(s, "plots.gp");
     if (!f) return NULL;
@@ -348,6 +386,10 @@ static const char *write_plots(const bench_set *s, int *made)
         plot_curves(f, "'iters_cond_cg.dat' index 0 using 1:2 with points", "index %d using 1:2 with points", 0,
                     pp.cg_all, pp.n_cg_all);
         fprintf(f, "unset logscale xy\n");
+        (*made)++;
+    }
+    if (n_amg > 0) {
+        amg_plot(s, f);
         (*made)++;
     }
     if (n_hist) {
@@ -408,7 +450,8 @@ static void write_markdown(const bench_set *s, FILE *f, int plots_ok, const char
     } else {
         fprintf(f, "![LU-IR speedup](speedup_lu.png)\n\n![CG speedup](speedup_cg.png)\n\n"
                    "![LU-IR iterations against condition](iters_vs_cond.png)\n\n"
-                   "![CG iterations against condition](cg_iters_vs_cond.png)\n\n");
+                   "![CG iterations against condition](cg_iters_vs_cond.png)\n\n"
+                   "![CG iterations with and without AMG](amg_iters.png)\n\n");
         if (conv) fprintf(f, "![Convergence history on %s](convergence.png)\n\n", conv);
     }
     fprintf(f, "## All results\n\n| matrix | n | method | solver | outcome | iter | check | fwd err ‖x−1‖∞ | time (s) | "
