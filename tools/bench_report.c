@@ -236,47 +236,26 @@ static void get_plot_precs(plot_precs *pp)
     pp->n_cg_all = cli_precs(MIX_ROLE_STORAGE, 0, 0, pp->cg_all);
 }
 
-/* Iterations against the condition estimate, one data block per precision: one row per run of
- * method m without fallback.  The number of rows. */
-static int iters_cond_data(const bench_set *s, bench_method m, const mix_prec *precs, int np, const char *file)
+/* Iterations per matrix, one data block per curve k (method m[k], or m[0] for every curve where
+ * one_method; precision precs[k]): one row per run without fallback, against the condition
+ * estimate (runs without one left out) or, by_n, the matrix order.  The number of rows. */
+static int iters_data(const bench_set *s, const bench_method *m, int one_method, const mix_prec *precs,
+                      int np, int by_n, const char *file)
 {
     FILE *f = open_in(s, file);
     int rows = 0;
     if (!f) return 0;
     for (int k = 0; k < np; k++) {
-        fprintf(f, "# %s\n", mix_prec_name(precs[k]));
+        const bench_method mk = m[one_method ? 0 : k];
+        fprintf(f, "# %s %s\n", method_name(mk), mix_prec_name(precs[k]));
         for (int i = 0; i < s->count; i++) {
             const bench_result *r = &s->r[i];
-            if (r->method == m && r->prec == precs[k] && r->outcome == BENCH_OK && r->kappa1 > 0 &&
-                isfinite(r->kappa1)) {
+            if (r->method != mk || r->prec != precs[k] || r->outcome != BENCH_OK) continue;
+            if (by_n && r->iter > 0) fprintf(f, "%d %d %s\n", r->n, r->iter, r->matrix);
+            else if (!by_n && r->kappa1 > 0 && isfinite(r->kappa1))
                 fprintf(f, "%.6e %d %s\n", r->kappa1, r->iter, r->matrix);
-                rows++;
-            }
-        }
-        fprintf(f, "\n\n");
-    }
-    fclose(f);
-    return rows;
-}
-
-/* Issue 37's picture: CG's iterations per matrix order with Jacobi (FP64 storage) and with one
- * AMG V-cycle per iteration (FP64 and AUTO storage), one data block each: one row per run
- * without fallback.  The number of rows. */
-static int amg_iters_data(const bench_set *s, const char *file)
-{
-    static const bench_method m[3] = {BENCH_CG, BENCH_CG_AMG, BENCH_CG_AMG};
-    static const mix_prec p[3] = {MIX_FP64, MIX_FP64, MIX_PREC_AUTO};
-    FILE *f = open_in(s, file);
-    int rows = 0;
-    if (!f) return 0;
-    for (int k = 0; k < 3; k++) {
-        fprintf(f, "# %s %s\n", method_name(m[k]), mix_prec_name(p[k]));
-        for (int i = 0; i < s->count; i++) {
-            const bench_result *r = &s->r[i];
-            if (r->method == m[k] && r->prec == p[k] && r->outcome == BENCH_OK && r->iter > 0) {
-                fprintf(f, "%d %d %s\n", r->n, r->iter, r->matrix);
-                rows++;
-            }
+            else continue;
+            rows++;
         }
         fprintf(f, "\n\n");
     }
@@ -335,6 +314,15 @@ static void speedup_plot(const bench_set *s, FILE *f, int cg, const plot_precs *
     fprintf(f, "unset logscale y\nset xtics norotate font ''\nset style data points\nset ylabel\n");
 }
 
+/* Issue 37's picture: CG's iterations per matrix order with Jacobi (FP64 storage) and with one
+ * AMG V-cycle per iteration (FP64 and AUTO storage). */
+static int amg_iters_data(const bench_set *s)
+{
+    static const bench_method m[3] = {BENCH_CG, BENCH_CG_AMG, BENCH_CG_AMG};
+    static const mix_prec p[3] = {MIX_FP64, MIX_FP64, MIX_PREC_AUTO};
+    return iters_data(s, m, 0, p, 3, 1, "iters_amg.dat");
+}
+
 static void amg_plot(const bench_set *s, FILE *f)
 {
     fprintf(f, "set output 'amg_iters.png'\n"
@@ -355,9 +343,10 @@ static const char *write_plots(const bench_set *s, int *made)
     *made = 0;
     int n_lu = speedup_data(s, BENCH_LU, pp.lu_low, pp.n_lu_low, "speedup_lu.dat");
     int n_cg = speedup_data(s, BENCH_CG, pp.cg_low, pp.n_cg_low, "speedup_cg.dat");
-    const int n_it = iters_cond_data(s, BENCH_LU, pp.lu_low, pp.n_lu_low, "iters_cond.dat");
-    const int n_itcg = iters_cond_data(s, BENCH_CG, pp.cg_all, pp.n_cg_all, "iters_cond_cg.dat");
-    const int n_amg = amg_iters_data(s, "iters_amg.dat");
+    static const bench_method lu = BENCH_LU, cg = BENCH_CG;
+    const int n_it = iters_data(s, &lu, 1, pp.lu_low, pp.n_lu_low, 0, "iters_cond.dat");
+    const int n_itcg = iters_data(s, &cg, 1, pp.cg_all, pp.n_cg_all, 0, "iters_cond_cg.dat");
+    const int n_amg = amg_iters_data(s);
     const int n_hist = history_data(s, &pp, conv_matrix, sizeof conv_matrix);
     FILE *f = open_in(s, "plots.gp");
     if (!f) return NULL;
