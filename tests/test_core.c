@@ -176,6 +176,42 @@ static void test_alloc_overflow(void)
     mixi_free(p);
 }
 
+/* The spare block: kept from MIXI_SPARE_MIN, the larger of two stays, handed to a request it
+ * fits within a factor 2, out of the live count while kept, failable as any allocation. */
+static void test_spare_block(void)
+{
+    const long live = mixi_alloc_live();
+    mixi_spare *s = mixi_spare_create();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    void *small = mixi_malloc(MIXI_SPARE_MIN / 2), *a = mixi_malloc(MIXI_SPARE_MIN),
+         *b = mixi_malloc(3 * MIXI_SPARE_MIN), *got = &got;
+    CU_ASSERT_FATAL(small && a && b);
+    CU_ASSERT_EQUAL(mixi_block_bytes(b), 3 * MIXI_SPARE_MIN);
+    CU_ASSERT_EQUAL(mixi_spare_keep(s, small), 0); /* below the minimum: the caller frees it */
+    mixi_free(small);
+    CU_ASSERT_EQUAL(mixi_spare_keep(s, a), 1);
+    CU_ASSERT_EQUAL(mixi_spare_keep(s, b), 1); /* replaces a, which is freed */
+    CU_ASSERT_EQUAL(mixi_alloc_live(), live + 1); /* s itself */
+    CU_ASSERT_EQUAL(mixi_spare_take(s, MIXI_SPARE_MIN, &got), MIX_SUCCESS);
+    CU_ASSERT_PTR_NULL(got); /* b is more than twice that */
+    CU_ASSERT_EQUAL(mixi_spare_take(s, 4 * MIXI_SPARE_MIN, &got), MIX_SUCCESS);
+    CU_ASSERT_PTR_NULL(got); /* too small for that */
+    mixi_alloc_fail_after(0);
+    CU_ASSERT_EQUAL(mixi_spare_take(s, 2 * MIXI_SPARE_MIN, &got), MIX_ERR_ALLOC);
+    mixi_alloc_fail_after(-1);
+    CU_ASSERT_EQUAL(mixi_spare_take(s, 2 * MIXI_SPARE_MIN, &got), MIX_SUCCESS);
+    CU_ASSERT_PTR_EQUAL(got, b);
+    CU_ASSERT_EQUAL(mixi_alloc_live(), live + 2);
+    memset(got, 1, 2 * MIXI_SPARE_MIN); /* all of it the caller's */
+    CU_ASSERT_EQUAL(mixi_spare_take(s, 2 * MIXI_SPARE_MIN, &got), MIX_SUCCESS);
+    CU_ASSERT_PTR_NULL(got); /* taken once */
+    CU_ASSERT_EQUAL(mixi_spare_keep(s, b), 1);
+    mixi_spare_destroy(s); /* frees b */
+    CU_ASSERT_EQUAL(mixi_alloc_live(), live);
+    CU_ASSERT_EQUAL(mixi_spare_take(NULL, 2 * MIXI_SPARE_MIN, &got), MIX_SUCCESS);
+    CU_ASSERT_PTR_NULL(got);
+}
+
 void mixt_register_core(void)
 {
     static const mixt_test tests[] = {
@@ -189,6 +225,7 @@ void mixt_register_core(void)
         {"registry: names, order, AUTO, complete tables", test_registry},
         {"context creation survives allocation failure", test_context_alloc_failure},
         {"allocation size overflow is refused", test_alloc_overflow},
+        {"spare block: kept, handed on, counted, failable", test_spare_block},
         {NULL, NULL}};
     mixt_add_suite("core", tests);
 }

@@ -703,6 +703,44 @@ static void test_alloc_failure(void)
     alloc_sweep(MIX_BF16, MIX_REFINE_GMRES, MIX_COL_MAJOR, 1e14); /* fallback after low precision */
 }
 
+/* ---- the context's spare workspace block (CPU) ------------------------------------------------ */
+
+/* A second solve on a context takes the block the first freed (the FP32 copy of A, n^2 floats
+ * from MIXI_SPARE_MIN): whatever it holds, NaN here, the solve is bit for bit the first's. */
+static void test_spare_reused(void)
+{
+    mix_context *ctx = mixt_context();
+    if (mix_context_backend(ctx) != MIX_BACKEND_CPU) {
+        mix_context_destroy(ctx);
+        return;
+    }
+    const int n = 1536;
+    const size_t f32_bytes = (size_t)n * n * sizeof(float);
+    CU_ASSERT_FATAL(f32_bytes >= MIXI_SPARE_MIN);
+    double *a = mixt_dalloc((size_t)n * n), *b = mixt_dalloc((size_t)n),
+           *x1 = mixt_dalloc((size_t)n), *x2 = mixt_dalloc((size_t)n);
+    int *ipiv = calloc((size_t)n, sizeof *ipiv);
+    mixm_gen_randsvd(n, 1e4, 3, 5, a);
+    rhs_for(n, 1, a, b, 2);
+    mix_gesv_params p;
+    mix_gesv_params_init(&p);
+    p.factor_prec = MIX_FP32;
+    p.cost_fallback = 0; /* the same path both times, whatever the load */
+    mix_gesv_info i1, i2;
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x1, n, &i1), 0);
+    void *block = NULL;
+    CU_ASSERT_EQUAL(mixi_spare_take(ctx->state, f32_bytes, &block), MIX_SUCCESS);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(block); /* the first solve left its FP32 copy */
+    memset(block, 0xff, f32_bytes);      /* NaN as floats */
+    CU_ASSERT_EQUAL(mixi_spare_keep(ctx->state, block), 1);
+    CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, a, n, ipiv, b, n, x2, n, &i2), 0);
+    CU_ASSERT(i1.iter >= 0 && i1.iter == i2.iter && i1.factor_prec_used == MIX_FP32);
+    CU_ASSERT(i1.backward_error <= mixt_berr_bound(n));
+    CU_ASSERT(memcmp(x1, x2, (size_t)n * sizeof *x1) == 0);
+    free(a), free(b), free(x1), free(x2), free(ipiv);
+    mix_context_destroy(ctx);
+}
+
 /* ---- GPU-memory entry point (CUDA only) ------------------------------------------------------ */
 
 static void test_gpu_entry(void)
@@ -861,6 +899,7 @@ static const mixt_test gesv_tests[] = {
     {"exactly singular", test_singular},
     {"illegal arguments", test_illegal_arguments},
     {"allocation failure", test_alloc_failure},
+    {"a reused spare block changes no bit", test_spare_reused},
     {"device-memory entry point", test_gpu_entry},
     {"blocked LU: PA = LU in each precision", test_lu_blocked},
     {NULL, NULL},

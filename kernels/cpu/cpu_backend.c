@@ -17,13 +17,14 @@ extern const mixi_sparse_lu_ops mixi_cpu_sparse_lu_ops; /* sparse_lu_cpu.c */
 #define MIXI_CPU_SPARSE_LU NULL
 #endif
 
+/* The state of a CPU context: its spare workspace block (core.h). */
 static int cpu_init(void **state)
 {
-    *state = NULL;
-    return MIX_SUCCESS;
+    *state = mixi_spare_create();
+    return *state ? MIX_SUCCESS : MIX_ERR_ALLOC;
 }
 
-static void cpu_fini(void *state) { (void)state; }
+static void cpu_fini(void *state) { mixi_spare_destroy(state); }
 
 static void read_cpu_model(char *buf, size_t len)
 {
@@ -91,15 +92,15 @@ static int cpu_caps(mix_caps *caps)
 
 static int cpu_alloc(void *state, void **ptr, size_t bytes)
 {
-    (void)state;
+    const int rc = mixi_spare_take(state, bytes, ptr);
+    if (rc || *ptr) return rc;
     *ptr = mixi_malloc(bytes);
     return *ptr ? MIX_SUCCESS : MIX_ERR_ALLOC;
 }
 
 static void cpu_free(void *state, void *ptr)
 {
-    (void)state;
-    mixi_free(ptr);
+    if (!mixi_spare_keep(state, ptr)) mixi_free(ptr);
 }
 
 static int cpu_copy(void *state, void *dst, const void *src, size_t bytes)

@@ -50,6 +50,30 @@ int mixi_alloc_should_fail(void);
 long mixi_alloc_live(void);
 void mixi_alloc_count(int on);
 
+/* The size a block of mixi_malloc (or mixi_malloc_scratch, mixi_calloc) was asked with. */
+size_t mixi_block_bytes(const void *p);
+/* A block held apart from the live count (the spare cache below) leaves it (-1) and comes back
+ * (+1) before it is used or freed. */
+void mixi_alloc_live_adjust(long delta);
+
+/* A context's spare block (spare.c): the largest workspace a solve freed, kept for the next
+ * solve on that context, whose first touch of fresh pages would cost again what the last one
+ * paid (the FP32 copy of A at n = 4096, 67 MB: 14 ms of a 0.4 s LU-IR on the 2-core Xeon, a
+ * kernel page fault per 4 KiB).  From MIXI_SPARE_MIN bytes (below it glibc reuses its own
+ * heap) up to a 16th of the machine's memory; one block, thread-safe, released at fini. */
+#define MIXI_SPARE_MIN ((size_t)8 << 20)
+typedef struct mixi_spare mixi_spare;
+/* NULL when out of memory. */
+mixi_spare *mixi_spare_create(void);
+void mixi_spare_destroy(mixi_spare *s);
+/* An allocation of `bytes` (s may be NULL): *p the spare where it fits (at least bytes, at most
+ * twice), else NULL for the caller to allocate; MIX_ERR_ALLOC where a test's injected failure
+ * falls on it. */
+int mixi_spare_take(mixi_spare *s, size_t bytes, void **p);
+/* 1: the spare cache now owns block p (mixi_malloc's), the caller's free is done; 0: the caller
+ * frees it. */
+int mixi_spare_keep(mixi_spare *s, void *p);
+
 /* Overflow-checked size arithmetic: 0 on success, MIX_ERR_ALLOC when the result does not fit
  * (every workspace size goes through these, so a huge parameter is an error, never a wrap). */
 int mixi_mul_size(size_t a, size_t b, size_t *out);
