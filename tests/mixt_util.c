@@ -349,7 +349,9 @@ void mixt_alloc_sweep(mixt_dense_job j)
         CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
     }
     CU_ASSERT_EQUAL(st, MIX_SUCCESS);
-    CU_ASSERT(k > 3); /* several allocations were made to fail */
+    /* Several allocations were made to fail: at least the two of the leanest path, Cholesky's
+     * FP64 chosen directly on a row-major call (the copies of B and X). */
+    CU_ASSERT(k > 2);
     free(j.ac); free(j.x); free(j.ipiv);
     mix_context_destroy(j.ctx);
 }

@@ -90,9 +90,11 @@ static int cpu_caps(mix_caps *caps)
     return MIX_SUCCESS;
 }
 
+/* The spare block's calls only from its minimum size: a small solve makes a dozen of each. */
 static int cpu_alloc(void *state, void **ptr, size_t bytes)
 {
-    const int rc = mixi_spare_take(state, bytes, ptr);
+    *ptr = NULL;
+    const int rc = bytes >= MIXI_SPARE_MIN ? mixi_spare_take(state, bytes, ptr) : MIX_SUCCESS;
     if (rc || *ptr) return rc;
     *ptr = mixi_malloc(bytes);
     return *ptr ? MIX_SUCCESS : MIX_ERR_ALLOC;
@@ -100,7 +102,8 @@ static int cpu_alloc(void *state, void **ptr, size_t bytes)
 
 static void cpu_free(void *state, void *ptr)
 {
-    if (!mixi_spare_keep(state, ptr)) mixi_free(ptr);
+    if (!ptr || mixi_block_bytes(ptr) < MIXI_SPARE_MIN || !mixi_spare_keep(state, ptr))
+        mixi_free(ptr);
 }
 
 static int cpu_copy(void *state, void *dst, const void *src, size_t bytes)

@@ -59,7 +59,7 @@ size_t mixi_alloc_alignment(size_t bytes)
  * enough products to pay for it (mixi_pages_collapse, from the backend that streams them): on
  * 4 KiB pages a hot SpMV ran up to 1.5x slower on that guest.
  * The block is carved from a plain malloc of bytes + align, the malloc'ed address stored in the
- * 8 bytes before the block and its size in the 8 before those (mixi_block_bytes): glibc's
+ * 8 bytes before the block and its size in the 8 before those (core.h's mixi_block_bytes): glibc's
  * aligned_alloc bypasses its per-thread cache and costs ~700 instructions a call with its free
  * (a small dense solve makes a dozen: issue 32, 12% of a mix_dsgesv at n = 20), malloc and
  * free ~100.  So mixi_free, never free(), releases it. */
@@ -73,13 +73,6 @@ static void *host_block(size_t bytes, size_t align)
     memcpy(p - sizeof raw, &raw, sizeof raw);
     memcpy(p - sizeof raw - sizeof bytes, &bytes, sizeof bytes);
     return p;
-}
-
-size_t mixi_block_bytes(const void *p)
-{
-    size_t bytes;
-    memcpy(&bytes, (const unsigned char *)p - sizeof(void *) - sizeof bytes, sizeof bytes);
-    return bytes;
 }
 
 void mixi_alloc_live_adjust(long delta) { count_live(delta); }
