@@ -134,7 +134,7 @@ mix_prec mixd_route_prec(mix_context *ctx, int chol, int n, int nrhs)
     if (policy.mode == MIXD_FORCE) return policy.forced;
     if (policy.mode != MIXD_AUTO) return MIX_FP64;
     mix_prec p = MIX_FP64;
-    const int st = chol ? mixi_posv_auto_prec(ctx, n, nrhs, &p) : mix_gesv_auto_prec(ctx, n, nrhs, &p);
+    const int st = mixi_auto_prec_for_call(ctx, chol, n, nrhs, &p);
     return st == MIX_SUCCESS ? p : MIX_FP64;
 }
 

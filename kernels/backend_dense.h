@@ -193,6 +193,10 @@ struct mixi_dense_ops {
      * *n it was measured at, once per process: against gemm_rate's, how far a mid-size
      * factorization stays from the GEMM rate (MIX_PREC_AUTO's cost model).  0 when unknown. */
     int (*getrf_rate)(void *state, int *n, double *gflops);
+    /* The cost of the first gemm_rate and getrf_rate of FP64 and FP32 still to come, in FP64
+     * flops of the same time (their GEMMs and LU with the fixed costs of a first call); 0 once
+     * measured.  MIX_PREC_AUTO measures them only once its calls' FP64 work pays for them. */
+    double (*calibration_flops)(void *state);
     /* 1 where the whole FP32 factorizations of order n (getrf_f32, and potrf_f32 on the whole
      * matrix) beat the blocked driver with gemm_f32's FP32 updates, 0 where the driver wins (a
      * BLAS whose own kernels lag the GEMM engine).  NULL: 1. */

@@ -7,6 +7,7 @@
 #include <lapacke.h>
 #include "mixt.h"
 #include "solvers/dense/dense.h"
+#include "lib/api/mix_internal.h"
 #include "matrices/generators.h"
 #include "matrices/mixmat.h"
 #include "kernels/common/prec_traits.h"
@@ -55,13 +56,13 @@ static void test_auto_from_rates(void)
     mix_prec p = MIX_PREC_AUTO;
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(p, MIX_FP32);
-    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 4096, 1), MIX_FP32);
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 4096, 4096), MIX_FP64); /* refinement outweighs */
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 4096, 1, 0), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 4096, 4096, 0), MIX_FP64); /* refinement outweighs */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1, 0), MIX_FP64);
     mixi_set_gemm_rates(100.0, 100.0); /* FP32 no faster than FP64: nothing pays */
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(p, MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 4096, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 4096, 1, 0), MIX_FP64);
     mixi_set_gemm_rates(0.0, 0.0);
     mix_context_destroy(ctx);
 }
@@ -79,25 +80,25 @@ static void test_auto_half_rate_order(void)
     }
     const double f300 = 2.0 / 3 * pow(300, 3);
     mixi_set_gemm_rates(100.0, 200.0);
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64); /* rates alone: 0.5x */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64); /* rates alone: 0.5x */
     CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 0.0) < 1.0);
     mixi_set_lu_half_order(2000.0);
     CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 2000.0) > 1.3);
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP32);
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 300, 1), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1), MIX_FP64); /* Cholesky: rates alone */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1, 0), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1, 0), MIX_FP64); /* Cholesky: rates alone */
     mixi_set_gemm_rates(100.0, 100.0); /* FP32 no faster: no order makes it pay */
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
     mixi_set_gemm_rates(0.0, 0.0);
     mixi_set_lu_half_order(0.0);
     /* The same through the environment, as two processes would read it. */
     setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,lu_half=2000", 1);
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP32);
     setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200", 1);
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
     setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,lu_half=-5", 1); /* malformed: ignored */
-    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
     unsetenv("MIXSOLVE_GEMM_RATES");
     if (ctx->ops->dense->getrf_rate) {
         int n_cal = 0;
@@ -307,7 +308,35 @@ static void test_budget_charges_passes(void)
     mix_context_destroy(ctx);
 }
 
+/* AUTO measures the rates only once its calls' FP64 work reaches 10 times the measurement's:
+ * the rule as a function, and the CPU backend's measurement that answers 0 once it is done. */
+static void test_calibration_deferred(void)
+{
+    const double cal = 2.2e9, n512 = 2.0 / 3 * pow(512, 3), n4096 = 2.0 / 3 * pow(4096, 3);
+    CU_ASSERT(!mixi_calibration_pays(0.0, n512, cal));  /* a first call at n = 512: FP64 */
+    CU_ASSERT(mixi_calibration_pays(0.0, n4096, cal));  /* at n = 4096: it pays at once */
+    CU_ASSERT(!mixi_calibration_pays(20e9, 1e9, cal));  /* 21 GFLOP so far: not yet */
+    CU_ASSERT(mixi_calibration_pays(20e9, 2e9, cal));   /* 22 GFLOP: now */
+    CU_ASSERT(mixi_calibration_pays(0.0, 1.0, 0.0));    /* measured already */
+    mix_context *ctx = mixt_context();
+    const mixi_dense_ops *d = ctx->ops->dense;
+    if (d->calibration_flops && d->gemm_rate && d->getrf_rate) {
+        double r = 0.0;
+        int nc = 0;
+        CU_ASSERT(d->calibration_flops(ctx->state) >= 0.0);
+        CU_ASSERT_EQUAL(d->gemm_rate(ctx->state, MIX_FP64, &r), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(d->getrf_rate(ctx->state, &nc, &r), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(d->calibration_flops(ctx->state), 0.0);
+        /* Measured: the prediction and a call decide alike, on the rates. */
+        mix_prec p = MIX_PREC_AUTO;
+        CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 512, 1, &p), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mixi_auto_prec_for_call(ctx, 0, 512, 1, &p), MIX_SUCCESS);
+    }
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test auto_tests[] = {
+    {"AUTO measures its rates once its work pays for them", test_calibration_deferred},
     {"AUTO takes FP32 where calibrated rates say it pays", test_auto_from_rates},
     {"AUTO weighs LU's half-rate order: FP32 from n = 256", test_auto_half_rate_order},
     {"kappa 1e15: gives up within a few steps, FP64 answer", test_give_up_hopeless},

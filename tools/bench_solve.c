@@ -144,6 +144,11 @@ static void run_dense(const mixm_csr *A, const bench_opts *o, const bench_set *s
     prm.history_capacity = BENCH_HIST;
     mix_gesv_info info;
     memset(&info, 0, sizeof info);
+    /* AUTO's rows are its steady state, as their best of repetitions: its rates measured first,
+     * as in a process whose dense work has paid for them (a prediction of a large solve measures
+     * them); a fresh process takes FP64 below n ~ 3230 until then (mix_dgesv_ir(3)). */
+    mix_prec steady;
+    if (res->prec == MIX_PREC_AUTO) mix_gesv_auto_prec(ctx, 16384, 1, &steady);
     for (int rep = 0; rep < o->max_reps; rep++) {
         memcpy(work, d0, (size_t)n * nn * sizeof *work);
         double t0;

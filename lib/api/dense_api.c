@@ -235,25 +235,32 @@ int mixi_dgesv_lapack(mix_context *ctx, const mix_gesv_params *p, int n, int nrh
     return run_host(ctx, p, &c, info, sing);
 }
 
-/* AUTO's factor precision for LU (chol 0) or Cholesky, after the arguments' checks. */
-static int auto_prec(mix_context *ctx, int chol, int n, int nrhs, mix_prec *prec)
+/* AUTO's factor precision for LU (chol 0) or Cholesky, after the arguments' checks; commit: for
+ * a call about to run (mixi_gesv_auto_choice). */
+static int auto_prec(mix_context *ctx, int chol, int commit, int n, int nrhs, mix_prec *prec)
 {
     if (!ctx) return -1;
     if (n < 0) return -2;
     if (nrhs < 0) return -3;
     if (!prec) return -4;
-    *prec = chol ? mixi_posv_auto_choice(ctx, n, nrhs) : mixi_gesv_auto_choice(ctx, n, nrhs);
+    *prec = chol ? mixi_posv_auto_choice(ctx, n, nrhs, commit)
+                 : mixi_gesv_auto_choice(ctx, n, nrhs, commit);
     return MIX_SUCCESS;
 }
 
 int mix_gesv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec)
 {
-    return auto_prec(ctx, 0, n, nrhs, prec);
+    return auto_prec(ctx, 0, 0, n, nrhs, prec);
 }
 
 int mixi_posv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec)
 {
-    return auto_prec(ctx, 1, n, nrhs, prec);
+    return auto_prec(ctx, 1, 0, n, nrhs, prec);
+}
+
+int mixi_auto_prec_for_call(mix_context *ctx, int chol, int n, int nrhs, mix_prec *prec)
+{
+    return auto_prec(ctx, chol, 1, n, nrhs, prec);
 }
 
 #define SIMPLE_GESV(name, prec)                                                                   \

@@ -35,6 +35,10 @@ int mixi_dposv_lapack(mix_context *ctx, const mix_gesv_params *p, char uplo, int
 /* The factor precision MIX_PREC_AUTO takes for mix_dposv_ir on an n x n system with nrhs
  * right-hand sides (mix_gesv_auto_prec's for Cholesky); 0, or -i for an illegal argument i. */
 int mixi_posv_auto_prec(mix_context *ctx, int n, int nrhs, mix_prec *prec);
+/* The same (chol 0: LU's) for a call that is about to run in the precision returned, through
+ * mixsolve or, for MIX_FP64, LAPACK itself (the drop-in): its FP64 work counts towards the
+ * rates' measurement (mixi_calibration_pays), as an AUTO solve's does. */
+int mixi_auto_prec_for_call(mix_context *ctx, int chol, int n, int nrhs, mix_prec *prec);
 
 /* Aliased right-hand side and solution (the dense and CG drivers): when the sb elements at *b
  * overlap the sx at x, *b is copied into a backend buffer (*copy, to be freed with the backend's

@@ -34,8 +34,14 @@ int mixi_whole_f32(const mix_context *ctx, int n);
 #define MIXI_GESV_AUTO_MIN_N 256
 #define MIXI_POSV_AUTO_MIN_N 768
 /* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
- * ctx's backend; MIX_FP64 when no low precision is predicted to pay. */
-mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs);
+ * ctx's backend; MIX_FP64 when no low precision is predicted to pay, or while the rates it
+ * weighs are not yet worth measuring (mixi_calibration_pays).  commit: a call about to run
+ * (its FP64 work counts towards the measurement); 0: a prediction. */
+mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs, int commit);
+/* 1 where the rates' measurement of calibration_flops (0: done) pays: the FP64 work of AUTO's
+ * calls answered without it, `deferred`, and the present call's fp64_flops reach CAL_AMORTIZE
+ * (10) times it. */
+int mixi_calibration_pays(double deferred, double fp64_flops, double calibration_flops);
 /* Predicted seconds of an FP64 solve of `flops` operations at the backend's calibrated FP64 GEMM
  * rate (OpenBLAS reaches it in dgetrf/dpotrf from n ~ 2000; below, the prediction is short, so
  * a fallback comes early rather than late); 0 when the backend has no rate. */
@@ -68,7 +74,7 @@ void mixi_set_gemm_rates(double fp64_gflops, double fp32_gflops);
 /* Test hook: order > 0 replaces LU's calibrated half-rate order; 0 restores it. */
 void mixi_set_lu_half_order(double order);
 /* The factor precision MIX_PREC_AUTO takes for an n x n SPD system (Cholesky's flops). */
-mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs);
+mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs, int commit);
 
 /* ---- Low-precision blocked LU (blocked_lowprec.c) ------------------------------------------- */
 /* Floats of GEMM workspace the blocked LU needs (compute != FP32 rounds its inputs into it), and

@@ -298,7 +298,7 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
     int rc, reason = MIX_REASON_NONE, predicted = 0;
     if ((rc = check_input(P)) || (rc = range_prepare(P))) return rc;
     mix_prec prec = P->p->factor_prec;
-    if (prec == MIX_PREC_AUTO) prec = P->F->auto_choice(P->ctx, P->n, P->nrhs);
+    if (prec == MIX_PREC_AUTO) prec = P->F->auto_choice(P->ctx, P->n, P->nrhs, 1);
     if (prec == MIX_FP64) reason = MIX_REASON_DIRECT;
     /* Finite entries whose row sums overflow: no stopping test can certify anything.  Entries
      * spanning more than one power of two can hold (equilibrated): the solution may span as

@@ -67,7 +67,7 @@ struct mixi_factorization {
     int range_second_copy;  /* a scaled system is factored in place on a second copy, the
                                factor then copied to the caller's triangle */
     int (*supported)(const mixi_dense_ops *d);
-    mix_prec (*auto_choice)(mix_context *ctx, int n, int nrhs);
+    mix_prec (*auto_choice)(mix_context *ctx, int n, int nrhs, int commit);
     double (*fp64_flops)(int n, int nrhs);
     /* Allocates the family's workspace, then scales, converts and factors P->A into L->f and sets
      * L->M, L->t_floor.  *reason: MIX_REASON_OVERFLOW or MIX_REASON_FACTOR_FAILED when it cannot

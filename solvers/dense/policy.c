@@ -2,6 +2,7 @@
  * of the FP64 solve that refinement competes with, the worst-case bound every low-precision
  * attempt keeps, and the block size of the factorizations. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "solvers/dense/dense.h"
@@ -73,6 +74,17 @@ int mixi_whole_f32(const mix_context *ctx, int n)
 #define UNCALIBRATED_CAP 0.5
 #define UNCALIBRATED_MIN_S 0.1
 
+/* MIX_PREC_AUTO measures the rates it weighs (the backend's calibration_flops) only once the
+ * FP64 work of its calls so far, the present one included, is this many times their
+ * measurement's: a process's first AUTO call at n = 512 took 3.6x dgesv's time, at n = 256 14x,
+ * for a measurement of 22-35 ms on the 2-core Xeon (issue 32).  1 / BOUND_SLACK: the
+ * measurement then stays within the bound's slack of the work it serves.  Until then AUTO
+ * takes FP64, as it would have without rates. */
+#define CAL_AMORTIZE 10.0
+
+/* FP64 flops of the calls AUTO answered in FP64 while the measurement waited. */
+static _Atomic double deferred_flops;
+
 /* Test hooks: a positive value replaces the predicted FP64 solve time (seconds), or the
  * calibrated FP64 and FP32 GEMM rates (GFLOP/s), or LU's half-rate order. */
 static _Atomic double fp64_seconds_override, rate64_override, rate32_override, lu_half_override;
@@ -118,6 +130,33 @@ static double gemm_rate(mix_context *ctx, mix_prec prec)
     double rate = 0.0;
     if (!d->gemm_rate || d->gemm_rate(ctx->state, prec, &rate) || !(rate > 0.0)) return 0.0;
     return rate;
+}
+
+/* Rates fixed by the test hooks or MIXSOLVE_GEMM_RATES: nothing for AUTO to measure first. */
+static int rates_pinned(void)
+{
+    return fp64_seconds_override > 0.0 || rate64_override > 0.0 || rate32_override > 0.0 ||
+           env_rate(MIX_FP64) > 0.0 || env_rate(MIX_FP32) > 0.0;
+}
+
+int mixi_calibration_pays(double deferred, double fp64_flops, double calibration_flops)
+{
+    return !(calibration_flops > 0.0) || deferred + fp64_flops >= CAL_AMORTIZE * calibration_flops;
+}
+
+/* 1: AUTO answers this call in FP64 without measuring; a call about to run (commit) adds its
+ * work to what the measurement waits for, a prediction (mix_gesv_auto_prec) does not. */
+static int calibration_deferred(mix_context *ctx, double fp64_flops, int commit)
+{
+    const mixi_dense_ops *d = ctx->ops->dense;
+    if (!d->calibration_flops || rates_pinned() ||
+        mixi_calibration_pays(deferred_flops, fp64_flops, d->calibration_flops(ctx->state)))
+        return 0;
+    /* A compare-and-swap: `+=` on an atomic double would need libatomic. */
+    double seen = atomic_load(&deferred_flops);
+    while (commit && !atomic_compare_exchange_weak(&deferred_flops, &seen, seen + fp64_flops)) {
+    }
+    return 1;
 }
 
 double mixi_fp64_seconds(mix_context *ctx, double flops)
@@ -226,7 +265,7 @@ void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, doub
  * native GEMM precision, preferring more mantissa bits among equally fast ones (FP16 over
  * BF16; TF32 over FP32). */
 static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_flops,
-                               double factor_flops, int lu)
+                               double factor_flops, int lu, int commit)
 {
     /* The order and the default (the last of it) are the precision table's (GEMM column). */
     int last = 1;
@@ -239,6 +278,9 @@ static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_fl
             if (caps.gemm[mixk_prec_auto_nth(i)] == MIX_PREC_NATIVE) return mixk_prec_auto_nth(i);
         return dflt;
     }
+    if (mixi_refine_outweighs(n, nrhs, fp64_flops) ||
+        calibration_deferred(ctx, fp64_flops, commit))
+        return MIX_FP64;
     /* The 16-bit rates only from a size where they may win: measuring them pays oneDNN's
      * one-time kernel generation, which only a factorization this large amortises.  FP32's
      * and FP64's are OpenBLAS's, a few milliseconds. */
@@ -252,7 +294,6 @@ static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_fl
                 break;
             }
         }
-    if (mixi_refine_outweighs(n, nrhs, fp64_flops)) return MIX_FP64;
     /* Cholesky keeps the rates alone: its FP32 path does not beat dposv below n ~ 3000 on the
      * 2-core Xeon (doc/benchmarks.md), which a half-rate order would hide. */
     const double h = lu ? lu_half_order(ctx, gemm_rate(ctx, MIX_FP64)) : 0.0;
@@ -261,17 +302,17 @@ static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_fl
                : MIX_FP64;
 }
 
-mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs)
+mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
 {
     if (n < MIXI_GESV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube, 1);
+    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube, 1, commit);
 }
 
-mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs)
+mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
 {
     /* Cholesky's flops: half of LU's factorization, the same solves and rounds. */
     if (n < MIXI_POSV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0, 0);
+    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0, 0, commit);
 }
