@@ -132,12 +132,15 @@ static double gemm_rate(mix_context *ctx, mix_prec prec)
     return rate;
 }
 
-/* Rates fixed by the test hooks or MIXSOLVE_GEMM_RATES: nothing for AUTO to measure first. */
-static int rates_pinned(void)
+/* FP64's or FP32's GEMM rate fixed by the test hook or MIXSOLVE_GEMM_RATES. */
+static int gemm_rates_pinned(void)
 {
-    return fp64_seconds_override > 0.0 || rate64_override > 0.0 || rate32_override > 0.0 ||
-           env_rate(MIX_FP64) > 0.0 || env_rate(MIX_FP32) > 0.0;
+    return rate64_override > 0.0 || rate32_override > 0.0 || env_rate(MIX_FP64) > 0.0 ||
+           env_rate(MIX_FP32) > 0.0;
 }
+
+/* Rates or the FP64 time fixed: nothing for AUTO to measure first. */
+static int rates_pinned(void) { return fp64_seconds_override > 0.0 || gemm_rates_pinned(); }
 
 int mixi_calibration_pays(double deferred, double fp64_flops, double calibration_flops)
 {
@@ -206,9 +209,7 @@ static double lu_half_order(mix_context *ctx, double r64)
     if (lu_half_override > 0.0) return lu_half_override;
     const double pinned = env_value("lu_half");
     if (pinned > 0.0) return pinned;
-    if (rate64_override > 0.0 || rate32_override > 0.0 || env_rate(MIX_FP64) > 0.0 ||
-        env_rate(MIX_FP32) > 0.0)
-        return 0.0;
+    if (gemm_rates_pinned()) return 0.0;
     const mixi_dense_ops *d = ctx->ops->dense;
     int n_cal = 0;
     double g = 0.0;
