@@ -25,10 +25,12 @@ static int init_backend(void)
     return 1;
 }
 
-/* MIXT_SUITE=WORD runs only the suites whose name contains WORD (e.g. "edge", "hostile"). */
+/* MIXT_SUITE=WORD runs only the suites whose name contains WORD (e.g. "edge", "hostile");
+ * MIXT_SUITE==NAME only the suite named NAME (cuda/posv without cuda/posv-ops). */
 static int wanted(const char *name)
 {
     const char *only = getenv("MIXT_SUITE");
+    if (only && only[0] == '=') return !strcmp(name, only + 1);
     return !only || !*only || strstr(name, only);
 }
 
@@ -101,6 +103,13 @@ int main(void)
         }
         for (size_t i = 0; i < sizeof backend_suites / sizeof backend_suites[0]; i++)
             backend_suites[i](backends[k]);
+    }
+    /* MIXT_LIST=1: the selected suites' names, one a line, and nothing run (the device check
+     * runs each suite in its own process, so that a crash in one hides none of the others). */
+    if (getenv("MIXT_LIST")) {
+        for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) printf("%s\n", s->pName);
+        CU_cleanup_registry();
+        return 0;
     }
     /* MIXT_VERBOSE=1: each test's name before it runs (which test a crash is in). */
     CU_basic_set_mode(getenv("MIXT_VERBOSE") ? CU_BRM_VERBOSE : CU_BRM_NORMAL);

@@ -14,7 +14,8 @@
 # the CUDA ones, and that the bundle and the working tree fit the device tool's 64 MiB; then it
 # prints the `run` command and its carry list.
 # --dry: no configure, no build, no archive: bundles an existing CUDA build (DIR) into a temporary
-# folder, runs the same checks with a fast size estimate, removes it (make check: tests/gpu_check.sh).
+# folder, runs the same checks with a fast size estimate and the device script's suite loop on one
+# quick CPU suite, removes it (make check: tests/gpu_check.sh).
 # Exit status: 0 checks passed, 1 a check failed, 2 usage, 77 (--dry) no CUDA build or no nvcc.
 set -euo pipefail
 
@@ -155,6 +156,17 @@ if [ $dry = 1 ]; then
     # gzip -1 is quick and larger than the xz archive: a safe estimate.
     check_size "$(tar -C "$tmp" -cf - gpu | gzip -1 | wc -c)" || status=1
     bash -n "$tmp/gpu/run-on-device.sh" || { echo "FAIL: run-on-device.sh does not parse"; status=1; }
+    # Its suite loop as the device runs it (list, one process per suite, counts in the summary),
+    # here on one quick CPU suite.
+    nvcc_dir=$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")
+    OUT=$tmp/out TESTS_PREFIX=cpu/resid-dd GPU_CHECK_BUDGET=120 \
+        LD_LIBRARY_PATH="$nvcc_dir/../lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        bash "$tmp/gpu/run-on-device.sh" tests > "$tmp/run.log" 2>&1
+    if grep -Eq '^ +tests [1-9][0-9]*, failed 0, asserts failed 0$' "$tmp/out/summary.txt" 2>/dev/null; then
+        echo "run-on-device.sh: its suite loop ran cpu/resid-dd and counted it"
+    else
+        echo "FAIL: run-on-device.sh's suite loop on cpu/resid-dd:"; tail -n 15 "$tmp/run.log"; status=1
+    fi
     exit $status
 fi
 

@@ -11,7 +11,7 @@
 #              MIXSOLVE_LU_NB in $LU_NBS (default "256 512 1024") with MIXSOLVE_LU_PROFILE=1: each
 #              of our rows is followed by a '# profile' line (phases of the factorization, and
 #              the refinement per step: triangular solves and the rest); log lu.log
-#   tests      the CUnit suites on the CUDA backend (MIXT_SUITE=cuda/)
+#   tests      the CUnit suites on the CUDA backend, each in its own process (see suites())
 #   gesv8192   bench_gpu_gesv n = 8192   ] kappa 1e2 and 1e4, FP16/BF16/TF32 factors and AUTO
 #   gesv32768  bench_gpu_gesv n = 32768  ] against cusolverDnDgetrf+getrs and cusolverDnIRSXgesv
 #   cg150      bench_gpu_cg Poisson 150^3: FP64 and FIXED16 (and FP32/FP16/BF16) reliable-update
@@ -103,6 +103,36 @@ lu() {
     done
 }
 
+# The CUnit suites of $TESTS_PREFIX (default cuda/), each in its own process (MIXT_SUITE==NAME,
+# MIXT_VERBOSE=1) under its own timeout, within LIMIT seconds for them all: a crash or a hang in
+# one suite (the first run's sparse-kernels crash hid every suite after it) costs only that
+# suite.  One line per suite in summary.txt: its CUnit counts, or how it ended.
+suites() {
+    local limit=$1 prefix=${TESTS_PREFIX:-cuda/} list s one end left counts
+    list=$(MIXT_LIST=1 MIXT_SUITE="$prefix" "$here/bin/mixsolve_tests" 2>&1)
+    if ! grep -q "^$prefix" <<< "$list"; then
+        # No device: the cuda/ suites are not registered and "0 failed" would mean nothing.
+        note "tests      no $prefix suites: $(echo $list | cut -c1-200)"
+        return
+    fi
+    end=$(($(date +%s) + limit))
+    one=$OUT/.suite.log
+    # The list on fd 3: the suites' processes inherit stdin, which must not be the list.
+    while IFS= read -r s <&3; do
+        left=$((end - $(date +%s)))
+        [ "$left" -gt 90 ] && left=90
+        rm -f "$one"
+        step "t:$s" "$left" "$one" env MIXT_SUITE="=$s" MIXT_VERBOSE=1 "$here/bin/mixsolve_tests"
+        [ -f "$one" ] || continue
+        counts=$(awk '$1 == "tests" && NF == 6 { t = "tests " $2 ", failed " $5 }
+                      $1 == "asserts" && NF == 6 { a = ", asserts failed " $5 }
+                      END { if (t != "") print t a }' "$one")
+        note "    ${counts:-no CUnit summary (crashed?): $(tail -n 2 "$one" | tr '\n' ' ' | cut -c1-160)}"
+        cat "$one" >> "$OUT/tests.log"
+        rm -f "$one"
+    done 3< <(grep "^$prefix" <<< "$list")
+}
+
 cg() {
     step "$1" "$2" "$OUT/cg.log" "$here/bin/bench_gpu_cg" -r 3 -t 1e-10 "${@:3}"
 }
@@ -111,10 +141,7 @@ run_step() {
     case $1 in
         lu16384) lu 16384 25 ;;
         lu32768) lu 32768 40 ;;
-        tests)
-            step tests 120 "$OUT/tests.log" env MIXT_SUITE=cuda/ "$here/bin/mixsolve_tests"
-            # No device: the cuda/ suites are not registered and "0 failed" would mean nothing.
-            grep -E 'no device answers|^ +(suites|tests|asserts) ' "$OUT/tests.log" | tee -a "$summary" ;;
+        tests) suites 150 ;;
         gesv8192) gesv 8192 45 3 ;;
         gesv16384) gesv 16384 60 3 ;;
         gesv32768) gesv 32768 150 2 ;;
@@ -131,7 +158,8 @@ note "-- steps: $steps"
 for s in $steps; do run_step "$s"; done
 note "-- done in $(($(date +%s) - start))s"
 # The figures, in the call's output too.
-[ -f "$OUT/tests.log" ] && { echo; echo "==== tests.log (end)"; tail -n 25 "$OUT/tests.log"; }
+[ -f "$OUT/tests.log" ] && { echo; echo "==== tests.log (failures)";
+    grep -E '^Suite: |FAILED|^ +[0-9]+\. ' "$OUT/tests.log" | grep -B1 -E 'FAILED|^ +[0-9]+\. ' | cut -c1-240 | head -n 80; }
 [ -f "$OUT/lu.log" ] && { echo; echo "==== lu.log (rows and profiles)"; grep -E '^(mixsolve|cusolver|# profile)' "$OUT/lu.log" | cut -c1-400; }
 for f in cg.log gesv.log; do
     [ -f "$OUT/$f" ] && { echo; echo "==== $f"; grep -v '^generated ' "$OUT/$f" | cut -c1-200 | tail -n 60; }
