@@ -415,6 +415,32 @@ static void test_fixed16_edges(void)
     CU_ASSERT(fabsf(mixk_fixed16_decode(-32767, mixk_fixed16_step(sv)) + 7.25f) <= 7.25f * 0x1p-23f);
 }
 
+/* The device's decoding step (an FMA-corrected product) against the host's s/32767, bit for bit:
+ * every exponent, both signs, strided mantissas and each exponent's first and last 256, denser
+ * in the subnormal scales and where s/32767 turns normal; Inf, NaN, +-0.  (A sweep of all 2^32
+ * floats, 2 minutes, found none.) */
+static int step_fma_differs(uint32_t bits)
+{
+    const float s = bf(bits), ref = s / (float)MIXK_FIXED16_QMAX, got = mixk_fixed16_step_fma(s);
+    return isnan(ref) ? !isnan(got) : fb(ref) != fb(got);
+}
+
+static void test_fixed16_step_fma(void)
+{
+    long bad = 0;
+    for (uint32_t e = 0; e < 256; e++) {
+        /* s subnormal; s/32767 at the normal boundary */
+        const uint32_t stride = e == 0 || e == 16 ? 7u : 1021u;
+        for (uint32_t m = 0; m < 0x800000u; m += (m < 256 || m >= 0x800000u - 256) ? 1u : stride)
+            bad += step_fma_differs(e << 23 | m) + step_fma_differs(0x80000000u | e << 23 | m);
+    }
+    CU_ASSERT_EQUAL(bad, 0);
+    CU_ASSERT_EQUAL(mixk_fixed16_step_fma(INFINITY), INFINITY);
+    CU_ASSERT(isnan(mixk_fixed16_step_fma(NAN)));
+    CU_ASSERT_EQUAL(fb(mixk_fixed16_step_fma(0.0f)), 0u);
+    CU_ASSERT_EQUAL(fb(mixk_fixed16_step_fma(-0.0f)), 0x80000000u);
+}
+
 /* ---- CPU array loops: the same bits as the scalar functions ------------------------------------ */
 
 static const size_t lens[] = {0, 1, 7, 8, 9, 31, 1000, 4099, 70001}; /* 70001: the OpenMP path */
@@ -858,6 +884,7 @@ void mixt_register_formats(void)
     static const mixt_test fixed16[] = {
         {"error bound over 2^-100..2^100", test_fixed16_bound},
         {"zero blocks, rounding, NaN, clamping", test_fixed16_edges},
+        {"the device's FMA step == s/32767, bit for bit", test_fixed16_step_fma},
         {NULL, NULL}};
     static const mixt_test loops[] = {
         {"narrowing == scalar, overflow counts", test_loops_narrowing},
