@@ -153,16 +153,34 @@ static void test_suitesparse(void)
     }
 }
 
-/* The same bits on the CPU; on CUDA, whose restriction adds by FP64 atomics in any order
- * (kernels/cuda: spmv_t), the same answer to the last bits of the tolerance. */
-static void same_answer(const double *x1, const double *x2, int n)
+/* Whether a solve over the set S of H restricts by spmv_t on some level (no R stored there, P
+ * not implicit): on CUDA spmv_t adds by FP64 atomics in any order (kernels/backend_sparse.h), the
+ * one operation of an AMG solve there whose bits may vary from run to run; every other sum has
+ * a fixed order (kernels/cuda/sparse_kernels.cu: grid_sum, the lanes of a row), tent_restrict
+ * gathers in order and the set-up runs on the host. */
+static int restricts_by_atomics(const mixi_amg *H, const mixi_amg_stored *S)
 {
-    if (mixt_backend == MIX_BACKEND_CPU) {
-        CU_ASSERT_EQUAL(memcmp(x1, x2, (size_t)n * sizeof *x1), 0);
-        return;
-    }
+    for (int l = 0; H && S && l + 1 < H->nlev; l++)
+        if (!S[l].R && !S[l].T) return 1;
+    return 0;
+}
+
+/* Two answers of one solve: the same bits, except where the hierarchy restricts by spmv_t
+ * (atomics) on a backend other than the CPU: there the same answer to the last bits of the
+ * tolerance.  (The Poisson hierarchies here restrict by Th on the fine level and by a stored R
+ * below it, so CUDA is held to the bits too; the first H100 run restricted by spmv_t on every
+ * level.)  MIXT_VERBOSE: how far apart they are when the bits differ. */
+static void same_answer(const double *x1, const double *x2, int n, int atomics)
+{
     double d = 0.0, m = 0.0;
     for (int i = 0; i < n; i++) d = fmax(d, fabs(x1[i] - x2[i])), m = fmax(m, fabs(x1[i]));
+    if (mixt_backend == MIX_BACKEND_CPU || !atomics) {
+        const int same = memcmp(x1, x2, (size_t)n * sizeof *x1) == 0;
+        CU_ASSERT(same);
+        if (!same && getenv("MIXT_VERBOSE"))
+            printf("\n    bits differ: max |x1 - x2| %.1e, max |x1| %.1e", d, m);
+        return;
+    }
     CU_ASSERT(d <= 1e-8 * m);
 }
 
@@ -189,11 +207,13 @@ static void test_reuse(void)
         CU_ASSERT_EQUAL(solve(ctx, S, &A, precs[k], MIX_PRECOND_AMG, b, x2, &i2), MIX_SUCCESS);
         CU_ASSERT_PTR_EQUAL(S->amg, H);
         CU_ASSERT_EQUAL(i1.iter, i2.iter);
-        same_answer(x1, x2, n);
+        const int atomics = restricts_by_atomics(H, stored);
+        same_answer(x1, x2, n, atomics);
         CU_ASSERT_PTR_EQUAL(S->amg->stored[precs[k]], stored);
         CU_ASSERT_EQUAL(solve(ctx, S2, &A, precs[k], MIX_PRECOND_AMG, b, x2, &i3), MIX_SUCCESS);
         CU_ASSERT_EQUAL(i1.iter, i3.iter);
-        same_answer(x1, x2, n);
+        same_answer(x1, x2, n,
+                    atomics || (S2->amg && restricts_by_atomics(S2->amg, S2->amg->stored[precs[k]])));
     }
     /* FIXED16: the bytes of the stored matrices (every level's operator and P, or Th where P
      * is implicit; R = P^T below the fine level, on the fine level not stored) at most 0.42x
@@ -981,7 +1001,7 @@ static void test_thread_bits(void)
         const int n = A.nrows;
         double *b = mixt_dalloc((size_t)n), *x[3];
         rhs(n, 31, b);
-        int iter[3];
+        int iter[3], atomics = 0;
         for (int t = 0; t < 3; t++) {
 #ifdef _OPENMP
             omp_set_num_threads(t + 1);
@@ -994,12 +1014,13 @@ static void test_thread_bits(void)
                                   c ? MIX_PRECOND_JACOBI : MIX_PRECOND_AMG, b, x[t], &info),
                             MIX_SUCCESS);
             iter[t] = info.iter;
+            if (S->amg) atomics |= restricts_by_atomics(S->amg, S->amg->stored[MIX_FIXED16]);
             mix_sparse_destroy(S);
             mix_context_destroy(ctx);
         }
         for (int t = 1; t < 3; t++) {
             CU_ASSERT_EQUAL(iter[t], iter[0]);
-            same_answer(x[0], x[t], n);
+            same_answer(x[0], x[t], n, atomics);
         }
         printf("\n    %s on 1, 2, 3 threads: %d %d %d iterations", c ? "Jacobi CG 24^3" : "AMG 70^3",
                iter[0], iter[1], iter[2]);
