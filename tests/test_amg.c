@@ -51,7 +51,13 @@ static int solve(mix_context *ctx, mix_sparse *S, const mixm_csr *A, mix_prec pr
     CU_ASSERT_EQUAL(info->converged, st == MIX_SUCCESS);
     if (st == MIX_SUCCESS) {
         CU_ASSERT(rel <= 1e-10);
-        CU_ASSERT(fabs(info->true_rel_residual - rel) <= 1e-3 * rel + residual_rounding(A, b, x));
+        const double bound = residual_rounding(A, b, x), diff = fabs(info->true_rel_residual - rel);
+        CU_ASSERT(diff <= 1e-3 * rel + bound);
+        /* Where the check before that rounding term (1e-3 of rel) would have failed, as on the
+         * first H100 run: how the difference compares with the rounding, for the next run. */
+        if (diff > 1e-3 * rel && getenv("MIXT_VERBOSE"))
+            printf("\n    %s: reported %.4e, recomputed %.4e, |difference| %.1e, rounding bound %.1e",
+                   mix_prec_name(prec), info->true_rel_residual, rel, diff, bound);
         CU_ASSERT_EQUAL(info->reason, MIX_CG_CONVERGED);
     }
     return st;
