@@ -51,7 +51,13 @@ static int solve(mix_context *ctx, mix_sparse *S, const mixm_csr *A, mix_prec pr
     CU_ASSERT_EQUAL(info->converged, st == MIX_SUCCESS);
     if (st == MIX_SUCCESS) {
         CU_ASSERT(rel <= 1e-10);
-        CU_ASSERT(fabs(info->true_rel_residual - rel) <= 1e-3 * rel + residual_rounding(A, b, x));
+        const double bound = residual_rounding(A, b, x), diff = fabs(info->true_rel_residual - rel);
+        CU_ASSERT(diff <= 1e-3 * rel + bound);
+        /* Where the check before that rounding term (1e-3 of rel) would have failed, as on the
+         * first H100 run: how the difference compares with the rounding, for the next run. */
+        if (diff > 1e-3 * rel && getenv("MIXT_VERBOSE"))
+            printf("\n    %s: reported %.4e, recomputed %.4e, |difference| %.1e, rounding bound %.1e",
+                   mix_prec_name(prec), info->true_rel_residual, rel, diff, bound);
         CU_ASSERT_EQUAL(info->reason, MIX_CG_CONVERGED);
     }
     return st;
@@ -153,16 +159,34 @@ static void test_suitesparse(void)
     }
 }
 
-/* The same bits on the CPU; on CUDA, whose restriction adds by FP64 atomics in any order
- * (kernels/cuda: spmv_t), the same answer to the last bits of the tolerance. */
-static void same_answer(const double *x1, const double *x2, int n)
+/* Whether a solve over the set S of H restricts by spmv_t on some level (no R stored there, P
+ * not implicit): on CUDA spmv_t adds by FP64 atomics in any order (kernels/backend_sparse.h), the
+ * one operation of an AMG solve there whose bits may vary from run to run; every other sum has
+ * a fixed order (kernels/cuda/sparse_kernels.cu: grid_sum, the lanes of a row), tent_restrict
+ * gathers in order and the set-up runs on the host. */
+static int restricts_by_atomics(const mixi_amg *H, const mixi_amg_stored *S)
 {
-    if (mixt_backend == MIX_BACKEND_CPU) {
-        CU_ASSERT_EQUAL(memcmp(x1, x2, (size_t)n * sizeof *x1), 0);
-        return;
-    }
+    for (int l = 0; H && S && l + 1 < H->nlev; l++)
+        if (!S[l].R && !S[l].T) return 1;
+    return 0;
+}
+
+/* Two answers of one solve: the same bits, except where the hierarchy restricts by spmv_t
+ * (atomics) on a backend other than the CPU: there the same answer to the last bits of the
+ * tolerance.  (The Poisson hierarchies here restrict by Th on the fine level and by a stored R
+ * below it, so CUDA is held to the bits too; the first H100 run restricted by spmv_t on every
+ * level.)  MIXT_VERBOSE: how far apart they are when the bits differ. */
+static void same_answer(const double *x1, const double *x2, int n, int atomics)
+{
     double d = 0.0, m = 0.0;
     for (int i = 0; i < n; i++) d = fmax(d, fabs(x1[i] - x2[i])), m = fmax(m, fabs(x1[i]));
+    if (mixt_backend == MIX_BACKEND_CPU || !atomics) {
+        const int same = memcmp(x1, x2, (size_t)n * sizeof *x1) == 0;
+        CU_ASSERT(same);
+        if (!same && getenv("MIXT_VERBOSE"))
+            printf("\n    bits differ: max |x1 - x2| %.1e, max |x1| %.1e", d, m);
+        return;
+    }
     CU_ASSERT(d <= 1e-8 * m);
 }
 
@@ -189,11 +213,13 @@ static void test_reuse(void)
         CU_ASSERT_EQUAL(solve(ctx, S, &A, precs[k], MIX_PRECOND_AMG, b, x2, &i2), MIX_SUCCESS);
         CU_ASSERT_PTR_EQUAL(S->amg, H);
         CU_ASSERT_EQUAL(i1.iter, i2.iter);
-        same_answer(x1, x2, n);
+        const int atomics = restricts_by_atomics(H, stored);
+        same_answer(x1, x2, n, atomics);
         CU_ASSERT_PTR_EQUAL(S->amg->stored[precs[k]], stored);
         CU_ASSERT_EQUAL(solve(ctx, S2, &A, precs[k], MIX_PRECOND_AMG, b, x2, &i3), MIX_SUCCESS);
         CU_ASSERT_EQUAL(i1.iter, i3.iter);
-        same_answer(x1, x2, n);
+        same_answer(x1, x2, n,
+                    atomics || (S2->amg && restricts_by_atomics(S2->amg, S2->amg->stored[precs[k]])));
     }
     /* FIXED16: the bytes of the stored matrices (every level's operator and P, or Th where P
      * is implicit; R = P^T below the fine level, on the fine level not stored) at most 0.42x
@@ -854,6 +880,20 @@ static void test_level_pick(void)
     CU_ASSERT_EQUAL(mixi_amg_level_pick(&L, MIX_FIXED16, t), MIX_FP32);
 }
 
+/* z = M r by the cycle C for host vectors r and z of n values: mixi_amg_cycle_apply takes
+ * backend memory (amg.h), the host's on the CPU only (a device kernel must not read a host
+ * pointer), so r goes through the backend and z comes back. */
+static int cycle_apply_host(mix_context *ctx, mixi_amg_cycle *C, const double *r, double *z, int n)
+{
+    const size_t bytes = (size_t)n * sizeof(double);
+    double *dr = mixt_put(ctx, r, bytes), *dz = mixt_put(ctx, NULL, bytes);
+    int st = dr && dz ? mixi_amg_cycle_apply(C, dr, dz) : MIX_ERR_ALLOC;
+    if (!st) st = mixt_get(ctx, z, dz, bytes);
+    if (dr) mixt_drop(ctx, dr);
+    if (dz) mixt_drop(ctx, dz);
+    return st;
+}
+
 /* The AUTO set of a hierarchy: level 0 in CG's AUTO storage, every coarser level in that or
  * FP32, cached; its V-cycle is close to the FP64 set's (both approximate one linear operator)
  * and positive on r. */
@@ -889,7 +929,7 @@ static void test_auto_levels(void)
         z[k] = mixt_dalloc((size_t)n);
         const mix_prec vp = St[k][0].prec == MIX_FP64 ? MIX_FP64 : MIX_FP32;
         CU_ASSERT_EQUAL_FATAL(mixi_amg_cycle_init(&C, ctx, H, St[k], H->scale[0], vp), MIX_SUCCESS);
-        CU_ASSERT_EQUAL(mixi_amg_cycle_apply(&C, b, z[k]), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(cycle_apply_host(ctx, &C, b, z[k], n), MIX_SUCCESS);
         mixi_amg_cycle_free(&C);
     }
     double dd = 0.0, zz = 0.0, rz = 0.0;
@@ -934,8 +974,8 @@ static void test_cycle_symmetric(void)
     CU_ASSERT_EQUAL_FATAL(mixi_amg_stored_get(S, H, MIX_FP64, &St), MIX_SUCCESS);
     mixi_amg_cycle C;
     CU_ASSERT_EQUAL_FATAL(mixi_amg_cycle_init(&C, ctx, H, St, H->scale[0], MIX_FP64), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(mixi_amg_cycle_apply(&C, u, mu), MIX_SUCCESS);
-    CU_ASSERT_EQUAL(mixi_amg_cycle_apply(&C, v, mv), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(cycle_apply_host(ctx, &C, u, mu, n), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(cycle_apply_host(ctx, &C, v, mv, n), MIX_SUCCESS);
     mixi_amg_cycle_free(&C);
     double muv = 0.0, umv = 0.0, scale = 0.0;
     for (int i = 0; i < n; i++) {
@@ -967,7 +1007,7 @@ static void test_thread_bits(void)
         const int n = A.nrows;
         double *b = mixt_dalloc((size_t)n), *x[3];
         rhs(n, 31, b);
-        int iter[3];
+        int iter[3], atomics = 0;
         for (int t = 0; t < 3; t++) {
 #ifdef _OPENMP
             omp_set_num_threads(t + 1);
@@ -980,12 +1020,13 @@ static void test_thread_bits(void)
                                   c ? MIX_PRECOND_JACOBI : MIX_PRECOND_AMG, b, x[t], &info),
                             MIX_SUCCESS);
             iter[t] = info.iter;
+            if (S->amg) atomics |= restricts_by_atomics(S->amg, S->amg->stored[MIX_FIXED16]);
             mix_sparse_destroy(S);
             mix_context_destroy(ctx);
         }
         for (int t = 1; t < 3; t++) {
             CU_ASSERT_EQUAL(iter[t], iter[0]);
-            same_answer(x[0], x[t], n);
+            same_answer(x[0], x[t], n, atomics);
         }
         printf("\n    %s on 1, 2, 3 threads: %d %d %d iterations", c ? "Jacobi CG 24^3" : "AMG 70^3",
                iter[0], iter[1], iter[2]);
