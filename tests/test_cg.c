@@ -634,7 +634,8 @@ static void test_escalation(void)
 
 /* A matrix that overflows FP32 (and FIXED16's float diagonal): both stages say so and FP64
  * solves.  mix_dcg rescales such a system into range first (solvers/cg/cg_range.c), so the solver is
- * called directly: the escalation must hold on its own. */
+ * called directly: the escalation must hold on its own.  mixi_cg_solve takes b and x in backend
+ * memory (solvers/cg/cg.h), device memory on CUDA: they are staged through it here. */
 static void test_escalation_overflow(void)
 {
     enum { N = 64 };
@@ -653,14 +654,19 @@ static void test_escalation_overflow(void)
     mix_context *ctx = mixt_context();
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, rp, ci, v, &S), MIX_SUCCESS);
+    double *db = mixt_put(ctx, b, sizeof b), *dx = mixt_put(ctx, NULL, sizeof x);
+    CU_ASSERT_FATAL(db && dx);
     mix_cg_params p;
     mix_cg_params_init(&p);
     mix_cg_info info;
     p.escalate = 0;
-    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, b, x, &info), MIX_ERR_OVERFLOW);
+    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, db, dx, &info), MIX_ERR_OVERFLOW);
     CU_ASSERT_EQUAL(info.reason, MIX_CG_STORAGE_OVERFLOW);
     p.escalate = 1;
-    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, db, dx, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(ctx, x, dx, sizeof x), MIX_SUCCESS);
+    mixt_drop(ctx, db);
+    mixt_drop(ctx, dx);
     CU_ASSERT_EQUAL(info.stages, 3);
     CU_ASSERT_EQUAL(info.stage_prec[0], MIX_FIXED16);
     CU_ASSERT_EQUAL(info.stage_prec[1], MIX_FP32);
