@@ -634,7 +634,8 @@ static void test_escalation(void)
 
 /* A matrix that overflows FP32 (and FIXED16's float diagonal): both stages say so and FP64
  * solves.  mix_dcg rescales such a system into range first (solvers/cg/cg_range.c), so the solver is
- * called directly: the escalation must hold on its own. */
+ * called directly: the escalation must hold on its own.  mixi_cg_solve takes b and x in backend
+ * memory (solvers/cg/cg.h), device memory on CUDA: they are staged through it here. */
 static void test_escalation_overflow(void)
 {
     enum { N = 64 };
@@ -653,14 +654,19 @@ static void test_escalation_overflow(void)
     mix_context *ctx = mixt_context();
     mix_sparse *S;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, N, rp, ci, v, &S), MIX_SUCCESS);
+    double *db = mixt_put(ctx, b, sizeof b), *dx = mixt_put(ctx, NULL, sizeof x);
+    CU_ASSERT_FATAL(db && dx);
     mix_cg_params p;
     mix_cg_params_init(&p);
     mix_cg_info info;
     p.escalate = 0;
-    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, b, x, &info), MIX_ERR_OVERFLOW);
+    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, db, dx, &info), MIX_ERR_OVERFLOW);
     CU_ASSERT_EQUAL(info.reason, MIX_CG_STORAGE_OVERFLOW);
     p.escalate = 1;
-    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_cg_solve(ctx, &p, S, db, dx, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixt_get(ctx, x, dx, sizeof x), MIX_SUCCESS);
+    mixt_drop(ctx, db);
+    mixt_drop(ctx, dx);
     CU_ASSERT_EQUAL(info.stages, 3);
     CU_ASSERT_EQUAL(info.stage_prec[0], MIX_FIXED16);
     CU_ASSERT_EQUAL(info.stage_prec[1], MIX_FP32);
@@ -846,6 +852,24 @@ static void test_lanczos_sturm(void)
     CU_ASSERT_EQUAL(mixi_cg_iter_bound(1e4, 0.0), 0.0);
 }
 
+/* MIXT_VERBOSE: a solve's stage record (storage:iterations:reason per stage), status, kappa
+ * estimate and the storage errors measured for S, so that one run on a device shows where its
+ * path leaves the CPU's (issue 36: the kappa tests failed on the first device run, no log kept). */
+static void stage_record(const char *what, int st, const mix_cg_info *info, const mix_sparse *S,
+                         int jacobi)
+{
+    if (!getenv("MIXT_VERBOSE")) return;
+    printf("\n    [%s] status %d reason %d iter %d kappa %.9g stages", what, st, info->reason,
+           info->iter, info->kappa);
+    for (int s = 0; s < info->stages && s < MIX_CG_MAX_STAGES; s++)
+        printf(" %s:%d:%d", mix_prec_name(info->stage_prec[s]), info->stage_iter[s],
+               info->stage_reason[s]);
+    const mix_prec ps[2] = {MIX_FP16, MIX_FIXED16};
+    for (int k = 0; k < 2; k++)
+        if (S->eta_known[jacobi ? 1 : 0][ps[k]])
+            printf(" eta(%s) %.6g", mix_prec_name(ps[k]), S->eta[jacobi ? 1 : 0][ps[k]]);
+}
+
 /* CG's own alpha and beta on the 1-D Laplacian (n = 120, kappa ~ 5.9e3): the reported kappa is
  * a lower bound (Ritz values lie inside the spectrum) within 2% of the true one, with and
  * without Jacobi (which scales A by 1/2, kappa unchanged), in FP64 and FIXED16 (which holds -1
@@ -865,7 +889,9 @@ static void test_kappa_laplacian(void)
         for (int pc = 0; pc < 2; pc++) {
             mix_cg_params p = mixt_cg_params(ps[k], pc);
             mix_cg_info info;
-            CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+            const int st = mix_dcg(ctx, &p, S, b, x, &info);
+            CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+            stage_record("lap1d", st, &info, S, pc);
             CU_ASSERT(info.kappa <= kappa * (1.0 + 1e-6));
             CU_ASSERT(info.kappa >= 0.98 * kappa);
             printf("\n    1-D Laplacian %d: kappa %.6g, estimate %.6g (%s, %s, %d iterations)", N,
@@ -875,7 +901,9 @@ static void test_kappa_laplacian(void)
     mix_cg_params p = mixt_cg_params(MIX_FP64, MIX_PRECOND_NONE);
     p.tol = 1e-2;
     mix_cg_info info;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    const int st = mix_dcg(ctx, &p, S, b, x, &info);
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    stage_record("lap1d tol 1e-2", st, &info, S, 0);
     if (info.iter < 32) CU_ASSERT_EQUAL(info.kappa, 0.0);
     mix_sparse_destroy(S);
     mix_context_destroy(ctx);
@@ -892,9 +920,13 @@ static void test_escalation_kappa(void)
     mix_cg_params p = mixt_cg_params(MIX_FP16, MIX_PRECOND_JACOBI);
     mix_cg_info info, crawl;
     p.escalate = 0;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &crawl), MIX_SUCCESS);
+    int st = mix_dcg(f.ctx, &p, f.S, f.b, f.x, &crawl);
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    stage_record("fp16 alone", st, &crawl, f.S, 1);
     p.escalate = 1;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    st = mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info);
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    stage_record("fp16 escalating", st, &info, f.S, 1);
     CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     CU_ASSERT_EQUAL(info.stages, 2);
     CU_ASSERT_EQUAL(info.stage_prec[1], MIX_FP32);
@@ -906,7 +938,9 @@ static void test_escalation_kappa(void)
     printf("\n    poisson3d 40^3 jacobi fp16: %d iterations alone, %d handed over (%d + %d), kappa %.4g",
            crawl.iter, info.iter, info.stage_iter[0], info.stage_iter[1], info.kappa);
     p.sloppy_prec = MIX_FIXED16;
-    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    st = mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info);
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    stage_record("fixed16 escalating", st, &info, f.S, 1);
     CU_ASSERT_EQUAL(info.stages, 1);
     CU_ASSERT(f.S->eta_known[1][MIX_FIXED16] && f.S->eta[1][MIX_FIXED16] < 1e-6);
     mixt_cg_close(&f);
