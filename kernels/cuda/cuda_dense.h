@@ -39,9 +39,14 @@ cudaError_t mixi_cuda_round_f32(cudaStream_t stream, mix_prec compute, int m, in
 /* LAPACK laswp with incx = 1: for i = k1..k2 (1-based) swap rows i and ipiv[i-1] (device ipiv). */
 cudaError_t mixi_cuda_laswp_f32(cudaStream_t stream, int n, float *a, int lda, int k1, int k2,
                                 const int *ipiv);
-/* After cuSOLVER's panel LU: ipiv[0..n-1] += offset; *d_count += NaN/Inf entries of the m x n a. */
+/* *d_count += NaN/Inf entries of the m x n a (the panel before its LU). */
+cudaError_t mixi_cuda_count_nonfinite_f32(cudaStream_t stream, int m, int n, const float *a,
+                                          int lda, unsigned int *d_count);
+/* After cuSOLVER's panel LU: ipiv[0..n-1] += offset; *d_count += NaN/Inf entries of the m x n a;
+ * *d_info (cuSOLVER's) := the first k with U(k,k) == 0 where that comes before it (a negative
+ * one, an illegal argument, is kept). */
 cudaError_t mixi_cuda_panel_post(cudaStream_t stream, int m, int n, const float *a, int lda,
-                                 int *ipiv, int offset, unsigned int *d_count);
+                                 int *ipiv, int offset, int *d_info, unsigned int *d_count);
 /* Correction solve in and out: w_ij = fl32(f_j s r_i b_ij) with f_j = 2^-e_j bringing the column
  * max of |s r_i b_ij| into [0.5, 1); then x_ij = c_i (w_ij 2^e_j), e_j recomputed from b, so
  * x may alias b. */

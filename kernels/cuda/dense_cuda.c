@@ -197,8 +197,8 @@ static int cuda_lu_block_size(int n)
     return n >= 4096 ? 512 : 0; /* below: the CPU's choice */
 }
 
-/* getrf_panel_f32's workspace: a 256-byte header (cuSOLVER's devInfo, our NaN/Inf count), then
- * cuSOLVER's float workspace. */
+/* getrf_panel_f32's workspace: a 256-byte header (cuSOLVER's devInfo, our NaN/Inf counts of
+ * the factors and of the panel before them), then cuSOLVER's float workspace. */
 #define PANEL_HDR 256
 
 static int sgetrf_lwork(void *state, int m, int n, float *a, int lda, int *lwork)
@@ -220,10 +220,13 @@ static int cuda_getrf_panel_f32_worksize(void *state, int m, int n, size_t *byte
     return MIX_SUCCESS;
 }
 
-/* Enqueues the panel's LU: cuSOLVER's INFO into d_info, NaN/Inf count into d_nan (both zeroed
- * by the caller); nothing comes back to the host. */
+/* Enqueues the panel's LU: LAPACK's INFO into d_info (mixi_cuda_panel_post), the NaN/Inf count
+ * of the panel before it into d_in_nan and of its factors into d_nan (all zeroed by the caller;
+ * the two counts may share a word); nothing comes back to the host.  The input is counted
+ * because GPU LU codes have been seen to lose a NaN of their input (pytorch issue 173638): a
+ * NaN in the panel must report -1 whatever cuSOLVER makes of it. */
 static int panel_enqueue(void *state, int m, int n, float *a, int lda, int *ipiv, int ipiv_offset,
-                         void *work, int *d_info, unsigned *d_nan)
+                         void *work, int *d_info, unsigned *d_nan, unsigned *d_in_nan)
 {
     mixi_cuda_state *s = state;
     float *d_work = (float *)((char *)work + PANEL_HDR), *extra = NULL;
@@ -235,10 +238,12 @@ static int panel_enqueue(void *state, int m, int n, float *a, int lda, int *ipiv
         if ((st = scratch(state, (void **)&extra, (size_t)lwork * sizeof(float)))) return st;
         d_work = extra;
     }
-    if (!(st = mixi_cusolver_status(
+    if (!(st = mixi_cuda_status(
+              mixi_cuda_count_nonfinite_f32(s->stream, m, n, a, lda, d_in_nan))) &&
+        !(st = mixi_cusolver_status(
               cusolverDnSgetrf(s->cusolver, m, n, a, lda, d_work, ipiv, d_info))))
         st = mixi_cuda_status(
-            mixi_cuda_panel_post(s->stream, m, n, a, lda, ipiv, ipiv_offset, d_nan));
+            mixi_cuda_panel_post(s->stream, m, n, a, lda, ipiv, ipiv_offset, d_info, d_nan));
     scratch_free(state, extra); /* stream-ordered: after the LU that reads it */
     return st;
 }
@@ -248,17 +253,18 @@ static int cuda_getrf_panel_f32(void *state, int m, int n, float *a, int lda, in
 {
     *info = 0;
     if (m == 0 || n == 0) return MIX_SUCCESS;
-    int *d_hdr = work; /* [0] cuSOLVER info, [1] NaN/Inf count */
-    int h[2] = {0, 0}, st;
-    if ((st = zero_dev(state, d_hdr, 2 * sizeof(int))) ||
+    int *d_hdr = work; /* [0] INFO, [1] NaN/Inf count of the factors, [2] of the input */
+    int h[3] = {0, 0, 0}, st;
+    if ((st = zero_dev(state, d_hdr, sizeof h)) ||
         (st = panel_enqueue(state, m, n, a, lda, ipiv, ipiv_offset, work, d_hdr,
-                            (unsigned *)(d_hdr + 1))) ||
+                            (unsigned *)(d_hdr + 1), (unsigned *)(d_hdr + 2))) ||
         (st = fetch(state, h, d_hdr, sizeof h)))
         return st;
-    /* An exact zero pivot is reported first: whether cuSOLVER then divides by it (NaN) is its
-     * business; the solver leaves the low-precision path either way. */
+    /* A NaN/Inf given first (as LAPACK's factors keep it), then an exact zero pivot: cuSOLVER
+     * divides by one, so the NaNs that follow it are no NaN of the matrix.  The solver leaves
+     * the low-precision path either way. */
     if (h[0] < 0) return MIX_ERR_INTERNAL; /* an illegal argument: ours to fix, not the matrix's */
-    *info = h[0] > 0 ? h[0] : (h[1] ? -1 : 0);
+    *info = h[2] ? -1 : h[0] > 0 ? h[0] : (h[1] ? -1 : 0);
     return MIX_SUCCESS;
 }
 
@@ -267,8 +273,9 @@ static int cuda_getrf_panel_f32_chk(void *state, int m, int n, float *a, int lda
                                     int ipiv_offset, void *work, int *chk)
 {
     if (m == 0 || n == 0) return MIX_SUCCESS;
+    unsigned *nonfinite = (unsigned *)(chk + MIXI_LU_CHK_NONFINITE);
     return panel_enqueue(state, m, n, a, lda, ipiv, ipiv_offset, work, chk + MIXI_LU_CHK_INFO,
-                         (unsigned *)(chk + MIXI_LU_CHK_NONFINITE));
+                         nonfinite, nonfinite);
 }
 
 static int cuda_laswp_f32(void *state, int n, float *a, int lda, int k1, int k2, const int *ipiv)

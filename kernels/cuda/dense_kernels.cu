@@ -218,11 +218,35 @@ __global__ void laswp_kernel(int n, T *a, int lda, int k1, int k2, const int *ip
     }
 }
 
-__global__ void panel_post_kernel(int m, int n, const float *a, int lda, int *ipiv, int offset,
-                                  unsigned *d_count)
+__global__ void count_nonfinite_f32_kernel(int m, int n, const float *a, int lda,
+                                           unsigned *d_count)
 {
-    if (blockIdx.y == 0 && blockIdx.x == 0)
-        for (int i = threadIdx.x; i < n; i += blockDim.x) ipiv[i] += offset;
+    unsigned bad = 0;
+    for (int j = blockIdx.y; j < n; j += gridDim.y)
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
+            bad += !isfinite(a[at(i, j, lda)]);
+    block_count(bad, d_count);
+}
+
+// Block (0, 0) also makes *d_info LAPACK's INFO, the first k with U(k,k) == 0, from the
+// diagonal: cuSOLVER documents its devInfo only as "U(i,i) = 0", and after a zero pivot it
+// divides by it, so what it reports of the NaN-filled rest is not ours to rely on.
+__global__ void panel_post_kernel(int m, int n, const float *a, int lda, int *ipiv, int offset,
+                                  int *d_info, unsigned *d_count)
+{
+    if (blockIdx.y == 0 && blockIdx.x == 0) { // uniform in the block: the barriers are safe
+        __shared__ int first;
+        if (threadIdx.x == 0) first = n + 1;
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            ipiv[i] += offset;
+            if (a[at(i, i, lda)] == 0.0f) atomicMin(&first, i + 1);
+        }
+        __syncthreads();
+        const int own = *d_info; // negative: an illegal argument, kept
+        if (threadIdx.x == 0 && own >= 0 && first <= n && (own == 0 || first < own))
+            *d_info = first;
+    }
     unsigned bad = 0;
     for (int j = blockIdx.y; j < n; j += gridDim.y)
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
@@ -440,11 +464,20 @@ cudaError_t mixi_cuda_laswp_f32(cudaStream_t stream, int n, float *a, int lda, i
     return cudaGetLastError();
 }
 
-cudaError_t mixi_cuda_panel_post(cudaStream_t stream, int m, int n, const float *a, int lda,
-                                 int *ipiv, int offset, unsigned int *d_count)
+cudaError_t mixi_cuda_count_nonfinite_f32(cudaStream_t stream, int m, int n, const float *a,
+                                          int lda, unsigned int *d_count)
 {
     if (m <= 0 || n <= 0) return cudaSuccess;
-    panel_post_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(m, n, a, lda, ipiv, offset, d_count);
+    count_nonfinite_f32_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(m, n, a, lda, d_count);
+    return cudaGetLastError();
+}
+
+cudaError_t mixi_cuda_panel_post(cudaStream_t stream, int m, int n, const float *a, int lda,
+                                 int *ipiv, int offset, int *d_info, unsigned int *d_count)
+{
+    if (m <= 0 || n <= 0) return cudaSuccess;
+    panel_post_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(m, n, a, lda, ipiv, offset, d_info,
+                                                             d_count);
     return cudaGetLastError();
 }
 
