@@ -71,14 +71,21 @@ __device__ double block_nanmax(double v)
     return r;
 }
 
-__global__ void count_nonfinite_kernel(int m, int n, const double *a, int lda,
-                                       unsigned long long *d_count)
+// This thread's share of the NaN/Inf entries of the m x n a (a grid_rc grid).
+template <typename T, typename C>
+__device__ C nonfinite_share(int m, int n, const T *a, int lda)
 {
-    unsigned long long c = 0;
+    C c = 0;
     for (int j = blockIdx.y; j < n; j += gridDim.y)
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
             c += !isfinite(a[at(i, j, lda)]);
-    block_count(c, d_count);
+    return c;
+}
+
+template <typename T, typename C>
+__global__ void count_nonfinite_kernel(int m, int n, const T *a, int lda, C *d_count)
+{
+    block_count(nonfinite_share<T, C>(m, n, a, lda), d_count);
 }
 
 // Row-oriented reductions: a thread owns one row of a chunk of COLS columns (neighbouring
@@ -218,16 +225,6 @@ __global__ void laswp_kernel(int n, T *a, int lda, int k1, int k2, const int *ip
     }
 }
 
-__global__ void count_nonfinite_f32_kernel(int m, int n, const float *a, int lda,
-                                           unsigned *d_count)
-{
-    unsigned bad = 0;
-    for (int j = blockIdx.y; j < n; j += gridDim.y)
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
-            bad += !isfinite(a[at(i, j, lda)]);
-    block_count(bad, d_count);
-}
-
 // Block (0, 0) also makes *d_info LAPACK's INFO, the first k with U(k,k) == 0, from the
 // diagonal: cuSOLVER documents its devInfo only as "U(i,i) = 0", and after a zero pivot it
 // divides by it, so what it reports of the NaN-filled rest is not ours to rely on.
@@ -247,11 +244,7 @@ __global__ void panel_post_kernel(int m, int n, const float *a, int lda, int *ip
         if (threadIdx.x == 0 && own >= 0 && first <= n && (own == 0 || first < own))
             *d_info = first;
     }
-    unsigned bad = 0;
-    for (int j = blockIdx.y; j < n; j += gridDim.y)
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < m; i += gridDim.x * blockDim.x)
-            bad += !isfinite(a[at(i, j, lda)]);
-    block_count(bad, d_count);
+    block_count(nonfinite_share<float, unsigned>(m, n, a, lda), d_count);
 }
 
 // The power of two 2^e with max |s r_i b_ij| = f 2^e, f in [0.5, 1) (e = 0 for 0, Inf, NaN).
@@ -468,7 +461,7 @@ cudaError_t mixi_cuda_count_nonfinite_f32(cudaStream_t stream, int m, int n, con
                                           int lda, unsigned int *d_count)
 {
     if (m <= 0 || n <= 0) return cudaSuccess;
-    count_nonfinite_f32_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(m, n, a, lda, d_count);
+    count_nonfinite_kernel<<<grid_rc(m, n), THREADS, 0, stream>>>(m, n, a, lda, d_count);
     return cudaGetLastError();
 }
 
