@@ -53,7 +53,7 @@ static int solve_once(const mixm_csr *A, mix_context *ctx, mix_sparse *S, bench_
     return mix_dgesv_sparse(ctx, &p, S, 1, b, A->nrows, x, A->nrows, info);
 }
 
-/* The note: the outcome's words and the factor memory of both precisions (MUMPS). */
+/* The note: the outcome's words and the factor memory of both precisions (MUMPS; KLU's FP64). */
 static void memory_note(mix_context *ctx, mix_sparse *S, bench_result *res, double umf_mib)
 {
     char what[64] = "";

@@ -12,7 +12,9 @@ static const char *const reasons[] = {"none", "FP64 chosen directly", "overflow 
 static void report(mix_context *ctx, const solve_opts *o, int st, const mix_gesv_info *info,
                    double be, double t)
 {
-    printf("method          : lu (sparse LU-IR, MUMPS), factor %s%s, refine %s, backend %s\n",
+    /* FP64 factors are KLU's where the library predicts little fill (mix_dgesv_sparse(3)). */
+    printf("method          : lu (sparse LU-IR, %s), factor %s%s, refine %s, backend %s\n",
+           info->factor_prec_used == MIX_FP32 ? "MUMPS" : "MUMPS/KLU",
            mix_prec_name(info->factor_prec_used), o->prec == MIX_PREC_AUTO ? " (chosen by auto)" : "",
            o->refine == MIX_REFINE_CLASSICAL ? "classical" : o->refine == MIX_REFINE_GMRES ? "gmres" : "auto",
            mix_backend_name(mix_context_backend(ctx)));

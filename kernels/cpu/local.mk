@@ -21,12 +21,18 @@ libmixsolve_internal_la_SOURCES += kernels/cpu/resid_dd_cpu.c kernels/cpu/resid_
 # The sparse direct family over sequential MUMPS: its own convenience library, so that only this
 # file sees the MPI stub's mpi.h (lib/mpi builds against the real MPI).  MUMPS itself is opened
 # at run time (dlopen, symbols local): never linked, its MPI stub would shadow the real MPI.
-noinst_HEADERS += kernels/backend_sparse_lu.h
+noinst_HEADERS += kernels/backend_sparse_lu.h kernels/cpu/sparse_lu_klu.h
 if HAVE_MUMPS
 noinst_LTLIBRARIES += kernels/cpu/libsparse_lu_cpu.la
 kernels_cpu_libsparse_lu_cpu_la_SOURCES = kernels/cpu/sparse_lu_cpu.c
-kernels_cpu_libsparse_lu_cpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(MUMPS_CFLAGS)
+kernels_cpu_libsparse_lu_cpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(MUMPS_CFLAGS) $(KLU_CFLAGS)
 libmixsolve_internal_la_LIBADD += kernels/cpu/libsparse_lu_cpu.la
+# KLU beside MUMPS (linked: it has no MPI stub) for the FP64 factors of low-fill matrices.
+if HAVE_KLU
+kernels_cpu_libsparse_lu_cpu_la_SOURCES += kernels/cpu/sparse_lu_klu.c
 else
-EXTRA_DIST += kernels/cpu/sparse_lu_cpu.c
+EXTRA_DIST += kernels/cpu/sparse_lu_klu.c
+endif
+else
+EXTRA_DIST += kernels/cpu/sparse_lu_cpu.c kernels/cpu/sparse_lu_klu.c
 endif
