@@ -7,20 +7,29 @@
 /* KLU's analysis and FP64 factors of one matrix. */
 typedef struct mixi_klu mixi_klu;
 
-/* LU of the n x n CSR matrix (rowptr, colind, val; nnz < 2^31), values copied into the factors.
- * *lu is NULL when KLU could not factor it (a zero pivot, or any failure of its own): the
- * caller then factors with MUMPS, whose verdict stands.  Returns MIX_ERR_ALLOC when our own
+/* KLU's analysis (block triangular form, AMD ordering) of the pattern of the n x n CSR matrix
+ * (rowptr, colind; nnz < 2^31, read again by mixi_klu_factor).  *lu is NULL when KLU could not
+ * analyse it (its own failure: the caller goes on without KLU).  *structural_rank: KLU's
+ * maximum transversal's count (n: no structural singularity).  MIX_ERR_ALLOC when our own
  * workspace could not be had, else MIX_SUCCESS. */
-int mixi_klu_factor(int n, const int64_t *rowptr, const int32_t *colind, const double *val,
-                    mixi_klu **lu);
-/* Solves A X = C in place for k columns of C (leading dimension ldc >= n). */
+int mixi_klu_analyze(int n, const int64_t *rowptr, const int32_t *colind, mixi_klu **lu,
+                     int *structural_rank);
+/* The analysis's prediction: factorization flops and entries of L and U. */
+void mixi_klu_estimate(const mixi_klu *lu, double *flops, double *entries);
+/* The FP64 LU of the analysed matrix with values val (CSR order, copied into the factors).
+ * Returns 1 when factored, 0 when KLU could not (a zero pivot, or any failure of its own: the
+ * caller factors with MUMPS, whose verdict stands). */
+int mixi_klu_factor(mixi_klu *lu, const double *val);
+/* Solves A X = C in place for k columns of C (leading dimension ldc >= n); factored only. */
 int mixi_klu_solve(mixi_klu *lu, int k, double *c, int ldc);
-/* Bytes of the factors (values and row indices) and KLU's peak while analysing and factoring. */
+/* Bytes of the factors (values and row indices) and KLU's peak while analysing and factoring;
+ * factored only. */
 void mixi_klu_bytes(const mixi_klu *lu, int64_t *factors, int64_t *peak);
+int mixi_klu_factored(const mixi_klu *lu);
 void mixi_klu_free(mixi_klu *lu); /* NULL allowed */
 
-/* Test hook (sparse_lu_cpu.c, builds with MUMPS): 0 keeps every FP64 factorization in MUMPS, 1
- * (the default) lets KLU make those it pays for. */
+/* Test hook (sparse_lu_cpu.c, builds with MUMPS): 0 keeps every analysis and FP64
+ * factorization in MUMPS, 1 (the default) lets KLU take those it pays for. */
 void mixi_cpu_splu_use_klu(int use);
 
 #endif
