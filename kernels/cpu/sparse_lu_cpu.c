@@ -557,12 +557,16 @@ static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
 
 #ifdef HAVE_KLU
 /* Where the FP64 analysis predicts at most this many flops per factor entry (little fill),
- * KLU's left-looking LU, with its own ordering, factors and solves several times faster than
- * MUMPS's multifrontal one, whose per-front overhead dominates there.  Measured on one thread,
- * KLU's analysis, factors and one solve against MUMPS's factors and one solve: faster on every
- * bundled general matrix up to 43 flops per entry (1.8-19x; add32 2.4 ms against 15.8 ms),
- * slower on cage8 (136), dw8192 (90) and convection-diffusion 10^3 (70). */
+ * KLU's left-looking LU, with its own ordering, factors and solves faster than MUMPS's
+ * multifrontal one, whose per-front overhead dominates there.  Measured on one thread, after
+ * MUMPS's analysis (a large A): KLU's analysis, factors and one solve against MUMPS's factors
+ * and one solve, faster on every bundled general matrix up to 43 flops per entry (1.8-19x;
+ * add32 2.4 ms against 15.8 ms), slower on cage8 (136), dw8192 (90) and convection-diffusion
+ * 10^3 (70).  After KLU's own analysis (a small A; its estimate per entry): KLU's factors and
+ * solve against MUMPS's analysis, factors and solve, 1.2x at 10^3 (71) and 1.7x on sherman5
+ * (76), even on dw8192 (87), 0.85x at 12^3 (111), 0.7x on cage8 (134). */
 #define KLU_MAX_FLOPS_PER_ENTRY 50.0
+#define KLU_MAX_FLOPS_PER_ENTRY_ANALYSED 80.0
 #endif
 
 #ifdef HAVE_KLU
@@ -574,6 +578,7 @@ static int factor_klu(mixi_splu *F, mixi_splu_outcome *outcome)
 {
     double flops = 0.0, entries = 0.0;
     int st = MIX_SUCCESS, srank;
+    double most = KLU_MAX_FLOPS_PER_ENTRY_ANALYSED;
     if (!klu_wanted) return MIX_SUCCESS;
     if (F->klu) {
         mixi_klu_estimate(F->klu, &flops, &entries);
@@ -581,8 +586,9 @@ static int factor_klu(mixi_splu *F, mixi_splu_outcome *outcome)
         if ((st = analysis(F, MIX_FP64)) || INFOG(F->d, 1) < 0) return st;
         flops = estimated_flops(F, MIX_FP64);
         entries = mumps_count(INFOG(F->d, 20));
+        most = KLU_MAX_FLOPS_PER_ENTRY;
     }
-    if (!(entries > 0.0) || !(flops <= KLU_MAX_FLOPS_PER_ENTRY * entries)) return MIX_SUCCESS;
+    if (!(entries > 0.0) || !(flops <= most * entries)) return MIX_SUCCESS;
     if (!F->klu && ((st = mixi_klu_analyze(F->n, F->rowptr, F->colind, &F->klu, &srank)) ||
                     !F->klu))
         return st;
