@@ -46,7 +46,7 @@ def spsolve(A, b, precision="auto", *, refine="auto", tol=None, max_iter=None, b
     tol, max_iter : optional
         As :func:`mixsolve.solve`.
     backend : {"auto", "cpu"}, optional
-        The backend; only the CPU has the sparse direct library (MUMPS).
+        The backend; only the CPU has the sparse direct libraries (MUMPS, KLU).
     return_info : bool, optional
         Also return a :class:`SolveInfo`.
 
