@@ -283,8 +283,8 @@ static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out,
     /* A small A is analysed by KLU, whose analysis costs about 0.6 of MUMPS's and predicts the
      * same flops and entries within 20% (add32, dw8192, convection-diffusion 10^3 and 15^3):
      * MUMPS is then set up only for the factors KLU does not make (factor_klu).  On the bundled
-     * general matrices AUTO's speed went from 0.77x to 1.72x UMFPACK's (geometric mean); the
-     * FP64 problems KLU does not factor pay its analysis (dw8192, cage8: about 10%). */
+     * general matrices AUTO's speed went from 0.77x to 1.76x UMFPACK's (geometric mean, one
+     * thread); the FP64 problems KLU does not factor pay its analysis (dw8192: about 10%). */
     if (klu_wanted && F->serial &&
         (st = mixi_klu_analyze(F->n, F->rowptr, F->colind, &F->klu, srank))) {
         splu_free(F);
@@ -567,9 +567,6 @@ static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
  * (76), even on dw8192 (87), 0.85x at 12^3 (111), 0.7x on cage8 (134). */
 #define KLU_MAX_FLOPS_PER_ENTRY 50.0
 #define KLU_MAX_FLOPS_PER_ENTRY_ANALYSED 80.0
-#endif
-
-#ifdef HAVE_KLU
 
 /* FP64 factors by KLU where the analysis predicts they pay: KLU's own (small A), else MUMPS's
  * FP64 one, KLU's analysis made then.  F->klu unfactored (MUMPS factors) where they do not pay,
