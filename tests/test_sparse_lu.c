@@ -37,6 +37,16 @@ static int have_splu(mix_context *ctx)
     return 1;
 }
 
+/* The CPU backend's test hook: 0 keeps its FP64 factors in MUMPS, 1 lets KLU take them. */
+static void use_klu(int use)
+{
+#if HAVE_MUMPS
+    if (mixt_backend == MIX_BACKEND_CPU) mixi_cpu_splu_use_klu(use);
+#else
+    (void)use;
+#endif
+}
+
 /* B (ldb x nrhs) with columns from a seeded generator. */
 static double *rhs_block(int nrhs, int ldb, uint64_t seed)
 {
@@ -308,14 +318,10 @@ static void test_args_and_memory(void)
          * a peak that held them. */
         CU_ASSERT_EQUAL(mix_sparse_lu_memory(ctx, A, MIX_FP64, &f64, &peak64), MIX_SUCCESS);
         CU_ASSERT(f64 > 0 && peak64 >= f64);
-#if HAVE_MUMPS
-        if (mixt_backend == MIX_BACKEND_CPU) mixi_cpu_splu_use_klu(0);
-#endif
+        use_klu(0);
         CU_ASSERT_EQUAL(mix_sparse_lu_memory(ctx, A, MIX_FP32, &f32, &peak32), MIX_SUCCESS);
         CU_ASSERT_EQUAL(mix_sparse_lu_memory(ctx, A, MIX_FP64, &f64, &peak64), MIX_SUCCESS);
-#if HAVE_MUMPS
-        if (mixt_backend == MIX_BACKEND_CPU) mixi_cpu_splu_use_klu(1);
-#endif
+        use_klu(1);
         /* One library, the same analysis: FP32 values take half the bytes, the indices the
          * same. */
         CU_ASSERT(f32 > 0 && f32 < f64 && 2 * f32 >= f64);
@@ -334,19 +340,43 @@ static void test_args_and_memory(void)
     mix_context_destroy(ctx);
 }
 
+/* One solve of A X = B (k columns of a random B, leading dimension ld) with F's factors of prec
+ * through the backend's table, no refinement, B and X staged through backend memory (the
+ * table's solve takes them there: host memory only on the CPU).  The largest backward error of
+ * the columns, rechecked in FP64; NaN when a step failed. */
+static double table_solve_berr(mix_context *ctx, mixi_splu *F, mix_prec prec, const mixm_csr *M,
+                               int k, int ld, uint64_t seed)
+{
+    const size_t bytes = (size_t)ld * k * sizeof(double);
+    double *b = rhs_block(k, ld, seed), *x = mixt_dalloc((size_t)ld * k);
+    double *db = mixt_put(ctx, b, bytes), *dx = mixt_put(ctx, NULL, bytes), worst = NAN;
+    CU_ASSERT_FATAL(db && dx);
+    if (!ctx->ops->sparse_lu->solve(ctx->state, F, prec, k, db, ld, dx, ld) &&
+        mixt_get(ctx, x, dx, bytes) == MIX_SUCCESS) {
+        worst = 0.0;
+        for (int j = 0; j < k; j++) {
+            double be = NAN;
+            CU_ASSERT_EQUAL(mixm_csr_recheck(M, b + (size_t)j * ld, x + (size_t)j * ld, &be, NULL), 0);
+            if (!(be <= worst)) worst = be;
+        }
+    }
+    mixt_drop(ctx, db);
+    mixt_drop(ctx, dx);
+    free(b);
+    free(x);
+    return worst;
+}
+
 /* One analysis for both precisions, also after a maximum transversal (west0479 needs one):
  * the second instance takes the first's ordering, on A Q when the first permuted columns, and
  * so predicts the same work (the order given to A itself cost west0479 30x); its factors solve
- * A x = b, not A Q y = b.  The sparse_lu table's solve takes b and x in backend memory
- * (kernels/backend_sparse_lu.h): staged through it, host memory only on the CPU. */
+ * A x = b, not A Q y = b. */
 static void test_analysis_reuse(void)
 {
     mix_context *ctx = mixt_context();
     if (!have_splu(ctx)) return;
     const mixi_sparse_lu_ops *ops = ctx->ops->sparse_lu;
-#if HAVE_MUMPS
-    if (mixt_backend == MIX_BACKEND_CPU) mixi_cpu_splu_use_klu(0); /* MUMPS's FP64 on A Q */
-#endif
+    use_klu(0); /* MUMPS's FP64 on A Q */
     char path[4096], err[256];
     snprintf(path, sizeof path, "%s/west0479.mtx", mixt_matrix_dir());
     mixm_csr M = {0};
@@ -354,10 +384,6 @@ static void test_analysis_reuse(void)
     const int n = M.nrows;
     mix_sparse *A = NULL;
     CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, M.rowptr, M.colind, M.val, &A), 0);
-    double *b = rhs_block(1, n, 11), *x = mixt_dalloc((size_t)n);
-    const size_t bytes = (size_t)n * sizeof *b;
-    double *db = mixt_put(ctx, b, bytes), *dx = mixt_put(ctx, NULL, bytes);
-    CU_ASSERT_FATAL(db && dx);
     for (int first = 0; first < 2; first++) {
         const mix_prec p1 = first ? MIX_FP32 : MIX_FP64, p2 = first ? MIX_FP64 : MIX_FP32;
         mixi_splu *F = NULL;
@@ -374,20 +400,11 @@ static void test_analysis_reuse(void)
         mixi_splu_outcome outcome = MIXI_SPLU_SINGULAR;
         CU_ASSERT_EQUAL(ops->factor(ctx->state, F, p2, &outcome), 0);
         CU_ASSERT_EQUAL_FATAL(outcome, MIXI_SPLU_OK);
-        CU_ASSERT_EQUAL(ops->solve(ctx->state, F, p2, 1, db, n, dx, n), 0);
-        CU_ASSERT_EQUAL(mixt_get(ctx, x, dx, bytes), MIX_SUCCESS);
-        double be = NAN;
-        CU_ASSERT_EQUAL(mixm_csr_recheck(&M, b, x, &be, NULL), 0);
+        const double be = table_solve_berr(ctx, F, p2, &M, 1, n, 11);
         CU_ASSERT(be <= (p2 == MIX_FP64 ? 1e-10 : 1e-3)); /* one solve, no refinement */
         ops->destroy(ctx->state, F);
     }
-#if HAVE_MUMPS
-    if (mixt_backend == MIX_BACKEND_CPU) mixi_cpu_splu_use_klu(1);
-#endif
-    mixt_drop(ctx, db);
-    mixt_drop(ctx, dx);
-    free(b);
-    free(x);
+    use_klu(1);
     mix_sparse_destroy(A);
     mixm_csr_free(&M);
     mix_context_destroy(ctx);
@@ -426,16 +443,11 @@ static void chain_matrix(int n, int kind, mixm_csr *M)
     M->nnz = t;
 }
 
-/* One FP64 solve of A X = B (k columns, ld > n) through the backend's table, no refinement:
+/* One FP64 solve of A X = B (3 columns, ld > n) through the backend's table, no refinement:
  * every column to a backward error of 1e-12. */
 static void check_table_solve(mix_context *ctx, const mixm_csr *M, mix_sparse *A)
 {
     const mixi_sparse_lu_ops *ops = ctx->ops->sparse_lu;
-    const int n = M->nrows, k = 3, ld = n + 5;
-    const size_t bytes = (size_t)ld * k * sizeof(double);
-    double *b = rhs_block(k, ld, 17), *x = mixt_dalloc((size_t)ld * k);
-    double *db = mixt_put(ctx, b, bytes), *dx = mixt_put(ctx, NULL, bytes);
-    CU_ASSERT_FATAL(db && dx);
     mixi_splu *F = NULL;
     int srank = 0;
     double anrm = 0.0;
@@ -443,18 +455,8 @@ static void check_table_solve(mix_context *ctx, const mixm_csr *M, mix_sparse *A
     CU_ASSERT_EQUAL_FATAL(ops->analyze(ctx->state, A->a64, &F, &srank, &anrm), 0);
     CU_ASSERT_EQUAL(ops->factor(ctx->state, F, MIX_FP64, &outcome), 0);
     CU_ASSERT_EQUAL(outcome, MIXI_SPLU_OK);
-    CU_ASSERT_EQUAL(ops->solve(ctx->state, F, MIX_FP64, k, db, ld, dx, ld), 0);
-    CU_ASSERT_EQUAL(mixt_get(ctx, x, dx, bytes), MIX_SUCCESS);
-    for (int j = 0; j < k; j++) {
-        double be = NAN;
-        CU_ASSERT_EQUAL(mixm_csr_recheck(M, b + (size_t)j * ld, x + (size_t)j * ld, &be, NULL), 0);
-        CU_ASSERT(be <= 1e-12);
-    }
+    CU_ASSERT(table_solve_berr(ctx, F, MIX_FP64, M, 3, M->nrows + 5, 17) <= 1e-12);
     ops->destroy(ctx->state, F);
-    mixt_drop(ctx, db);
-    mixt_drop(ctx, dx);
-    free(b);
-    free(x);
 }
 
 /* FP64 factors of a low-fill matrix (KLU's on the CPU, MUMPS's with the hook): both meet LAPACK's
@@ -470,9 +472,7 @@ static void low_fill_case(mix_context *ctx, int n)
     double *b = rhs_block(nrhs, ld, 3), *x[2] = {mixt_dalloc((size_t)ld * nrhs),
                                                 mixt_dalloc((size_t)ld * nrhs)};
     for (int use = 0; use < 2; use++) {
-#if HAVE_MUMPS
-        if (mixt_backend == MIX_BACKEND_CPU) mixi_cpu_splu_use_klu(use);
-#endif
+        use_klu(use);
         const mix_prec precs[] = {MIX_FP64, MIX_PREC_AUTO};
         for (int k = 0; k < 2; k++) {
             mix_gesv_params p = mixt_params(precs[k], MIX_REFINE_AUTO);

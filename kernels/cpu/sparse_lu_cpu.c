@@ -573,12 +573,12 @@ static int factor_d(mixi_splu *F, mixi_splu_outcome *outcome)
  * or where KLU could not factor A: MUMPS's verdict on a singular A stands. */
 static int factor_klu(mixi_splu *F, mixi_splu_outcome *outcome)
 {
-    double flops = 0.0, entries = 0.0;
+    double flops = 0.0, entries = 0.0, bytes;
     int st = MIX_SUCCESS, srank;
     double most = KLU_MAX_FLOPS_PER_ENTRY_ANALYSED;
     if (!klu_wanted) return MIX_SUCCESS;
     if (F->klu) {
-        mixi_klu_estimate(F->klu, &flops, &entries);
+        mixi_klu_estimate(F->klu, &flops, &entries, &bytes);
     } else {
         if ((st = analysis(F, MIX_FP64)) || INFOG(F->d, 1) < 0) return st;
         flops = estimated_flops(F, MIX_FP64);
@@ -694,8 +694,7 @@ static int cpu_splu_estimate(void *state, mixi_splu *F, mix_prec prec, mixi_splu
     }
 #ifdef HAVE_KLU
     if (prec == MIX_FP64 && F->klu && !F->d_analyzed) { /* KLU's analysis (analyze) */
-        mixi_klu_estimate(F->klu, &e->flops, &e->entries);
-        e->bytes = e->entries * (double)(sizeof(double) + sizeof(int));
+        mixi_klu_estimate(F->klu, &e->flops, &e->entries, &e->bytes);
         e->ordering = 0; /* AMD, MUMPS's code for it */
         return MIX_SUCCESS;
     }

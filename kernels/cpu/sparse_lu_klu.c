@@ -6,7 +6,6 @@
 /* KLU reads compressed columns: the CSR arrays of A are those of A^T, which KLU factors; A's
  * solves are then KLU's transposed ones (klu_tsolve).  A^T's analysis predicts A's work. */
 struct mixi_klu {
-    int n;
     int *ptr;            /* KLU's int column pointers (rowptr narrowed) */
     const int32_t *ind;  /* colind, the caller's */
     klu_common common;
@@ -34,7 +33,6 @@ int mixi_klu_analyze(int n, const int64_t *rowptr, const int32_t *colind, mixi_k
         return MIX_ERR_ALLOC;
     }
     for (int i = 0; i <= n; i++) lu->ptr[i] = (int)rowptr[i];
-    lu->n = n;
     lu->ind = colind;
     /* KLU's defaults, those of the circuit matrices it was made for: block triangular form,
      * AMD; a zero pivot stops the factorization at once (halt_if_singular). */
@@ -50,10 +48,14 @@ int mixi_klu_analyze(int n, const int64_t *rowptr, const int32_t *colind, mixi_k
     return MIX_SUCCESS;
 }
 
-void mixi_klu_estimate(const mixi_klu *lu, double *flops, double *entries)
+/* A value and a row index per entry of the factors. */
+#define BYTES_PER_ENTRY (sizeof(double) + sizeof(int))
+
+void mixi_klu_estimate(const mixi_klu *lu, double *flops, double *entries, double *bytes)
 {
     *flops = lu->symbolic->est_flops;
     *entries = lu->symbolic->lnz + lu->symbolic->unz;
+    *bytes = *entries * (double)BYTES_PER_ENTRY;
 }
 
 int mixi_klu_factor(mixi_klu *lu, const double *val)
@@ -77,9 +79,9 @@ int mixi_klu_solve(mixi_klu *lu, int k, double *c, int ldc)
 void mixi_klu_bytes(const mixi_klu *lu, int64_t *factors, int64_t *peak)
 {
     const klu_numeric *f = lu->numeric;
-    /* L, U and the off-diagonal blocks: a value and a row index per entry. */
+    /* L, U and the off-diagonal blocks. */
     const int64_t entries = (int64_t)f->lnz + f->unz + f->nzoff;
-    *factors = entries * (int64_t)(sizeof(double) + sizeof(int));
+    *factors = entries * (int64_t)BYTES_PER_ENTRY;
     *peak = (int64_t)lu->common.mempeak;
     if (*peak < *factors) *peak = *factors;
 }

@@ -14,8 +14,8 @@ typedef struct mixi_klu mixi_klu;
  * workspace could not be had, else MIX_SUCCESS. */
 int mixi_klu_analyze(int n, const int64_t *rowptr, const int32_t *colind, mixi_klu **lu,
                      int *structural_rank);
-/* The analysis's prediction: factorization flops and entries of L and U. */
-void mixi_klu_estimate(const mixi_klu *lu, double *flops, double *entries);
+/* The analysis's prediction: factorization flops, entries of L and U, and their bytes. */
+void mixi_klu_estimate(const mixi_klu *lu, double *flops, double *entries, double *bytes);
 /* The FP64 LU of the analysed matrix with values val (CSR order, copied into the factors).
  * Returns 1 when factored, 0 when KLU could not (a zero pivot, or any failure of its own: the
  * caller factors with MUMPS, whose verdict stands). */
