@@ -276,6 +276,64 @@ static void test_not_spd(void)
     check_not_spd(3.5);
 }
 
+/* The 1-D Laplacian with Neumann ends (each row sums to zero: singular, constants its null
+ * space) and b with a constant part, which no x removes: no storage converges, from 0 or from
+ * a near-best x0, and the x returned is the best one seen, as mix_strerror says (no worse than
+ * the start), its residual the one reported.  AMG's stages ended on their last x before
+ * (FIXED16's 1e17 times worse than x = 0, FP64's 7e9); Jacobi CG's kept the best already.  In
+ * 2-D the set-up's coarse Cholesky refuses this A at once. */
+static void test_inconsistent(void)
+{
+    const int n = 2000;
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_csr_alloc(&A, n, n, 3 * (int64_t)n - 2), MIX_SUCCESS);
+    int64_t k = 0;
+    for (int i = 0; i < n; i++) {
+        A.rowptr[i] = k;
+        if (i > 0) A.colind[k] = i - 1, A.val[k++] = -1.0;
+        A.colind[k] = i, A.val[k++] = i == 0 || i == n - 1 ? 1.0 : 2.0;
+        if (i < n - 1) A.colind[k] = i + 1, A.val[k++] = -1.0;
+    }
+    A.rowptr[n] = k;
+    mix_context *ctx = mixt_context();
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    double *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
+    double *x0 = mixt_dalloc((size_t)n), mean = 0.0;
+    rhs(n, 5, b);
+    for (int i = 0; i < n; i++) b[i] += 0.05, mean += b[i] / n;
+    /* x0: A x0 = b - mean (x_i - x_i+1 = the partial sums of b - mean), perturbed; its residual
+     * is b's constant part and a little more, the best any x can do but for that little. */
+    double partial = 0.0;
+    for (int i = 0; i + 1 < n; i++) partial += b[i] - mean, x0[i + 1] = x0[i] - partial;
+    rhs(n, 7, x);
+    for (int i = 0; i < n; i++) x0[i] += 1e-3 * x[i];
+    const double rel0 = mixt_cg_true_rel(&A, b, x0);
+    for (int t = 0; t < 4 * NST; t++) {
+        const int from_x0 = t % (2 * NST) >= NST, precond = t < 2 * NST ? MIX_PRECOND_AMG : MIX_PRECOND_JACOBI;
+        for (int i = 0; i < n; i++) x[i] = from_x0 ? x0[i] : NAN; /* overwritten: x = 0 at worst */
+        mix_cg_params p = mixt_cg_params(storages[t % NST], precond);
+        p.max_iter = 200;
+        p.x0_given = from_x0;
+        mix_cg_info info;
+        const int st = mix_dcg(ctx, &p, S, b, x, &info);
+        CU_ASSERT(st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_NOT_SPD);
+        CU_ASSERT_FALSE(info.converged);
+        const double rel = mixt_cg_true_rel(&A, b, x);
+        CU_ASSERT(rel <= (from_x0 ? rel0 : 1.0) * (1.0 + 1e-12));
+        CU_ASSERT(fabs(info.true_rel_residual - rel) <= 1e-6 * rel);
+        if (getenv("MIXT_VERBOSE"))
+            printf("\n    %s %s from %s: status %d, %d iterations, residual %.6e (reported %.6e)",
+                   precond == MIX_PRECOND_AMG ? "AMG" : "Jacobi", mix_prec_name(storages[t % NST]),
+                   from_x0 ? "x0" : "0", st, info.iter, rel, info.true_rel_residual);
+    }
+    free(b);
+    free(x);
+    free(x0);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
 /* NaN/Inf in b: MIX_ERR_NAN; b = 0: x = 0; an unknown preconditioner: -2. */
 static void test_errors(void)
 {
@@ -1046,6 +1104,8 @@ static const mixt_test amg_tests[] = {
      test_suitesparse},
     {"hierarchy cached on the matrix: same object, same iterations, same bits", test_reuse},
     {"negative diagonal and indefinite A: NOT_SPD in every storage", test_not_spd},
+    {"singular, inconsistent A (AMG, Jacobi): not converged, the best x seen, its residual",
+     test_inconsistent},
     {"NaN/Inf in b, zero b, bad preconditioner, iteration limit", test_errors},
     {"aggregation: every row aggregated or without strong couplings", test_aggregation},
     {"prolongator: tentative part a partition of unity, smoothed = (I - w D^-1 A_F) T", test_prolongator},

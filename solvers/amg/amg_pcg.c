@@ -58,6 +58,9 @@ typedef struct {
     int x_zero;               /* x is 0 (cleared once the first true residual is taken) */
     double tn0;               /* the true residual's norm where these vectors began, */
     int iter0, upd0;          /* ... and the steps and updates then */
+    double best;              /* the smallest true residual's norm of the stage: x's, or */
+    double *xbest;            /* ... this x's where kept (made at the first update that rose) */
+    int kept, guard;          /* guard: the stage's first step from a nonzero x is still to come */
 } pcg;
 
 static void vectors_free(pcg *W)
@@ -93,16 +96,72 @@ static int true_residual(pcg *W)
     return st;
 }
 
+/* An FP64 vector with the kernels' padding (the FP64 SpMV reads and writes r64 and u64). */
+static int fp64_alloc(mix_context *ctx, int n, double **v)
+{
+    mixi_svec s;
+    const int st = mixi_amg_svec_alloc(ctx, MIX_FP64, n, n, &s);
+    *v = s.val;
+    return st;
+}
+
+/* x += D^-1/2 xs / sigma and its true residual.  Where that rose above the stage's best, the
+ * best x is kept (restore_best hands it back where the stage fails: a stalled or diverging
+ * one, a singular inconsistent A): copied before the step where the step is at risk (the
+ * stage's first from a nonzero x, or after a weak update), elsewhere rebuilt as x minus the
+ * same step, exact from x = 0 and to rounding where the step is not much larger than x, as in
+ * a converging CG, whose residual may rise but not far.  A copy at every update would add a
+ * pass over x to each (3-D Poisson: ~2% of a solve). */
+static int advance_x(pcg *W)
+{
+    const mixi_sparse_ops *sp = W->ctx->ops->sparse;
+    void *s = W->ctx->state;
+    const size_t bytes = (size_t)W->A->n * sizeof(double);
+    const int copied = !W->kept && (W->guard || W->weak > 0);
+    int st = MIX_SUCCESS;
+    W->guard = 0;
+    if (copied && !W->xbest) st = fp64_alloc(W->ctx, W->A->n, &W->xbest);
+    if (!st && copied) st = W->ctx->ops->copy(s, W->xbest, W->x, bytes);
+    if (!st) st = sp->vec_accum64(s, &W->xs, W->scale0, 1.0 / W->sigma, W->x);
+    if (!st) st = true_residual(W);
+    if (st || W->tn <= W->best) {
+        if (!st) W->best = W->tn, W->kept = 0;
+        return st;
+    }
+    if (W->kept || copied) return W->kept = 1, MIX_SUCCESS;
+    if (!W->xbest && (st = fp64_alloc(W->ctx, W->A->n, &W->xbest))) return st;
+    st = W->ctx->ops->copy(s, W->xbest, W->x, bytes);
+    if (!st) st = sp->vec_accum64(s, &W->xs, W->scale0, -1.0 / W->sigma, W->xbest);
+    W->kept = !st;
+    return st;
+}
+
+/* x = the kept best x where its true residual, taken again (the subtraction rounds), is below
+ * x's or x's is not finite; W->tn and W->r64 are then that x's. */
+static int restore_best(pcg *W)
+{
+    if (!W->kept) return MIX_SUCCESS;
+    double *const x = W->x, tn = W->tn;
+    W->kept = 0;
+    W->x = W->xbest, W->xbest = x;
+    int st = true_residual(W);
+    if (st || (isfinite(W->tn) && !(W->tn >= tn))) return st;
+    W->xbest = W->x, W->x = x; /* no better: x stays, with its residual */
+    return true_residual(W);
+}
+
 /* The reliable update: x += D^-1/2 xs / sigma, the true residual, r^ from it (rescaled, p with
- * it), xs = 0; counts a weak update (the true residual fell by less than AMG_WEAK_DROP). */
+ * it), xs = 0; counts a weak update (the true residual fell by less than AMG_WEAK_DROP).  The
+ * first, at the stage's x, starts its best. */
 static int reliable_update(pcg *W, int first)
 {
     const mixi_sparse_ops *sp = W->ctx->ops->sparse;
     void *s = W->ctx->state;
     const double tn_old = W->tn;
     double vv;
-    int st = first ? MIX_SUCCESS : sp->vec_accum64(s, &W->xs, W->scale0, 1.0 / W->sigma, W->x);
-    if (!st) st = true_residual(W);
+    if (first) W->guard = !W->x_zero;
+    int st = first ? true_residual(W) : advance_x(W);
+    if (first) W->best = W->tn, W->kept = 0;
     if (!st) st = sp->vec_from64(s, W->r64, W->scale0, W->sigma, &W->r, &vv);
     if (st) return st;
     const double f = W->vprec == MIX_FP64 ? 1.0 : mixi_amg_unit_rms(vv, W->A->n);
@@ -254,11 +313,15 @@ static int pcg_loop(pcg *W, mixi_amg_cycle *C, const mixi_spmat *As, int max_ite
         st = sp->axpby(W->ctx->state, 1.0, z, rz_new / rz, &W->p);
         rz = rz_new;
     }
-    /* The steps since the last update, into x (an error or the iteration limit stops there). */
+    /* The steps since the last update, into x (an error or the iteration limit stops there),
+     * then the best x seen where that was better. */
     if (st && st != MIX_ERR_NAN && W->iter) {
-        const int st2 = sp->vec_accum64(W->ctx->state, &W->xs, W->scale0, 1.0 / W->sigma, W->x);
-        const int st3 = st2 ? st2 : true_residual(W);
-        if (st3) st = st3;
+        const int st2 = advance_x(W);
+        if (st2) st = st2;
+    }
+    if (st) {
+        const int st2 = restore_best(W);
+        if (st2) st = st2;
     }
     if (!st) W->reason = MIX_CG_CONVERGED;
     return st;
@@ -339,15 +402,6 @@ static int amg_stages(pcg *W, const mix_cg_params *prm, mixi_amg *H, mix_prec pr
     return st;
 }
 
-/* An FP64 vector with the kernels' padding (the FP64 SpMV reads and writes r64 and u64). */
-static int fp64_alloc(mix_context *ctx, int n, double **v)
-{
-    mixi_svec s;
-    const int st = mixi_amg_svec_alloc(ctx, MIX_FP64, n, n, &s);
-    *v = s.val;
-    return st;
-}
-
 /* x from the stages' x (or, where none ran, 0 or x0 kept) and the norm of its residual. */
 static int result(pcg *W, const mix_cg_params *prm, const mix_cg_info *info, double *x)
 {
@@ -396,6 +450,7 @@ int mixi_amg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, co
     ctx->ops->free(ctx->state, W.x);
     ctx->ops->free(ctx->state, W.r64);
     ctx->ops->free(ctx->state, W.u64);
+    ctx->ops->free(ctx->state, W.xbest);
     info->status = st;
     info->converged = st == MIX_SUCCESS;
     info->true_rel_residual = isfinite(W.bb) ? W.tn / sqrt(W.bb) : NAN;
