@@ -68,8 +68,9 @@ static void test_auto_from_rates(void)
 }
 
 /* LU's half-rate order (policy.c): with both factorizations at n / (n + h) of their GEMM rates,
- * the refinement weighs less, and AUTO takes FP32 at n = 300, where the rates alone say FP64;
- * pinned rates without h keep the rates alone; Cholesky and n below the threshold take FP64.
+ * the refinement weighs less, and AUTO takes FP32 at n = 300 (LU) and 1000 (Cholesky), where
+ * the rates alone say FP64; pinned rates without h keep the rates alone; n below the thresholds
+ * takes FP64.
  * The CPU backend's dgetrf calibration answers at its order with a positive rate. */
 static void test_auto_half_rate_order(void)
 {
@@ -82,12 +83,13 @@ static void test_auto_half_rate_order(void)
     mixi_set_gemm_rates(100.0, 200.0);
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64); /* rates alone: 0.5x */
     CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 0.0) < 1.0);
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1, 0), MIX_FP64);
     mixi_set_lu_half_order(2000.0);
     CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 2000.0) > 1.3);
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP32);
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1, 0), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
-    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1, 0), MIX_FP64); /* Cholesky: rates alone */
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1, 0), MIX_FP32); /* Cholesky: the same h */
+    CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, MIXI_POSV_AUTO_MIN_N - 1, 1, 0), MIX_FP64);
     mixi_set_gemm_rates(100.0, 100.0); /* FP32 no faster: no order makes it pay */
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
     mixi_set_gemm_rates(0.0, 0.0);

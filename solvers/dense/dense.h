@@ -29,10 +29,10 @@ int mixi_whole_f32(const mix_context *ctx, int n);
  * calibrated); above, the cost model decides (policy.c).  LU: mix_dsgesv against dgesv on the
  * 2-core Ice Lake Xeon (doc/benchmarks.md, 2026-11-28), best of 60: 1.21x at n = 128, 1.34x at
  * 256 and 384, 1.0x at 128 on one thread, 1.25x at 256; the main job's FP32 rows from n = 420
- * to 1138 1.0-2.3x.  Cholesky: FP32 Cholesky-IR 1.2x dposv only from n ~ 3000, so 768 (the
- * cost model takes FP64 below that anyway). */
+ * to 1138 1.0-2.3x.  Cholesky: mix_dsposv against dposv on the same Xeon (2026-11-29
+ * session 15), best of 5: 1.19x at n = 300, 1.22x at 500, 1.54x at 1000. */
 #define MIXI_GESV_AUTO_MIN_N 256
-#define MIXI_POSV_AUTO_MIN_N 768
+#define MIXI_POSV_AUTO_MIN_N 256
 /* The factor precision MIX_PREC_AUTO takes for an n x n system with nrhs right-hand sides on
  * ctx's backend; MIX_FP64 when no low precision is predicted to pay, or while the rates it
  * weighs are not yet worth measuring (mixi_calibration_pays).  commit: a call about to run

@@ -266,7 +266,7 @@ void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, doub
  * native GEMM precision, preferring more mantissa bits among equally fast ones (FP16 over
  * BF16; TF32 over FP32). */
 static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_flops,
-                               double factor_flops, int lu, int commit)
+                               double factor_flops, int commit)
 {
     /* The order and the default (the last of it) are the precision table's (GEMM column). */
     int last = 1;
@@ -295,9 +295,11 @@ static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_fl
                 break;
             }
         }
-    /* Cholesky keeps the rates alone: its FP32 path does not beat dposv below n ~ 3000 on the
-     * 2-core Xeon (doc/benchmarks.md), which a half-rate order would hide. */
-    const double h = lu ? lu_half_order(ctx, gemm_rate(ctx, MIX_FP64)) : 0.0;
+    /* Cholesky with LU's half-rate order too: dpotrf runs as far below the GEMM rate at these
+     * orders (2-core Ice Lake Xeon, n = 1000: dposv 27 GFLOP/s, h ~ 2300), and since its
+     * refinement's residuals cost a dsymv and not a dsymm recheck each, FP32 Cholesky-IR beats
+     * dposv from n = 300 (1.2x; 1.5-1.6x at n = 1000-2000; doc/benchmarks.md, session 15). */
+    const double h = lu_half_order(ctx, gemm_rate(ctx, MIX_FP64));
     return mixi_lowprec_gain(ctx, pick, n, nrhs, fp64_flops, factor_flops, h) >= AUTO_MIN_GAIN
                ? pick
                : MIX_FP64;
@@ -307,7 +309,7 @@ mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
 {
     if (n < MIXI_GESV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube, 1, commit);
+    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube, commit);
 }
 
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
@@ -315,5 +317,5 @@ mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
     /* Cholesky's flops: half of LU's factorization, the same solves and rounds. */
     if (n < MIXI_POSV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0, 0, commit);
+    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0, commit);
 }
