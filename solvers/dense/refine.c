@@ -147,8 +147,9 @@ static double fp64_residual_noise(const mixi_refine_job *job, const columns *c, 
  * still converging: its next step, on an FP64 residual, lands that much lower whether this
  * reading is true or noise, so it takes that step instead of a recheck, and a reading that stops
  * falling is rechecked then.  An accurate residual costs 3-10 FP64 ones (n = 3600, 2 threads,
- * Ice Lake: 14 ms general and 22 ms symmetric against dgemv's 4 and dsymv's 2.2), and FP32
- * factors at kappa 1e2 rechecked twice a solve, 23-30% of mix_dsposv's time at n = 2000-3600. */
+ * Ice Lake: 14 ms general, 10 ms symmetric, 22 ms before its dot products had lanes, against
+ * dgemv's 4 and dsymv's 2.2), and FP32 factors at kappa 1e2 rechecked twice a solve, 23-30% of
+ * mix_dsposv's time at n = 2000-3600. */
 #define RECHECK_PROGRESS 1e-3
 static int recheck(const mixi_refine_job *job, columns *c, int it)
 {
