@@ -145,8 +145,11 @@ static void test_give_up_hopeless(void)
         CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
         CU_ASSERT_EQUAL(info.iter, -(p.max_iter + 1));
         CU_ASSERT(info.reason == MIX_REASON_NOT_CONVERGED || info.reason == MIX_REASON_FACTOR_FAILED);
-        /* The first solve and at most 3 corrections (classical: the first that diverges). */
-        CU_ASSERT(info.history_length >= 1 && info.history_length <= (m ? 2 : 4));
+        /* The first solve and a few corrections: classical, the first, which does not contract
+         * (0.5-0.8); AUTO, that one and GMRES-IR's until they stall, whose count moves with the
+         * FP32 factors' rounding: 3 on OpenBLAS's SkylakeX sgetrf, 5-6 on its Haswell and Zen
+         * ones and other thread counts (this test failed there with a bound of 3). */
+        CU_ASSERT(info.history_length >= 1 && info.history_length <= (m ? 2 : 8));
         CU_ASSERT(mixm_dense_backward_error(n, 1, a, n, b, n, x, n) <= mixt_berr_bound(n));
     }
     int iter = 0;
