@@ -22,17 +22,22 @@
 #define MIXK_SIMD
 #endif
 
-/* (s, c) += a * x, s the leading part, c the running sum of the rounding errors. */
+/* (*s, *c) += (v, cv), s the leading part, c the running sum of the rounding errors: TwoSum,
+ * *s + v = t + q exactly. */
+MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_dd_add(double *s, double *c, double v, double cv)
+{
+    const double t = *s + v, z = t - *s;
+    const double q = (*s - (t - z)) + (v - z);
+    *s = t;
+    *c += q + cv;
+}
+
+/* (s, c) += a * x: TwoProduct, a x = p + e exactly (no underflow), then the sum. */
 MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_dd_madd(double *s, double *c, double a,
                                                            double x)
 {
     const double p = a * x;
-    const double e = fma(a, x, -p); /* TwoProduct: a x = p + e exactly (no underflow) */
-    const double t = *s + p;        /* TwoSum: *s + p = t + q exactly */
-    const double z = t - *s;
-    const double q = (*s - (t - z)) + (p - z);
-    *s = t;
-    *c += q + e;
+    mixk_dd_add(s, c, p, fma(a, x, -p));
 }
 
 /* len entries of a column of A times -xj into the accumulators (s, c) of the same rows. */
@@ -41,15 +46,6 @@ MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_dd_col(int len, const double 
 {
     MIXK_SIMD
     for (int t = 0; t < len; t++) mixk_dd_madd(&s[t], &c[t], col[t], mxj);
-}
-
-/* (*s, *c) += (v, cv): a double-double sum added to the accumulators. */
-MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_dd_add(double *s, double *c, double v, double cv)
-{
-    const double t = *s + v, z = t - *s;
-    const double q = (*s - (t - z)) + (v - z);
-    *s = t;
-    *c += q + cv;
 }
 
 /* Independent double-double sums of a dot product: each lane's chain waits on one addition per

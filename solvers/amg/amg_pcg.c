@@ -105,6 +105,14 @@ static int fp64_alloc(mix_context *ctx, int n, double **v)
     return st;
 }
 
+/* xbest = x (xbest made at its first use). */
+static int keep_x(pcg *W)
+{
+    const size_t bytes = (size_t)W->A->n * sizeof(double);
+    const int st = W->xbest ? MIX_SUCCESS : fp64_alloc(W->ctx, W->A->n, &W->xbest);
+    return st ? st : W->ctx->ops->copy(W->ctx->state, W->xbest, W->x, bytes);
+}
+
 /* x += D^-1/2 xs / sigma and its true residual.  Where that rose above the stage's best, the
  * best x is kept (restore_best hands it back where the stage fails: a stalled or diverging
  * one, a singular inconsistent A): copied before the step where the step is at risk (the
@@ -116,12 +124,9 @@ static int advance_x(pcg *W)
 {
     const mixi_sparse_ops *sp = W->ctx->ops->sparse;
     void *s = W->ctx->state;
-    const size_t bytes = (size_t)W->A->n * sizeof(double);
     const int copied = !W->kept && (W->guard || W->weak > 0);
-    int st = MIX_SUCCESS;
     W->guard = 0;
-    if (copied && !W->xbest) st = fp64_alloc(W->ctx, W->A->n, &W->xbest);
-    if (!st && copied) st = W->ctx->ops->copy(s, W->xbest, W->x, bytes);
+    int st = copied ? keep_x(W) : MIX_SUCCESS;
     if (!st) st = sp->vec_accum64(s, &W->xs, W->scale0, 1.0 / W->sigma, W->x);
     if (!st) st = true_residual(W);
     if (st || W->tn <= W->best) {
@@ -129,8 +134,7 @@ static int advance_x(pcg *W)
         return st;
     }
     if (W->kept || copied) return W->kept = 1, MIX_SUCCESS;
-    if (!W->xbest && (st = fp64_alloc(W->ctx, W->A->n, &W->xbest))) return st;
-    st = W->ctx->ops->copy(s, W->xbest, W->x, bytes);
+    st = keep_x(W);
     if (!st) st = sp->vec_accum64(s, &W->xs, W->scale0, -1.0 / W->sigma, W->xbest);
     W->kept = !st;
     return st;
@@ -159,9 +163,14 @@ static int reliable_update(pcg *W, int first)
     void *s = W->ctx->state;
     const double tn_old = W->tn;
     double vv;
-    if (first) W->guard = !W->x_zero;
-    int st = first ? true_residual(W) : advance_x(W);
-    if (first) W->best = W->tn, W->kept = 0;
+    int st;
+    if (first) {
+        W->guard = !W->x_zero;
+        st = true_residual(W);
+        W->best = W->tn, W->kept = 0;
+    } else {
+        st = advance_x(W);
+    }
     if (!st) st = sp->vec_from64(s, W->r64, W->scale0, W->sigma, &W->r, &vv);
     if (st) return st;
     const double f = W->vprec == MIX_FP64 ? 1.0 : mixi_amg_unit_rms(vv, W->A->n);
