@@ -193,7 +193,11 @@ struct mixi_dense_ops {
      * *n it was measured at, once per process: against gemm_rate's, how far a mid-size
      * factorization stays from the GEMM rate (MIX_PREC_AUTO's cost model).  0 when unknown. */
     int (*getrf_rate)(void *state, int *n, double *gflops);
-    /* The cost of the first gemm_rate and getrf_rate of FP64 and FP32 still to come, in FP64
+    /* *bytes_per_s (host) = the rate of one LU-IR refinement round at a mid order (an FP64
+     * matrix-vector product and a solve with FP32 LU factors, 12 bytes of matrix per entry),
+     * measured once per process: MIX_PREC_AUTO weighs the rounds with it.  0 when unknown. */
+    int (*round_rate)(void *state, double *bytes_per_s);
+    /* The cost of the first gemm_rate, getrf_rate and round_rate still to come, in FP64
      * flops of the same time (their GEMMs and LU with the fixed costs of a first call); 0 once
      * measured.  MIX_PREC_AUTO measures them only once its calls' FP64 work pays for them. */
     double (*calibration_flops)(void *state);

@@ -52,7 +52,7 @@ static void test_auto_from_rates(void)
     }
     mixi_set_gemm_rates(100.0, 200.0);
     const double f4096 = 2.0 / 3 * pow(4096, 3);
-    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 4096, 1, f4096, f4096, 0.0) > 1.1);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 0, 4096, 1, f4096, f4096, 0.0) > 1.1);
     mix_prec p = MIX_PREC_AUTO;
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), MIX_SUCCESS);
     CU_ASSERT_EQUAL(p, MIX_FP32);
@@ -82,10 +82,10 @@ static void test_auto_half_rate_order(void)
     const double f300 = 2.0 / 3 * pow(300, 3);
     mixi_set_gemm_rates(100.0, 200.0);
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64); /* rates alone: 0.5x */
-    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 0.0) < 1.0);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 0, 300, 1, f300, f300, 0.0) < 1.0);
     CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1, 0), MIX_FP64);
     mixi_set_lu_half_order(2000.0);
-    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 300, 1, f300, f300, 2000.0) > 1.3);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 0, 300, 1, f300, f300, 2000.0) > 1.3);
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP32);
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, MIXI_GESV_AUTO_MIN_N - 1, 1, 0), MIX_FP64);
     CU_ASSERT_EQUAL(mixi_posv_auto_choice(ctx, 1000, 1, 0), MIX_FP32); /* Cholesky: the same h */
@@ -108,6 +108,39 @@ static void test_auto_half_rate_order(void)
         CU_ASSERT_EQUAL(ctx->ops->dense->getrf_rate(ctx->state, &n_cal, &g), MIX_SUCCESS);
         CU_ASSERT(n_cal > 0);
         CU_ASSERT(g > 0.0 && isfinite(g));
+    }
+    mix_context_destroy(ctx);
+}
+
+/* The refinement rounds' bytes (policy.c): Cholesky's read one triangle of A and of the
+ * factors, two thirds of LU's bytes, so at the same flops its attempt is predicted faster; a
+ * round's rate pinned high (round=, GB/s) makes the rounds cheap and AUTO takes FP32 at
+ * n = 1000 where 12 GB/s (the pinned rates' default) says FP64.  The CPU backend's round
+ * calibration answers with a positive rate. */
+static void test_auto_round_bytes(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!ctx->ops->dense->gemm_rate) {
+        mix_context_destroy(ctx);
+        return;
+    }
+    const double f1000 = 2.0 / 3 * pow(1000, 3);
+    mixi_set_gemm_rates(100.0, 200.0);
+    const double lu = mixi_lowprec_gain(ctx, MIX_FP32, 0, 1000, 1, f1000, f1000, 0.0);
+    const double chol = mixi_lowprec_gain(ctx, MIX_FP32, 1, 1000, 1, f1000, f1000, 0.0);
+    CU_ASSERT(lu > 0.0 && chol > lu);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 1000, 1, 0), MIX_FP64);
+    mixi_set_gemm_rates(0.0, 0.0);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,round=1000", 1);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 1000, 1, 0), MIX_FP32);
+    CU_ASSERT(mixi_lowprec_gain(ctx, MIX_FP32, 0, 1000, 1, f1000, f1000, 0.0) > 1.8);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,round=0", 1); /* ignored: 12 GB/s */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 1000, 1, 0), MIX_FP64);
+    unsetenv("MIXSOLVE_GEMM_RATES");
+    if (ctx->ops->dense->round_rate) {
+        double bps = 0.0;
+        CU_ASSERT_EQUAL(ctx->ops->dense->round_rate(ctx->state, &bps), MIX_SUCCESS);
+        CU_ASSERT(bps > 1e8 && isfinite(bps));
     }
     mix_context_destroy(ctx);
 }
@@ -325,12 +358,13 @@ static void test_calibration_deferred(void)
     CU_ASSERT(mixi_calibration_pays(0.0, 1.0, 0.0));    /* measured already */
     mix_context *ctx = mixt_context();
     const mixi_dense_ops *d = ctx->ops->dense;
-    if (d->calibration_flops && d->gemm_rate && d->getrf_rate) {
+    if (d->calibration_flops && d->gemm_rate && d->getrf_rate && d->round_rate) {
         double r = 0.0;
         int nc = 0;
         CU_ASSERT(d->calibration_flops(ctx->state) >= 0.0);
         CU_ASSERT_EQUAL(d->gemm_rate(ctx->state, MIX_FP64, &r), MIX_SUCCESS);
         CU_ASSERT_EQUAL(d->getrf_rate(ctx->state, &nc, &r), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(d->round_rate(ctx->state, &r), MIX_SUCCESS);
         CU_ASSERT_EQUAL(d->calibration_flops(ctx->state), 0.0);
         /* Measured: the prediction and a call decide alike, on the rates. */
         mix_prec p = MIX_PREC_AUTO;
@@ -344,6 +378,7 @@ static const mixt_test auto_tests[] = {
     {"AUTO measures its rates once its work pays for them", test_calibration_deferred},
     {"AUTO takes FP32 where calibrated rates say it pays", test_auto_from_rates},
     {"AUTO weighs LU's half-rate order: FP32 from n = 256", test_auto_half_rate_order},
+    {"AUTO weighs the rounds' bytes at their measured rate", test_auto_round_bytes},
     {"kappa 1e15: gives up within a few steps, FP64 answer", test_give_up_hopeless},
     {"classical divergence: gives up at once", test_give_up_divergence},
     {"give-up rule and Krylov deadline, as functions", test_give_up_decisions},

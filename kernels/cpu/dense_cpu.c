@@ -822,6 +822,61 @@ static int cpu_getrf_rate(void *state, int *n, double *gflops)
     return MIX_SUCCESS;
 }
 
+/* One refinement round's rate at order 512: 3 MB of matrix and factors, beyond most L2 caches
+ * and within the last level's, where AUTO's choice turns (n = 256-1000, 0.8-12 MB); best of
+ * CAL_ROUND_REPS after an untimed round (0.1 ms each), on the kernels an LU-IR round runs
+ * (cblas_dgemv and solve_f32_f64).  2-core Ice Lake Xeon: 25-33 GB/s from n = 300 to 2000,
+ * 10-12 GB/s from 3000 (DRAM), where the factorization outweighs the rounds anyway. */
+#define CAL_ROUND_N 512
+#define CAL_ROUND_REPS 10
+
+static double round_bytes_per_s;
+
+static void measure_round(void)
+{
+    const int n = CAL_ROUND_N;
+    const size_t nn = (size_t)n * n;
+    double *a = mixi_malloc_n(nn + 2 * (size_t)n, sizeof *a), best = 0.0;
+    float *lu = mixi_malloc_n(nn + (size_t)n, sizeof *lu);
+    int *ipiv = mixi_malloc_n((size_t)n, sizeof *ipiv);
+    if (!a || !lu || !ipiv) goto out;
+    double *x = a + nn, *r = x + n;
+    uint32_t s = 12345u;
+    for (size_t i = 0; i < nn; i++) { /* small off-diagonal factors: the solves stay bounded */
+        s = s * 1664525u + 1013904223u;
+        a[i] = (double)(s >> 8) / 16777216.0 - 0.5;
+        lu[i] = (float)(1e-3 * a[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        lu[(size_t)i * n + i] = 1.0f;
+        ipiv[i] = i + 1;
+        x[i] = 1.0;
+    }
+    for (int rep = 0; rep <= CAL_ROUND_REPS; rep++) {
+        const double t0 = mixi_wtime();
+        memcpy(r, x, (size_t)n * sizeof *r);
+        cblas_dgemv(CblasColMajor, CblasNoTrans, n, n, -1e-3, a, n, x, 1, 1.0, r, 1);
+        if (solve_f32_f64(n, 1, lu, n, ipiv, NULL, NULL, 1.0, r, n, x, n, lu + nn)) break;
+        const double el = mixi_wtime() - t0;
+        if (rep > 0 && el > 0.0 && 12.0 * (double)nn / el > best) best = 12.0 * (double)nn / el;
+    }
+out:
+    round_bytes_per_s = best;
+    mixi_free(a);
+    mixi_free(lu);
+    mixi_free(ipiv);
+}
+
+static int cpu_round_rate(void *state, double *bytes_per_s)
+{
+    (void)state;
+    pthread_mutex_lock(&rate_lock);
+    if (round_bytes_per_s <= 0.0) measure_round();
+    *bytes_per_s = round_bytes_per_s;
+    pthread_mutex_unlock(&rate_lock);
+    return MIX_SUCCESS;
+}
+
 /* The calibrations' GEMMs and LUs (each CAL_REPS timed after an untimed first call) took
  * 22-35 ms in a fresh process on the 2-core Xeon, twice their flops' time at the rates they
  * measured: the fresh pages of their operands, the thread pool's first wake-up. */
@@ -831,12 +886,16 @@ static double cpu_calibration_flops(void *state)
 {
     (void)state;
     pthread_mutex_lock(&rate_lock);
-    const int done = rates[MIX_FP64] > 0.0 && rates[MIX_FP32] > 0.0 && getrf_gflops > 0.0;
+    const int done = rates[MIX_FP64] > 0.0 && rates[MIX_FP32] > 0.0 && getrf_gflops > 0.0 &&
+                     round_bytes_per_s > 0.0;
     pthread_mutex_unlock(&rate_lock);
     if (done) return 0.0;
     const double gemm = 2.0 * CAL_MN * CAL_MN * CAL_K, lu = 2.0 / 3.0 * CAL_LU_N * CAL_LU_N * CAL_LU_N;
-    /* FP32's GEMM counted as FP64's, which it runs about twice as fast: on the safe side. */
-    return CAL_FIXED_COSTS * (1 + CAL_REPS) * (2.0 * gemm + lu);
+    /* A round's 12 n^2 bytes counted as the FP64 flops of their time (about 100 n^2 at 10 GB/s
+     * against 80 GFLOP/s); FP32's GEMM as FP64's, which it runs about twice as fast: on the safe
+     * side. */
+    const double round = 100.0 * CAL_ROUND_N * CAL_ROUND_N * (1 + CAL_ROUND_REPS);
+    return CAL_FIXED_COSTS * ((1 + CAL_REPS) * (2.0 * gemm + lu) + round);
 }
 
 const mixi_dense_ops mixi_cpu_dense_ops = {
@@ -879,6 +938,7 @@ const mixi_dense_ops mixi_cpu_dense_ops = {
     .potrs_f64 = mixi_cpu_potrs_f64,
     .gemm_rate = cpu_gemm_rate,
     .getrf_rate = cpu_getrf_rate,
+    .round_rate = cpu_round_rate,
     .calibration_flops = cpu_calibration_flops,
     .whole_f32_pays = cpu_whole_f32_pays,
     .resid_dd_f64 = mixi_cpu_resid_dd_f64,

@@ -47,11 +47,12 @@ int mixi_calibration_pays(double deferred, double fp64_flops, double calibration
  * a fallback comes early rather than late); 0 when the backend has no rate. */
 double mixi_fp64_seconds(mix_context *ctx, double flops);
 /* Predicted speed-up of a low-precision attempt in prec (factorization of factor_flops and a
- * few refinement rounds) over the FP64 solve of fp64_flops, from the calibrated GEMM rates,
- * both factorizations slowed by 1 + half_order / n (LU's half-rate order: n / (n + h) of the
- * GEMM rate; 0: the rates alone); 0 where the backend has no rates. */
-double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, double fp64_flops,
-                         double factor_flops, double half_order);
+ * few refinement rounds, sym: Cholesky's, which read one triangle) over the FP64 solve of
+ * fp64_flops, from the calibrated GEMM and round rates, both factorizations slowed by
+ * 1 + half_order / n (LU's half-rate order: n / (n + h) of the GEMM rate; 0: the rates alone);
+ * 0 where the backend has no rates. */
+double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int sym, int n, int nrhs,
+                         double fp64_flops, double factor_flops, double half_order);
 /* 1 where the refinement's least work (the first solve and two corrections of nrhs columns)
  * outweighs the FP64 solve of fp64_flops: no low precision can pay (many right-hand sides), and
  * a precision asked for would break the worst-case bound: FP64 directly (n >= 100). */

@@ -57,10 +57,15 @@ int mixi_whole_f32(const mix_context *ctx, int n)
 /* FP32 LU-IR at LAPACK's tolerance: the first solve and 2 corrections on well-conditioned
  * matrices (doc/benchmarks.md). */
 #define AUTO_REFINE_ROUNDS 3.0
-/* A refinement round streams A in FP64 and the factors in FP32 (12 bytes per entry) at about
- * this rate where its BLAS-2 kernels are memory-bound (the 2-core Xeon: 13 GB/s measured at
- * n = 4096; a lower figure makes AUTO choose FP64 sooner, never later). */
+/* A refinement round streams A in FP64 and the factors in FP32: 12 bytes per entry for LU (a
+ * dgemv and the L and U solves), 8 for Cholesky (a dsymv and the two solves read one triangle
+ * each).  Its rate is the backend's calibration (round_rate) but never below this figure, the
+ * rate without one or with pinned GEMM rates (the 2-core Xeon's DRAM: 12-13 GB/s at
+ * n = 3000-4096; in its last-level cache, n = 300-2000, 25-33 GB/s; a lower figure makes AUTO
+ * choose FP64 sooner, never later). */
 #define ROUND_BYTES_PER_S 12e9
+#define ROUND_BYTES_LU 12.0
+#define ROUND_BYTES_CHOL 8.0
 /* The worst-case bound (doc/man3/mix_dgesv_ir.3): an attempt that fails, fallback included,
  * costs at most (1 + T_low/T64 + BOUND_SLACK) T64.  The passes before the refinement (the
  * norm, the conversion) and the refinement until it shows a converging rate share FAIL_SHARE of
@@ -178,12 +183,30 @@ int mixi_refine_outweighs(int n, int nrhs, double fp64_flops)
     return n >= 100 && 10.0 * (double)n * n * nrhs > fp64_flops;
 }
 
-/* Predicted seconds of one refinement round: the larger of its flops (an FP64 residual and an
- * FP32 solve per column) at the GEMM rates and its bytes at ROUND_BYTES_PER_S. */
-static double round_seconds(double n, double nrhs, double r64, double r32)
+/* The bytes a second of a refinement round: MIXSOLVE_GEMM_RATES's round= (GB/s), else the
+ * backend's calibration, never below ROUND_BYTES_PER_S (a calibration on a loaded machine read
+ * 0.4-29 GB/s on the 2-core Xeon: the figure before the calibration stays the floor), which
+ * is also the figure without one or with pinned GEMM rates (the pinned model stays what it
+ * was). */
+static double round_bytes_per_s(mix_context *ctx)
 {
-    const double flops = 2.0 * n * n * nrhs, bytes = 12.0 * n * n + 16.0 * n * nrhs;
-    return fmax(flops / (r64 * 1e9) + flops / (r32 * 1e9), bytes / ROUND_BYTES_PER_S);
+    const double pinned = env_value("round");
+    if (pinned > 0.0) return pinned * 1e9;
+    if (rates_pinned()) return ROUND_BYTES_PER_S;
+    const mixi_dense_ops *d = ctx->ops->dense;
+    double rate = 0.0;
+    if (!d->round_rate || d->round_rate(ctx->state, &rate) || !(rate > ROUND_BYTES_PER_S))
+        return ROUND_BYTES_PER_S;
+    return rate;
+}
+
+/* Predicted seconds of one refinement round: the larger of its flops (an FP64 residual and an
+ * FP32 solve per column) at the GEMM rates and its bytes at the round's rate. */
+static double round_seconds(mix_context *ctx, int sym, double n, double nrhs, double r64, double r32)
+{
+    const double flops = 2.0 * n * n * nrhs;
+    const double bytes = (sym ? ROUND_BYTES_CHOL : ROUND_BYTES_LU) * n * n + 16.0 * n * nrhs;
+    return fmax(flops / (r64 * 1e9) + flops / (r32 * 1e9), bytes / round_bytes_per_s(ctx));
 }
 
 /* Predicted seconds of a factorization of `flops` in prec: at its calibrated rate, never faster
@@ -220,15 +243,16 @@ static double lu_half_order(mix_context *ctx, double r64)
     return fmin(fmax((double)n_cal * (r64 / g - 1.0), 0.0), 8.0 * n_cal);
 }
 
-double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int n, int nrhs, double fp64_flops,
-                         double factor_flops, double half_order)
+double mixi_lowprec_gain(mix_context *ctx, mix_prec prec, int sym, int n, int nrhs,
+                         double fp64_flops, double factor_flops, double half_order)
 {
     const double t64 = mixi_fp64_seconds(ctx, fp64_flops), r64 = gemm_rate(ctx, MIX_FP64);
     const double r32 = gemm_rate(ctx, MIX_FP32), t_factor = lowprec_seconds(ctx, prec, factor_flops);
     if (!(t64 > 0.0) || !(r64 > 0.0) || !(r32 > 0.0) || !(t_factor > 0.0) || n <= 0) return 0.0;
     /* Both factorizations slowed alike; the FP64 solve's own O(n^2) part with them (small). */
     const double slow = 1.0 + fmax(half_order, 0.0) / n;
-    return t64 * slow / (t_factor * slow + AUTO_REFINE_ROUNDS * round_seconds(n, nrhs, r64, r32));
+    return t64 * slow /
+           (t_factor * slow + AUTO_REFINE_ROUNDS * round_seconds(ctx, sym, n, nrhs, r64, r32));
 }
 
 void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, double factor_flops,
@@ -265,7 +289,7 @@ void mixi_refine_budget(mix_context *ctx, mix_prec prec, double fp64_flops, doub
  * Tensor Cores make the factorization dominate at every size that reaches here): the fastest
  * native GEMM precision, preferring more mantissa bits among equally fast ones (FP16 over
  * BF16; TF32 over FP32). */
-static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_flops,
+static mix_prec auto_precision(mix_context *ctx, int sym, int n, int nrhs, double fp64_flops,
                                double factor_flops, int commit)
 {
     /* The order and the default (the last of it) are the precision table's (GEMM column). */
@@ -296,11 +320,11 @@ static mix_prec auto_precision(mix_context *ctx, int n, int nrhs, double fp64_fl
             }
         }
     /* Cholesky with LU's half-rate order too: dpotrf runs as far below the GEMM rate at these
-     * orders (2-core Ice Lake Xeon, n = 1000: dposv 27 GFLOP/s, h ~ 2300), and since its
-     * refinement's residuals cost a dsymv and not a dsymm recheck each, FP32 Cholesky-IR beats
-     * dposv from n = 300 (1.2x; 1.5-1.6x at n = 1000-2000; doc/benchmarks.md, session 15). */
+     * orders (2-core Ice Lake Xeon, n = 1000: dposv 27 GFLOP/s, h ~ 2300), and its rounds read
+     * two thirds of LU's bytes: FP32 Cholesky-IR beats dposv from n = 300 (1.2x; 1.3-1.4x at
+     * 500-700, 1.5-1.6x at n = 1000-2000; doc/benchmarks.md, sessions 15 and 16). */
     const double h = lu_half_order(ctx, gemm_rate(ctx, MIX_FP64));
-    return mixi_lowprec_gain(ctx, pick, n, nrhs, fp64_flops, factor_flops, h) >= AUTO_MIN_GAIN
+    return mixi_lowprec_gain(ctx, pick, sym, n, nrhs, fp64_flops, factor_flops, h) >= AUTO_MIN_GAIN
                ? pick
                : MIX_FP64;
 }
@@ -309,7 +333,7 @@ mix_prec mixi_gesv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
 {
     if (n < MIXI_GESV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube, commit);
+    return auto_precision(ctx, 0, n, nrhs, 2.0 / 3.0 * cube + solve, 2.0 / 3.0 * cube, commit);
 }
 
 mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
@@ -317,5 +341,5 @@ mix_prec mixi_posv_auto_choice(mix_context *ctx, int n, int nrhs, int commit)
     /* Cholesky's flops: half of LU's factorization, the same solves and rounds. */
     if (n < MIXI_POSV_AUTO_MIN_N) return MIX_FP64;
     const double cube = (double)n * n * n, solve = 2.0 * (double)n * n * nrhs;
-    return auto_precision(ctx, n, nrhs, cube / 3.0 + solve, cube / 3.0, commit);
+    return auto_precision(ctx, 1, n, nrhs, cube / 3.0 + solve, cube / 3.0, commit);
 }
