@@ -142,6 +142,56 @@ static void test_semidefinite(void)
     mix_context_destroy(ctx);
 }
 
+/* Exactly singular in FP64, not in FP32: I except the trailing block [1 q; 0.75 0.75 q],
+ * q = 1 + 2^-24 - 2^-40 (FP32 rounds q to 1 + 2^-24), b = A 1 + 1e-3 e_n (no solution).
+ * GMRES-IR on the FP32 factors refined x to 2e45, whose normwise backward error passes any
+ * test, and reported success where dgetrf finds U(n,n) = 0 (the drop-in's dgesv_ and numpy
+ * answered it).  Such an x bounds kappa(A) >= ||A|| ||x|| / ||b|| beyond 1 / eps: every driver
+ * must fall back and return dgetrf's order (simple) or MIX_ERR_SINGULAR (expert), whatever the
+ * refinement. */
+static void test_singular_in_fp64(void)
+{
+    enum { M = 50 };
+    mix_context *ctx = mixt_context();
+    double *a0 = mixt_dalloc((size_t)M * M), *a = mixt_dalloc((size_t)M * M), *b = mixt_dalloc(M),
+           *x = mixt_dalloc(M);
+    const double q = 1.0 + 0x1p-24 - 0x1p-40;
+    for (int i = 0; i < M; i++) a0[i + (size_t)i * M] = 1.0;
+    a0[(M - 2) + (size_t)(M - 1) * M] = q;
+    a0[(M - 1) + (size_t)(M - 2) * M] = 0.75;
+    a0[(M - 1) + (size_t)(M - 1) * M] = 0.75 * q;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < M; j++) b[i] += a0[i + (size_t)j * M];
+    b[M - 1] += 1e-3;
+    int ipiv[M], iter = 0;
+    memcpy(a, a0, sizeof(double) * M * M);
+    const int want = (int)LAPACKE_dgetrf(LAPACK_COL_MAJOR, M, M, a, M, ipiv);
+    CU_ASSERT_EQUAL(want, M);
+    const mixt_args c = {0, MIX_COL_MAJOR, 'L', M, 1, a, M, ipiv, b, M, x, M, &iter};
+    for (int s = 0; s < 4; s++) {
+        memcpy(a, a0, sizeof(double) * M * M);
+        const int st = mixt_call_simple(MIXT_LU, s, &c);
+        CU_ASSERT_EQUAL(st, want);
+        CU_ASSERT(iter < 0);
+        if (st != want) printf("\n    simple driver %d: %d (iter %d, x_n %.3g), dgetrf %d", s, st, iter, x[M - 1], want);
+    }
+    static const mix_refine modes[] = {MIX_REFINE_AUTO, MIX_REFINE_GMRES, MIX_REFINE_CLASSICAL};
+    mixt_prec_set ps = mixt_precs(MIX_ROLE_FACTOR, 0);
+    for (int q_ = 0; q_ < ps.n; q_++)
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            mix_gesv_params p = mixt_params(ps.p[q_], modes[m]);
+            mix_gesv_info info;
+            memcpy(a, a0, sizeof(double) * M * M);
+            const int st = mixt_call_expert(MIXT_LU, ctx, &p, &c, &info);
+            CU_ASSERT_EQUAL(st, MIX_ERR_SINGULAR);
+            if (st != MIX_ERR_SINGULAR)
+                printf("\n    %s refine %d: status %d iter %d x_n %.3g", mix_prec_name(ps.p[q_]),
+                       (int)modes[m], st, info.iter, x[M - 1]);
+        }
+    free(a0), free(a), free(b), free(x);
+    mix_context_destroy(ctx);
+}
+
 /* The factors a driver left in a (iter < 0) solve A x = b as LAPACK's would: dgetrs/dpotrs on
  * them give x = 1 for b = A 1 (A: the original a0, either layout). */
 static double factors_solve_error(mixt_family f, int layout, char uplo, int n, const double *a0,
@@ -266,6 +316,8 @@ static const mixt_test dense_probe_tests[] = {
     {"entries spanning more than 1e308: equilibrated, as LAPACK solves them",
      test_entries_spanning_more_than_the_range},
     {"positive semidefinite: dpotrf's answer, whatever the factor precision", test_semidefinite},
+    {"singular in FP64, not in FP32: dgetrf's answer, whatever the refinement",
+     test_singular_in_fp64},
     {"right-hand sides of very different size, every driver", test_rhs_of_different_size},
     {NULL, NULL}};
 

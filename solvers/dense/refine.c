@@ -217,10 +217,23 @@ int mixi_refine_step_verdict(int krylov, double ratio, int refine_auto, double r
     return *stall >= STALL_STEPS ? MIXI_STEP_GIVE_UP : MIXI_STEP_GO_ON;
 }
 
-/* One column's verdict after round `it`: converged, or its stall count and (AUTO) mode move on. */
+/* A column whose x says kappa(A) >= ||A|| ||x|| / ||b|| > 1 / eps (A x = b, so ||x|| <=
+ * ||A^-1|| ||b||): A is singular to FP64's precision, and a tiny normwise backward error
+ * certifies nothing LAPACK would give.  A matrix exactly singular in FP64 and not in FP32 was
+ * refined by GMRES-IR to |x| ~ 2e45, b inconsistent, and reported solved where dgetrf finds a
+ * zero pivot (tests/test_dense_probe.c). */
+static int singular_to_fp64(const mixi_refine_job *job, const columns *c, int j)
+{
+    return c->xn[j] * job->anrm * (0.5 * DBL_EPSILON) > c->bn[j];
+}
+
+/* One column's verdict after round `it`: converged (or given up: singular_to_fp64), or its
+ * stall count and (AUTO) mode move on. */
 static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
 {
-    if (c->rn[j] <= c->xn[j] * c->cte) {
+    if (c->rn[j] <= c->xn[j] * c->cte && singular_to_fp64(job, c, j)) {
+        c->stall[j] = STALL_STEPS; /* the FP64 fallback answers, as LAPACK's dsgesv */
+    } else if (c->rn[j] <= c->xn[j] * c->cte) {
         c->active[j] = 0;
     } else if (it > 0 && /* ratio: rn / prev, set by assess */
                mixi_refine_step_verdict(c->mode[j] == MODE_KRYLOV, c->ratio[j],
