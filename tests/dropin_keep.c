@@ -6,7 +6,8 @@
  *                         dpocon_, dporfs_, dposvx_, dpotri_: forward errors within 10x of plain
  *                         LAPACK's (dgetrf_/dpotrf_ on a copy, which the drop-in never takes);
  *                         factors rewritten after dgesv_ (the fingerprint): LAPACK's answer, bit
- *                         for bit.
+ *                         for bit; the factors reused from a copy at another address (LAPACKE's
+ *                         row-major wrappers), order N + 1.
  *   dropin_keep lru N     three well-conditioned systems of orders N, N+1, N+2, reused in an order
  *                         that, under a cap holding two, evicts the one of order N+1.
  * Prints one line per check; exit status 1 if any failed. */
@@ -318,6 +319,49 @@ static void fingerprint(int n)
     free(a0), free(a), free(b), free(ipiv);
 }
 
+/* A^T into a private col-major buffer (ld n), as LAPACKE's row-major wrappers do per call. */
+static double *transposed(int n, const double *a)
+{
+    double *t = DALLOC((size_t)n * n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) t[j + (size_t)i * n] = a[i + (size_t)j * n];
+    return t;
+}
+
+/* LAPACKE_dgesv then LAPACKE_dgetrs in row-major layout, as LAPACKE runs them: dgesv_ on a
+ * private transposed copy, the factors transposed back and the copy freed; dgetrs_ on a new
+ * transposed copy of those factors (bit for bit the ones dgesv_ left, at another address).
+ * The reused solve keeps LAPACK's forward error (it lost 8 digits before the registry looked
+ * the factors up by content).  Order m = n + 1: the script's counts of order n stay as they are. */
+static void copied(int n)
+{
+    const int m = n + 1, one = 1;
+    double *a0 = ill_lu_matrix(m, 1e-3, 81), *f = dup(a0, (size_t)m * m), *xt = DALLOC(m),
+           *x = DALLOC(m), *xr = DALLOC(m), *b = DALLOC(m);
+    int *ipiv = xalloc((size_t)m * sizeof(int)), *ipf = xalloc((size_t)m * sizeof(int)), info;
+    random_fill((size_t)m, b, 82);
+    double *row = transposed(m, a0); /* the caller's row-major storage of a0 */
+    double *t = transposed(m, row);  /* LAPACKE's col-major copy: a0 */
+    dgesv_(&m, &one, t, &m, ipiv, b, &m, &info);
+    check(info == 0, "dgesv on LAPACKE's private copy: INFO = 0", info);
+    free(row);
+    row = transposed(m, t); /* back in the caller's row-major array */
+    dgetrf_(&m, &m, f, &m, ipf, &info);
+    random_fill((size_t)m, xt, 83);
+    product(m, a0, 'N', xt, x);
+    memcpy(xr, x, (size_t)m * sizeof *x);
+    /* The second copy taken before the first is freed: malloc would often hand back the same
+     * address, which the registry knew already; a program's other allocations need not. */
+    double *t2 = transposed(m, row);
+    free(t);
+    t = t2;
+    dgetrs_("N", &m, &one, t, &m, ipiv, x, &m, &info, 1);
+    dgetrs_("N", &m, &one, f, &m, ipf, xr, &m, &info, 1);
+    within_10x("dgetrs on a copy of the factors (LAPACKE row-major)", forward_error(m, x, xt),
+               forward_error(m, xr, xt));
+    free(t), free(row), free(a0), free(f), free(xt), free(x), free(xr), free(b), free(ipiv), free(ipf);
+}
+
 /* Leading dimensions above the order and several right-hand sides: A (lda = n + 7) from dgesv_
  * with 2 of them, then dgetrs_ with 3 (ldb = n + 3), against LAPACK's dgetrf_/dgetrs_. */
 static void strided(int n)
@@ -398,6 +442,7 @@ int main(int argc, char **argv)
         chol_reuse(n, 'U');
         fingerprint(n);
         strided(n);
+        copied(n);
     } else {
         lru(n);
     }

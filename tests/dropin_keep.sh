@@ -40,6 +40,9 @@ taken() {
     for r in "dgecon n=$n nrhs=0 routed" "dgetri n=$n nrhs=0 routed prec=fp64" \
       "dgerfs n=$n nrhs=1 routed prec=fp64" "dgesvx n=$n nrhs=1 routed prec=fp64"; do expect "$r"; done
   fi
+  if [ "$(count "dgesv n=$((n + 1)) nrhs=1 routed prec=\(fp32\|tf32\|fp16\|bf16\)")" = 1 ]; then
+    expect "dgetrs n=$((n + 1)) nrhs=1 routed"   # the factors' copy (LAPACKE row-major)
+  fi
   if [ "$(count "dgesv n=$n nrhs=2 routed prec=\(fp32\|tf32\|fp16\|bf16\)")" = 1 ]; then
     expect "dgetrs n=$n nrhs=3 routed"   # LDA, LDB above N
   fi

@@ -63,6 +63,19 @@ static void single_thread(void)
     check(keep(100, a, p2) && is_kept(100, a, p2), "kept, then found by address and contents");
     check(is_kept(100, a, NULL), "no IPIV argument (dgecon): found by the factors alone");
     check(!is_kept(99, a, p2) && !is_kept(100, a + 1, p2), "another order or address: not ours");
+    /* A copy of the factors at another address and leading dimension (LAPACKE's row-major
+     * wrappers transpose them into a buffer of their own for each call): found by content. */
+    double *copy = malloc((size_t)101 * 100 * sizeof *copy);
+    if (!copy) exit(2);
+    for (int j = 0; j < 100; j++) memcpy(copy + (size_t)j * 101, a + (size_t)j * 100, 100 * sizeof *a);
+    mixd_kept *kc = mixd_keep_lookup(copy, 100, 101, 'N', p2);
+    check(kc != NULL, "a copy of the factors elsewhere: found by content");
+    if (kc) mixd_keep_release(kc);
+    copy[77] += 1.0;
+    kc = mixd_keep_lookup(copy, 100, 101, 'N', p2);
+    check(kc == NULL && is_kept(100, a, p2), "a copy that differs: not ours, the original still is");
+    if (kc) mixd_keep_release(kc);
+    free(copy);
     mixd_kept *k = mixd_keep_lookup(a, 100, 100, 'N', p2);
     int transient = 1, info = -9;
     const int *ipiv64;
