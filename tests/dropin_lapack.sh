@@ -90,11 +90,12 @@ for optin in MIXSOLVE_LAPACK_FACTORS=discard MIXSOLVE_LAPACK_CALLERS=/no/such/di
       fail "routed dgesv_ of a discarding caller wrote into A"
   fi
 done
-# LU's AUTO and Cholesky's (half the factorization) disagree near the threshold; on pinned rates
-# LU takes FP32 at this n and Cholesky FP64.  dsposv_ follows its own: forwarded to LAPACK's
+# LU's AUTO and Cholesky's (half the factorization, two thirds of the rounds' bytes) disagree
+# near the threshold; on pinned rates (the rounds at 4 GB/s) LU takes FP32 at this n (predicted
+# 1.15x) and Cholesky FP64 (1.01x).  dsposv_ follows its own: forwarded to LAPACK's
 # refinement (the client's ITER >= 0 and A unchanged), not routed into an FP64 solve that
 # returned ITER = -1 with A overwritten (CI under load, before the drop-in asked Cholesky's AUTO).
-export MIXSOLVE_GEMM_RATES=fp64=30,fp32=40,tf32=1,fp16=1,bf16=1
+export MIXSOLVE_GEMM_RATES=fp64=30,fp32=60,tf32=1,fp16=1,bf16=1,round=4
 [ "$(./tests/dropin_autoprec $n 2)" = fp32 ] || fail "pinned rates: LU's AUTO not FP32 at n = $n"
 run auto $n fp64
 expect "dsgesv n=$n nrhs=2 routed prec=fp32 iter=[0-9]* info=0 "
