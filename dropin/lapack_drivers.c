@@ -154,6 +154,7 @@ static int drive(call *c)
     if (!c->log) return forward(c, NULL);
     if (pol->mode == MIXD_OFF) return forward(c, "off");
     if ((*c->info = bad_argument(c))) {
+        if (c->iter) *c->iter = 0; /* LAPACK's dsgesv/dsposv set ITER before the checks */
         mixd_xerbla(c->d->name, -*c->info);
         mixd_log(c->d->name, c->n, c->nrhs, "rejected", "none", NULL, *c->info,
                  mixd_now() - c->t0, "argument");

@@ -514,13 +514,17 @@ static void test_xerbla(void)
     check(info == -4 && xerbla_info == 4 && strncmp(xerbla_name, "DGESV", 5) == 0,
           "dgesv: LDA < N reaches xerbla_(\"DGESV\", 4)", xerbla_info);
     xerbla_info = 0;
+    iter = -99;
     dsgesv_(&n, &nrhs, a, &n, ipiv, b, &n, x, &bad, work, swork, &iter, &info);
     check(info == -9 && xerbla_info == 9 && strncmp(xerbla_name, "DSGESV", 6) == 0,
           "dsgesv: LDX < N reaches xerbla_(\"DSGESV\", 9)", xerbla_info);
+    check(iter == 0, "dsgesv: ITER = 0 on an illegal argument, as LAPACK's", iter);
     xerbla_info = 0;
+    iter = -99;
     dsposv_("X", &n, &nrhs, a, &n, b, &n, x, &n, work, swork, &iter, &info, 1);
     check(info == -1 && xerbla_info == 1 && strncmp(xerbla_name, "DSPOSV", 6) == 0,
           "dsposv: UPLO = 'X' reaches xerbla_(\"DSPOSV\", 1)", xerbla_info);
+    check(iter == 0, "dsposv: ITER = 0 on an illegal argument, as LAPACK's", iter);
     xerbla_info = 0;
     dposv_("L", &n, &nrhs, a, &n, b, &bad, &info, 1);
     check(info == -7 && xerbla_info == 7 && strncmp(xerbla_name, "DPOSV ", 6) == 0,
