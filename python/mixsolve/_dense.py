@@ -20,7 +20,8 @@ class SolveInfo:
     iter : int
         LAPACK dsgesv's ``iter``: >= 0 refinement iterations; < 0 the FP64 path was taken
         (-1 chosen directly, -2 overflow, -3 low-precision factorization failed,
-        -(max_iter+1) refinement did not converge).
+        -(max_iter+1) refinement did not converge; with max_iter 0 to 2 that code equals
+        one of the others, and ``reason`` tells them apart).
     inner_iter : int
         GMRES (or CG) inner iterations, all outer iterations together.
     fell_back : bool
