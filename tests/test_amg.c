@@ -334,6 +334,73 @@ static void test_inconsistent(void)
     mixm_csr_free(&A);
 }
 
+/* 1138_bus with b = 1 + 0.001 (i mod 17), not A 1 (the probe's): FP32 and BF16 storage stall
+ * (the V-cycle's rounding) where FP64 converges in about 350 steps.  They ran all of max_iter in
+ * one stage on FP64 vectors, with no reliable update to see it: the x returned was 2.35 times
+ * b's residual at max_iter 1500, x = 0 at 2000, MIX_ERR_NAN at 2400.  Now the checkpoints hand
+ * the stage over (FP32, then FP64 storage) from the best x: every limit returns an x at least
+ * as good as the stalled stage reached (1.5e-7), and no NaN. */
+static void test_stalled_storage_escalates(void)
+{
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/1138_bus.mtx", mixt_matrix_dir());
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, err, sizeof err), MIX_SUCCESS);
+    const int n = A.nrows;
+    mix_context *ctx = mixt_context();
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    double *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
+    for (int i = 0; i < n; i++) b[i] = 1.0 + 0.001 * (i % 17);
+    static const mix_prec precs[] = {MIX_FP32, MIX_BF16, MIX_FIXED16};
+    static const int limits[] = {1000, 1500, 2400};
+    for (size_t q = 0; q < sizeof precs / sizeof precs[0]; q++)
+        for (size_t l = 0; l < sizeof limits / sizeof limits[0]; l++) {
+            mix_cg_params p = mixt_cg_params(precs[q], MIX_PRECOND_AMG);
+            p.max_iter = limits[l];
+            mix_cg_info info;
+            const int st = mix_dcg(ctx, &p, S, b, x, &info);
+            const double rel = mixt_cg_true_rel(&A, b, x);
+            CU_ASSERT(st == MIX_SUCCESS || st == MIX_ERR_NOT_CONVERGED);
+            CU_ASSERT(info.stages >= 2);
+            CU_ASSERT(rel <= 1e-8);
+            CU_ASSERT(fabs(info.true_rel_residual - rel) <= 1e-3 * rel);
+            if (getenv("MIXT_VERBOSE") || !(rel <= 1e-8))
+                printf("\n    %s max_iter %d: status %d, %d stages, %d iterations, residual %.3e",
+                       mix_prec_name(precs[q]), limits[l], st, info.stages, info.iter, rel);
+        }
+    free(b), free(x);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
+/* x0 that already meets the tolerance (here exact: r = 0): success in every storage, no
+ * iteration, where AMG read <r, z> = 0 as a breakdown and returned MIX_ERR_NOT_SPD. */
+static void test_x0_converged(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(40, &A), MIX_SUCCESS);
+    const int n = A.nrows;
+    mix_context *ctx = mixt_context();
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    double *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n), *one = mixt_dalloc((size_t)n);
+    for (int i = 0; i < n; i++) one[i] = 1.0;
+    mixm_csr_matvec(&A, one, b);
+    for (int t = 0; t < NST; t++) {
+        memcpy(x, one, (size_t)n * sizeof *x);
+        mix_cg_params p = mixt_cg_params(storages[t], MIX_PRECOND_AMG);
+        p.x0_given = 1;
+        mix_cg_info info;
+        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(info.iter, 0);
+        CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= p.tol);
+    }
+    free(b), free(x), free(one);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
 /* NaN/Inf in b: MIX_ERR_NAN; b = 0: x = 0; an unknown preconditioner: -2. */
 static void test_errors(void)
 {
@@ -1107,6 +1174,9 @@ static const mixt_test amg_tests[] = {
     {"singular, inconsistent A (AMG, Jacobi): not converged, the best x seen, its residual",
      test_inconsistent},
     {"NaN/Inf in b, zero b, bad preconditioner, iteration limit", test_errors},
+    {"1138_bus, b not A 1: a stalled storage hands over, the best x, no NaN",
+     test_stalled_storage_escalates},
+    {"x0 already converged: success, no iteration, every storage", test_x0_converged},
     {"aggregation: every row aggregated or without strong couplings", test_aggregation},
     {"prolongator: tentative part a partition of unity, smoothed = (I - w D^-1 A_F) T", test_prolongator},
     {"implicit prolongator (I - w A^) Th: the explicit P's product, the same coarse operator",

@@ -38,6 +38,16 @@
 #define AMG_NARROW_RATE 0.25
 #define AMG_NARROW_STEPS 25
 #define AMG_CHECK_STEPS 4
+/* FP64 vectors take no reliable update until they claim convergence (below), so every
+ * AMG_CHECKPOINT_STEPS steps their iterated residual, the true one's to rounding over FP64
+ * products, is read instead: where it fell below AMG_WEAK_DROP of the best so far, x + step is
+ * kept as the best x; AMG_MAX_WEAK_UPDATES readings in a row without such a fall stop a stage
+ * that may escalate (the probe: 1138_bus, FP32 storage, b not A 1: 1.5e-7 at step 1000, then
+ * rising to 2.35 at 1500 and x = 0 returned at 2000, NaN at 2350, one stage throughout, where
+ * FP64 storage converges in 346 steps).  A stage that cannot escalate (FP64 storage) goes on:
+ * near its floor a flat stretch may still end below the target (the same FP64 solve read
+ * 1.19e-10 for 256 steps, target 1e-10, then converged at step 346). */
+#define AMG_CHECKPOINT_STEPS 32
 /* pcg_loop's return asking pcg_stage to go on with FP64 vectors. */
 #define AMG_WIDEN (-1)
 
@@ -61,6 +71,8 @@ typedef struct {
     double best;              /* the smallest true residual's norm of the stage: x's, or */
     double *xbest;            /* ... this x's where kept (made at the first update that rose) */
     int kept, guard;          /* guard: the stage's first step from a nonzero x is still to come */
+    int may_escalate;         /* the stage hands over to a wider storage where it stalls */
+    int flat_checks;          /* checkpoints in a row without a fall (FP64 vectors) */
 } pcg;
 
 static void vectors_free(pcg *W)
@@ -287,6 +299,26 @@ static int update_due(pcg *W)
     return 1;
 }
 
+/* FP64 vectors' checkpoint (AMG_CHECKPOINT_STEPS): the iterated residual in unscaled terms
+ * against the best; x + step kept where it fell below AMG_WEAK_DROP of it, else a flat reading
+ * (MIX_ERR_NOT_CONVERGED, stagnated, at the last one the stage may take). */
+static int checkpoint(pcg *W)
+{
+    const double est = W->tn * W->rn / W->rn_upd;
+    if (est < AMG_WEAK_DROP * W->best) {
+        W->flat_checks = 0;
+        int st = keep_x(W);
+        if (!st) st = W->ctx->ops->sparse->vec_accum64(W->ctx->state, &W->xs, W->scale0,
+                                                       1.0 / W->sigma, W->xbest);
+        W->best = est;
+        W->kept = !st;
+        return st;
+    }
+    if (++W->flat_checks < AMG_MAX_WEAK_UPDATES || !W->may_escalate) return MIX_SUCCESS;
+    W->reason = MIX_CG_STAGNATED;
+    return MIX_ERR_NOT_CONVERGED;
+}
+
 /* The loop from the true residual (W->tn) to the target or max_iter steps; on return W->x
  * holds every step taken and W->tn its true residual's norm. */
 static int pcg_loop(pcg *W, mixi_amg_cycle *C, const mixi_spmat *As, int max_iter)
@@ -295,6 +327,8 @@ static int pcg_loop(pcg *W, mixi_amg_cycle *C, const mixi_spmat *As, int max_ite
     const mixi_svec *z;
     const int narrow = W->r.prec != MIX_FP64;
     double rz, rz_new;
+    /* x0 within the target already: r = 0 gives no direction (rz = 0 is no breakdown). */
+    if (W->tn <= W->target) return W->reason = MIX_CG_CONVERGED, MIX_SUCCESS;
     int st = precondition(W, C, &z, &rz);
     if (!st) st = sp->axpby(W->ctx->state, 1.0, z, 0.0, &W->p);
     while (!st && W->tn > W->target) {
@@ -317,6 +351,9 @@ static int pcg_loop(pcg *W, mixi_amg_cycle *C, const mixi_spmat *As, int max_ite
                 break;
             }
             rz *= W->rescaled * W->rescaled; /* <r, z> in the new scale, for beta */
+        } else if (!narrow && (W->iter - W->iter0) % AMG_CHECKPOINT_STEPS == 0 &&
+                   (st = checkpoint(W))) {
+            break;
         }
         if ((st = precondition(W, C, &z, &rz_new))) break;
         st = sp->axpby(W->ctx->state, 1.0, z, rz_new / rz, &W->p);
@@ -342,6 +379,7 @@ static int pcg_loop(pcg *W, mixi_amg_cycle *C, const mixi_spmat *As, int max_ite
  * steps, on FP64 ones from the x they reached. */
 static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, mix_prec set, int x0_given, int max_iter)
 {
+    W->flat_checks = 0;
     mix_context *ctx = W->ctx;
     const mixi_amg_stored *S;
     mixi_amg_cycle C;
@@ -372,11 +410,14 @@ static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, mix_prec set, int x0_gi
  * steps will not (3-D Poisson 150^3: 13 steps to 1e-10). */
 #define AMG_MAX_ITER 1000
 
-/* The storage a stage that failed for want of precision hands over to: FP32, then FP64. */
+/* The storage a stage that failed for want of precision hands over to: FP32, then FP64.  NaN
+ * too: b and x0 are finite (cg_range.c checks them first), so a NaN here is the narrow storage's
+ * overflow in a diverging loop (the probe: 1138_bus in FP32 and BF16 storage). */
 static int escalates(const mix_cg_params *prm, mix_prec prec, int st)
 {
     return prm->escalate && prec != MIX_FP64 &&
-           (st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_NOT_SPD || st == MIX_ERR_OVERFLOW);
+           (st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_NOT_SPD || st == MIX_ERR_OVERFLOW ||
+            st == MIX_ERR_NAN);
 }
 
 static void record(mix_cg_info *info, const pcg *W, mix_prec prec)
@@ -400,12 +441,14 @@ static int amg_stages(pcg *W, const mix_cg_params *prm, mixi_amg *H, mix_prec pr
     mix_prec set = prm->sloppy_prec == MIX_PREC_AUTO ? MIX_PREC_AUTO : prec;
     for (;;) {
         W->reason = MIX_CG_MAX_ITER;
+        W->may_escalate = prm->escalate && prec != MIX_FP64;
         st = pcg_stage(W, H, prec, set, x0, max_iter - info->iter);
         record(info, W, prec);
         if (!escalates(prm, prec, st) || info->iter >= max_iter) break;
-        /* A storage whose hierarchy stalls or is not SPD: the same from the best x, wider. */
+        /* A storage whose hierarchy stalls or is not SPD: the same from the best x, wider (from
+         * 0 where that x is not finite: an overflow in the update itself). */
         prec = set = prec == MIX_FP32 ? MIX_FP64 : MIX_FP32;
-        x0 = 1;
+        x0 = isfinite(W->tn);
     }
     info->reason = W->reason;
     return st;
