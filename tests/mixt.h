@@ -144,6 +144,8 @@ typedef struct {
 } mixt_cg_sys;
 /* Opens f around f->A, already built (the test stops if it cannot); closes all of it, A too. */
 void mixt_cg_open(mixt_cg_sys *f);
+/* Opens f around the bundled matrix `file` (matrices/data); the test stops if it cannot. */
+void mixt_cg_open_bundled(mixt_cg_sys *f, const char *file);
 void mixt_cg_close(mixt_cg_sys *f);
 /* ||b - A x||_2 / ||b||_2 by mixm_csr_recheck (range-safe), NaN if anything is NaN/Inf. */
 double mixt_cg_true_rel(const mixm_csr *A, const double *b, const double *x);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tests/mixt.h"
+#include "matrices/mmio.h"
 #include "lib/api/mix_internal.h"
 #include "tests/lu_check.h"
 
@@ -199,6 +200,14 @@ void mixt_cg_open(mixt_cg_sys *f)
     f->S = mixt_sparse(f->ctx, &f->A);
     f->b = mixt_dalloc((size_t)f->A.nrows);
     f->x = mixt_dalloc((size_t)f->A.nrows);
+}
+
+void mixt_cg_open_bundled(mixt_cg_sys *f, const char *file)
+{
+    char path[1024], err[256];
+    snprintf(path, sizeof path, "%s/%s", mixt_matrix_dir(), file);
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &f->A, NULL, err, sizeof err), MIX_SUCCESS);
+    mixt_cg_open(f);
 }
 
 void mixt_cg_close(mixt_cg_sys *f)

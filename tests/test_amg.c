@@ -342,15 +342,9 @@ static void test_inconsistent(void)
  * as good as the stalled stage reached (1.5e-7), and no NaN. */
 static void test_stalled_storage_escalates(void)
 {
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/1138_bus.mtx", mixt_matrix_dir());
-    mixm_csr A;
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, err, sizeof err), MIX_SUCCESS);
-    const int n = A.nrows;
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = mixt_sparse(ctx, &A);
-    double *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n);
-    for (int i = 0; i < n; i++) b[i] = 1.0 + 0.001 * (i % 17);
+    mixt_cg_sys f;
+    mixt_cg_open_bundled(&f, "1138_bus.mtx");
+    for (int i = 0; i < f.A.nrows; i++) f.b[i] = 1.0 + 0.001 * (i % 17);
     static const mix_prec precs[] = {MIX_FP32, MIX_BF16, MIX_FIXED16};
     static const int limits[] = {1000, 1500, 2400};
     for (size_t q = 0; q < sizeof precs / sizeof precs[0]; q++)
@@ -358,8 +352,8 @@ static void test_stalled_storage_escalates(void)
             mix_cg_params p = mixt_cg_params(precs[q], MIX_PRECOND_AMG);
             p.max_iter = limits[l];
             mix_cg_info info;
-            const int st = mix_dcg(ctx, &p, S, b, x, &info);
-            const double rel = mixt_cg_true_rel(&A, b, x);
+            const int st = mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info);
+            const double rel = mixt_cg_true_rel(&f.A, f.b, f.x);
             CU_ASSERT(st == MIX_SUCCESS || st == MIX_ERR_NOT_CONVERGED);
             CU_ASSERT(info.stages >= 2);
             CU_ASSERT(rel <= 1e-8);
@@ -368,10 +362,7 @@ static void test_stalled_storage_escalates(void)
                 printf("\n    %s max_iter %d: status %d, %d stages, %d iterations, residual %.3e",
                        mix_prec_name(precs[q]), limits[l], st, info.stages, info.iter, rel);
         }
-    free(b), free(x);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    mixt_cg_close(&f);
 }
 
 /* x0 that already meets the tolerance (here exact: r = 0): success in every storage, no

@@ -564,26 +564,20 @@ static void test_escalation_slow_progress(void)
 
 static void test_escalation(void)
 {
-    char path[1024], err[256];
-    snprintf(path, sizeof path, "%s/1138_bus.mtx", mixt_matrix_dir());
-    mixm_csr A;
-    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &A, NULL, err, sizeof err), MIX_SUCCESS);
-    const int n = A.nrows;
-    mix_context *ctx = mixt_context();
-    mix_sparse *S = mixt_sparse(ctx, &A);
-    double *b = malloc((size_t)n * sizeof *b), *x = malloc((size_t)n * sizeof *x);
-    rhs(n, 5, b);
+    mixt_cg_sys f;
+    mixt_cg_open_bundled(&f, "1138_bus.mtx");
+    rhs(f.A.nrows, 5, f.b);
     const mix_prec low[] = {MIX_FIXED16, MIX_FP16, MIX_BF16};
     for (int k = 0; k < 3; k++) {
         mix_cg_params p = mixt_cg_params(low[k], MIX_PRECOND_NONE);
         mix_cg_info info;
         p.escalate = 0;
-        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_CONVERGED);
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NOT_CONVERGED);
         CU_ASSERT_EQUAL(info.stages, 1);
-        CU_ASSERT(mixt_cg_true_rel(&A, b, x) > 1e-10);
+        CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) > 1e-10);
         p.escalate = 1;
-        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-        CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+        CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
         CU_ASSERT_EQUAL(info.reason, MIX_CG_CONVERGED);
         CU_ASSERT(info.converged);
         CU_ASSERT(info.stages >= 2);
@@ -600,9 +594,9 @@ static void test_escalation(void)
         for (int s = 0; s < info.stages; s++) sum += info.stage_iter[s];
         CU_ASSERT_EQUAL(sum, info.iter);
         /* The caller's iteration limit covers all stages. */
-        p.max_iter = n + 10;
-        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_CONVERGED);
-        CU_ASSERT(info.iter <= n + 10);
+        p.max_iter = f.A.nrows + 10;
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NOT_CONVERGED);
+        CU_ASSERT(info.iter <= f.A.nrows + 10);
     }
     /* kappa ~ 1e5 (no preconditioner), a CG bound of ~3900 iterations > n = 1138: FP32 hands
      * over to FP64 at a spectrum check instead of crawling through its n-iteration window
@@ -612,11 +606,11 @@ static void test_escalation(void)
     mix_cg_params_init(&p);
     mix_cg_info info;
     p.sloppy_prec = MIX_FP64;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     const int it64 = info.iter;
     p.sloppy_prec = MIX_FP32;
-    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
-    CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= 1e-10);
+    CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     CU_ASSERT_EQUAL(info.stages, 2);
     CU_ASSERT_EQUAL(info.stage_prec[1], MIX_FP64);
     CU_ASSERT(info.stage_iter[0] <= 4 * 32);
@@ -625,11 +619,7 @@ static void test_escalation(void)
     printf("\n    1138_bus, no preconditioner: fp64 %d iterations, fp32 %d (fp32 %d -> fp64 %d), "
            "kappa %.3g ",
            it64, info.iter, info.stage_iter[0], info.stage_iter[1], info.kappa);
-    free(b);
-    free(x);
-    mix_sparse_destroy(S);
-    mix_context_destroy(ctx);
-    mixm_csr_free(&A);
+    mixt_cg_close(&f);
 }
 
 /* A matrix that overflows FP32 (and FIXED16's float diagonal): both stages say so and FP64
