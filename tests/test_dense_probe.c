@@ -144,51 +144,56 @@ static void test_semidefinite(void)
 
 /* Exactly singular in FP64, not in FP32: I except the trailing block [1 q; 0.75 0.75 q],
  * q = 1 + 2^-24 - 2^-40 (FP32 rounds q to 1 + 2^-24), b = A 1 + 1e-3 e_n (no solution).
- * GMRES-IR on the FP32 factors refined x to 2e45, whose normwise backward error passes any
- * test, and reported success where dgetrf finds U(n,n) = 0 (the drop-in's dgesv_ and numpy
- * answered it).  Such an x bounds kappa(A) >= ||A|| ||x|| / ||b|| beyond 1 / eps: every driver
- * must fall back and return dgetrf's order (simple) or MIX_ERR_SINGULAR (expert), whatever the
- * refinement. */
-static void test_singular_in_fp64(void)
+ * GMRES-IR on the FP32 factors grew x until the normwise test passed and reported success where
+ * dgetrf finds U(n,n) = 0 (the drop-in's dgesv_ and numpy answered it): at n = 50 to 2e45
+ * (kappa(A) >= ||A|| ||x|| / ||b|| beyond 1 / eps), at n = 1000 to 4e11 with r unchanged.
+ * Every driver must fall back and return dgetrf's order (simple) or MIX_ERR_SINGULAR (expert),
+ * whatever the refinement. */
+static void singular_in_fp64(mix_context *ctx, int m)
 {
-    enum { M = 50 };
-    mix_context *ctx = mixt_context();
-    double *a0 = mixt_dalloc((size_t)M * M), *a = mixt_dalloc((size_t)M * M), *b = mixt_dalloc(M),
-           *x = mixt_dalloc(M);
+    const size_t mm = (size_t)m * m;
+    double *a0 = mixt_dalloc(mm), *a = mixt_dalloc(mm), *b = mixt_dalloc((size_t)m), *x = mixt_dalloc((size_t)m);
+    int *ipiv = calloc((size_t)m, sizeof *ipiv), iter = 0;
     const double q = 1.0 + 0x1p-24 - 0x1p-40;
-    for (int i = 0; i < M; i++) a0[i + (size_t)i * M] = 1.0;
-    a0[(M - 2) + (size_t)(M - 1) * M] = q;
-    a0[(M - 1) + (size_t)(M - 2) * M] = 0.75;
-    a0[(M - 1) + (size_t)(M - 1) * M] = 0.75 * q;
-    for (int i = 0; i < M; i++)
-        for (int j = 0; j < M; j++) b[i] += a0[i + (size_t)j * M];
-    b[M - 1] += 1e-3;
-    int ipiv[M], iter = 0;
-    memcpy(a, a0, sizeof(double) * M * M);
-    const int want = (int)LAPACKE_dgetrf(LAPACK_COL_MAJOR, M, M, a, M, ipiv);
-    CU_ASSERT_EQUAL(want, M);
-    const mixt_args c = {0, MIX_COL_MAJOR, 'L', M, 1, a, M, ipiv, b, M, x, M, &iter};
+    for (int i = 0; i < m; i++) a0[i + (size_t)i * m] = 1.0;
+    a0[(m - 2) + (size_t)(m - 1) * m] = q;
+    a0[(m - 1) + (size_t)(m - 2) * m] = 0.75;
+    a0[(m - 1) + (size_t)(m - 1) * m] = 0.75 * q;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) b[i] += a0[i + (size_t)j * m];
+    b[m - 1] += 1e-3;
+    memcpy(a, a0, mm * sizeof *a);
+    const int want = (int)LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, m, a, m, ipiv);
+    CU_ASSERT_EQUAL(want, m);
+    const mixt_args c = {0, MIX_COL_MAJOR, 'L', m, 1, a, m, ipiv, b, m, x, m, &iter};
     for (int s = 0; s < 4; s++) {
-        memcpy(a, a0, sizeof(double) * M * M);
+        memcpy(a, a0, mm * sizeof *a);
         const int st = mixt_call_simple(MIXT_LU, s, &c);
         CU_ASSERT_EQUAL(st, want);
         CU_ASSERT(iter < 0);
-        if (st != want) printf("\n    simple driver %d: %d (iter %d, x_n %.3g), dgetrf %d", s, st, iter, x[M - 1], want);
+        if (st != want) printf("\n    n %d simple driver %d: %d (iter %d, x_n %.3g)", m, s, st, iter, x[m - 1]);
     }
     static const mix_refine modes[] = {MIX_REFINE_AUTO, MIX_REFINE_GMRES, MIX_REFINE_CLASSICAL};
     mixt_prec_set ps = mixt_precs(MIX_ROLE_FACTOR, 0);
-    for (int q_ = 0; q_ < ps.n; q_++)
-        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-            mix_gesv_params p = mixt_params(ps.p[q_], modes[m]);
+    for (int k = 0; k < ps.n; k++)
+        for (size_t md = 0; md < sizeof modes / sizeof modes[0]; md++) {
+            mix_gesv_params p = mixt_params(ps.p[k], modes[md]);
             mix_gesv_info info;
-            memcpy(a, a0, sizeof(double) * M * M);
+            memcpy(a, a0, mm * sizeof *a);
             const int st = mixt_call_expert(MIXT_LU, ctx, &p, &c, &info);
             CU_ASSERT_EQUAL(st, MIX_ERR_SINGULAR);
             if (st != MIX_ERR_SINGULAR)
-                printf("\n    %s refine %d: status %d iter %d x_n %.3g", mix_prec_name(ps.p[q_]),
-                       (int)modes[m], st, info.iter, x[M - 1]);
+                printf("\n    n %d %s refine %d: status %d iter %d x_n %.3g", m, mix_prec_name(ps.p[k]),
+                       (int)modes[md], st, info.iter, x[m - 1]);
         }
-    free(a0), free(a), free(b), free(x);
+    free(a0), free(a), free(b), free(x), free(ipiv);
+}
+
+static void test_singular_in_fp64(void)
+{
+    mix_context *ctx = mixt_context();
+    singular_in_fp64(ctx, 50);
+    singular_in_fp64(ctx, 1000);
     mix_context_destroy(ctx);
 }
 
