@@ -252,6 +252,13 @@ static void check_bad(mix_context *ctx, const mixm_csr *A)
     s = take(A, starts);
     same_everywhere(mixi_dist_create(ctx, s.n_local, last ? NULL : s.rowptr, s.colind, s.val,
                                      &(mixi_dist *){NULL}), MIX_ERR_INVALID_ARG, "NULL rowptr");
+    /* A NULL output pointer on one rank: its context still reaches the others (it returned
+     * before any collective call, and they waited for it). */
+    mix_sparse *out = NULL;
+    const int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, last ? NULL : &out);
+    same_everywhere(st, MIX_ERR_INVALID_ARG, "NULL A on one rank");
+    CHECK(out == NULL, "NULL A on one rank: *A set elsewhere");
+    mix_sparse_destroy(st ? NULL : out);
     if (size > 1) {
         /* The nnz totals overflow int64: refused before any entry is read. */
         int64_t rp[2] = {0, INT64_MAX / 2 + 1}, c = 0;

@@ -392,13 +392,16 @@ static void attach(mixi_dist *D, mix_sparse *A)
 int mix_sparse_create_dist_csr(mix_context *ctx, int n_local, const int64_t *rowptr,
                                const int64_t *colind, const double *val, mix_sparse **A)
 {
-    if (!A) return MIX_ERR_INVALID_ARG;
-    *A = NULL;
+    if (A) *A = NULL;
+    const MPI_Comm mc = mixi_mpi_comm_of(ctx);
+    if (mc == MPI_COMM_NULL) return MIX_ERR_INVALID_ARG; /* no rank can be told (mixsolve_mpi(3)) */
+    /* A NULL A still takes part, so that no rank waits for this one.  The halo is packed from
+     * and decoded into the CG's vectors where they lie: host memory. */
+    int st = !A ? MIX_ERR_INVALID_ARG
+             : !(ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) ? MIX_ERR_UNSUPPORTED : MIX_SUCCESS;
+    if ((st = mixi_mpi_agree(mc, st))) return st;
     mixi_dist *D = NULL;
-    /* The halo is packed from and decoded into the CG's vectors where they lie: host memory. */
-    if (mixi_mpi_comm_of(ctx) != MPI_COMM_NULL && !(ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY))
-        return mixi_mpi_agree(mixi_mpi_comm_of(ctx), MIX_ERR_UNSUPPORTED);
-    const int st = mixi_dist_create(ctx, n_local, rowptr, colind, val, &D);
+    st = mixi_dist_create(ctx, n_local, rowptr, colind, val, &D);
     if (st) return st;
     mix_sparse *L = D->diag;
     attach(D, L);

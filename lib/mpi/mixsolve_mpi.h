@@ -21,8 +21,9 @@ int mix_context_create_mpi(mix_context **ctx, mix_backend backend, MPI_Comm comm
  * consecutive blocks in rank order (row_start = the sum of n_local over lower ranks); n_local may
  * be 0.  rowptr (n_local + 1 entries, rowptr[0] = 0) and GLOBAL 0-based column indices.  A must
  * be symmetric as a whole.  Checked on every rank and agreed by all (the same status
- * everywhere, no rank left waiting): MIX_ERR_INVALID_ARG (rowptr decreasing, a column < 0 or
- * >= n_global, a NULL array), MIX_ERR_NAN, MIX_ERR_OVERFLOW (the sums of n_local or of nnz
+ * everywhere, no rank left waiting), except a ctx NULL or not made by mix_context_create_mpi on
+ * some ranks only, which cannot reach the others (mixsolve_mpi(3)): MIX_ERR_INVALID_ARG (A NULL,
+ * rowptr decreasing, a column < 0 or >= n_global, a NULL array), MIX_ERR_NAN, MIX_ERR_OVERFLOW (the sums of n_local or of nnz
  * overflow, or a rank's halo exceeds INT_MAX columns), MIX_ERR_NOT_SYMMETRIC (an entry (i, j)
  * whose (j, i) is missing on the rank owning row j), MIX_ERR_ALLOC, MIX_ERR_COMM,
  * MIX_ERR_UNSUPPORTED (a backend whose memory is not host memory).  *A is this rank's part:
