@@ -252,6 +252,10 @@ static void check_bad(mix_context *ctx, const mixm_csr *A)
     s = take(A, starts);
     same_everywhere(mixi_dist_create(ctx, s.n_local, last ? NULL : s.rowptr, s.colind, s.val,
                                      &(mixi_dist *){NULL}), MIX_ERR_INVALID_ARG, "NULL rowptr");
+    /* No row on any rank: n_global = 0, refused as mix_sparse_create_csr refuses n <= 0 (it
+     * was accepted, and mix_dcg then "solved" a b it was given with reason ZERO_RHS). */
+    const slice none = {0, (int64_t[1]){0}, NULL, NULL};
+    same_everywhere(create(ctx, &none), MIX_ERR_INVALID_ARG, "n_global = 0");
     /* A NULL output pointer on one rank: its context still reaches the others (it returned
      * before any collective call, and they waited for it). */
     mix_sparse *out = NULL;

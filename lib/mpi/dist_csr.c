@@ -41,7 +41,8 @@ static int check_rows(int n_local, const int64_t *rowptr, const int64_t *colind,
     return MIX_SUCCESS;
 }
 
-/* Row starts from every rank's n_local and the nnz total (one MPI_Allgather), overflow-checked. */
+/* Row starts from every rank's n_local and the nnz total (one MPI_Allgather), overflow-checked;
+ * a matrix of no row refused. */
 static int layout(mixi_dist *D, int64_t nnz, int st)
 {
     int64_t mine[2] = {st ? 0 : D->n_local, st ? 0 : nnz};
@@ -63,6 +64,8 @@ static int layout(mixi_dist *D, int64_t nnz, int st)
     D->row_start = D->row_starts[D->rank];
     D->n_global = D->row_starts[D->size];
     free(all);
+    /* No row anywhere: mix_sparse_create_csr's n <= 0 (every rank sees the same n_global). */
+    if (!st && D->n_global == 0) st = MIX_ERR_INVALID_ARG;
     return mixi_mpi_agree(D->mc, st);
 }
 
