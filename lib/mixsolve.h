@@ -48,7 +48,7 @@ enum {
     MIX_ERR_OVERFLOW,        /* a value does not fit the requested precision */
     MIX_ERR_UNSUPPORTED,     /* the backend does not support this precision or operation */
     MIX_ERR_INTERNAL,        /* a library or device call failed unexpectedly */
-    MIX_ERR_NOT_SYMMETRIC,   /* a distributed matrix's structure is not symmetric across ranks */
+    MIX_ERR_NOT_SYMMETRIC,   /* a distributed matrix's structure is not symmetric */
     MIX_ERR_COMM,            /* an MPI call failed (libmixsolve_mpi) */
     MIX_ERR_COUNT_           /* number of codes, not a status */
 };

@@ -55,6 +55,13 @@ run 4 2 "$tmp/p.mtx" --method cg --prec tf32                  # bad usage
 printf '%%%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n1 4 1\n' >"$tmp/u.mtx"
 run 2 1 "$tmp/u.mtx" --method cg
 grep -q 'not structurally symmetric' "$tmp/err" || { echo "FAIL: unsymmetric: $(cat "$tmp/err")"; status=1; }
+# Unsymmetric inside one rank (entry (1, 2) without (2, 1), both rows on rank 0): found too (it
+# was accepted and solved).
+printf '%%%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 4\n2 2 4\n3 3 4\n4 4 4\n1 2 1\n' >"$tmp/l.mtx"
+for np in 1 2; do
+  run "$np" 1 "$tmp/l.mtx" --method cg
+  grep -q 'not structurally symmetric' "$tmp/err" || { echo "FAIL: $np ranks, unsymmetric in a rank: $(cat "$tmp/err")"; status=1; }
+done
 # The default method (auto) exits as the serial command does (issue 33: it became CG across the
 # ranks and exited 1): LU-IR on rank 0 for a matrix that is no SPD candidate, and LU-IR after CG
 # across the ranks finds a symmetric A with a positive diagonal indefinite; x written by --out.

@@ -263,6 +263,16 @@ static void check_bad(mix_context *ctx, const mixm_csr *A)
     same_everywhere(st, MIX_ERR_INVALID_ARG, "NULL A on one rank");
     CHECK(out == NULL, "NULL A on one rank: *A set elsewhere");
     mix_sparse_destroy(st ? NULL : out);
+    /* Asymmetric inside one rank (the probe's local_asym): on the last rank, row r's entry
+     * (r, r + 1) moved to (r + 2), all three rows its own; on any number of ranks. */
+    slice_free(&s);
+    s = take(A, starts);
+    if (last)
+        for (int64_t k = s.rowptr[0]; k < s.rowptr[1]; k++)
+            if (s.colind[k] == starts[rank] + 1) s.colind[k] = starts[rank] + 2;
+    same_everywhere(create(ctx, &s), MIX_ERR_NOT_SYMMETRIC, "asymmetric structure inside a rank");
+    slice_free(&s);
+    s = take(A, starts);
     if (size > 1) {
         /* The nnz totals overflow int64: refused before any entry is read. */
         int64_t rp[2] = {0, INT64_MAX / 2 + 1}, c = 0;

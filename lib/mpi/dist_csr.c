@@ -134,6 +134,22 @@ static int owned(const mixi_dist *D, int64_t j)
     return j >= D->row_start && j < D->row_start + D->n_local;
 }
 
+/* Structural symmetry among the owned columns: each (i, j) with j owned needs (j, i), found by
+ * binary search in row j (sorted by canonical()), O(nnz log row length) with no transpose; the
+ * off-process pairs are checked by the halo plan's exchange (halo.c).  mix_sparse_create_csr
+ * checks none, but the distributed contract promises it (mixsolve_mpi(3)). */
+static int local_symmetric(const mixi_dist *D, const int64_t *gcol)
+{
+    for (int i = 0; i < D->n_local; i++)
+        for (int64_t k = D->rp[i]; k < D->rp[i + 1]; k++) {
+            const int64_t jl = gcol[k] - D->row_start;
+            if (owned(D, gcol[k]) &&
+                !mixi_dist_row_has(gcol, D->rp[jl], D->rp[jl + 1], D->row_start + i))
+                return MIX_ERR_NOT_SYMMETRIC;
+        }
+    return MIX_SUCCESS;
+}
+
 /* The ghosts: the distinct off-process columns, ascending. */
 static int ghosts(mixi_dist *D, const int64_t *gcol)
 {
@@ -324,6 +340,7 @@ static int build(mixi_dist *D, const int64_t *rowptr, const int64_t *colind, con
 {
     int64_t *gcol = NULL, *pairs = NULL;
     int st = canonical(D, rowptr, colind, val, &gcol);
+    if (!st) st = local_symmetric(D, gcol);
     if (!st) st = ghosts(D, gcol);
     if (!st) st = renumber(D, gcol, &pairs);
     st = mixi_mpi_agree(D->mc, st);

@@ -26,8 +26,7 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Is column c in the sorted row [b, e) of colind? */
-static int has(const int64_t *colind, int64_t b, int64_t e, int64_t c)
+int mixi_dist_row_has(const int64_t *colind, int64_t b, int64_t e, int64_t c)
 {
     while (b < e) {
         const int64_t m = b + (e - b) / 2;
@@ -108,7 +107,8 @@ static int symmetric(const needs *x, int size, int64_t start, const int64_t *row
         if (x->rcnt[q] != x->scnt[q]) return MIX_ERR_NOT_SYMMETRIC;
         for (int t = x->rdsp[q]; t < x->rdsp[q] + x->rcnt[q]; t += 2) {
             const int64_t i = x->rpairs[t], jl = x->rpairs[t + 1] - start;
-            if (!has(colind, rowptr[jl], rowptr[jl + 1], i)) return MIX_ERR_NOT_SYMMETRIC;
+            if (!mixi_dist_row_has(colind, rowptr[jl], rowptr[jl + 1], i))
+                return MIX_ERR_NOT_SYMMETRIC;
         }
     }
     return MIX_SUCCESS;

@@ -26,11 +26,11 @@ int mix_context_create_mpi(mix_context **ctx, mix_backend backend, MPI_Comm comm
  * MIX_ERR_INVALID_ARG (A NULL, n_local 0 on every rank, rowptr decreasing, a column < 0 or >=
  * n_global, a NULL array), MIX_ERR_NAN, MIX_ERR_OVERFLOW (the sums of n_local or of nnz
  * overflow, or a rank's halo exceeds INT_MAX columns), MIX_ERR_NOT_SYMMETRIC (an entry (i, j)
- * whose (j, i) is missing on the rank owning row j), MIX_ERR_ALLOC, MIX_ERR_COMM,
- * MIX_ERR_UNSUPPORTED (a backend whose memory is not host memory).  *A is this rank's part:
- * mix_dcg(ctx, p, A, b, x, info) on this rank's n_local entries of b and x (any pointers where
- * n_local is 0), p the same on every rank, solves over all ranks with `info` identical on every
- * rank; mix_sparse_destroy(A) is collective. */
+ * whose (j, i) is missing on the rank owning row j, that rank or another), MIX_ERR_ALLOC,
+ * MIX_ERR_COMM, MIX_ERR_UNSUPPORTED (a backend whose memory is not host memory).  *A is this
+ * rank's part: mix_dcg(ctx, p, A, b, x, info) on this rank's n_local entries of b and x (any
+ * pointers where n_local is 0), p the same on every rank, solves over all ranks with `info`
+ * identical on every rank; mix_sparse_destroy(A) is collective. */
 int mix_sparse_create_dist_csr(mix_context *ctx, int n_local, const int64_t *rowptr,
                                const int64_t *colind, const double *val, mix_sparse **A);
 

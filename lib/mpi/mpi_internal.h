@@ -64,6 +64,8 @@ int mixi_halo_create(MPI_Comm mc, const int64_t *row_starts, int n_ghost, const 
                      const int64_t *pairs, int64_t npairs, const int64_t *rowptr,
                      const int64_t *colind, struct mixi_halo **h);
 void mixi_halo_free(struct mixi_halo *h);
+/* Is column c in the sorted row [b, e) of colind?  (Binary search: the symmetry checks.) */
+int mixi_dist_row_has(const int64_t *colind, int64_t b, int64_t e, int64_t c);
 int mixi_halo_begin(struct mixi_halo *h, mix_prec wire, const double *x);
 /* The same from a sloppy vector in host memory (kernels/backend_sparse.h's mixi_svec layout):
  * only the values sent are read; in an FP32 or FP64 vector they are replaced by what the
