@@ -535,6 +535,13 @@ static void check_solve_bad(mix_context *ctx, const mixm_csr *A)
     if (last) b[0] = NAN;
     same_everywhere(mix_dcg(ctx, &p, D, b, x, &info), MIX_ERR_NAN, "NaN in b on one rank");
     same_info(&info, "NaN in b");
+    /* b = 0 everywhere: x = 0 at once, and no storage ran (stages 0, as on one process). */
+    double *b0 = calloc((size_t)s.n_local + 1, sizeof *b0);
+    same_everywhere(mix_dcg(ctx, &p, D, b0, x, &info), MIX_SUCCESS, "b = 0");
+    same_info(&info, "b = 0");
+    CHECK(info.reason == MIX_CG_ZERO_RHS && info.stages == 0 && info.iter == 0 &&
+          info.true_rel_residual == 0.0, "b = 0: reason %d, stages %d", info.reason, info.stages);
+    free(b0);
     mix_sparse_destroy(D);
     if (last) /* a negative diagonal entry: Jacobi finds it on this rank only */
         for (int64_t k = s.rowptr[0]; k < s.rowptr[1]; k++)

@@ -400,6 +400,7 @@ static void test_nan_and_zero_rhs(void)
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.reason, MIX_CG_ZERO_RHS);
     CU_ASSERT_EQUAL(info.iter, 0);
+    CU_ASSERT_EQUAL(info.stages, 0); /* mix_dcg(3): no storage ran */
     CU_ASSERT_EQUAL(info.converged, 1);
     CU_ASSERT_EQUAL(info.true_rel_residual, 0.0);
     int zero = 1;
@@ -421,6 +422,7 @@ static void test_x0(void)
     p.x0_given = 1;
     CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
     CU_ASSERT_EQUAL(info.iter, 0);
+    CU_ASSERT_EQUAL(info.stages, 0); /* stopped before the iteration: no storage ran */
     CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
     /* From a perturbed answer: converges, in fewer iterations than from zero. */
     for (int i = 0; i < f.A.nrows; i++) f.x[i] *= 1.0 + 1e-4 * sin(i);

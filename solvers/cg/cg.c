@@ -594,6 +594,9 @@ static int cg_stage(mix_context *ctx, const mix_cg_params *prm, mix_prec prec, i
         st = stage_loop(&L, max_iter);
     }
     stage_finish(&L, st, bb, t0, t1, looped, info, to_fp64);
+    /* 1: a storage was set up; 0: stopped before (b = 0, x0 converged, NaN): mixi_cg_solve
+     * lists only the former, so that b = 0 reports no stage (mix_dcg(3)). */
+    info->stages = !done;
     return st;
 }
 
@@ -680,7 +683,7 @@ int mixi_cg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, con
         updates += stage.reliable_updates;
         t_setup += stage.t_setup;
         t_solve += stage.t_solve;
-        if (total.stages < MIX_CG_MAX_STAGES) {
+        if (stage.stages && total.stages < MIX_CG_MAX_STAGES) {
             total.stage_prec[total.stages] = prec;
             total.stage_iter[total.stages] = stage.iter;
             total.stage_reason[total.stages] = stage.reason;
