@@ -558,6 +558,40 @@ static void check_solve_bad(mix_context *ctx, const mixm_csr *A)
     free(x);
 }
 
+/* A system the ranks refuse before iterating reports the true residual of the x returned, as
+ * mix_dcg(3) says (1 for x = 0, x0's own for a given x0), identically on every rank: entries
+ * outside [2^-64, 2^64] (MIX_ERR_UNSUPPORTED, reason MIX_CG_OUT_OF_RANGE; it was NaN). */
+static void check_refused(mix_context *ctx, const mixm_csr *A)
+{
+    int64_t starts[65];
+    partition(A->nrows, 1, starts);
+    slice s = take(A, starts);
+    for (int64_t k = 0; k < s.rowptr[s.n_local]; k++) s.val[k] *= 1e30;
+    mix_sparse *D = NULL;
+    const int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, &D);
+    same_everywhere(st, 0, "refused: create");
+    double *b = calloc((size_t)s.n_local + 1, sizeof *b), *x = calloc((size_t)s.n_local + 1, sizeof *x);
+    for (int i = 0; i < s.n_local; i++) /* b = A 1, so that x0 = 1/2 leaves r = b / 2 */
+        for (int64_t k = s.rowptr[i]; k < s.rowptr[i + 1]; k++) b[i] += s.val[k];
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    mix_cg_info info;
+    for (int x0 = 0; x0 < 2 && !st; x0++) {
+        p.x0_given = x0;
+        for (int i = 0; i < s.n_local; i++) x[i] = 0.5;
+        same_everywhere(mix_dcg(ctx, &p, D, b, x, &info), MIX_ERR_UNSUPPORTED, "entries 1e30");
+        same_info(&info, "entries 1e30");
+        const double want = x0 ? 0.5 : 1.0;
+        CHECK(info.reason == MIX_CG_OUT_OF_RANGE && info.stages == 0 &&
+              fabs(info.true_rel_residual - want) <= 1e-12, "entries 1e30, x0_given %d: reason %d, "
+              "residual %g, want %g", x0, info.reason, info.true_rel_residual, want);
+    }
+    mix_sparse_destroy(D);
+    slice_free(&s);
+    free(b);
+    free(x);
+}
+
 /* Parameters that differ between ranks (issue 33): every field of mix_cg_params changed on the
  * last rank alone gives MIX_ERR_INVALID_ARG on every rank, with info's status and x untouched,
  * instead of a rank stopping early while the others wait (a hang: tests/mpi.sh's timeout) or
@@ -743,6 +777,7 @@ int main(int argc, char **argv)
         mixm_csr_free(&B);
     }
     check_solve_bad(ctx, &P);
+    check_refused(ctx, &P);
     check_params_differ(ctx, &P);
     check_auto_global_n(ctx, serial);
     mixm_csr P16 = {0};

@@ -45,6 +45,40 @@ static int stop_early(mix_context *ctx, const mix_cg_params *p, int n, double *x
     return st;
 }
 
+/* ||b - A x|| / ||b|| for a given x0 on a distributed A (host memory), each norm scaled by its
+ * largest entry: the system lies near the edges of the range here.  Collective; NaN in r
+ * counts as Inf, as in b_absmax (bmax: the largest |b_i| of all ranks, > 0). */
+static int dist_x0_rel(mix_context *ctx, mix_sparse *A, const double *b, const double *x,
+                       double bmax, double *rel)
+{
+    const int n = A->n;
+    double *r = NULL, rr, rmax = 0.0, v[2] = {0.0, 0.0};
+    int st = mixi_cg_agree(A, ctx->ops->alloc(ctx->state, (void **)&r, (size_t)n * sizeof *r));
+    if (!st) st = mixi_cg_residual64(A, b, x, r, &rr);
+    for (int i = 0; !st && i < n; i++)
+        if (isnan(r[i]) || fabs(r[i]) > rmax) rmax = isnan(r[i]) ? INFINITY : fabs(r[i]);
+    if (!st) st = mixi_cg_max(A, &rmax, 1);
+    const int scaled = rmax > 0.0 && isfinite(rmax); /* the same on every rank */
+    for (int i = 0; !st && scaled && i < n; i++) {
+        v[0] += (r[i] / rmax) * (r[i] / rmax);
+        v[1] += (b[i] / bmax) * (b[i] / bmax);
+    }
+    if (!st && scaled) st = mixi_cg_sum(A, v, 2);
+    if (!st) *rel = scaled ? rmax * sqrt(v[0]) / (bmax * sqrt(v[1])) : rmax;
+    ctx->ops->free(ctx->state, r);
+    return st;
+}
+
+/* A distributed solve refused before it starts (status st, reason): x is x0 or 0, and info's
+ * residual is that x's (1 for x = 0), as mix_dcg(3) promises for any stop before iterating. */
+static int dist_refuse(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b,
+                       double *x, double bmax, int st, int reason, mix_cg_info *info)
+{
+    double rel = 1.0;
+    if (p->x0_given && dist_x0_rel(ctx, A, b, x, bmax, &rel)) rel = NAN; /* not measured */
+    return stop_early(ctx, p, A->n, x, info, st, reason, rel);
+}
+
 /* The largest |b_i|, decided on the entries (||b||^2 may overflow for a finite b); on a
  * distributed A the largest of all ranks (NaN counts as Inf), so that every rank decides alike. */
 static int b_absmax(mix_context *ctx, const mix_sparse *A, const double *b, double *bmax)
@@ -276,13 +310,15 @@ int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_spars
     /* In range, or b = 0 (whose answer x = 0 needs no scaling). */
     if ((kb == 0 && m == 0) || bmax == 0.0) return mixi_cg_solve(ctx, prm, A, b, x, info);
     if (A->dist) /* the rescaled copy below is of one process's matrix */
-        return stop_early(ctx, prm, n, x, info, MIX_ERR_UNSUPPORTED, MIX_CG_OUT_OF_RANGE, NAN);
+        return dist_refuse(ctx, prm, A, b, x, bmax, MIX_ERR_UNSUPPORTED, MIX_CG_OUT_OF_RANGE, info);
     double *dvec = NULL;
     int kb2 = 0, st2 = m != 0 ? diagonal_scaling(ctx, A, m, &dvec) : MIX_SUCCESS;
-    if (st2) return stop_early(ctx, prm, n, x, info, st2, MIX_CG_MAX_ITER, NAN);
+    /* Stopped before solving: x = 0 has residual 1; a given x0's is not measured. */
+    const double rel0 = prm->x0_given ? NAN : 1.0;
+    if (st2) return stop_early(ctx, prm, n, x, info, st2, MIX_CG_MAX_ITER, rel0);
     /* D b: its largest entry, not b's, decides kb. */
     if (dvec && (st2 = dscaled_rhs_exponent(ctx, n, b, dvec, &kb2)))
-        return stop_early(ctx, prm, n, x, info, st2, MIX_CG_MAX_ITER, NAN);
+        return stop_early(ctx, prm, n, x, info, st2, MIX_CG_MAX_ITER, rel0);
     st2 = solve_scaled(ctx, prm, A, b, x, info, dvec ? kb2 : kb, m, dvec);
     mixi_free(dvec);
     return st2;
