@@ -592,6 +592,41 @@ static void check_refused(mix_context *ctx, const mixm_csr *A)
     free(x);
 }
 
+/* MIX_PRECOND_AMG over more than one rank is MIX_ERR_UNSUPPORTED (mix_dcg(3)) on every rank,
+ * with the reason MIX_CG_MAX_ITER of any stop before iterating, no stage and the residual of
+ * x = 0, also where a rank owns no row or one rank owns them all (a rank whose b was zero, or
+ * whose block was the whole matrix, went its own way); b = 0 is the zero right-hand side. */
+static void check_amg_ranks(mix_context *ctx, const mixm_csr *A)
+{
+    for (int layout = 0; layout < 2 && size > 1; layout++) {
+        int64_t starts[65];
+        partition(A->nrows, 2, starts); /* rank 1 empty */
+        for (int q = 0; layout == 1 && q < size; q++) starts[q] = 0; /* all on the last rank */
+        slice s = take(A, starts);
+        mix_sparse *D = NULL;
+        const int st = mix_sparse_create_dist_csr(ctx, s.n_local, s.rowptr, s.colind, s.val, &D);
+        same_everywhere(st, 0, "amg: create");
+        double *b = calloc((size_t)s.n_local + 1, sizeof *b), *x = calloc((size_t)s.n_local + 1, sizeof *x);
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        p.precond = MIX_PRECOND_AMG;
+        mix_cg_info info;
+        for (int zero = 0; zero < 2 && !st; zero++) {
+            for (int i = 0; i < s.n_local; i++) b[i] = zero ? 0.0 : 1.0;
+            const int want = zero ? MIX_SUCCESS : MIX_ERR_UNSUPPORTED;
+            same_everywhere(mix_dcg(ctx, &p, D, b, x, &info), want, "amg across ranks");
+            same_info(&info, "amg across ranks");
+            CHECK(info.stages == 0 && info.reason == (zero ? MIX_CG_ZERO_RHS : MIX_CG_MAX_ITER) &&
+                  info.true_rel_residual == (zero ? 0.0 : 1.0), "amg, layout %d, b = %d: reason %d, "
+                  "residual %g", layout, !zero, info.reason, info.true_rel_residual);
+        }
+        mix_sparse_destroy(D);
+        slice_free(&s);
+        free(b);
+        free(x);
+    }
+}
+
 /* Parameters that differ between ranks (issue 33): every field of mix_cg_params changed on the
  * last rank alone gives MIX_ERR_INVALID_ARG on every rank, with info's status and x untouched,
  * instead of a rank stopping early while the others wait (a hang: tests/mpi.sh's timeout) or
@@ -778,6 +813,7 @@ int main(int argc, char **argv)
     }
     check_solve_bad(ctx, &P);
     check_refused(ctx, &P);
+    check_amg_ranks(ctx, &P);
     check_params_differ(ctx, &P);
     check_auto_global_n(ctx, serial);
     mixm_csr P16 = {0};

@@ -122,8 +122,9 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **out, double *t)
         return MIX_SUCCESS;
     }
     /* A distributed matrix over more than one rank needs a distributed hierarchy (mix_dcg(3));
-     * over one rank its local block is the whole matrix. */
-    if ((A->dist && mixi_cg_n(A) != (double)A->n) || !ctx->ops->sparse->csr_export ||
+     * over one rank its local block is the whole matrix.  (mixi_cg_solve_in_range refuses it
+     * first, alike on every rank.) */
+    if ((A->dist && A->dist->comm->size > 1) || !ctx->ops->sparse->csr_export ||
         !ctx->ops->sparse->spmv_t)
         return MIX_ERR_UNSUPPORTED;
     const double t0 = mixi_wtime();

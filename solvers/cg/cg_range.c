@@ -307,6 +307,11 @@ int mixi_cg_solve_in_range(mix_context *ctx, const mix_cg_params *prm, mix_spars
     /* b: largest entry into [1, 2).  A: times c^2 = 4^m, largest entry into [1, 4). */
     const int kb = eb > RANGE_EXP || eb < -RANGE_EXP ? 1 - eb : 0;
     const int m = ea > RANGE_EXP || ea < -RANGE_EXP ? (int)ceil((1 - ea) / 2.0) : 0;
+    /* MIX_PRECOND_AMG over more than one rank (mix_dcg(3)), decided on the rank count, the same
+     * everywhere (n_local is not: a rank owning every row, or none, went its own way), after
+     * b = 0 as on one process.  MIX_CG_MAX_ITER: the reason of any stop before iterating. */
+    if (bmax > 0.0 && prm->precond == MIX_PRECOND_AMG && A->dist && A->dist->comm->size > 1)
+        return dist_refuse(ctx, prm, A, b, x, bmax, MIX_ERR_UNSUPPORTED, MIX_CG_MAX_ITER, info);
     /* In range, or b = 0 (whose answer x = 0 needs no scaling). */
     if ((kb == 0 && m == 0) || bmax == 0.0) return mixi_cg_solve(ctx, prm, A, b, x, info);
     if (A->dist) /* the rescaled copy below is of one process's matrix */
