@@ -1,4 +1,4 @@
-/* threads.c: the simple drivers and CG called from several threads at once (make check; CI also runs it under ThreadSanitizer, tools/ci-tsan.sh). */
+/* threads.c: the simple drivers and CG called from several threads at once, CG also on one shared CPU context (make check; CI also runs it under ThreadSanitizer, tools/ci-tsan.sh). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -57,14 +57,9 @@ static int dense_round(int id, int r)
     return bad;
 }
 
-/* tridiag(-1, 4, -1) on a context of the thread's own (contexts are not shared). */
-static int cg_round(int id, int r)
+/* tridiag(-1, 4, -1) of order n in CSR (3n entries allocated) and b; returns nnz. */
+static int64_t tridiag(int n, int64_t *rp, int32_t *ci, double *v, double *b)
 {
-    const int n = 200 + 13 * id + r;
-    int64_t *rp = malloc(((size_t)n + 1) * sizeof *rp);
-    int32_t *ci = malloc((size_t)3 * n * sizeof *ci);
-    double *v = malloc((size_t)3 * n * sizeof *v), *b = malloc((size_t)n * sizeof *b);
-    double *x = malloc((size_t)n * sizeof *x);
     int64_t k = 0;
     for (int i = 0; i < n; i++) {
         rp[i] = k;
@@ -74,6 +69,18 @@ static int cg_round(int id, int r)
         b[i] = 1.0 + (i % 5);
     }
     rp[n] = k;
+    return k;
+}
+
+/* tridiag(-1, 4, -1) on a context of the thread's own. */
+static int cg_round(int id, int r)
+{
+    const int n = 200 + 13 * id + r;
+    int64_t *rp = malloc(((size_t)n + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)3 * n * sizeof *ci);
+    double *v = malloc((size_t)3 * n * sizeof *v), *b = malloc((size_t)n * sizeof *b);
+    double *x = malloc((size_t)n * sizeof *x);
+    const int64_t k = tridiag(n, rp, ci, v, b);
     int bad = 0;
     mix_context *ctx = NULL;
     mix_sparse *S = NULL;
@@ -104,6 +111,54 @@ static int cg_round(int id, int r)
     return bad;
 }
 
+/* One CPU context shared by every thread, as mix_context_create(3) allows: thread `id` makes
+ * its own matrix on it (each thread a storage, Jacobi on odd ids) and solves; status, x and
+ * iterations must be those of the same solve run alone (sequentially, *ref from main). */
+static mix_context *shared;
+#define SHARED_N(id) (300 + 17 * (id))
+
+static int shared_solve(int id, double *x, int *iter)
+{
+    const int n = SHARED_N(id);
+    int64_t *rp = malloc(((size_t)n + 1) * sizeof *rp);
+    int32_t *ci = malloc((size_t)3 * n * sizeof *ci);
+    double *v = malloc((size_t)3 * n * sizeof *v), *b = malloc((size_t)n * sizeof *b);
+    tridiag(n, rp, ci, v, b);
+    mix_sparse *S = NULL;
+    int st = mix_sparse_create_csr(shared, n, rp, ci, v, &S);
+    if (!st) {
+        mix_prec precs[MIX_CAPS_PREC_SLOTS];
+        const int np = mix_prec_list(MIX_ROLE_STORAGE, precs, MIX_CAPS_PREC_SLOTS);
+        mix_cg_params p;
+        mix_cg_params_init(&p);
+        p.sloppy_prec = precs[id % np];
+        p.precond = id % 2 ? MIX_PRECOND_JACOBI : MIX_PRECOND_NONE;
+        mix_cg_info info;
+        st = mix_dcg(shared, &p, S, b, x, &info);
+        *iter = info.iter;
+    }
+    mix_sparse_destroy(S);
+    free(rp); free(ci); free(v); free(b);
+    return st;
+}
+
+static double *shared_ref[THREADS];
+static int shared_ref_iter[THREADS];
+
+static int shared_round(int id, int r)
+{
+    double *x = malloc((size_t)SHARED_N(id) * sizeof *x);
+    int iter = -1;
+    const int st = shared_solve(id, x, &iter);
+    const int bad = st != MIX_SUCCESS || iter != shared_ref_iter[id] ||
+                    memcmp(x, shared_ref[id], (size_t)SHARED_N(id) * sizeof *x) != 0;
+    if (bad)
+        fprintf(stderr, "thread %d round %d: shared context: status %d, %d iterations (alone %d)%s\n",
+                id, r, st, iter, shared_ref_iter[id], st ? "" : ", or x differs from the solve alone");
+    free(x);
+    return bad;
+}
+
 static void *worker(void *arg)
 {
     job *j = arg;
@@ -113,8 +168,26 @@ static void *worker(void *arg)
     for (int r = 0; r < ROUNDS; r++) {
         j->failures += dense_round(j->id, r);
         j->failures += cg_round(j->id, r);
+        j->failures += shared_round(j->id, r);
     }
     return NULL;
+}
+
+/* The shared context and each thread's answer alone (before any thread starts). */
+static int shared_open(void)
+{
+    if (mix_context_create(&shared, MIX_BACKEND_CPU)) return 1;
+    for (int id = 0; id < THREADS; id++) {
+        shared_ref[id] = malloc((size_t)SHARED_N(id) * sizeof *shared_ref[id]);
+        if (shared_solve(id, shared_ref[id], &shared_ref_iter[id])) return 1;
+    }
+    return 0;
+}
+
+static void shared_close(void)
+{
+    for (int id = 0; id < THREADS; id++) free(shared_ref[id]);
+    mix_context_destroy(shared);
 }
 
 int main(void)
@@ -130,6 +203,10 @@ int main(void)
     }
     const long per_context = mixi_alloc_live() - live0;
     mix_context_destroy(probe);
+    if (shared_open()) {
+        fprintf(stderr, "shared CPU context: the solves alone failed\n");
+        return 1;
+    }
     pthread_t t[THREADS];
     job jobs[THREADS];
     pthread_barrier_init(&start, NULL, THREADS);
@@ -146,6 +223,7 @@ int main(void)
         failures += jobs[i].failures;
     }
     pthread_barrier_destroy(&start);
+    shared_close();
     /* Every allocation freed but the one default context's, which lives for the process (its
      * spare workspace block is out of the count): a counter updated without atomics loses
      * increments under contention. */
@@ -154,7 +232,7 @@ int main(void)
         fprintf(stderr, "live allocations %ld, expected %ld\n", live, live0 + per_context);
         failures++;
     }
-    printf("threads: %d threads x %d rounds of mix_d?gesv and mix_dcg: %d failures\n", THREADS, ROUNDS,
-           failures);
+    printf("threads: %d threads x %d rounds of mix_d?gesv, mix_dcg, mix_dcg on one shared CPU context: "
+           "%d failures\n", THREADS, ROUNDS, failures);
     return failures ? 1 : 0;
 }
