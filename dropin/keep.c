@@ -73,8 +73,7 @@ static uint64_t fingerprint(const double *a, int n, int lda, char uplo)
         }
         h[1] = (h[1] ^ (uint64_t)j) * m;
     }
-    const uint64_t f = (h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3)) * m;
-    return f ? f : 1; /* 0 means "any entry" to find_content */
+    return (h[0] ^ (h[1] << 1) ^ (h[2] << 2) ^ (h[3] << 3)) * m;
 }
 
 /* One released original's buffer, still charged to the cap: the next copy of the same order
@@ -227,14 +226,20 @@ void mixd_keep_release(mixd_kept *k)
     pthread_mutex_unlock(&reg_lock);
 }
 
+/* Under reg_lock: is an entry of order n and triangle uplo kept (a fingerprint worth taking)? */
+static int order_kept(int n, char uplo)
+{
+    for (const mixd_kept *k = lru_head; k; k = k->next)
+        if (k->n == n && k->uplo == uplo) return 1;
+    return 0;
+}
+
 /* Under reg_lock: a live entry of order n and triangle uplo whose factors hash to h (and whose
- * pivots are ipiv), with a reference taken; NULL if none.  h 0: any entry of that order and
- * triangle (is a fingerprint worth computing?), no reference taken. */
+ * pivots are ipiv), with a reference taken; NULL if none. */
 static mixd_kept *find_content(int n, char uplo, uint64_t h, const int *ipiv)
 {
     for (mixd_kept *k = lru_head; k; k = k->next) {
         if (k->n != n || k->uplo != uplo) continue;
-        if (!h) return k;
         if (k->hash == h && (!k->ipiv || !ipiv || memcmp(ipiv, k->ipiv, (size_t)n * sizeof *ipiv) == 0)) {
             k->refs++;
             to_front(k);
@@ -252,7 +257,7 @@ static mixd_kept *find_content(int n, char uplo, uint64_t h, const int *ipiv)
 static mixd_kept *lookup_copy(const double *a, int n, int lda, char uplo, const int *ipiv)
 {
     pthread_mutex_lock(&reg_lock);
-    const int candidates = find_content(n, uplo, 0, NULL) != NULL;
+    const int candidates = order_kept(n, uplo);
     pthread_mutex_unlock(&reg_lock);
     if (!candidates) return NULL;
     const uint64_t h = fingerprint(a, n, lda, uplo); /* outside the lock: O(n^2) reads */

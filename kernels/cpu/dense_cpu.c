@@ -777,6 +777,16 @@ static int cpu_gemm_rate(void *state, mix_prec p, double *gflops)
     return MIX_SUCCESS;
 }
 
+/* count uniform entries in [-0.5, 0.5) from an LCG: the same calibration matrix on every run. */
+static void fill_uniform(size_t count, double *a)
+{
+    uint32_t x = 12345u;
+    for (size_t i = 0; i < count; i++) {
+        x = x * 1664525u + 1013904223u;
+        a[i] = (double)(x >> 8) / 16777216.0 - 0.5;
+    }
+}
+
 /* The FP64 LU's calibration: LAPACK dgetrf at order 256 (11 MFLOP, about 0.9 ms on 2 cores),
  * best of CAL_REPS after an untimed call, on a matrix of uniform entries (its row swaps are a
  * general matrix's).  The order is where MIX_PREC_AUTO's choice starts (solvers/dense/dense.h). */
@@ -793,11 +803,7 @@ static void measure_getrf(void)
     if (!a0 || !ipiv) goto out;
     double *a = a0 + nn;
     const double flops = 2.0 / 3.0 * (double)nn * n;
-    uint32_t x = 12345u;
-    for (size_t i = 0; i < nn; i++) {
-        x = x * 1664525u + 1013904223u; /* an LCG: the same matrix on every run */
-        a0[i] = (double)(x >> 8) / 16777216.0 - 0.5;
-    }
+    fill_uniform(nn, a0);
     for (int r = 0; r <= CAL_REPS; r++) {
         memcpy(a, a0, nn * sizeof *a);
         const double t0 = mixi_wtime();
@@ -841,12 +847,8 @@ static void measure_round(void)
     int *ipiv = mixi_malloc_n((size_t)n, sizeof *ipiv);
     if (!a || !lu || !ipiv) goto out;
     double *x = a + nn, *r = x + n;
-    uint32_t s = 12345u;
-    for (size_t i = 0; i < nn; i++) { /* small off-diagonal factors: the solves stay bounded */
-        s = s * 1664525u + 1013904223u;
-        a[i] = (double)(s >> 8) / 16777216.0 - 0.5;
-        lu[i] = (float)(1e-3 * a[i]);
-    }
+    fill_uniform(nn, a);
+    for (size_t i = 0; i < nn; i++) lu[i] = (float)(1e-3 * a[i]); /* the solves stay bounded */
     for (int i = 0; i < n; i++) {
         lu[(size_t)i * n + i] = 1.0f;
         ipiv[i] = i + 1;

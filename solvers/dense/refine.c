@@ -250,10 +250,11 @@ static int converged_by_growth(const columns *c, int j)
 static void judge_column(const mixi_refine_job *job, columns *c, int j, int it)
 {
     if (it == 0) c->rn0[j] = c->rn[j], c->xn0[j] = c->xn[j];
-    if (c->rn[j] <= c->xn[j] * c->cte && (singular_to_fp64(job, c, j) || converged_by_growth(c, j))) {
-        c->stall[j] = STALL_STEPS; /* the FP64 fallback answers, as LAPACK's dsgesv */
-    } else if (c->rn[j] <= c->xn[j] * c->cte) {
-        c->active[j] = 0;
+    if (c->rn[j] <= c->xn[j] * c->cte) {
+        if (singular_to_fp64(job, c, j) || converged_by_growth(c, j))
+            c->stall[j] = STALL_STEPS; /* the FP64 fallback answers, as LAPACK's dsgesv */
+        else
+            c->active[j] = 0;
     } else if (it > 0 && /* ratio: rn / prev, set by assess */
                mixi_refine_step_verdict(c->mode[j] == MODE_KRYLOV, c->ratio[j],
                                         job->p->refine == MIX_REFINE_AUTO, rescue_limit(job),
