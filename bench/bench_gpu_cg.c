@@ -60,6 +60,9 @@ static double *dput(const void *h, size_t bytes)
 {
     void *p = dmalloc(bytes);
     if (p) CU(cudaMemcpy(p, h, bytes, cudaMemcpyHostToDevice));
+    /* Landed before the non-blocking streams (ours, the library's) read it: a pageable
+     * cudaMemcpy may return before its DMA ends, and they do not wait for the legacy stream. */
+    if (p) CU(cudaDeviceSynchronize());
     return p;
 }
 

@@ -176,6 +176,9 @@ static void device_orthogonal(bench *B, uint64_t seed, double *d_q, double *d_ta
         CU(cudaMemcpy(d_q + (size_t)j0 * n, buf, (size_t)nc * n * sizeof *buf, cudaMemcpyHostToDevice));
     }
     free(buf);
+    /* A pageable cudaMemcpy may return before its DMA lands, and B->stream (non-blocking) does
+     * not wait for the legacy stream: the QR below could read the last chunk unwritten. */
+    CU(cudaDeviceSynchronize());
     int lw1 = 0, lw2 = 0;
     CS(cusolverDnDgeqrf_bufferSize(B->solver, n, n, d_q, n, &lw1));
     CS(cusolverDnDorgqr_bufferSize(B->solver, n, n, n, d_q, n, d_tau, &lw2));
