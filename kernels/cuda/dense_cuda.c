@@ -662,9 +662,11 @@ static int cuda_syrk_f32(void *state, mix_prec compute, int n, int k, float alph
                                               k, &alpha, a, lda > 0 ? lda : 1, &beta, c, ldc));
     int half = compute == MIX_FP16 || compute == MIX_BF16;
     size_t esize = half ? 2 : 4;
-    /* Leading dimension of the copy: a multiple of 8 elements (16-byte columns) when the 2 n k
-     * floats of workspace allow it, which they always do. */
+    /* Leading dimension of the copy: a multiple of 8 elements (16-byte columns) where the 2 n k
+     * floats of workspace hold it, else n (TF32 with n < 4, FP16/BF16 with n = 1: 8 rows of
+     * k would overrun the contract's 2 n k floats). */
     int ldr = (n + 7) / 8 * 8;
+    if ((size_t)ldr * esize > 8 * (size_t)n) ldr = n;
     void *ra = work;
     unsigned *cnt = NULL;
     int st = overflow_counter(state, overflow, &cnt);
