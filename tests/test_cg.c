@@ -516,6 +516,46 @@ static void test_params_and_args(void)
     mixt_cg_close(&f);
 }
 
+/* A device context runs on its own stream, which the caller's do not wait for: mix_dcg_gpu
+ * returns only after its last write to d_x.  The CPU backend posing as a device, its copies (the
+ * best iterate into x) and synchronize watched: no copy may follow the last synchronize. */
+static const mixi_backend_ops *watched;
+static int copied_unsynced;
+
+static int watch_copy(void *state, void *dst, const void *src, size_t bytes)
+{
+    copied_unsynced = 1;
+    return watched->copy(state, dst, src, bytes);
+}
+
+static int watch_sync(void *state)
+{
+    copied_unsynced = 0;
+    return watched->synchronize(state);
+}
+
+static void test_gpu_entry_synchronizes(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    mixt_cg_sys f;
+    fixture_open(&f, 12);
+    mixi_backend_ops ops = *f.ctx->ops;
+    watched = f.ctx->ops;
+    ops.flags |= MIXI_BACKEND_DEVICE_POINTERS;
+    ops.copy = watch_copy;
+    ops.synchronize = watch_sync;
+    mix_context dev = *f.ctx;
+    dev.ops = &ops;
+    mix_sparse *S = mixt_sparse(&dev, &f.A);
+    mix_cg_info info;
+    copied_unsynced = 0;
+    CU_ASSERT_EQUAL(mix_dcg_gpu(&dev, NULL, S, f.b, f.x, &info), MIX_SUCCESS);
+    CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= 1e-10);
+    CU_ASSERT_EQUAL(copied_unsynced, 0);
+    mix_sparse_destroy(S);
+    mixt_cg_close(&f);
+}
+
 /* 1138_bus without preconditioner: FIXED16, FP16 and BF16 stagnate on their own (FIXED16 crawls
  * to 1.9e-8 in 10 n iterations, FP16/BF16 stop near 1e-3); with escalation each hands over to
  * FP32 and then FP64 from the best x and converges, and the info record says so. */
@@ -1318,6 +1358,7 @@ static const mixt_test cg_tests[] = {
     {"x0 given", test_x0},
     {"unreachable tolerance and iteration limit: NOT_CONVERGED, best x kept", test_not_converged},
     {"parameters and illegal arguments", test_params_and_args},
+    {"mix_dcg_gpu: no write to x left unsynchronised at return", test_gpu_entry_synchronizes},
     {"escalation on 1138_bus: FIXED16/FP16/BF16 stagnate alone, converge via FP32/FP64", test_escalation},
     {"escalation on slow progress (3D Poisson, BF16, Jacobi)", test_escalation_slow_progress},
     {"escalation past storage overflow: FIXED16, FP32 refused, FP64 solves", test_escalation_overflow},

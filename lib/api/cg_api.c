@@ -92,6 +92,11 @@ static int solve_unaliased(mix_context *ctx, const mix_cg_params *p, mix_sparse 
     double *bcopy;
     int st = mixi_unalias(ctx, &b, (size_t)A->n, x, (size_t)A->n, &bcopy);
     if (!st) st = mixi_cg_solve_in_range(ctx, p, A, b, x, local);
+    /* The last writes to x (the best iterate's copy, the range's rescaling) are queued on a
+     * device context's stream, which the caller's streams do not wait for (mix_dcg_gpu): done
+     * before returning. */
+    const int synced = ctx->ops->synchronize(ctx->state);
+    if (st == MIX_SUCCESS) st = synced;
     ctx->ops->free(ctx->state, bcopy);
     return finish(st, info, local);
 }

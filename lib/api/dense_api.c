@@ -163,6 +163,10 @@ static int run_device(mix_context *ctx, const mix_gesv_params *p, const dense_ca
     int rc = mixi_unalias(ctx, &dc.b, span_rhs(c, c->ldb), c->x, span_rhs(c, c->ldx), &bcopy);
     if (rc) return info->status = rc;
     rc = mixi_dense_run(ctx, p, &dc, info, &idx);
+    /* The last writes to d_x and d_a (the factors of an FP64 fallback, a row-major x) are queued
+     * on the context's stream, which the caller's streams do not wait for: done before returning. */
+    const int synced = ctx->ops->synchronize(ctx->state);
+    if (rc == MIX_SUCCESS && synced) rc = info->status = synced;
     ctx->ops->free(ctx->state, bcopy);
     return rc;
 }
