@@ -365,6 +365,24 @@ static void test_unsorted_duplicates(void)
     mix_context_destroy(ctx);
 }
 
+/* Duplicates are judged after summing: a sum that overflows is refused as an Inf would be,
+ * and the range kept (the FP16/BF16 storage's scaling) is the summed entries'. */
+static void test_duplicate_sums(void)
+{
+    mix_context *ctx = mixt_context();
+    int64_t rp[3] = {0, 3, 4};
+    int32_t ci[4] = {0, 0, 1, 1};
+    double v[4] = {1e308, 1e308, 1.0, 1.0};
+    mix_sparse *S = (mix_sparse *)&rp; /* set to NULL on failure */
+    CU_ASSERT_EQUAL(mix_sparse_create_csr(ctx, 2, rp, ci, v, &S), MIX_ERR_NAN);
+    CU_ASSERT_PTR_NULL(S);
+    double w[4] = {3e4, 5e4, 1.0, 1.0}; /* a(0,0) = 8e4, beyond FP16's 65504 */
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 2, rp, ci, w, &S), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(S->amax, 8e4);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+}
+
 /* 2-D Poisson nx^2 with b = rhs(n, 9). */
 static void fixture_open(mixt_cg_sys *f, int nx)
 {
@@ -1354,6 +1372,7 @@ static const mixt_test cg_tests[] = {
     {"indefinite matrix: NOT_SPD in every precision", test_not_spd},
     {"bad CSR input: each case refused", test_bad_csr},
     {"unsorted rows sorted, duplicates summed", test_unsorted_duplicates},
+    {"duplicates summing to Inf refused; range of the sums", test_duplicate_sums},
     {"NaN/Inf in b or x0, zero right-hand side", test_nan_and_zero_rhs},
     {"x0 given", test_x0},
     {"unreachable tolerance and iteration limit: NOT_CONVERGED, best x kept", test_not_converged},

@@ -15,6 +15,20 @@ static int entry_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The largest |value| of the summed copy, or MIX_ERR_NAN where a sum of finite duplicates
+ * overflowed (1e308 + 1e308): the check on the caller's entries cannot see it, and an Inf in
+ * A reached the solvers (mix_dgesv_sparse wrote NaN into x and called A singular). */
+static int summed_range(int64_t nnz, const double *v, double *amax)
+{
+    double m = 0.0;
+    for (int64_t k = 0; k < nnz; k++) {
+        if (!isfinite(v[k])) return MIX_ERR_NAN;
+        if (fabs(v[k]) > m) m = fabs(v[k]);
+    }
+    *amax = m;
+    return MIX_SUCCESS;
+}
+
 /* Sorts each row and sums duplicates into host copies (only when the input needs it). */
 static int canonical_copy(int n, const int64_t *rowptr, const int32_t *colind, const double *val,
                           int64_t maxrow, int64_t **rp, int32_t **ci, double **v)
@@ -101,6 +115,7 @@ int mix_sparse_create_csr(mix_context *ctx, int n, const int64_t *rowptr, const 
     int st = MIX_SUCCESS;
     if (!canonical) {
         st = canonical_copy(n, rowptr, colind, val, maxrow, &rp, &ci, &v);
+        if (!st) st = summed_range(rp[n], v, &amax); /* the stored entries' range, not the input's */
         rowptr = rp;
         colind = ci;
         val = v;
