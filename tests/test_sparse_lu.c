@@ -250,6 +250,49 @@ static void test_fp32_overflow_and_breakdown(void)
     mix_context_destroy(ctx);
 }
 
+/* Columns of B far from 1 (zero, 1e-250, 1e-30, 1e40, 1e250) and a matrix scaled by 1e30 or
+ * 1e37: the FP32 factors solve them all (their correction solves scale each column), each
+ * column to its own backward error, the padding of X untouched.  Unscaled, residuals under
+ * FP32's range were flushed to zero and those above it became Inf: FP64 fallbacks. */
+static void test_rhs_scales(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(5, 20.0, -10.0, 5.0, &M), 0);
+    const int n = M.nrows, ld = n + 2, nrhs = 5;
+    const double scale[5] = {0.0, 1e-250, 1e-30, 1e40, 1e250}; /* x representable */
+    const double ascale[3] = {1.0, 1e30, 1e37};
+    double *b = rhs_block(nrhs, ld, 11), *x = mixt_dalloc((size_t)ld * nrhs);
+    for (int s = 0; s < 3; s++) {
+        for (int64_t k = 0; k < M.rowptr[n]; k++) M.val[k] *= ascale[s] / (s ? ascale[s - 1] : 1);
+        mix_sparse *A = NULL;
+        CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, M.rowptr, M.colind, M.val, &A), 0);
+        for (int j = 0; j < nrhs; j++)
+            for (int i = 0; i < ld; i++) {
+                b[(size_t)j * ld + i] = i < n ? scale[j] * (1.0 + 0.5 * sin(i + j)) : NAN;
+                x[(size_t)j * ld + i] = NAN;
+            }
+        mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_CLASSICAL);
+        mix_gesv_info info;
+        CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, &p, A, nrhs, b, ld, x, ld, &info), MIX_SUCCESS);
+        CU_ASSERT(info.iter >= 0 && info.fell_back == 0 && info.factor_prec_used == MIX_FP32);
+        for (int j = 0; j < nrhs; j++) {
+            const double *bj = b + (size_t)j * ld, *xj = x + (size_t)j * ld;
+            double be = NAN;
+            CU_ASSERT_EQUAL(mixm_csr_recheck(&M, bj, xj, &be, NULL), 0);
+            CU_ASSERT(be <= mixt_berr_bound(n));
+            CU_ASSERT(j > 0 || x[0] == 0.0);
+            CU_ASSERT(isnan(xj[n]) && isnan(xj[n + 1]));
+        }
+        mix_sparse_destroy(A);
+    }
+    free(b);
+    free(x);
+    mixm_csr_free(&M);
+    mix_context_destroy(ctx);
+}
+
 static void test_nan_rhs(void)
 {
     mix_context *ctx = mixt_context();
@@ -597,6 +640,7 @@ static const mixt_test tests[] = {
     {"bundled general matrices to backward error 1e-12", test_bundled},
     {"structurally and numerically singular", test_singular},
     {"FP32 overflow and breakdown fall back to FP64, never silently", test_fp32_overflow_and_breakdown},
+    {"right-hand sides from 0 to 1e250, A scaled by 1e37: FP32 factors solve", test_rhs_scales},
     {"NaN/Inf in b and A", test_nan_rhs},
     {"argument checks, in-place solve, factor memory FP32 vs FP64", test_args_and_memory},
     {"mixsolve solve beyond --dense-max, bench splu rows", test_cli},

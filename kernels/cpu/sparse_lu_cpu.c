@@ -54,6 +54,7 @@ struct mixi_splu {
     int s_colperm, d_colperm;   /* the instance was given A Q (take_order) */
     MUMPS_INT *jcn_q, *q;       /* A Q's column indices, and Q (1-based) */
     int serial;                 /* MUMPS runs on one thread (serial_begin) */
+    int half_exp;               /* half the binary exponent of ||A||inf (round_column) */
     struct mixi_klu *klu;       /* KLU's analysis (small A, or made for its FP64 factors) and,
                                  * once factored, the FP64 factors (factor_klu); else NULL */
 };
@@ -252,6 +253,7 @@ static int coordinates(mixi_splu *F, double *anrm)
         if (!(row <= amax)) amax = row;
     }
     *anrm = amax;
+    if (amax > 0.0) F->half_exp = ilogb(amax) / 2;
     return MIX_SUCCESS;
 }
 
@@ -607,14 +609,38 @@ static int cpu_splu_factor(void *state, mixi_splu *F, mix_prec prec, mixi_splu_o
     return factor_d(F, outcome);
 }
 
-/* FP32 solve of one block: r rounded into a float block, solved, widened into c. */
+/* Column r (n entries) times 2^-e into w, FP32, where 2^e brings its largest magnitude near
+ * 2^half_exp, the square root of ||A||'s (e = 0 for a zero or non-finite column, whose NaN the
+ * refinement must see); returns e.  The solution then lies near 2^-half_exp: both well inside
+ * FP32's range.  Unscaled, a residual below about 1e-38 (b of 1e-25, or A of 1e30 with b of 1)
+ * was flushed to zero and one above FLT_MAX (b of 1e40) became Inf: the refinement stalled or
+ * met NaN and fell back to FP64 where the FP32 factors solve (mix_dgesv_ir's correction solve
+ * scales each column too). */
+static int round_column(size_t n, const double *r, int half_exp, float *w)
+{
+    double m = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(r[i]) <= m)) m = fabs(r[i]); /* a NaN ends at m = NaN */
+    int e = 0;
+    if (m > 0.0 && isfinite(m)) e = ilogb(m) - half_exp;
+    for (size_t i = 0; i < n; i++) w[i] = (float)ldexp(r[i], -e);
+    return e;
+}
+
+/* FP32 solve of one block: r rounded column by column (round_column) into a float block,
+ * solved, widened into c and scaled back. */
 static int solve_s(mixi_splu *F, int k, const double *r, int ldr, double *c, int ldc)
 {
     const size_t n = (size_t)F->n;
     float *w = mixi_malloc_n(n * (size_t)k, sizeof(float));
-    if (!w) return MIX_ERR_ALLOC;
+    int *e = mixi_malloc_n((size_t)k, sizeof(int));
+    if (!w || !e) {
+        mixi_free(w);
+        mixi_free(e);
+        return MIX_ERR_ALLOC;
+    }
     for (int j = 0; j < k; j++)
-        for (size_t i = 0; i < n; i++) w[(size_t)j * n + i] = (float)r[(size_t)j * ldr + i];
+        e[j] = round_column(n, r + (size_t)j * ldr, F->half_exp, w + (size_t)j * n);
     F->s.rhs = w;
     F->s.nrhs = k;
     F->s.lrhs = F->n;
@@ -622,8 +648,10 @@ static int solve_s(mixi_splu *F, int k, const double *r, int ldr, double *c, int
     int st = mumps_status(INFOG(F->s, 1));
     for (int j = 0; !st && j < k; j++)
         for (size_t i = 0; i < n; i++)
-            c[(size_t)j * ldc + (F->s_colperm ? (size_t)F->q[i] - 1 : i)] = w[(size_t)j * n + i];
+            c[(size_t)j * ldc + (F->s_colperm ? (size_t)F->q[i] - 1 : i)] =
+                ldexp(w[(size_t)j * n + i], e[j]);
     mixi_free(w);
+    mixi_free(e);
     return st;
 }
 
