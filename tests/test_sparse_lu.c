@@ -293,6 +293,52 @@ static void test_rhs_scales(void)
     mix_context_destroy(ctx);
 }
 
+/* One FP64 3 x 3 system a * tridiag(1, 4, 1) x = b, FP32 and FP64 factors: the status. */
+static int solve_scaled(mix_context *ctx, double a, const double *b, int nrhs, mix_prec prec,
+                        double *x, mix_gesv_info *info)
+{
+    int64_t rp[4] = {0, 2, 5, 7};
+    int32_t ci[7] = {0, 1, 0, 1, 2, 1, 2};
+    double v[7] = {4 * a, a, a, 4 * a, a, a, 4 * a};
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, rp, ci, v, &A), 0);
+    mix_gesv_params p = mixt_params(prec, MIX_REFINE_AUTO);
+    int st = mix_dgesv_sparse(ctx, &p, A, nrhs, b, 3, x, 3, info);
+    mix_sparse_destroy(A);
+    return st;
+}
+
+/* Solutions beyond FP64's range, as mix_dgesv_ir(3) reports them: one that overflows is
+ * MIX_ERR_OVERFLOW (was MIX_ERR_SINGULAR, A being well-conditioned), one that underflows to 0
+ * or to subnormals that lost the tolerance's digits MIX_ERR_NOT_CONVERGED (was a success with
+ * backward error 1); a column far from 1 that FP64 holds is solved. */
+static void test_solution_range(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    const double over[3] = {1e300, 2e300, 3e300}, under[3] = {1e-300, 2e-300, 3e-300};
+    const double mixed[6] = {1.0, 2.0, 3.0, 1e-310, 2e-310, 3e-310};
+    const double fine[6] = {1e-300, 2e-300, 3e-300, 1e300, 2e300, 3e300};
+    const mix_prec precs[2] = {MIX_FP32, MIX_FP64};
+    for (int k = 0; k < 2; k++) {
+        double x[6];
+        mix_gesv_info info;
+        CU_ASSERT_EQUAL(solve_scaled(ctx, 1e-30, over, 1, precs[k], x, &info), MIX_ERR_OVERFLOW);
+        CU_ASSERT(isinf(info.backward_error) && isinf(x[0]) && isinf(x[2]));
+        CU_ASSERT_EQUAL(solve_scaled(ctx, 1e30, under, 1, precs[k], x, &info),
+                        MIX_ERR_NOT_CONVERGED);
+        CU_ASSERT(info.backward_error >= 0.5);
+        CU_ASSERT_EQUAL(solve_scaled(ctx, 1.0, mixed, 2, precs[k], x, &info),
+                        MIX_ERR_NOT_CONVERGED);
+        /* The well-scaled column is right all the same. */
+        CU_ASSERT(fabs(4 * x[0] + x[1] - 1.0) <= 1e-15 && fabs(x[1] + 4 * x[2] - 3.0) <= 1e-15);
+        CU_ASSERT_EQUAL(solve_scaled(ctx, 1.0, fine, 2, precs[k], x, &info), MIX_SUCCESS);
+        CU_ASSERT(info.backward_error <= 1e-15);
+        CU_ASSERT(fabs(4 * x[3] + x[4] - 1e300) <= 1e285 && fabs(x[1] * 1e300 - 2.0 / 7) <= 1e-15);
+    }
+    mix_context_destroy(ctx);
+}
+
 static void test_nan_rhs(void)
 {
     mix_context *ctx = mixt_context();
@@ -641,6 +687,7 @@ static const mixt_test tests[] = {
     {"structurally and numerically singular", test_singular},
     {"FP32 overflow and breakdown fall back to FP64, never silently", test_fp32_overflow_and_breakdown},
     {"right-hand sides from 0 to 1e250, A scaled by 1e37: FP32 factors solve", test_rhs_scales},
+    {"solutions beyond FP64's range: OVERFLOW, NOT_CONVERGED", test_solution_range},
     {"NaN/Inf in b and A", test_nan_rhs},
     {"argument checks, in-place solve, factor memory FP32 vs FP64", test_args_and_memory},
     {"mixsolve solve beyond --dense-max, bench splu rows", test_cli},

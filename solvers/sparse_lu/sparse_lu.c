@@ -135,7 +135,11 @@ int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A
     mix_prec prec = p->factor_prec;
     if (!rc && prec == MIX_PREC_AUTO) rc = auto_choice(&P, &prec);
     info->t_factor = mixi_wtime() - t0;
+    mixi_splu_range R = {0};
+    if (!rc) rc = mixi_splu_range_begin(&P, &R);
     if (!rc) rc = solve_analysed(&P, prec, info);
+    if (!rc) rc = mixi_splu_range_finish(&P, &R, info);
+    mixi_splu_range_free(ctx, &R);
     ops->destroy(ctx->state, P.F);
     return info->status = rc;
 }

@@ -16,8 +16,10 @@ mix_prec mixi_sparse_lu_auto_choice(mix_context *ctx, const mixi_splu_estimate *
 
 /* The whole solve of A X = B, arguments checked by lib/ (p complete, b and x host = backend
  * memory, n x nrhs column-major).  Returns 0, MIX_ERR_SINGULAR (structurally or numerically
- * singular in FP64), MIX_ERR_NAN (NaN/Inf in B; nothing written), MIX_ERR_UNSUPPORTED (the
- * backend has no sparse direct library) or another MIX_ERR_*; info filled. */
+ * singular in FP64), MIX_ERR_NAN (NaN/Inf in B; nothing written), MIX_ERR_OVERFLOW or
+ * MIX_ERR_NOT_CONVERGED (a solution beyond FP64's range, written; sparse_lu_range.c),
+ * MIX_ERR_UNSUPPORTED (the backend has no sparse direct library) or another MIX_ERR_*; info
+ * filled. */
 int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A, int nrhs,
                        const double *b, int ldb, double *x, int ldx, mix_gesv_info *info);
 

@@ -25,4 +25,19 @@ typedef struct {
 int mixi_splu_refine(mixi_splu_problem *P, mix_prec prec, mix_refine mode, int max_iter,
                      double budget_s, mixi_refine_result *res);
 
+/* Right-hand sides whose solution lies far from 1 (sparse_lu_range.c): column j of B is solved
+ * as B 2^-kb[j] (bs, n x nrhs; NULL when every kb is 0) and its solution scaled back. */
+typedef struct {
+    int *kb;
+    double *bs;
+} mixi_splu_range;
+
+/* kb and bs for P's B (P->anrm known); P->b and P->ldb then point at bs. */
+int mixi_splu_range_begin(mixi_splu_problem *P, mixi_splu_range *R);
+/* After a successful solve: X scaled back, and MIX_ERR_OVERFLOW (a solution beyond FP64) or
+ * MIX_ERR_NOT_CONVERGED (one whose entries underflowed and lost the digits the stopping test
+ * needs), else 0; info->backward_error covers the columns scaled back. */
+int mixi_splu_range_finish(mixi_splu_problem *P, const mixi_splu_range *R, mix_gesv_info *info);
+void mixi_splu_range_free(mix_context *ctx, mixi_splu_range *R);
+
 #endif
