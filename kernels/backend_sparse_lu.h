@@ -34,9 +34,11 @@ typedef struct {
 struct mixi_sparse_lu_ops {
     /* The analysis of A64 (an FP64 matrix of this backend's sparse family), done once for both
      * precisions.  *structural_rank < n means A is structurally singular (then nothing more
-     * can be done with *F but destroy it); *anrm = ||A||inf. */
+     * can be done with *F but destroy it).  The backend may hold A 2^-exponent instead of A (a
+     * power of two that brings entries near FP64's ends into range; 0 otherwise): factor, solve
+     * and apply are then those of A 2^-exponent, and *anrm = its ||.||inf. */
     int (*analyze)(void *state, const mixi_spmat *A64, mixi_splu **F, int *structural_rank,
-                   double *anrm);
+                   double *anrm, int *exponent);
     /* The analysis of A for `prec` (MIX_FP32 or MIX_FP64), made here if no factorization made it
      * yet, and its predictions, without factoring.  e all 0 where `prec` cannot hold A or A is
      * structurally singular (the factorization then says which). */

@@ -339,6 +339,40 @@ static void test_solution_range(void)
     mix_context_destroy(ctx);
 }
 
+/* Matrices near FP64's ends are solved scaled by a power of two (mix_dgesv_ir's range
+ * scaling): entries of 1.5e308, ||A||inf beyond DBL_MAX, were called singular with NaN written
+ * into x; entries of 1e-300 (FP32 cannot hold them as given) now refine with FP32 factors.  An
+ * entry beyond FLT_MAX still means the FP32 attempt cannot start (reason OVERFLOW). */
+static void test_matrix_range(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    const double huge[9] = {1.5e308, 1e308, 0.3e308, 1e308, -1.2e308, 1e308, 0.5e308, 1e308,
+                            1.6e308};
+    const double tiny[9] = {4e-300, 1e-300, 0, 1e-300, 4e-300, 1e-300, 0, 2e-300, 4e-300};
+    const mix_prec precs[2] = {MIX_FP32, MIX_FP64};
+    mixm_csr M = {0};
+    csr_of(3, huge, &M);
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, M.rowptr, M.colind, M.val, &A), 0);
+    for (int k = 0; k < 2; k++) {
+        mix_gesv_info info;
+        double berr = NAN;
+        mix_gesv_params p = mixt_params(precs[k], MIX_REFINE_AUTO);
+        const double b[3] = {1e308, 0.0, -1e308}; /* x of order 1 */
+        double x[3];
+        CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, &p, A, 1, b, 3, x, 3, &info), MIX_SUCCESS);
+        CU_ASSERT(mixm_csr_recheck(&M, b, x, &berr, NULL) == 0 && berr <= mixt_berr_bound(3));
+        CU_ASSERT(k == 1 || (info.reason == MIX_REASON_OVERFLOW && info.iter == -2));
+        CU_ASSERT_EQUAL(solve_dense_case(ctx, 3, tiny, precs[k], 1, &info, &berr), MIX_SUCCESS);
+        CU_ASSERT(berr <= mixt_berr_bound(3));
+        CU_ASSERT(k == 1 || (info.iter >= 0 && info.factor_prec_used == MIX_FP32));
+    }
+    mix_sparse_destroy(A);
+    mixm_csr_free(&M);
+    mix_context_destroy(ctx);
+}
+
 static void test_nan_rhs(void)
 {
     mix_context *ctx = mixt_context();
@@ -478,9 +512,11 @@ static void test_analysis_reuse(void)
         mixi_splu *F = NULL;
         int srank = 0;
         double anrm = 0.0;
+        int exponent = -1;
         mixi_splu_estimate e1, e2;
-        CU_ASSERT_EQUAL_FATAL(ops->analyze(ctx->state, A->a64, &F, &srank, &anrm), 0);
+        CU_ASSERT_EQUAL_FATAL(ops->analyze(ctx->state, A->a64, &F, &srank, &anrm, &exponent), 0);
         CU_ASSERT_EQUAL(srank, n);
+        CU_ASSERT_EQUAL(exponent, 0); /* west0479's entries are within 2^+-64 */
         CU_ASSERT_EQUAL(ops->estimate(ctx->state, F, p1, &e1), 0);
         CU_ASSERT_EQUAL(ops->estimate(ctx->state, F, p2, &e2), 0);
         CU_ASSERT(e1.column_permuted && e2.column_permuted);
@@ -540,8 +576,9 @@ static void check_table_solve(mix_context *ctx, const mixm_csr *M, mix_sparse *A
     mixi_splu *F = NULL;
     int srank = 0;
     double anrm = 0.0;
+    int exponent = -1;
     mixi_splu_outcome outcome = MIXI_SPLU_SINGULAR;
-    CU_ASSERT_EQUAL_FATAL(ops->analyze(ctx->state, A->a64, &F, &srank, &anrm), 0);
+    CU_ASSERT_EQUAL_FATAL(ops->analyze(ctx->state, A->a64, &F, &srank, &anrm, &exponent), 0);
     CU_ASSERT_EQUAL(ops->factor(ctx->state, F, MIX_FP64, &outcome), 0);
     CU_ASSERT_EQUAL(outcome, MIXI_SPLU_OK);
     CU_ASSERT(table_solve_berr(ctx, F, MIX_FP64, M, 3, M->nrows + 5, 17) <= 1e-12);
@@ -688,6 +725,7 @@ static const mixt_test tests[] = {
     {"FP32 overflow and breakdown fall back to FP64, never silently", test_fp32_overflow_and_breakdown},
     {"right-hand sides from 0 to 1e250, A scaled by 1e37: FP32 factors solve", test_rhs_scales},
     {"solutions beyond FP64's range: OVERFLOW, NOT_CONVERGED", test_solution_range},
+    {"matrices near FP64's ends: 1.5e308 and 1e-300 entries solved", test_matrix_range},
     {"NaN/Inf in b and A", test_nan_rhs},
     {"argument checks, in-place solve, factor memory FP32 vs FP64", test_args_and_memory},
     {"mixsolve solve beyond --dense-max, bench splu rows", test_cli},

@@ -55,6 +55,8 @@ struct mixi_splu {
     MUMPS_INT *jcn_q, *q;       /* A Q's column indices, and Q (1-based) */
     int serial;                 /* MUMPS runs on one thread (serial_begin) */
     int half_exp;               /* half the binary exponent of ||A||inf (round_column) */
+    int exponent;               /* the values held are A's times 2^-exponent (range_exponent) */
+    double *scaled;             /* those values where exponent != 0 (val then points here) */
     struct mixi_klu *klu;       /* KLU's analysis (small A, or made for its FP64 factors) and,
                                  * once factored, the FP64 factors (factor_klu); else NULL */
 };
@@ -222,6 +224,7 @@ static void splu_free(mixi_splu *F)
     mixi_free(F->jcn);
     mixi_free(F->val32);
     mixi_free(F->val64);
+    mixi_free(F->scaled);
     mixi_free(F->jcn_q);
     mixi_free(F->q);
     mixi_free(F);
@@ -233,7 +236,32 @@ static void cpu_splu_destroy(void *state, mixi_splu *F)
     if (F) splu_free(F);
 }
 
-/* Coordinates (1-based) and the FP64 values in their order; ||A||inf. */
+/* A whose largest entry lies beyond 2^+-RANGE_EXP is held as A 2^-exponent, its largest entry
+ * in [1, 2) (dense_range.c's bound): near FP64's ends MUMPS's FP64 LU and the residuals
+ * overflowed (entries of 1.5e308: ||A||inf was Inf, NaN written into x and a well-conditioned A
+ * called singular, where mix_dgesv_ir solves it). */
+#define RANGE_EXP 64
+
+static int range_exponent(const mixi_splu *F)
+{
+    double amax = 0.0;
+    for (int64_t k = 0; k < F->nnz; k++)
+        if (fabs(F->val[k]) > amax) amax = fabs(F->val[k]);
+    return amax > 0x1p64 || (amax > 0.0 && amax < 0x1p-64) ? ilogb(amax) : 0;
+}
+
+/* The values held: F->val itself, or its copy times 2^-exponent. */
+static int held_values(mixi_splu *F)
+{
+    if (!(F->exponent = range_exponent(F))) return MIX_SUCCESS;
+    F->scaled = mixi_malloc_n((size_t)(F->nnz > 0 ? F->nnz : 1), sizeof *F->scaled);
+    if (!F->scaled) return MIX_ERR_ALLOC;
+    for (int64_t k = 0; k < F->nnz; k++) F->scaled[k] = ldexp(F->val[k], -F->exponent);
+    F->val = F->scaled;
+    return MIX_SUCCESS;
+}
+
+/* Coordinates (1-based) and the FP64 values held in their order; their ||.||inf. */
 static int coordinates(mixi_splu *F, double *anrm)
 {
     size_t nz = (size_t)(F->nnz > 0 ? F->nnz : 1);
@@ -241,6 +269,8 @@ static int coordinates(mixi_splu *F, double *anrm)
     F->jcn = mixi_malloc_n(nz, sizeof *F->jcn);
     F->val64 = mixi_malloc_n(nz, sizeof *F->val64);
     if (!F->irn || !F->jcn || !F->val64) return MIX_ERR_ALLOC;
+    int st = held_values(F);
+    if (st) return st;
     double amax = 0.0;
     for (int i = 0; i < F->n; i++) {
         double row = 0.0;
@@ -262,10 +292,11 @@ static int coordinates(mixi_splu *F, double *anrm)
  * FP64 solve chosen directly pays for one analysis, and the other instance takes its ordering.
  * Structural singularity shows there (MUMPS's INFO(1) = -6) as a singular factorization. */
 static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out, int *srank,
-                            double *anrm)
+                            double *anrm, int *exponent)
 {
     (void)state;
     *out = NULL;
+    *exponent = 0;
     if (!mumps_available()) return MIX_ERR_UNSUPPORTED;
     mixi_splu *F = mixi_calloc(1, sizeof *F);
     if (!F) return MIX_ERR_ALLOC;
@@ -279,6 +310,7 @@ static int cpu_splu_analyze(void *state, const mixi_spmat *A64, mixi_splu **out,
         splu_free(F);
         return st;
     }
+    *exponent = F->exponent;
     F->serial = F->nnz < SERIAL_MAX_NZ;
     *srank = F->n;
 #ifdef HAVE_KLU
@@ -479,7 +511,7 @@ static int round_values(mixi_splu *F)
     if (!F->val32) F->val32 = mixi_malloc_n((size_t)(F->nnz > 0 ? F->nnz : 1), sizeof(float));
     if (!F->val32) return -1;
     for (int64_t k = 0; k < F->nnz; k++) {
-        if (fabs(F->val64[k]) > FLT_MAX) return 1;
+        if (ldexp(fabs(F->val64[k]), F->exponent) > FLT_MAX) return 1; /* A's, not the held */
         F->val32[k] = (float)F->val64[k];
     }
     return 0;

@@ -130,7 +130,7 @@ int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A
                            .b = b, .ldb = ldb, .x = x, .ldx = ldx};
     int srank = 0;
     double t0 = mixi_wtime();
-    int rc = ops->analyze(ctx->state, A->a64, &P.F, &srank, &P.anrm);
+    int rc = ops->analyze(ctx->state, A->a64, &P.F, &srank, &P.anrm, &P.exponent);
     if (!rc && srank < A->n) rc = MIX_ERR_SINGULAR;
     mix_prec prec = p->factor_prec;
     if (!rc && prec == MIX_PREC_AUTO) rc = auto_choice(&P, &prec);
@@ -154,7 +154,8 @@ int mixi_sparse_lu_memory(mix_context *ctx, mix_sparse *A, mix_prec prec, int64_
     mixi_splu_outcome outcome = MIXI_SPLU_OK;
     int srank = 0;
     double anrm;
-    int rc = ops->analyze(ctx->state, A->a64, &F, &srank, &anrm);
+    int exponent;
+    int rc = ops->analyze(ctx->state, A->a64, &F, &srank, &anrm, &exponent);
     if (!rc && srank < A->n) rc = MIX_ERR_SINGULAR;
     if (!rc) rc = ops->factor(ctx->state, F, prec, &outcome);
     if (!rc && outcome == MIXI_SPLU_OVERFLOW) rc = MIX_ERR_OVERFLOW;

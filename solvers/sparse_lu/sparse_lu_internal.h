@@ -16,7 +16,8 @@ typedef struct {
     int ldb;
     double *x;
     int ldx;
-    double anrm;      /* ||A||inf */
+    double anrm;      /* ||A 2^-exponent||inf */
+    int exponent;     /* the backend holds A 2^-exponent (analyze) */
 } mixi_splu_problem;
 
 /* x = (LU)^{-1} b with the factors of prec, then FP64 refinement (refine.c's, A as an operator,
@@ -25,14 +26,16 @@ typedef struct {
 int mixi_splu_refine(mixi_splu_problem *P, mix_prec prec, mix_refine mode, int max_iter,
                      double budget_s, mixi_refine_result *res);
 
-/* Right-hand sides whose solution lies far from 1 (sparse_lu_range.c): column j of B is solved
- * as B 2^-kb[j] (bs, n x nrhs; NULL when every kb is 0) and its solution scaled back. */
+/* The range of the system solved (sparse_lu_range.c): the backend holds A 2^-exponent, and
+ * column j of B is solved as B 2^-s[j] (bs, n x nrhs; NULL when every s is 0) where its
+ * solution would lie far from 1; that solution is scaled back by 2^t[j], t = s - exponent. */
 typedef struct {
-    int *kb;
+    int *s, *t;
     double *bs;
+    int rescale; /* some t[j] != 0 */
 } mixi_splu_range;
 
-/* kb and bs for P's B (P->anrm known); P->b and P->ldb then point at bs. */
+/* s, t and bs for P's B (P->anrm and P->exponent known); P->b and P->ldb then point at bs. */
 int mixi_splu_range_begin(mixi_splu_problem *P, mixi_splu_range *R);
 /* After a successful solve: X scaled back, and MIX_ERR_OVERFLOW (a solution beyond FP64) or
  * MIX_ERR_NOT_CONVERGED (one whose entries underflowed and lost the digits the stopping test

@@ -1,4 +1,4 @@
-/* sparse_lu_range.c: right-hand sides far from A's scale: each column solved scaled by a power of two, its solution checked in the caller's units. */
+/* sparse_lu_range.c: matrices and right-hand sides near FP64's ends: the system solved scaled by powers of two, each solution checked in the caller's units. */
 #include <float.h>
 #include <math.h>
 #include "solvers/sparse_lu/sparse_lu_internal.h"
@@ -23,16 +23,19 @@ int mixi_splu_range_begin(mixi_splu_problem *P, mixi_splu_range *R)
     *R = (mixi_splu_range){0};
     const int n = P->n;
     int any = 0;
-    if (!(R->kb = mixi_malloc_n((size_t)P->nrhs, sizeof(int)))) return MIX_ERR_ALLOC;
-    for (int j = 0; j < P->nrhs; j++)
-        any |= (R->kb[j] = column_exponent(n, P->b + (size_t)j * P->ldb, P->anrm)) != 0;
+    if (!(R->s = mixi_malloc_n(2 * (size_t)P->nrhs, sizeof(int)))) return MIX_ERR_ALLOC;
+    R->t = R->s + P->nrhs;
+    for (int j = 0; j < P->nrhs; j++) {
+        any |= (R->s[j] = column_exponent(n, P->b + (size_t)j * P->ldb, P->anrm)) != 0;
+        R->rescale |= (R->t[j] = R->s[j] - P->exponent) != 0;
+    }
     if (!any) return MIX_SUCCESS;
     int rc = mixi_balloc(P->ctx, (void **)&R->bs, (size_t)n, (size_t)P->nrhs, sizeof(double));
     if (rc) return rc;
     for (int j = 0; j < P->nrhs; j++)
         for (int i = 0; i < n; i++)
-            R->bs[(size_t)j * n + i] = ldexp(P->b[(size_t)j * P->ldb + i], -R->kb[j]);
-    P->b = R->bs; /* the solve runs on B 2^-kb, its X 2^-kb */
+            R->bs[(size_t)j * n + i] = ldexp(P->b[(size_t)j * P->ldb + i], -R->s[j]);
+    P->b = R->bs; /* the solve runs on B 2^-s */
     P->ldb = n;
     return MIX_SUCCESS;
 }
@@ -54,7 +57,7 @@ static int scaled_berr(const mixi_splu_problem *P, int j, const double *y, doubl
     return rc;
 }
 
-/* Column j (kb != 0) scaled back into the caller's units; MIX_ERR_OVERFLOW when it does not fit
+/* Column j scaled back into the caller's units by 2^kb; MIX_ERR_OVERFLOW when it does not fit
  * FP64, MIX_ERR_NOT_CONVERGED when underflow there cost it the digits the stopping test needs:
  * its backward error, measured on x 2^-kb where no norm under- or overflows, is then worse than
  * twice the solve's and than tol (dense_range.c's re-check).  *be: that backward error. */
@@ -79,14 +82,14 @@ int mixi_splu_range_finish(mixi_splu_problem *P, const mixi_splu_range *R, mix_g
 {
     const mix_gesv_params *p = P->p;
     const double tol = p->tol > 0.0 ? p->tol : 0.5 * DBL_EPSILON * sqrt((double)P->n);
-    if (!R->bs) return MIX_SUCCESS;
+    if (!R->rescale) return MIX_SUCCESS;
     double *w = mixi_malloc_n(2 * (size_t)P->n, sizeof(double));
     if (!w) return MIX_ERR_ALLOC;
     int status = MIX_SUCCESS;
     for (int j = 0; j < P->nrhs; j++) {
         double be;
-        if (!R->kb[j]) continue;
-        int rc = column_finish(P, j, R->kb[j], tol, w, &be);
+        if (!R->t[j]) continue;
+        int rc = column_finish(P, j, R->t[j], tol, w, &be);
         if (!(be <= info->backward_error)) info->backward_error = be;
         if (rc == MIX_ERR_OVERFLOW || (rc && status != MIX_ERR_OVERFLOW)) status = rc;
     }
@@ -96,6 +99,6 @@ int mixi_splu_range_finish(mixi_splu_problem *P, const mixi_splu_range *R, mix_g
 
 void mixi_splu_range_free(mix_context *ctx, mixi_splu_range *R)
 {
-    mixi_free(R->kb);
+    mixi_free(R->s);
     ctx->ops->free(ctx->state, R->bs);
 }
