@@ -336,6 +336,21 @@ static void test_solution_range(void)
         CU_ASSERT(info.backward_error <= 1e-15);
         CU_ASSERT(fabs(4 * x[3] + x[4] - 1e300) <= 1e285 && fabs(x[1] * 1e300 - 2.0 / 7) <= 1e-15);
     }
+    /* Without fallback, a refinement stopped early returns its last iterate in the caller's
+     * units too (it came back as b 2^-k's solution, 1e300 times too large). */
+    mix_gesv_params p = mixt_params(MIX_FP32, MIX_REFINE_CLASSICAL);
+    p.fallback = 0;
+    p.max_iter = 0; /* the FP32 solve alone: not FP64-accurate */
+    int64_t rp[4] = {0, 2, 5, 7};
+    int32_t ci[7] = {0, 1, 0, 1, 2, 1, 2};
+    double v[7] = {4, 1, 1, 4, 1, 1, 4}, x[3];
+    mix_sparse *A = NULL;
+    mix_gesv_info info;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, 3, rp, ci, v, &A), 0);
+    const int st = mix_dgesv_sparse(ctx, &p, A, 1, under, 3, x, 3, &info);
+    CU_ASSERT(st == MIX_ERR_NOT_CONVERGED || st == MIX_SUCCESS);
+    CU_ASSERT(fabs(x[1] * 1e300 - 2.0 / 7) <= 1e-6);
+    mix_sparse_destroy(A);
     mix_context_destroy(ctx);
 }
 

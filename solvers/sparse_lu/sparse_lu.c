@@ -138,7 +138,10 @@ int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A
     mixi_splu_range R = {0};
     if (!rc) rc = mixi_splu_range_begin(&P, &R);
     if (!rc) rc = solve_analysed(&P, prec, info);
-    if (!rc) rc = mixi_splu_range_finish(&P, &R, info);
+    if (!rc || rc == MIX_ERR_NOT_CONVERGED) { /* x written: in the caller's units either way */
+        int range = mixi_splu_range_finish(&P, &R, info);
+        if (!rc) rc = range;
+    }
     mixi_splu_range_free(ctx, &R);
     ops->destroy(ctx->state, P.F);
     return info->status = rc;

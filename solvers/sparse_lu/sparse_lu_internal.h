@@ -37,9 +37,10 @@ typedef struct {
 
 /* s, t and bs for P's B (P->anrm and P->exponent known); P->b and P->ldb then point at bs. */
 int mixi_splu_range_begin(mixi_splu_problem *P, mixi_splu_range *R);
-/* After a successful solve: X scaled back, and MIX_ERR_OVERFLOW (a solution beyond FP64) or
- * MIX_ERR_NOT_CONVERGED (one whose entries underflowed and lost the digits the stopping test
- * needs), else 0; info->backward_error covers the columns scaled back. */
+/* After a solve that wrote X (a success, or MIX_ERR_NOT_CONVERGED's last iterate): X scaled
+ * back, and MIX_ERR_OVERFLOW (a solution beyond FP64) or MIX_ERR_NOT_CONVERGED (one whose
+ * entries underflowed and lost the digits the stopping test needs), else 0;
+ * info->backward_error covers the columns scaled back. */
 int mixi_splu_range_finish(mixi_splu_problem *P, const mixi_splu_range *R, mix_gesv_info *info);
 void mixi_splu_range_free(mix_context *ctx, mixi_splu_range *R);
 
