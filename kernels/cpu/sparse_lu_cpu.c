@@ -642,17 +642,17 @@ static int cpu_splu_factor(void *state, mixi_splu *F, mix_prec prec, mixi_splu_o
 }
 
 /* Column r (n entries) times 2^-e into w, FP32, where 2^e brings its largest magnitude near
- * 2^half_exp, the square root of ||A||'s (e = 0 for a zero or non-finite column, whose NaN the
- * refinement must see); returns e.  The solution then lies near 2^-half_exp: both well inside
- * FP32's range.  Unscaled, a residual below about 1e-38 (b of 1e-25, or A of 1e30 with b of 1)
- * was flushed to zero and one above FLT_MAX (b of 1e40) became Inf: the refinement stalled or
- * met NaN and fell back to FP64 where the FP32 factors solve (mix_dgesv_ir's correction solve
- * scales each column too). */
+ * 2^half_exp, the square root of ||A||'s (e = 0 for a zero column or one holding Inf; NaN and
+ * Inf reach w, for the refinement to see); returns e.  The solution then lies near
+ * 2^-half_exp: both well inside FP32's range.  Unscaled, a residual below about 1e-38 (b of
+ * 1e-25, or A of 1e30 with b of 1) was flushed to zero and one above FLT_MAX (b of 1e40) became
+ * Inf: the refinement stalled or met NaN and fell back to FP64 where the FP32 factors solve
+ * (mix_dgesv_ir's correction solve scales each column too). */
 static int round_column(size_t n, const double *r, int half_exp, float *w)
 {
     double m = 0.0;
     for (size_t i = 0; i < n; i++)
-        if (!(fabs(r[i]) <= m)) m = fabs(r[i]); /* a NaN ends at m = NaN */
+        if (fabs(r[i]) > m) m = fabs(r[i]); /* a NaN entry stays NaN in w */
     int e = 0;
     if (m > 0.0 && isfinite(m)) e = ilogb(m) - half_exp;
     for (size_t i = 0; i < n; i++) w[i] = (float)ldexp(r[i], -e);

@@ -49,7 +49,7 @@ static int scaled_berr(const mixi_splu_problem *P, int j, const double *y, doubl
     for (int i = 0; i < n; i++) r[i] = bj[i];
     int rc = P->ops->apply(P->ctx->state, P->F, 1, -1.0, y, n, 1.0, r, n);
     for (int i = 0; !rc && i < n; i++) {
-        if (!(fabs(r[i]) <= rn)) rn = fabs(r[i]);
+        if (!(fabs(r[i]) <= rn) && !isnan(rn)) rn = fabs(r[i]); /* a NaN stays */
         if (fabs(y[i]) > yn) yn = fabs(y[i]);
         if (fabs(bj[i]) > bn) bn = fabs(bj[i]);
     }
