@@ -4,8 +4,9 @@
 # 2 ranks, and on 3 with one owning no row.  Checked: the true residual meets -ksp_rtol, the error
 # against the exact solution, the iterations near PETSc CG's, a second solve after the matrix
 # changed (-rescale: the cached conversion must be redone), -ksp_monitor / -ksp_converged_reason
-# output, -ksp_max_it, a nonzero initial guess, -mixcg_pc amg, a PC mixcg cannot apply refused, and PETSc's own
-# tutorial ex2.c.  Skipped (77) where PETSc was not found.
+# output, -ksp_max_it (0 too), a nonzero initial guess (the test relative to ||b||, as PETSc's),
+# -mixcg_pc amg, a PC mixcg cannot apply refused, and PETSc's own tutorial ex2.c.  Skipped (77)
+# where PETSc was not found.
 set -u
 prog=./tests/petsc_client
 plugin=$(pwd)/lib/.libs/libmixsolve_petsc.so
@@ -82,6 +83,21 @@ mixcg 1 -pc_type jacobi -ksp_max_it 5 && grep -q "iterations 5 reason DIVERGED_I
   fail "-ksp_max_it 5 gives DIVERGED_ITS after 5 iterations"
 mixcg 1 -pc_type jacobi -rescale -ksp_initial_guess_nonzero && check "nonzero initial guess" 1 1000 ||
   fail "nonzero initial guess"
+# -ksp_max_it 0: no iteration (mix_dcg's max_iter 0 would be its default limit).
+mixcg 1 -pc_type jacobi -ksp_max_it 0 && grep -q "iterations 0 reason DIVERGED_ITS" "$out" ||
+  fail "-ksp_max_it 0 gives DIVERGED_ITS after no iteration"
+# Solving again from the solution: KSP's default test is relative to ||b|| even for a nonzero
+# guess (KSPConvergedDefault), so it passes at once, as with PETSc's CG; relative to ||b - A x0||
+# it asked for ~1e-16 ||b|| and ended DIVERGED_BREAKDOWN.  -ksp_converged_use_initial_residual_norm
+# asks for that relative test: then only the residual has to be honest.
+for np in 1 2; do
+  mixcg $np -pc_type jacobi -ksp_initial_guess_nonzero -resolve &&
+    awk '/^solve 2:/ { ok = $4 == 0 && $6 == "CONVERGED_RTOL" && $8 + 0 <= 1e-8 } END { exit !ok }' "$out" ||
+    fail "a second solve from the solution on $np ranks: converged at once"
+done
+mixcg 1 -pc_type jacobi -ksp_initial_guess_nonzero -resolve -ksp_converged_use_initial_residual_norm &&
+  awk '/^solve 2:/ { ok = $4 > 0 && $8 + 0 < 1e-8 } END { exit !ok }' "$out" ||
+  fail "-ksp_converged_use_initial_residual_norm: iterations towards rtol ||r0||"
 # -mixcg_pc amg: mixsolve's multigrid (PETSc's PC unused), well under Jacobi CG's iterations.
 ref=$(run 1 -ksp_type cg -pc_type jacobi && its)
 mixcg 1 -mixcg_pc amg -mixcg_storage fixed16 -rescale -ksp_view && grep -q "preconditioner AMG" "$out" &&

@@ -3,7 +3,8 @@
  * owns no row).  It prints, for each solve, the iterations, the converged reason, the true
  * relative residual ||b - A x|| / ||b|| and the relative error against x_exact.  -rescale solves
  * a second time after MatScale(A, 2) (the same b: x halves), which a solver caching the matrix
- * must notice.  Run by tests/petsc.sh. */
+ * must notice; -resolve solves once more from the last solution (with -ksp_initial_guess_nonzero:
+ * KSP's default test, relative to ||b||, passes at once).  Run by tests/petsc.sh. */
 #include <petscksp.h>
 
 /* empty_last: the last process owns no row (the others split them), else PETSc's layout. */
@@ -73,12 +74,13 @@ int main(int argc, char **argv)
     Vec x, b, xe;
     KSP ksp;
     PetscInt n = 16, lo, hi;
-    PetscBool rescale = PETSC_FALSE, empty_last = PETSC_FALSE;
+    PetscBool rescale = PETSC_FALSE, empty_last = PETSC_FALSE, resolve = PETSC_FALSE;
 
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-rescale", &rescale, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-empty_last", &empty_last, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-resolve", &resolve, NULL));
     PetscCall(poisson(n, empty_last, &A));
     PetscCall(MatCreateVecs(A, &x, &b));
     PetscCall(VecDuplicate(x, &xe));
@@ -101,6 +103,10 @@ int main(int argc, char **argv)
         PetscCall(MatScale(A, 2.0));
         PetscCall(KSPSolve(ksp, b, x));
         PetscCall(report(ksp, A, b, x, xe, 0.5, 2));
+    }
+    if (resolve) {
+        PetscCall(KSPSolve(ksp, b, x));
+        PetscCall(report(ksp, A, b, x, xe, rescale ? 0.5 : 1.0, rescale ? 3 : 2));
     }
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&x));

@@ -18,7 +18,7 @@ static KSPConvergedReason ksp_reason(int reason, PetscBool atol)
     }
 }
 
-/* ||b - A x0|| for a nonzero initial guess (KSP's default test is relative to it), else ||b||. */
+/* ||b - A x0|| for a nonzero initial guess, else ||b||. */
 static PetscErrorCode initial_norm(KSP ksp, PetscReal bnorm, PetscReal *r0)
 {
     Mat A;
@@ -31,6 +31,33 @@ static PetscErrorCode initial_norm(KSP ksp, PetscReal bnorm, PetscReal *r0)
     PetscCall(MatMult(A, ksp->vec_sol, w));
     PetscCall(VecAYPX(w, -1.0, ksp->vec_rhs));
     PetscCall(VecNorm(w, NORM_2, r0));
+    PetscFunctionReturn(0);
+}
+
+/* The norm rtol is relative to, as KSPConvergedDefault takes it (src/ksp/ksp/interface/
+ * iterativ.c): ||b|| even for a nonzero initial guess (a good guess must not make the test
+ * stricter: from the previous time step's x, rtol ||r0|| may lie below what FP64 reaches), ||r0||
+ * with -ksp_converged_use_initial_residual_norm, the smaller of the two with
+ * -ksp_converged_use_min_initial_residual_norm, and ||r0|| when b = 0. */
+static PetscReal reference_norm(KSP ksp, PetscReal bnorm, PetscReal r0)
+{
+    const KSPConvergedDefaultCtx *c =
+        ksp->converged == KSPConvergedDefault ? (const KSPConvergedDefaultCtx *)ksp->cnvP : NULL;
+
+    if (ksp->guess_zero || bnorm == 0.0 || (c && c->initialrtol)) return r0;
+    return c && c->mininitialrtol ? PetscMin(bnorm, r0) : bnorm;
+}
+
+/* No iteration to run: x0 already passes the test, or -ksp_max_it 0 (which mix_dcg would read as
+ * its default limit). */
+static PetscErrorCode no_iteration(KSP ksp, PetscReal r0, PetscReal ref)
+{
+    PetscFunctionBegin;
+    if (ksp->guess_zero) PetscCall(VecSet(ksp->vec_sol, 0.0));
+    if (r0 <= PetscMax(ksp->rtol * ref, ksp->abstol))
+        ksp->reason = ksp->abstol > ksp->rtol * ref ? KSP_CONVERGED_ATOL : KSP_CONVERGED_RTOL;
+    else
+        ksp->reason = KSP_DIVERGED_ITS;
     PetscFunctionReturn(0);
 }
 
@@ -69,7 +96,7 @@ static PetscErrorCode run_dcg(KSP ksp, KSP_MixCG *mc, const mix_cg_params *p)
 PetscErrorCode mixi_petsc_solve(KSP ksp)
 {
     KSP_MixCG *mc = ksp->data;
-    PetscReal bnorm, r0, target;
+    PetscReal bnorm, r0, ref, target;
 
     PetscFunctionBegin;
     PetscCall(mixi_petsc_jacobi(ksp, &mc->jacobi));
@@ -80,10 +107,11 @@ PetscErrorCode mixi_petsc_solve(KSP ksp)
     ksp->rnorm = r0;
     PetscCall(KSPLogResidualHistory(ksp, r0));
     PetscCall(KSPMonitor(ksp, 0, r0));
-    /* KSP's default test, ||r|| <= max(rtol ||r0||, abstol), as mix_dcg's ||r|| <= tol ||b||. */
-    target = PetscMax(ksp->rtol * r0, ksp->abstol);
-    if (!ksp->guess_zero && r0 <= ksp->abstol) { /* already there: no iteration */
-        ksp->reason = KSP_CONVERGED_ATOL;
+    /* KSP's default test, ||r|| <= max(rtol ref, abstol), as mix_dcg's ||r|| <= tol ||b||. */
+    ref = reference_norm(ksp, bnorm, r0);
+    target = PetscMax(ksp->rtol * ref, ksp->abstol);
+    if (r0 <= target || ksp->max_it <= 0) {
+        PetscCall(no_iteration(ksp, r0, ref));
         PetscFunctionReturn(0);
     }
     mix_cg_params p;
@@ -94,6 +122,6 @@ PetscErrorCode mixi_petsc_solve(KSP ksp)
     ksp->rnorm = mc->info.true_rel_residual * bnorm;
     PetscCall(KSPLogResidualHistory(ksp, ksp->rnorm));
     PetscCall(KSPMonitor(ksp, ksp->its, ksp->rnorm));
-    ksp->reason = ksp_reason(mc->info.reason, ksp->abstol > ksp->rtol * r0 ? PETSC_TRUE : PETSC_FALSE);
+    ksp->reason = ksp_reason(mc->info.reason, ksp->abstol > ksp->rtol * ref ? PETSC_TRUE : PETSC_FALSE);
     PetscFunctionReturn(0);
 }
