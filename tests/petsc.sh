@@ -5,8 +5,8 @@
 # against the exact solution, the iterations near PETSc CG's, a second solve after the matrix
 # changed (-rescale: the cached conversion must be redone), -ksp_monitor / -ksp_converged_reason
 # output, -ksp_max_it (0 too), a nonzero initial guess (the test relative to ||b||, as PETSc's),
-# -mixcg_pc amg, a PC mixcg cannot apply refused, and PETSc's own tutorial ex2.c.  Skipped (77)
-# where PETSc was not found.
+# -mixcg_pc amg, a PC mixcg cannot apply refused, SELL and SBAIJ operators, and PETSc's own
+# tutorial ex2.c.  Skipped (77) where PETSc was not found.
 set -u
 prog=./tests/petsc_client
 plugin=$(pwd)/lib/.libs/libmixsolve_petsc.so
@@ -83,6 +83,14 @@ mixcg 1 -pc_type jacobi -ksp_max_it 5 && grep -q "iterations 5 reason DIVERGED_I
   fail "-ksp_max_it 5 gives DIVERGED_ITS after 5 iterations"
 mixcg 1 -pc_type jacobi -rescale -ksp_initial_guess_nonzero && check "nonzero initial guess" 1 1000 ||
   fail "nonzero initial guess"
+# Matrix types whose rows MatGetRow cannot give whole: MPISELL has no MatGetRow (PETSc 3.18 called
+# the missing method: a segmentation fault), SBAIJ gives the upper triangle only, or an error.
+for np in 1 2; do
+  for t in sell sbaij; do
+    mixcg $np -pc_type jacobi -mat_type $t -rescale && check "mixcg -mat_type $t on $np ranks" 1 1000 ||
+      fail "mixcg -mat_type $t on $np ranks"
+  done
+done
 # -ksp_max_it 0: no iteration (mix_dcg's max_iter 0 would be its default limit).
 mixcg 1 -pc_type jacobi -ksp_max_it 0 && grep -q "iterations 0 reason DIVERGED_ITS" "$out" ||
   fail "-ksp_max_it 0 gives DIVERGED_ITS after no iteration"

@@ -13,6 +13,7 @@ static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
     const PetscInt N = n * n * n;
     PetscInt lo, hi, m = PETSC_DECIDE;
     PetscMPIInt rank, size;
+    PetscBool sbaij;
 
     PetscFunctionBegin;
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -24,6 +25,13 @@ static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
     PetscCall(MatSetFromOptions(*A));
     PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
     PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 6, NULL));
+    /* -mat_type sell or sbaij (the rows below their diagonal dropped); no-ops for other types. */
+    PetscCall(MatSeqSELLSetPreallocation(*A, 7, NULL));
+    PetscCall(MatMPISELLSetPreallocation(*A, 7, NULL, 6, NULL));
+    PetscCall(MatSeqSBAIJSetPreallocation(*A, 1, 4, NULL));
+    PetscCall(MatMPISBAIJSetPreallocation(*A, 1, 4, NULL, 3, NULL));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)*A, &sbaij, MATSEQSBAIJ, MATMPISBAIJ, ""));
+    if (sbaij) PetscCall(MatSetOption(*A, MAT_IGNORE_LOWER_TRIANGULAR, PETSC_TRUE));
     PetscCall(MatGetOwnershipRange(*A, &lo, &hi));
     for (PetscInt i = lo; i < hi; i++) {
         const PetscInt c[3] = {i % n, (i / n) % n, i / (n * n)}, s[3] = {1, n, n * n};

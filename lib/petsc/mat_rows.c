@@ -1,13 +1,61 @@
-/* mat_rows.c: the rows a rank owns of an assembled PETSc matrix (AIJ, or any type with MatGetRow)
- * as local CSR with global columns, the input of mix_sparse_create_dist_csr. */
+/* mat_rows.c: the rows a rank owns of an assembled PETSc matrix (any type with MatGetRow, or its
+ * AIJ copy) as local CSR with global columns, the input of mix_sparse_create_dist_csr. */
 #include "lib/petsc/mixcg_petsc.h"
+
+/* The matrix whose rows are read: A, or its AIJ copy where A's rows cannot be read whole.
+ * PETSc 3.18's MatGetRow calls a missing method unchecked (MPISELL: a segmentation fault), and
+ * SBAIJ's gives the upper triangle only (under -mat_getrow_uppertriangular; an error otherwise),
+ * which would be another, non-symmetric matrix; MatConvert mirrors it. */
+static PetscErrorCode rows_source(Mat A, Mat *src)
+{
+    PetscBool has, sbaij;
+
+    PetscFunctionBegin;
+    PetscCall(MatHasOperation(A, MATOP_GET_ROW, &has));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &sbaij, MATSEQSBAIJ, MATMPISBAIJ, ""));
+    if (has && !sbaij) {
+        PetscCall(PetscObjectReference((PetscObject)A));
+        *src = A;
+    } else {
+        PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, src));
+    }
+    PetscFunctionReturn(0);
+}
+
+/* The owned rows lo..hi-1 of S into c: sizes first, then one allocation for the entries. */
+static PetscErrorCode fill_rows(Mat S, PetscInt lo, PetscInt hi, mixi_petsc_csr *c)
+{
+    PetscInt nc;
+    const PetscInt *cols;
+    const PetscScalar *vals;
+
+    PetscFunctionBegin;
+    PetscCall(PetscMalloc1(c->n_local + 1, &c->rowptr));
+    c->rowptr[0] = 0;
+    for (PetscInt i = lo; i < hi; i++) {
+        PetscCall(MatGetRow(S, i, &nc, NULL, NULL));
+        c->rowptr[i - lo + 1] = c->rowptr[i - lo] + nc;
+        PetscCall(MatRestoreRow(S, i, &nc, NULL, NULL));
+    }
+    const int64_t nnz = c->rowptr[c->n_local];
+    PetscCall(PetscMalloc2(nnz, &c->colind, nnz, &c->val));
+    for (PetscInt i = lo; i < hi; i++) {
+        const int64_t k0 = c->rowptr[i - lo];
+        PetscCall(MatGetRow(S, i, &nc, &cols, &vals));
+        for (PetscInt k = 0; k < nc; k++) {
+            c->colind[k0 + k] = cols[k];
+            c->val[k0 + k] = PetscRealPart(vals[k]);
+        }
+        PetscCall(MatRestoreRow(S, i, &nc, &cols, &vals));
+    }
+    PetscFunctionReturn(0);
+}
 
 PetscErrorCode mixi_petsc_get_rows(Mat A, mixi_petsc_csr *c)
 {
-    PetscInt M, N, lo, hi, nc;
-    const PetscInt *cols;
-    const PetscScalar *vals;
+    PetscInt M, N, lo, hi;
     PetscBool assembled;
+    Mat S;
 
     PetscFunctionBegin;
     PetscCall(PetscMemzero(c, sizeof *c));
@@ -21,24 +69,9 @@ PetscErrorCode mixi_petsc_get_rows(Mat A, mixi_petsc_csr *c)
     c->n_local = hi - lo;
     c->row_start = lo;
     c->n_global = M;
-    PetscCall(PetscMalloc1(c->n_local + 1, &c->rowptr));
-    c->rowptr[0] = 0;
-    for (PetscInt i = lo; i < hi; i++) { /* sizes first: one allocation for the entries */
-        PetscCall(MatGetRow(A, i, &nc, NULL, NULL));
-        c->rowptr[i - lo + 1] = c->rowptr[i - lo] + nc;
-        PetscCall(MatRestoreRow(A, i, &nc, NULL, NULL));
-    }
-    const int64_t nnz = c->rowptr[c->n_local];
-    PetscCall(PetscMalloc2(nnz, &c->colind, nnz, &c->val));
-    for (PetscInt i = lo; i < hi; i++) {
-        const int64_t k0 = c->rowptr[i - lo];
-        PetscCall(MatGetRow(A, i, &nc, &cols, &vals));
-        for (PetscInt k = 0; k < nc; k++) {
-            c->colind[k0 + k] = cols[k];
-            c->val[k0 + k] = PetscRealPart(vals[k]);
-        }
-        PetscCall(MatRestoreRow(A, i, &nc, &cols, &vals));
-    }
+    PetscCall(rows_source(A, &S));
+    PetscCall(fill_rows(S, lo, hi, c));
+    PetscCall(MatDestroy(&S));
     PetscFunctionReturn(0);
 }
 
