@@ -5,8 +5,8 @@
 # against the exact solution, the iterations near PETSc CG's, a second solve after the matrix
 # changed (-rescale: the cached conversion must be redone), -ksp_monitor / -ksp_converged_reason
 # output, -ksp_max_it (0 too), a nonzero initial guess (the test relative to ||b||, as PETSc's),
-# -mixcg_pc amg, a PC mixcg cannot apply refused, SELL and SBAIJ operators, and PETSc's own
-# tutorial ex2.c.  Skipped (77) where PETSc was not found.
+# -mixcg_pc amg, a PC mixcg cannot apply refused, SELL, SBAIJ and shell operators (one changed
+# without a new state), and PETSc's own tutorial ex2.c.  Skipped (77) where PETSc was not found.
 set -u
 prog=./tests/petsc_client
 plugin=$(pwd)/lib/.libs/libmixsolve_petsc.so
@@ -90,6 +90,17 @@ for np in 1 2; do
     mixcg $np -pc_type jacobi -mat_type $t -rescale && check "mixcg -mat_type $t on $np ranks" 1 1000 ||
       fail "mixcg -mat_type $t on $np ranks"
   done
+done
+# A MATSHELL operator: no MatGetRow either, read through MatConvert (it crashed too).  With
+# -shell_silent its product changes (A scaled) without a new object state: the converted copy is
+# stale.  The reported residual is PETSc's ||b - A x||, and a converged solve that it contradicts
+# is converted again; before, solve 2 said CONVERGED_RTOL with a true residual of 1.
+for np in 1 2; do
+  mixcg $np -pc_type jacobi -shell -rescale && check "mixcg on a MATSHELL on $np ranks" 1 1000 ||
+    fail "mixcg on a MATSHELL on $np ranks"
+  mixcg $np -pc_type jacobi -shell -shell_silent -rescale &&
+    check "a MATSHELL changed without a new state on $np ranks" 1 1000 ||
+    fail "a MATSHELL changed without a new state on $np ranks"
 done
 # -ksp_max_it 0: no iteration (mix_dcg's max_iter 0 would be its default limit).
 mixcg 1 -pc_type jacobi -ksp_max_it 0 && grep -q "iterations 0 reason DIVERGED_ITS" "$out" ||

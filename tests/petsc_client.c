@@ -3,7 +3,8 @@
  * owns no row).  It prints, for each solve, the iterations, the converged reason, the true
  * relative residual ||b - A x|| / ||b|| and the relative error against x_exact.  -rescale solves
  * a second time after MatScale(A, 2) (the same b: x halves), which a solver caching the matrix
- * must notice; -resolve solves once more from the last solution (with -ksp_initial_guess_nonzero:
+ * must notice; -shell hands KSP a MATSHELL applying A (assembled again after the rescaling, which
+ * raises its state; not with -shell_silent); -resolve solves once more from the last solution (with -ksp_initial_guess_nonzero:
  * KSP's default test, relative to ||b||, passes at once).  Run by tests/petsc.sh. */
 #include <petscksp.h>
 
@@ -49,6 +50,17 @@ static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
     PetscFunctionReturn(0);
 }
 
+/* -shell: the operator as a MATSHELL whose product is A's (no MatGetRow). */
+static PetscErrorCode shell_mult(Mat S, Vec x, Vec y)
+{
+    Mat A;
+
+    PetscFunctionBegin;
+    PetscCall(MatShellGetContext(S, &A));
+    PetscCall(MatMult(A, x, y));
+    PetscFunctionReturn(0);
+}
+
 static PetscErrorCode report(KSP ksp, Mat A, Vec b, Vec x, Vec xe, PetscReal scale, int k)
 {
     Vec r, e;
@@ -83,12 +95,16 @@ int main(int argc, char **argv)
     KSP ksp;
     PetscInt n = 16, lo, hi;
     PetscBool rescale = PETSC_FALSE, empty_last = PETSC_FALSE, resolve = PETSC_FALSE;
+    PetscBool shell = PETSC_FALSE, silent = PETSC_FALSE;
+    Mat op;
 
     PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-rescale", &rescale, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-empty_last", &empty_last, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-resolve", &resolve, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-shell", &shell, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-shell_silent", &silent, NULL));
     PetscCall(poisson(n, empty_last, &A));
     PetscCall(MatCreateVecs(A, &x, &b));
     PetscCall(VecDuplicate(x, &xe));
@@ -102,13 +118,23 @@ int main(int argc, char **argv)
     PetscCall(MatMult(A, xe, b));
 
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-    PetscCall(KSPSetOperators(ksp, A, A));
+    op = A;
+    if (shell) {
+        PetscCall(VecGetLocalSize(x, &lo));
+        PetscCall(MatCreateShell(PETSC_COMM_WORLD, lo, lo, PETSC_DETERMINE, PETSC_DETERMINE, A, &op));
+        PetscCall(MatShellSetOperation(op, MATOP_MULT, (void (*)(void))shell_mult));
+    }
+    PetscCall(KSPSetOperators(ksp, op, op));
     PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
     PetscCall(KSPSetFromOptions(ksp));
     PetscCall(KSPSolve(ksp, b, x));
     PetscCall(report(ksp, A, b, x, xe, 1.0, 1));
     if (rescale) {
         PetscCall(MatScale(A, 2.0));
+        if (shell && !silent) { /* its product changed: an assembly raises its state */
+            PetscCall(MatAssemblyBegin(op, MAT_FINAL_ASSEMBLY));
+            PetscCall(MatAssemblyEnd(op, MAT_FINAL_ASSEMBLY));
+        }
         PetscCall(KSPSolve(ksp, b, x));
         PetscCall(report(ksp, A, b, x, xe, 0.5, 2));
     }
@@ -120,6 +146,7 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&xe));
+    if (shell) PetscCall(MatDestroy(&op));
     PetscCall(MatDestroy(&A));
     PetscCall(PetscFinalize());
     return 0;

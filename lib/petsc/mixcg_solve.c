@@ -18,19 +18,26 @@ static KSPConvergedReason ksp_reason(int reason, PetscBool atol)
     }
 }
 
-/* ||b - A x0|| for a nonzero initial guess, else ||b||. */
-static PetscErrorCode initial_norm(KSP ksp, PetscReal bnorm, PetscReal *r0)
+/* ||b - A x|| by PETSc's own product. */
+static PetscErrorCode petsc_residual(KSP ksp, PetscReal *rn)
 {
     Mat A;
     Vec w = ksp->work[0];
 
     PetscFunctionBegin;
-    *r0 = bnorm;
-    if (ksp->guess_zero) PetscFunctionReturn(0);
     PetscCall(KSPGetOperators(ksp, &A, NULL));
     PetscCall(MatMult(A, ksp->vec_sol, w));
     PetscCall(VecAYPX(w, -1.0, ksp->vec_rhs));
-    PetscCall(VecNorm(w, NORM_2, r0));
+    PetscCall(VecNorm(w, NORM_2, rn));
+    PetscFunctionReturn(0);
+}
+
+/* ||b - A x0|| for a nonzero initial guess, else ||b||. */
+static PetscErrorCode initial_norm(KSP ksp, PetscReal bnorm, PetscReal *r0)
+{
+    PetscFunctionBegin;
+    *r0 = bnorm;
+    if (!ksp->guess_zero) PetscCall(petsc_residual(ksp, r0));
     PetscFunctionReturn(0);
 }
 
@@ -93,10 +100,34 @@ static PetscErrorCode run_dcg(KSP ksp, KSP_MixCG *mc, const mix_cg_params *p)
     PetscFunctionReturn(0);
 }
 
+/* mix_dcg, then the residual KSP reports, ||b - A x|| by PETSc's product: the converted copy may
+ * no longer be the operator when its product changed without raising the object state that
+ * mixi_petsc_sync watches (a MATSHELL's context, a matrix's arrays written in place).  A
+ * converged solve whose residual says so is converted again and goes on from x, once; a second
+ * mismatch is a breakdown (*rn above 2 target, the caller's test). */
+static PetscErrorCode solve_checked(KSP ksp, KSP_MixCG *mc, mix_cg_params *p, PetscReal target,
+                                    PetscReal *rn)
+{
+    PetscFunctionBegin;
+    PetscCall(run_dcg(ksp, mc, p));
+    PetscCall(petsc_residual(ksp, rn));
+    if (mc->info.reason != MIX_CG_CONVERGED || *rn <= 2 * target) PetscFunctionReturn(0);
+    const int its = mc->info.iter;
+    PetscCall(PetscInfo(ksp, "||b - A x|| %g against mix_dcg's %g: the operator changed without "
+                        "a new state; converted again\n", (double)*rn, mc->info.true_rel_residual));
+    PetscCall(mixi_petsc_release(ksp));
+    PetscCall(mixi_petsc_sync(ksp));
+    p->x0_given = 1;
+    PetscCall(run_dcg(ksp, mc, p));
+    mc->info.iter += its;
+    PetscCall(petsc_residual(ksp, rn));
+    PetscFunctionReturn(0);
+}
+
 PetscErrorCode mixi_petsc_solve(KSP ksp)
 {
     KSP_MixCG *mc = ksp->data;
-    PetscReal bnorm, r0, ref, target;
+    PetscReal bnorm, r0, ref, target, rn;
 
     PetscFunctionBegin;
     PetscCall(mixi_petsc_jacobi(ksp, &mc->jacobi));
@@ -116,12 +147,13 @@ PetscErrorCode mixi_petsc_solve(KSP ksp)
     }
     mix_cg_params p;
     fill_params(ksp, mc, bnorm > 0 ? target / bnorm : ksp->rtol, &p);
-    PetscCall(run_dcg(ksp, mc, &p));
+    PetscCall(solve_checked(ksp, mc, &p, target, &rn));
     mc->solved = 1;
     ksp->its = mc->info.iter;
-    ksp->rnorm = mc->info.true_rel_residual * bnorm;
+    ksp->rnorm = rn;
     PetscCall(KSPLogResidualHistory(ksp, ksp->rnorm));
     PetscCall(KSPMonitor(ksp, ksp->its, ksp->rnorm));
     ksp->reason = ksp_reason(mc->info.reason, ksp->abstol > ksp->rtol * ref ? PETSC_TRUE : PETSC_FALSE);
+    if (ksp->reason > 0 && rn > 2 * target) ksp->reason = KSP_DIVERGED_BREAKDOWN;
     PetscFunctionReturn(0);
 }
