@@ -105,6 +105,10 @@ done
 # -ksp_max_it 0: no iteration (mix_dcg's max_iter 0 would be its default limit).
 mixcg 1 -pc_type jacobi -ksp_max_it 0 && grep -q "iterations 0 reason DIVERGED_ITS" "$out" ||
   fail "-ksp_max_it 0 gives DIVERGED_ITS after no iteration"
+# -ksp_converged_maxits: reaching -ksp_max_it is CONVERGED_ITS (KSPConvergedDefault's option).
+mixcg 1 -pc_type jacobi -ksp_max_it 5 -ksp_converged_maxits &&
+  grep -q "iterations 5 reason CONVERGED_ITS" "$out" ||
+  fail "-ksp_converged_maxits gives CONVERGED_ITS at -ksp_max_it"
 # Solving again from the solution: KSP's default test is relative to ||b|| even for a nonzero
 # guess (KSPConvergedDefault), so it passes at once, as with PETSc's CG; relative to ||b - A x0||
 # it asked for ~1e-16 ||b|| and ended DIVERGED_BREAKDOWN.  -ksp_converged_use_initial_residual_norm

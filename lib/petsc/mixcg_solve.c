@@ -41,6 +41,21 @@ static PetscErrorCode initial_norm(KSP ksp, PetscReal bnorm, PetscReal *r0)
     PetscFunctionReturn(0);
 }
 
+/* KSPConvergedDefault's context where it is the KSP's test (another test is not consulted). */
+static const KSPConvergedDefaultCtx *default_test(KSP ksp)
+{
+    return ksp->converged == KSPConvergedDefault ? (const KSPConvergedDefaultCtx *)ksp->cnvP : NULL;
+}
+
+/* Under -ksp_converged_maxits reaching max_it is CONVERGED_ITS (a fixed iteration count, as a
+ * smoother asks), as KSPConvergedDefault says it. */
+static KSPConvergedReason at_max_its(KSP ksp, KSPConvergedReason r)
+{
+    const KSPConvergedDefaultCtx *c = default_test(ksp);
+
+    return r == KSP_DIVERGED_ITS && c && c->convmaxits ? KSP_CONVERGED_ITS : r;
+}
+
 /* The norm rtol is relative to, as KSPConvergedDefault takes it (src/ksp/ksp/interface/
  * iterativ.c): ||b|| even for a nonzero initial guess (a good guess must not make the test
  * stricter: from the previous time step's x, rtol ||r0|| may lie below what FP64 reaches), ||r0||
@@ -48,8 +63,7 @@ static PetscErrorCode initial_norm(KSP ksp, PetscReal bnorm, PetscReal *r0)
  * -ksp_converged_use_min_initial_residual_norm, and ||r0|| when b = 0. */
 static PetscReal reference_norm(KSP ksp, PetscReal bnorm, PetscReal r0)
 {
-    const KSPConvergedDefaultCtx *c =
-        ksp->converged == KSPConvergedDefault ? (const KSPConvergedDefaultCtx *)ksp->cnvP : NULL;
+    const KSPConvergedDefaultCtx *c = default_test(ksp);
 
     if (ksp->guess_zero || bnorm == 0.0 || (c && c->initialrtol)) return r0;
     return c && c->mininitialrtol ? PetscMin(bnorm, r0) : bnorm;
@@ -64,7 +78,7 @@ static PetscErrorCode no_iteration(KSP ksp, PetscReal r0, PetscReal ref)
     if (r0 <= PetscMax(ksp->rtol * ref, ksp->abstol))
         ksp->reason = ksp->abstol > ksp->rtol * ref ? KSP_CONVERGED_ATOL : KSP_CONVERGED_RTOL;
     else
-        ksp->reason = KSP_DIVERGED_ITS;
+        ksp->reason = at_max_its(ksp, KSP_DIVERGED_ITS);
     PetscFunctionReturn(0);
 }
 
@@ -155,5 +169,6 @@ PetscErrorCode mixi_petsc_solve(KSP ksp)
     PetscCall(KSPMonitor(ksp, ksp->its, ksp->rnorm));
     ksp->reason = ksp_reason(mc->info.reason, ksp->abstol > ksp->rtol * ref ? PETSC_TRUE : PETSC_FALSE);
     if (ksp->reason > 0 && rn > 2 * target) ksp->reason = KSP_DIVERGED_BREAKDOWN;
+    ksp->reason = at_max_its(ksp, ksp->reason);
     PetscFunctionReturn(0);
 }
