@@ -6,7 +6,8 @@
 # changed (-rescale: the cached conversion must be redone), -ksp_monitor / -ksp_converged_reason
 # output, -ksp_max_it (0 too), a nonzero initial guess (the test relative to ||b||, as PETSc's),
 # -mixcg_pc amg, a PC mixcg cannot apply refused, SELL, SBAIJ and shell operators (one changed
-# without a new state), and PETSc's own tutorial ex2.c.  Skipped (77) where PETSc was not found.
+# without a new state), one-sided explicit zeros, and PETSc's own tutorial ex2.c.  Skipped (77)
+# where PETSc was not found.
 set -u
 prog=./tests/petsc_client
 plugin=$(pwd)/lib/.libs/libmixsolve_petsc.so
@@ -101,6 +102,12 @@ for np in 1 2; do
   mixcg $np -pc_type jacobi -shell -shell_silent -rescale &&
     check "a MATSHELL changed without a new state on $np ranks" 1 1000 ||
     fail "a MATSHELL changed without a new state on $np ranks"
+done
+# An explicit zero stored on one side only (PETSc keeps inserted zeros): numerically symmetric,
+# and it was refused as not structurally symmetric (MIX_ERR_NOT_SYMMETRIC) on 1 and 2 ranks.
+for np in 1 2; do
+  mixcg $np -pc_type jacobi -explicit_zero && check "one-sided explicit zeros on $np ranks" 1 1000 ||
+    fail "one-sided explicit zeros on $np ranks"
 done
 # -ksp_max_it 0: no iteration (mix_dcg's max_iter 0 would be its default limit).
 mixcg 1 -pc_type jacobi -ksp_max_it 0 && grep -q "iterations 0 reason DIVERGED_ITS" "$out" ||

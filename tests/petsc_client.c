@@ -1,11 +1,13 @@
 /* petsc_client.c: an ordinary PETSc program (it knows nothing of mixsolve): 3D Poisson n^3 by
  * KSPSolve with the KSP and PC from the command line, b = A x_exact (-empty_last: the last process
- * owns no row).  It prints, for each solve, the iterations, the converged reason, the true
- * relative residual ||b - A x|| / ||b|| and the relative error against x_exact.  -rescale solves
- * a second time after MatScale(A, 2) (the same b: x halves), which a solver caching the matrix
- * must notice; -shell hands KSP a MATSHELL applying A (assembled again after the rescaling, which
- * raises its state; not with -shell_silent); -resolve solves once more from the last solution (with -ksp_initial_guess_nonzero:
- * KSP's default test, relative to ||b||, passes at once).  Run by tests/petsc.sh. */
+ * owns no row; -explicit_zero: row i also stores a zero at (i, i + 2), its mirror not).  It
+ * prints, for each solve, the iterations, the converged reason, the true relative residual
+ * ||b - A x|| / ||b|| and the relative error against x_exact.  -rescale solves a second time
+ * after MatScale(A, 2) (the same b: x halves), which a solver caching the matrix must notice;
+ * -shell hands KSP a MATSHELL applying A (assembled again after the rescaling, which raises its
+ * state; not with -shell_silent); -resolve solves once more from the last solution (with
+ * -ksp_initial_guess_nonzero: KSP's default test, relative to ||b||, passes at once).  Run by
+ * tests/petsc.sh. */
 #include <petscksp.h>
 
 /* empty_last: the last process owns no row (the others split them), else PETSc's layout. */
@@ -14,9 +16,10 @@ static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
     const PetscInt N = n * n * n;
     PetscInt lo, hi, m = PETSC_DECIDE;
     PetscMPIInt rank, size;
-    PetscBool sbaij;
+    PetscBool sbaij, zero = PETSC_FALSE;
 
     PetscFunctionBegin;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-explicit_zero", &zero, NULL));
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     if (empty_last && size > 1)
@@ -24,8 +27,8 @@ static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
     PetscCall(MatCreate(PETSC_COMM_WORLD, A));
     PetscCall(MatSetSizes(*A, m, m, N, N));
     PetscCall(MatSetFromOptions(*A));
-    PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
-    PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 6, NULL));
+    PetscCall(MatSeqAIJSetPreallocation(*A, 8, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(*A, 8, NULL, 7, NULL));
     /* -mat_type sell or sbaij (the rows below their diagonal dropped); no-ops for other types. */
     PetscCall(MatSeqSELLSetPreallocation(*A, 7, NULL));
     PetscCall(MatMPISELLSetPreallocation(*A, 7, NULL, 6, NULL));
@@ -36,13 +39,14 @@ static PetscErrorCode poisson(PetscInt n, PetscBool empty_last, Mat *A)
     PetscCall(MatGetOwnershipRange(*A, &lo, &hi));
     for (PetscInt i = lo; i < hi; i++) {
         const PetscInt c[3] = {i % n, (i / n) % n, i / (n * n)}, s[3] = {1, n, n * n};
-        PetscInt cols[7], m = 0;
-        PetscScalar v[7];
+        PetscInt cols[8], m = 0;
+        PetscScalar v[8];
         for (int d = 0; d < 3; d++) {
             if (c[d] > 0) cols[m] = i - s[d], v[m++] = -1.0;
             if (c[d] < n - 1) cols[m] = i + s[d], v[m++] = -1.0;
         }
         cols[m] = i, v[m++] = 6.0;
+        if (zero && i + 2 < N) cols[m] = i + 2, v[m++] = 0.0; /* an explicit zero, one side only */
         PetscCall(MatSetValues(*A, 1, &i, m, cols, v, INSERT_VALUES));
     }
     PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));

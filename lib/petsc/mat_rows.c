@@ -22,6 +22,14 @@ static PetscErrorCode rows_source(Mat A, Mat *src)
     PetscFunctionReturn(0);
 }
 
+/* Whether entry (i, j) = v is kept: an explicit zero off the diagonal is dropped.  PETSc keeps
+ * the zeros MatSetValues inserted; one stored on one side only would fail the distributed
+ * matrix's structural symmetry check (MIX_ERR_NOT_SYMMETRIC) although it changes no product. */
+static int kept(PetscInt i, PetscInt j, PetscScalar v)
+{
+    return i == j || PetscRealPart(v) != 0.0;
+}
+
 /* The owned rows lo..hi-1 of S into c: sizes first, then one allocation for the entries. */
 static PetscErrorCode fill_rows(Mat S, PetscInt lo, PetscInt hi, mixi_petsc_csr *c)
 {
@@ -33,18 +41,21 @@ static PetscErrorCode fill_rows(Mat S, PetscInt lo, PetscInt hi, mixi_petsc_csr 
     PetscCall(PetscMalloc1(c->n_local + 1, &c->rowptr));
     c->rowptr[0] = 0;
     for (PetscInt i = lo; i < hi; i++) {
-        PetscCall(MatGetRow(S, i, &nc, NULL, NULL));
-        c->rowptr[i - lo + 1] = c->rowptr[i - lo] + nc;
-        PetscCall(MatRestoreRow(S, i, &nc, NULL, NULL));
+        int64_t m = 0;
+        PetscCall(MatGetRow(S, i, &nc, &cols, &vals));
+        for (PetscInt k = 0; k < nc; k++) m += kept(i, cols[k], vals[k]);
+        c->rowptr[i - lo + 1] = c->rowptr[i - lo] + m;
+        PetscCall(MatRestoreRow(S, i, &nc, &cols, &vals));
     }
     const int64_t nnz = c->rowptr[c->n_local];
     PetscCall(PetscMalloc2(nnz, &c->colind, nnz, &c->val));
     for (PetscInt i = lo; i < hi; i++) {
-        const int64_t k0 = c->rowptr[i - lo];
+        int64_t w = c->rowptr[i - lo];
         PetscCall(MatGetRow(S, i, &nc, &cols, &vals));
         for (PetscInt k = 0; k < nc; k++) {
-            c->colind[k0 + k] = cols[k];
-            c->val[k0 + k] = PetscRealPart(vals[k]);
+            if (!kept(i, cols[k], vals[k])) continue;
+            c->colind[w] = cols[k];
+            c->val[w++] = PetscRealPart(vals[k]);
         }
         PetscCall(MatRestoreRow(S, i, &nc, &cols, &vals));
     }
