@@ -154,6 +154,9 @@ static void test_solve_failure(void)
     mixt_write_text(mixt_tmp("sing.mtx"), "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n1 2 1\n3 3 2\n");
     snprintf(args, sizeof args, "solve %s --method lu --prec fp32", mixt_tmp("sing.mtx"));
     expect_fail(args, 1, "singular");
+    /* Cholesky on a nonsymmetric A: refused before solving, not "solved" then rejected. */
+    snprintf(args, sizeof args, "solve %s/pores_1.mtx --method chol", mixt_matrix_dir());
+    expect_fail(args, 2, "not symmetric");
 }
 
 static void test_gen(void)

@@ -47,6 +47,11 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
     int n = A->nrows;
     const char *what = chol ? "Cholesky-IR" : "LU-IR";
     if (n > o->dense_max && !chol) return cli_run_sparse_lu(ctx, o, A, b, x);
+    /* Cholesky reads one triangle: on a nonsymmetric A it solves another matrix, which the
+     * recheck below would then reject after a "solved" from the library. */
+    if (chol && !mixm_csr_is_symmetric(A))
+        return cli_error(CLI_USAGE, "%s: A is not symmetric; --method chol needs a symmetric A (use --method lu)",
+                         o->file);
     if (n > o->dense_max)
         return cli_error(CLI_USAGE, "%s: n = %d is too large for dense Cholesky (--dense-max %ld); use --method cg",
                          o->file, n, o->dense_max);
