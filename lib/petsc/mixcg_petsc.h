@@ -7,6 +7,11 @@
 #include <petsc/private/kspimpl.h>
 #include "lib/mpi/mixsolve_mpi.h"
 
+/* PETSc's vectors and matrices reach mix_dcg as double arrays (configure checks it too). */
+#if defined(PETSC_USE_COMPLEX) || !defined(PETSC_USE_REAL_DOUBLE)
+#error "libmixsolve_petsc needs a PETSc built with real double scalars"
+#endif
+
 /* The rows this rank owns, as CSR with global 0-based columns (ascending within a row). */
 typedef struct {
     PetscInt n_local, row_start, n_global;
