@@ -18,7 +18,8 @@ Errors
 ------
 Every error is a mixsolve.Error carrying the library's status and mix_strerror's sentence.
 SingularError and NotSPDError are also numpy.linalg.LinAlgError; InvalidArgumentError (and
-NotSymmetricError) are also ValueError; OutOfMemoryError is also MemoryError.
+NotSymmetricError) are also ValueError; OutOfMemoryError is also MemoryError; RangeError (a
+solution beyond FP64's range) is also OverflowError.
 
 Threads
 -------
@@ -31,13 +32,13 @@ from ._spsolve import spsolve
 from ._info import info, info_text
 from .errors import (BackendError, Error, InvalidArgumentError, LibraryNotFoundError, NaNError,
                      NotConvergedError, NotSPDError, NotSymmetricError, OutOfMemoryError,
-                     SingularError)
+                     RangeError, SingularError)
 
 __version__ = "0.1.0"
 __all__ = ["solve", "solve_spd", "cg", "spsolve", "info", "info_text", "library_version", "SolveInfo",
            "CGInfo", "Error", "InvalidArgumentError", "NotSymmetricError", "SingularError",
-           "NotSPDError", "NaNError", "NotConvergedError", "BackendError", "OutOfMemoryError",
-           "LibraryNotFoundError"]
+           "NotSPDError", "NaNError", "NotConvergedError", "RangeError", "BackendError",
+           "OutOfMemoryError", "LibraryNotFoundError"]
 
 
 def library_version():

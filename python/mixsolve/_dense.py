@@ -218,6 +218,8 @@ def solve(A, b, precision="auto", *, refine="auto", tol=None, max_iter=None, ove
         A is exactly singular (also a :class:`numpy.linalg.LinAlgError`).
     NaNError
         NaN or Inf in A or b.
+    RangeError
+        The solution does not fit FP64 (also an :class:`OverflowError`).
     InvalidArgumentError
         Bad shapes, complex input, or an unknown option (also a :class:`ValueError`).
 
@@ -270,7 +272,7 @@ def solve_spd(A, b, lower=False, precision="auto", *, refine="auto", tol=None, m
     ------
     NotSPDError
         A is not positive definite in FP64 (also a :class:`numpy.linalg.LinAlgError`).
-    NaNError, InvalidArgumentError
+    NaNError, RangeError, InvalidArgumentError
         As in :func:`solve`.
     """
     params = _params(precision, refine, tol, max_iter, ("auto", "classical", "gmres", "cg"))

@@ -260,7 +260,8 @@ def illegal_tol_or_iter(tol, tol_name, max_iter, iter_name):
 _ERRORS = {MIX_ERR_INVALID_ARG: errors.InvalidArgumentError, MIX_ERR_ALLOC: errors.OutOfMemoryError,
            MIX_ERR_BACKEND: errors.BackendError,
            MIX_ERR_SINGULAR: errors.SingularError, MIX_ERR_NOT_SPD: errors.NotSPDError,
-           MIX_ERR_NAN: errors.NaNError, MIX_ERR_NOT_CONVERGED: errors.NotConvergedError}
+           MIX_ERR_NAN: errors.NaNError, MIX_ERR_NOT_CONVERGED: errors.NotConvergedError,
+           MIX_ERR_OVERFLOW: errors.RangeError}
 
 
 def raise_status(status, call, why=None):

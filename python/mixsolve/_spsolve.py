@@ -56,6 +56,10 @@ def spsolve(A, b, precision="auto", *, refine="auto", tol=None, max_iter=None, b
         A is structurally or numerically singular (also a :class:`numpy.linalg.LinAlgError`).
     NaNError
         NaN or Inf in A or b.
+    RangeError
+        The solution does not fit FP64 (also an :class:`OverflowError`).
+    NotConvergedError
+        Underflow in the solution cost it the accuracy asked for.
     InvalidArgumentError
         Bad shapes or options (also a :class:`ValueError`).
     """

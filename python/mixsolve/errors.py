@@ -48,6 +48,11 @@ class NotConvergedError(Error):
     """The iteration did not reach the tolerance."""
 
 
+class RangeError(Error, OverflowError):
+    """A value, such as the solution, does not fit the precision asked for or FP64 (also an
+    :class:`OverflowError`); the library keeps what it computed in the output."""
+
+
 class BackendError(Error):
     """The backend asked for is not compiled in or no device answers."""
 

@@ -1,6 +1,7 @@
 """test_hostile.py: what a hostile probe of the package found (issue 33): misaligned arrays,
 integers beyond C int, illegal values said by their keyword, index faults said clearly, NaN in A
-reported in the full record, and overwrite_a with b a view of A."""
+reported in the full record, overwrite_a with b a view of A, and a solution beyond FP64 said as
+RangeError."""
 import numpy as np
 import pytest
 
@@ -140,3 +141,13 @@ def test_overwrite_a_with_b_a_view_of_a(rng, f):
         e = np.zeros(n)
         e[3] = 1.0
         assert np.abs(x - e).max() <= 1e-10, (f.__name__, order)
+
+
+def test_solution_beyond_fp64_is_range_error():
+    """A solution of 1e600 does not fit FP64: RangeError (an OverflowError), dense and sparse."""
+    import scipy.sparse as sp
+    A, b = 1e-300 * np.eye(3), np.full(3, 1e300)
+    for call in (lambda: mixsolve.solve(A, b), lambda: mixsolve.spsolve(sp.csr_matrix(A), b)):
+        with pytest.raises(mixsolve.RangeError) as e:
+            call()
+        assert isinstance(e.value, OverflowError) and e.value.status == 11
