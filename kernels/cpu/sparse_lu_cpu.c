@@ -236,18 +236,16 @@ static void cpu_splu_destroy(void *state, mixi_splu *F)
     if (F) splu_free(F);
 }
 
-/* A whose largest entry lies beyond 2^+-RANGE_EXP is held as A 2^-exponent, its largest entry
- * in [1, 2) (dense_range.c's bound): near FP64's ends MUMPS's FP64 LU and the residuals
+/* A whose largest entry lies beyond lib/core's range (mixi_beyond_range) is held as
+ * A 2^-exponent, its largest entry in [1, 2): near FP64's ends MUMPS's FP64 LU and the residuals
  * overflowed (entries of 1.5e308: ||A||inf was Inf, NaN written into x and a well-conditioned A
  * called singular, where mix_dgesv_ir solves it). */
-#define RANGE_EXP 64
-
 static int range_exponent(const mixi_splu *F)
 {
     double amax = 0.0;
     for (int64_t k = 0; k < F->nnz; k++)
         if (fabs(F->val[k]) > amax) amax = fabs(F->val[k]);
-    return amax > 0x1p64 || (amax > 0.0 && amax < 0x1p-64) ? ilogb(amax) : 0;
+    return mixi_beyond_range(amax) ? ilogb(amax) : 0;
 }
 
 /* The values held: F->val itself, or its copy times 2^-exponent. */

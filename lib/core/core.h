@@ -82,6 +82,17 @@ int mixi_spare_take(mixi_spare *s, size_t bytes, void **p);
  * frees it. */
 int mixi_spare_keep(mixi_spare *s, void *p);
 
+/* Values are left unscaled inside [2^-MIXI_RANGE_EXP, 2^MIXI_RANGE_EXP]: there LU's growth, the
+ * residual b - A x and the stopping test's products stay far from FP64's overflow and underflow,
+ * and FP32/TF32/BF16 hold them.  Beyond, the dense flow (solvers/dense/dense_range.c) and the
+ * sparse LU (solvers/sparse_lu/sparse_lu_range.c, kernels/cpu/sparse_lu_cpu.c) scale by powers of
+ * two.  No bundled SuiteSparse matrix comes near (largest entries ~1e10 = 2^33). */
+#define MIXI_RANGE_EXP 64
+static inline int mixi_beyond_range(double v)
+{
+    return v > 0.0 && (v > 0x1p64 || v < 0x1p-64); /* 2^+-MIXI_RANGE_EXP */
+}
+
 /* Overflow-checked size arithmetic: 0 on success, MIX_ERR_ALLOC when the result does not fit
  * (every workspace size goes through these, so a huge parameter is an error, never a wrap). */
 int mixi_mul_size(size_t a, size_t b, size_t *out);

@@ -4,22 +4,14 @@
 #include <math.h>
 #include "solvers/dense/dense.h"
 
-/* Largest entries of A and B are left alone inside [2^-RANGE_EXP, 2^RANGE_EXP]: there LU's
- * growth, the residual b - A x and the stopping test's products stay far from overflow and
- * underflow in FP64, and FP32/TF32/BF16 factors (FP16 has its own scaling) hold A.  No
- * bundled SuiteSparse matrix comes near (largest entries ~1e10 = 2^33). */
-#define RANGE_EXP 64
+/* Largest entries of A and B are left alone inside lib/core's range (mixi_beyond_range); FP16
+ * has its own scaling. */
 
 static int exponent_of(double v)
 {
     int e = 0;
     if (v > 0.0) frexp(v, &e); /* v in [2^(e-1), 2^e) */
     return e;
-}
-
-static int out_of_range(double v)
-{
-    return v > 0.0 && (v > 0x1p64 || v < 0x1p-64);
 }
 
 /* Largest |entry| of the m x n column-major array (host scratch of n doubles). */
@@ -62,10 +54,10 @@ int mixi_range_rhs_exponents(mix_context *ctx, int n, int nrhs, const double *b,
     double few[8], *col = nrhs <= 8 ? few : mixi_malloc_n((size_t)nrhs, sizeof *col);
     int rc = col ? ctx->ops->dense->col_absmax_f64(ctx->state, n, nrhs, b, ldb, col) : MIX_ERR_ALLOC;
     int any = 0;
-    for (int j = 0; !rc && j < nrhs; j++) any |= out_of_range(col[j]);
+    for (int j = 0; !rc && j < nrhs; j++) any |= mixi_beyond_range(col[j]);
     if (!rc && any && !(*kb = mixi_malloc_n((size_t)nrhs, sizeof **kb))) rc = MIX_ERR_ALLOC;
     for (int j = 0; !rc && any && j < nrhs; j++)
-        (*kb)[j] = out_of_range(col[j]) ? 1 - exponent_of(col[j]) : 0;
+        (*kb)[j] = mixi_beyond_range(col[j]) ? 1 - exponent_of(col[j]) : 0;
     if (col != few) mixi_free(col);
     return rc;
 }
@@ -78,10 +70,10 @@ int mixi_range_exponents(mix_context *ctx, int n, int nrhs, const mixi_matrix *A
     int rc;
     /* ||A||inf lies within a factor n of the largest entry: only a norm outside the range (or
      * row sums that overflowed) costs the pass over A that finds the exact exponent. */
-    if (!isfinite(anrm) || out_of_range(anrm)) {
+    if (!isfinite(anrm) || mixi_beyond_range(anrm)) {
         double amax;
         if ((rc = matrix_absmax(ctx, n, A, &amax))) return rc;
-        if (out_of_range(amax) || !isfinite(anrm)) *ka = 1 - exponent_of(amax);
+        if (mixi_beyond_range(amax) || !isfinite(anrm)) *ka = 1 - exponent_of(amax);
         /* A symmetric matrix is scaled by an even power, so that its factor scales exactly. */
         if (A->sym) *ka -= *ka & 1;
     }

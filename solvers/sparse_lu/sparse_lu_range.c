@@ -3,11 +3,9 @@
 #include <math.h>
 #include "solvers/sparse_lu/sparse_lu_internal.h"
 
-/* A column whose solution's predicted magnitude, ||b_j|| / ||A||, lies within 2^+-RANGE_EXP is
- * solved as given (dense_range.c's bound: far from FP64's ends, the residual and the stopping
- * test's products neither overflow nor underflow). */
-#define RANGE_EXP 64
-
+/* A column whose solution's predicted magnitude, ||b_j|| / ||A||, lies within
+ * 2^+-MIXI_RANGE_EXP is solved as given (lib/core's range: far from FP64's ends, the residual
+ * and the stopping test's products neither overflow nor underflow). */
 static int column_exponent(int n, const double *b, double anrm)
 {
     double m = 0.0;
@@ -15,7 +13,7 @@ static int column_exponent(int n, const double *b, double anrm)
         if (fabs(b[i]) > m) m = fabs(b[i]);
     if (!(m > 0.0) || !(anrm > 0.0)) return 0;
     int k = ilogb(m) - ilogb(anrm);
-    return k > RANGE_EXP || k < -RANGE_EXP ? k : 0;
+    return k > MIXI_RANGE_EXP || k < -MIXI_RANGE_EXP ? k : 0;
 }
 
 int mixi_splu_range_begin(mixi_splu_problem *P, mixi_splu_range *R)
