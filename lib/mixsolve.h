@@ -69,7 +69,8 @@ typedef enum {
 typedef enum {
     MIX_CG_CONVERGED = 0,         /* true FP64 residual below tol */
     MIX_CG_MAX_ITER,              /* iteration limit reached */
-    MIX_CG_STAGNATED,             /* true residual kept rising: the precision's floor */
+    MIX_CG_STAGNATED,             /* the precision's floor: true residual kept rising, or FP64's
+                                   * stopped improving there (tol below its reach) */
     MIX_CG_BREAKDOWN_NOT_SPD,     /* p'Ap <= 0 */
     MIX_CG_BREAKDOWN_NAN,         /* NaN/Inf appeared */
     MIX_CG_ZERO_RHS,              /* b = 0, x = 0 returned */

@@ -1,4 +1,5 @@
 /* cg.c: reliable-update mixed-precision CG (QUDA's method), written once over ctx->ops->sparse. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "solvers/cg/cg_impl.h"
@@ -33,6 +34,19 @@
  * so only a stage that much slower gains by it (2D Poisson 256^2, Jacobi, FIXED16 with
  * max_iter 1.2x FP64's 526: handed over at 192 and ran out; goes on, 617). */
 #define CG_BUDGET_MISS 2.0
+/* FP64's attainable accuracy: a stage in FP64 that cannot hand over stops (STAGNATED) once its
+ * true residual has not halved (CG_FLOOR_GAIN) over CG_FLOOR_UPDATES reliable updates at which
+ * the iterated one claimed a drop by CG_FLOOR_CLAIM or more, and lies below eps (||b|| + ||A||
+ * ||y||), the rounding of an FP64 y and of b - A y (solvers/dense/refine.c,
+ * fp64_residual_noise).  With tol below that floor it ran on to max_iter instead (1138_bus,
+ * tol 3e-16: 11380 iterations, stuck at 6e-11 from 4023 on).  The floor is normwise, an upper
+ * bound: stencils stagnate at 0.03-0.16 of it, structural matrices far lower (bcsstk16: 1e-7 of
+ * it, |A| |x| << ||A|| ||x||), so the window of non-improving updates is what decides there; a
+ * converging FP64 stage halves its true residual at nearly every update (delta = 0.1). */
+#define CG_FLOOR_UPDATES 4
+#define CG_FLOOR_GAIN 0.5
+#define CG_FLOOR_CLAIM 0.25
+#define CG_FLOOR_FACTOR 1.0
 
 typedef struct {
     mix_context *ctx;
@@ -144,6 +158,7 @@ typedef struct {
     cg_work w;
     mixi_cg_halo h;         /* distributed A: the off-process block and its vectors */
     double *y, *r64;
+    double bnorm;           /* ||b|| */
     double target, best;    /* tol ||b||; true residual of x */
     double tnorm;           /* true ||r|| at the last update */
     double sigma, rr;       /* scale of the sloppy system; ||r_sloppy||^2 */
@@ -162,6 +177,8 @@ typedef struct {
     int iter_left;          /* of the caller's budget, all stages, when the stage began */
     int anc_iter;           /* the budget rule's recent anchor: iteration, true residual */
     double anc_tn, tn0;     /* ... and the stage's first true residual */
+    double flo_ref;         /* the floor rule's reference true residual ... */
+    int flo_n;              /* ... and the updates since it was set without halving it */
 } cg_loop;
 
 /* What the loop does after a step or an update. */
@@ -189,7 +206,7 @@ static int stage_start(cg_loop *L, int x0_given, double *bb, int *done)
         L->converged = 1;
         return ops->memset0(L->ctx->state, L->x, bytes64);
     }
-    const double bnorm = sqrt(*bb);
+    const double bnorm = L->bnorm = sqrt(*bb);
     L->target = L->prm->tol * bnorm;
     /* Until the true residual of x is known, x = 0 has residual ||b|| (x0 is measured below). */
     if (!x0_given) L->best = bnorm;
@@ -255,7 +272,7 @@ static int sloppy_setup(cg_loop *L)
     if ((st = L->sp->vec_zero(ctx->state, &L->w.xs))) return st;
     L->rnorm = L->r0norm = L->maxrr = sqrt(L->rr);
     L->may_escalate = L->prm->escalate && L->prec != MIX_FP64;
-    L->anc_tn = L->tn0 = L->tnorm;
+    L->anc_tn = L->tn0 = L->flo_ref = L->tnorm;
     return MIX_SUCCESS;
 }
 
@@ -413,6 +430,30 @@ static int stalls(cg_loop *L, double tn, int claimed_drop)
     return L->may_escalate && L->weak >= CG_MAX_WEAK_UPDATES;
 }
 
+/* Whether a stage that cannot hand over has reached FP64's floor (CG_FLOOR_UPDATES; claimed:
+ * the iterated residual fell at least 4x since the last update, so a true one that did not
+ * halve is the rounding's, not a slow phase of CG).  ||A|| is bounded by the largest Ritz value
+ * of the matrix iterated on (S A S, S = D^-1/2 with Jacobi: times max a_ii <= amax); all of it
+ * comes from global reductions, so every rank decides alike. */
+static int at_floor(cg_loop *L, double tn, int claimed, int *stop)
+{
+    *stop = 0;
+    if (L->may_escalate || L->prec != MIX_FP64) return MIX_SUCCESS;
+    if (tn <= CG_FLOOR_GAIN * L->flo_ref) {
+        L->flo_ref = tn;
+        L->flo_n = 0;
+        return MIX_SUCCESS;
+    }
+    if (!claimed || ++L->flo_n < CG_FLOOR_UPDATES || !(L->lmax > 0.0)) return MIX_SUCCESS;
+    double yy;
+    int st = L->sp->nrm2sq64(L->ctx->state, L->A->n, L->y, &yy);
+    if (!st) st = mixi_cg_sum(L->A, &yy, 1);
+    if (st) return st;
+    const double anorm = L->S ? L->lmax * L->A->amax : L->lmax;
+    *stop = tn <= CG_FLOOR_FACTOR * DBL_EPSILON * (L->bnorm + anorm * sqrt(yy));
+    return MIX_SUCCESS;
+}
+
 /* New sloppy residual from r64 (renormalised for FP16); p rescaled to the new units,
  * re-projected against r and extended with the Fletcher-Reeves beta ||r_true||^2 / ||r_old||^2,
  * r_old being the residual p was built from, as QUDA does at an update.  (Dividing by the
@@ -477,7 +518,10 @@ static int reliable_update(cg_loop *L, double rr_new, int max_iter, int *act)
         L->converged = 1;
         return MIX_SUCCESS;
     }
-    if (stalls(L, tn, claimed_drop) || L->hand_over || (L->to_fp64 = over_budget(L, tn))) {
+    int floor;
+    if ((st = at_floor(L, tn, L->rnorm <= CG_FLOOR_CLAIM * L->r0norm, &floor))) return st;
+    if (floor || stalls(L, tn, claimed_drop) || L->hand_over ||
+        (L->to_fp64 = over_budget(L, tn))) {
         L->reason = MIX_CG_STAGNATED;
         return MIX_SUCCESS;
     }
