@@ -485,6 +485,42 @@ static void test_not_converged(void)
     mixt_cg_close(&f);
 }
 
+/* A tolerance below FP64's attainable accuracy: the FP64 stage stops at the floor
+ * (STAGNATED) within a few times the iterations of the solve to 1e-10, where it ran to max_iter
+ * before (20000); bcsstk01 332 iterations against 49 to 1e-10, 1138_bus 8017 against 1147 (its
+ * residual kept halving slowly from 9e-11 to 4e-12), and x is the best one met: its true
+ * residual, recomputed, is the one reported and near the floor. */
+static void check_floor_stop(const char *file, double floor_max)
+{
+    mixt_cg_sys f;
+    mixt_cg_open_bundled(&f, file);
+    rhs(f.A.nrows, 9, f.b);
+    mix_cg_params p = mixt_cg_params(MIX_FP64, MIX_PRECOND_JACOBI);
+    p.max_iter = 20000;
+    mix_cg_info info;
+    CU_ASSERT_EQUAL_FATAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+    const int converged_iter = info.iter;
+    for (int k = 0; k < 2; k++) {
+        p.tol = k ? 1e-17 : 3e-16;
+        memset(f.x, 0, (size_t)f.A.nrows * sizeof *f.x);
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NOT_CONVERGED);
+        CU_ASSERT_EQUAL(info.reason, MIX_CG_STAGNATED);
+        CU_ASSERT_FALSE(info.converged);
+        CU_ASSERT(info.iter <= 8 * converged_iter);
+        CU_ASSERT(info.iter < p.max_iter / 2);
+        const double rel = mixt_cg_true_rel(&f.A, f.b, f.x);
+        CU_ASSERT(rel <= floor_max);
+        CU_ASSERT(fabs(info.true_rel_residual - rel) <= 1e-3 * rel);
+    }
+    mixt_cg_close(&f);
+}
+
+static void test_floor_stop(void)
+{
+    check_floor_stop("bcsstk01.mtx", 1e-12); /* n = 48: stops at 2.5e-14 */
+    check_floor_stop("1138_bus.mtx", 1e-10); /* kappa ~1e6: at 3.9e-12 */
+}
+
 static void test_params_and_args(void)
 {
     mix_cg_params p;
@@ -1376,6 +1412,7 @@ static const mixt_test cg_tests[] = {
     {"NaN/Inf in b or x0, zero right-hand side", test_nan_and_zero_rhs},
     {"x0 given", test_x0},
     {"unreachable tolerance and iteration limit: NOT_CONVERGED, best x kept", test_not_converged},
+    {"tolerance below FP64's floor: STAGNATED there, not max_iter", test_floor_stop},
     {"parameters and illegal arguments", test_params_and_args},
     {"mix_dcg_gpu: no write to x left unsynchronised at return", test_gpu_entry_synchronizes},
     {"escalation on 1138_bus: FIXED16/FP16/BF16 stagnate alone, converge via FP32/FP64", test_escalation},
