@@ -506,7 +506,9 @@ static void check_floor_stop(const char *file, double floor_max)
         CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_ERR_NOT_CONVERGED);
         CU_ASSERT_EQUAL(info.reason, MIX_CG_STAGNATED);
         CU_ASSERT_FALSE(info.converged);
-        CU_ASSERT(info.iter <= 8 * converged_iter);
+        /* 6.8x and 7.0x measured (Ice Lake, AVX-512 and AVX2 paths); the walk along the floor
+         * depends on rounding, so the bound leaves room for other kernels' sums. */
+        CU_ASSERT(info.iter <= 12 * converged_iter);
         CU_ASSERT(info.iter < p.max_iter / 2);
         const double rel = mixt_cg_true_rel(&f.A, f.b, f.x);
         CU_ASSERT(rel <= floor_max);
