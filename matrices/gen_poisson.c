@@ -9,8 +9,8 @@ static int gen_stencil(int nx, int dim, const double *w, mixm_csr *A)
 {
     if (nx <= 0) return MIX_ERR_INVALID_ARG;
     int64_t n = 1;
-    for (int d = 0; d < dim; d++) n *= nx;
-    if (n > INT32_MAX) return MIX_ERR_INVALID_ARG;
+    for (int d = 0; d < dim; d++)
+        if ((n *= nx) > INT32_MAX) return MIX_ERR_INVALID_ARG; /* per axis: nx^3 may overflow int64 */
     int64_t nnz = n * (1 + 2 * dim) - (int64_t)2 * dim * (n / nx);
     int st = mixm_csr_alloc(A, (int)n, (int)n, nnz);
     if (st) return st;
