@@ -1,4 +1,4 @@
-/* generators.h: test and benchmark matrices (randsvd, Hilbert, random, Poisson, anisotropic, Trefethen). */
+/* generators.h: test and benchmark matrices (randsvd, Hilbert, random, Poisson, anisotropic, Trefethen, convection-diffusion). */
 #ifndef MIXMAT_GENERATORS_H
 #define MIXMAT_GENERATORS_H
 
@@ -26,9 +26,14 @@ int mixm_gen_anisotropic2d(int nx, double eps, mixm_csr *A);
 /* Trefethen_N: primes on the diagonal, ones at offsets that are powers of two (SuiteSparse's
  * Trefethen_* matrices exactly). */
 int mixm_gen_trefethen(int n, mixm_csr *A);
-/* General (nonsymmetric) model problem: -lap u + b . grad u on the unit cube, nx^3 interior
- * points, 7-point diffusion and first-order upwind convection with velocity (bx, by, bz),
- * scaled by h^2 (h = 1/(nx+1)); sorted rows.  (nx, 100, 50, 25) is the sparse LU benchmark's. */
+/* General (nonsymmetric) model problems: -lap u + b . grad u on the unit square / cube, nx^2 or
+ * nx^3 interior points, Dirichlet boundary, 5- / 7-point diffusion and first-order upwind
+ * convection with constant velocity b, scaled by h^2 (h = 1/(nx+1)); sorted rows.  An M-matrix,
+ * diagonally dominant, for any b (its unsymmetry grows with the mesh Peclet number |b| h / 2);
+ * b = 0 gives mixm_gen_poisson2d/3d's matrix bit for bit.  MIX_ERR_INVALID_ARG for nx <= 0, n
+ * beyond INT32_MAX, a non-finite b or a diagonal 2 dim + h sum |b_d| that overflows.
+ * convdiff3d (nx, 100, 50, 25) is bench/bench_sparse_lu's problem. */
+int mixm_gen_convdiff2d(int nx, double bx, double by, mixm_csr *A);
 int mixm_gen_convdiff3d(int nx, double bx, double by, double bz, mixm_csr *A);
 
 #endif

@@ -389,6 +389,150 @@ static void test_poisson(void)
     mixm_csr_free(&A);
 }
 
+/* Row i of A against the hand-computed (column, value) list, in order. */
+static void check_row(const mixm_csr *A, int i, int len, const int *cols, const double *vals)
+{
+    CU_ASSERT_EQUAL_FATAL(A->rowptr[i + 1] - A->rowptr[i], len);
+    for (int k = 0; k < len; k++) {
+        CU_ASSERT_EQUAL(A->colind[A->rowptr[i] + k], cols[k]);
+        CU_ASSERT_EQUAL(A->val[A->rowptr[i] + k], vals[k]);
+    }
+}
+
+/* Convection-diffusion on a 3^d grid, h = 1/4, b chosen so that h b = (1, -2, 3) is exact: diagonal
+ * 2 d + 6 (3-D) or 2 d + 3 (2-D); upwind: x and z flow up (-1 - h b to the lower neighbour), y
+ * down (-1 + h b = -3 to the upper one). */
+static void test_convdiff_stencil(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff2d(3, 4.0, -8.0, &A), 0);
+    CU_ASSERT_EQUAL(A.nrows, 9);
+    CU_ASSERT_EQUAL(A.nnz, 5 * 9 - 4 * 3);
+    check_row(&A, 4, 5, (const int[]){1, 3, 4, 5, 7}, (const double[]){-1, -2, 7, -1, -3}); /* centre */
+    check_row(&A, 0, 3, (const int[]){0, 1, 3}, (const double[]){7, -1, -3});
+    check_row(&A, 8, 3, (const int[]){5, 7, 8}, (const double[]){-1, -2, 7});
+    /* Row sums: 0 inside; at the boundary, minus the missing neighbours' entries. */
+    const double sums[9] = {3, 1, 2, 2, 0, 1, 5, 3, 4};
+    for (int i = 0; i < 9; i++) {
+        double sum = 0;
+        for (int64_t k = A.rowptr[i]; k < A.rowptr[i + 1]; k++) sum += A.val[k];
+        CU_ASSERT_EQUAL(sum, sums[i]);
+    }
+    mixm_csr_free(&A);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(3, 4.0, -8.0, 12.0, &A), 0);
+    CU_ASSERT_EQUAL(A.nrows, 27);
+    CU_ASSERT_EQUAL(A.nnz, 7 * 27 - 6 * 9);
+    check_row(&A, 13, 7, (const int[]){4, 10, 12, 13, 14, 16, 22}, (const double[]){-4, -1, -2, 12, -1, -3, -1});
+    check_row(&A, 0, 4, (const int[]){0, 1, 3, 9}, (const double[]){12, -1, -3, -1});
+    mixm_csr_free(&A);
+}
+
+/* Off-diagonals negative, the diagonal at least their sum (to rounding), strictly in rows with a
+ * boundary neighbour (fewer than 2 dim + 1 entries); 0 when some row breaks that. */
+static int m_matrix_rows(const mixm_csr *A, int dim)
+{
+    int ok = 1;
+    for (int i = 0; i < A->nrows; i++) {
+        double diag = 0, off = 0;
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            if (A->colind[k] == i) diag = A->val[k];
+            else if (A->val[k] < 0) off -= A->val[k];
+            else ok = 0;
+        }
+        const int full = A->rowptr[i + 1] - A->rowptr[i] == 2 * dim + 1;
+        if (!(full ? diag * (1 + 8 * DBL_EPSILON) >= off : diag > off)) ok = 0;
+    }
+    return ok;
+}
+
+/* Velocities of every sign and a mesh Peclet number |b| h / 2 from 0 to ~100: always an
+ * M-matrix, unsymmetric unless b = 0, where it is Poisson's matrix bit for bit (-0 too). */
+static void test_convdiff_properties(void)
+{
+    static const double bs[][3] = {{0, 0, 0}, {-0.0, -0.0, -0.0}, {1, 2, 3}, {-300, 7, 0}, {0, 0, -5}, {2e3, -1e3, 4e3}};
+    for (size_t t = 0; t < sizeof bs / sizeof bs[0]; t++) {
+        const double *b = bs[t];
+        const int zero2 = b[0] == 0 && b[1] == 0, zero = zero2 && b[2] == 0; /* 2-D reads b[0], b[1] */
+        mixm_csr A, P;
+        CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff2d(7, b[0], b[1], &A), 0);
+        CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(7, &P), 0);
+        CU_ASSERT(m_matrix_rows(&A, 2));
+        CU_ASSERT_EQUAL(csr_equal(&A, &P), zero2);
+        CU_ASSERT_EQUAL(mixm_csr_is_symmetric(&A), zero2);
+        mixm_csr_free(&A);
+        mixm_csr_free(&P);
+        CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(5, b[0], b[1], b[2], &A), 0);
+        CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(5, &P), 0);
+        CU_ASSERT(m_matrix_rows(&A, 3));
+        CU_ASSERT_EQUAL(csr_equal(&A, &P), zero);
+        CU_ASSERT_EQUAL(mixm_csr_is_symmetric(&A), zero);
+        mixm_csr_free(&A);
+        mixm_csr_free(&P);
+    }
+}
+
+/* Sizes beyond INT32_MAX rows (nx^3 past int64 too), nx <= 0, non-finite velocities and a
+ * diagonal that overflows: refused before any allocation. */
+static void test_convdiff_refused(void)
+{
+    mixm_csr A;
+    memset(&A, 0, sizeof A);
+    const int bad2[] = {0, -1, INT32_MIN, 46341, INT32_MAX}, bad3[] = {0, -1, INT32_MIN, 1291, INT32_MAX};
+    for (int k = 0; k < 5; k++) {
+        CU_ASSERT_EQUAL(mixm_gen_convdiff2d(bad2[k], 1, 2, &A), MIX_ERR_INVALID_ARG);
+        CU_ASSERT_EQUAL(mixm_gen_convdiff3d(bad3[k], 1, 2, 3, &A), MIX_ERR_INVALID_ARG);
+    }
+    CU_ASSERT_EQUAL(mixm_gen_poisson3d(INT32_MAX, &A), MIX_ERR_INVALID_ARG);
+    const double nonfinite[] = {NAN, INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++)
+        for (int d = 0; d < 3; d++) {
+            double b[3] = {1, 1, 1};
+            b[d] = nonfinite[k];
+            CU_ASSERT_EQUAL(mixm_gen_convdiff3d(4, b[0], b[1], b[2], &A), MIX_ERR_INVALID_ARG);
+            if (d < 2) CU_ASSERT_EQUAL(mixm_gen_convdiff2d(4, b[0], b[1], &A), MIX_ERR_INVALID_ARG);
+        }
+    /* nx = 1, h = 1/2: 6 + 1.5 DBL_MAX overflows; in 2-D 4 + DBL_MAX rounds to DBL_MAX, kept. */
+    CU_ASSERT_EQUAL(mixm_gen_convdiff3d(1, DBL_MAX, DBL_MAX, -DBL_MAX, &A), MIX_ERR_INVALID_ARG);
+    CU_ASSERT_PTR_NULL(A.val);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff2d(1, DBL_MAX, -DBL_MAX, &A), 0);
+    CU_ASSERT_EQUAL(A.val[0], DBL_MAX);
+    mixm_csr_free(&A);
+}
+
+/* Through mix_dgesv_sparse (FP32 factors and AUTO) at a mesh Peclet number near 10: FP64's
+ * backward error, recomputed here.  Skipped where the backend has no sparse direct solver. */
+static void test_convdiff_solve(void)
+{
+    mix_context *ctx = mixt_context();
+    for (int dim = 2; dim <= 3; dim++) {
+        mixm_csr M;
+        const double s = dim == 2 ? 1000.0 / sqrt(5.0) : 200.0 / sqrt(14.0);
+        CU_ASSERT_EQUAL_FATAL(dim == 2 ? mixm_gen_convdiff2d(60, s, 2 * s, &M)
+                                       : mixm_gen_convdiff3d(12, s, 2 * s, 3 * s, &M), 0);
+        const int n = M.nrows;
+        mix_sparse *S = NULL;
+        CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, M.rowptr, M.colind, M.val, &S), 0);
+        double *b = mixt_rand64((size_t)n, 5), *x = mixt_dalloc((size_t)n);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        for (int k = 0; k < 2; k++) {
+            mix_gesv_params p = mixt_params(k ? MIX_PREC_AUTO : MIX_FP32, MIX_REFINE_AUTO);
+            mix_gesv_info info;
+            const int st = mix_dgesv_sparse(ctx, &p, S, 1, b, n, x, n, &info);
+            if (st == MIX_ERR_UNSUPPORTED && mixt_backend != MIX_BACKEND_CPU) break;
+            CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+            double berr = INFINITY;
+            CU_ASSERT_EQUAL(mixm_csr_recheck(&M, b, x, &berr, NULL), 0);
+            CU_ASSERT(berr <= mixt_berr_bound(n));
+            CU_ASSERT(k || (info.factor_prec_used == MIX_FP32 && !info.fell_back));
+        }
+        free(b);
+        free(x);
+        mix_sparse_destroy(S);
+        mixm_csr_free(&M);
+    }
+    mix_context_destroy(ctx);
+}
+
 /* randsvd: the singular values (LAPACKE_dgesvd) have the asked 2-norm condition and mode shape. */
 static void test_randsvd_kappa(void)
 {
@@ -427,6 +571,10 @@ static const mixt_test gen_tests[] = {
     {"random dense: seeded, range", test_random_dense},
     {"Poisson 2D/3D and anisotropic structure", test_poisson},
     {"randsvd condition and modes (dgesvd)", test_randsvd_kappa},
+    {"convection-diffusion 2D/3D: stencil values, row sums by hand", test_convdiff_stencil},
+    {"convection-diffusion: M-matrix, unsymmetric, b = 0 is Poisson", test_convdiff_properties},
+    {"convection-diffusion: bad sizes and velocities refused", test_convdiff_refused},
+    {"convection-diffusion: mix_dgesv_sparse FP32 / AUTO to FP64", test_convdiff_solve},
     {NULL, NULL},
 };
 
