@@ -230,6 +230,43 @@ static void test_gen_range(void)
     CU_ASSERT_NOT_EQUAL(access(mixt_tmp("inf.mtx"), F_OK), 0);
 }
 
+/* gen convdiff2d/3d: written as general files that read back to the generators' matrices bit for
+ * bit; solve --method auto takes LU for them (not SPD candidates); bad velocities, a missing
+ * one and an overflowing diagonal are exit 2 with no file. */
+static void test_gen_convdiff(void)
+{
+    char args[1024], e[512];
+    for (int dim = 2; dim <= 3; dim++) {
+        snprintf(args, sizeof args, dim == 2 ? "gen convdiff2d 6 100 -50 -o %s" : "gen convdiff3d 4 1 -2.5 3e3 -o %s",
+                 mixt_tmp("cd.mtx"));
+        CU_ASSERT_EQUAL_FATAL(run(args), 0);
+        mixm_csr A, G;
+        mixm_mtx_header h;
+        CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(mixt_tmp("cd.mtx"), &A, &h, e, sizeof e), 0);
+        CU_ASSERT_EQUAL(h.symmetry, MIXM_MTX_GENERAL);
+        CU_ASSERT_EQUAL_FATAL(dim == 2 ? mixm_gen_convdiff2d(6, 100, -50, &G) : mixm_gen_convdiff3d(4, 1, -2.5, 3e3, &G), 0);
+        CU_ASSERT(A.nnz == G.nnz && !memcmp(A.val, G.val, (size_t)G.nnz * sizeof(double)) &&
+                  !memcmp(A.colind, G.colind, (size_t)G.nnz * sizeof(int32_t)));
+        mixm_csr_free(&A);
+        mixm_csr_free(&G);
+        snprintf(args, sizeof args, "solve %s", mixt_tmp("cd.mtx"));
+        CU_ASSERT_EQUAL(run(args), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "method          : lu"));
+    }
+    static const struct { const char *args, *words; } bad[] = {
+        {"gen convdiff2d 4 1 nan", "velocity 'nan' must be a finite number"},
+        {"gen convdiff3d 4 1 2 inf", "velocity 'inf' must be a finite number"},
+        {"gen convdiff3d 4 1 2", "takes 4 arguments, got 3"},
+        {"gen convdiff2d 46341 1 2", "size '46341' must be an integer in 1..46340"},
+        {"gen convdiff3d 1 1.7e308 1.7e308 -1.7e308", "overflows FP64"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        unlink(mixt_tmp("cd.mtx"));
+        snprintf(args, sizeof args, "%s -o %s", bad[k].args, mixt_tmp("cd.mtx"));
+        expect_fail(args, 2, bad[k].words);
+        CU_ASSERT_NOT_EQUAL(access(mixt_tmp("cd.mtx"), F_OK), 0);
+    }
+}
+
 static void test_bench_small(void)
 {
     /* Two small bundled matrices and a malformed one: the bad file is reported, never fatal. */
@@ -304,6 +341,7 @@ static const mixt_test cli_tests[] = {
     {"solver failure: status 1", test_solve_failure},
     {"gen writes what the generators make", test_gen},
     {"gen anisotropic: EPS range, no Inf written", test_gen_range},
+    {"gen convdiff2d/3d: general files, exact, LU; bad velocities", test_gen_convdiff},
     {"bench on a small directory", test_bench_small},
     {"bench: time limit kills, run goes on", test_bench_timeout},
     {NULL, NULL},
