@@ -140,6 +140,11 @@ int bench_load_problem(const bench_input *p, const bench_opts *o, mixm_csr *A, c
     }
     case 2: st = mixm_gen_poisson2d(p->gen_n, A); break;
     case 3: st = mixm_gen_poisson3d(p->gen_n, A); break;
+    /* Unsymmetric (not SPD candidates), so beyond --dense-max they are splu rows.  3-D: bench/
+     * bench_sparse_lu's velocity (mesh Peclet 1.4 at 40^3); 2-D: direction (1, 2), Peclet ~1.1
+     * at 500^2. */
+    case 6: st = mixm_gen_convdiff2d(p->gen_n, 500.0, 1000.0, A); break;
+    case 7: st = mixm_gen_convdiff3d(p->gen_n, 100.0, 50.0, 25.0, A); break;
     default: st = mixm_gen_anisotropic2d(p->gen_n, 1e-3, A); break;
     }
     if (st) snprintf(err, errlen, "generator failed: %s", mix_strerror(st));
@@ -181,4 +186,10 @@ void bench_add_generated(const bench_opts *o, bench_input **probs, int *np, int 
     if (!o->quick) add_problem(probs, np, pcap, "gen_poisson3d_100", NULL, 3, 100);
     add_problem(probs, np, pcap, o->quick ? "gen_aniso_64_1e-3" : "gen_aniso_128_1e-3", NULL, 4,
                 o->quick ? 64 : 128);
+    /* General sparse problems of realistic size for sparse LU-IR against UMFPACK (n beyond
+     * --dense-max, also --quick's 2048). */
+    add_problem(probs, np, pcap, o->quick ? "gen_convdiff2d_200" : "gen_convdiff2d_500", NULL, 6,
+                o->quick ? 200 : 500);
+    add_problem(probs, np, pcap, o->quick ? "gen_convdiff3d_20" : "gen_convdiff3d_40", NULL, 7,
+                o->quick ? 20 : 40);
 }

@@ -23,7 +23,8 @@ typedef struct {
 typedef struct {
     char name[64];
     char *path;      /* NULL for generated ones */
-    int gen_kind;    /* 0 file, 1 randsvd, 2 poisson2d, 3 poisson3d, 4 anisotropic, 5 uniform random */
+    int gen_kind;    /* 0 file, 1 randsvd, 2 poisson2d, 3 poisson3d, 4 anisotropic, 5 uniform random,
+                      * 6 convdiff2d, 7 convdiff3d */
     double gen_kappa; /* randsvd: the condition number (0: 1e6) */
     int gen_n;
 } bench_input;
