@@ -682,10 +682,15 @@ static void test_auto_decision(void)
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &small, 1), MIX_FP64);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &big, 1000), MIX_FP64);
     const mixi_splu_estimate dw8192 = {.flops = 4.06e7, .entries = 4.5e5};
-    const mixi_splu_estimate grid20 = {.flops = 5.5e8, .entries = 1.7e6}; /* 3-D 20^3 */
+    const mixi_splu_estimate grid20 = {.flops = 6.15e8, .entries = 1.68e6}; /* 3-D 20^3 */
+    /* 2-D convection-diffusion 500^2 and 700^2: FP64 was 14% and 8% faster than FP32 LU-IR. */
+    const mixi_splu_estimate plane500 = {.flops = 3.15e9, .entries = 1.48e7};
+    const mixi_splu_estimate plane700 = {.flops = 9.8e9, .entries = 3.25e7};
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &dw8192, 1), MIX_FP64);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(5.0, &dw8192, 1), MIX_FP64); /* a loaded machine */
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &grid20, 1), MIX_FP32);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &plane500, 1), MIX_FP64);
+    CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(120.0, &plane700, 1), MIX_FP64);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(50.0, &none, 1), MIX_FP64);
     CU_ASSERT_EQUAL(mixi_sparse_lu_auto_decide(0.0, &big, 1), MIX_FP64);
     mix_context *ctx = mixt_context();

@@ -12,11 +12,16 @@
 #define AUTO_FP32_SPEEDUP 1.8
 /* The FP32 attempt's extra work: AUTO_EXTRA_SOLVES solves with the factors per right-hand side
  * beyond the FP64 solve's one (two corrections, each with an FP64 residual), 2 flops per factor
- * entry at this fraction of the DGEMM rate (an FP32 solve of 40^3 ran at 2.7 GF/s, one thread,
- * DGEMM 51).  Both sides scale with the calibrated rate, so the choice does not depend on it:
- * FP32 where the factorization does more than about 180 flops per factor entry (40^3: 1400,
- * 20^3: 320; dw8192: 90, where FP64 was the faster). */
-#define AUTO_SOLVE_EFFICIENCY 0.05
+ * entry at this fraction of the DGEMM rate.  MUMPS's solve does not scale with threads as DGEMM
+ * does: an FP32 solve of 40^3 ran at 2.7 GF/s on one thread (DGEMM 51: 0.053), 2.2 GF/s on two
+ * (DGEMM 120: 0.018), and a 2-D one (500^2) at 0.25 GF/s, its many small fronts costing ~0.5 us
+ * per unknown.  Both sides scale with the calibrated rate, so the choice does not depend on it:
+ * FP32 where the factorization does more than about 330 flops per factor entry.  Measured
+ * (2 threads, Ice Lake, 2026-11-29), FP64 over FP32 LU-IR time: 2-D convection-diffusion 300^2
+ * (140 flops per entry) 0.81, 500^2 (213) 0.86, 700^2 (302) 0.92, 1000^2 (410) 1.24; 3-D 20^3
+ * (365) 1.12, 25^3 (551) 1.39, 40^3 (1430) 1.41; dw8192 (90): FP64 the faster.  At 0.05 (180
+ * per entry) AUTO took FP32 on 2-D 500^2 and 700^2 and lost 14-30% to FP64. */
+#define AUTO_SOLVE_EFFICIENCY 0.027
 #define AUTO_EXTRA_SOLVES 2.0
 /* The predicted saving must be this multiple of the predicted extra work (the model is off by
  * up to 2x either way; a wrong FP32 choice costs a fallback, a wrong FP64 choice only the
