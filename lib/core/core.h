@@ -84,9 +84,9 @@ int mixi_spare_keep(mixi_spare *s, void *p);
 
 /* Values are left unscaled inside [2^-MIXI_RANGE_EXP, 2^MIXI_RANGE_EXP]: there LU's growth, the
  * residual b - A x and the stopping test's products stay far from FP64's overflow and underflow,
- * and FP32/TF32/BF16 hold them.  Beyond, the dense flow (solvers/dense/dense_range.c) and the
- * sparse LU (solvers/sparse_lu/sparse_lu_range.c, kernels/cpu/sparse_lu_cpu.c) scale by powers of
- * two.  No bundled SuiteSparse matrix comes near (largest entries ~1e10 = 2^33). */
+ * and FP32/TF32/BF16 hold them.  Beyond, the dense flow (solvers/dense/dense_range.c), the
+ * sparse LU (solvers/sparse_lu/sparse_lu_range.c) and its backend's held matrix scale by powers
+ * of two.  No bundled SuiteSparse matrix comes near (largest entries ~1e10 = 2^33). */
 #define MIXI_RANGE_EXP 64
 static inline int mixi_beyond_range(double v)
 {
