@@ -19,6 +19,15 @@ static void expect_fail(const char *args, int code, const char *words)
     mixt_expect_tool_failure(args, run(args), code, words);
 }
 
+/* A file read back equals the generator's matrix bit for bit; both are freed. */
+static void expect_same_csr(mixm_csr *A, mixm_csr *G)
+{
+    CU_ASSERT(A->nnz == G->nnz && !memcmp(A->val, G->val, (size_t)G->nnz * sizeof(double)) &&
+              !memcmp(A->colind, G->colind, (size_t)G->nnz * sizeof(int32_t)));
+    mixm_csr_free(A);
+    mixm_csr_free(G);
+}
+
 /* Usage errors: exit 2 and one line naming the mistake. */
 static void test_usage_errors(void)
 {
@@ -168,10 +177,7 @@ static void test_gen(void)
     CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(mixt_tmp("t.mtx.gz"), &A, NULL, e, sizeof e), 0);
     CU_ASSERT_EQUAL_FATAL(mixm_gen_trefethen(64, &T), 0);
     CU_ASSERT_EQUAL(A.nnz, T.nnz);
-    CU_ASSERT(A.nnz == T.nnz && !memcmp(A.val, T.val, (size_t)T.nnz * sizeof(double)) &&
-              !memcmp(A.colind, T.colind, (size_t)T.nnz * sizeof(int32_t)));
-    mixm_csr_free(&A);
-    mixm_csr_free(&T);
+    expect_same_csr(&A, &T);
     snprintf(args, sizeof args, "gen hilbert 5 -o %s", mixt_tmp("h.mtx"));
     CU_ASSERT_EQUAL_FATAL(run(args), 0);
     mixm_dense H;
@@ -245,10 +251,7 @@ static void test_gen_convdiff(void)
         CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(mixt_tmp("cd.mtx"), &A, &h, e, sizeof e), 0);
         CU_ASSERT_EQUAL(h.symmetry, MIXM_MTX_GENERAL);
         CU_ASSERT_EQUAL_FATAL(dim == 2 ? mixm_gen_convdiff2d(6, 100, -50, &G) : mixm_gen_convdiff3d(4, 1, -2.5, 3e3, &G), 0);
-        CU_ASSERT(A.nnz == G.nnz && !memcmp(A.val, G.val, (size_t)G.nnz * sizeof(double)) &&
-                  !memcmp(A.colind, G.colind, (size_t)G.nnz * sizeof(int32_t)));
-        mixm_csr_free(&A);
-        mixm_csr_free(&G);
+        expect_same_csr(&A, &G);
         snprintf(args, sizeof args, "solve %s", mixt_tmp("cd.mtx"));
         CU_ASSERT_EQUAL(run(args), 0);
         CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "method          : lu"));
