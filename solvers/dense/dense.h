@@ -2,6 +2,7 @@
 #ifndef MIX_SOLVERS_H
 #define MIX_SOLVERS_H
 
+#include <float.h>
 #include <math.h>
 #include "lib/core/core.h"
 #include "kernels/backend_dense.h"
@@ -153,6 +154,11 @@ static inline double mixi_berr_column(double rn, double xn, double bn, double an
 {
     double den = anrm * xn + bn;
     return den > 0.0 ? rn / den : (rn == 0.0 ? 0.0 : NAN);
+}
+/* The normwise stopping tolerance: the caller's tol, else LAPACK's sqrt(n) eps (half of it, u). */
+static inline double mixi_stop_tol(const mix_gesv_params *p, int n)
+{
+    return p->tol > 0.0 ? p->tol : 0.5 * DBL_EPSILON * sqrt((double)n);
 }
 /* The largest over the nrhs columns of X (ld ldx) of the above, with r = B - A X computed in
  * FP64 (r: n x nrhs backend scratch, ld n; host: 3 nrhs doubles of scratch, host[j] = column j's

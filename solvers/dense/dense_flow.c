@@ -319,8 +319,7 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
     if ((P->ka || P->kb || P->eq_c) &&
         (rc = mixi_range_finish(P->ctx, P->n, P->nrhs, &P->As, P->anrm, P->b, P->ldb, P->x,
                                 P->ldx, P->ka, P->kb, P->eq_c,
-                                P->p->tol > 0.0 ? P->p->tol
-                                                : 0.5 * DBL_EPSILON * sqrt((double)P->n),
+                                mixi_stop_tol(P->p, P->n),
                                 &info->backward_error)) &&
         rc != MIX_ERR_NOT_CONVERGED)
         return rc;

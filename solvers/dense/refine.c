@@ -418,7 +418,7 @@ int mixi_refine(const mixi_refine_job *job, mixi_refine_result *res)
     *res = (mixi_refine_result){0};
     if ((rc = columns_alloc(&c, nrhs))) goto out;
     /* LAPACK dsgesv's test, per column: ||r||inf <= ||x||inf ||A||inf eps sqrt(n), with margin. */
-    c.cte = MARGIN * job->anrm * (p->tol > 0.0 ? p->tol : 0.5 * DBL_EPSILON * sqrt((double)n));
+    c.cte = MARGIN * job->anrm * mixi_stop_tol(p, n);
     for (int j = 0; j < nrhs; j++) {
         c.active[j] = 1;
         c.stall[j] = 0;

@@ -1,5 +1,4 @@
 /* sparse_lu_range.c: matrices and right-hand sides near FP64's ends: the system solved scaled by powers of two, each solution checked in the caller's units. */
-#include <float.h>
 #include <math.h>
 #include "solvers/sparse_lu/sparse_lu_internal.h"
 
@@ -78,8 +77,7 @@ static int column_finish(mixi_splu_problem *P, int j, int kb, double tol, double
 
 int mixi_splu_range_finish(mixi_splu_problem *P, const mixi_splu_range *R, mix_gesv_info *info)
 {
-    const mix_gesv_params *p = P->p;
-    const double tol = p->tol > 0.0 ? p->tol : 0.5 * DBL_EPSILON * sqrt((double)P->n);
+    const double tol = mixi_stop_tol(P->p, P->n);
     if (!R->rescale) return MIX_SUCCESS;
     double *w = mixi_malloc_n(2 * (size_t)P->n, sizeof(double));
     if (!w) return MIX_ERR_ALLOC;
