@@ -365,6 +365,49 @@ static void test_stalled_storage_escalates(void)
     mixt_cg_close(&f);
 }
 
+/* A tolerance below FP64's reach (1e-17): every storage stops STAGNATED at the floor, no wider
+ * storage after it, far from max_iter (1000 each before: 3-D Poisson 20^3 and 1138_bus, b = A 1,
+ * now 96-153 steps), and x is the best met, its residual the one reported; one reachable where
+ * the walk along the floor passes (1e-14) still converges. */
+static void test_floor_stop(void)
+{
+    mixm_csr P;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson3d(20, &P), MIX_SUCCESS);
+    mixt_cg_sys bus;
+    mixt_cg_open_bundled(&bus, "1138_bus.mtx");
+    for (int m = 0; m < 2; m++) {
+        const mixm_csr *A = m ? &bus.A : &P;
+        const int n = A->nrows;
+        mix_context *ctx = mixt_context();
+        mix_sparse *S = mixt_sparse(ctx, A);
+        double *b = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n), *one = mixt_dalloc((size_t)n);
+        for (int i = 0; i < n; i++) one[i] = 1.0;
+        mixm_csr_matvec(A, one, b);
+        for (int t = 0; t < NST; t++) {
+            mix_cg_params p = mixt_cg_params(storages[t], MIX_PRECOND_AMG);
+            p.tol = 1e-17;
+            mix_cg_info info;
+            CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_ERR_NOT_CONVERGED);
+            CU_ASSERT_EQUAL(info.reason, MIX_CG_STAGNATED);
+            CU_ASSERT(info.iter <= 300);
+            const double rel = mixt_cg_true_rel(A, b, x);
+            CU_ASSERT(rel <= 1e-13);
+            CU_ASSERT(fabs(info.true_rel_residual - rel) <= 1e-3 * rel);
+            if (getenv("MIXT_VERBOSE") || !(info.iter <= 300) || !(rel <= 1e-13))
+                printf("\n    %s %s: %d stages, %d iterations, residual %.3e", m ? "1138_bus" : "P20",
+                       mix_prec_name(storages[t]), info.stages, info.iter, rel);
+            p.tol = 1e-14;
+            CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+            CU_ASSERT(mixt_cg_true_rel(A, b, x) <= p.tol);
+        }
+        free(b), free(x), free(one);
+        mix_sparse_destroy(S);
+        mix_context_destroy(ctx);
+    }
+    mixt_cg_close(&bus);
+    mixm_csr_free(&P);
+}
+
 /* x0 that already meets the tolerance (here exact: r = 0): success in every storage, no
  * iteration, where AMG read <r, z> = 0 as a breakdown and returned MIX_ERR_NOT_SPD. */
 static void test_x0_converged(void)
@@ -1167,6 +1210,8 @@ static const mixt_test amg_tests[] = {
     {"NaN/Inf in b, zero b, bad preconditioner, iteration limit", test_errors},
     {"1138_bus, b not A 1: a stalled storage hands over, the best x, no NaN",
      test_stalled_storage_escalates},
+    {"tolerance below FP64's floor: STAGNATED there in every storage, not max_iter",
+     test_floor_stop},
     {"x0 already converged: success, no iteration, every storage", test_x0_converged},
     {"aggregation: every row aggregated or without strong couplings", test_aggregation},
     {"prolongator: tentative part a partition of unity, smoothed = (I - w D^-1 A_F) T", test_prolongator},

@@ -11,6 +11,7 @@
  * other step.  Where the stored copy's rounding shows (an update finds the true residual well
  * above what the iterated one claimed: kappa times the storage's error near the drop since the
  * last update, 1138_bus in FIXED16), the stage's remaining products are the FP64 ones. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "solvers/amg/amg.h"
@@ -48,6 +49,14 @@
  * near its floor a flat stretch may still end below the target (the same FP64 solve read
  * 1.19e-10 for 256 steps, target 1e-10, then converged at step 346). */
 #define AMG_CHECKPOINT_STEPS 32
+/* A stage flat for AMG_MAX_WEAK_UPDATES readings whose best x stands at FP64's floor far above
+ * the target stops there (at_fp64_floor), and no wider storage follows: a tolerance below
+ * FP64's reach ran to max_iter (3-D Poisson 50^3, tol 3e-16: FP64 storage 1000 steps, flat at
+ * 4.6e-15 from step 20; FIXED16 on through FP32 and FP64 stages likewise).  A target within
+ * AMG_FLOOR_REACH of the stagnation level may still be met by a dip of the residual's walk
+ * along the floor (the case above: 1.09-2.0e-10, 13x below eps (||b|| + ||A|| ||x||), until
+ * 9.6e-11), one further below is not. */
+#define AMG_FLOOR_REACH 4.0
 /* pcg_loop's return asking pcg_stage to go on with FP64 vectors. */
 #define AMG_WIDEN (-1)
 
@@ -73,6 +82,8 @@ typedef struct {
     int kept, guard;          /* guard: the stage's first step from a nonzero x is still to come */
     int may_escalate;         /* the stage hands over to a wider storage where it stalls */
     int flat_checks;          /* checkpoints in a row without a fall (FP64 vectors) */
+    double anorm;             /* a bound on ||A||_2 (the fine level's lambda_max times max |a_ij|) */
+    int at_floor;             /* the stage stopped at FP64's floor: no wider storage can gain */
 } pcg;
 
 static void vectors_free(pcg *W)
@@ -299,9 +310,34 @@ static int update_due(pcg *W)
     return 1;
 }
 
+/* Whether the stage stands at FP64's floor (AMG_FLOOR_REACH): the smaller true residual of
+ * its best x and of x + step within eps (||b|| + ||A|| ||x||), the rounding of an FP64 x and of
+ * b - A x (cg.c's at_floor), and above AMG_FLOOR_REACH times the target.  The best too: the
+ * walk along the floor drifts (3-D Poisson 50^3: best 4.6e-15 of ||b||, the normwise floor
+ * 8e-15, then 1.0-1.9e-14 over the next 300 steps).  Both measured (u64, r64 are scratch
+ * between updates): a kept best's reading may be the iterated residual's, in other norms
+ * (bcsstk13: x + step's true one 2x below it). */
+static int at_fp64_floor(pcg *W, int *stop)
+{
+    const mixi_sparse_ops *sp = W->ctx->ops->sparse;
+    void *s = W->ctx->state;
+    const int n = W->A->n;
+    double rr = W->tn * W->tn, rr_step, xx;
+    int st = W->kept ? sp->residual64(s, W->A->a64, W->b, W->xbest, W->r64, &rr) : MIX_SUCCESS;
+    if (!st) st = W->ctx->ops->copy(s, W->u64, W->x, (size_t)n * sizeof(double));
+    if (!st) st = sp->vec_accum64(s, &W->xs, W->scale0, 1.0 / W->sigma, W->u64);
+    if (!st) st = sp->residual64(s, W->A->a64, W->b, W->u64, W->r64, &rr_step);
+    if (!st) st = sp->nrm2sq64(s, n, W->u64, &xx);
+    const double tn = sqrt(fmin(rr, rr_step));
+    *stop = !st && tn <= DBL_EPSILON * (sqrt(W->bb) + W->anorm * sqrt(xx)) &&
+            tn > AMG_FLOOR_REACH * W->target;
+    return st;
+}
+
 /* FP64 vectors' checkpoint (AMG_CHECKPOINT_STEPS): the iterated residual in unscaled terms
  * against the best; x + step kept where it fell below AMG_WEAK_DROP of it, else a flat reading
- * (MIX_ERR_NOT_CONVERGED, stagnated, at the last one the stage may take). */
+ * (MIX_ERR_NOT_CONVERGED, stagnated, at the last one the stage may take: a stage that may hand
+ * over, or one at FP64's floor). */
 static int checkpoint(pcg *W)
 {
     const double est = W->tn * W->rn / W->rn_upd;
@@ -314,7 +350,9 @@ static int checkpoint(pcg *W)
         W->kept = !st;
         return st;
     }
-    if (++W->flat_checks < AMG_MAX_WEAK_UPDATES || !W->may_escalate) return MIX_SUCCESS;
+    if (++W->flat_checks < AMG_MAX_WEAK_UPDATES) return MIX_SUCCESS;
+    int st = at_fp64_floor(W, &W->at_floor);
+    if (st || !(W->at_floor || W->may_escalate)) return st;
     W->reason = MIX_CG_STAGNATED;
     return MIX_ERR_NOT_CONVERGED;
 }
@@ -379,7 +417,7 @@ static int pcg_loop(pcg *W, mixi_amg_cycle *C, const mixi_spmat *As, int max_ite
  * steps, on FP64 ones from the x they reached. */
 static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, mix_prec set, int x0_given, int max_iter)
 {
-    W->flat_checks = 0;
+    W->flat_checks = W->at_floor = 0;
     mix_context *ctx = W->ctx;
     const mixi_amg_stored *S;
     mixi_amg_cycle C;
@@ -387,6 +425,7 @@ static int pcg_stage(pcg *W, mixi_amg *H, mix_prec prec, mix_prec set, int x0_gi
     int st = mixi_amg_stored_get(W->A, H, set, &S);
     if (st || (st = mixi_amg_cycle_init(&C, ctx, H, S, H->scale[0], W->vprec))) return st;
     W->scale0 = H->scale[0];
+    W->anorm = MIXI_AMG_LMAX_MARGIN * H->lev[0].lmax * W->A->amax;
     W->iter = W->updates = 0;
     if (!x0_given) st = ctx->ops->memset0(ctx->state, W->x, (size_t)W->A->n * 8);
     W->x_zero = !x0_given;
@@ -444,7 +483,7 @@ static int amg_stages(pcg *W, const mix_cg_params *prm, mixi_amg *H, mix_prec pr
         W->may_escalate = prm->escalate && prec != MIX_FP64;
         st = pcg_stage(W, H, prec, set, x0, max_iter - info->iter);
         record(info, W, prec);
-        if (!escalates(prm, prec, st) || info->iter >= max_iter) break;
+        if (!escalates(prm, prec, st) || W->at_floor || info->iter >= max_iter) break;
         /* A storage whose hierarchy stalls or is not SPD: the same from the best x, wider (from
          * 0 where that x is not finite: an overflow in the update itself). */
         prec = set = prec == MIX_FP32 ? MIX_FP64 : MIX_FP32;
