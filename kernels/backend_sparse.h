@@ -152,10 +152,10 @@ struct mixi_sparse_ops {
     /* y = As^T x over As's first y->n columns (As has no entry in a column >= y->n: multigrid's
      * restriction by the fine level's prolongator it holds square, solvers/amg, no R stored);
      * x has As's n values, x and y the precisions spmv takes; each sum of y accumulated in FP64
-     * from the stored values and rounded once.  CPU: per-thread FP64 accumulators of y->n,
-     * added in thread order (the same bits for the same thread count); CUDA: FP64 atomics (the
-     * order of a sum, so its last bit, may vary from run to run).  NULL where a backend has
-     * none. */
+     * from the stored values and rounded once.  CPU: FP64 accumulators of y->n for fixed
+     * chunks of rows, added in chunk order (the same bits on any number of threads); CUDA:
+     * FP64 atomics (the order of a sum, so its last bit, may vary from run to run).  NULL where
+     * a backend has none. */
     int (*spmv_t)(void *state, const mixi_spmat *As, const mixi_svec *x, mixi_svec *y);
     /* The transfers of a tentative prolongator T (multigrid with P = (I - w A) T, solvers/amg:
      * no P stored; P^T r = T^T (r - w A r)).  tent_restrict: y = T^T x (y of nc values), each

@@ -4,6 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "tests/mixt.h"
 #include "lib/api/mix_internal.h"
 #include "kernels/backend_sparse.h"
@@ -1443,10 +1446,63 @@ static void test_cheb_update_fused(void)
     mix_context_destroy(c);
 }
 
+/* The CPU's spmv_t gives the same bits on 1, 2 and 3 threads (above PAR_MIN, where the rows
+ * are shared): it split the rows by the team, so an AMG-PCG solve restricting by it (FP64,
+ * bcsstk16) differed in the last bits between OMP_NUM_THREADS=1, 2 and 3, and inside a
+ * caller's OpenMP region (one thread) from the same solve alone. */
+static void test_spmv_t_thread_bits(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return; /* CUDA adds by atomics (backend_sparse.h) */
+    mix_context *c = mixt_context();
+    const mixi_sparse_ops *o = c->ops->sparse;
+    const int n = 20000, m = 2500;
+    mixm_csr A;
+    CU_ASSERT_FATAL(!spmv_t_matrix(n, m, &A));
+    double *xd = malloc((size_t)n * sizeof *xd);
+    CU_ASSERT_FATAL(xd != NULL);
+    sk_vector(n, 7, xd);
+    mixi_spmat *A64 = NULL;
+    CU_ASSERT_FATAL(!o->csr_create(c->state, n, A.rowptr, A.colind, A.val, &A64));
+#ifdef _OPENMP
+    const int keep = omp_get_max_threads();
+#endif
+    const mix_prec precs[] = {MIX_FP64, MIX_FP32};
+    for (int q = 0; q < 2; q++) {
+        mixi_spmat *As = NULL;
+        mixi_svec x, y;
+        sv_host h1, h;
+        CU_ASSERT_FATAL(!o->csr_convert(c->state, A64, precs[q], NULL, &As));
+        CU_ASSERT_FATAL(!sv_alloc(c, precs[q], n, &x) && !sv_alloc(c, precs[q], m, &y));
+        CU_ASSERT_FATAL(!o->vec_from64(c->state, xd, NULL, 1.0, &x, NULL));
+        for (int threads = 1; threads <= 3; threads++) {
+#ifdef _OPENMP
+            omp_set_num_threads(threads);
+#endif
+            CU_ASSERT_EQUAL(o->spmv_t(c->state, As, &x, &y), MIX_SUCCESS);
+            CU_ASSERT_FATAL(sv_get(c, &y, threads == 1 ? &h1 : &h));
+            if (threads == 1) continue;
+            CU_ASSERT(sv_same_bits(&h1, &h));
+            sv_host_free(&h);
+        }
+        sv_host_free(&h1);
+        sv_free(c, &x);
+        sv_free(c, &y);
+        o->csr_destroy(c->state, As);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(keep);
+#endif
+    o->csr_destroy(c->state, A64);
+    mixm_csr_free(&A);
+    free(xd);
+    mix_context_destroy(c);
+}
+
 /* Properties every backend's kernels have, the CPU's included. */
 static const mixt_test sparse_property_tests[] = {
     {"spmv FP32 vectors over 16-bit, FP64 row sums", test_spmv_acc_vectors},
     {"spmv_t: A^T x within the storage's rounding, same bits twice", test_spmv_t},
+    {"CPU spmv_t: the same bits on 1, 2 and 3 threads", test_spmv_t_thread_bits},
     {"spmv_axpby = spmv then axpby, bits, every format, z = y or x, rect", test_spmv_axpby_fused},
     {"cheb_update = axpby twice, bits, vectors of every precision", test_cheb_update_fused},
     {"CPU spmv variants with prefetch = portable bits", test_spmv_cpu_prefetch_variants},

@@ -1,7 +1,9 @@
 /* spmv_t_cpu.c: the CPU's transposed product y = A^T x (kernels/common/spmv_t.h): rows split
- * among the threads, each scattering into its own FP64 accumulator of y's length, then the
- * accumulators added in thread order and rounded once into y.  Multigrid's y is a coarse
- * vector (3-D Poisson 150^3: 217 thousand values at level 1, 1.7 MB a thread, cache-resident;
+ * into CHUNKS fixed chunks, each scattered by one thread into its own FP64 accumulator of y's
+ * length, then the accumulators added in chunk order and rounded once into y: the same bits on
+ * any number of threads (split among the threads, a solve inside a caller's OpenMP region, on
+ * one thread, differed from the same solve alone).  Multigrid's y is a coarse
+ * vector (3-D Poisson 150^3: 217 thousand values at level 1, 1.7 MB a chunk, cache-resident;
  * the fine level's P is implicit there, kernels/cpu/tent_cpu.c), so the private copies cost
  * little beside the prolongator's entries they replace R's reading of. */
 #include <stdlib.h>
@@ -10,6 +12,11 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+/* Chunks of the rows above PAR_MIN (below, one): at most this many threads scatter.  Their
+ * accumulators, CHUNKS x y's length in FP64, stay small beside the prolongator's entries (each
+ * coarse value has 8-27 fine rows of several entries). */
+#define CHUNKS 8
 
 /* x_i widened to FP64 (the vectors over a 16-bit matrix are FP32: the common case first). */
 static MIXI_INLINE double ld_x(const mixi_svec *x, int64_t i)
@@ -104,25 +111,25 @@ static void store_block(mixi_svec *y, int64_t b, const double *w, int cnt)
 #undef MIXI_X
 }
 
-/* The threads' accumulators added in thread order (nth of them, m apart), block b into y. */
-static void reduce_block(const double *tacc, int nth, int64_t m, mixi_svec *y, int64_t b)
+/* The chunks' accumulators added in chunk order (nch of them, m apart), block b into y. */
+static void reduce_block(const double *tacc, int nch, int64_t m, mixi_svec *y, int64_t b)
 {
     double w[BLK];
     const int cnt = m - b * BLK < BLK ? (int)(m - b * BLK) : BLK;
     for (int t = 0; t < cnt; t++) {
         double s = 0.0;
-        for (int p = 0; p < nth; p++) s += tacc[(int64_t)p * m + b * BLK + t];
+        for (int p = 0; p < nch; p++) s += tacc[(int64_t)p * m + b * BLK + t];
         w[t] = s;
     }
     store_block(y, b, w, cnt);
 }
 
-/* The matrix's accumulators for nth threads of m values (grown on demand; a matrix serves one
+/* The matrix's accumulators for nch chunks of m values (grown on demand; a matrix serves one
  * product at a time, as its decoded-x scratch does). */
-static double *accumulators(const mixi_spmat *A, int nth, int64_t m)
+static double *accumulators(const mixi_spmat *A, int nch, int64_t m)
 {
     mixi_spmat *W = (mixi_spmat *)A; /* scratch only: the matrix's values are not touched */
-    const int64_t need = (int64_t)nth * m;
+    const int64_t need = (int64_t)nch * m;
     if (W->tacc_len < need) {
         mixi_free(W->tacc);
         W->tacc = mixi_malloc((size_t)need * sizeof(double));
@@ -139,26 +146,24 @@ int mixi_cpu_spmv_t(void *state, const mixi_spmat *A, const mixi_svec *x, mixi_s
     if (!mixk_prec_storage(A->prec) || x->n != n || m < 0 || m > n) return MIX_ERR_INVALID_ARG;
     if (x->prec != vp || y->prec != vp) return MIX_ERR_UNSUPPORTED;
     if (m == 0) return MIX_SUCCESS;
-    int nth = 1;
+    const int nch = n > PAR_MIN ? CHUNKS : 1; /* never the thread count: the same bits */
 #ifdef _OPENMP
-    if (n > PAR_MIN) nth = omp_get_max_threads();
+    const int nth = omp_get_max_threads() < nch ? omp_get_max_threads() : nch;
 #endif
-    double *tacc = accumulators(A, nth, m);
+    double *tacc = accumulators(A, nch, m);
     if (!tacc) return MIX_ERR_ALLOC;
+    const int64_t ns = (n + BLK - 1) / BLK; /* whole slices to each chunk */
 #pragma omp parallel num_threads(nth) if (nth > 1)
     {
-        int t = 0, team = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num(), team = omp_get_num_threads();
-#endif
-        double *acc = tacc + (int64_t)t * m;
-        memset(acc, 0, (size_t)m * sizeof(double));
-        const int64_t ns = (n + BLK - 1) / BLK; /* whole slices to each thread */
-        const int64_t r0 = ns * t / team * BLK, r1 = ns * (t + 1) / team * BLK;
-        scatter(A, x, r0 < n ? r0 : n, r1 < n ? r1 : n, acc, m);
-#pragma omp barrier
 #pragma omp for schedule(static)
-        for (int64_t b = 0; b < (m + BLK - 1) / BLK; b++) reduce_block(tacc, team, m, y, b);
+        for (int c = 0; c < nch; c++) {
+            double *acc = tacc + (int64_t)c * m;
+            memset(acc, 0, (size_t)m * sizeof(double));
+            const int64_t r0 = ns * c / nch * BLK, r1 = ns * (c + 1) / nch * BLK;
+            scatter(A, x, r0 < n ? r0 : n, r1 < n ? r1 : n, acc, m);
+        }
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < (m + BLK - 1) / BLK; b++) reduce_block(tacc, nch, m, y, b);
     }
     return MIX_SUCCESS;
 }
