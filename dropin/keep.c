@@ -16,7 +16,8 @@ struct mixd_kept {
     int *ipiv;               /* LU: the pivots left with them */
     double *a0;              /* the original, ld n */
     size_t bytes;            /* charged to the cap: a0, ipiv, f64, ipiv64 */
-    int refs, live;          /* live: reachable from the table */
+    int refs, live;          /* live: in the LRU list, reachable by content */
+    int addressed;           /* in the address table too (else an orphan) */
     mixd_kept *hnext, *prev, *next; /* bucket chain; LRU list, most recent first */
     pthread_mutex_t lock;    /* computing f64 once */
     int f64_info;            /* factor's INFO for f64 */
@@ -25,9 +26,16 @@ struct mixd_kept {
 };
 
 enum { BUCKETS = 1024 };
+/* Entries whose address was taken by another array (a new dgesv_ there, or other contents)
+ * stay reachable by content, the factors still possibly copied elsewhere: LAPACKE's row-major
+ * wrappers solve in a buffer they free, and its address, taken by the next caller's buffer
+ * (another thread's, or the next dgesv_), dropped the entry before the dgetrs_ of the copy
+ * looked it up, which then ran on the FP32 factors (backward error 6e-8, INFO = 0).  At most
+ * this many, the least recently used dropped first (all within the cap). */
+enum { ORPHANS_MAX = 16 };
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static mixd_kept *buckets[BUCKETS], *lru_head, *lru_tail;
-static size_t used, cap;
+static size_t used, cap, orphans;
 static atomic_size_t live_count; /* read without the lock: no entry, no look-up */
 static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
 
@@ -93,12 +101,20 @@ static void destroy(mixd_kept *k)
     free(k->a0), free(k->ipiv), free(k->f64), free(k->ipiv64), free(k);
 }
 
-/* Out of the table and the LRU list (under reg_lock); freed once nobody holds it. */
-static void unlink_entry(mixd_kept *k)
+/* Out of the address table (under reg_lock). */
+static void unlink_address(mixd_kept *k)
 {
     mixd_kept **p = &buckets[bucket_of(k->addr)];
     while (*p != k) p = &(*p)->hnext;
     *p = k->hnext;
+    k->addressed = 0;
+}
+
+/* Out of the table and the LRU list (under reg_lock); freed once nobody holds it. */
+static void unlink_entry(mixd_kept *k)
+{
+    if (k->addressed) unlink_address(k);
+    else orphans--;
     if (k->prev) k->prev->next = k->next;
     else lru_head = k->next;
     if (k->next) k->next->prev = k->prev;
@@ -106,6 +122,18 @@ static void unlink_entry(mixd_kept *k)
     k->live = 0;
     atomic_fetch_sub(&live_count, 1);
     if (k->refs == 0) destroy(k);
+}
+
+/* Under reg_lock: k (live) loses its address and stays reachable by content only; the least
+ * recently used orphan beyond ORPHANS_MAX is dropped. */
+static void orphan(mixd_kept *k)
+{
+    if (!k->addressed) return;
+    unlink_address(k);
+    if (++orphans <= ORPHANS_MAX) return;
+    mixd_kept *o = lru_tail;
+    while (o->addressed) o = o->prev;
+    unlink_entry(o);
 }
 
 static mixd_kept *find(const double *a)
@@ -153,7 +181,7 @@ mixd_kept *mixd_keep_begin(int n, const double *a, int lda, char uplo)
     if (uplo == 'N') bytes += (size_t)n * sizeof(int);
     pthread_mutex_lock(&reg_lock);
     mixd_kept *old = find(a);
-    if (old) unlink_entry(old);
+    if (old) orphan(old);
     int ok = bytes <= cap && reserve(bytes);
     double *a0 = NULL;
     if (ok && spare && spare_count == nn) { /* its charge moves to the new entry */
@@ -198,8 +226,8 @@ void mixd_keep_commit(mixd_kept *k, const double *a, int lda, const int *ipiv, m
     k->prec = prec;
     pthread_mutex_lock(&reg_lock);
     mixd_kept *old = find(a); /* another thread's dgesv_ on the same array meanwhile */
-    if (old) unlink_entry(old);
-    k->live = 1;
+    if (old) orphan(old);
+    k->live = k->addressed = 1;
     k->hnext = buckets[bucket_of(a)];
     buckets[bucket_of(a)] = k;
     k->prev = NULL;
@@ -281,11 +309,20 @@ mixd_kept *mixd_keep_lookup(const double *a, int n, int lda, char uplo, const in
                (!k->ipiv || !ipiv || memcmp(ipiv, k->ipiv, (size_t)n * sizeof *ipiv) == 0);
     pthread_mutex_lock(&reg_lock);
     if (same && k->live) to_front(k);
-    else if (k->live) unlink_entry(k); /* rewritten: never ours again */
+    else if (k->live) orphan(k); /* rewritten: not at this address any more */
     pthread_mutex_unlock(&reg_lock);
     if (same) return k;
     mixd_keep_release(k);
     return lookup_copy(a, n, lda, uplo, ipiv);
+}
+
+void mixd_keep_orphan(const double *a)
+{
+    if (atomic_load(&live_count) == 0) return;
+    pthread_mutex_lock(&reg_lock);
+    mixd_kept *k = find(a);
+    if (k) orphan(k);
+    pthread_mutex_unlock(&reg_lock);
 }
 
 void mixd_keep_forget(const double *a)

@@ -33,6 +33,9 @@ void mixd_keep_release(mixd_kept *k);
 
 /* a no longer holds our factors (overwritten by an inverse, refactored): forget its entry. */
 void mixd_keep_forget(const double *a);
+/* a is about to hold other factors (a dgesv_ on it): its entry leaves the address table but
+ * stays reachable by content (keep.c: ORPHANS_MAX), the factors possibly copied elsewhere. */
+void mixd_keep_orphan(const double *a);
 
 /* The kept original, n x n with leading dimension n (for Cholesky only its uplo triangle is
  * meaningful), and the factor precision of the factors left in the caller's array. */

@@ -161,7 +161,7 @@ static int drive(call *c)
         mixd_leave();
         return 0;
     }
-    if (c->d->overwrite) mixd_keep_forget(c->a); /* whatever happens, A will be rewritten */
+    if (c->d->overwrite) mixd_keep_orphan(c->a); /* whatever happens, A will be rewritten */
     if (c->n == 0 || c->nrhs == 0) return forward(c, "empty");
     /* The factors dgesv_/dposv_ leave in A are the caller's to reuse: route only where safe. */
     const mixd_factor_plan plan = c->d->overwrite ? mixd_plan_factors(c->caller)
