@@ -737,6 +737,88 @@ static void test_cli(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(csv, "factors fp32"));
 }
 
+/* One allocation sweep of mix_dgesv_sparse on M (values times ascale, b times bscale, nrhs
+ * columns, ld > n): the k-th library allocation fails, k = 0, 1, ... until the solve succeeds;
+ * every try is MIX_ERR_ALLOC or success, leaks nothing and leaves b as it was.  Returns the
+ * number of tries. */
+static int splu_sweep(mix_context *ctx, const mixm_csr *M, double ascale, mix_prec prec,
+                      mix_refine refine, int nrhs, double bscale)
+{
+    const int n = M->nrows, ld = n + 2;
+    const size_t nb = (size_t)ld * nrhs;
+    double *val = mixt_dalloc((size_t)M->rowptr[n]);
+    for (int64_t t = 0; t < M->rowptr[n]; t++) val[t] = M->val[t] * ascale;
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, n, M->rowptr, M->colind, val, &A), 0);
+    double *b = rhs_block(nrhs, ld, 11), *b0 = mixt_dalloc(nb), *x = mixt_dalloc(nb);
+    for (size_t i = 0; i < nb; i++) b[i] *= bscale;
+    memcpy(b0, b, nb * sizeof *b);
+    mix_gesv_params p = mixt_params(prec, refine);
+    const long live0 = mixi_alloc_live();
+    int st = MIX_ERR_ALLOC, k;
+    for (k = 0; k < 400 && st == MIX_ERR_ALLOC; k++) {
+        mix_gesv_info info;
+        mixi_alloc_fail_after(k);
+        st = mix_dgesv_sparse(ctx, &p, A, nrhs, b, ld, x, ld, &info);
+        mixi_alloc_fail_after(-1);
+        CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS);
+        if (st != MIX_ERR_ALLOC && st != MIX_SUCCESS)
+            fprintf(stderr, "\nsweep n=%d prec=%d k=%d: %d\n", n, (int)prec, k, st);
+        CU_ASSERT_EQUAL(info.status, st);
+        CU_ASSERT(memcmp(b, b0, nb * sizeof *b) == 0);
+        CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
+    }
+    CU_ASSERT_EQUAL(st, MIX_SUCCESS);
+    /* The factor memory query too. */
+    if (prec != MIX_PREC_AUTO) {
+        int64_t f = 0, peak = 0;
+        st = MIX_ERR_ALLOC;
+        for (int j = 0; j < 400 && st == MIX_ERR_ALLOC; j++) {
+            mixi_alloc_fail_after(j);
+            st = mix_sparse_lu_memory(ctx, A, prec, &f, &peak);
+            mixi_alloc_fail_after(-1);
+            CU_ASSERT(st == MIX_ERR_ALLOC || st == MIX_SUCCESS || st == MIX_ERR_OVERFLOW);
+            CU_ASSERT_EQUAL(mixi_alloc_live(), live0);
+        }
+    }
+    mix_sparse_destroy(A);
+    free(val);
+    free(b);
+    free(b0);
+    free(x);
+    return k;
+}
+
+/* Allocation failures through the sparse LU-IR path: each factor precision, KLU's FP64
+ * factors and MUMPS's, a maximum transversal (west0479: the second instance on A Q), GMRES's
+ * workspace, right-hand sides and a matrix beyond lib/core's range (their scaled copies) and
+ * an FP32 overflow falling back to FP64. */
+static void test_alloc_sweep(void)
+{
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx)) return;
+    char path[4096], err[256];
+    snprintf(path, sizeof path, "%s/west0479.mtx", mixt_matrix_dir());
+    mixm_csr W = {0}, C = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_mtx_read(path, &W, NULL, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(6, 10.0, 0.0, -10.0, &C), 0);
+    const mix_prec precs[] = {MIX_FP32, MIX_FP64, MIX_PREC_AUTO};
+    for (int klu = 1; klu >= 0; klu--) {
+        use_klu(klu);
+        for (int i = 0; i < 3; i++) {
+            CU_ASSERT(splu_sweep(ctx, &W, 1.0, precs[i], MIX_REFINE_CLASSICAL, 1, 1.0) > 2);
+            CU_ASSERT(splu_sweep(ctx, &C, 1.0, precs[i], MIX_REFINE_GMRES, 2, 1.0) > 2);
+        }
+        splu_sweep(ctx, &C, 1.0, MIX_FP32, MIX_REFINE_AUTO, 2, 1e250);
+        splu_sweep(ctx, &C, 1e300, MIX_FP32, MIX_REFINE_AUTO, 1, 1.0);
+        splu_sweep(ctx, &C, 1e39, MIX_FP32, MIX_REFINE_AUTO, 1, 1.0); /* FP32 overflows */
+    }
+    use_klu(1);
+    mixm_csr_free(&W);
+    mixm_csr_free(&C);
+    mix_context_destroy(ctx);
+}
+
 static const mixt_test tests[] = {
     {"convection-diffusion: FP32 LU-IR, classical / GMRES / AUTO; FP64", test_convdiff},
     {"five right-hand sides, ld > n, FP32 / FP64 / AUTO", test_multiple_rhs},
@@ -752,6 +834,7 @@ static const mixt_test tests[] = {
     {"one analysis for both precisions, also on A Q after a transversal", test_analysis_reuse},
     {"AUTO from the analysis's predicted cost", test_auto_decision},
     {"low-fill FP64 factors (KLU, MUMPS): agree, memory, singular", test_low_fill_fp64},
+    {"allocation failures: FP32/FP64/AUTO, KLU and MUMPS, no leak, b kept", test_alloc_sweep},
     {NULL, NULL},
 };
 
