@@ -819,6 +819,20 @@ static void test_alloc_sweep(void)
     mix_context_destroy(ctx);
 }
 
+/* MUMPS's memory errors are MIX_ERR_ALLOC: an analysis out of memory (INFO(1) = -7, seen under
+ * RLIMIT_AS) was MIX_ERR_BACKEND, whose sentence says the backend is not compiled in. */
+static void test_mumps_memory_status(void)
+{
+#if HAVE_MUMPS
+    const int memory[] = {-7, -8, -9, -11, -12, -13, -14, -15, -17, -19, -20};
+    for (size_t i = 0; i < sizeof memory / sizeof *memory; i++)
+        CU_ASSERT_EQUAL(mixi_cpu_mumps_status(memory[i]), MIX_ERR_ALLOC);
+    CU_ASSERT_EQUAL(mixi_cpu_mumps_status(0), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(mixi_cpu_mumps_status(1), MIX_SUCCESS); /* a warning */
+    CU_ASSERT_EQUAL(mixi_cpu_mumps_status(-16), MIX_ERR_BACKEND); /* N out of range */
+#endif
+}
+
 static const mixt_test tests[] = {
     {"convection-diffusion: FP32 LU-IR, classical / GMRES / AUTO; FP64", test_convdiff},
     {"five right-hand sides, ld > n, FP32 / FP64 / AUTO", test_multiple_rhs},
@@ -835,6 +849,7 @@ static const mixt_test tests[] = {
     {"AUTO from the analysis's predicted cost", test_auto_decision},
     {"low-fill FP64 factors (KLU, MUMPS): agree, memory, singular", test_low_fill_fp64},
     {"allocation failures: FP32/FP64/AUTO, KLU and MUMPS, no leak, b kept", test_alloc_sweep},
+    {"MUMPS's out-of-memory codes are MIX_ERR_ALLOC", test_mumps_memory_status},
     {NULL, NULL},
 };
 

@@ -31,5 +31,7 @@ void mixi_klu_free(mixi_klu *lu); /* NULL allowed */
 /* Test hook (sparse_lu_cpu.c, builds with MUMPS): 0 keeps every analysis and FP64
  * factorization in MUMPS, 1 (the default) lets KLU take those it pays for. */
 void mixi_cpu_splu_use_klu(int use);
+/* Test hook: the status the CPU backend gives MUMPS's INFO(1) (MIX_ERR_ALLOC for memory). */
+int mixi_cpu_mumps_status(int info1);
 
 #endif
