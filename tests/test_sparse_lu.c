@@ -738,11 +738,11 @@ static void test_cli(void)
 }
 
 /* One allocation sweep of mix_dgesv_sparse on M (values times ascale, b times bscale, nrhs
- * columns, ld > n): the k-th library allocation fails, k = 0, 1, ... until the solve succeeds;
+ * columns, ld > n; max_iter >= 0 replaces the default's): the k-th library allocation fails, k = 0, 1, ... until the solve succeeds;
  * every try is MIX_ERR_ALLOC or success, leaks nothing and leaves b as it was.  Returns the
  * number of tries. */
 static int splu_sweep(mix_context *ctx, const mixm_csr *M, double ascale, mix_prec prec,
-                      mix_refine refine, int nrhs, double bscale)
+                      mix_refine refine, int nrhs, double bscale, int max_iter)
 {
     const int n = M->nrows, ld = n + 2;
     const size_t nb = (size_t)ld * nrhs;
@@ -754,6 +754,7 @@ static int splu_sweep(mix_context *ctx, const mixm_csr *M, double ascale, mix_pr
     for (size_t i = 0; i < nb; i++) b[i] *= bscale;
     memcpy(b0, b, nb * sizeof *b);
     mix_gesv_params p = mixt_params(prec, refine);
+    if (max_iter >= 0) p.max_iter = max_iter;
     const long live0 = mixi_alloc_live();
     int st = MIX_ERR_ALLOC, k;
     for (k = 0; k < 400 && st == MIX_ERR_ALLOC; k++) {
@@ -806,12 +807,15 @@ static void test_alloc_sweep(void)
     for (int klu = 1; klu >= 0; klu--) {
         use_klu(klu);
         for (int i = 0; i < 3; i++) {
-            CU_ASSERT(splu_sweep(ctx, &W, 1.0, precs[i], MIX_REFINE_CLASSICAL, 1, 1.0) > 2);
-            CU_ASSERT(splu_sweep(ctx, &C, 1.0, precs[i], MIX_REFINE_GMRES, 2, 1.0) > 2);
+            CU_ASSERT(splu_sweep(ctx, &W, 1.0, precs[i], MIX_REFINE_CLASSICAL, 1, 1.0, -1) > 2);
+            CU_ASSERT(splu_sweep(ctx, &C, 1.0, precs[i], MIX_REFINE_GMRES, 2, 1.0, -1) > 2);
         }
-        splu_sweep(ctx, &C, 1.0, MIX_FP32, MIX_REFINE_AUTO, 2, 1e250);
-        splu_sweep(ctx, &C, 1e300, MIX_FP32, MIX_REFINE_AUTO, 1, 1.0);
-        splu_sweep(ctx, &C, 1e39, MIX_FP32, MIX_REFINE_AUTO, 1, 1.0); /* FP32 overflows */
+        splu_sweep(ctx, &C, 1.0, MIX_FP32, MIX_REFINE_AUTO, 2, 1e250, -1);
+        splu_sweep(ctx, &C, 1e300, MIX_FP32, MIX_REFINE_AUTO, 1, 1.0, -1);
+        splu_sweep(ctx, &C, 1e39, MIX_FP32, MIX_REFINE_AUTO, 1, 1.0, -1); /* FP32 overflows */
+        /* No FP32 correction allowed: the FP64 fallback takes the FP32 instance's order, on
+         * A Q after west0479's transversal (permuted_columns). */
+        splu_sweep(ctx, &W, 1.0, MIX_FP32, MIX_REFINE_CLASSICAL, 1, 1.0, 0);
     }
     use_klu(1);
     mixm_csr_free(&W);
