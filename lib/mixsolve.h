@@ -249,7 +249,7 @@ int mix_dgesv_sparse(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A, 
                      const double *b, int ldb, double *x, int ldx, mix_gesv_info *info);
 /* Analyses and factors A in prec (MIX_FP32 or MIX_FP64) only to measure it: *factor_bytes held
  * by the factors, *peak_bytes the library's peak while factoring.  0, -i, MIX_ERR_SINGULAR,
- * MIX_ERR_OVERFLOW (A does not fit FP32), MIX_ERR_UNSUPPORTED. */
+ * MIX_ERR_OVERFLOW (A does not fit FP32), MIX_ERR_ALLOC, MIX_ERR_UNSUPPORTED. */
 int mix_sparse_lu_memory(mix_context *ctx, mix_sparse *A, mix_prec prec, int64_t *factor_bytes,
                          int64_t *peak_bytes);
 /* The SpMV body the backend's tuner chose for A's sloppy copy in `storage` (Jacobi-scaled when

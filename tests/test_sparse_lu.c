@@ -833,7 +833,7 @@ static void test_mumps_memory_status(void)
         CU_ASSERT_EQUAL(mixi_cpu_mumps_status(memory[i]), MIX_ERR_ALLOC);
     CU_ASSERT_EQUAL(mixi_cpu_mumps_status(0), MIX_SUCCESS);
     CU_ASSERT_EQUAL(mixi_cpu_mumps_status(1), MIX_SUCCESS); /* a warning */
-    CU_ASSERT_EQUAL(mixi_cpu_mumps_status(-16), MIX_ERR_BACKEND); /* N out of range */
+    CU_ASSERT_EQUAL(mixi_cpu_mumps_status(-16), MIX_ERR_INTERNAL); /* N out of range */
 #endif
 }
 

@@ -60,7 +60,8 @@ static int ensure_engine(void)
     }
     /* No CPU engine at all: the caller's emulation serves, as for a missing primitive. */
     if (rc == MIX_ERR_INTERNAL) rc = MIX_ERR_UNSUPPORTED;
-    engine_status = rc;
+    /* Out of memory may pass: asked again at the next call, not given up for the process. */
+    if (rc != MIX_ERR_ALLOC) engine_status = rc;
     return rc;
 }
 

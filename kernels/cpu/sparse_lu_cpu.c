@@ -205,18 +205,19 @@ static int memory_short(int info1)
            info1 == -20;
 }
 
-/* A MUMPS error code as our status: out of memory, or anything else the caller must see.
+/* A MUMPS error code as our status: out of memory, else a library call that failed
+ * unexpectedly (MIX_ERR_INTERNAL).
  * Memory is an allocation that failed (-7 in the analysis, -13), the ICNTL(23) cap (-19), or a
  * workspace still too small after factor_s's retries (memory_short; -11, -12 in the solve):
  * an analysis that ran out of memory was INFO(1) = -7 under a 5 MB RLIMIT_AS margin, and
- * reported as MIX_ERR_BACKEND, "not compiled into this library". */
+ * reported as MIX_ERR_BACKEND, "not compiled into this library", as the other codes were. */
 int mixi_cpu_mumps_status(int info1)
 {
     if (info1 >= 0) return MIX_SUCCESS;
     if (info1 == -7 || info1 == -13 || info1 == -19 || info1 == -11 || info1 == -12 ||
         memory_short(info1))
         return MIX_ERR_ALLOC;
-    return MIX_ERR_BACKEND;
+    return MIX_ERR_INTERNAL;
 }
 
 static int mumps_status(int info1) { return mixi_cpu_mumps_status(info1); }
