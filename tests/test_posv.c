@@ -623,6 +623,43 @@ static void test_indefinite_and_fallback(void)
     mix_context_destroy(ctx);
 }
 
+/* G G^T of rank r minus delta I: indefinite with n - r eigenvalues -delta (G uniform, seeded). */
+static double *low_rank_minus(int n, int r, double delta, uint64_t seed)
+{
+    double *g = malloc((size_t)n * n * 8), *a = malloc((size_t)n * n * 8);
+    CU_ASSERT_FATAL(g && a && mixm_gen_random_dense(n, seed, g) == MIX_SUCCESS);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, r, 1.0, g, n, g, n, 0.0, a, n);
+    for (int i = 0; i < n; i++) a[(size_t)i * n + i] -= delta;
+    free(g);
+    return a;
+}
+
+/* GMRES-IR converges on an indefinite A: a low-precision Cholesky that a shift (16-bit) or its
+ * rounding (FP32) lets through must not turn that into a success where dpotrf fails. */
+static void test_gmres_indefinite(void)
+{
+    mix_context *ctx = mixt_context();
+    const struct { int n, r; double delta; mix_prec prec; } c[] = {
+        {100, 50, 1e-3, MIX_FP16}, {100, 50, 1e-3, MIX_BF16}, {100, 50, 1e-3, MIX_TF32},
+        {200, 199, 1e-6, MIX_FP32}, {200, 199, 1e-2, MIX_FP16}};
+    for (size_t t = 0; t < sizeof c / sizeof c[0]; t++) {
+        const int n = c[t].n;
+        double *a = low_rank_minus(n, c[t].r, c[t].delta, 91 + t), *b = rhs(n, 1, a);
+        double *f = malloc((size_t)n * n * 8);
+        memcpy(f, a, (size_t)n * n * 8);
+        CU_ASSERT(LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', n, f, n) > 0);
+        for (int u = 0; u < 2; u++) {
+            mix_gesv_params p = mixt_params(c[t].prec, MIX_REFINE_GMRES);
+            mixt_outcome o = solve(ctx, &p, u ? 'U' : 'L', n, 1, a, b);
+            CU_ASSERT_EQUAL(o.st, MIX_ERR_NOT_SPD);
+            if (o.st != MIX_ERR_NOT_SPD)
+                printf("\n    case %zu %c: status %d iter %d", t, u ? 'U' : 'L', o.st, o.iter);
+        }
+        free(a); free(b); free(f);
+    }
+    mix_context_destroy(ctx);
+}
+
 /* NaN/Inf in A's triangle or in B: n + 1 / MIX_ERR_NAN, nothing written; a NaN in the other
  * triangle is never seen. */
 static void test_nan_inf(void)
@@ -904,6 +941,7 @@ static const mixt_test driver_tests[] = {
     {"SPD randsvd to kappa 1e4 (1e6) without fallback", test_randsvd_no_fallback},
     {"badly scaled: symmetric scaling, overflow without it", test_badly_scaled},
     {"indefinite -> info > 0; not PD in FP32 -> FP64 fallback", test_indefinite_and_fallback},
+    {"GMRES-IR on an indefinite A -> MIX_ERR_NOT_SPD", test_gmres_indefinite},
     {"NaN/Inf: n + 1, nothing written; other triangle unread", test_nan_inf},
     {"multi-RHS, both layouts, both uplo, padded", test_layouts_uplo_multi_rhs},
     {"illegal arguments -> -i, nothing written; empty sizes", test_illegal_arguments},

@@ -163,13 +163,61 @@ static int probe_vector(mixi_lowprec *L, double *z)
     return rc;
 }
 
-/* After a shifted factorization: the answer stands only where the condition bound of the
- * columns and of a refined probe column certifies that A is safely positive definite in FP64
- * (SHIFTED_KAPPA_TRUST); else FP64's Cholesky decides, as in LAPACK's dsposv (issue 33: A = G
+/* *definite = 0 when some of the n x k columns has x' b < 0 (or NaN): b' A^-1 b > 0 for an SPD
+ * A and b != 0, so that proves A indefinite (0 is left alone: b = 0, or an underflow). */
+static int definite_signs(mixi_lowprec *L, int k, const double *b, int ldb, const double *x,
+                          int ldx, int *definite)
+{
+    const mixi_dense_ops *d = L->ctx->ops->dense;
+    for (int j = 0; j < k; j++) {
+        double xb = 0.0;
+        int rc = d->dot_f64(L->ctx->state, L->n, x + (size_t)j * (size_t)ldx,
+                            b + (size_t)j * (size_t)ldb, &xb);
+        if (rc) return rc;
+        if (xb < 0.0 || isnan(xb)) *definite = 0;
+    }
+    return MIX_SUCCESS;
+}
+
+/* GMRES-IR converges on an indefinite A as well (G G^T of rank n/2 minus 1e-3 I, n = 100, whose
+ * FP16 Cholesky a shift lets through, and FP32's unshifted one at rank n - 1 minus 1e-6 I, n =
+ * 200, were reported solved where dpotrf fails); a PD preconditioner M keeps A's inertia in M^-1
+ * A, so classical IR diverges there and CG meets p'Ap <= 0.  So after GMRES-IR: *definite = 0
+ * where a column has x' b < 0 (definite_signs), or where preconditioned CG on the probe meets
+ * negative curvature within CURVATURE_ITS steps (a negative eigenvalue a low-precision
+ * Cholesky misses is an outlier of M^-1 A, which the first Lanczos steps find); CG that stops
+ * short of CURVATURE_RTOL without a breakdown shows nothing. */
+#define CURVATURE_ITS 30
+#define CURVATURE_RTOL 1e-8
+static int gmres_definite(mixi_lowprec *L, const mixi_dense_problem *P, int *definite)
+{
+    mix_context *ctx = L->ctx;
+    mixi_pcg_ws ws;
+    double *z = NULL, *w = NULL;
+    int its = 0, rc = definite_signs(L, P->nrhs, P->b, P->ldb, P->x, P->ldx, definite);
+    if (rc || !*definite || (rc = mixi_pcg_ws_alloc(ctx, L->n, CURVATURE_ITS, &ws))) return rc;
+    if (!(rc = mixi_balloc(ctx, (void **)&z, (size_t)L->n, 1, sizeof(double))) &&
+        !(rc = mixi_balloc(ctx, (void **)&w, (size_t)L->n, 1, sizeof(double))) &&
+        !(rc = probe_vector(L, z)) &&
+        !(rc = mixi_pcg_solve(L->M, &P->A, &ws, z, w, CURVATURE_RTOL, &its)) && ws.breakdown)
+        *definite = 0;
+    mixi_pcg_ws_free(ctx, &ws);
+    ctx->ops->free(ctx->state, z);
+    ctx->ops->free(ctx->state, w);
+    return rc;
+}
+
+/* The answer on low-precision factors stands only where FP64's Cholesky would not fail, as in
+ * LAPACK's dsposv; else it decides.  After GMRES-IR: gmres_definite.  After a shifted
+ * factorization: where the condition bound of the columns and of a refined probe column
+ * certifies that A is safely positive definite in FP64 (SHIFTED_KAPPA_TRUST; issue 33: A = G
  * G^T of rank n/2 refined to |x| ~ 1e15 and success, where dpotrf fails). */
 static int chol_certify(mixi_lowprec *L, const mixi_dense_problem *P, int *reason)
 {
-    if (!L->shifted) return MIX_SUCCESS;
+    int definite = 1, rc;
+    if (L->use_gmres && (rc = gmres_definite(L, P, &definite))) return rc;
+    if (!definite) *reason = MIX_REASON_FACTOR_FAILED;
+    if (!L->shifted || !definite) return MIX_SUCCESS;
     mix_context *ctx = L->ctx;
     double *z = NULL, *w = NULL, kappa = 0.0;
     mix_gesv_params p = *L->p; /* the probe leaves the caller's history alone */
@@ -181,7 +229,7 @@ static int chol_certify(mixi_lowprec *L, const mixi_dense_problem *P, int *reaso
         .ctx = ctx, .p = &p, .n = L->n, .nrhs = 1, .A = P->A, .ldb = L->n, .ldx = L->n,
         .r = L->res, .M = L->M, .gmres = L->use_gmres ? &L->gm : NULL,
         .cg = L->use_cg ? &L->cg : NULL, .anrm = P->anrm};
-    int rc = kappa_bound(L, P, P->nrhs, P->b, P->ldb, P->x, P->ldx, &kappa);
+    rc = kappa_bound(L, P, P->nrhs, P->b, P->ldb, P->x, P->ldx, &kappa);
     if (rc || !(kappa < SHIFTED_KAPPA_TRUST)) goto out;
     if ((rc = mixi_balloc(ctx, (void **)&z, (size_t)L->n, 1, sizeof(double))) ||
         (rc = mixi_balloc(ctx, (void **)&w, (size_t)L->n, 1, sizeof(double))) ||

@@ -234,12 +234,14 @@ typedef struct {
     int max_its;
     double *r, *z, *p, *q; /* backend, n each */
     double deadline;       /* > 0: wall clock (mixi_wtime) at which CG stops with the steps done */
+    int breakdown;         /* out: the last solve stopped at p'Ap <= 0 or r'z <= 0 (not finite) */
 } mixi_pcg_ws;
 int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws);
 void mixi_pcg_ws_free(mix_context *ctx, mixi_pcg_ws *ws);
 /* CG in FP64 on A d = rhs from d = 0, preconditioned by M (symmetric positive definite in exact
  * arithmetic), at most ws->max_its steps, stopping when ||r||_2 falls by `rtol`, or at a
- * breakdown (p'Ap <= 0 or not finite: d keeps the steps done).  *its = steps taken. */
+ * breakdown (p'Ap <= 0 or not finite: d keeps the steps done; ws->breakdown = 1).  *its = steps
+ * taken. */
 int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
                    const double *rhs, double *d, double rtol, int *its);
 

@@ -8,6 +8,7 @@ int mixi_pcg_ws_alloc(mix_context *ctx, int n, int max_its, mixi_pcg_ws *ws)
     size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(double);
     ws->max_its = max_its;
     ws->deadline = 0.0;
+    ws->breakdown = 0;
     ws->r = ws->z = ws->p = ws->q = NULL;
     if (o->alloc(ctx->state, (void **)&ws->r, bytes) ||
         o->alloc(ctx->state, (void **)&ws->z, bytes) ||
@@ -41,6 +42,7 @@ int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
     double rz, r0, rr, pq;
     int rc;
     *its = 0;
+    ws->breakdown = 0;
     /* rhs may be d: r takes it before d is zeroed. */
     if ((rc = o->copy(st, r, rhs, bytes)) || (rc = o->memset0(st, d, bytes)) ||
         (rc = dn->nrm2_f64(st, n, r, &r0)))
@@ -56,7 +58,10 @@ int mixi_pcg_solve(const mixi_precond *M, const mixi_matrix *A, mixi_pcg_ws *ws,
             return rc;
         /* p'Ap <= 0: A (or M, rounded) is not SPD along p; keep the steps done, the outer
          * iteration's true residual decides. */
-        if (!(pq > 0.0) || !isfinite(pq) || !(rz > 0.0) || !isfinite(rz)) break;
+        if (!(pq > 0.0) || !isfinite(pq) || !(rz > 0.0) || !isfinite(rz)) {
+            ws->breakdown = 1;
+            break;
+        }
         double alpha = rz / pq;
         if ((rc = dn->axpy_f64(st, n, alpha, p, d)) || (rc = dn->axpy_f64(st, n, -alpha, q, r)) ||
             (rc = dn->nrm2_f64(st, n, r, &rr)))
