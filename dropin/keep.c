@@ -316,23 +316,19 @@ mixd_kept *mixd_keep_lookup(const double *a, int n, int lda, char uplo, const in
     return lookup_copy(a, n, lda, uplo, ipiv);
 }
 
-void mixd_keep_orphan(const double *a)
+/* act on a's entry, if any, under reg_lock (nothing kept: no lock taken). */
+static void with_entry(const double *a, void (*act)(mixd_kept *))
 {
     if (atomic_load(&live_count) == 0) return;
     pthread_mutex_lock(&reg_lock);
     mixd_kept *k = find(a);
-    if (k) orphan(k);
+    if (k) act(k);
     pthread_mutex_unlock(&reg_lock);
 }
 
-void mixd_keep_forget(const double *a)
-{
-    if (atomic_load(&live_count) == 0) return;
-    pthread_mutex_lock(&reg_lock);
-    mixd_kept *k = find(a);
-    if (k) unlink_entry(k);
-    pthread_mutex_unlock(&reg_lock);
-}
+void mixd_keep_orphan(const double *a) { with_entry(a, orphan); }
+
+void mixd_keep_forget(const double *a) { with_entry(a, unlink_entry); }
 
 const double *mixd_kept_matrix(const mixd_kept *k)
 {
