@@ -1108,6 +1108,41 @@ static void test_auto_levels(void)
     mixm_csr_free(&A);
 }
 
+/* AUTO's hierarchy keeps the fine storage it was made in: a later AUTO solve on the same A whose
+ * rule would pick another storage (here MIXSOLVE_SPMV_RATES changed between the calls) ran the
+ * set made first but reported the new pick as its stage's storage. */
+static void test_auto_set_reported(void)
+{
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(70, &A), MIX_SUCCESS); /* n >= 4096: AUTO measures */
+    mix_context *ctx = mixt_context();
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    const int n = A.nrows;
+    double *b = mixt_dalloc((size_t)n), *x[2] = {mixt_dalloc((size_t)n), mixt_dalloc((size_t)n)};
+    rhs(n, 17, b);
+    const char *old = getenv("MIXSOLVE_SPMV_RATES");
+    char *saved = old ? strdup(old) : NULL;
+    static const char *rates[2] = {"fixed16=10,fp32=1,fp64=1", "fixed16=1,fp32=10,fp64=1"};
+    mix_cg_info info[2];
+    for (int k = 0; k < 2; k++) {
+        setenv("MIXSOLVE_SPMV_RATES", rates[k], 1);
+        CU_ASSERT_EQUAL(solve(ctx, S, &A, MIX_PREC_AUTO, MIX_PRECOND_AMG, b, x[k], &info[k]), MIX_SUCCESS);
+    }
+    if (saved) setenv("MIXSOLVE_SPMV_RATES", saved, 1);
+    else unsetenv("MIXSOLVE_SPMV_RATES");
+    free(saved);
+    const mixi_amg *H = S->amg;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(H);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(H->stored_auto);
+    for (int k = 0; k < 2; k++) CU_ASSERT_EQUAL(info[k].stage_prec[0], H->stored_auto[0].prec);
+    CU_ASSERT_EQUAL(info[1].iter, info[0].iter);
+    CU_ASSERT(memcmp(x[0], x[1], (size_t)n * sizeof(double)) == 0);
+    free(b), free(x[0]), free(x[1]);
+    mix_sparse_destroy(S);
+    mix_context_destroy(ctx);
+    mixm_csr_free(&A);
+}
+
 /* The cycle with two coarse corrections below the fine level is still a symmetric operator
  * (<M u, v> = <u, M v> to FP64 rounding, FP64 storage), and converges faster than one
  * correction did: 2-D Poisson 400^2 (4 levels, the coarsest factored; level 2 a ninth of level
@@ -1233,6 +1268,8 @@ static const mixt_test amg_tests[] = {
      test_level_pick},
     {"AUTO hierarchy: fine level CG's AUTO, coarser ones it or FP32, V-cycle near FP64's",
      test_auto_levels},
+    {"AUTO hierarchy kept: a later AUTO solve reports the storage its set was made in",
+     test_auto_set_reported},
     {NULL, NULL},
 };
 

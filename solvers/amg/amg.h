@@ -104,6 +104,7 @@ struct mixi_amg {
     int coarse_direct;                       /* 1: coarsest solved by chol, else smoothed */
     mixi_amg_stored *stored[MIX_NUM_PREC];   /* [requested storage]: per level */
     mixi_amg_stored *stored_auto;            /* MIX_PREC_AUTO's, per level (amg_auto.c) */
+    mix_prec auto_fine; /* AUTO's fine-level storage: stored_auto's once made (it stays) */
     /* The bytes of each set's matrices (operators and P; an SpMV reads them once, the V-cycle
      * reads an operator 4 times and P twice a level), and of the host CSR the sets are made
      * from (while kept). */

@@ -477,7 +477,7 @@ static int amg_stages(pcg *W, const mix_cg_params *prm, mixi_amg *H, mix_prec pr
     const int max_iter = prm->max_iter > 0 ? prm->max_iter : AMG_MAX_ITER;
     int x0 = prm->x0_given, st;
     /* AUTO's first stage: each level in the storage measured fastest on it (amg_auto.c). */
-    mix_prec set = prm->sloppy_prec == MIX_PREC_AUTO ? MIX_PREC_AUTO : prec;
+    mix_prec set = prm->sloppy_prec == MIX_PREC_AUTO && prec != MIX_FP64 ? MIX_PREC_AUTO : prec;
     for (;;) {
         W->reason = MIX_CG_MAX_ITER;
         W->may_escalate = prm->escalate && prec != MIX_FP64;
@@ -527,10 +527,12 @@ int mixi_amg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, co
     if (!st && !(st = fp64_alloc(ctx, A->n, &W.x)) && !(st = fp64_alloc(ctx, A->n, &W.r64)) &&
         !(st = fp64_alloc(ctx, A->n, &W.u64)) && prm->x0_given)
         st = ctx->ops->copy(ctx->state, W.x, x, (size_t)A->n * sizeof(double));
-    /* AUTO: the storage CG's rule picks for A (cg_auto.c), then level by level (amg_store.c). */
-    const mix_prec prec = prm->sloppy_prec == MIX_PREC_AUTO ? mixi_cg_auto_prec(A) : prm->sloppy_prec;
+    /* AUTO: the storage CG's rule picks for A (cg_auto.c), then level by level (amg_store.c);
+     * the fine level's is the set's (H->auto_fine), not a second pick that may differ. */
+    mix_prec prec = prm->sloppy_prec;
     const mixi_amg_stored *S;
-    if (!st) st = mixi_amg_stored_get(A, H, prm->sloppy_prec == MIX_PREC_AUTO ? MIX_PREC_AUTO : prec, &S);
+    if (!st) st = mixi_amg_stored_get(A, H, prec, &S);
+    if (!st && prec == MIX_PREC_AUTO) prec = H->auto_fine;
     const double t1 = mixi_wtime();
     if (!st) st = amg_stages(&W, prm, H, prec, info);
     const int st2 = result(&W, prm, info, x);

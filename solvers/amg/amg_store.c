@@ -371,8 +371,11 @@ int mixi_amg_stored_get(mix_sparse *A, mixi_amg *H, mix_prec prec, const mixi_am
     if (!is_auto && ((int)prec < 0 || prec >= MIX_NUM_PREC || !mixk_prec_storage(prec)))
         return MIX_ERR_INVALID_ARG;
     /* AUTO: the fine level's storage by CG's rule (cg_auto.c); FP64 there is FP64 throughout
-     * (the V-cycle's vectors are FP64 over it, and the SpMV takes no FP32 vectors over FP64). */
-    const mix_prec fine = is_auto ? mixi_cg_auto_prec(A) : prec;
+     * (the V-cycle's vectors are FP64 over it, and the SpMV takes no FP32 vectors over FP64).
+     * Once the AUTO set is made its storage stays: a later rule's pick (other rates, another
+     * MIXSOLVE_SPMV_RATES) would otherwise be reported for levels stored in the first one. */
+    const mix_prec fine = !is_auto ? prec : H->stored_auto ? H->auto_fine : mixi_cg_auto_prec(A);
+    if (is_auto) H->auto_fine = fine; /* what the solve reports and sizes its vectors for */
     if (is_auto && fine == MIX_FP64) return mixi_amg_stored_get(A, H, MIX_FP64, out);
     mixi_amg_stored **slot = is_auto ? &H->stored_auto : &H->stored[prec];
     int64_t *bytes = is_auto ? &H->bytes_auto : &H->bytes_stored[prec];
