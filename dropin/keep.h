@@ -21,6 +21,10 @@ mixd_kept *mixd_keep_begin(int n, const double *a, int lda, char uplo);
  * registry's afterwards. */
 void mixd_keep_commit(mixd_kept *k, const double *a, int lda, const int *ipiv, mix_prec prec);
 
+/* Before mixd_keep_commit: 1 when another kept entry holds the factors a (and ipiv) leaves,
+ * bit for bit, for another original (low-precision factors of two matrices that round alike):
+ * a copy of them would be ambiguous, looked up by content (the caller writes FP64 factors). */
+int mixd_keep_twin(const mixd_kept *k, const double *a, int lda, const int *ipiv);
 /* The routed call left no low-precision factors (FP64 fallback, forwarded): drop the copy. */
 void mixd_keep_abort(mixd_kept *k);
 

@@ -6,6 +6,7 @@
 #include "dropin/dropin.h"
 #include "dropin/keep.h"
 #include "dropin/lapack.h"
+#include "dropin/reuse.h"
 #include "lib/api/mix_internal.h"
 
 typedef struct {
@@ -113,6 +114,22 @@ static int solve(call *c, mix_context *ctx, mix_prec prec, double *x, int ldx, m
     return 1;
 }
 
+/* A's low-precision factors are another kept original's too, bit for bit (two matrices that
+ * round alike): a copy of them found by content would be refined against either.  A gets the
+ * FP64 factors of its original instead (as a forwarded call leaves), nothing kept; 0 when they
+ * cannot be had (memory, a singular original): the factors stay, kept. */
+static int exact_factors(call *c, mixd_kept *kept)
+{
+    const int *p64 = NULL;
+    int transient = 0, info = 0;
+    const double *f = mixd_kept_factors(kept, mixd_reuse_factor, &p64, &transient, &info);
+    const int ok = f && info == 0;
+    if (ok) mixd_copy_matrix(c->uplo, c->n, f, c->n, c->a, c->lda);
+    if (ok && c->ipiv) memcpy(c->ipiv, p64, (size_t)c->n * sizeof *p64);
+    mixd_reuse_done(f, p64, transient);
+    return ok;
+}
+
 /* The routed call; keep: the original A must be kept so that reuse of the factors is exact. */
 static int route(call *c, mix_context *ctx, mix_prec prec, int keep)
 {
@@ -129,7 +146,8 @@ static int route(call *c, mix_context *ctx, mix_prec prec, int keep)
     }
     mix_gesv_info gi;
     const int done = solve(c, ctx, prec, x, ldx, &gi);
-    if (kept && done && *c->info == 0 && gi.factor_prec_used != MIX_FP64)
+    if (kept && done && *c->info == 0 && gi.factor_prec_used != MIX_FP64 &&
+        !(mixd_keep_twin(kept, c->a, c->lda, c->ipiv) && exact_factors(c, kept)))
         mixd_keep_commit(kept, c->a, c->lda, c->ipiv, gi.factor_prec_used);
     else mixd_keep_abort(kept);
     if (c->d->overwrite && done && *c->info == 0)

@@ -319,6 +319,42 @@ static void fingerprint(int n)
     free(a0), free(a), free(b), free(ipiv);
 }
 
+/* Two systems whose low-precision factors coincide bit for bit (entries FP32 numbers; A2 = A1
+ * but off-diagonal entries scaled by 1 + 1e-9, below FP32's rounding): a copy of A1's factors,
+ * taken before dgesv_ on A2, is A1's, and dgetrs_ on it must answer A1 x = b to LAPACK's
+ * accuracy.  The copy was found by content and refined against A2: forward error 5e-8 against
+ * LAPACK's 1e-11 (n = 400, FP32). */
+static void twins(int n)
+{
+    const size_t nn = (size_t)n * n;
+    double *a1 = DALLOC(nn), *a2, *f1, *lu = DALLOC(nn), *b = DALLOC(n), *x = DALLOC(n), *xt = DALLOC(n);
+    int *p1 = xalloc((size_t)n * sizeof(int)), *p2 = xalloc((size_t)n * sizeof(int)),
+        *pl = xalloc((size_t)n * sizeof(int)), info, one = 1;
+    random_fill(nn, a1, 51);
+    for (size_t k = 0; k < nn; k++) a1[k] = (float)(a1[k] / 2);
+    for (int i = 0; i < n; i++) a1[i + (size_t)i * n] += 2;
+    a2 = dup(a1, nn);
+    for (int q = 0; q < 40; q++) a2[(size_t)(q * 7 + 3) % n + (size_t)((q * 11 + 1) % n) * n] *= 1 + 1e-9;
+    memcpy(lu, a1, nn * sizeof *lu);
+    random_fill((size_t)n, xt, 52);
+    product(n, a1, 'N', xt, b);
+    double *b1 = dup(b, (size_t)n), *bl = dup(b, (size_t)n);
+    dgetrf_(&n, &n, lu, &n, pl, &info);
+    dgetrs_("N", &n, &one, lu, &n, pl, bl, &n, &info, 1); /* plain LAPACK's */
+    dgesv_(&n, &one, a1, &n, p1, b1, &n, &info);
+    f1 = dup(a1, nn); /* the program keeps A1's factors elsewhere */
+    int *pc = xalloc((size_t)n * sizeof(int));
+    memcpy(pc, p1, (size_t)n * sizeof(int));
+    memcpy(x, b, (size_t)n * sizeof *x);
+    dgesv_(&n, &one, a2, &n, p2, x, &n, &info);
+    memcpy(x, b, (size_t)n * sizeof *x);
+    dgetrs_("N", &n, &one, f1, &n, pc, x, &n, &info, 1);
+    within_10x("dgetrs on a copy of A1's factors after dgesv on a twin A2: A1's answer",
+               forward_error(n, x, xt), forward_error(n, bl, xt));
+    free(a1), free(a2), free(f1), free(lu), free(b), free(b1), free(bl), free(x), free(xt);
+    free(p1), free(p2), free(pl), free(pc);
+}
+
 /* A^T into a private col-major buffer (ld n), as LAPACKE's row-major wrappers do per call. */
 static double *transposed(int n, const double *a)
 {
@@ -443,6 +479,7 @@ int main(int argc, char **argv)
         fingerprint(n);
         strided(n);
         copied(n);
+        twins(n + 1); /* its own order: the log counts of order n stay lu_reuse's */
     } else {
         lru(n);
     }
