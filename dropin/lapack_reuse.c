@@ -77,7 +77,7 @@ static int replaced(use *u, double *a, int lda)
 {
     if (!exact(u)) return 0;
     mixd_copy_matrix(u->r.uplo, u->r.n, u->f, u->r.n, a, lda);
-    mixd_keep_forget(a); /* A holds the inverse next */
+    mixd_keep_orphan(a); /* A holds the inverse next; copies of the factors stay ours */
     return 1;
 }
 
@@ -237,7 +237,7 @@ void dgesvx_(const char *fact, const char *trans, const int *n, const int *nrhs,
     begin(&u, "dgesvx", 'N', *n, af, *ldaf, ipiv, *nrhs, factored && is_trans(mixd_upper(trans)) &&
           *nrhs >= 0 && *lda >= *n && *ldb >= *n && *ldx >= *n);
     const int ok = copied(&u);
-    if (!factored) mixd_keep_forget(af);
+    if (!factored) mixd_keep_orphan(af); /* refactored; copies stay ours */
     mixd_real()->dgesvx(fact, trans, n, nrhs, a, lda, ok ? u.af : af, ok ? n : ldaf,
                         ok ? u.ipiv : ipiv, equed, r, c, b, ldb, x, ldx, rcond, ferr, berr, work,
                         iwork, info, fact_len, trans_len, equed_len);
@@ -255,7 +255,7 @@ void dposvx_(const char *fact, const char *uplo, const int *n, const int *nrhs, 
     begin(&u, "dposvx", triangle(uplo), *n, af, *ldaf, NULL, *nrhs,
           factored && *nrhs >= 0 && *lda >= *n && *ldb >= *n && *ldx >= *n);
     const int ok = copied(&u);
-    if (!factored) mixd_keep_forget(af);
+    if (!factored) mixd_keep_orphan(af); /* refactored; copies stay ours */
     mixd_real()->dposvx(fact, uplo, n, nrhs, a, lda, ok ? u.af : af, ok ? n : ldaf, equed, s, b,
                         ldb, x, ldx, rcond, ferr, berr, work, iwork, info, fact_len, uplo_len,
                         equed_len);
