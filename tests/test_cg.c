@@ -517,10 +517,39 @@ static void check_floor_stop(const char *file, double floor_max)
     mixt_cg_close(&f);
 }
 
+/* A tolerance within 2x below the floor's walk: each update's iterated residual claims the
+ * target after a step or two (a drop far below 4x), so the floor rule never counted them and
+ * the solve ran to max_iter with an FP64 residual at nearly every step (2-D Poisson 70^2, diag
+ * 4 + 0.001 (i mod 7), b = 1 + sin(0.37 i), tol 1e-14: 49000 iterations, 48735 updates, at
+ * 1.9e-14; now 548, 283 updates). */
+static void check_floor_near_target(int precond)
+{
+    mixt_cg_sys f;
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_poisson2d(70, &f.A), MIX_SUCCESS);
+    for (int i = 0; i < f.A.nrows; i++)
+        for (int64_t e = f.A.rowptr[i]; e < f.A.rowptr[i + 1]; e++)
+            if (f.A.colind[e] == i) f.A.val[e] += 0.001 * (i % 7);
+    mixt_cg_open(&f);
+    for (int i = 0; i < f.A.nrows; i++) f.b[i] = 1.0 + sin(0.37 * i);
+    mix_cg_params p = mixt_cg_params(MIX_FP64, precond);
+    p.tol = 1e-14;
+    mix_cg_info info;
+    const int st = mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info);
+    CU_ASSERT(st == MIX_SUCCESS || (st == MIX_ERR_NOT_CONVERGED && info.reason == MIX_CG_STAGNATED));
+    CU_ASSERT(info.iter <= 2000);
+    CU_ASSERT(info.reliable_updates <= 1000);
+    const double rel = mixt_cg_true_rel(&f.A, f.b, f.x);
+    CU_ASSERT(rel <= 1e-13);
+    CU_ASSERT(fabs(info.true_rel_residual - rel) <= 1e-3 * rel);
+    mixt_cg_close(&f);
+}
+
 static void test_floor_stop(void)
 {
     check_floor_stop("bcsstk01.mtx", 1e-12); /* n = 48: stops at 2.5e-14 */
     check_floor_stop("1138_bus.mtx", 1e-10); /* kappa ~1e6: at 3.9e-12 */
+    check_floor_near_target(MIX_PRECOND_NONE);
+    check_floor_near_target(MIX_PRECOND_JACOBI);
 }
 
 static void test_params_and_args(void)
