@@ -449,6 +449,13 @@ static void test_args_and_memory(void)
     CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, b, n, NULL, n, NULL), -7);
     CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, b, n, x, n - 1, NULL), -8);
     CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 0, b, n, x, n, NULL), MIX_SUCCESS);
+    /* An illegal argument writes nothing, info included (mix_dgesv_sparse(3)); the record was
+     * zeroed and given the status before the checks. */
+    mix_gesv_info info = {.status = 1234, .iter = 77};
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(NULL, NULL, A, 1, b, n, x, n, &info), -1);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, -1, b, n, x, n, &info), -4);
+    CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 1, b, n, x, n - 1, &info), -8);
+    CU_ASSERT(info.status == 1234 && info.iter == 77);
     int64_t f32 = 0, f64 = 0, peak32 = 0, peak64 = 0;
     CU_ASSERT_EQUAL(mix_sparse_lu_memory(ctx, A, narrow_factor_prec(), &f32, &peak32), -3);
     if (have_splu(ctx)) {

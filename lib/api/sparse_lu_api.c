@@ -39,11 +39,12 @@ static int check_args(mix_context *ctx, const mix_gesv_params *p, const mix_spar
 int mix_dgesv_sparse(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A, int nrhs,
                      const double *b, int ldb, double *x, int ldx, mix_gesv_info *info)
 {
+    /* An illegal argument writes nothing, info included (as mix_dgesv_ir). */
+    int rc = check_args(ctx, p, A, nrhs, b, ldb, x, ldx);
+    if (rc) return rc;
     mix_gesv_info local;
     if (!info) info = &local;
     *info = (mix_gesv_info){0};
-    int rc = check_args(ctx, p, A, nrhs, b, ldb, x, ldx);
-    if (rc) return info->status = rc;
     if (nrhs == 0) return MIX_SUCCESS;
     if (!(ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) || !ctx->ops->sparse_lu)
         return info->status = MIX_ERR_UNSUPPORTED;
