@@ -85,6 +85,9 @@ EXTRA_DIST += tests/layering.sh
 # No function over 60 lines in lib/, solvers/, kernels/, dropin/, tools/ (doc/HACKING.md section 2).
 TESTS += tests/func_length.sh
 EXTRA_DIST += tests/func_length.sh
+# Every public function has a manual page of its name, installed, and the pages render cleanly.
+TESTS += tests/man_pages.sh
+EXTRA_DIST += tests/man_pages.sh
 # The extension recipes of doc/HACKING.md: precisions and backends named only where allowed.
 TESTS += tests/extension.sh
 EXTRA_DIST += tests/extension.sh

@@ -41,10 +41,12 @@ bench_bench_mpi_cg_LDADD = lib/mpi/libmixsolve_mpi_internal.la libmixsolve_inter
 	$(MIX_DEP_LIBS) $(MPI_LIBS) -lm
 bench_bench_mpi_cg_LDFLAGS = $(OPENMP_CFLAGS)
 endif
-# Its manual page, installed with the library.
-EXTRA_DIST += doc/man3/mixsolve_mpi.3
+# Its manual page and the names of its functions, installed with the library.
+MIX_MPI_MANS = doc/man3/mixsolve_mpi.3 doc/man3/mix_context_create_mpi.3 \
+	doc/man3/mix_sparse_create_dist_csr.3
+EXTRA_DIST += $(MIX_MPI_MANS)
 if HAVE_MPI
-man_MANS = doc/man3/mixsolve_mpi.3
+man_MANS = $(MIX_MPI_MANS)
 endif
 # The scaling model (doc/scaling.md) and its script.
 EXTRA_DIST += doc/scaling.md doc/scaling_model.py
