@@ -101,6 +101,13 @@ static void test_auto_half_rate_order(void)
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
     setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,lu_half=-5", 1); /* malformed: ignored */
     CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
+    /* Trailing characters make a value malformed too (strtod alone read "2000x" as 2000). */
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,lu_half=2000x", 1);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=100,fp32=200,lu_half=2000 ", 1);
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP64);
+    setenv("MIXSOLVE_GEMM_RATES", "lu_half=2e3,fp64=100,fp32=200", 1); /* any order, exponents */
+    CU_ASSERT_EQUAL(mixi_gesv_auto_choice(ctx, 300, 1, 0), MIX_FP32);
     unsetenv("MIXSOLVE_GEMM_RATES");
     if (ctx->ops->dense->getrf_rate) {
         int n_cal = 0;
