@@ -42,6 +42,9 @@ static void test_usage_errors(void)
         {"solve --backend tpu x.mtx", "bad --backend"},
         {"solve --refine", "needs a value"},
         {"solve --bogus x.mtx", "unknown option"},
+        /* A prefix of two options is named as such (mixsolve(1): unambiguous prefixes only). */
+        {"solve --pre=fp32 x.mtx", "'--pre' is ambiguous (--prec, --precond)"},
+        {"bench --max 5", "'--max' is ambiguous (--max-time, --max-nnz)"},
         {"gen", "no KIND"},
         {"gen hilbert 4", "no output file"},
         {"gen spiral 4 -o x.mtx", "unknown kind"},

@@ -43,6 +43,27 @@ static const char *option_name(const cli_args *a, const char *typed, char *buf, 
     return typed;
 }
 
+/* A "--NAME[=VALUE]" that abbreviates more than one long option: getopt_long answers '?' as for
+ * an unknown one, and "unknown option '--pre'" told the user nothing of --prec and --precond.
+ * Says so (one line) and returns 1; 0 when `typed` is no such prefix. */
+static int ambiguous(const cli_args *a, const char *typed)
+{
+    if (strncmp(typed, "--", 2) != 0) return 0;
+    const char *name = typed + 2, *eq = strchr(name, '=');
+    const size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    char list[256] = "";
+    int hits = 0;
+    for (const struct option *o = a->longopts; o->name && len > 0; o++) {
+        if (strncmp(o->name, name, len) != 0) continue;
+        if (strlen(o->name) == len) return 0; /* exact: not ambiguous */
+        const size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s--%s", hits++ ? ", " : "", o->name);
+    }
+    if (hits < 2) return 0;
+    cli_error(CLI_USAGE, "option '%.*s' is ambiguous (%s)", (int)(len + 2), typed, list);
+    return 1;
+}
+
 int cli_next(cli_args *a, const char **val)
 {
     int cur = optind ? optind : 1; /* the element getopt looks at next */
@@ -67,7 +88,7 @@ int cli_next(cli_args *a, const char **val)
         return CLI_ARGS_POSITIONAL;
     case '?':
         *val = a->argv[cur];
-        return CLI_ARGS_UNKNOWN;
+        return ambiguous(a, *val) ? CLI_ARGS_ERROR : CLI_ARGS_UNKNOWN;
     case ':': {
         char buf[128];
         cli_error(CLI_USAGE, "option %s needs a value (see --help)",
