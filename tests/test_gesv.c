@@ -256,6 +256,10 @@ static void test_randsvd_fallback(void)
     CU_ASSERT(st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_SINGULAR);
     CU_ASSERT(info.iter < 0);
     CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *a) == 0);
+    /* No FP64 path ran: the record says the BF16 attempt's X, and why it failed. */
+    CU_ASSERT_EQUAL(info.fell_back, 0);
+    CU_ASSERT_NOT_EQUAL(info.reason, MIX_REASON_NONE);
+    CU_ASSERT_EQUAL(info.factor_prec_used, MIX_BF16);
     free(ac); free(xx); free(pv);
     free(a); free(b);
     mix_context_destroy(ctx);

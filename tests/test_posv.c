@@ -619,6 +619,9 @@ static void test_indefinite_and_fallback(void)
     p.fallback = 0;
     o = solve(ctx, &p, 'U', n, 1, a, b);
     CU_ASSERT_EQUAL(o.st, MIX_ERR_NOT_SPD);
+    /* No FP64 Cholesky ran: fell_back 0, the reason still says why the attempt failed. */
+    CU_ASSERT_EQUAL(o.fell_back, 0);
+    CU_ASSERT_EQUAL(o.reason, MIX_REASON_FACTOR_FAILED);
     free(a); free(b); free(ar);
     mix_context_destroy(ctx);
 }

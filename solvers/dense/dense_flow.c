@@ -190,10 +190,11 @@ static int fallback(const mixi_dense_problem *P, int reason, int predicted, doub
     int rc, sing = 0;
     const int direct = reason == MIX_REASON_DIRECT || predicted;
     info->reason = reason;
-    info->fell_back = 1;
     info->iter = predicted ? -1 : fallback_iter(reason, P->p->max_iter);
-    if (reason != MIX_REASON_DIRECT && !P->p->fallback) /* a untouched */
+    /* Without a fallback a stays untouched and X is the attempt's: fell_back says FP64 made X. */
+    if (reason != MIX_REASON_DIRECT && !P->p->fallback)
         return no_fallback_status(P, reason);
+    info->fell_back = 1;
     info->factor_prec_used = MIX_FP64;
     if ((rc = fp64_solve(P, direct, ipiv, info, &sing))) return rc;
     /* The factors of 2^ka A: back to A's units, then (a second copy) to the caller's a. */

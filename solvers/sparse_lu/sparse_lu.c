@@ -111,9 +111,10 @@ static int solve_analysed(mixi_splu_problem *P, mix_prec prec, mix_gesv_info *in
         if (reason == MIX_REASON_NONE) return MIX_SUCCESS;
     }
     info->reason = reason;
-    info->fell_back = 1;
     info->iter = fallback_iter(reason, P->p->max_iter);
+    /* Without a fallback the FP32 attempt's answer stands: fell_back says FP64 produced X. */
     if (reason != MIX_REASON_DIRECT && !P->p->fallback) return no_fallback_status(reason);
+    info->fell_back = 1;
     info->factor_prec_used = MIX_FP64;
     return fp64_solve(P, info);
 }
