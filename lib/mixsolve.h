@@ -232,7 +232,8 @@ typedef struct {
     int stage_iter[MIX_CG_MAX_STAGES];      /* its iterations */
     int stage_reason[MIX_CG_MAX_STAGES];    /* why it stopped: a mix_cg_reason */
     double kappa; /* estimated condition number of the (Jacobi-scaled) matrix CG iterated on,
-                   * from CG's Lanczos coefficients (a lower bound); 0 when too few iterations */
+                   * from CG's Lanczos coefficients (a lower bound); 0 when too few iterations
+                   * or under MIX_PRECOND_AMG (not estimated) */
 } mix_cg_info;
 void mix_cg_params_init(mix_cg_params *p);
 int mix_dcg(mix_context *ctx, const mix_cg_params *p, mix_sparse *A, const double *b, double *x,

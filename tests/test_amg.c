@@ -428,6 +428,19 @@ static void test_x0_converged(void)
         CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
         CU_ASSERT_EQUAL(info.iter, 0);
         CU_ASSERT(mixt_cg_true_rel(&A, b, x) <= p.tol);
+        /* Stopped before iterating: no stage, as plain CG reports (it said one of 0 steps). */
+        CU_ASSERT_EQUAL(info.stages, 0);
+        CU_ASSERT(info.converged == 1 && info.reason == MIX_CG_CONVERGED);
+        /* x0 off by 1e-13 meets tol too: kept as given, its own residual reported. */
+        for (int i = 0; i < n; i++) x[i] = 1.0 + 1e-13 * (i % 3);
+        double *x0 = mixt_dalloc((size_t)n);
+        memcpy(x0, x, (size_t)n * sizeof *x);
+        CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+        CU_ASSERT(info.iter == 0 && info.stages == 0);
+        CU_ASSERT(memcmp(x, x0, (size_t)n * sizeof *x) == 0);
+        const double tr = mixt_cg_true_rel(&A, b, x);
+        CU_ASSERT(tr > 0 && fabs(info.true_rel_residual - tr) <= 1e-3 * tr);
+        free(x0);
     }
     free(b), free(x), free(one);
     mix_sparse_destroy(S);

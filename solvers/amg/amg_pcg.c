@@ -482,6 +482,8 @@ static int amg_stages(pcg *W, const mix_cg_params *prm, mixi_amg *H, mix_prec pr
         W->reason = MIX_CG_MAX_ITER;
         W->may_escalate = prm->escalate && prec != MIX_FP64;
         st = pcg_stage(W, H, prec, set, x0, max_iter - info->iter);
+        /* A start that already meets tol is no stage (mix_dcg(3): stages 0, as CG's). */
+        if (!st && !W->iter && !info->stages) break;
         record(info, W, prec);
         if (!escalates(prm, prec, st) || W->at_floor || info->iter >= max_iter) break;
         /* A storage whose hierarchy stalls or is not SPD: the same from the best x, wider (from
