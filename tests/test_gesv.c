@@ -260,6 +260,26 @@ static void test_randsvd_fallback(void)
     CU_ASSERT_EQUAL(info.fell_back, 0);
     CU_ASSERT_NOT_EQUAL(info.reason, MIX_REASON_NONE);
     CU_ASSERT_EQUAL(info.factor_prec_used, MIX_BF16);
+    /* Refined, then given up: X is the last iterate and the record measures it. */
+    if (st == MIX_ERR_NOT_CONVERGED)
+        CU_ASSERT(fabs(info.backward_error - mixm_dense_backward_error(n, 1, a, n, b, n, xx, n)) <=
+                  0.01 * info.backward_error);
+    /* Many right-hand sides, predicted too slow: no work, X unwritten; 0 called it exact. */
+    {
+        const int m = 120, k = 100;
+        double *am = mixt_dalloc((size_t)m * m), *bk = mixt_dalloc((size_t)m * k),
+               *xk = mixt_dalloc((size_t)m * k);
+        int *pm = calloc((size_t)m, sizeof *pm);
+        mixm_gen_randsvd(m, 10.0, 3, 79, am);
+        rhs_for(m, k, am, bk, 3);
+        p = mixt_params(MIX_FP32, MIX_REFINE_AUTO);
+        p.fallback = 0;
+        st = mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, m, k, am, m, pm, bk, m, xk, m, &info);
+        CU_ASSERT_EQUAL(st, MIX_ERR_NOT_CONVERGED);
+        CU_ASSERT(info.reason == MIX_REASON_TOO_SLOW && info.fell_back == 0);
+        CU_ASSERT(isnan(info.backward_error));
+        free(am); free(bk); free(xk); free(pm);
+    }
     free(ac); free(xx); free(pv);
     free(a); free(b);
     mix_context_destroy(ctx);

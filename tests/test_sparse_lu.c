@@ -239,6 +239,7 @@ static void test_fp32_overflow_and_breakdown(void)
     CU_ASSERT_EQUAL(solve_dense_case(ctx, 2, big, MIX_FP32, 0, &info, &berr), MIX_ERR_OVERFLOW);
     /* fallback = 0: no FP64 factors ran, so the record must not say they did. */
     CU_ASSERT(info.fell_back == 0 && info.reason == MIX_REASON_OVERFLOW && info.iter == -2);
+    CU_ASSERT(isnan(info.backward_error)); /* X untouched: not 0, "exact" */
     /* Singular once rounded to FP32 (1 + 2^-30 is 1 there), well-posed in FP64: the FP32
      * factors break down or cannot refine; either way the answer is FP64's, and says so. */
     const double near[9] = {1, 1, 0, 1, 1 + 0x1p-30, 0, 0, 0, 1};

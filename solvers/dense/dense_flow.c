@@ -300,6 +300,9 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
     if ((rc = check_input(P)) || (rc = range_prepare(P))) return rc;
     mix_prec prec = P->p->factor_prec;
     if (prec == MIX_PREC_AUTO) prec = P->F->auto_choice(P->ctx, P->n, P->nrhs, 1);
+    /* NaN until a solve writes X and measures it: an attempt that fails before its first solve
+     * without a fallback leaves X unwritten, which 0 would call exact. */
+    info->backward_error = NAN;
     if (prec == MIX_FP64) reason = MIX_REASON_DIRECT;
     /* Finite entries whose row sums overflow: no stopping test can certify anything.  Entries
      * spanning more than one power of two can hold (equilibrated): the solution may span as

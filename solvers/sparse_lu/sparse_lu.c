@@ -105,6 +105,7 @@ static int auto_choice(mixi_splu_problem *P, mix_prec *prec)
 static int solve_analysed(mixi_splu_problem *P, mix_prec prec, mix_gesv_info *info)
 {
     int reason = MIX_REASON_DIRECT, rc;
+    info->backward_error = NAN; /* until a solve writes X and measures it */
     if (prec == MIX_FP32) {
         if ((rc = attempt_fp32(P, info, &reason))) return rc;
         info->factor_prec_used = MIX_FP32;
