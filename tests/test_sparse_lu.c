@@ -219,8 +219,10 @@ static void test_singular(void)
         CU_ASSERT_EQUAL(solve_dense_case(ctx, 3, structural, precs[k], 1, &info, &berr),
                         MIX_ERR_SINGULAR);
         CU_ASSERT_EQUAL(info.status, MIX_ERR_SINGULAR);
+        CU_ASSERT(isnan(info.backward_error)); /* no X: not 0, "exact" */
         CU_ASSERT_EQUAL(solve_dense_case(ctx, 3, numerical, precs[k], 1, &info, &berr),
                         MIX_ERR_SINGULAR);
+        CU_ASSERT(isnan(info.backward_error));
     }
     mix_context_destroy(ctx);
 }

@@ -105,7 +105,6 @@ static int auto_choice(mixi_splu_problem *P, mix_prec *prec)
 static int solve_analysed(mixi_splu_problem *P, mix_prec prec, mix_gesv_info *info)
 {
     int reason = MIX_REASON_DIRECT, rc;
-    info->backward_error = NAN; /* until a solve writes X and measures it */
     if (prec == MIX_FP32) {
         if ((rc = attempt_fp32(P, info, &reason))) return rc;
         info->factor_prec_used = MIX_FP32;
@@ -128,6 +127,7 @@ int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A
     const mixi_sparse_lu_ops *ops = ctx->ops->sparse_lu;
     if (!ops || A->dist) return info->status = MIX_ERR_UNSUPPORTED;
     if (!rhs_finite(A->n, nrhs, b, ldb)) return info->status = MIX_ERR_NAN;
+    info->backward_error = NAN; /* until a solve writes X and measures it */
     mixi_splu_problem P = {.ctx = ctx, .p = p, .ops = ops, .n = A->n, .nrhs = nrhs,
                            .b = b, .ldb = ldb, .x = x, .ldx = ldx};
     int srank = 0;
