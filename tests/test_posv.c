@@ -606,6 +606,7 @@ static void test_indefinite_and_fallback(void)
         CU_ASSERT_EQUAL(mix_dposv_ir(ctx, &p, MIX_COL_MAJOR, 'L', n, 1, ac, n, bc, n, x, n, &info),
                         MIX_ERR_NOT_SPD);
         CU_ASSERT_EQUAL(info.status, MIX_ERR_NOT_SPD);
+        CU_ASSERT(isnan(info.backward_error)); /* dpotrf failed: no X, not 0 */
         free(ac); free(x); free(bc);
     }
     free(a); free(b);

@@ -145,7 +145,8 @@ static int fp64_solve(const mixi_dense_problem *P, int direct, int *ipiv, mix_ge
                                                     P->x, P->ldx, res, xn,
                                                     &info->backward_error))))
         goto out;
-    if (inplace) info->backward_error = bad ? NAN : 0.0; /* not the attempt's: not measured */
+    /* In place: not measured (0), unless no X came out (a zero pivot): NaN, as on a copy. */
+    if (inplace) info->backward_error = bad || *sing ? NAN : 0.0;
     if ((F.a != P->home && (rc = mixi_matrix_copy(ctx, n, &F, P->trans, P->home, P->ldhome))) ||
         (ipiv && !host && (rc = o->download(ctx->state, ipiv, dipiv, (size_t)n * sizeof(int)))) ||
         (rc = o->synchronize(ctx->state)))
