@@ -147,6 +147,14 @@ static void test_solve_cg_and_rhs(void)
     CU_ASSERT_EQUAL(run(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "AMG V-cycle"));
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "status          : converged"));
+    /* The body of the copy the V-cycle multiplied by (A's Jacobi-scaled one), not "-" (it
+     * looked for the unscaled copy, which an FP32 AMG solve never makes). */
+    snprintf(args, sizeof args, "solve %s --rhs %s --method cg --precond amg --prec fp32", path,
+             mixt_tmp("b.mtx"));
+    CU_ASSERT_EQUAL(run(args), 0);
+    const char *body = strstr(mixt_out, "spmv body       : fp32 ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+    CU_ASSERT(strncmp(body + strlen("spmv body       : fp32 "), "-", 1) != 0);
     snprintf(args, sizeof args, "solve %s --method cg --precond ilu", path);
     CU_ASSERT_EQUAL(run(args), 2);
     /* --method auto picks CG for this SPD candidate. */

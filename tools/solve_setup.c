@@ -188,10 +188,11 @@ void cli_report_cg(mix_context *ctx, const mix_cg_params *prm, const mix_sparse 
             printf("%s %s %d it", k ? " ->" : "", mix_prec_name(info->stage_prec[k]), info->stage_iter[k]);
         printf("\n");
     }
-    /* The tuner's SpMV body per storage that ran (mix_dcg(3), Tuner). */
+    /* The tuner's SpMV body per storage that ran (mix_dcg(3), Tuner); AMG multiplies by A's
+     * Jacobi-scaled copy, its fine level. */
     printf("spmv body       :");
     for (int k = 0; k < info->stages; k++) {
-        const char *v = mix_sparse_spmv_variant(S, info->stage_prec[k], prm->precond == MIX_PRECOND_JACOBI);
+        const char *v = mix_sparse_spmv_variant(S, info->stage_prec[k], prm->precond != MIX_PRECOND_NONE);
         printf("%s %s %s", k ? "," : "", mix_prec_name(info->stage_prec[k]), v ? v : "-");
     }
     printf("%s\n", getenv("MIXSOLVE_TUNE") && strcmp(getenv("MIXSOLVE_TUNE"), "off") == 0 ? " (MIXSOLVE_TUNE=off)" : "");
