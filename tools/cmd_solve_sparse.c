@@ -51,7 +51,10 @@ int cli_run_sparse_lu(mix_context *ctx, const solve_opts *o, const mixm_csr *A, 
     double t = mixm_wtime() - t0;
     mix_sparse_destroy(S);
     double be = NAN;
-    if (!st) mixm_csr_recheck(A, b, x, &be, NULL);
+    /* x is written on success and where the library returns it beside its status: a
+     * solution whose digits underflowed (NOT_CONVERGED) or that overflows (OVERFLOW). */
+    if (!st || st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_OVERFLOW)
+        mixm_csr_recheck(A, b, x, &be, NULL);
     report(ctx, o, st, &info, be, t);
     if (st < 0) return cli_error(CLI_SOLVER_FAILED, "%s: sparse LU-IR refused argument %d (internal error)", o->file, -st);
     if (st) return cli_error(CLI_SOLVER_FAILED, "%s: sparse LU-IR failed: %s", o->file, mix_strerror(st));

@@ -87,7 +87,10 @@ static int run_dense(mix_context *ctx, const solve_opts *o, const mixm_csr *A, c
     /* The backward error again, here, in FP64 from the original sparse A, scaled so that no
      * norm overflows or underflows; NaN stays NaN (a failure below). */
     double be = NAN;
-    if (!st) mixm_csr_recheck(A, b, x, &be, NULL);
+    /* x is written on success and where the library returns it beside its status: a
+     * solution whose digits underflowed (NOT_CONVERGED) or that overflows (OVERFLOW). */
+    if (!st || st == MIX_ERR_NOT_CONVERGED || st == MIX_ERR_OVERFLOW)
+        mixm_csr_recheck(A, b, x, &be, NULL);
     report_dense(ctx, o, chol, st, &info, hist, be, t);
     if (st < 0) return cli_error(CLI_SOLVER_FAILED, "%s: %s refused argument %d (internal error)", o->file, what, -st);
     if (st) return cli_error(CLI_SOLVER_FAILED, "%s: %s failed: %s", o->file, what, mix_strerror(st));
