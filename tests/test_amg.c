@@ -961,6 +961,124 @@ static void poisson1d(int m, mixm_csr *A)
     A->rowptr[m] = A->nnz = e;
 }
 
+/* The symmetric n x n matrix of the dense row-major a (n small) as CSR. */
+static void dense_to_csr(int n, const double *a, mixm_csr *A)
+{
+    int64_t nnz = 0;
+    for (size_t k = 0; k < (size_t)n * n; k++) nnz += a[k] != 0.0;
+    CU_ASSERT_EQUAL_FATAL(mixm_csr_alloc(A, n, n, nnz), MIX_SUCCESS);
+    int64_t q = 0;
+    for (int i = 0; i < n; i++) {
+        A->rowptr[i] = q;
+        for (int j = 0; j < n; j++)
+            if (a[(size_t)i * n + j] != 0.0) A->colind[q] = j, A->val[q++] = a[(size_t)i * n + j];
+    }
+    A->rowptr[n] = q;
+}
+
+/* The coarsest level's Cholesky factor by its envelope (amg_coarse.c).  A diagonal matrix of
+ * MIXI_AMG_DIRECT_N rows (no strong coupling: one level, solved directly): a factor of n values,
+ * not the dense n^2 (72 MB; 11 s to factor on the 2-core Xeon); AMG-PCG solves it in one
+ * iteration.  A matrix of 380 rows with a ragged envelope (a tridiagonal part broken in places,
+ * couplings 37 and up to 23 rows back): the factor holds the envelope's entries only, and the
+ * coarse solve gives the bits of a dense Cholesky's (the former factor: every sum in the same
+ * order, the skipped terms exact zeros). */
+static void coarse_diagonal(mix_context *ctx)
+{
+    const int nd = MIXI_AMG_DIRECT_N;
+    mixm_csr A;
+    CU_ASSERT_EQUAL_FATAL(mixm_csr_alloc(&A, nd, nd, nd), MIX_SUCCESS);
+    for (int i = 0; i <= nd; i++) A.rowptr[i] = i;
+    for (int i = 0; i < nd; i++) A.colind[i] = i, A.val[i] = 1.0 + (i % 10) / 8.0;
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    mixi_amg *H;
+    double t;
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_get(S, &H, &t), MIX_SUCCESS);
+    CU_ASSERT_EQUAL(H->nlev, 1);
+    CU_ASSERT_FATAL(H->coarse_direct && H->chol);
+    CU_ASSERT(mixi_block_bytes(H->chol) <= (size_t)nd * sizeof(double));
+    double *b = mixt_dalloc((size_t)nd), *x = mixt_dalloc((size_t)nd);
+    rhs(nd, 41, b);
+    mix_cg_params p;
+    mix_cg_params_init(&p);
+    p.precond = MIX_PRECOND_AMG, p.sloppy_prec = MIX_FP64;
+    mix_cg_info info;
+    CU_ASSERT_EQUAL(mix_dcg(ctx, &p, S, b, x, &info), MIX_SUCCESS);
+    CU_ASSERT(info.iter <= 1);
+    mix_sparse_destroy(S);
+    mixm_csr_free(&A);
+    free(b), free(x);
+}
+
+static void coarse_ragged(mix_context *ctx)
+{
+    const int n = 380;
+    mixm_csr A;
+    double *a = calloc((size_t)n * n, sizeof *a), *L = calloc((size_t)n * n, sizeof *L);
+    CU_ASSERT_FATAL(a && L);
+    for (int i = 0; i < n; i++) {
+        int cols[3] = {i % 11 ? i - 1 : -1, i % 5 == 0 ? i - 37 : -1, i % 7 == 0 ? i - 1 - i % 23 : -1};
+        for (int c = 0; c < 3; c++)
+            if (cols[c] >= 0) a[(size_t)i * n + cols[c]] = a[(size_t)cols[c] * n + i] = c ? -0.5 : -1.0;
+        a[(size_t)i * n + i] = 4.0 + i % 3;
+    }
+    int64_t envelope = 0;
+    for (int i = 0; i < n; i++) {
+        int f = 0;
+        while (a[(size_t)i * n + f] == 0.0) f++;
+        envelope += i - f + 1;
+    }
+    dense_to_csr(n, a, &A);
+    mix_sparse *S = mixt_sparse(ctx, &A);
+    mixi_amg *H;
+    double t;
+    CU_ASSERT_EQUAL_FATAL(mixi_amg_get(S, &H, &t), MIX_SUCCESS);
+    CU_ASSERT_FATAL(H->nlev == 1 && H->coarse_direct && H->chol);
+    CU_ASSERT(mixi_block_bytes(H->chol) <= (size_t)envelope * sizeof(double));
+    CU_ASSERT(envelope < (int64_t)n * (n + 1) / 4);
+    /* The dense factor of D^-1/2 A D^-1/2, the former code's loops. */
+    const double *s = H->lev[0].dinv_sqrt;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j <= i; j++)
+            if (a[(size_t)i * n + j] != 0.0) L[(size_t)i * n + j] = a[(size_t)i * n + j] * s[i] * s[j];
+    for (int j = 0; j < n; j++) {
+        double *Lj = L + (size_t)j * n;
+        for (int k = 0; k < j; k++) Lj[j] -= Lj[k] * Lj[k];
+        Lj[j] = sqrt(Lj[j]);
+        for (int i = j + 1; i < n; i++) {
+            double *Li = L + (size_t)i * n, u = Li[j];
+            for (int k = 0; k < j; k++) u -= Li[k] * Lj[k];
+            Li[j] = u / Lj[j];
+        }
+    }
+    double *y = mixt_dalloc((size_t)n), *z = mixt_dalloc((size_t)n);
+    rhs(n, 43, y);
+    memcpy(z, y, (size_t)n * sizeof *z);
+    for (int i = 0; i < n; i++) {
+        double u = z[i];
+        for (int k = 0; k < i; k++) u -= L[(size_t)i * n + k] * z[k];
+        z[i] = u / L[(size_t)i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double u = z[i];
+        for (int k = i + 1; k < n; k++) u -= L[(size_t)k * n + i] * z[k];
+        z[i] = u / L[(size_t)i * n + i];
+    }
+    mixi_amg_coarse_solve(H, y);
+    CU_ASSERT_EQUAL(memcmp(y, z, (size_t)n * sizeof *y), 0);
+    mix_sparse_destroy(S);
+    mixm_csr_free(&A);
+    free(a), free(L), free(y), free(z);
+}
+
+static void test_coarse_envelope(void)
+{
+    mix_context *ctx = mixt_context();
+    coarse_diagonal(ctx);
+    coarse_ragged(ctx);
+    mix_context_destroy(ctx);
+}
+
 /* lambda_max of D^-1/2 A D^-1/2 for 1-D and 3-D Poisson of m points a side, known:
  * 1 + cos(pi / (m + 1)) (2-D too).  The estimate is below it and within the smoothers' margin,
  * with Gershgorin's bound (which lets Lanczos stop early, or the quotient of signs skip it) and
@@ -1271,6 +1389,8 @@ static const mixt_test amg_tests[] = {
     {"product A A of 3-D Poisson 20^3 (several row blocks) row by row against a dense one", test_product_blocks},
     {"Galerkin product through the reservation: R (A P)'s bits, alloc failures, fallback", test_galerkin_reserved},
     {"transpose: the dense transpose, rows sorted, with 1, 2 and 3 threads", test_transpose},
+    {"coarsest Cholesky by its envelope: a diagonal A's n values, a dense factor's bits",
+     test_coarse_envelope},
     {"lambda_max: below the true one and within the margin, early stop or not", test_lmax},
     {"3-D Poisson 40^3: <= 14 iterations, operator complexity <= 1.5", test_poisson_bound},
     {"cycle with two coarse corrections below the fine level: symmetric, fewer iterations",

@@ -100,7 +100,11 @@ struct mixi_amg {
                                               * a stored set is made (host_kept) */
     double *scale[MIXI_AMG_MAX_LEVELS];      /* [0]: the mix_sparse's backend D^-1/2 (the
                                               * coarser levels' scale their host operators) */
-    double *chol;                            /* dense FP64 Cholesky factor of the coarsest */
+    double *chol;                            /* FP64 Cholesky factor of the coarsest, by its
+                                              * envelope (amg_coarse.c): row i's columns
+                                              * chol_first[i] .. i from chol[chol_off[i]] */
+    int32_t *chol_first, *chol_last;         /* chol_last[j]: the last row reaching column j */
+    int64_t *chol_off;                       /* n + 1 */
     int coarse_direct;                       /* 1: coarsest solved by chol, else smoothed */
     mixi_amg_stored *stored[MIX_NUM_PREC];   /* [requested storage]: per level */
     mixi_amg_stored *stored_auto;            /* MIX_PREC_AUTO's, per level (amg_auto.c) */
@@ -122,8 +126,9 @@ int mixi_amg_get(mix_sparse *A, mixi_amg **H, double *t);
  * throughout), each coarser level in the storage whose SpMV measured fastest on it. */
 int mixi_amg_stored_get(mix_sparse *A, mixi_amg *H, mix_prec prec, const mixi_amg_stored **S);
 void mixi_amg_free(mixi_amg *H, mix_context *ctx);
-/* Dense FP64 Cholesky of the coarsest operator (amg_coarse.c): L in H->chol. */
+/* FP64 Cholesky of the coarsest operator (amg_coarse.c): L in H->chol, by its envelope. */
 int mixi_amg_coarse_factor(mixi_amg *H, const mixi_amg_csr *A);
+void mixi_amg_coarse_free(mixi_amg *H);
 void mixi_amg_coarse_solve(const mixi_amg *H, double *x); /* x = A^-1 x (FP64, host) */
 /* a_ij (entry k of row i) is a strong coupling: |a_ij| >= theta sqrt(a_ii a_jj), s = D^-1/2. */
 static inline int mixi_amg_strong(const mixi_amg_csr *A, const double *s, double theta, int i,

@@ -35,7 +35,7 @@ void mixi_amg_free(mixi_amg *H, mix_context *ctx)
         mixi_amg_tent_free(&H->lev[l].T);
         mixi_free(H->lev[l].dinv_sqrt);
     }
-    mixi_free(H->chol);
+    mixi_amg_coarse_free(H);
     mixi_free(H);
 }
 
