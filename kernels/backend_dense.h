@@ -134,6 +134,10 @@ struct mixi_dense_ops {
     /* LAPACK dgetrs (no transpose): b := A^{-1} b with the factors of getrf_f64. */
     int (*getrs_f64)(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
                      double *b, int ldb);
+    /* Optional (NULL allowed), host-memory backends: LAPACK dgesv, the two above in one call
+     * (b := the solution unless *info > 0), for small systems where a call's fixed cost shows. */
+    int (*gesv_f64)(void *state, int n, int nrhs, double *a, int lda, int *ipiv, double *b,
+                    int ldb, int *info);
 
     /* --- Symmetric positive definite systems (solvers/dense/blocked_lowprec.c, solvers/dense/chol_factor.c) ----
      * A symmetric matrix is given by its `uplo` triangle (MIXK_LOWER | MIXK_UPPER) alone; the
@@ -182,6 +186,10 @@ struct mixi_dense_ops {
     int (*potrf_f64)(void *state, int uplo, int n, double *a, int lda, void *work, int *info);
     int (*potrs_f64)(void *state, int uplo, int n, int nrhs, const double *a, int lda, double *b,
                      int ldb);
+    /* Optional (NULL allowed), host-memory backends: LAPACK dposv, potrf_f64 and potrs_f64 in
+     * one call, as gesv_f64. */
+    int (*posv_f64)(void *state, int uplo, int n, int nrhs, double *a, int lda, double *b,
+                    int ldb, int *info);
 
     /* --- Cost model (optional, NULL allowed) ------------------------------------------------- */
     /* *gflops (host) = the sustained GEMM rate of this backend in precision p (MIX_FP64 the FP64

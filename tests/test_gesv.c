@@ -666,6 +666,113 @@ static void test_singular(void)
     mix_context_destroy(ctx);
 }
 
+/* ---- small systems: FP64 in place with the flow's checks fused (solvers/dense/dense_small.c) -- */
+
+/* AUTO on column-major A (the small path) and on the same system stored row-major (the general
+ * flow, which transposes): one and the same answer, status and record; on the CPU also LAPACK's
+ * own dgesv/dposv bits.  spd: Cholesky from the uplo triangle. */
+static void small_case(mix_context *ctx, int spd, char uplo, int n, int nrhs, const double *a,
+                       const double *b, int want, int scaled)
+{
+    const size_t nn = (size_t)n * n, nb = (size_t)n * nrhs;
+    double *ac = mixt_dalloc(nn), *ar = mixt_dalloc(nn), *br = mixt_dalloc(nb);
+    double *xc = mixt_dalloc(nb), *xr = mixt_dalloc(nb), *xt = mixt_dalloc(nb);
+    int *pc = calloc((size_t)n, sizeof *pc), *pr = calloc((size_t)n, sizeof *pr);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) ar[(size_t)i * n + j] = ac[i + (size_t)j * n] = a[i + (size_t)j * n];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < nrhs; j++) br[(size_t)i * nrhs + j] = b[i + (size_t)j * n];
+    for (size_t k = 0; k < nb; k++) xc[k] = xr[k] = 7.0;
+    mix_gesv_info ic, ir;
+    const char uplo_r = uplo == 'L' ? 'U' : 'L'; /* the transpose's other triangle, same memory */
+    int sc = spd ? mix_dposv_ir(ctx, NULL, MIX_COL_MAJOR, uplo, n, nrhs, ac, n, b, n, xc, n, &ic)
+                 : mix_dgesv_ir(ctx, NULL, MIX_COL_MAJOR, n, nrhs, ac, n, pc, b, n, xc, n, &ic);
+    int sr = spd ? mix_dposv_ir(ctx, NULL, MIX_ROW_MAJOR, uplo_r, n, nrhs, ar, n, br, nrhs, xr,
+                                nrhs, &ir)
+                 : mix_dgesv_ir(ctx, NULL, MIX_ROW_MAJOR, n, nrhs, ar, n, pr, br, nrhs, xr, nrhs,
+                                &ir);
+    CU_ASSERT_EQUAL(sc, want);
+    CU_ASSERT_EQUAL(sr, want);
+    int input_nan = 0; /* refused before any solve: no record but the status */
+    for (size_t k = 0; k < nb; k++) input_nan |= isnan(b[k]);
+    CU_ASSERT(ic.status == want);
+    if (!input_nan) {
+        CU_ASSERT(ic.iter == -1 && ir.iter == -1 && ic.reason == MIX_REASON_DIRECT);
+        CU_ASSERT(ic.factor_prec_used == MIX_FP64 && ic.fell_back == 1);
+        if (want != MIX_SUCCESS) CU_ASSERT(isnan(ic.backward_error));
+    }
+    /* In place: not measured (0); range-scaled, on a copy: measured. */
+    if (want == MIX_SUCCESS) CU_ASSERT(ic.backward_error <= (scaled ? mixt_berr_bound(n) : 0.0));
+    /* The factors: the caller's a, in its layout (uplo_r's triangle of a row-major array is
+     * uplo's of the same memory read column-major), and X agree to rounding: the general flow
+     * calls dgetrf and dgetrs apart, whose bits OpenBLAS's dgesv does not always give (n = 31). */
+    double *fr = mixt_dalloc(nn);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            const size_t k = i + (size_t)j * n;
+            const int stored = !spd || (uplo == 'L' ? i >= j : i <= j);
+            fr[k] = !stored ? ac[k] : spd ? ar[k] : ar[(size_t)i * n + j];
+        }
+    CU_ASSERT(mixt_max_diff(nn, ac, fr) <= 1e-12 * mixt_max_abs(nn, ac));
+    if (!spd && want == MIX_SUCCESS) CU_ASSERT(memcmp(pc, pr, (size_t)n * sizeof *pc) == 0);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < nrhs; j++) xt[i + (size_t)j * n] = xr[(size_t)i * nrhs + j];
+    CU_ASSERT(mixt_max_diff(nb, xc, xt) <= 1e-9 * mixt_max_abs(nb, xc)); /* 7.0 where not computed */
+    /* The small path (n <= 32, n nrhs <= 256, no range scaling) on the CPU: LAPACK's own dgesv or
+     * dposv, bit for bit. */
+    if (mixt_backend == MIX_BACKEND_CPU && n <= 32 && n * nrhs <= 256 && !scaled &&
+        want != MIX_ERR_NAN) {
+        double *f = mixt_dalloc(nn), *fx = mixt_dalloc(nb);
+        memcpy(f, a, nn * sizeof *f);
+        memcpy(fx, b, nb * sizeof *fx);
+        int ref = spd ? LAPACKE_dposv(LAPACK_COL_MAJOR, uplo, n, nrhs, f, n, fx, n)
+                      : LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, f, n, pr, fx, n);
+        CU_ASSERT_EQUAL(ref > 0, want != MIX_SUCCESS);
+        CU_ASSERT(memcmp(f, ac, nn * sizeof *f) == 0);
+        if (ref == 0) CU_ASSERT(memcmp(fx, xc, nb * sizeof *fx) == 0);
+        free(f); free(fx);
+    }
+    free(fr);
+    free(ac); free(ar); free(br); free(xc); free(xr); free(xt); free(pc); free(pr);
+}
+
+static void test_small_systems(void)
+{
+    mix_context *ctx = mixt_context();
+    const int sizes[] = {1, 2, 3, 5, 8, 16, 31, 32, 33}, rhs[] = {1, 3, 9};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (size_t r = 0; r < sizeof rhs / sizeof *rhs; r++) {
+            const int n = sizes[s], nrhs = rhs[r];
+            double *a = mixt_dalloc((size_t)n * n), *g = mixt_dalloc((size_t)n * n);
+            double *b = mixt_rand64((size_t)n * nrhs, 11u + (unsigned)s);
+            mixm_gen_random_dense(n, 5 + (int)s, a);
+            small_case(ctx, 0, 'L', n, nrhs, a, b, MIX_SUCCESS, 0);
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, a, n, a, n, 0.0, g, n);
+            for (int i = 0; i < n; i++) g[i + (size_t)i * n] += 1.0; /* SPD */
+            small_case(ctx, 1, 'L', n, nrhs, g, b, MIX_SUCCESS, 0);
+            small_case(ctx, 1, 'U', n, nrhs, g, b, MIX_SUCCESS, 0);
+            /* Entries near the range's edge: the flow's scaling, not the small path. */
+            for (size_t k = 0; k < (size_t)n * n; k++) g[k] = ldexp(a[k], -70);
+            small_case(ctx, 0, 'L', n, nrhs, g, b, MIX_SUCCESS, 1);
+            if (n > 1) { /* a zero column: U(2,2) = 0, X not computed */
+                for (int i = 0; i < n; i++) a[i + (size_t)n] = 0.0;
+                small_case(ctx, 0, 'L', n, nrhs, a, b, MIX_ERR_SINGULAR, 0);
+                for (int i = 0; i < n; i++) g[i + (size_t)i * n] = i == 1 ? -1.0 : 2.0 + n;
+                for (int i = 0; i < n; i++)
+                    for (int j = 0; j < n; j++) if (i != j) g[i + (size_t)j * n] = 0.0;
+                small_case(ctx, 1, 'L', n, nrhs, g, b, MIX_ERR_NOT_SPD, 0);
+            }
+            free(a); free(g); free(b);
+        }
+    /* A subnormal pivot: finite data, an Inf in X (LU only); NaN in B: nothing written. */
+    double a2[4] = {1e-310, 0.0, 0.0, 1.0}, b2[2] = {1.0, 1.0};
+    small_case(ctx, 0, 'L', 2, 1, a2, b2, MIX_ERR_NAN, 0);
+    a2[0] = 3.0;
+    b2[1] = NAN;
+    small_case(ctx, 0, 'L', 2, 1, a2, b2, MIX_ERR_NAN, 0);
+    mix_context_destroy(ctx);
+}
+
 /* ---- illegal arguments: -i, nothing written ------------------------------------------------ */
 
 static void test_illegal_arguments(void)
@@ -936,6 +1043,7 @@ static const mixt_test gesv_tests[] = {
     {"empty sizes", test_empty_sizes},
     {"NaN/Inf input", test_nan_inf},
     {"exactly singular", test_singular},
+    {"small systems: the flow's answer, LAPACK's bits", test_small_systems},
     {"illegal arguments", test_illegal_arguments},
     {"allocation failure", test_alloc_failure},
     {"a reused spare block changes no bit", test_spare_reused},

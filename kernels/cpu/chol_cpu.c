@@ -193,6 +193,19 @@ int mixi_cpu_potrf_f64(void *state, int uplo, int n, double *a, int lda, void *w
     return MIX_SUCCESS;
 }
 
+int mixi_cpu_posv_f64(void *state, int uplo, int n, int nrhs, double *a, int lda, double *b,
+                      int ldb, int *info)
+{
+    (void)state;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    lapack_int st = LAPACKE_dposv_work(LAPACK_COL_MAJOR, uplo == MIXK_UPPER ? 'U' : 'L', n, nrhs,
+                                       a, lda, b, ldb);
+    if (st < 0) return MIX_ERR_INTERNAL;
+    *info = (int)st;
+    return MIX_SUCCESS;
+}
+
 int mixi_cpu_potrs_f64(void *state, int uplo, int n, int nrhs, const double *a, int lda,
                        double *b, int ldb)
 {

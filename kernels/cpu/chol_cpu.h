@@ -22,5 +22,7 @@ int mixi_cpu_potrf_f64_worksize(void *state, int n, size_t *bytes);
 int mixi_cpu_potrf_f64(void *state, int uplo, int n, double *a, int lda, void *work, int *info);
 int mixi_cpu_potrs_f64(void *state, int uplo, int n, int nrhs, const double *a, int lda,
                        double *b, int ldb);
+int mixi_cpu_posv_f64(void *state, int uplo, int n, int nrhs, double *a, int lda, double *b,
+                      int ldb, int *info);
 
 #endif

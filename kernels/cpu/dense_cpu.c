@@ -665,6 +665,18 @@ static int cpu_getrs_f64(void *state, int n, int nrhs, const double *a, int lda,
                : MIX_SUCCESS;
 }
 
+static int cpu_gesv_f64(void *state, int n, int nrhs, double *a, int lda, int *ipiv, double *b,
+                        int ldb, int *info)
+{
+    (void)state;
+    *info = 0;
+    if (n == 0) return MIX_SUCCESS;
+    lapack_int st = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);
+    if (st < 0) return MIX_ERR_INTERNAL;
+    *info = (int)st;
+    return MIX_SUCCESS;
+}
+
 /* ---- Cost model: GEMM rates measured once per process ---------------------------------------- */
 
 /* Calibration shape: a trailing update of a mid-size LU (m = n = 512, k = 256; 134 MFLOP, about
@@ -926,6 +938,7 @@ const mixi_dense_ops mixi_cpu_dense_ops = {
     .getrf_f64_worksize = cpu_getrf_f64_worksize,
     .getrf_f64 = cpu_getrf_f64,
     .getrs_f64 = cpu_getrs_f64,
+    .gesv_f64 = cpu_gesv_f64,
     .norm_inf_sym_f64 = mixi_cpu_norm_inf_sym_f64,
     .symm_f64 = mixi_cpu_symm_f64,
     .symv_f64 = mixi_cpu_symv_f64,
@@ -938,6 +951,7 @@ const mixi_dense_ops mixi_cpu_dense_ops = {
     .potrf_f64_worksize = mixi_cpu_potrf_f64_worksize,
     .potrf_f64 = mixi_cpu_potrf_f64,
     .potrs_f64 = mixi_cpu_potrs_f64,
+    .posv_f64 = mixi_cpu_posv_f64,
     .gemm_rate = cpu_gemm_rate,
     .getrf_rate = cpu_getrf_rate,
     .round_rate = cpu_round_rate,

@@ -368,6 +368,8 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
     info->factor_prec_used = p->factor_prec;
     if (c->n == 0 || c->nrhs == 0) return MIX_SUCCESS; /* nothing to solve, nothing written */
     if (!d || !F->supported(d)) return info->status = MIX_ERR_UNSUPPORTED;
+    const int small = mixi_dense_small(ctx, p, c, F, info, idx);
+    if (small != MIXI_DENSE_NOT_SMALL) return info->status = small;
     const int rowmajor = c->layout == MIX_ROW_MAJOR;
     const int lower = (c->uplo == 'L' || c->uplo == 'l') != rowmajor;
     const int budget_min_n = budget_order(ctx, p, c->spd, c->n);

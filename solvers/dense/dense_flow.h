@@ -84,5 +84,11 @@ struct mixi_factorization {
 extern const mixi_factorization mixi_lu_factorization;   /* lu_factor.c */
 extern const mixi_factorization mixi_chol_factorization; /* chol_factor.c */
 
+/* A small system FP64 solves in place (dense_small.c): mixi_dense_run's result and info, or
+ * MIXI_DENSE_NOT_SMALL (statuses are >= 0) with nothing written, for the general flow. */
+#define MIXI_DENSE_NOT_SMALL (-1)
+int mixi_dense_small(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_call *c,
+                     const mixi_factorization *F, mix_gesv_info *info, int *idx);
+
 
 #endif

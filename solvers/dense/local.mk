@@ -3,7 +3,7 @@ noinst_HEADERS += solvers/dense/dense.h solvers/dense/dense_flow.h solvers/dense
 libmixsolve_internal_la_SOURCES += solvers/dense/blocked_lowprec.c solvers/dense/scaling.c solvers/dense/gmres.c \
 	solvers/dense/refine.c solvers/dense/berr.c solvers/dense/policy.c
 libmixsolve_internal_la_SOURCES += solvers/dense/dense_range.c solvers/dense/equilibrate.c
-libmixsolve_internal_la_SOURCES += solvers/dense/dense_flow.c solvers/dense/lu_factor.c solvers/dense/chol_factor.c \
+libmixsolve_internal_la_SOURCES += solvers/dense/dense_flow.c solvers/dense/dense_small.c solvers/dense/lu_factor.c solvers/dense/chol_factor.c \
 	solvers/dense/dense_matrix.c
 libmixsolve_internal_la_SOURCES += solvers/dense/precond_lu.c
 libmixsolve_internal_la_SOURCES += solvers/dense/widen.c solvers/dense/lu_profile.c
