@@ -1447,6 +1447,30 @@ static void test_thread_bits(void)
 #endif
 }
 
+
+/* mix_dcg(3): with escalation a system of fewer than 32 rows runs in FP64 from the start, AMG
+ * too.  LF10 (n = 18) with AMG in FP32 storage ran an FP32 stage (the probe); now every storage
+ * asked for reports one FP64 stage, and without escalation the storage asked for. */
+static void test_small_fp64(void)
+{
+    mixt_cg_sys f;
+    mixt_cg_open_bundled(&f, "LF10.mtx");
+    for (int i = 0; i < f.A.nrows; i++) f.b[i] = 1.0 + 0.01 * i;
+    for (int t = 0; t < NST; t++) {
+        mix_cg_params p = mixt_cg_params(storages[t], MIX_PRECOND_AMG);
+        mix_cg_info info;
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(info.stages, 1);
+        CU_ASSERT_EQUAL(info.stage_prec[0], MIX_FP64);
+        CU_ASSERT(mixt_cg_true_rel(&f.A, f.b, f.x) <= p.tol);
+        if (storages[t] == MIX_FP64 || storages[t] == MIX_PREC_AUTO) continue;
+        p.escalate = 0;
+        CU_ASSERT_EQUAL(mix_dcg(f.ctx, &p, f.S, f.b, f.x, &info), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(info.stage_prec[0], storages[t]);
+    }
+    mixt_cg_close(&f);
+}
+
 static const mixt_test amg_tests[] = {
     {"3D Poisson: AMG-PCG in every storage to 1e-10, <= 0.3x Jacobi CG's iterations", test_poisson3d},
     {"2D Poisson: AMG-PCG in every storage, <= 0.2x Jacobi CG's iterations", test_poisson2d},
@@ -1489,6 +1513,8 @@ static const mixt_test amg_tests[] = {
      test_auto_levels},
     {"AUTO hierarchy kept: a later AUTO solve reports the storage its set was made in",
      test_auto_set_reported},
+    {"n < 32 with escalation: FP64 from the start (LF10), the storage asked for without",
+     test_small_fp64},
     {NULL, NULL},
 };
 

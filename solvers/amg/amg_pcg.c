@@ -532,6 +532,8 @@ int mixi_amg_solve(mix_context *ctx, const mix_cg_params *prm, mix_sparse *A, co
     /* AUTO: the storage CG's rule picks for A (cg_auto.c), then level by level (amg_store.c);
      * the fine level's is the set's (H->auto_fine), not a second pick that may differ. */
     mix_prec prec = prm->sloppy_prec;
+    /* A system too small for a sloppy stage to judge its storage runs in FP64, as without AMG. */
+    if (prm->escalate && mixi_cg_n(A) < MIXI_CG_SLOPPY_MIN_N) prec = MIX_FP64;
     const mixi_amg_stored *S;
     if (!st) st = mixi_amg_stored_get(A, H, prec, &S);
     if (!st && prec == MIX_PREC_AUTO) prec = H->auto_fine;

@@ -672,13 +672,8 @@ static int escalates(int st, int reason)
  * Jacobi: 11380 iterations to 1.9e-8, against 2865 for FP64 CG to 1e-10). */
 static int stage_window(int n) { return n > 100 ? n : 100; }
 
-/* With escalation on, a system of fewer rows than this runs in FP64 from the start: exact CG
- * ends within n steps, before a sloppy stage has the rows of T to judge its storage, and a
- * stage that hands over then costs more than the whole FP64 run (LF10, n = 18, Jacobi: FP32
- * 31 iterations, the 16-bit storages 33 then FP64 18; FP64 alone 9). */
-#define CG_SLOPPY_MIN_N 32
-
-/* Whether a system runs in FP64 from the start when escalation is on: fewer rows than above, or
+/* Whether a system runs in FP64 from the start when escalation is on: fewer rows than
+ * MIXI_CG_SLOPPY_MIN_N, or
  * a diagonal A with Jacobi, which makes it the identity: FP64 CG ends in one step, a sloppy
  * storage needs two (the rounding of r) and its setup (bcsstm24, n = 3562: every sloppy storage
  * about 1.5x FP64's time in the main job).  A distributed A is never taken for diagonal (its
@@ -686,7 +681,7 @@ static int stage_window(int n) { return n > 100 ? n : 100; }
 static int fp64_from_start(const mix_cg_params *prm, const mix_sparse *A, double ng)
 {
     if (!prm->escalate) return 0;
-    return ng < CG_SLOPPY_MIN_N ||
+    return ng < MIXI_CG_SLOPPY_MIN_N ||
            (prm->precond == MIX_PRECOND_JACOBI && !A->dist && A->nnz == (int64_t)A->n);
 }
 

@@ -94,6 +94,11 @@ int mixi_cg_sum(const mix_sparse *A, double *v, int k);      /* v[0..k-1] summed
 int mixi_cg_max(const mix_sparse *A, double *v, int k);
 int mixi_cg_agree(const mix_sparse *A, int st);              /* the largest status of all ranks */
 double mixi_cg_n(const mix_sparse *A);                       /* rows of the whole matrix */
+/* With escalation on, a system of fewer rows than this runs in FP64 from the start, with or
+ * without AMG: exact CG ends within n steps, before a sloppy stage has the rows of T to judge its
+ * storage, and a stage that hands over then costs more than the whole FP64 run (LF10, n = 18,
+ * Jacobi: FP32 31 iterations, the 16-bit storages 33 then FP64 18; FP64 alone 9). */
+#define MIXI_CG_SLOPPY_MIN_N 32
 /* MIX_PREC_AUTO's storage for A (solvers/cg/cg_auto.c; also the AMG hierarchy's). */
 mix_prec mixi_cg_auto_prec(mix_sparse *A);
 /* What AUTO weighs per storage (solvers/cg/cg_rates.c measures it): seconds of one SpMV of the
