@@ -220,9 +220,12 @@ static void test_singular(void)
                         MIX_ERR_SINGULAR);
         CU_ASSERT_EQUAL(info.status, MIX_ERR_SINGULAR);
         CU_ASSERT(isnan(info.backward_error)); /* no X: not 0, "exact" */
+        /* Found by the FP64 analysis before AUTO chose: FP64, never AUTO (it read 256). */
+        CU_ASSERT_EQUAL(info.factor_prec_used, precs[k] == MIX_PREC_AUTO ? MIX_FP64 : precs[k]);
         CU_ASSERT_EQUAL(solve_dense_case(ctx, 3, numerical, precs[k], 1, &info, &berr),
                         MIX_ERR_SINGULAR);
         CU_ASSERT(isnan(info.backward_error));
+        CU_ASSERT(info.factor_prec_used == MIX_FP32 || info.factor_prec_used == MIX_FP64);
     }
     mix_context_destroy(ctx);
 }
@@ -408,6 +411,7 @@ static void test_nan_rhs(void)
     mix_gesv_info info;
     CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 2, b, n, x, n, &info), MIX_ERR_NAN);
     CU_ASSERT_EQUAL(info.status, MIX_ERR_NAN);
+    CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64); /* AUTO by default: never reported */
     CU_ASSERT_EQUAL(x[0], 42.0); /* nothing written */
     b[n + 5] = INFINITY;
     CU_ASSERT_EQUAL(mix_dgesv_sparse(ctx, NULL, A, 2, b, n, x, n, &info), MIX_ERR_NAN);

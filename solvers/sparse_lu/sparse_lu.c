@@ -123,7 +123,8 @@ int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A
                        const double *b, int ldb, double *x, int ldx, mix_gesv_info *info)
 {
     *info = (mix_gesv_info){0};
-    info->factor_prec_used = p->factor_prec;
+    /* Never AUTO: until its choice, what ran is the analysis made for FP64 (mix_dgesv_sparse(3)). */
+    info->factor_prec_used = p->factor_prec == MIX_PREC_AUTO ? MIX_FP64 : p->factor_prec;
     const mixi_sparse_lu_ops *ops = ctx->ops->sparse_lu;
     if (!ops || A->dist) return info->status = MIX_ERR_UNSUPPORTED;
     if (!rhs_finite(A->n, nrhs, b, ldb)) return info->status = MIX_ERR_NAN;
@@ -135,7 +136,7 @@ int mixi_sparse_lu_run(mix_context *ctx, const mix_gesv_params *p, mix_sparse *A
     int rc = ops->analyze(ctx->state, A->a64, &P.F, &srank, &P.anrm, &P.exponent);
     if (!rc && srank < A->n) rc = MIX_ERR_SINGULAR;
     mix_prec prec = p->factor_prec;
-    if (!rc && prec == MIX_PREC_AUTO) rc = auto_choice(&P, &prec);
+    if (!rc && prec == MIX_PREC_AUTO && !(rc = auto_choice(&P, &prec))) info->factor_prec_used = prec;
     info->t_factor = mixi_wtime() - t0;
     mixi_splu_range R = {0};
     if (!rc) rc = mixi_splu_range_begin(&P, &R);
