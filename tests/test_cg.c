@@ -865,6 +865,38 @@ static void auto_bounds(const mix_sparse *S)
     CU_ASSERT(!bounded[MIX_FP32] && !bounded[MIX_FIXED16] && !(r.spmv_s[MIX_FP32] > 0.0));
 }
 
+/* Whether MIXSOLVE_SPMV_RATES = env forces the rates (else they are measured: FP64's only, cheap),
+ * and the FP32 SpMV seconds it gives. */
+static int rates_forced(mix_sparse *S, const char *env, double *fp32_s)
+{
+    setenv("MIXSOLVE_SPMV_RATES", env, 1);
+    int want[MIX_NUM_PREC] = {0}, made[MIX_NUM_PREC] = {0};
+    want[MIX_FP64] = 1;
+    mixi_auto_rates r;
+    memset(&r, 0, sizeof r);
+    CU_ASSERT_EQUAL(mixi_cg_rates(S, 0, want, &r, made), MIX_SUCCESS);
+    mixi_cg_rates_release(S, 0, made, MIX_FP64);
+    unsetenv("MIXSOLVE_SPMV_RATES");
+    *fp32_s = r.spmv_s[MIX_FP32];
+    return r.forced;
+}
+
+/* A value counts only when strtod reads it up to the next comma or the end, as
+ * MIXSOLVE_GEMM_RATES's: "1.3x" was read as 1.3 and forced the rates; now it is malformed, the
+ * variable lacks a candidate and is ignored (the rates measured). */
+static void forced_rates_malformed(mix_sparse *S)
+{
+    double t = 0.0;
+    CU_ASSERT(rates_forced(S, "fixed16=1.0,fp32=1.3,fp64=0.7", &t));
+    CU_ASSERT_EQUAL(t, (double)S->nnz / 1.3e9);
+    CU_ASSERT(rates_forced(S, "fp64=7e-1,fixed16=1,fp32=13e-1", &t));
+    CU_ASSERT_EQUAL(t, (double)S->nnz / 1.3e9);
+    CU_ASSERT(!rates_forced(S, "fixed16=1.0,fp32=1.3x,fp64=0.7", &t));
+    CU_ASSERT(!rates_forced(S, "fixed16=1.0,fp32=1.3 ,fp64=0.7", &t));
+    CU_ASSERT(!rates_forced(S, "fixed16=1.0,fp32=,fp64=0.7", &t));
+    CU_ASSERT(!rates_forced(S, "fixed16=1.0,fp32=1.3,fp64=0.7GB", &t));
+}
+
 /* AUTO itself (measurement included) with MIXSOLVE_SPMV_RATES forcing the rates: FP32 where the
  * 16-bit SpMV is the slower per SpMV, FIXED16 where it is the faster; an incomplete variable is
  * ignored (then measured: some candidate). */
@@ -909,6 +941,7 @@ static void test_auto(void)
     auto_by_times(S);
     auto_bounds(S);
     auto_by_forced_rates(S);
+    forced_rates_malformed(S);
     mix_sparse_destroy(S);
     /* Every other off-diagonal entry 1e-4 of its row's largest. */
     for (int i = 0; i < A.nrows; i++)

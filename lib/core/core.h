@@ -109,6 +109,11 @@ void *mixi_malloc_scratch(size_t count, size_t size);
 /* Whether the byte ranges [p, p + pbytes) and [q, q + qbytes) share a byte (aliased arguments). */
 int mixi_overlap(const void *p, size_t pbytes, const void *q, size_t qbytes);
 
+/* The value that the environment variable var ("a=1.5,b=2", any order) gives name: the first
+ * "name=" entry, when strtod reads all of it up to the next comma or the end and it is positive
+ * and finite; else 0 (unset, not named, malformed: the caller keeps its default) (env_list.c). */
+double mixi_env_list_value(const char *var, const char *name);
+
 /* Wall clock in seconds (monotonic): mixi_wtime, header-only (libmixmat's users share it). */
 #include "lib/core/clock.h"
 

@@ -25,7 +25,8 @@ static int size_class(int64_t nnz)
 
 /* MIXSOLVE_SPMV_RATES="fixed16=1.2,fp32=2.5,fp64=1.4": SpMV rates in 10^9 nonzeros per second
  * per storage (a test's or a user's override of the measurement; conversions then count as
- * free).  Returns 1 where the variable names every candidate of mixk_prec_cg_auto. */
+ * free).  Returns 1 where the variable names every candidate of mixk_prec_cg_auto with a
+ * well-formed value (mixi_env_list_value: "2.5x" is malformed, not 2.5). */
 static int forced_rates(double rate[MIX_NUM_PREC])
 {
     const char *e = getenv("MIXSOLVE_SPMV_RATES");
@@ -34,14 +35,8 @@ static int forced_rates(double rate[MIX_NUM_PREC])
     for (int p = 0; p < MIX_NUM_PREC; p++) {
         if (!mixk_prec_cg_auto((mix_prec)p)) continue;
         need++;
-        const char *name = mixk_prec_name((mix_prec)p);
-        const size_t len = strlen(name);
-        for (const char *s = e; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
-            if (strncmp(s, name, len) != 0 || s[len] != '=') continue;
-            const double g = strtod(s + len + 1, NULL);
-            if (g > 0.0 && isfinite(g)) rate[p] = g * 1e9, seen++;
-            break;
-        }
+        const double g = mixi_env_list_value("MIXSOLVE_SPMV_RATES", mixk_prec_name((mix_prec)p));
+        if (g > 0.0) rate[p] = g * 1e9, seen++;
     }
     return seen == need;
 }

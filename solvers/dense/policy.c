@@ -111,19 +111,7 @@ void mixi_set_lu_half_order(double order) { lu_half_override = order; }
  * calibrate under load near AUTO's threshold and disagree; a user's override of a calibration
  * that misjudges the machine).  Quantities not named keep their measurement; a malformed value
  * ("2000x", "100 ", "": strtod would read a prefix) is ignored, as mixsolve_lapack(7) says. */
-static double env_value(const char *name)
-{
-    const char *e = getenv("MIXSOLVE_GEMM_RATES");
-    const size_t len = strlen(name);
-    for (const char *s = e; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
-        if (strncmp(s, name, len) != 0 || s[len] != '=') continue;
-        char *end = NULL;
-        const double g = strtod(s + len + 1, &end);
-        const int whole = end != s + len + 1 && (*end == ',' || *end == '\0');
-        return whole && g > 0.0 && isfinite(g) ? g : 0.0;
-    }
-    return 0.0;
-}
+static double env_value(const char *name) { return mixi_env_list_value("MIXSOLVE_GEMM_RATES", name); }
 
 static double env_rate(mix_prec prec) { return env_value(mixk_prec_name(prec)); }
 
