@@ -53,6 +53,13 @@ static void test_usage_errors(void)
         {"info extra", "no arguments"},
         {"bench --dense-max -3", "bad --dense-max"},
         {"bench /nonexistent-dir", "/nonexistent-dir"},
+        /* An option the method never reads is refused, not ignored (--refine gmres with cg was
+         * accepted and dropped), in either order, before the file is read. */
+        {"solve --method cg --refine gmres x.mtx", "--refine does not apply to --method cg"},
+        {"solve --refine auto x.mtx --method cg", "--refine does not apply to --method cg"},
+        {"solve --method cg --dense-max 10 x.mtx", "--dense-max does not apply to --method cg"},
+        {"solve --method lu --precond amg x.mtx", "--precond does not apply to --method lu"},
+        {"solve --precond jacobi --method chol x.mtx", "--precond does not apply to --method chol"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
         expect_fail(cases[k].args, 2, cases[k].words);
@@ -176,6 +183,13 @@ static void test_solve_cg_and_rhs(void)
     snprintf(args, sizeof args, "solve %s --prec fp32", path);
     CU_ASSERT_EQUAL(run(args), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "method          : cg"));
+    /* A real SPD file: --refine with cg exited 0, the option dropped. */
+    snprintf(args, sizeof args, "solve %s --method cg --refine gmres", path);
+    CU_ASSERT_EQUAL(run(args), 2);
+    /* auto may run either method: it takes the options of both. */
+    snprintf(args, sizeof args, "solve %s --refine gmres --precond none --dense-max 100", path);
+    CU_ASSERT_EQUAL(run(args), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "no preconditioner"));
     /* --prec auto reaches CG's MIX_PREC_AUTO: FP64 for this small matrix. */
     snprintf(args, sizeof args, "solve %s --method cg --prec auto", path);
     CU_ASSERT_EQUAL(run(args), 0);

@@ -62,10 +62,14 @@ typedef struct {
     long max_iter;
     int precond; /* MIX_PRECOND_* (default MIX_PRECOND_JACOBI, 1) */
     long dense_max; /* lu beyond this order: sparse LU-IR (mix_dgesv_sparse) */
+    unsigned given; /* CLI_GIVEN_*: method-specific options the command line set */
 } solve_opts;
+#define CLI_GIVEN_REFINE 1u
+#define CLI_GIVEN_PRECOND 2u
+#define CLI_GIVEN_DENSE_MAX 4u
 #define CLI_DENSE_MAX 16384 /* dense LU of larger matrices needs > 2 GiB */
 #define CLI_SOLVE_DEFAULTS \
-    {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1, CLI_DENSE_MAX}
+    {NULL, NULL, NULL, 0, MIX_PREC_AUTO, MIX_REFINE_AUTO, MIX_BACKEND_AUTO, 0, 0, 1, CLI_DENSE_MAX, 0}
 /* The system as read: A, b (from --rhs or A * ones) and the solution x. */
 typedef struct {
     mixm_csr A;

@@ -28,6 +28,8 @@ static void solve_usage(FILE *f)
             "(cg) recomputed here in FP64, fallback and times.  CG uses the Jacobi preconditioner\n"
             "unless --precond none; --precond amg: CG with one smoothed-aggregation V-cycle\n"
             "per iteration, the hierarchy stored in the precision above, FP64 true residuals.\n"
+            "Options a method never reads are refused: --refine and --dense-max with cg,\n"
+            "--precond with lu and chol (auto takes all).\n"
             "Exit: 0 solved,\n"
             "1 solver failure, 2 bad usage or input.\n",
             cli_prec_choices(MIX_ROLE_ALL, all, sizeof all), cli_backend_choices(be, sizeof be),
@@ -66,6 +68,7 @@ static int solve_option(int c, const char *v, solve_opts *o)
         if ((k = word_index(v, refine_words)) < 0)
             return cli_error(CLI_USAGE, "bad --refine '%s' (classical, gmres, cg or auto)", v);
         o->refine = refine_values[k];
+        o->given |= CLI_GIVEN_REFINE;
         return 0;
     case 'b':
         if (!cli_parse_backend(v, &o->backend)) return cli_error(CLI_USAGE, "bad --backend '%s' (cpu, cuda or auto)", v);
@@ -79,14 +82,30 @@ static int solve_option(int c, const char *v, solve_opts *o)
         return 0;
     case 'd':
         if (!cli_parse_long(v, 0, 1000000000L, &o->dense_max)) return cli_error(CLI_USAGE, "bad --dense-max '%s'", v);
+        o->given |= CLI_GIVEN_DENSE_MAX;
         return 0;
     default: /* 'j' */
         if (!strcmp(v, "jacobi")) o->precond = MIX_PRECOND_JACOBI;
         else if (!strcmp(v, "amg")) o->precond = MIX_PRECOND_AMG;
         else if (!strcmp(v, "none")) o->precond = MIX_PRECOND_NONE;
         else return cli_error(CLI_USAGE, "bad --precond '%s' (jacobi, amg or none)", v);
+        o->given |= CLI_GIVEN_PRECOND;
         return 0;
     }
+}
+
+/* An option the chosen method never reads is refused, not ignored: --refine and --dense-max are
+ * LU's (--dense-max also bounds chol's dense copy), --precond CG's; auto may run either, so it
+ * takes all.  0, or the exit status (its one line printed). */
+static int method_options(const solve_opts *o)
+{
+    static const char *const name[] = {"auto", "lu", "cg", "chol"};
+    const char *opt = NULL, *methods = NULL;
+    if (o->method == 2 && (o->given & CLI_GIVEN_REFINE)) opt = "--refine", methods = "lu, chol or auto";
+    else if (o->method == 2 && (o->given & CLI_GIVEN_DENSE_MAX)) opt = "--dense-max", methods = "lu, chol or auto";
+    else if ((o->method == 1 || o->method == 3) && (o->given & CLI_GIVEN_PRECOND)) opt = "--precond", methods = "cg or auto";
+    if (!opt) return 0;
+    return cli_error(CLI_USAGE, "solve: %s does not apply to --method %s (only to %s)", opt, name[o->method], methods);
 }
 
 /* The options and the matrix file: -1 to go on, else the exit status (--help, an error). */
@@ -118,7 +137,8 @@ int cli_solve_args(int argc, char **argv, solve_opts *o)
         }
     }
     if (!o->file) return cli_error(CLI_USAGE, "solve: no matrix file given (see mixsolve solve --help)");
-    return -1;
+    const int rc = method_options(o);
+    return rc ? rc : -1;
 }
 
 /* Reads A and refuses what cannot be solved before any n-sized work: 0 or the exit status. */
