@@ -670,6 +670,11 @@ static void check_params_differ(mix_context *ctx, const mixm_csr *A)
     mix_cg_params dflt;
     mix_cg_params_init(&dflt);
     mix_cg_info info;
+    /* Any nonzero x0_given is 1 (mix_dcg(3)): 2 on the last rank and 1 elsewhere agree (they
+     * gave MIX_ERR_INVALID_ARG). */
+    dflt.x0_given = last ? 2 : 1;
+    same_everywhere(mix_dcg(ctx, &dflt, D, b, x, &info), MIX_SUCCESS, "x0_given 2 on the last rank, 1 elsewhere");
+    dflt.x0_given = 0;
     same_everywhere(mix_dcg(ctx, rank == 0 ? NULL : &dflt, D, b, x, &info), MIX_SUCCESS,
                     "NULL p on rank 0, the defaults elsewhere");
     mix_sparse_destroy(D);

@@ -51,7 +51,8 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
  * in 52 bits so that an FP64 reduction carries it exactly.  tol + 0.0 makes -0 and +0 one value. */
 static double params_hash(const mix_cg_params *p)
 {
-    const int ints[6] = {(int)p->sloppy_prec, p->max_iter, p->precond, p->x0_given, p->escalate,
+    /* x0_given as the solve reads it (any nonzero is 1, mix_dcg(3)): 1 and 2 are one setting. */
+    const int ints[6] = {(int)p->sloppy_prec, p->max_iter, p->precond, p->x0_given != 0, p->escalate,
                          p->narrow_vectors};
     const double reals[2] = {p->tol + 0.0, p->delta + 0.0};
     uint64_t h = fnv1a(0xcbf29ce484222325u, ints, sizeof ints);
