@@ -619,6 +619,11 @@ static void test_nan_inf(void)
             CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &info),
                             MIX_ERR_NAN);
             CU_ASSERT_EQUAL(info.status, MIX_ERR_NAN);
+            /* Under AUTO, stopped before the choice: FP64, never AUTO (it read 256). */
+            p.factor_prec = MIX_PREC_AUTO;
+            CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, &p, MIX_COL_MAJOR, n, 1, ac, n, ipiv, bc, n, x, n, &info),
+                            MIX_ERR_NAN);
+            CU_ASSERT_EQUAL(info.factor_prec_used, MIX_FP64);
             /* Nothing written. */
             CU_ASSERT(memcmp(ac, a, (size_t)n * n * sizeof *a) == 0);
             CU_ASSERT(memcmp(bc, b, (size_t)n * sizeof *b) == 0);

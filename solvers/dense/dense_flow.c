@@ -300,7 +300,7 @@ static int solve(mixi_dense_problem *P, const mixi_dense_call *c, mix_gesv_info 
     int rc, reason = MIX_REASON_NONE, predicted = 0;
     if ((rc = check_input(P)) || (rc = range_prepare(P))) return rc;
     mix_prec prec = P->p->factor_prec;
-    if (prec == MIX_PREC_AUTO) prec = P->F->auto_choice(P->ctx, P->n, P->nrhs, 1);
+    if (prec == MIX_PREC_AUTO) info->factor_prec_used = prec = P->F->auto_choice(P->ctx, P->n, P->nrhs, 1);
     /* NaN until a solve writes X and measures it: an attempt that fails before its first solve
      * without a fallback leaves X unwritten, which 0 would call exact. */
     info->backward_error = NAN;
@@ -365,7 +365,9 @@ int mixi_dense_run(mix_context *ctx, const mix_gesv_params *p, const mixi_dense_
     const mix_gesv_info zero = {0};
     *info = zero;
     *idx = 0;
-    info->factor_prec_used = p->factor_prec;
+    /* Never AUTO: a solve that stops before AUTO's choice (NaN in A or B, nothing to solve)
+     * reports FP64, the precision its checks ran in. */
+    info->factor_prec_used = p->factor_prec == MIX_PREC_AUTO ? MIX_FP64 : p->factor_prec;
     if (c->n == 0 || c->nrhs == 0) return MIX_SUCCESS; /* nothing to solve, nothing written */
     if (!d || !F->supported(d)) return info->status = MIX_ERR_UNSUPPORTED;
     const int small = mixi_dense_small(ctx, p, c, F, info, idx);
