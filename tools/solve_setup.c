@@ -99,13 +99,12 @@ static int solve_option(int c, const char *v, solve_opts *o)
  * takes all.  0, or the exit status (its one line printed). */
 static int method_options(const solve_opts *o)
 {
-    static const char *const name[] = {"auto", "lu", "cg", "chol"};
     const char *opt = NULL, *methods = NULL;
     if (o->method == 2 && (o->given & CLI_GIVEN_REFINE)) opt = "--refine", methods = "lu, chol or auto";
     else if (o->method == 2 && (o->given & CLI_GIVEN_DENSE_MAX)) opt = "--dense-max", methods = "lu, chol or auto";
     else if ((o->method == 1 || o->method == 3) && (o->given & CLI_GIVEN_PRECOND)) opt = "--precond", methods = "cg or auto";
     if (!opt) return 0;
-    return cli_error(CLI_USAGE, "solve: %s does not apply to --method %s (only to %s)", opt, name[o->method], methods);
+    return cli_error(CLI_USAGE, "solve: %s does not apply to --method %s (only to %s)", opt, method_words[o->method], methods);
 }
 
 /* The options and the matrix file: -1 to go on, else the exit status (--help, an error). */
