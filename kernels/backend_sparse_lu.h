@@ -41,7 +41,9 @@ struct mixi_sparse_lu_ops {
                    double *anrm, int *exponent);
     /* The analysis of A for `prec` (MIX_FP32 or MIX_FP64), made here if no factorization made it
      * yet, and its predictions, without factoring.  e all 0 where `prec` cannot hold A or A is
-     * structurally singular (the factorization then says which). */
+     * structurally singular (the factorization then says which).  MIX_PREC_AUTO: FP64's
+     * predictions from an analysis whose ordering is chosen for FP32 factors (AUTO's choice on
+     * the large problems where the ordering's own cost matters). */
     int (*estimate)(void *state, mixi_splu *F, mix_prec prec, mixi_splu_estimate *e);
     /* Numerical LU of A in `prec` (MIX_FP32 or MIX_FP64), reusing the analysis; the factors
      * of another precision are kept.  *outcome says whether the factors can be used. */

@@ -729,6 +729,58 @@ static void test_low_fill_fp64(void)
     mix_context_destroy(ctx);
 }
 
+/* The ordering of a fresh analysis of M for `prec` (MIX_PREC_AUTO: AUTO's) and its flops. */
+static int fresh_order(mix_context *ctx, mix_sparse *A, mix_prec prec, double *flops)
+{
+    const mixi_sparse_lu_ops *ops = ctx->ops->sparse_lu;
+    mixi_splu *F = NULL;
+    int srank = 0, exponent = 0;
+    double anrm = 0.0;
+    mixi_splu_estimate e = {0};
+    CU_ASSERT_EQUAL_FATAL(ops->analyze(ctx->state, A->a64, &F, &srank, &anrm, &exponent), 0);
+    CU_ASSERT_EQUAL(ops->estimate(ctx->state, F, prec, &e), 0);
+    ops->destroy(ctx->state, F);
+    *flops = e.flops;
+    return e.ordering;
+}
+
+/* AUTO's analysis (made in FP64) weighs nested dissection at FP32's factorization rate, as an
+ * FP32 analysis does: its large problems, the only ones ND may pay on, take FP32 factors.
+ * Weighed at FP64's, AUTO paid PORD's analysis where FP32 factors did not repay it (3-D
+ * convection-diffusion 40^3 on a Zen 3: AUTO 2.26 s, FP32 1.55 s).  ND's cost is set between
+ * the savings predicted at the two rates, so FP64 orders by PORD (4), FP32 and AUTO by AMF (2). */
+static void test_auto_orders_for_fp32(void)
+{
+#if HAVE_MUMPS
+    mix_context *ctx = mixt_context();
+    if (!have_splu(ctx) || mixt_backend != MIX_BACKEND_CPU) {
+        mix_context_destroy(ctx);
+        return;
+    }
+    double r64 = 0.0, r32 = 0.0, amf = 0.0, flops = 0.0;
+    CU_ASSERT_EQUAL(ctx->ops->dense->gemm_rate(ctx->state, MIX_FP64, &r64), 0);
+    CU_ASSERT_EQUAL(ctx->ops->dense->gemm_rate(ctx->state, MIX_FP32, &r32), 0);
+    mixm_csr M = {0};
+    CU_ASSERT_EQUAL_FATAL(mixm_gen_convdiff3d(32, 100.0, 50.0, 25.0, &M), 0);
+    mix_sparse *A = NULL;
+    CU_ASSERT_EQUAL_FATAL(mix_sparse_create_csr(ctx, M.nrows, M.rowptr, M.colind, M.val, &A), 0);
+    mixi_cpu_splu_nd_cost(1e30); /* AMF alone: its flops */
+    CU_ASSERT_EQUAL(fresh_order(ctx, A, MIX_FP32, &amf), 2);
+    if (r32 > 1.1 * r64 && amf > 0.0) { /* else no cost lies between the two savings */
+        mixi_cpu_splu_nd_cost(sqrt(mixi_cpu_splu_nd_saving_s(amf, r64) *
+                                   mixi_cpu_splu_nd_saving_s(amf, r32)));
+        CU_ASSERT_EQUAL(fresh_order(ctx, A, MIX_FP64, &flops), 4);
+        CU_ASSERT(flops < amf);
+        CU_ASSERT_EQUAL(fresh_order(ctx, A, MIX_PREC_AUTO, &flops), 2);
+        CU_ASSERT_EQUAL(fresh_order(ctx, A, MIX_FP32, &flops), 2);
+    }
+    mixi_cpu_splu_nd_cost(0.0);
+    mix_sparse_destroy(A);
+    mixm_csr_free(&M);
+    mix_context_destroy(ctx);
+#endif
+}
+
 /* AUTO's decision from the analysis's prediction: FP32 where the FP32 factorization saves far
  * more than the refinement's extra solves cost, FP64 for cheap factorizations, many right-hand
  * sides, or no prediction; a small bundled matrix takes FP64. */
@@ -911,6 +963,7 @@ static const mixt_test tests[] = {
     {"one analysis for both precisions, also on A Q after a transversal", test_analysis_reuse},
     {"a dense row: QAMD orders it, not AMF (quadratic there); the factors solve", test_dense_row_order},
     {"AUTO from the analysis's predicted cost", test_auto_decision},
+    {"AUTO's analysis weighs nested dissection at FP32's rate", test_auto_orders_for_fp32},
     {"low-fill FP64 factors (KLU, MUMPS): agree, memory, singular", test_low_fill_fp64},
     {"allocation failures: FP32/FP64/AUTO, KLU and MUMPS, no leak, b kept", test_alloc_sweep},
     {"MUMPS's out-of-memory codes are MIX_ERR_ALLOC", test_mumps_memory_status},

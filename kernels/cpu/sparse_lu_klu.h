@@ -31,6 +31,11 @@ void mixi_klu_free(mixi_klu *lu); /* NULL allowed */
 /* Test hook (sparse_lu_cpu.c, builds with MUMPS): 0 keeps every analysis and FP64
  * factorization in MUMPS, 1 (the default) lets KLU take those it pays for. */
 void mixi_cpu_splu_use_klu(int use);
+/* Test hooks: nested dissection's analysis cost in seconds (<= 0: the per-entry model), and
+ * the factorization time it is predicted to save after an AMF analysis of `flops` at `gflops`
+ * (sparse_lu_cpu.c, nd_may_pay). */
+void mixi_cpu_splu_nd_cost(double seconds);
+double mixi_cpu_splu_nd_saving_s(double flops, double gflops);
 /* Test hook: the status the CPU backend gives MUMPS's INFO(1) (MIX_ERR_ALLOC for memory). */
 int mixi_cpu_mumps_status(int info1);
 

@@ -90,13 +90,14 @@ static int fallback_iter(int reason, int max_iter)
     return -(max_iter + 1);
 }
 
-/* MIX_PREC_AUTO's precision from the analysis's prediction, made for FP64: FP32 factors are
- * taken only where they save much more than the symbolic step their instance repeats with
- * FP64's ordering, and an FP64 choice (small or cheap problems) pays one analysis. */
+/* MIX_PREC_AUTO's precision from the analysis's prediction, made for FP64 with an ordering
+ * chosen for FP32 factors (the estimate's MIX_PREC_AUTO): FP32 factors are taken only where
+ * they save much more than the symbolic step their instance repeats with FP64's ordering, and
+ * an FP64 choice (small or cheap problems) pays one analysis. */
 static int auto_choice(mixi_splu_problem *P, mix_prec *prec)
 {
     mixi_splu_estimate e;
-    int rc = P->ops->estimate(P->ctx->state, P->F, MIX_FP64, &e);
+    int rc = P->ops->estimate(P->ctx->state, P->F, MIX_PREC_AUTO, &e);
     if (!rc) *prec = mixi_sparse_lu_auto_choice(P->ctx, &e, P->nrhs);
     return rc;
 }
