@@ -2,7 +2,7 @@
 if HAVE_CUDA
 noinst_PROGRAMS += bench/bench_gpu_gesv
 bench_bench_gpu_gesv_SOURCES = bench/bench_gpu_gesv.c
-bench_bench_gpu_gesv_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+bench_bench_gpu_gesv_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) $(CUDA_BENCH_LIBS) -lm
 endif
 noinst_PROGRAMS += bench/bench_gesv
 bench_bench_gesv_SOURCES = bench/bench_gesv.c bench/bench_dense.c
@@ -18,7 +18,7 @@ if HAVE_CUDA
 noinst_PROGRAMS += bench/bench_gpu_cg
 bench_bench_gpu_cg_SOURCES = bench/bench_gpu_cg.c
 bench_bench_gpu_cg_CPPFLAGS = $(AM_CPPFLAGS) -DMIXB_MATRIX_DIR='"$(abs_top_srcdir)/matrices/data"'
-bench_bench_gpu_cg_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) -lm
+bench_bench_gpu_cg_LDADD = libmixsolve_internal.la matrices/libmixmat.la $(MIX_DEP_LIBS) $(CUDA_BENCH_LIBS) -lm
 bench_bench_gpu_cg_LDFLAGS = $(OPENMP_CFLAGS)
 endif
 noinst_PROGRAMS += bench/bench_cg

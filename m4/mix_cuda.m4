@@ -3,7 +3,7 @@
 # --with-cuda=auto (default) turns the backend on when everything is found and works, off
 # otherwise; --with-cuda or --with-cuda=DIR makes a failure an error; --without-cuda turns it off.
 # Sets have_cuda (yes/no), defines MIX_HAVE_CUDA, substitutes NVCC, NVCCFLAGS, CUDA_CPPFLAGS,
-# CUDA_LDFLAGS, CUDA_LIBS and sets the automake conditional HAVE_CUDA.
+# CUDA_LDFLAGS, CUDA_LIBS, CUDA_BENCH_LIBS and sets the automake conditional HAVE_CUDA.
 AC_DEFUN([MIX_CHECK_CUDA], [
 AC_ARG_WITH([cuda],
   [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@],
@@ -64,13 +64,28 @@ _MIXEOF
   AS_IF([test "x$have_cuda" = xno && test "x$with_cuda" != xauto],
     [AC_MSG_ERROR([--with-cuda given but $mix_cuda_why])])])
 AS_IF([test "x$have_cuda" = xyes], [
-  CUDA_LIBS="-lcusparse -lcusolver -lcublas -lcudart -lstdc++"
+  dnl The library links the runtime only: cuBLAS, cuSOLVER and cuSPARSE are opened on the first
+  dnl CUDA context (kernels/cuda/cuda_libs.c), by the sonames found here.  The GPU benchmarks
+  dnl call them directly and link them (CUDA_BENCH_LIBS).
+  CUDA_LIBS="-lcudart -lstdc++"
+  CUDA_BENCH_LIBS="-lcusparse -lcusolver -lcublas"
+  AC_CHECK_TOOL([OBJDUMP], [objdump], [false])
+  for mix_lib in cublas cusolver cusparse; do
+    mix_so=`$OBJDUMP -p "$cuda_libdir/lib$mix_lib.so" 2>/dev/null | sed -n 's/^ *SONAME *//p'`
+    AS_IF([test -z "$mix_so"], [mix_so=lib$mix_lib.so])
+    eval "mix_soname_$mix_lib=\$mix_so"
+  done
+  AC_DEFINE_UNQUOTED([MIX_CUBLAS_SONAME], ["$mix_soname_cublas"], [cuBLAS's soname, opened at run time])
+  AC_DEFINE_UNQUOTED([MIX_CUSOLVER_SONAME], ["$mix_soname_cusolver"], [cuSOLVER's soname])
+  AC_DEFINE_UNQUOTED([MIX_CUSPARSE_SONAME], ["$mix_soname_cusparse"], [cuSPARSE's soname])
+  AC_DEFINE_UNQUOTED([MIX_CUDA_LIBDIR], ["$cuda_libdir"], [where configure found the CUDA libraries])
   AC_DEFINE([MIX_HAVE_CUDA], [1], [CUDA backend compiled])],
-  [NVCCFLAGS=; CUDA_CPPFLAGS=; CUDA_LDFLAGS=; CUDA_LIBS=])
+  [NVCCFLAGS=; CUDA_CPPFLAGS=; CUDA_LDFLAGS=; CUDA_LIBS=; CUDA_BENCH_LIBS=])
 AC_SUBST([NVCC])
 AC_SUBST([NVCCFLAGS])
 AC_SUBST([CUDA_CPPFLAGS])
 AC_SUBST([CUDA_LDFLAGS])
 AC_SUBST([CUDA_LIBS])
+AC_SUBST([CUDA_BENCH_LIBS])
 AM_CONDITIONAL([HAVE_CUDA], [test "x$have_cuda" = xyes])
 ])

@@ -1,7 +1,12 @@
 /* test_core.c: contexts, backends, status sentences, capabilities and allocation failure. */
+#include <stdio.h>
 #include <string.h>
 #include "tests/mixt.h"
 #include "lib/api/mix_internal.h"
+#ifdef MIX_HAVE_CUDA
+#define MIXI_CUDA_LIBS_LOADER /* the table's members by their own names */
+#include "kernels/cuda/cuda_libs.h"
+#endif
 
 static void test_strerror_every_code(void)
 {
@@ -105,6 +110,48 @@ static void test_caps(void)
     CU_ASSERT_EQUAL(mix_backend_caps(MIX_BACKEND_CUDA, &caps), MIX_SUCCESS);
     CU_ASSERT_EQUAL(caps.compiled, 0);
     CU_ASSERT_EQUAL(caps.available, 0);
+#endif
+}
+
+/* Whether the process has a file whose name contains `name` mapped (/proc/self/maps). */
+static int mapped(const char *name)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f)) found = strstr(line, name) != NULL;
+    if (f) fclose(f);
+    return found;
+}
+
+/* cuBLAS, cuSOLVER and cuSPARSE are opened by the first CUDA context, not at load: linked, they
+ * cost every process 0.2-0.3 s and 210-270 MB before main, GPU or not.  A CPU solve leaves them
+ * unmapped; the loader then finds every function the backend calls (its names and types are
+ * checked here, where no GPU runs them). */
+static void test_cuda_libs_on_demand(void)
+{
+#ifdef MIX_HAVE_CUDA
+    mix_caps caps;
+    CU_ASSERT_EQUAL_FATAL(mix_backend_caps(MIX_BACKEND_CUDA, &caps), MIX_SUCCESS);
+    if (!caps.available) { /* else a CUDA suite may have opened them already */
+        mix_context *ctx = NULL;
+        double a[4] = {4.0, 1.0, 1.0, 3.0}, b[2] = {1.0, 2.0}, x[2];
+        int ipiv[2];
+        CU_ASSERT_EQUAL_FATAL(mix_context_create(&ctx, MIX_BACKEND_AUTO), MIX_SUCCESS);
+        CU_ASSERT_EQUAL(mix_dgesv_ir(ctx, NULL, MIX_COL_MAJOR, 2, 1, a, 2, ipiv, b, 2, x, 2, NULL), 0);
+        mix_context_destroy(ctx);
+        CU_ASSERT(mapped("libcudart"));
+        CU_ASSERT(!mapped("libcublas"));
+        CU_ASSERT(!mapped("libcusolver"));
+        CU_ASSERT(!mapped("libcusparse"));
+    }
+    CU_ASSERT_EQUAL_FATAL(mixi_cuda_libs_load(), MIX_SUCCESS);
+    CU_ASSERT_STRING_EQUAL(mixi_cuda_libs_missing(), "");
+#define MIXT_LOADED(name) CU_ASSERT_PTR_NOT_NULL(mixi_cuda_fn.p_##name);
+    MIXI_CUBLAS_FUNCS(MIXT_LOADED)
+    MIXI_CUSOLVER_FUNCS(MIXT_LOADED)
+    MIXI_CUSPARSE_FUNCS(MIXT_LOADED)
+    CU_ASSERT(mapped("libcublas") && mapped("libcusolver") && mapped("libcusparse"));
 #endif
 }
 
@@ -222,6 +269,7 @@ void mixt_register_core(void)
         {"AUTO picks the GPU exactly when one answers", test_context_auto},
         {"CUDA context without a device is MIX_ERR_BACKEND", test_context_cuda_without_device},
         {"backend capabilities", test_caps},
+        {"CUDA libraries opened by the first CUDA context, not at load", test_cuda_libs_on_demand},
         {"registry: names, order, AUTO, complete tables", test_registry},
         {"context creation survives allocation failure", test_context_alloc_failure},
         {"allocation size overflow is refused", test_alloc_overflow},

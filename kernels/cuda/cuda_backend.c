@@ -43,7 +43,7 @@ static int cuda_init(void **state)
 {
     *state = NULL;
     int device = 0;
-    if (!device_present(&device)) return MIX_ERR_BACKEND;
+    if (!device_present(&device) || mixi_cuda_libs_load()) return MIX_ERR_BACKEND;
     mixi_cuda_state *s = mixi_calloc(1, sizeof *s);
     if (!s) return MIX_ERR_ALLOC;
     s->device = device;
@@ -83,6 +83,13 @@ static int cuda_caps(mix_caps *caps)
     }
     struct cudaDeviceProp prop;
     if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) return MIX_ERR_BACKEND;
+    if (mixi_cuda_libs_load()) { /* a GPU, but no library to drive it */
+        caps->available = 0;
+        snprintf(caps->device, sizeof caps->device, "%.60s: %.40s could not be loaded", prop.name,
+                 mixi_cuda_libs_missing());
+        snprintf(caps->libraries, sizeof caps->libraries, "cuBLAS, cuSOLVER, cuSPARSE (compiled)");
+        return MIX_SUCCESS;
+    }
     caps->available = 1;
     int tc = prop.major >= 8; /* Ampere and later: FP16, BF16 and TF32 Tensor Cores */
     caps->gemm[MIX_FP64] = MIX_PREC_NATIVE;

@@ -3,9 +3,7 @@
 #define MIX_CUDA_INTERNAL_H
 
 #include <cuda_runtime_api.h>
-#include <cublas_v2.h>
-#include <cusolverDn.h>
-#include <cusparse.h>
+#include "kernels/cuda/cuda_libs.h" /* cuBLAS, cuSOLVER, cuSPARSE through the table */
 
 typedef struct {
     int device;

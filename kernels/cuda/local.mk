@@ -1,5 +1,6 @@
 # kernels/cuda/local.mk: the CUDA backend (C host code and .cu kernels); included only with CUDA.
-noinst_HEADERS += kernels/cuda/cuda_internal.h
+noinst_HEADERS += kernels/cuda/cuda_internal.h kernels/cuda/cuda_libs.h
+libmixsolve_internal_la_SOURCES += kernels/cuda/cuda_libs.c
 libmixsolve_internal_la_SOURCES += kernels/cuda/cuda_backend.c kernels/cuda/cuda_status.c kernels/cuda/cuda_memory.c
 libmixsolve_internal_la_SOURCES += kernels/cuda/dense_cuda.c
 libmixsolve_internal_la_SOURCES += kernels/cuda/sparse_cuda.c
