@@ -1,7 +1,9 @@
 #!/bin/sh
 # readme_examples.sh: README.md's C programs, saved under the names its `cc` commands compile,
 # built with exactly those commands (pkg-config finding lib/mixsolve-uninstalled.pc, i.e. this
-# build tree) and run; then once more with -Wall -Wextra -Werror.  The ```python blocks run as
+# build tree) and run, their output compared with the ```text block after an `<!-- output: NAME -->'
+# line (on the CPU backend: a GPU's CG may take other iteration counts); then once more with
+# -Wall -Wextra -Werror.  The ```python blocks run as
 # their `python3 NAME.py' lines say (the package from the source tree, this tree's library; skipped
 # without a python3 with NumPy and SciPy), and the ```cmake block as its `cmake' line says against
 # a staged `make install' (skipped without cmake).  They cannot rot.
@@ -19,6 +21,8 @@ awk -v dir="$work" '
   /^```c$/ { n++; f = dir "/block" n ".c"; inc = 1; next }
   /^```python$/ { np++; f = dir "/pyblock" np ".py"; inc = 1; next }
   /^```cmake$/ { nc++; f = dir "/CMakeLists" nc ".txt"; inc = 1; next }
+  /^<!-- output: [A-Za-z0-9_.]+ -->$/ { out = $3; next }
+  /^```text$/ && out != "" { f = dir "/" out ".expected"; out = ""; inc = 1; next }
   /^```sh$/ { insh = 1; next }
   /^```/ { inc = 0; insh = 0; next }
   inc { print > f }
@@ -32,6 +36,8 @@ commands=$(wc -l <"$work/commands" 2>/dev/null || echo 0)
 [ "$blocks" = "$commands" ] || fail "$blocks C blocks but $commands cc commands in README.md"
 export PKG_CONFIG_PATH="$PWD/lib${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 export LD_LIBRARY_PATH="$PWD/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The outputs shown are the CPU backend's.
+backend=$(./tools/mixsolve info 2>/dev/null | sed -n 's/^default backend (auto): //p')
 i=0
 while read -r cmd; do
   i=$((i + 1))
@@ -39,7 +45,16 @@ while read -r cmd; do
   case "$cmd" in *"pkg-config --cflags --libs mixsolve"*) ;; *) fail "'$cmd' does not use pkg-config" ;; esac
   mv "$work/block$i.c" "$work/$name"
   echo "== $cmd"
-  (cd "$work" && sh -c "$cmd") || fail "README example $name: '$cmd'"
+  (cd "$work" && sh -c "$cmd") >"$work/$name.out" || fail "README example $name: '$cmd'"
+  cat "$work/$name.out"
+  exe=${name%.c}
+  if [ ! -f "$work/$exe.expected" ]; then
+    fail "README.md shows no output of $name (a \`\`\`text block after '<!-- output: $exe -->')"
+  elif [ "$backend" != cpu ]; then
+    echo "SKIP: $name's output against README.md's (the default backend is ${backend:-unknown}, not cpu)"
+  elif ! diff -u "$work/$exe.expected" "$work/$name.out"; then
+    fail "README example $name prints other than README.md shows (diff above)"
+  fi
   (cd "$work" && ${CC:-cc} -Wall -Wextra -Werror -c "$name" $(pkg-config --cflags mixsolve)) ||
     fail "README example $name is not warning-free"
 done <"$work/commands"
