@@ -74,11 +74,14 @@ EXTRA_DIST += tests/fortran_module.sh tests/fortran_client.f90
 TESTS_ENVIRONMENT = env FC='$(FC)' FCFLAGS='$(FCFLAGS)' CC='$(CC)' PYTHON='$(PYTHON)' MAKE='$(MAKE)' MPIRUN='$(MPIRUN)'
 clean-local: clean-fortran-test
 clean-fortran-test:
-	rm -rf tests/fortran.tmp tests/readme.tmp tests/cmake.tmp
+	rm -rf tests/fortran.tmp tests/readme.tmp tests/cmake.tmp tests/docex.tmp
 .PHONY: clean-fortran-test
 # README.md's examples, compiled with its own commands against this build tree.
 TESTS += tests/readme_examples.sh
 EXTRA_DIST += tests/readme_examples.sh
+# doc/guide.md's C fragment and Fortran program and every man3 page's EXAMPLE, -Wall -Wextra -Werror.
+TESTS += tests/doc_examples.sh
+EXTRA_DIST += tests/doc_examples.sh
 # The layers of doc/HACKING.md section 1: who includes whom, who calls whom (grep and nm).
 TESTS += tests/layering.sh
 EXTRA_DIST += tests/layering.sh
