@@ -620,13 +620,18 @@ static int check_memory(reader *r, const mixm_mtx_header *h, int64_t full_max, s
     return MIX_SUCCESS;
 }
 
+/* MIXSOLVE_MTX_DIM_FREE: a positive decimal integer, else the default, as MIXSOLVE_LU_NB is read:
+ * strtoll alone took " 5000000" and "+5000000" but not "5000000 ", and read
+ * "99999999999999999999" as LLONG_MAX, silently lifting the limit. */
 int64_t mixm_mtx_dim_free(void)
 {
     if (dim_free > 0) return dim_free;
     const char *env = getenv("MIXSOLVE_MTX_DIM_FREE");
+    if (!env || *env < '0' || *env > '9') return DIM_FREE;
     char *e;
-    long long v = env ? strtoll(env, &e, 10) : 0;
-    return env && *env && !*e && v > 0 ? (int64_t)v : DIM_FREE;
+    errno = 0;
+    const long long v = strtoll(env, &e, 10);
+    return errno == 0 && !*e && v > 0 ? (int64_t)v : DIM_FREE;
 }
 
 void mixm_mtx_set_dim_free(int64_t rows) { dim_free = rows > 0 ? rows : 0; }

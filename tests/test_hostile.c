@@ -163,6 +163,22 @@ static void test_reader_lying_size(void)
     CU_ASSERT_EQUAL(mixm_mtx_dim_free(), (int64_t)1 << 20);
 }
 
+/* MIXSOLVE_MTX_DIM_FREE: a positive decimal integer or the default; an overflowing value once
+ * read as LLONG_MAX and lifted the limit, and a leading space or sign was taken, a trailing one
+ * not. */
+static void test_reader_dim_free_env(void)
+{
+    const char *bad[] = {"", "abc", "12x", "-5", "0", " 4000000", "+4000000", "4000000 ",
+                         "1e7", "99999999999999999999", "-99999999999999999999"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        setenv("MIXSOLVE_MTX_DIM_FREE", bad[k], 1);
+        CU_ASSERT_EQUAL(mixm_mtx_dim_free(), (int64_t)1 << 20);
+    }
+    setenv("MIXSOLVE_MTX_DIM_FREE", "4000000", 1);
+    CU_ASSERT_EQUAL(mixm_mtx_dim_free(), 4000000);
+    unsetenv("MIXSOLVE_MTX_DIM_FREE");
+}
+
 /* ---- the command, capped --------------------------------------------------------------------- */
 
 typedef struct {
@@ -301,6 +317,7 @@ static const mixt_test hostile_tests[] = {
     {"reader: gzip trailing garbage, truncation", test_reader_gzip_trailing},
     {"reader: endless input", test_reader_endless},
     {"reader: lying size line", test_reader_lying_size},
+    {"reader: MIXSOLVE_MTX_DIM_FREE parsing", test_reader_dim_free_env},
     {"mixsolve solve: hostile corpus under ulimit -v and timeout", test_cli_corpus},
     {"mixsolve solve: subnormal LU re-checked", test_cli_subnormal_lu},
     {"mixsolve solve: tiny CG re-checked", test_cli_tiny_cg},
