@@ -374,6 +374,21 @@ static void test_bench_timeout(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(mixt_out, "killed at the"));
 }
 
+/* OMP_THREAD_LIMIT=1 under OMP_NUM_THREADS' default (the cores): OpenMP gives a team of one, and
+ * OpenBLAS's OpenMP build, which asked omp_get_max_threads() threads for the FP32 LU's GEMM,
+ * waited for the others forever (any program; soak probe).  The CPU context clamps the thread
+ * count to the team OpenMP can give: the solve ends, and ends well. */
+static void test_solve_thread_limit(void)
+{
+    char args[600];
+    snprintf(args, sizeof args, "gen random 600 -o %s", mixt_tmp("r600.mtx"));
+    CU_ASSERT_EQUAL_FATAL(run(args), 0);
+    const char *limits[] = {"OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=2 exec timeout 120 ",
+                            "OMP_MAX_ACTIVE_LEVELS=0 OMP_NUM_THREADS=2 exec timeout 120 "};
+    snprintf(args, sizeof args, "solve %s --method lu --prec fp32", mixt_tmp("r600.mtx"));
+    for (int k = 0; k < 2; k++) CU_ASSERT_EQUAL(mixt_tool(limits[k], args), 0);
+}
+
 static const mixt_test cli_tests[] = {
     {"usage errors: status 2, one line", test_usage_errors},
     {"--help of every command", test_help},
@@ -387,6 +402,7 @@ static const mixt_test cli_tests[] = {
     {"gen convdiff2d/3d: general files, exact, LU; bad velocities", test_gen_convdiff},
     {"bench on a small directory", test_bench_small},
     {"bench: time limit kills, run goes on", test_bench_timeout},
+    {"solve under OMP_THREAD_LIMIT=1: no hang", test_solve_thread_limit},
     {NULL, NULL},
 };
 

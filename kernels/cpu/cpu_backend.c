@@ -21,6 +21,7 @@ extern const mixi_sparse_lu_ops mixi_cpu_sparse_lu_ops; /* sparse_lu_cpu.c */
 /* The state of a CPU context: its spare workspace block (core.h). */
 static int cpu_init(void **state)
 {
+    mixi_cpu_omp_clamp();
     *state = mixi_spare_create();
     return *state ? MIX_SUCCESS : MIX_ERR_ALLOC;
 }

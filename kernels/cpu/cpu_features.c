@@ -13,6 +13,9 @@
 #define MIX_X86 1
 #endif
 #include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "kernels/cpu/cpu_features.h"
 
 typedef struct {
@@ -120,6 +123,22 @@ int mixi_cpu_blas_shares_omp_pool(void)
     return shared_pool;
 #else
     return 0;
+#endif
+}
+
+/* OpenBLAS's OpenMP build sizes its GEMM team by omp_get_max_threads() and spins until every
+ * share of the work has run: where OpenMP cannot give it that team (OMP_THREAD_LIMIT below
+ * OMP_NUM_THREADS, or OMP_MAX_ACTIVE_LEVELS=0: a team of one), its first threaded cblas_dgemm
+ * never returned, in any program (soak probe, 2026-11-30).  The calling thread's thread count
+ * is clamped to the team it can have, which changes no team's size. */
+void mixi_cpu_omp_clamp(void)
+{
+#ifdef _OPENMP
+    if (!mixi_cpu_blas_shares_omp_pool() || omp_in_parallel()) return;
+    const int want = omp_get_max_threads();
+    int can = omp_get_max_active_levels() < 1 ? 1 : omp_get_thread_limit();
+    if (can < 1) can = 1;
+    if (want > can) omp_set_num_threads(can);
 #endif
 }
 

@@ -15,6 +15,9 @@ int mixi_cpu_has_native_bf16_gemm(void);
 /* 1 when OpenBLAS is its OpenMP build and this library uses OpenMP: one thread pool for BLAS,
  * oneDNN and our loops, so our O(n^2) loops may be parallel (probed once). */
 int mixi_cpu_blas_shares_omp_pool(void);
+/* Clamps the calling thread's OpenMP thread count to the team OpenMP can give it (OpenBLAS's
+ * OpenMP build hangs when its team comes out smaller). */
+void mixi_cpu_omp_clamp(void);
 
 /* 1 when OpenBLAS runs kernels of an older vector ISA than this CPU's (its build predates the
  * CPU model and took a generic core): its FP32 GEMM and factorizations then give way to oneDNN's
