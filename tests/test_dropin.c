@@ -92,6 +92,16 @@ static void test_auto_prec_pinned_rates(void)
     if (cpu) CU_ASSERT_EQUAL(p, MIX_FP32);
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 500, 1, &p), 0); /* the small-n rule still holds */
     CU_ASSERT_EQUAL(p, MIX_FP64);
+    /* Out of 1e-6..1e9: ignored (FP32's measured rate), not an infinite rate that made FP32's
+     * time 0 and AUTO take FP64. */
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=1,fp32=1e308", 1);
+    CU_ASSERT_EQUAL(mixi_env_list_value("MIXSOLVE_GEMM_RATES", "fp32"), 0.0);
+    CU_ASSERT_EQUAL(mixi_env_list_value("MIXSOLVE_GEMM_RATES", "fp64"), 1.0);
+    CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), 0);
+    if (cpu) CU_ASSERT_EQUAL(p, MIX_FP32);
+    setenv("MIXSOLVE_GEMM_RATES", "fp64=1e-308,fp32=2e9", 1);
+    CU_ASSERT_EQUAL(mixi_env_list_value("MIXSOLVE_GEMM_RATES", "fp64"), 0.0);
+    CU_ASSERT_EQUAL(mixi_env_list_value("MIXSOLVE_GEMM_RATES", "fp32"), 0.0);
     setenv("MIXSOLVE_GEMM_RATES", "fp64=-1,fp32=x", 1);
     CU_ASSERT_EQUAL(mix_gesv_auto_prec(ctx, 4096, 1, &p), 0);
     CU_ASSERT_EQUAL(p, calibrated);

@@ -112,6 +112,8 @@ int mixi_overlap(const void *p, size_t pbytes, const void *q, size_t qbytes);
 /* The value that the environment variable var ("a=1.5,b=2", any order) gives name: the first
  * "name=" entry, when strtod reads all of it up to the next comma or the end and it is positive
  * and finite; else 0 (unset, not named, malformed: the caller keeps its default) (env_list.c). */
+#define MIXI_ENV_LIST_MIN 1e-6 /* the values mixi_env_list_value accepts; others read as 0 */
+#define MIXI_ENV_LIST_MAX 1e9
 double mixi_env_list_value(const char *var, const char *name);
 
 /* Wall clock in seconds (monotonic): mixi_wtime, header-only (libmixmat's users share it). */

@@ -16,7 +16,9 @@ double mixi_env_list_value(const char *var, const char *name)
         char *end = NULL;
         const double g = strtod(s + len + 1, &end);
         const int whole = end != s + len + 1 && (*end == ',' || *end == '\0');
-        return whole && g > 0.0 && isfinite(g) ? g : 0.0;
+        /* Bounded so that the cost models' products and quotients stay finite: fp32=1e308
+         * made FP32's rate * 1e9 infinite, its predicted time 0, and AUTO took FP64. */
+        return whole && g >= MIXI_ENV_LIST_MIN && g <= MIXI_ENV_LIST_MAX ? g : 0.0;
     }
     return 0.0;
 }

@@ -105,7 +105,7 @@ void mixi_set_gemm_rates(double fp64_gflops, double fp32_gflops)
 void mixi_set_lu_half_order(double order) { lu_half_override = order; }
 
 /* MIXSOLVE_GEMM_RATES="fp64=100,fp32=200,lu_half=2000": the value the variable gives `name` (a
- * precision's GEMM rate in GFLOP/s, or lu_half, LU's half-rate order), positive and finite,
+ * precision's GEMM rate in GFLOP/s, or lu_half, LU's half-rate order), from 1e-6 to 1e9,
  * else 0: the quantities the cost model weighs, fixed, so that every process takes the same
  * decisions (tests whose two processes, a predictor and the drop-in, would otherwise each
  * calibrate under load near AUTO's threshold and disagree; a user's override of a calibration
