@@ -113,6 +113,7 @@ static void test_caps(void)
 #endif
 }
 
+#ifdef MIX_HAVE_CUDA
 /* Whether the process has a file whose name contains `name` mapped (/proc/self/maps). */
 static int mapped(const char *name)
 {
@@ -123,6 +124,7 @@ static int mapped(const char *name)
     if (f) fclose(f);
     return found;
 }
+#endif
 
 /* cuBLAS, cuSOLVER and cuSPARSE are opened by the first CUDA context, not at load: linked, they
  * cost every process 0.2-0.3 s and 210-270 MB before main, GPU or not.  A CPU solve leaves them

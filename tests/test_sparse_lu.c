@@ -729,6 +729,7 @@ static void test_low_fill_fp64(void)
     mix_context_destroy(ctx);
 }
 
+#if HAVE_MUMPS
 /* The ordering of a fresh analysis of M for `prec` (MIX_PREC_AUTO: AUTO's) and its flops. */
 static int fresh_order(mix_context *ctx, mix_sparse *A, mix_prec prec, double *flops)
 {
@@ -743,6 +744,7 @@ static int fresh_order(mix_context *ctx, mix_sparse *A, mix_prec prec, double *f
     *flops = e.flops;
     return e.ordering;
 }
+#endif
 
 /* AUTO's analysis (made in FP64) weighs nested dissection at FP32's factorization rate, as an
  * FP32 analysis does: its large problems, the only ones ND may pay on, take FP32 factors.
