@@ -730,6 +730,81 @@ static void test_spmv_cpu_prefetch_variants(void)
     CU_ASSERT_STRING_EQUAL(mixi_spmv_variant_name(MIXI_SPMV_AVX2_CONTIG | 7 << MIXI_SPMV_PF_SHIFT), "?");
 }
 
+/* The SpMV of a copy of A64 in p scaled by `scale` (variant forced by name: NULL the portable
+ * body) over x, with its unit_diag flag as converted and then cleared: *unit the flag, *same
+ * whether both products gave the same bits, *bytes the matrix bytes it counts. */
+static int unit_diag_spmv(mix_context *c, const mixi_spmat *A64, mix_prec p, const double *scale,
+                          const char *var, const mixi_svec *x, int *unit, int *same, int64_t *bytes)
+{
+    if (var) setenv("MIXSOLVE_SPMV_VARIANT", var, 1);
+    mixi_cpu_sparse_force_portable(!var);
+    mixi_spmat *As = NULL;
+    mixi_svec yv = {0};
+    sv_host y[2] = {{0}, {0}};
+    double xy[2] = {0.0, 0.0};
+    int ok = !c->ops->sparse->csr_convert(c->state, A64, p, scale, &As) && !sv_alloc(c, x->prec, x->n, &yv);
+    unsetenv("MIXSOLVE_SPMV_VARIANT");
+    *unit = ok && As->sell.unit_diag;
+    *bytes = ok ? As->bytes : 0;
+    for (int r = 0; ok && r < 2; r++) {
+        As->sell.unit_diag = r ? 0 : *unit; /* cleared: the diagonal's ones are read */
+        ok = !c->ops->sparse->spmv(c->state, As, x, &yv, &xy[r]) && sv_get(c, &yv, &y[r]);
+    }
+    mixi_cpu_sparse_force_portable(0);
+    *same = ok && sv_same_bits(&y[0], &y[1]) && memcmp(&xy[0], &xy[1], sizeof xy[0]) == 0;
+    sv_host_free(&y[0]);
+    sv_host_free(&y[1]);
+    variant_drop(c, As, &yv);
+    return ok;
+}
+
+static int sk_banded(int n, int hw, uint64_t seed, mixm_csr *A);
+
+/* A Jacobi-scaled copy (D^-1/2 A D^-1/2) holds a diagonal of ones in every format: unit_diag is
+ * set, its bytes leave the SpMV's, and every body (portable, each vector body this CPU runs)
+ * gives the bits it gives reading the ones; an unscaled copy, or a scale off on one row, keeps
+ * the flag clear (3-D Poisson 24^3 and a band of diagonal 4 .. 12). */
+static void test_spmv_unit_diagonal(void)
+{
+    if (mixt_backend != MIX_BACKEND_CPU) return;
+    mix_context *c = mixt_context();
+    const char *vars[] = {NULL, "avx2-contig", "avx2-gather", "avx512-contig", "avx512-gather"};
+    for (int m = 0; m < 2; m++) {
+        mixm_csr A;
+        CU_ASSERT_FATAL(m ? !sk_banded(SK_N, 5, 31, &A) : !mixm_gen_poisson3d(24, &A));
+        mixi_spmat *A64;
+        double *xd, *scale = malloc((size_t)A.nrows * sizeof *scale);
+        cpu_problem_open(c, &A, 17, &A64, &xd);
+        CU_ASSERT_FATAL(scale && !c->ops->sparse->diag_rsqrt(c->state, A64, scale));
+        for (int k = 1; k < SK_NPREC; k++) {
+            const mix_prec p = sk_precs[k];
+            const int64_t del = p == MIX_FIXED16 ? 4 : mixk_prec_bytes(p);
+            mixi_svec x;
+            CU_ASSERT_FATAL(!sv_alloc(c, MIX_FP32, A.nrows, &x));
+            CU_ASSERT_FATAL(!c->ops->sparse->vec_from64(c->state, xd, NULL, 1.0, &x, NULL));
+            int unit, same;
+            int64_t b_unit, b_plain;
+            CU_ASSERT_FATAL(unit_diag_spmv(c, A64, p, NULL, NULL, &x, &unit, &same, &b_plain));
+            CU_ASSERT_FALSE(unit);
+            for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++) {
+                CU_ASSERT_FATAL(unit_diag_spmv(c, A64, p, scale, vars[v], &x, &unit, &same, &b_unit));
+                CU_ASSERT_TRUE(unit);
+                CU_ASSERT_TRUE(same);
+                CU_ASSERT_EQUAL(b_unit, b_plain - (int64_t)A.nrows * del);
+            }
+            const double s5 = scale[5];
+            scale[5] *= 1.5; /* row 5's diagonal 2.25 */
+            CU_ASSERT_FATAL(unit_diag_spmv(c, A64, p, scale, NULL, &x, &unit, &same, &b_unit));
+            CU_ASSERT_FALSE(unit);
+            scale[5] = s5;
+            sv_free(c, &x);
+        }
+        free(scale);
+        cpu_problem_close(c, &A, A64, xd);
+    }
+    mix_context_destroy(c);
+}
+
 /* A banded test matrix: row i holds columns i - hw .. i + hw (clipped), values of mixed signs
  * and magnitudes 2^-4 .. 2^4, diagonal 4 .. 12. */
 static int sk_banded(int n, int hw, uint64_t seed, mixm_csr *A)
@@ -1506,6 +1581,7 @@ static const mixt_test sparse_property_tests[] = {
     {"spmv_axpby = spmv then axpby, bits, every format, z = y or x, rect", test_spmv_axpby_fused},
     {"cheb_update = axpby twice, bits, vectors of every precision", test_cheb_update_fused},
     {"CPU spmv variants with prefetch = portable bits", test_spmv_cpu_prefetch_variants},
+    {"CPU SELL: a Jacobi-scaled copy's unit diagonal skipped, same bits", test_spmv_unit_diagonal},
     {"CPU spmv tuner: the prefetch stage", test_spmv_tuner_prefetch_stage},
     {"CPU FP64 CSR variants = portable bits (stencil, band, random)", test_spmv_cpu_csr_variants},
     {"CPU spmv tuner: FP64 CSR, its prefetch, MIXSOLVE_TUNE=off", test_spmv_tuner_csr},

@@ -38,6 +38,11 @@
  *    in column order, and a row's finish is its sum alone (FIXED16: times h_i, the row's step
  *    from its largest entry, j = i included): not n values of zeros (4 bytes a row in FIXED16).
  * csr_convert's copies (the square operators) keep shift NULL and the diagonal apart.
+ * unit_diag: a Jacobi-scaled copy's diagonal (s_i a_ii s_i rounds to 1 in every format) is all
+ * ones, and the row finishes add x_i without reading diag (1 x_i is x_i: the same bits).  Its 4
+ * bytes a row are 14% of what a FIXED16 SpMV of 3-D Poisson reads of the matrix: 150^3, Zen 3,
+ * 2 threads, interleaved in one process, spmv 5.75-6.25 ms against 6.37-6.70 reading the ones.
+ * diag stays allocated for every other reader (spmv_t, the values' accessor).
  * What the values are (element type; FIXED16 q on a per-row step, rexp) is the format's:
  * kernels/common/spmv_row.h. */
 #define MIXK_SELL_C 32
@@ -60,6 +65,7 @@ typedef struct {
     const uint8_t *smask;  /* per slot row: which row groups share its offset (below); or NULL */
     const int16_t *soff;   /* per slot row: its first row's offset */
     const int32_t *shift;  /* nslice: each slice's column shift (above); NULL: none */
+    int unit_diag;         /* every value of diag is exactly 1 (below) */
 } mixk_sell;
 
 static inline MIXK_HD int64_t mixk_sell_nslice(int64_t n)

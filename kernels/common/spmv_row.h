@@ -198,12 +198,13 @@ MIXK_SPMV_ROW(mixk_spmv_row_fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)
     }
 
 /* Element formats: s + a_ii x_i, a_ii in the format, rounded once (s alone, rounded, without a
- * diagonal apart: a rectangular matrix's, sell.h). */
+ * diagonal apart: a rectangular matrix's, sell.h; s + x_i over a unit diagonal). */
 #define MIXK_SELL_ELEMENT_FINISH(SFX, T, LDA)                                                     \
     static inline MIXK_HD MIXK_ALWAYS_INLINE T mixk_sell_finish_##SFX(const mixk_sell *A,          \
                                                                      int64_t i, double s, T xi)   \
     {                                                                                             \
-        return A->diag ? (T)(s + (double)LDA(A->diag, i) * (double)xi) : (T)s;                   \
+        if (!A->diag) return (T)s;                                                                \
+        return (T)(s + (A->unit_diag ? (double)xi : (double)LDA(A->diag, i) * (double)xi));      \
     }
 MIXK_SELL_ELEMENT_FINISH(fp64, double, MIXK_LDA_FP64)
 MIXK_SELL_ELEMENT_FINISH(fp32, float, MIXK_LDA_FP32)
@@ -216,7 +217,8 @@ static inline MIXK_HD MIXK_ALWAYS_INLINE float mixk_sell_finish_fixed16(const mi
                                                                       double s, float xi)
 {
     const double sh = s * mixk_fixed16_row_step(A->rexp[i], A->fmant);
-    return A->diag ? (float)(sh + (double)((const float *)A->diag)[i] * (double)xi) : (float)sh;
+    if (!A->diag) return (float)sh;
+    return (float)(sh + (A->unit_diag ? (double)xi : (double)((const float *)A->diag)[i] * (double)xi));
 }
 
 MIXK_SELL_ROWS(fp64, double, MIXK_LDA_FP64, mixk_svec_ld_fp64)

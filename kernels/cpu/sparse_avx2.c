@@ -28,12 +28,15 @@
 MIXI_AVX2 static inline float avx2_row_fp16(const mixk_sell *A, const void *x, int64_t i)
 {
     MIXK_SELL_SUM(s, F16C_LDA, F16C_LD)
-    return A->diag ? (float)(s + (double)F16C_LDA(A->diag, i) * (double)F16C_LD(x, NULL, i)) : (float)s;
+    if (!A->diag) return (float)s;
+    const double xi = (double)F16C_LD(x, NULL, i);
+    return (float)(s + (A->unit_diag ? xi : (double)F16C_LDA(A->diag, i) * xi));
 }
 MIXI_AVX2 static inline float avx2_rowf_fp16(const mixk_sell *A, const float *x, int64_t i)
 {
     MIXK_SELL_SUM(s, F16C_LDA, MIXK_LDX_F32)
-    return A->diag ? (float)(s + (double)F16C_LDA(A->diag, i) * (double)x[i]) : (float)s;
+    if (!A->diag) return (float)s;
+    return (float)(s + (A->unit_diag ? (double)x[i] : (double)F16C_LDA(A->diag, i) * (double)x[i]));
 }
 
 /* A full SELL slice s (32 rows, not escaped), rows side by side: per slot one load of offsets
@@ -102,8 +105,8 @@ MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, con
     *phi = hi;
 }
 
-/* Group g's finish: y = s h + d x (FIXED16: h the row's step; no d x without a diagonal apart),
- * rounded once, as the portable row's finish. */
+/* Group g's finish: y = s h + d x (FIXED16: h the row's step; no d x without a diagonal apart,
+ * x alone over a unit one), rounded once, as the portable row's finish. */
 MIXI_AVX2 static MIXI_INLINE void avx2_finish(mix_prec P, const mixk_sell *A, const float *x, int64_t i,
                                               __m256d lo, __m256d hi, float *y)
 {
@@ -115,7 +118,11 @@ MIXI_AVX2 static MIXI_INLINE void avx2_finish(mix_prec P, const mixk_sell *A, co
         lo = _mm256_mul_pd(lo, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_castps256_ps128(h))));
         hi = _mm256_mul_pd(hi, _mm256_mul_pd(c, _mm256_cvtps_pd(_mm256_extractf128_ps(h, 1))));
     }
-    if (A->diag) {
+    if (A->diag && A->unit_diag) { /* 1 x exactly: the fused add's bits */
+        avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
+        lo = _mm256_add_pd(lo, xl);
+        hi = _mm256_add_pd(hi, xh);
+    } else if (A->diag) {
         avx2_vals_pd(MIX_FP32, x, i, &xl, &xh);
         avx2_vals_pd(P == MIX_FIXED16 ? MIX_FP32 : P, A->diag, i, &dl, &dh); /* FIXED16's: floats */
         lo = _mm256_fmadd_pd(dl, xl, lo);

@@ -120,8 +120,8 @@ MIXI_AVX512 static MIXI_INLINE void avx512_pair(mix_prec P, const mixk_sell *A, 
 }
 
 /* Rows i .. i + 15 finished from their sums lo, hi: FIXED16 scales by the row steps, then the
- * diagonal product is added (exact, so fused as above; none without a diagonal apart) and the
- * sums rounded once. */
+ * diagonal product is added (exact, so fused as above; none without a diagonal apart, x alone
+ * over a unit one) and the sums rounded once. */
 MIXI_AVX512 static MIXI_INLINE void avx512_finish(mix_prec P, const mixk_sell *A, const float *x, int64_t i,
                                                   __m512d lo, __m512d hi, float *y)
 {
@@ -133,7 +133,11 @@ MIXI_AVX512 static MIXI_INLINE void avx512_finish(mix_prec P, const mixk_sell *A
         lo = _mm512_mul_pd(lo, _mm512_mul_pd(c, avx512_lo_pd(h)));
         hi = _mm512_mul_pd(hi, _mm512_mul_pd(c, avx512_hi_pd(h)));
     }
-    if (A->diag) {
+    if (A->diag && A->unit_diag) { /* 1 x exactly: the fused add's bits */
+        const __m512 xi = _mm512_loadu_ps(x + i);
+        lo = _mm512_add_pd(lo, avx512_lo_pd(xi));
+        hi = _mm512_add_pd(hi, avx512_hi_pd(xi));
+    } else if (A->diag) {
         const __m512 xi = _mm512_loadu_ps(x + i);
         avx512_vals_pd(P == MIX_FIXED16 ? MIX_FP32 : P, A->diag, i, &dl, &dh); /* FIXED16's: floats */
         AVX512_ACC(lo, dl, avx512_lo_pd(xi));

@@ -238,6 +238,16 @@ static long sell_fill(const mixi_spmat *A64, mix_prec prec, const double *scale,
     return overflow;
 }
 
+/* Whether every stored diagonal value is exactly 1 (kernels/common/sell.h's unit_diag). */
+static int sell_unit_diag(const mixi_spmat *A)
+{
+    const int n = A->n;
+    long other = 0;
+#pragma omp parallel for reduction(+ : other) schedule(static) if (n > PAR_MIN)
+    for (int i = 0; i < n; i++) other += mixk_sell_value(A->prec, &A->sell, i, -1, 0) != 1.0;
+    return A->diag && !other;
+}
+
 /* FIXED16: the largest off-diagonal magnitude (rect: the largest magnitude) gives the steps'
  * mantissa (HUGE_VAL for a NaN). */
 static double sell_gmax(const mixi_spmat *A64, const double *scale, int rect)
@@ -292,6 +302,9 @@ static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scal
         A->bytes = mixk_sell_plan_bytes(&z, prec);
         A->slot_rows = mixk_sell_slot_rows(z.nslots);
         if (sell_fill(A64, prec, scale, fixed ? rowmax : NULL, A)) st = MIX_ERR_OVERFLOW;
+        /* A unit diagonal is not read (its bytes leave the SpMV's). */
+        if (!st && (A->sell.unit_diag = sell_unit_diag(A)))
+            A->bytes -= (int64_t)n * (fixed ? 4 : mixk_prec_bytes(prec));
         mixi_pages_streamed(A->col, (size_t)z.nslots * sizeof *A->col);
         mixi_pages_streamed(A->val, (size_t)z.nslots * (size_t)mixk_prec_bytes(prec));
     }
