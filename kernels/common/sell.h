@@ -42,7 +42,8 @@
  * ones, and the row finishes add x_i without reading diag (1 x_i is x_i: the same bits).  Its 4
  * bytes a row are 14% of what a FIXED16 SpMV of 3-D Poisson reads of the matrix: 150^3, Zen 3,
  * 2 threads, interleaved in one process, spmv 5.75-6.25 ms against 6.37-6.70 reading the ones.
- * diag stays allocated for every other reader (spmv_t, the values' accessor).
+ * diag stays allocated for every other reader (spmv_t, the values' accessor).  Both backends
+ * set the flag at conversion (the CUDA one from the diagonal read back once).
  * What the values are (element type; FIXED16 q on a per-row step, rexp) is the format's:
  * kernels/common/spmv_row.h. */
 #define MIXK_SELL_C 32

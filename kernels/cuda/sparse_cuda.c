@@ -242,6 +242,27 @@ static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *r
     return st;
 }
 
+/* kernels/common/sell.h's unit_diag: the diagonal read back once (4 bytes a row, at conversion)
+ * and checked on the host with the shared accessor; the SpMVs then skip it as the CPU's do. */
+static int sell_unit_diag(mixi_cuda_state *s, mix_prec prec, mixi_spmat *A)
+{
+    const int64_t n = A->d.sell.n;
+    const size_t del = mixk_prec_block_scaled(prec) ? sizeof(float) : (size_t)mixk_prec_bytes(prec);
+    void *h = mixi_malloc((size_t)(n > 0 ? n : 1) * del);
+    int st = h ? MIX_SUCCESS : MIX_ERR_ALLOC;
+    if (!st && n > 0) st = mixi_cuda_download(s, h, A->diag, (size_t)n * del);
+    mixk_sell H = A->d.sell;
+    H.diag = h;
+    int64_t i = 0;
+    while (!st && i < n && mixk_sell_value(prec, &H, i, -1, 0) == 1.0) i++;
+    mixi_free(h);
+    if (!st && i == n) {
+        A->d.sell.unit_diag = 1;
+        A->bytes -= n * (int64_t)del;
+    }
+    return st;
+}
+
 /* The SELL copy: the layout planned on the host from the FP64 copy's pattern (the shared
  * kernels/common/sell_plan.h, as the CPU backend plans it; a rectangular matrix's where `rect`),
  * the rows' columns and values on the device, then the contiguous-slot metadata. */
@@ -289,6 +310,7 @@ static int convert_sell(mixi_cuda_state *s, const mixi_spmat *A64, mix_prec prec
     if (!st) st = read_flag(s, &flag);
     if (!st && (flag & 1)) st = MIX_ERR_OVERFLOW;
     if (!st) st = sell_meta(s, A, &z, hslice);
+    if (!st && !rect) st = sell_unit_diag(s, prec, A);
     mixi_free(rp);
     mixi_free(cnt);
     mixi_free(ci);
