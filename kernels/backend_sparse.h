@@ -44,16 +44,20 @@ typedef struct {
 } mixi_svec;
 
 /* Smoothed aggregation's tentative prolongator T of n rows and nc columns (multigrid,
- * solvers/amg), one entry a row, held by aggregates: column a's rows are rows[k] for k in
- * start[a] .. start[a + 1] - 1, ascending, with the values val[k]; the rows in no aggregate
- * follow as a group nc (k from start[nc] to start[nc + 1] = n), whose values are 0.  Backend
- * memory; val in prec, FP32 or FP64 (the V-cycle's vectors). */
+ * solvers/amg), one entry a row, held both ways: by aggregates, column a's rows are rows[k] for
+ * k in start[a] .. start[a + 1] - 1, ascending, with the values val[k] (the rows in no
+ * aggregate follow as a group nc, k from start[nc] to start[nc + 1] = n, values 0), for the
+ * restriction's gathers; by rows, row i's aggregate agg[i] (nc: none) and value row_val[i], for
+ * the prolongation's stream.  Backend memory; values in prec, FP32 or FP64 (the V-cycle's
+ * vectors). */
 typedef struct {
     int n, nc;
     mix_prec prec;
     int32_t *start; /* nc + 2 */
     int32_t *rows;  /* n */
-    void *val;      /* n */
+    void *val;      /* n, by aggregates */
+    int32_t *agg;   /* n */
+    void *row_val;  /* n, by rows */
 } mixi_tent;
 
 /* Bytes to allocate for the value and norm arrays of an n-vector in `prec`; 0 = MIX_SUCCESS, or

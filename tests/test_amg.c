@@ -705,7 +705,8 @@ static void test_implicit_prolongator(void)
 /* The backend's transfers of the fine level's stored Th (3-D Poisson 16^3), over FP32 vectors
  * (the FIXED16 set) and FP64 ones (the FP64 set), against plain loops over Th's arrays: the
  * same bits (each restricted sum in its aggregate's row order, no atomics; each prolonged
- * value one rounded product, x += u axpby's sum), the rows in no aggregate untouched. */
+ * value one rounded product, x += u axpby's sum), the rows in no aggregate untouched; its
+ * layout by rows (agg, row_val) the one by aggregates (start, rows, val) read the other way. */
 static void test_tent_transfers(void)
 {
     mixm_csr A;
@@ -725,13 +726,17 @@ static void test_tent_transfers(void)
         const size_t el = f64 ? sizeof(double) : sizeof(float);
         CU_ASSERT_EQUAL_FATAL(T->prec, k ? MIX_FP64 : MIX_FP32);
         int32_t *start = malloc(((size_t)nc + 2) * sizeof *start), *rows = malloc((size_t)n * sizeof *rows);
+        int32_t *agg = malloc((size_t)n * sizeof *agg);
+        unsigned char *hrv = malloc((size_t)n * el);
         double *tv = mixt_dalloc((size_t)n), *x = mixt_dalloc((size_t)n), *y = mixt_dalloc((size_t)nc);
         unsigned char *hv = malloc((size_t)n * el), *hx = malloc((size_t)n * el), *hy = malloc((size_t)nc * el);
         unsigned char *got = malloc((size_t)n * el), *hu = malloc((size_t)n * el);
-        CU_ASSERT_FATAL(start && rows && hv && hx && hy && got && hu);
+        CU_ASSERT_FATAL(start && rows && agg && hrv && hv && hx && hy && got && hu);
         void *st = ctx->state;
         CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, start, T->start, ((size_t)nc + 2) * sizeof *start), MIX_SUCCESS);
         CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, rows, T->rows, (size_t)n * sizeof *rows), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, agg, T->agg, (size_t)n * sizeof *agg), MIX_SUCCESS);
+        CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, hrv, T->row_val, (size_t)n * el), MIX_SUCCESS);
         CU_ASSERT_EQUAL_FATAL(ctx->ops->download(st, hv, T->val, (size_t)n * el), MIX_SUCCESS);
         rhs(n, 31, x), rhs(nc, 32, y);
         for (int i = 0; i < n; i++) {
@@ -769,6 +774,8 @@ static void test_tent_transfers(void)
         for (int a = 0; a <= nc; a++)
             for (int32_t q = start[a]; q < start[a + 1]; q++) {
                 const int i = rows[q];
+                /* the two layouts agree */
+                bad += agg[i] != a || memcmp(hrv + (size_t)i * el, hv + (size_t)q * el, el) != 0;
                 if (f64) {
                     const double ui = a < nc ? tv[q] * y[a] : 0.0;
                     bad += ((double *)hu)[i] != ui || ((double *)got)[i] != x[i] + ui;
@@ -780,7 +787,7 @@ static void test_tent_transfers(void)
         CU_ASSERT_EQUAL(bad, 0);
         mixi_svec *v[4] = {&vx, &vy, &vr, &vu};
         for (int q = 0; q < 4; q++) ctx->ops->free(st, v[q]->val);
-        free(start), free(rows), free(tv), free(x), free(y), free(hv), free(hx), free(hy), free(got), free(hu);
+        free(start), free(rows), free(agg), free(hrv), free(tv), free(x), free(y), free(hv), free(hx), free(hy), free(got), free(hu);
     }
     mix_sparse_destroy(S);
     mix_context_destroy(ctx);

@@ -1,6 +1,7 @@
 /* tent_cpu.c: the CPU's transfers of a tentative prolongator (kernels/common/tent.h), the
- * aggregates split among the threads: each aggregate's rows are its own, so neither direction
- * needs private accumulators or a reduction. */
+ * aggregates (restriction) or the rows (prolongation) split among the threads: each sum is one
+ * aggregate's, each row written once, so neither direction needs private accumulators or a
+ * reduction. */
 #include "kernels/cpu/tent_cpu.h"
 #include "kernels/common/tent.h"
 #include "kernels/cpu/sparse_cpu_impl.h"
@@ -41,20 +42,18 @@ int mixi_cpu_tent_prolong(void *state, const mixi_tent *T, const mixi_svec *y, m
     (void)state;
     const int st = check(T, u, y, x);
     if (st) return st;
-    const int64_t nc = T->nc;
-    /* a == nc: the rows in no aggregate (u = 0 there). */
-    if (T->prec == MIX_FP32) {
-        const float *yv = y->val;
-#pragma omp parallel for schedule(static) if (T->n > PAR_MIN)
-        for (int64_t a = 0; a <= nc; a++)
-            mixk_tent_spread_f32(T->start, T->rows, T->val, a < nc ? yv[a] : 0.0f, a, u->val,
-                                 x ? x->val : NULL);
+    const int64_t n = T->n, nc = T->nc;
+    /* One loop per case, so that x's test is not made per row. */
+    if (T->prec == MIX_FP32 && x) {
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+        for (int64_t i = 0; i < n; i++) mixk_tent_row_f32(T->agg, T->row_val, y->val, nc, i, u->val, x->val);
+    } else if (T->prec == MIX_FP32) {
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+        for (int64_t i = 0; i < n; i++) mixk_tent_row_f32(T->agg, T->row_val, y->val, nc, i, u->val, NULL);
     } else {
-        const double *yv = y->val;
-#pragma omp parallel for schedule(static) if (T->n > PAR_MIN)
-        for (int64_t a = 0; a <= nc; a++)
-            mixk_tent_spread_f64(T->start, T->rows, T->val, a < nc ? yv[a] : 0.0, a, u->val,
-                                 x ? x->val : NULL);
+#pragma omp parallel for schedule(static) if (n > PAR_MIN)
+        for (int64_t i = 0; i < n; i++)
+            mixk_tent_row_f64(T->agg, T->row_val, y->val, nc, i, u->val, x ? x->val : NULL);
     }
     return MIX_SUCCESS;
 }

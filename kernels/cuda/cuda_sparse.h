@@ -92,14 +92,13 @@ cudaError_t mixi_cuda_spmv_axpby(cudaStream_t stream, const mixi_cuda_csr *A, mi
  * format.  The caller rounds acc into its vector (mixi_cuda_vec_from64). */
 cudaError_t mixi_cuda_spmv_t(cudaStream_t stream, const mixi_cuda_csr *A, mixi_cuda_vec x, int x32,
                              double *acc, int64_t m);
-/* The transfers of a tentative prolongator (kernels/backend_sparse.h's mixi_tent: nc
- * aggregates, start, rows, val), vectors in FP64 (fp64) or FP32: y = T^T x, and u = T y with
- * x += u where x is not NULL. */
+/* The transfers of a tentative prolongator (kernels/backend_sparse.h's mixi_tent: n rows, nc
+ * aggregates; start, rows and val for the restriction, agg and row_val for the prolongation), vectors in FP64 (fp64) or FP32: y = T^T x, and u = T y
+ * with x += u where x is not NULL. */
 cudaError_t mixi_cuda_tent_restrict(cudaStream_t stream, int fp64, int nc, const int32_t *start,
                                     const int32_t *rows, const void *val, const void *x, void *y);
-cudaError_t mixi_cuda_tent_prolong(cudaStream_t stream, int fp64, int nc, const int32_t *start,
-                                   const int32_t *rows, const void *val, const void *y, void *u,
-                                   void *x);
+cudaError_t mixi_cuda_tent_prolong(cudaStream_t stream, int fp64, int n, int nc, const int32_t *agg,
+                                   const void *val, const void *y, void *u, void *x);
 /* x += alpha p; r -= alpha ap; results 0 = ||r_new||^2, 1 = <r_new, r_old>.  x_fp32: x is an
  * FP32 vector (16-bit prec only). */
 cudaError_t mixi_cuda_cg_update(cudaStream_t stream, mix_prec prec, int n, double alpha,

@@ -580,8 +580,8 @@ static int sp_tent_prolong(void *state, const mixi_tent *T, const mixi_svec *y, 
     mixi_cuda_state *s = state;
     const int st = tent_check(T, u, y, x);
     if (st) return st;
-    return launched(mixi_cuda_tent_prolong(s->stream, T->prec == MIX_FP64, T->nc, T->start, T->rows,
-                                           T->val, y->val, u->val, x ? x->val : NULL));
+    return launched(mixi_cuda_tent_prolong(s->stream, T->prec == MIX_FP64, T->n, T->nc, T->agg, T->row_val,
+                                           y->val, u->val, x ? x->val : NULL));
 }
 
 static int sp_cg_update(void *state, double alpha, const mixi_svec *p, const mixi_svec *Ap,

@@ -612,9 +612,9 @@ extern "C" cudaError_t mixi_cuda_spmv_t(cudaStream_t stream, const mixi_cuda_csr
 #undef SPMV_T_CASE
 }
 
-// The tentative prolongator's transfers (kernels/common/tent.h), one thread per aggregate: the
-// restriction gathers (no atomics: the CPU's bits), the prolongation spreads (each row in one
-// aggregate; a == nc is the group of rows in none).  The common bodies by element type:
+// The tentative prolongator's transfers (kernels/common/tent.h): the restriction a thread per
+// aggregate, gathering (no atomics: the CPU's bits), the prolongation a thread per row
+// (coalesced; agg[i] == nc: a row in no aggregate).  The common bodies by element type:
 __device__ inline double tent_col(const int32_t *s, const int32_t *r, const float *v, const float *x, int64_t a)
 {
     return mixk_tent_col_f32(s, r, v, x, a);
@@ -623,15 +623,15 @@ __device__ inline double tent_col(const int32_t *s, const int32_t *r, const doub
 {
     return mixk_tent_col_f64(s, r, v, x, a);
 }
-__device__ inline void tent_spread(const int32_t *s, const int32_t *r, const float *v, float ya, int64_t a,
-                                   float *u, float *x)
+__device__ inline void tent_row(const int32_t *agg, const float *v, const float *y, int64_t nc, int64_t i,
+                                float *u, float *x)
 {
-    mixk_tent_spread_f32(s, r, v, ya, a, u, x);
+    mixk_tent_row_f32(agg, v, y, nc, i, u, x);
 }
-__device__ inline void tent_spread(const int32_t *s, const int32_t *r, const double *v, double ya, int64_t a,
-                                   double *u, double *x)
+__device__ inline void tent_row(const int32_t *agg, const double *v, const double *y, int64_t nc, int64_t i,
+                                double *u, double *x)
 {
-    mixk_tent_spread_f64(s, r, v, ya, a, u, x);
+    mixk_tent_row_f64(agg, v, y, nc, i, u, x);
 }
 
 template <class T>
@@ -643,11 +643,11 @@ __global__ void __launch_bounds__(THREADS) k_tent_restrict(int nc, const int32_t
 }
 
 template <class T>
-__global__ void __launch_bounds__(THREADS) k_tent_prolong(int nc, const int32_t *start, const int32_t *rows,
-                                                          const T *val, const T *y, T *u, T *x)
+__global__ void __launch_bounds__(THREADS) k_tent_prolong(int n, int nc, const int32_t *agg, const T *val,
+                                                          const T *y, T *u, T *x)
 {
-    for (int64_t a = (int64_t)blockIdx.x * THREADS + threadIdx.x; a <= nc; a += (int64_t)gridDim.x * THREADS)
-        tent_spread(start, rows, val, a < nc ? y[a] : (T)0, a, u, x);
+    for (int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * THREADS)
+        tent_row(agg, val, y, nc, i, u, x);
 }
 
 static unsigned grid_groups(long long groups)
@@ -669,16 +669,16 @@ extern "C" cudaError_t mixi_cuda_tent_restrict(cudaStream_t stream, int fp64, in
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t mixi_cuda_tent_prolong(cudaStream_t stream, int fp64, int nc, const int32_t *start,
-                                              const int32_t *rows, const void *val, const void *y, void *u,
-                                              void *x)
+extern "C" cudaError_t mixi_cuda_tent_prolong(cudaStream_t stream, int fp64, int n, int nc, const int32_t *agg,
+                                              const void *val, const void *y, void *u, void *x)
 {
+    if (n <= 0) return cudaSuccess;
     if (fp64)
-        k_tent_prolong<double><<<grid_groups((long long)nc + 1), THREADS, 0, stream>>>(
-            nc, start, rows, (const double *)val, (const double *)y, (double *)u, (double *)x);
+        k_tent_prolong<double><<<grid_groups(n), THREADS, 0, stream>>>(
+            n, nc, agg, (const double *)val, (const double *)y, (double *)u, (double *)x);
     else
-        k_tent_prolong<float><<<grid_groups((long long)nc + 1), THREADS, 0, stream>>>(
-            nc, start, rows, (const float *)val, (const float *)y, (float *)u, (float *)x);
+        k_tent_prolong<float><<<grid_groups(n), THREADS, 0, stream>>>(
+            n, nc, agg, (const float *)val, (const float *)y, (float *)u, (float *)x);
     return cudaGetLastError();
 }
 

@@ -10,6 +10,8 @@ static void tent_free(mix_context *ctx, mixi_tent *T)
     ctx->ops->free(ctx->state, T->start);
     ctx->ops->free(ctx->state, T->rows);
     ctx->ops->free(ctx->state, T->val);
+    ctx->ops->free(ctx->state, T->agg);
+    ctx->ops->free(ctx->state, T->row_val);
     mixi_free(T);
 }
 
@@ -232,6 +234,22 @@ static int64_t bytes_of(mix_context *ctx, const mixi_spmat *M)
     return M && !ctx->ops->sparse->csr_bytes(ctx->state, M, &c) ? c : 0;
 }
 
+/* Th's values in vprec (rounded once from the FP64 ones) by aggregates (val) and by rows
+ * (row_val, with each row's aggregate agg; the rows in no aggregate: group nc, value 0). */
+static void tent_values(const mixi_amg_tent *H, mix_prec vprec, void *val, int32_t *agg, void *row_val)
+{
+    for (int a = 0; a <= H->nc; a++)
+        for (int32_t k = H->start[a]; k < H->start[a + 1]; k++) {
+            const int32_t i = H->rows[k];
+            agg[i] = a;
+            if (vprec == MIX_FP64) {
+                ((double *)val)[k] = ((double *)row_val)[i] = H->val[k];
+            } else {
+                ((float *)val)[k] = ((float *)row_val)[i] = (float)H->val[k];
+            }
+        }
+}
+
 /* Th in the backend with values in vprec (the V-cycle's vectors); *bytes += its. */
 static int tent_store(mix_context *ctx, const mixi_amg_tent *H, mix_prec vprec, mixi_tent **out,
                       int64_t *bytes)
@@ -239,29 +257,35 @@ static int tent_store(mix_context *ctx, const mixi_amg_tent *H, mix_prec vprec, 
     const size_t el = vprec == MIX_FP64 ? sizeof(double) : sizeof(float);
     const size_t sb = ((size_t)H->nc + 2) * sizeof(int32_t), rb = (size_t)H->n * sizeof(int32_t);
     const size_t vb = (size_t)H->n * el;
+    const int host = (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
     mixi_tent *T = mixi_calloc(1, sizeof *T);
-    void *v32 = NULL;
+    int32_t *agg = NULL;
+    void *val = NULL, *row_val = NULL;
     if (!T) return MIX_ERR_ALLOC;
     T->n = H->n, T->nc = H->nc, T->prec = vprec;
     int st = ctx->ops->alloc(ctx->state, (void **)&T->start, sb);
     if (!st) st = ctx->ops->alloc(ctx->state, (void **)&T->rows, rb + sizeof(int32_t));
+    if (!st) st = ctx->ops->alloc(ctx->state, (void **)&T->agg, rb + sizeof(int32_t));
     if (!st) st = ctx->ops->alloc(ctx->state, &T->val, vb + el);
+    if (!st) st = ctx->ops->alloc(ctx->state, &T->row_val, vb + el);
     if (!st) st = ctx->ops->upload(ctx->state, T->start, H->start, sb);
     if (!st) st = ctx->ops->upload(ctx->state, T->rows, H->rows, rb);
-    if (!st && vprec == MIX_FP64) st = ctx->ops->upload(ctx->state, T->val, H->val, vb);
-    if (!st && vprec != MIX_FP64) { /* rounded once from the FP64 values, in place on the host */
-        const int host = (ctx->ops->flags & MIXI_BACKEND_HOST_MEMORY) != 0;
-        float *f = host ? T->val : (v32 = mixi_malloc_n((size_t)H->n + 1, sizeof *f));
-        if (!f) st = MIX_ERR_ALLOC;
-        for (int i = 0; f && i < H->n; i++) f[i] = (float)H->val[i];
-        if (!st && !host) st = ctx->ops->upload(ctx->state, T->val, f, vb);
+    if (!st) { /* made in place on the host, else staged there */
+        agg = host ? T->agg : mixi_malloc_n((size_t)H->n + 1, sizeof *agg);
+        val = host ? T->val : mixi_malloc_n((size_t)H->n + 1, el);
+        row_val = host ? T->row_val : mixi_malloc_n((size_t)H->n + 1, el);
+        if (!agg || !val || !row_val) st = MIX_ERR_ALLOC;
     }
-    mixi_free(v32);
+    if (!st) tent_values(H, vprec, val, agg, row_val);
+    if (!st && !host) st = ctx->ops->upload(ctx->state, T->val, val, vb);
+    if (!st && !host) st = ctx->ops->upload(ctx->state, T->agg, agg, rb);
+    if (!st && !host) st = ctx->ops->upload(ctx->state, T->row_val, row_val, vb);
+    if (!host) mixi_free(agg), mixi_free(val), mixi_free(row_val);
     if (st) {
         tent_free(ctx, T);
         return st;
     }
-    *bytes += (int64_t)(sb + rb + vb);
+    *bytes += (int64_t)(sb + 2 * rb + 2 * vb);
     *out = T;
     return MIX_SUCCESS;
 }
