@@ -1,5 +1,6 @@
 /* keep.c: the registry of kept originals (keep.h): an address-keyed table with an LRU list under
  * one lock, a memory cap, and a fingerprint of the factors each entry vouches for. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -39,18 +40,19 @@ static size_t used, cap, orphans;
 static atomic_size_t live_count; /* read without the lock: no entry, no look-up */
 static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
 
-static void read_cap(void)
+size_t mixd_keep_cap_of(const char *s)
 {
-    /* MIXSOLVE_LAPACK_KEEP_MB: MiB of kept originals (and their FP64 factors); default 1024. */
-    const char *s = getenv("MIXSOLVE_LAPACK_KEEP_MB");
+    const unsigned long long dflt = 1024;
+    /* Digits only: strtoull also takes leading blanks, a sign, and negates "-5" into 2^64 - 5. */
+    if (!s || *s < '0' || *s > '9') return (size_t)dflt << 20;
     char *end;
-    unsigned long long mb = 1024;
-    if (s && *s) {
-        unsigned long long v = strtoull(s, &end, 10);
-        if (*end == 0 && v < (SIZE_MAX >> 21)) mb = v;
-    }
-    cap = (size_t)mb << 20;
+    errno = 0;
+    const unsigned long long v = strtoull(s, &end, 10);
+    const int ok = *end == 0 && errno == 0 && v < (SIZE_MAX >> 21);
+    return (size_t)(ok ? v : dflt) << 20;
 }
+
+static void read_cap(void) { cap = mixd_keep_cap_of(getenv("MIXSOLVE_LAPACK_KEEP_MB")); }
 
 static size_t bucket_of(const double *a)
 {

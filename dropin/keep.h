@@ -11,6 +11,10 @@
  * that triangle. */
 typedef struct mixd_kept mixd_kept;
 
+/* MIXSOLVE_LAPACK_KEEP_MB's value s in bytes: decimal digits alone (MiB), else, as for no value,
+ * the default 1024 MiB. */
+size_t mixd_keep_cap_of(const char *s);
+
 /* Before a routed call overwrites a: copies its n x n matrix (the uplo triangle for Cholesky)
  * within the cap (MIXSOLVE_LAPACK_KEEP_MB, least recently used entries evicted), and forgets
  * any older entry for a.  NULL when it cannot be kept: the call must then be forwarded. */

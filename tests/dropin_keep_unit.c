@@ -169,8 +169,23 @@ static void *worker(void *arg)
     return (void *)(size_t)bad;
 }
 
+/* MIXSOLVE_LAPACK_KEEP_MB's parse: digits only; signs, blanks, suffixes and overflow take the
+ * default. */
+static void cap_parse(void)
+{
+    const size_t mib = (size_t)1 << 20, dflt = 1024 * mib;
+    check(mixd_keep_cap_of("1") == mib && mixd_keep_cap_of("0") == 0 && mixd_keep_cap_of("007") == 7 * mib,
+          "KEEP_MB: digits read as MiB");
+    const char *bad[] = {NULL, "", "-0", "-5", "+5", " 5", "5 ", "5x", "0x10", "1e3",
+                         "99999999999999999999", "18446744073709551615"};
+    int all = 1;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) all &= mixd_keep_cap_of(bad[k]) == dflt;
+    check(all, "KEEP_MB: signs, blanks, suffixes and overflow take the default 1024");
+}
+
 int main(void)
 {
+    cap_parse();
     setenv("MIXSOLVE_LAPACK_KEEP_MB", "1", 1);
     single_thread();
     address_reused();
