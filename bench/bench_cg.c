@@ -142,21 +142,22 @@ static void spmv_variant(mix_context *ctx, mix_sparse *S, mix_prec p, char *out,
  * On a shared machine the load drifts between runs; here each round times one triad pass and one
  * SpMV of every variant back to back, and each keeps its best round, so that the variants and the
  * triad see the same machine. */
-#define NVARIANTS 14 /* "tuned", 4 vector bodies x 3 prefetch distances, "portable" */
+#define NVARIANTS 17 /* "tuned", 5 vector bodies x 3 prefetch distances, "portable" */
 /* The variants of storage p, by the tuner's own names (kernels/cpu/spmv_tune.c): "tuned" first,
  * then FP64's CSR or the SELL bodies, each without prefetch, near and far; returns how many. */
 static int variant_names(mix_prec p, const char *names[NVARIANTS])
 {
     static const int pfd[] = {0, MIXI_SPMV_PF_DIST, MIXI_SPMV_PF_FAR};
-    static const int isa[2][2] = {{MIXI_SPMV_AVX512_CONTIG, MIXI_SPMV_AVX512_GATHER},
-                                  {MIXI_SPMV_AVX2_CONTIG, MIXI_SPMV_AVX2_GATHER}};
+    static const int isa[2][3] = {{MIXI_SPMV_AVX512_CONTIG, MIXI_SPMV_AVX512_GATHER, -1},
+                                  {MIXI_SPMV_AVX2_CONTIG, MIXI_SPMV_AVX2_GATHER, MIXI_SPMV_AVX2_LOADS}};
     int n = 0;
     names[n++] = "tuned";
     for (int d = 0; d < 3; d++)
         if (p == MIX_FP64) names[n++] = mixi_spmv_variant_name(MIXI_SPMV_CSR | pfd[d] << MIXI_SPMV_PF_SHIFT);
     for (int w = 0; w < 2 && p != MIX_FP64; w++)
         for (int d = 0; d < 3; d++)
-            for (int b = 0; b < 2; b++) names[n++] = mixi_spmv_variant_name(isa[w][b] | pfd[d] << MIXI_SPMV_PF_SHIFT);
+            for (int b = 0; b < 3; b++)
+                if (isa[w][b] >= 0) names[n++] = mixi_spmv_variant_name(isa[w][b] | pfd[d] << MIXI_SPMV_PF_SHIFT);
     if (p != MIX_FP64) names[n++] = mixi_spmv_variant_name(MIXI_SPMV_PORTABLE);
     return n;
 }

@@ -487,7 +487,7 @@ static void test_shift_spmv_bodies(void)
             ss_vec_new(c, vp, f.A.nrows, &x);
             ss_vec_new(c, vp, f.A.nrows, &ref);
             CU_ASSERT_FATAL(!o->vec_from64(c->state, f.xd, NULL, 1.0, &x.v, NULL));
-            for (int v = -1; v <= MIXI_SPMV_AVX2_GATHER; v++) { /* -1: the portable body */
+            for (int v = -1; v <= MIXI_SPMV_AVX2_LOADS; v++) { /* -1: the portable body */
                 mixi_spmat *S = NULL;
                 ss_vec y;
                 double xy = 0.0;

@@ -220,7 +220,7 @@ static void test_tune_off(void)
     unsetenv("MIXSOLVE_TUNE");
     mixi_spmv_tuner_init(&T, MIX_FP16, 1, 0);
     CU_ASSERT_STRING_EQUAL(mixi_spmv_tuner_choice(&T), "tuning");
-    CU_ASSERT_EQUAL(T.ncand, 2); /* no AVX-512: AVX2's two bodies */
+    CU_ASSERT_EQUAL(T.ncand, 3); /* no AVX-512: AVX2's three bodies */
     st_close(&f);
     mixm_csr_free(&A);
 }
@@ -241,8 +241,8 @@ static void test_tune_pick(void)
     /* A tuner fed a synthetic table through its calls keeps the fastest. */
     mixi_spmv_tuner T;
     mixi_spmv_tuner_init(&T, MIX_BF16, 1, 1);
-    const double ms[] = {3.0, 2.0, 1.0, 1.5}; /* per candidate: avx2-contig fastest */
-    CU_ASSERT_EQUAL(T.ncand, 4);
+    const double ms[] = {3.0, 2.0, 1.0, 1.5, 1.2}; /* per candidate: avx2-contig fastest */
+    CU_ASSERT_EQUAL(T.ncand, 5);
     CU_ASSERT_EQUAL(T.cand[T.dflt], MIXI_SPMV_AVX512_GATHER);
     /* The warm-up runs the default, and its times (here the fastest of all) are not counted. */
     for (int c = 0; c < MIXI_TUNE_WARMUP; c++) {
@@ -261,6 +261,8 @@ static void test_tune_pick(void)
     CU_ASSERT_EQUAL(mixi_spmv_tuner_next(&T), MIXI_SPMV_AVX2_CONTIG);
     CU_ASSERT(fabs(mixi_spmv_rate(MIX_BF16) - 1e6 / 1e-3) <= 1.0); /* the fastest candidate's */
     CU_ASSERT_EQUAL(mixi_spmv_variant_parse("avx2-gather"), MIXI_SPMV_AVX2_GATHER);
+    CU_ASSERT_EQUAL(mixi_spmv_variant_parse("avx2-loads-pf"),
+                    MIXI_SPMV_AVX2_LOADS | MIXI_SPMV_PF_DIST << MIXI_SPMV_PF_SHIFT);
     CU_ASSERT_EQUAL(mixi_spmv_variant_parse("nope"), -1);
 }
 

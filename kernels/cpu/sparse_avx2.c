@@ -74,13 +74,21 @@ MIXI_AVX2 static MIXI_INLINE void avx2_vals_pd(mix_prec P, const void *v, int64_
     }
 }
 
+/* x at the eight rows from xb (row t reads xb[t + c[t]]) by scalar loads, as two FP64 halves:
+ * the values a gather loads. */
+MIXI_AVX2 static MIXI_INLINE void avx2_loads_pd(const float *xb, const int16_t *c, __m256d *lo, __m256d *hi)
+{
+    *lo = _mm256_cvtps_pd(_mm_setr_ps(xb[c[0]], xb[1 + c[1]], xb[2 + c[2]], xb[3 + c[3]]));
+    *hi = _mm256_cvtps_pd(_mm_setr_ps(xb[4 + c[4]], xb[5 + c[5]], xb[6 + c[6]], xb[7 + c[7]]));
+}
+
 /* Group g's eight rows of the slice [base, end): the FP64 sums of their slots, in slot order
- * (mode SLOT_COL, SLOT_MIXED or SLOT_GATHER; a slice all SLOT_SOFF runs avx2_soff_slice).  i0:
- * the slice's first row plus its column shift (kernels/common/sell.h), where its offsets count
- * from. */
+ * (mode SLOT_COL, SLOT_MIXED or SLOT_GATHER; a slice all SLOT_SOFF runs avx2_soff_slice), slots
+ * not contiguous over the group gathered, or with `loads` read by scalar loads.  i0: the slice's
+ * first row plus its column shift (kernels/common/sell.h), where its offsets count from. */
 MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, const float *x, int32_t i0,
-                                             int g, int64_t base, int64_t end, int mode, int pf,
-                                             __m256d *plo, __m256d *phi)
+                                             int g, int64_t base, int64_t end, int mode, int loads,
+                                             int pf, __m256d *plo, __m256d *phi)
 {
     const __m256i row = _mm256_add_epi32(_mm256_set1_epi32(i0 + 8 * g), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
@@ -91,6 +99,8 @@ MIXI_AVX2 static MIXI_INLINE void avx2_group(mix_prec P, const mixk_sell *A, con
         if (mode == SLOT_COL || (mode == SLOT_MIXED && (A->smask[r] & MIXK_SELL_G8(g)))) { /* x read contiguously */
             const int d = A->col[k];
             avx2_vals_pd(MIX_FP32, x, i0 + 8 * g + d, &xl, &xh);
+        } else if (loads) {
+            avx2_loads_pd(x + i0 + 8 * g, A->col + k, &xl, &xh);
         } else {
             const __m256i off = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(A->col + k)));
             avx2_split_pd(_mm256_i32gather_ps(x, _mm256_add_epi32(row, off), 4), &xl, &xh);
@@ -160,8 +170,10 @@ MIXI_AVX2 static MIXI_INLINE void avx2_soff_slice(mix_prec P, const mixk_sell *A
 }
 #undef AVX2_SOFF_GROUP
 
+/* Slice s; contig: contiguous slots by vector loads; loads: the others by scalar loads, not
+ * gathers (AVX2_LOADS). */
 MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A, const float *x, int64_t s,
-                                                  float *y, int contig, int pf)
+                                                  float *y, int contig, int loads, int pf)
 {
     const int64_t base = A->slice[s], end = A->slice[s + 1] & MIXK_SELL_SLOT_MASK;
     const int32_t i0 = (int32_t)(s * MIXK_SELL_C), xi0 = i0 + (int32_t)mixk_sell_shift(A, s);
@@ -176,9 +188,15 @@ MIXI_AVX2 static MIXI_INLINE void avx2_sell_slice(mix_prec P, const mixk_sell *A
     for (int g = 0; g < MIXK_SELL_C / 8; g++) {
         __m256d lo, hi;
         switch (contig ? slot_mode_of(masks, MIXK_SELL_G8(g)) : SLOT_GATHER) {
-        case SLOT_COL: avx2_group(P, A, x, xi0, g, base, end, SLOT_COL, pf, &lo, &hi); break;
-        case SLOT_MIXED: avx2_group(P, A, x, xi0, g, base, end, SLOT_MIXED, pf, &lo, &hi); break;
-        default: avx2_group(P, A, x, xi0, g, base, end, SLOT_GATHER, pf, &lo, &hi); break;
+        case SLOT_COL: avx2_group(P, A, x, xi0, g, base, end, SLOT_COL, 0, pf, &lo, &hi); break;
+        case SLOT_MIXED:
+            if (loads) avx2_group(P, A, x, xi0, g, base, end, SLOT_MIXED, 1, pf, &lo, &hi);
+            else avx2_group(P, A, x, xi0, g, base, end, SLOT_MIXED, 0, pf, &lo, &hi);
+            break;
+        default:
+            if (loads) avx2_group(P, A, x, xi0, g, base, end, SLOT_GATHER, 1, pf, &lo, &hi);
+            else avx2_group(P, A, x, xi0, g, base, end, SLOT_GATHER, 0, pf, &lo, &hi);
+            break;
         }
         avx2_finish(P, A, x, i0 + 8 * g, lo, hi, y + 8 * g);
     }
@@ -210,8 +228,9 @@ MIXI_AVX2 static MIXI_INLINE void simd_sell_slice(mix_prec P, const mixk_sell *A
     const int var = mixi_spmv_body(code), pf = mixi_spmv_pfd(code);
     if (var == MIXI_SPMV_AVX512_CONTIG) avx512_slice(P, 1, A, x, s, y, pf);
     else if (var == MIXI_SPMV_AVX512_GATHER) avx512_slice(P, 0, A, x, s, y, pf);
-    else if (var == MIXI_SPMV_AVX2_GATHER) avx2_sell_slice(P, A, x, s, y, 0, pf);
-    else avx2_sell_slice(P, A, x, s, y, 1, pf);
+    else if (var == MIXI_SPMV_AVX2_GATHER) avx2_sell_slice(P, A, x, s, y, 0, 0, pf);
+    else if (var == MIXI_SPMV_AVX2_LOADS) avx2_sell_slice(P, A, x, s, y, 1, 1, pf);
+    else avx2_sell_slice(P, A, x, s, y, 1, 0, pf);
 }
 
 /* A full FIXED16 block (32 values) with the result of mixk_svec_st_block_fixed16: norm = max |x|

@@ -6,16 +6,17 @@
 #include "kernels/cpu/spmv_tune.h"
 
 static const char *const names[MIXI_SPMV_NVAR] = {"avx512-contig", "avx512-gather", "avx2-contig",
-                                                  "avx2-gather",   "portable",      "csr"};
+                                                  "avx2-gather",   "avx2-loads",    "portable",
+                                                  "csr"};
 
 static const char *const pf_names[MIXI_SPMV_NVAR] = {
     [MIXI_SPMV_AVX512_CONTIG] = "avx512-contig-pf", [MIXI_SPMV_AVX512_GATHER] = "avx512-gather-pf",
     [MIXI_SPMV_AVX2_CONTIG] = "avx2-contig-pf",     [MIXI_SPMV_AVX2_GATHER] = "avx2-gather-pf",
-    [MIXI_SPMV_CSR] = "csr-pf"};
+    [MIXI_SPMV_AVX2_LOADS] = "avx2-loads-pf",       [MIXI_SPMV_CSR] = "csr-pf"};
 static const char *const far_names[MIXI_SPMV_NVAR] = {
     [MIXI_SPMV_AVX512_CONTIG] = "avx512-contig-pf-far", [MIXI_SPMV_AVX512_GATHER] = "avx512-gather-pf-far",
     [MIXI_SPMV_AVX2_CONTIG] = "avx2-contig-pf-far",     [MIXI_SPMV_AVX2_GATHER] = "avx2-gather-pf-far",
-    [MIXI_SPMV_CSR] = "csr-pf-far"};
+    [MIXI_SPMV_AVX2_LOADS] = "avx2-loads-pf-far",       [MIXI_SPMV_CSR] = "csr-pf-far"};
 /* The prefetch stage's distances, by its index. */
 static const int pf_dist[MIXI_SPMV_NPF] = {0, MIXI_SPMV_PF_DIST, MIXI_SPMV_PF_FAR};
 
@@ -70,6 +71,7 @@ void mixi_spmv_tuner_init(mixi_spmv_tuner *T, mix_prec storage, int has_avx2, in
         if (has_avx2) {
             T->cand[T->ncand++] = MIXI_SPMV_AVX2_CONTIG;
             T->cand[T->ncand++] = MIXI_SPMV_AVX2_GATHER;
+            T->cand[T->ncand++] = MIXI_SPMV_AVX2_LOADS;
         }
         if (!T->ncand) T->cand[T->ncand++] = MIXI_SPMV_PORTABLE;
     }

@@ -8,13 +8,16 @@
 /* Bodies of a full SELL slice; all give the bits of the portable row body (same products, same
  * slot order per row), so the tuner may pick any.  CONTIG: contiguous slots load x with one
  * vector load (kernels/common/sell.h), the others gather; AVX512: 16 rows per vector, AVX2: 8.
- * PORTABLE: kernels/common's row bodies only (forced, never tuned).  FP64 storage (plain CSR)
+ * AVX2_LOADS: AVX2_CONTIG with eight scalar loads where it would gather (vpgatherdps is
+ * microcoded on AMD Zen 3: a coarse AMG level of 3-D Poisson 150^3, FIXED16, 2 threads, 3.3-4.2
+ * ms an SpMV against 4.0-4.8 gathering; the tuner times it beside the others).  PORTABLE: kernels/common's row bodies only (forced, never tuned).  FP64 storage (plain CSR)
  * has one body, MIXI_SPMV_CSR (kernels/common's row), with or without software prefetch. */
 enum {
     MIXI_SPMV_AVX512_CONTIG,
     MIXI_SPMV_AVX512_GATHER,
     MIXI_SPMV_AVX2_CONTIG,
     MIXI_SPMV_AVX2_GATHER,
+    MIXI_SPMV_AVX2_LOADS,
     MIXI_SPMV_PORTABLE,
     MIXI_SPMV_CSR,
     MIXI_SPMV_NVAR
@@ -37,7 +40,7 @@ static inline int mixi_spmv_pfd(int code) { return code >> MIXI_SPMV_PF_SHIFT; }
 /* Whether body `var` has a prefetching form (the vector bodies of the SELL formats, and CSR). */
 static inline int mixi_spmv_has_pf(int var)
 {
-    return (var >= MIXI_SPMV_AVX512_CONTIG && var <= MIXI_SPMV_AVX2_GATHER) || var == MIXI_SPMV_CSR;
+    return (var >= MIXI_SPMV_AVX512_CONTIG && var <= MIXI_SPMV_AVX2_LOADS) || var == MIXI_SPMV_CSR;
 }
 
 const char *mixi_spmv_variant_name(int var);
