@@ -91,13 +91,19 @@ static inline void mixk_sell_plan_layout(const int64_t *cnt, const unsigned char
     mixk_sell_layout(z->n, cnt, far, slice, eslice, erp, &z->nslots, &z->nesc, &z->nerp);
 }
 
+/* Bytes of one diagonal value apart in `prec` (FIXED16's are floats). */
+static inline int64_t mixk_sell_diag_bytes(mix_prec prec)
+{
+    return mixk_prec_block_scaled(prec) ? (int64_t)sizeof(float) : mixk_prec_bytes(prec);
+}
+
 /* Bytes one SpMV reads of the copy in `prec` (the byte model of bench/bench_cg): index arrays
  * (the shifts too), slot and escape values, the diagonal (FIXED16: floats; none for a
  * rectangular matrix) and FIXED16's exponent byte per row. */
 static inline int64_t mixk_sell_plan_bytes(const mixk_sell_sizes *z, mix_prec prec)
 {
     const int fixed = mixk_prec_block_scaled(prec);
-    const int64_t el = mixk_prec_bytes(prec), del = fixed ? 4 : el;
+    const int64_t el = mixk_prec_bytes(prec), del = mixk_sell_diag_bytes(prec);
     return mixk_sell_index_bytes(z->n, z->nslots, z->nesc, z->nerp) + (z->nslots + z->nesc) * el +
            (z->rect ? 0 : z->n * del) + (fixed ? z->n : 0) + (z->nshifted ? z->nslice * 4 : 0);
 }

@@ -23,9 +23,7 @@
         const int32_t *start, const int32_t *rows, const T *val, const T *x, int64_t a)          \
     {                                                                                            \
         double s = 0.0;                                                                          \
-        for (int64_t k = start[a]; k < start[a + 1]; k++) {                                      \
-            s += (double)val[k] * (double)x[rows[k]];                                            \
-        }                                                                                        \
+        for (int64_t k = start[a]; k < start[a + 1]; k++) s += (double)val[k] * (double)x[rows[k]]; \
         return s;                                                                                \
     }                                                                                            \
     MIXK_HD static inline MIXK_ALWAYS_INLINE void mixk_tent_row_##SFX(                            \

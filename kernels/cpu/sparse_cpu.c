@@ -186,7 +186,7 @@ static int convert_fp64(const mixi_spmat *A64, const double *scale, mixi_spmat *
 static int sell_alloc(const mixk_sell_sizes *z, mix_prec prec, mixi_spmat *A)
 {
     const int fixed = mixk_prec_block_scaled(prec), narrow = mixk_prec_bytes(prec) < 4;
-    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
+    const size_t el = (size_t)mixk_prec_bytes(prec), del = (size_t)mixk_sell_diag_bytes(prec);
     const size_t n = (size_t)z->n, ns = (size_t)z->nslice, nr = (size_t)mixk_sell_slot_rows(z->nslots);
     A->slice = mixi_malloc((ns + 1) * sizeof *A->slice);
     A->col = mixi_malloc((size_t)z->nslots * sizeof *A->col + 64);
@@ -304,7 +304,7 @@ static int convert_sell(const mixi_spmat *A64, mix_prec prec, const double *scal
         if (sell_fill(A64, prec, scale, fixed ? rowmax : NULL, A)) st = MIX_ERR_OVERFLOW;
         /* A unit diagonal is not read (its bytes leave the SpMV's). */
         if (!st && (A->sell.unit_diag = sell_unit_diag(A)))
-            A->bytes -= (int64_t)n * (fixed ? 4 : mixk_prec_bytes(prec));
+            A->bytes -= (int64_t)n * mixk_sell_diag_bytes(prec);
         mixi_pages_streamed(A->col, (size_t)z.nslots * sizeof *A->col);
         mixi_pages_streamed(A->val, (size_t)z.nslots * (size_t)mixk_prec_bytes(prec));
     }

@@ -189,7 +189,7 @@ static int sell_alloc(mixi_cuda_state *s, mix_prec prec, const mixk_sell_sizes *
                       const int64_t *heslice, const int64_t *herp, mixi_spmat *A)
 {
     const int fixed = mixk_prec_block_scaled(prec);
-    const size_t el = (size_t)mixk_prec_bytes(prec), del = fixed ? sizeof(float) : el;
+    const size_t el = (size_t)mixk_prec_bytes(prec), del = (size_t)mixk_sell_diag_bytes(prec);
     const size_t ns = (size_t)z->nslice, sb = (ns + 1) * sizeof *hslice, nesc = (size_t)(z->nesc > 0 ? z->nesc : 1);
     const size_t nslots = (size_t)(z->nslots > 0 ? z->nslots : 1), nerp = (size_t)z->nerp;
     int st = dalloc(s, (void **)&A->slice, sb);
@@ -247,7 +247,7 @@ static int sell_gmax(mixi_cuda_state *s, const mixi_spmat *A64, const int64_t *r
 static int sell_unit_diag(mixi_cuda_state *s, mix_prec prec, mixi_spmat *A)
 {
     const int64_t n = A->d.sell.n;
-    const size_t del = mixk_prec_block_scaled(prec) ? sizeof(float) : (size_t)mixk_prec_bytes(prec);
+    const size_t del = (size_t)mixk_sell_diag_bytes(prec);
     void *h = mixi_malloc((size_t)(n > 0 ? n : 1) * del);
     int st = h ? MIX_SUCCESS : MIX_ERR_ALLOC;
     if (!st && n > 0) st = mixi_cuda_download(s, h, A->diag, (size_t)n * del);
