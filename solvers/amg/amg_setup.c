@@ -31,25 +31,24 @@
  * with none free, joins a neighbour's).  Rows without strong neighbours stay out (-1): the
  * smoother alone handles them (a Dirichlet row, a decoupled unknown).  hits: n zeros,
  * left zero.  Returns the number of aggregates. */
-static int seed_aggregates(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg,
-                           int *hits)
+static int seed_aggregates(const mixi_amg_csr *A, const uint8_t *strong, int wide, int *agg, int *hits)
 {
     int na = 0;
     for (int i = 0; i < A->nr; i++) {
         int free_all = agg[i] < 0, any = 0;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1] && free_all; k++)
-            if (mixi_amg_strong(A, s, theta, i, k)) any = 1, free_all = agg[A->ci[k]] < 0;
+            if (strong[k]) any = 1, free_all = agg[A->ci[k]] < 0;
         if (!any || !free_all) continue;
         agg[i] = na;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-            if (mixi_amg_strong(A, s, theta, i, k)) agg[A->ci[k]] = na;
+            if (strong[k]) agg[A->ci[k]] = na;
         for (int pass = 0; wide && pass < 2; pass++) /* count, then take and reset */
             for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
                 const int j = A->ci[k];
                 if (j == i || agg[j] != na) continue;
                 for (int64_t q = A->rp[j]; q < A->rp[j + 1]; q++) {
                     const int c = A->ci[q];
-                    if (agg[c] >= 0 || !mixi_amg_strong(A, s, theta, j, q)) continue;
+                    if (agg[c] >= 0 || !strong[q]) continue;
                     if (pass == 0) {
                         hits[c]++;
                     } else if (hits[c]) {
@@ -63,20 +62,36 @@ static int seed_aggregates(const mixi_amg_csr *A, const double *s, double theta,
     return na;
 }
 
+/* strong[k] = entry k is a strong coupling (mixi_amg_strong), in parallel: the passes below are
+ * serial and test each entry several times (the wide pass: a seed's neighbours' rows twice). */
+static uint8_t *strong_entries(const mixi_amg_csr *A, const double *s, double theta)
+{
+    uint8_t *strong = mixi_malloc_scratch((size_t)A->rp[A->nr] + 1, sizeof *strong);
+    if (!strong) return NULL;
+#pragma omp parallel for schedule(static) if (MIXI_AMG_TEAM(A))
+    for (int i = 0; i < A->nr; i++)
+        for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) strong[k] = (uint8_t)mixi_amg_strong(A, s, theta, i, k);
+    return strong;
+}
+
 int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int wide, int *agg)
 {
     const int n = A->nr;
     int *hits = mixi_malloc_scratch((size_t)n + 1, sizeof *hits);
-    if (!hits) return -1;
+    uint8_t *strong = strong_entries(A, s, theta);
+    if (!hits || !strong) {
+        mixi_free(hits), mixi_free(strong);
+        return -1;
+    }
     memset(hits, 0, ((size_t)n + 1) * sizeof *hits);
     for (int i = 0; i < n; i++) agg[i] = -1;
-    int na = seed_aggregates(A, s, theta, wide, agg, hits);
+    int na = seed_aggregates(A, strong, wide, agg, hits);
     mixi_free(hits);
     const int pass1 = na;
     for (int i = 0; i < n; i++) {
         if (agg[i] >= 0) continue;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-            if (mixi_amg_strong(A, s, theta, i, k) && agg[A->ci[k]] >= 0 && agg[A->ci[k]] < pass1) {
+            if (strong[k] && agg[A->ci[k]] >= 0 && agg[A->ci[k]] < pass1) {
                 agg[i] = agg[A->ci[k]];
                 break;
             }
@@ -85,13 +100,14 @@ int mixi_amg_aggregate(const mixi_amg_csr *A, const double *s, double theta, int
         int any = 0, near = -1;
         if (agg[i] >= 0) continue;
         for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) {
-            if (!mixi_amg_strong(A, s, theta, i, k)) continue;
+            if (!strong[k]) continue;
             if (agg[A->ci[k]] < 0) agg[A->ci[k]] = na, any = 1;
             else near = agg[A->ci[k]];
         }
         /* A row whose strong neighbours all went to pass-3 aggregates joins one of them. */
         agg[i] = any ? na++ : near;
     }
+    mixi_free(strong);
     return na;
 }
 
