@@ -134,8 +134,9 @@ struct mixi_dense_ops {
     /* LAPACK dgetrs (no transpose): b := A^{-1} b with the factors of getrf_f64. */
     int (*getrs_f64)(void *state, int n, int nrhs, const double *a, int lda, const int *ipiv,
                      double *b, int ldb);
-    /* Optional (NULL allowed), host-memory backends: LAPACK dgesv, the two above in one call
-     * (b := the solution unless *info > 0), for small systems where a call's fixed cost shows. */
+    /* Optional (NULL allowed), host-memory backends: LAPACK dgesv's contract, the two above in
+     * one call (b := the solution unless *info > 0), for small systems where a call's fixed cost
+     * shows (the CPU's own loops at tiny orders: kernels/cpu/dense_tiny.h). */
     int (*gesv_f64)(void *state, int n, int nrhs, double *a, int lda, int *ipiv, double *b,
                     int ldb, int *info);
 

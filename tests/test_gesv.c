@@ -10,6 +10,7 @@
 #include "matrices/generators.h"
 #include "solvers/dense/dense.h"
 #include "kernels/backend_dense.h"
+#include "kernels/cpu/dense_tiny.h"
 
 static const mix_prec low_precs[] = {MIX_FP32, MIX_TF32, MIX_FP16, MIX_BF16};
 #define NPREC 4
@@ -673,6 +674,34 @@ static void test_singular(void)
 
 /* ---- small systems: FP64 in place with the flow's checks fused (solvers/dense/dense_small.c) -- */
 
+/* The small path (n <= 32, n nrhs <= 256, no range scaling) on the CPU against LAPACK's dgesv or
+ * dposv on the same input: its failure at the same column, and, up to the tiny orders the
+ * backend factors in its own loops (kernels/cpu/dense_tiny.h), the same pivots and factors and
+ * X to rounding; above them LAPACK's own bits.  ac, pc, xc: the small path's factors, pivots, X. */
+static void small_against_lapack(int spd, char uplo, int n, int nrhs, const double *a,
+                                 const double *b, const double *ac, const int *pc,
+                                 const double *xc, int want)
+{
+    const size_t nn = (size_t)n * n, nb = (size_t)n * nrhs;
+    const int tiny = n <= (spd ? MIXI_TINY_CHOL_MAX_N : MIXI_TINY_LU_MAX_N);
+    double *f = mixt_dalloc(nn), *fx = mixt_dalloc(nb);
+    int *piv = calloc((size_t)n, sizeof *piv);
+    memcpy(f, a, nn * sizeof *f);
+    memcpy(fx, b, nb * sizeof *fx);
+    int ref = spd ? LAPACKE_dposv(LAPACK_COL_MAJOR, uplo, n, nrhs, f, n, fx, n)
+                  : LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, f, n, piv, fx, n);
+    CU_ASSERT_EQUAL(ref > 0, want != MIX_SUCCESS);
+    if (!tiny) {
+        CU_ASSERT(memcmp(f, ac, nn * sizeof *f) == 0);
+        if (ref == 0) CU_ASSERT(memcmp(fx, xc, nb * sizeof *fx) == 0);
+    } else {
+        CU_ASSERT(mixt_max_diff(nn, f, ac) <= 1e-13 * mixt_max_abs(nn, f));
+        if (!spd) CU_ASSERT(memcmp(piv, pc, (size_t)n * sizeof *pc) == 0);
+        if (ref == 0) CU_ASSERT(mixt_max_diff(nb, fx, xc) <= 1e-11 * mixt_max_abs(nb, fx));
+    }
+    free(f); free(fx); free(piv);
+}
+
 /* AUTO on column-major A (the small path) and on the same system stored row-major (the general
  * flow, which transposes): one and the same answer, status and record; on the CPU also LAPACK's
  * own dgesv/dposv bits.  spd: Cholesky from the uplo triangle. */
@@ -723,22 +752,76 @@ static void small_case(mix_context *ctx, int spd, char uplo, int n, int nrhs, co
     for (int i = 0; i < n; i++)
         for (int j = 0; j < nrhs; j++) xt[i + (size_t)j * n] = xr[(size_t)i * nrhs + j];
     CU_ASSERT(mixt_max_diff(nb, xc, xt) <= 1e-9 * mixt_max_abs(nb, xc)); /* 7.0 where not computed */
-    /* The small path (n <= 32, n nrhs <= 256, no range scaling) on the CPU: LAPACK's own dgesv or
-     * dposv, bit for bit. */
     if (mixt_backend == MIX_BACKEND_CPU && n <= 32 && n * nrhs <= 256 && !scaled &&
-        want != MIX_ERR_NAN) {
-        double *f = mixt_dalloc(nn), *fx = mixt_dalloc(nb);
-        memcpy(f, a, nn * sizeof *f);
-        memcpy(fx, b, nb * sizeof *fx);
-        int ref = spd ? LAPACKE_dposv(LAPACK_COL_MAJOR, uplo, n, nrhs, f, n, fx, n)
-                      : LAPACKE_dgesv(LAPACK_COL_MAJOR, n, nrhs, f, n, pr, fx, n);
-        CU_ASSERT_EQUAL(ref > 0, want != MIX_SUCCESS);
-        CU_ASSERT(memcmp(f, ac, nn * sizeof *f) == 0);
-        if (ref == 0) CU_ASSERT(memcmp(fx, xc, nb * sizeof *fx) == 0);
-        free(f); free(fx);
-    }
+        want != MIX_ERR_NAN)
+        small_against_lapack(spd, uplo, n, nrhs, a, b, ac, pc, xc, want);
     free(fr);
     free(ac); free(ar); free(br); free(xc); free(xr); free(xt); free(pc); free(pr);
+}
+
+/* The tiny loops (kernels/cpu/dense_tiny.c) against LAPACKE's dgesv/dposv on the same input,
+ * with lda and ldb beyond n (the rows past n, set to 99, stay untouched): the same info, pivots
+ * and untouched triangle, factors and X to rounding.  kind 0: random; 1: column n / 2 zero
+ * (singular: info, B left alone); 2: SPD but for the last pivot (Cholesky's failure there). */
+static void tiny_case(int n, int kind, char uplo, int spd)
+{
+    const int lda = n + 3, ldb = n + 2, nrhs = 1 + n % 3;
+    double *a = mixt_dalloc((size_t)lda * n), *r = mixt_dalloc((size_t)lda * n);
+    double *b = mixt_dalloc((size_t)ldb * nrhs), *rb = mixt_dalloc((size_t)ldb * nrhs);
+    double *g = mixt_dalloc((size_t)n * n), *m = mixt_dalloc((size_t)n * n);
+    int *p = calloc((size_t)n, sizeof *p), *rp = calloc((size_t)n, sizeof *rp);
+    mixm_gen_random_dense(n, 40 + n + 7 * kind, m);
+    if (spd) {
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, m, n, m, n, 0.0, g, n);
+        for (int i = 0; i < n; i++) g[i + (size_t)i * n] += kind == 2 && i == n - 1 ? -1e3 : 1.0;
+    } else {
+        memcpy(g, m, (size_t)n * n * sizeof *g);
+        for (int i = 0; kind == 1 && i < n; i++) g[i + (size_t)(n / 2) * n] = 0.0;
+    }
+    for (size_t k = 0; k < (size_t)lda * n; k++) a[k] = r[k] = 99.0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) a[i + (size_t)j * lda] = r[i + (size_t)j * lda] = g[i + (size_t)j * n];
+    for (size_t k = 0; k < (size_t)ldb * nrhs; k++) b[k] = rb[k] = k % (size_t)ldb < (size_t)n ? sin(1.0 + (double)k) : 99.0;
+    const int info = spd ? mixi_tiny_dposv(uplo == 'U', n, nrhs, a, lda, b, ldb)
+                         : mixi_tiny_dgesv(n, nrhs, a, lda, p, b, ldb);
+    const int ref = spd ? LAPACKE_dposv_work(LAPACK_COL_MAJOR, uplo, n, nrhs, r, lda, rb, ldb)
+                        : LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, nrhs, r, lda, rp, rb, ldb);
+    CU_ASSERT_EQUAL(info, ref);
+    CU_ASSERT_EQUAL(info != 0, kind != 0);
+    if (!spd) CU_ASSERT(memcmp(p, rp, (size_t)n * sizeof *p) == 0);
+    const double amax = mixt_max_abs((size_t)lda * n, r);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < lda; i++) {
+            const size_t k = i + (size_t)j * lda;
+            const int other = spd && (uplo == 'U' ? i > j : i < j);
+            /* untouched: 99 or A's own */
+            CU_ASSERT(i >= n || other ? a[k] == r[k] : fabs(a[k] - r[k]) <= 1e-13 * amax);
+        }
+    const double bmax = mixt_max_abs((size_t)ldb * nrhs, rb);
+    for (size_t k = 0; k < (size_t)ldb * nrhs; k++) {
+        const int kept = info || k % (size_t)ldb >= (size_t)n;
+        CU_ASSERT(kept ? b[k] == rb[k] : fabs(b[k] - rb[k]) <= 1e-11 * bmax);
+    }
+    free(a); free(r); free(b); free(rb); free(g); free(m); free(p); free(rp);
+}
+
+static void test_tiny_loops(void)
+{
+    for (int n = 1; n <= MIXI_TINY_LU_MAX_N; n++)
+        for (int kind = 0; kind < 2; kind++)
+            if (n > 1 || kind == 0) tiny_case(n, kind, 'L', 0);
+    for (int n = 1; n <= MIXI_TINY_CHOL_MAX_N; n++)
+        for (int kind = 0; kind < 3; kind += 2) {
+            tiny_case(n, kind, 'L', 1);
+            tiny_case(n, kind, 'U', 1);
+        }
+    /* A pivot below DBL_MIN: the column divided by it, not scaled by its reciprocal (Inf). */
+    double a[4] = {1e-310, 1e-311, 1.0, 2.0}, b[2] = {1.0, 1.0};
+    int p[2];
+    CU_ASSERT_EQUAL(mixi_tiny_dgesv(2, 1, a, 2, p, b, 2), 0);
+    CU_ASSERT(p[0] == 1 && p[1] == 2);
+    CU_ASSERT(fabs(a[1] - 0.1) <= 1e-12); /* 1e-311 holds 41 bits */
+    CU_ASSERT(isfinite(a[3]) && isfinite(b[1]));
 }
 
 static void test_small_systems(void)
@@ -1048,7 +1131,8 @@ static const mixt_test gesv_tests[] = {
     {"empty sizes", test_empty_sizes},
     {"NaN/Inf input", test_nan_inf},
     {"exactly singular", test_singular},
-    {"small systems: the flow's answer, LAPACK's bits", test_small_systems},
+    {"small systems: the flow's answer, LAPACK's (bits above the tiny orders)", test_small_systems},
+    {"tiny LU and Cholesky loops: LAPACK's info, pivots, factors", test_tiny_loops},
     {"illegal arguments", test_illegal_arguments},
     {"allocation failure", test_alloc_failure},
     {"a reused spare block changes no bit", test_spare_reused},

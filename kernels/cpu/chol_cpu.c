@@ -8,6 +8,7 @@
 #include "kernels/common/prec_traits.h"
 #include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dense_tiny.h"
 #include "kernels/cpu/dense_loops.h"
 
 /* Half the square: the stored triangle's entries. */
@@ -199,6 +200,8 @@ int mixi_cpu_posv_f64(void *state, int uplo, int n, int nrhs, double *a, int lda
     (void)state;
     *info = 0;
     if (n == 0) return MIX_SUCCESS;
+    if (n <= MIXI_TINY_CHOL_MAX_N)
+        return *info = mixi_tiny_dposv(uplo == MIXK_UPPER, n, nrhs, a, lda, b, ldb), MIX_SUCCESS;
     lapack_int st = LAPACKE_dposv_work(LAPACK_COL_MAJOR, uplo == MIXK_UPPER ? 'U' : 'L', n, nrhs,
                                        a, lda, b, ldb);
     if (st < 0) return MIX_ERR_INTERNAL;

@@ -12,6 +12,7 @@
 #include "kernels/cpu/chol_cpu.h"
 #include "kernels/cpu/convert_cpu.h"
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dense_tiny.h"
 #include "kernels/cpu/dense_loops.h"
 #include "kernels/cpu/onednn_gemm.h"
 #include "kernels/cpu/resid_dd_cpu.h"
@@ -671,6 +672,7 @@ static int cpu_gesv_f64(void *state, int n, int nrhs, double *a, int lda, int *i
     (void)state;
     *info = 0;
     if (n == 0) return MIX_SUCCESS;
+    if (n <= MIXI_TINY_LU_MAX_N) return *info = mixi_tiny_dgesv(n, nrhs, a, lda, ipiv, b, ldb), MIX_SUCCESS;
     lapack_int st = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);
     if (st < 0) return MIX_ERR_INTERNAL;
     *info = (int)st;

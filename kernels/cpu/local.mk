@@ -1,6 +1,6 @@
 # kernels/cpu/local.mk: CPU dense and sparse kernels.
 noinst_HEADERS += kernels/backend_dense.h kernels/backend_sparse.h
-libmixsolve_internal_la_SOURCES += kernels/cpu/dense_cpu.c
+libmixsolve_internal_la_SOURCES += kernels/cpu/dense_cpu.c kernels/cpu/dense_tiny.c kernels/cpu/dense_tiny.h
 libmixsolve_internal_la_SOURCES += kernels/cpu/sparse_cpu.c kernels/cpu/sparse_portable.c kernels/cpu/sparse_avx2.c \
 	kernels/cpu/sparse_avx512.c
 noinst_HEADERS += kernels/cpu/sparse_cpu_impl.h kernels/cpu/sell_simd.h

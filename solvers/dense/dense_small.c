@@ -62,7 +62,8 @@ static int rhs_in_range(int n, int nrhs, const double *b, int ldb)
     return 1;
 }
 
-/* LAPACK's dgesv or dposv on A's stored part, into w (ld n); *info as theirs. */
+/* dgesv or dposv (the backend's: LAPACK's, or its own loops at tiny orders) on A's stored part,
+ * into w (ld n); *info as theirs. */
 static int one_call(mix_context *ctx, const mixi_matrix *A, int n, int nrhs, int *ipiv,
                     double *w, int *info)
 {
