@@ -2,11 +2,13 @@
  * Poisson (or 3-D anisotropic diffusion): first solve (matrix creation + set-up + solve) and a
  * repeated solve on the same matrix (best of 2), tol 1e-10, the b of bench/bench_cg.c and
  * bench/petsc_amg.c; a matrix created and destroyed first, so that no row pays the process's
- * start alone.  Usage: bench_amg [NX] [EPS] [ROW]  (EPS > 0: -u_xx - u_yy - EPS u_zz
- * instead; ROW: only that row of the table, 0-3). */
+ * start alone.  Usage: bench_amg [NX] [EPS] [ROW] [BACKEND]  (EPS > 0: -u_xx - u_yy - EPS u_zz
+ * instead; ROW: only that row of the table, 0-3, -1 all; BACKEND: cpu (default) or cuda, the
+ * context's: on cuda the set-up stays on the host, the cycle and the CG run on the device). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "lib/api/mix_internal.h"
 #include "solvers/amg/amg.h"
@@ -94,10 +96,19 @@ int main(int argc, char **argv)
     if (nx < 2 || (eps > 0.0 ? aniso3d(nx, eps, &A) : mixm_gen_poisson3d(nx, &A))) return 1;
     double *b = malloc((size_t)A.nrows * sizeof *b), *x = malloc((size_t)A.nrows * sizeof *x);
     mix_context *ctx;
-    if (!b || !x || mix_context_create(&ctx, MIX_BACKEND_CPU)) return 1;
+    const mix_backend be = argc > 4 && !strcmp(argv[4], "cuda") ? MIX_BACKEND_CUDA : MIX_BACKEND_CPU;
+    if (argc > 4 && be == MIX_BACKEND_CPU && strcmp(argv[4], "cpu")) {
+        fprintf(stderr, "bench_amg: backend %s: cpu or cuda\n", argv[4]);
+        return 2;
+    }
+    if (!b || !x || mix_context_create(&ctx, be)) {
+        fprintf(stderr, "bench_amg: no %s context\n", mix_backend_name(be));
+        return 1;
+    }
     rhs(A.nrows, b);
     char grid[64];
     snprintf(grid, sizeof grid, eps > 0.0 ? "%d^3 aniso %g" : "%d^3", nx, eps);
+    if (be == MIX_BACKEND_CUDA) strncat(grid, " (cuda)", sizeof grid - strlen(grid) - 1);
     const config cfg[] = {
         {"CG + Jacobi, FIXED16", MIX_FIXED16, MIX_PRECOND_JACOBI},
         {"CG + AMG, FP64", MIX_FP64, MIX_PRECOND_AMG},

@@ -7,7 +7,7 @@
 # Default: configures DIR (default _build-gpu beside this script's tree) with --with-cuda
 # --with-cuda-arch=90 when it has no Makefile, builds the few targets the device needs, and packs
 # into FILE (default device/gpu-bundle.tar.xz, git-ignored) the CUnit runner, bench_gpu_gesv,
-# bench_gpu_cg, our shared library, every non-CUDA shared library ldd lists (the device has the
+# bench_gpu_cg, bench_amg, our shared library, every non-CUDA shared library ldd lists (the device has the
 # CUDA libraries and none of our Debian packages), the bundled matrices and the device-side script
 # (tools/gpu-run-on-device.sh).  It checks that, with LD_LIBRARY_PATH set to the bundle, ldd
 # resolves every library from the bundle or the base system (glibc, libstdc++, libgcc_s) except
@@ -29,7 +29,7 @@ limit=$((64 * 1024 * 1024))
 # base system every Linux with a C++ compiler has.
 cuda_re='^lib(cuda|cudart|cublas|cublasLt|cusolver|cusolverMg|cusparse|nvJitLink|nvrtc|curand|cufft)\.so'
 base_re='^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s)\.so'
-targets="tests/mixsolve_tests bench/bench_gpu_gesv bench/bench_gpu_cg"
+targets="tests/mixsolve_tests bench/bench_gpu_gesv bench/bench_gpu_cg bench/bench_amg"
 
 usage() { sed -n '4,5p' "$0" | sed 's/^# *//' >&2; exit 2; }
 

@@ -19,8 +19,10 @@
 #   gesv16384  bench_gpu_gesv n = 16384
 #   cg200      bench_gpu_cg Poisson 200^3
 #   cgmtx      bench_gpu_cg on the bundled SPD Matrix Market set (Jacobi)
+#   amg150     bench_amg Poisson 150^3 on the CUDA context: CG + Jacobi FIXED16, CG + AMG in FP64,
+#              FIXED16 and AUTO (the set-up on the host, the cycle on the device); log amg.log
 # Logs under $OUT (at most 8 files come back): summary.txt (env and one line per step), lu.log,
-# tests.log, gesv.log, gesv.csv, cg.log.  The end of summary.txt and the benchmark tables go to stdout too.
+# tests.log, gesv.log, gesv.csv, cg.log, amg.log.  The end of summary.txt and the benchmark tables go to stdout too.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$PWD/gpu-out}
@@ -148,12 +150,13 @@ run_step() {
         cg150) cg cg150 50 -p 150 -d '' ;;
         cg200) cg cg200 60 -p 200 -d '' ;;
         cgmtx) cg cgmtx 90 -p '' -d "$here/matrices" -s fp64,fp32,fixed16 ;;
+        amg150) step amg150 60 "$OUT/amg.log" env OMP_NUM_THREADS=8 "$here/bin/bench_amg" 150 0 -1 cuda ;;
         *) note "unknown step $1" ;;
     esac
 }
 
 env_step
-steps=${*:-lu16384 lu32768 tests gesv32768 cg150 gesv8192 gesv16384 cg200 cgmtx}
+steps=${*:-lu16384 lu32768 tests gesv32768 cg150 gesv8192 gesv16384 cg200 cgmtx amg150}
 note "-- steps: $steps"
 for s in $steps; do run_step "$s"; done
 note "-- done in $(($(date +%s) - start))s"
@@ -161,7 +164,7 @@ note "-- done in $(($(date +%s) - start))s"
 [ -f "$OUT/tests.log" ] && { echo; echo "==== tests.log (failures)";
     grep -E '^Suite: |FAILED|^ +[0-9]+\. ' "$OUT/tests.log" | grep -B1 -E 'FAILED|^ +[0-9]+\. ' | cut -c1-240 | head -n 80; }
 [ -f "$OUT/lu.log" ] && { echo; echo "==== lu.log (rows and profiles)"; grep -E '^(mixsolve|cusolver|# profile)' "$OUT/lu.log" | cut -c1-400; }
-for f in cg.log gesv.log; do
+for f in cg.log gesv.log amg.log; do
     [ -f "$OUT/$f" ] && { echo; echo "==== $f"; grep -v '^generated ' "$OUT/$f" | cut -c1-200 | tail -n 60; }
 done
 echo; echo "==== summary.txt (steps)"; sed -n '/^-- steps/,$p' "$summary"
