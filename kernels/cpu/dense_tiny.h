@@ -5,10 +5,10 @@
 /* Up to these orders the CPU backend's gesv_f64 and posv_f64 run these loops instead of
  * LAPACK's dgesv and dposv, whose fixed cost is most of a tiny solve.  Instructions of AUTO's
  * whole call against LAPACKE's (bench/small_n_callgrind.sh, OpenBLAS 0.3.21, Haswell kernels):
- * LU 820 / 942 at n = 1, 4392 / 8921 at 8, 19058 / 31228 at 16; Cholesky 824 / 2277 at 1,
- * 12298 / 15213 at 16, 20474 / 20539 at 20 (unblocked: no further).  Zen 3, one thread, best
- * of 7 interleaved: AUTO 1.28x LAPACKE_dgesv's speed at n = 1, 1.86x at 8, 1.27x at 16; 3.0x
- * LAPACKE_dposv's at 1, 1.08x at 16, 0.77x at 24 (where LAPACK's call stays). */
+ * LU 818 / 942 at n = 1, 4548 / 8921 at 8, 19172 / 31228 at 16; Cholesky 821 / 2277 at 1,
+ * 12058 / 15213 at 16, 20474 / 20539 at 20 (unblocked: no further).  Zen 3, one thread, best
+ * of 7 interleaved: AUTO 1.30x LAPACKE_dgesv's speed at n = 1, 1.74x at 8, 1.26x at 16; 4.1x
+ * LAPACKE_dposv's at 1, 1.05x at 16; these loops 0.77x at 24, where LAPACK's call stays. */
 #define MIXI_TINY_LU_MAX_N 16
 #define MIXI_TINY_CHOL_MAX_N 16
 
