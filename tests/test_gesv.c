@@ -762,7 +762,8 @@ static void small_case(mix_context *ctx, int spd, char uplo, int n, int nrhs, co
 /* The tiny loops (kernels/cpu/dense_tiny.c) against LAPACKE's dgesv/dposv on the same input,
  * with lda and ldb beyond n (the rows past n, set to 99, stay untouched): the same info, pivots
  * and untouched triangle, factors and X to rounding.  kind 0: random; 1: column n / 2 zero
- * (singular: info, B left alone); 2: SPD but for the last pivot (Cholesky's failure there). */
+ * (singular: info, B left alone); 2, 3: SPD but for the last pivot, or pivot n / 2 (Cholesky's
+ * failure there, the entries below and after it as LAPACK leaves them). */
 static void tiny_case(int n, int kind, char uplo, int spd)
 {
     const int lda = n + 3, ldb = n + 2, nrhs = 1 + n % 3;
@@ -773,7 +774,8 @@ static void tiny_case(int n, int kind, char uplo, int spd)
     mixm_gen_random_dense(n, 40 + n + 7 * kind, m);
     if (spd) {
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, n, n, 1.0, m, n, m, n, 0.0, g, n);
-        for (int i = 0; i < n; i++) g[i + (size_t)i * n] += kind == 2 && i == n - 1 ? -1e3 : 1.0;
+        const int bad = kind == 2 ? n - 1 : kind == 3 ? n / 2 : -1;
+        for (int i = 0; i < n; i++) g[i + (size_t)i * n] += i == bad ? -1e3 : 1.0;
     } else {
         memcpy(g, m, (size_t)n * n * sizeof *g);
         for (int i = 0; kind == 1 && i < n; i++) g[i + (size_t)(n / 2) * n] = 0.0;
@@ -811,7 +813,7 @@ static void test_tiny_loops(void)
         for (int kind = 0; kind < 2; kind++)
             if (n > 1 || kind == 0) tiny_case(n, kind, 'L', 0);
     for (int n = 1; n <= MIXI_TINY_CHOL_MAX_N; n++)
-        for (int kind = 0; kind < 3; kind += 2) {
+        for (int kind = 0; kind < 4; kind += kind ? 1 : 2) {
             tiny_case(n, kind, 'L', 1);
             tiny_case(n, kind, 'U', 1);
         }

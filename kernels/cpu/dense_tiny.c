@@ -94,18 +94,22 @@ static int chol_pivot(double *ajj)
     return 0;
 }
 
-/* dpotf2, lower: column j less L(j:n, 0:j) L(j, 0:j)^T by columns (left-looking, so that a
- * failure at j leaves the columns after it as they were), then scaled by 1 / L(j, j). */
+/* dpotf2, lower: the pivot first, then column j below it less L(j+1:n, 0:j) L(j, 0:j)^T by
+ * columns and scaled by 1 / L(j, j) (left-looking: a failure at j leaves column j below the
+ * diagonal and the columns after it as they were). */
 static int chol_lower(int n, double *a, int lda)
 {
     for (int j = 0; j < n; j++) {
-        double *cj = COL(a, lda, j);
+        double *cj = COL(a, lda, j), ajj = cj[j];
+        for (int p = 0; p < j; p++) ajj -= COL(a, lda, p)[j] * COL(a, lda, p)[j];
+        const int failed = chol_pivot(&ajj);
+        cj[j] = ajj;
+        if (failed) return j + 1;
         for (int p = 0; p < j; p++) {
             const double *cp = COL(a, lda, p), t = cp[j];
-            for (int i = j; i < n; i++) cj[i] -= cp[i] * t;
+            for (int i = j + 1; i < n; i++) cj[i] -= cp[i] * t;
         }
-        if (chol_pivot(&cj[j])) return j + 1;
-        const double r = 1.0 / cj[j];
+        const double r = 1.0 / ajj;
         for (int i = j + 1; i < n; i++) cj[i] *= r;
     }
     return 0;
