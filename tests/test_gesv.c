@@ -704,7 +704,7 @@ static void small_against_lapack(int spd, char uplo, int n, int nrhs, const doub
 
 /* AUTO on column-major A (the small path) and on the same system stored row-major (the general
  * flow, which transposes): one and the same answer, status and record; on the CPU also LAPACK's
- * own dgesv/dposv bits.  spd: Cholesky from the uplo triangle. */
+ * dgesv/dposv answer (small_against_lapack).  spd: Cholesky from the uplo triangle. */
 static void small_case(mix_context *ctx, int spd, char uplo, int n, int nrhs, const double *a,
                        const double *b, int want, int scaled)
 {
@@ -782,8 +782,10 @@ static void tiny_case(int n, int kind, char uplo, int spd)
     }
     for (size_t k = 0; k < (size_t)lda * n; k++) a[k] = r[k] = 99.0;
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) a[i + (size_t)j * lda] = r[i + (size_t)j * lda] = g[i + (size_t)j * n];
-    for (size_t k = 0; k < (size_t)ldb * nrhs; k++) b[k] = rb[k] = k % (size_t)ldb < (size_t)n ? sin(1.0 + (double)k) : 99.0;
+        for (int i = 0; i < n; i++)
+            a[i + (size_t)j * lda] = r[i + (size_t)j * lda] = g[i + (size_t)j * n];
+    for (size_t k = 0; k < (size_t)ldb * nrhs; k++)
+        b[k] = rb[k] = k % (size_t)ldb < (size_t)n ? sin(1.0 + (double)k) : 99.0;
     const int info = spd ? mixi_tiny_dposv(uplo == 'U', n, nrhs, a, lda, b, ldb)
                          : mixi_tiny_dgesv(n, nrhs, a, lda, p, b, ldb);
     const int ref = spd ? LAPACKE_dposv_work(LAPACK_COL_MAJOR, uplo, n, nrhs, r, lda, rb, ldb)

@@ -672,7 +672,8 @@ static int cpu_gesv_f64(void *state, int n, int nrhs, double *a, int lda, int *i
     (void)state;
     *info = 0;
     if (n == 0) return MIX_SUCCESS;
-    if (n <= MIXI_TINY_LU_MAX_N) return *info = mixi_tiny_dgesv(n, nrhs, a, lda, ipiv, b, ldb), MIX_SUCCESS;
+    if (n <= MIXI_TINY_LU_MAX_N)
+        return *info = mixi_tiny_dgesv(n, nrhs, a, lda, ipiv, b, ldb), MIX_SUCCESS;
     lapack_int st = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, n, nrhs, a, lda, ipiv, b, ldb);
     if (st < 0) return MIX_ERR_INTERNAL;
     *info = (int)st;

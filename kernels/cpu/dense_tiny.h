@@ -12,10 +12,10 @@
 #define MIXI_TINY_LU_MAX_N 16
 #define MIXI_TINY_CHOL_MAX_N 16
 
-/* dgesv's contract on a column-major A (lda >= n): P A = L U by partial
- * pivoting (the first largest |a_ij| of the column, as idamax; rows swapped whole; ipiv
- * 1-based), then X over B (ldb >= n).  Returns dgesv's info: 0, or j where U(j, j) is exactly
- * zero (the factorization completed, B untouched). */
+/* dgesv's contract on a column-major A (lda >= n): P A = L U by partial pivoting (the first
+ * largest |a_ij| of the column, as idamax; rows swapped whole; ipiv 1-based), then X over B
+ * (ldb >= n).  Returns dgesv's info: 0, or j where U(j, j) is exactly zero (the factorization
+ * completed, B untouched). */
 int mixi_tiny_dgesv(int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb);
 
 /* dposv's contract: A = L L^T (lower) or U^T U (upper) in that triangle, the other untouched,
