@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include "kernels/cpu/dense_tiny.h"
 
+/* Column j of A, from row 0. */
+#define COL(a, lda, j) ((a) + (size_t)(j) * (size_t)(lda))
+
 /* Column j's pivot row: the first largest magnitude at or below the diagonal (idamax's). */
 static int pivot_row(int n, const double *col, int j)
 {
@@ -20,7 +23,7 @@ static int pivot_row(int n, const double *col, int j)
 static void swap_rows(int ncol, double *a, int lda, int r, int s)
 {
     for (int k = 0; k < ncol; k++) {
-        double *x = a + r + (size_t)k * lda, *y = a + s + (size_t)k * lda;
+        double *x = COL(a, lda, k) + r, *y = COL(a, lda, k) + s;
         const double t = *x;
         *x = *y, *y = t;
     }
@@ -31,7 +34,7 @@ static int lu_factor(int n, double *a, int lda, int *ipiv)
 {
     int info = 0;
     for (int j = 0; j < n; j++) {
-        double *cj = a + (size_t)j * lda;
+        double *cj = COL(a, lda, j);
         const int p = pivot_row(n, cj, j);
         ipiv[j] = p + 1;
         if (cj[p] != 0.0) {
@@ -47,12 +50,23 @@ static int lu_factor(int n, double *a, int lda, int *ipiv)
             info = j + 1;
         }
         for (int k = j + 1; k < n; k++) { /* dger: the trailing block less column j x row j */
-            double *ck = a + (size_t)k * lda;
+            double *ck = COL(a, lda, k);
             const double t = ck[j];
             for (int i = j + 1; i < n; i++) ck[i] -= cj[i] * t;
         }
     }
     return info;
+}
+
+/* U x = b by columns (U upper in A, non-unit): LU's back substitution and Cholesky's U. */
+static void upper_solve_cols(int n, const double *a, int lda, double *b)
+{
+    for (int j = n - 1; j >= 0; j--) {
+        const double *cj = COL(a, lda, j);
+        b[j] /= cj[j];
+        const double t = b[j];
+        for (int i = 0; i < j; i++) b[i] -= cj[i] * t;
+    }
 }
 
 /* dgetrs on one column b: the row interchanges, then L (unit) and U by columns. */
@@ -64,15 +78,10 @@ static void lu_solve(int n, const double *a, int lda, const int *ipiv, double *b
         b[j] = b[p], b[p] = t;
     }
     for (int j = 0; j < n; j++) {
-        const double *cj = a + (size_t)j * lda, t = b[j];
+        const double *cj = COL(a, lda, j), t = b[j];
         for (int i = j + 1; i < n; i++) b[i] -= cj[i] * t;
     }
-    for (int j = n - 1; j >= 0; j--) {
-        const double *cj = a + (size_t)j * lda;
-        b[j] /= cj[j];
-        const double t = b[j];
-        for (int i = 0; i < j; i++) b[i] -= cj[i] * t;
-    }
+    upper_solve_cols(n, a, lda, b);
 }
 
 int mixi_tiny_dgesv(int n, int nrhs, double *a, int lda, int *ipiv, double *b, int ldb)
@@ -82,9 +91,6 @@ int mixi_tiny_dgesv(int n, int nrhs, double *a, int lda, int *ipiv, double *b, i
     for (int j = 0; j < nrhs; j++) lu_solve(n, a, lda, ipiv, b + (size_t)j * ldb);
     return 0;
 }
-
-/* Column j of A, from row 0. */
-#define COL(a, lda, j) ((a) + (size_t)(j) * (size_t)(lda))
 
 /* A(j, j) as the failed pivot (not positive, or NaN), or its square root; 1 on failure. */
 static int chol_pivot(double *ajj)
@@ -162,12 +168,7 @@ static void chol_solve_upper(int n, const double *a, int lda, double *b)
         for (int p = 0; p < j; p++) s -= cj[p] * b[p];
         b[j] = s / cj[j];
     }
-    for (int j = n - 1; j >= 0; j--) {
-        const double *cj = COL(a, lda, j);
-        b[j] /= cj[j];
-        const double t = b[j];
-        for (int i = 0; i < j; i++) b[i] -= cj[i] * t;
-    }
+    upper_solve_cols(n, a, lda, b);
 }
 
 int mixi_tiny_dposv(int upper, int n, int nrhs, double *a, int lda, double *b, int ldb)
